@@ -43,9 +43,14 @@ public:
 
     // Graph I/O and constants. Return the value name.
     std::string input(const std::string &name, std::vector<std::int64_t> shape);
+    // An input of another element type (onnx::TensorProto_DataType value, e.g. 7 = INT64).
+    std::string input(const std::string &name, std::vector<std::int64_t> shape, int elemType);
     void output(const std::string &value);
     // Random float32 initializer, values uniform in ±scale.
     std::string weight(const std::string &name, std::vector<std::int64_t> shape, float scale);
+    // Random float32 initializer, values uniform in [lo, hi) (norm scales, variances).
+    std::string weightRange(const std::string &name, std::vector<std::int64_t> shape, float lo, float hi);
+    std::string constantScalar(const std::string &name, float value); // 0-D float32
     std::string constantFloats(const std::string &name, std::vector<std::int64_t> shape, std::vector<float> values);
     std::string constantInts(const std::string &name, std::vector<std::int64_t> values); // 1-D int64
 
@@ -66,6 +71,7 @@ public:
                                   const std::vector<Attr> &attrs, const std::vector<std::vector<std::int64_t>> &outShapes);
 
     const std::vector<std::int64_t> &shape(const std::string &value) const;
+    std::int64_t parameterCount() const; // elements in all initializers so far
 
     // Layer helpers (NCHW). Each creates its weights under the current scope.
     std::string conv(const std::string &x, const std::string &name, std::int64_t outChannels, std::int64_t kernel,
@@ -88,7 +94,7 @@ public:
     std::string gemm(const std::string &x, const std::string &name, std::int64_t outFeatures); // [N,K] -> [N,out]
     std::string matmul(const std::string &a, const std::string &b, const std::string &name);
     std::string linear(const std::string &x, const std::string &name, std::int64_t outFeatures); // [...,K] -> [...,out], MatMul+Add
-    std::string layerNorm(const std::string &x, const std::string &name);
+    std::string layerNorm(const std::string &x, const std::string &name, float epsilon = 1e-5f); // last axis
     std::string softmax(const std::string &x, const std::string &name, std::int64_t axis = -1);
     std::string reshape(const std::string &x, const std::string &name, std::vector<std::int64_t> shape);
     std::string transpose(const std::string &x, const std::string &name, std::vector<std::int64_t> perm);
@@ -101,5 +107,11 @@ private:
     struct Impl;
     std::unique_ptr<Impl> d;
 };
+
+// Writes `model` to `path`. With externalData every raw_data initializer larger
+// than 1 KiB goes to "<file name>.data" next to it (ONNX external-data
+// convention: data_location EXTERNAL, location/offset/length, offsets 64-byte
+// aligned); the .onnx then holds the graph and the small constants.
+Status saveModel(const onnx::ModelProto &model, const std::string &path, bool externalData);
 
 } // namespace tessera::samples

@@ -1,0 +1,43 @@
+// A small, strict command-line parser for tessera-cli's subcommands.
+//
+// Grammar: positional arguments and options `--name value`, `--name=value` or
+// boolean `--flag`. Each command declares which options it takes; anything
+// else is a usage error (exit code 2) naming the offending argument.
+#pragma once
+
+#include "core/support/status.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::cli {
+
+struct OptionSpec {
+    std::string name;       // without dashes
+    bool takesValue = true; // false: a boolean flag
+    bool repeatable = false;
+    std::string help;       // "--batch N   batch size (default 1)"
+};
+
+class Args
+{
+public:
+    static Expected<Args> parse(const std::vector<std::string> &argv, const std::vector<OptionSpec> &specs);
+
+    const std::vector<std::string> &positional() const { return m_positional; }
+    bool has(const std::string &name) const { return m_values.count(name) > 0; }
+    std::optional<std::string> value(const std::string &name) const;
+    std::vector<std::string> values(const std::string &name) const;
+    // Integer option within [min, max]; usage error naming the option otherwise.
+    Expected<std::int64_t> intValue(const std::string &name, std::int64_t def, std::int64_t min, std::int64_t max) const;
+
+private:
+    std::vector<std::string> m_positional;
+    std::map<std::string, std::vector<std::string>> m_values;
+};
+
+Status usageError(std::string message);
+
+} // namespace tessera::cli
