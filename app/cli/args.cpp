@@ -6,11 +6,11 @@ namespace tessera::cli {
 
 Status usageError(std::string message) { return Status::error(ErrorCode::Usage, std::move(message)); }
 
-Expected<Args> Args::parse(const std::vector<std::string> &argv, const std::vector<OptionSpec> &specs)
+Expected<Args> Args::parse(const std::vector<std::string> &argv, const std::vector<ArgSpec> &specs)
 {
     Args args;
-    auto findSpec = [&](const std::string &name) -> const OptionSpec * {
-        for (const OptionSpec &s : specs)
+    auto findSpec = [&](const std::string &name) -> const ArgSpec * {
+        for (const ArgSpec &s : specs)
             if (s.name == name)
                 return &s;
         return nullptr;
@@ -27,10 +27,10 @@ Expected<Args> Args::parse(const std::vector<std::string> &argv, const std::vect
             inlineValue = name.substr(eq + 1);
             name.resize(eq);
         }
-        const OptionSpec *spec = findSpec(name);
+        const ArgSpec *spec = findSpec(name);
         if (!spec) {
             std::string known;
-            for (const OptionSpec &s : specs)
+            for (const ArgSpec &s : specs)
                 known += (known.empty() ? "--" : ", --") + s.name;
             return usageError("unknown option '--" + name + "'" + (known.empty() ? "" : "; known: " + known));
         }

@@ -14,7 +14,7 @@
 
 namespace tessera::cli {
 
-struct OptionSpec {
+struct ArgSpec {
     std::string name;       // without dashes
     bool takesValue = true; // false: a boolean flag
     bool repeatable = false;
@@ -24,7 +24,7 @@ struct OptionSpec {
 class Args
 {
 public:
-    static Expected<Args> parse(const std::vector<std::string> &argv, const std::vector<OptionSpec> &specs);
+    static Expected<Args> parse(const std::vector<std::string> &argv, const std::vector<ArgSpec> &specs);
 
     const std::vector<std::string> &positional() const { return m_positional; }
     bool has(const std::string &name) const { return m_values.count(name) > 0; }

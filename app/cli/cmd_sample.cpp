@@ -2,6 +2,8 @@
 #include "app/cli/command.h"
 #include "samples/catalog.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <cstdio>
 
 namespace tessera::cli {

@@ -13,13 +13,15 @@ struct Command {
     std::string name;
     std::string synopsis; // "inspect MODEL [--json]"
     std::string summary;  // one line
-    std::vector<OptionSpec> options;
+    std::vector<ArgSpec> options;
     int (*run)(const Args &args) = nullptr; // returns the process exit code
 };
 
 Command inspectCommand();
 Command devicesCommand();
 Command sampleCommand();
+Command scheduleCommand();
+Command algorithmsCommand();
 
 // Prints "tessera-cli: <diagnostic>" to stderr and returns the exit code for it.
 int fail(const Status &status);

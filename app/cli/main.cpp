@@ -12,7 +12,7 @@ namespace {
 std::vector<tessera::cli::Command> allCommands()
 {
     using namespace tessera::cli;
-    return {inspectCommand(), devicesCommand(), sampleCommand()};
+    return {inspectCommand(), devicesCommand(), sampleCommand(), algorithmsCommand(), scheduleCommand()};
 }
 
 void printHelp(std::FILE *out)

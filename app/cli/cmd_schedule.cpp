@@ -1,0 +1,157 @@
+// tessera-cli schedule MODEL --algo NAME --device PRESET [--option k=v]...
+//   [--override FILE] [--out PLAN.json] [--trace TRACE.json] [--json]
+#include "app/cli/command.h"
+#include "app/cli/modelinput.h"
+#include "app/registerbuiltins.h"
+#include "core/hw/deviceregistry.h"
+#include "core/io/schedulejson.h"
+#include "core/sched/session.h"
+#include "core/support/fileio.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdio>
+
+namespace tessera::cli {
+
+namespace {
+
+int run(const Args &args)
+{
+    if (args.positional().size() != 1)
+        return fail(usageError("schedule needs exactly one MODEL"));
+    const auto algo = args.value("algo");
+    if (!algo)
+        return fail(usageError("schedule needs --algo NAME"));
+    SchedulerRegistry schedulers;
+    registerBuiltinSchedulers(schedulers);
+    auto scheduler = schedulers.get(*algo);
+    if (!scheduler)
+        return fail(scheduler.status());
+
+    DeviceRegistry devices = DeviceRegistry::standard();
+    auto device = devices.lookup(args.value("device").value_or("stcp920"));
+    if (!device)
+        return fail(device.status());
+
+    ScheduleSetup setup;
+    for (const std::string &o : args.values("option")) {
+        auto kv = parseOptionAssignment(o);
+        if (!kv)
+            return fail(kv.status());
+        setup.options[kv->first] = kv->second;
+    }
+    if (auto file = args.value("override")) {
+        auto text = readFile(*file, 64 << 20);
+        if (!text)
+            return fail(text.status());
+        auto overrides = overridesFromJson(*text, *file);
+        if (!overrides)
+            return fail(overrides.status());
+        setup.overrides = std::move(*overrides);
+    }
+
+    auto model = loadModel(args.positional().front(), args);
+    if (!model)
+        return fail(model.status());
+    const Graph &g = model->graph;
+    auto run = scheduleGraph(g, *device, **scheduler, setup);
+    if (!run)
+        return fail(run.status());
+
+    const ExecutionPlan &plan = run->result.plan;
+    ScheduleDocument doc;
+    doc.model = args.positional().front();
+    doc.modelHash = plan.modelHash;
+    doc.algorithm = *algo;
+    doc.device = device->id;
+    doc.options = setup.options;
+    doc.overrides = setup.overrides;
+    doc.overrideReports = run->overrideReports;
+    doc.decisions = run->decisions.records();
+    doc.trace = run->trace.steps();
+    doc.stats = run->result.stats;
+    doc.searchMs = run->searchMs;
+    doc.plan = plan;
+    if (auto out = args.value("out"))
+        if (Status s = writeFileAtomic(*out, scheduleToJson(doc, g)); !s.isOk())
+            return fail(s);
+    if (auto trace = args.value("trace"))
+        if (Status s = writeFileAtomic(*trace, perfettoTraceJson(plan, g)); !s.isOk())
+            return fail(s);
+
+    // Rejected and stale overrides do not stop the run (the rest still apply)
+    // but are bad input: reported, and the exit code says so.
+    int exitCode = 0;
+    for (const OverrideReport &r : run->overrideReports)
+        if (r.outcome != OverrideReport::Outcome::Applied) {
+            std::fprintf(stderr, "tessera-cli: override '%s' = '%s' %s: %s\n", r.key.c_str(), r.optionId.c_str(),
+                         std::string(outcomeName(r.outcome)).c_str(), r.reason.c_str());
+            exitCode = 3;
+        }
+
+    const TaskCost total = plan.totalCost();
+    const double latencyMs = plan.estimatedLatencyNs() / 1e6;
+    if (args.has("json")) {
+        QJsonObject traffic;
+        for (const auto &[level, bytes] : total.bytesByLevel)
+            traffic[QString::fromStdString(level)] = static_cast<qint64>(bytes);
+        QJsonObject stats;
+        for (const auto &[k, v] : run->result.stats)
+            stats[QString::fromStdString(k)] = v;
+        QJsonArray overrides;
+        for (const OverrideReport &r : run->overrideReports)
+            overrides.append(QJsonObject{{"key", QString::fromStdString(r.key)},
+                                         {"option", QString::fromStdString(r.optionId)},
+                                         {"outcome", QString::fromUtf8(outcomeName(r.outcome).data())},
+                                         {"reason", QString::fromStdString(r.reason)}});
+        QJsonObject root{{"algorithm", QString::fromStdString(*algo)},
+                         {"device", QString::fromStdString(device->id)},
+                         {"model", QString::fromStdString(args.positional().front())},
+                         {"model_hash", QString::fromStdString(plan.modelHash)},
+                         {"kernels", static_cast<qint64>(plan.kernels.size())},
+                         {"tasks", static_cast<qint64>(plan.tasks.size())},
+                         {"steps", static_cast<qint64>(run->trace.size())},
+                         {"decisions", static_cast<qint64>(run->decisions.records().size())},
+                         {"search_ms", run->searchMs},
+                         {"verify_ms", run->verifyMs},
+                         {"est_latency_ms", latencyMs},
+                         {"energy_j", total.energyJ},
+                         {"traffic_bytes", traffic},
+                         {"stats", stats},
+                         {"overrides", overrides}};
+        std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
+    } else {
+        std::printf("algorithm      %s on %s\n", algo->c_str(), device->id.c_str());
+        std::printf("kernels        %zu (%zu tasks)\n", plan.kernels.size(), plan.tasks.size());
+        std::printf("steps          %zu, decisions %zu\n", run->trace.size(), run->decisions.records().size());
+        std::printf("search         %.2f ms (verify %.2f ms)\n", run->searchMs, run->verifyMs);
+        std::printf("est. latency   %.4f ms, energy %.4g J\n", latencyMs, total.energyJ);
+        for (const auto &[level, bytes] : total.bytesByLevel)
+            std::printf("traffic %-6s %.3f MB\n", level.c_str(), static_cast<double>(bytes) / 1e6);
+        for (const auto &[k, v] : run->result.stats)
+            std::printf("stat %-9s %g\n", k.c_str(), v);
+    }
+    return exitCode;
+}
+
+} // namespace
+
+Command scheduleCommand()
+{
+    auto options = modelOptions();
+    options.insert(options.end(),
+                   {{"algo", true, false, "--algo NAME      scheduling algorithm (see 'tessera-cli algorithms')"},
+                    {"device", true, false, "--device PRESET  target device (default stcp920; see 'tessera-cli devices')"},
+                    {"option", true, true, "--option K=V     algorithm option (repeatable)"},
+                    {"override", true, false, "--override FILE  decision overrides (JSON)"},
+                    {"out", true, false, "--out PLAN.json   write the schedule document"},
+                    {"trace", true, false, "--trace T.json    write the estimated timeline as Perfetto JSON"},
+                    {"json", false, false, "--json           machine-readable summary"}});
+    return {"schedule", "schedule MODEL --algo NAME --device PRESET [...]",
+            "schedule a model with one algorithm and report the plan", options, &run};
+}
+
+} // namespace tessera::cli

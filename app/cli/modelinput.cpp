@@ -1,0 +1,42 @@
+#include "app/cli/modelinput.h"
+
+namespace tessera::cli {
+
+std::vector<ArgSpec> modelOptions()
+{
+    return {
+        {"batch", true, false, "--batch N        value for symbolic batch dimensions (default 1)"},
+        {"seq-len", true, false, "--seq-len N      value for symbolic sequence dimensions (default 128)"},
+        {"dim", true, true, "--dim NAME=N     value for a named symbolic dimension (repeatable)"},
+    };
+}
+
+Expected<ImportResult> loadModel(const std::string &path, const Args &args)
+{
+    ImportOptions opts;
+    auto batch = args.intValue("batch", opts.batchSize, 1, 1 << 20);
+    if (!batch)
+        return batch.status();
+    auto seq = args.intValue("seq-len", opts.seqLen, 1, 1 << 24);
+    if (!seq)
+        return seq.status();
+    opts.batchSize = *batch;
+    opts.seqLen = *seq;
+    for (const std::string &d : args.values("dim")) {
+        auto eq = d.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return usageError("--dim expects NAME=N, got '" + d + "'");
+        try {
+            std::size_t used = 0;
+            const long long v = std::stoll(d.substr(eq + 1), &used);
+            if (used != d.size() - eq - 1 || v < 1)
+                throw std::invalid_argument("dim");
+            opts.dims[d.substr(0, eq)] = v;
+        } catch (const std::exception &) {
+            return usageError("--dim expects a positive integer, got '" + d + "'");
+        }
+    }
+    return importModel(path, opts);
+}
+
+} // namespace tessera::cli

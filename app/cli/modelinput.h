@@ -1,0 +1,16 @@
+// Loading the MODEL argument of tessera-cli commands: ONNX files through the
+// importer, with --batch/--seq-len/--dim applied to symbolic dimensions.
+#pragma once
+
+#include "app/cli/args.h"
+#include "core/onnx/importer.h"
+
+#include <vector>
+
+namespace tessera::cli {
+
+// Options every command that reads a model accepts.
+std::vector<ArgSpec> modelOptions();
+Expected<ImportResult> loadModel(const std::string &path, const Args &args);
+
+} // namespace tessera::cli

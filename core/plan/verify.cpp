@@ -1,0 +1,273 @@
+#include "core/plan/verify.h"
+
+#include "core/hw/device.h"
+#include "core/ir/analysis.h"
+#include "core/plan/tiles.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace tessera {
+
+namespace {
+
+Location taskLoc(const ExecutionPlan &p, TaskId t)
+{
+    return {.node = "task " + std::to_string(t) + (p.tasks[static_cast<std::size_t>(t)].label.empty()
+                                                        ? std::string()
+                                                        : " (" + p.tasks[static_cast<std::size_t>(t)].label + ")")};
+}
+
+// Ancestor sets of tasks (transitive deps) as bitsets. Plans are verified
+// once per run; 16k tasks cost 32 MB, larger plans fall back to DFS.
+class TaskAncestry
+{
+public:
+    explicit TaskAncestry(const ExecutionPlan &p) : m_plan(p)
+    {
+        m_n = p.tasks.size();
+        if (m_n > kMaxDense)
+            return;
+        m_words = (m_n + 63) / 64;
+        m_bits.assign(m_n * m_words, 0);
+        for (const Task &t : p.tasks) {
+            std::uint64_t *row = &m_bits[static_cast<std::size_t>(t.id) * m_words];
+            for (TaskId d : t.deps) {
+                const std::uint64_t *dr = &m_bits[static_cast<std::size_t>(d) * m_words];
+                for (std::size_t w = 0; w < m_words; ++w)
+                    row[w] |= dr[w];
+                row[static_cast<std::size_t>(d) / 64] |= 1ULL << (static_cast<std::size_t>(d) % 64);
+            }
+        }
+    }
+    bool dependsOn(TaskId t, TaskId ancestor) const
+    {
+        if (t == ancestor)
+            return true;
+        if (m_n <= kMaxDense)
+            return (m_bits[static_cast<std::size_t>(t) * m_words + static_cast<std::size_t>(ancestor) / 64] >>
+                    (static_cast<std::size_t>(ancestor) % 64)) & 1ULL;
+        std::vector<TaskId> stack{t};
+        std::vector<bool> seen(m_n, false);
+        while (!stack.empty()) {
+            TaskId x = stack.back();
+            stack.pop_back();
+            for (TaskId d : m_plan.tasks[static_cast<std::size_t>(x)].deps) {
+                if (d == ancestor)
+                    return true;
+                if (d > ancestor && !seen[static_cast<std::size_t>(d)]) {
+                    seen[static_cast<std::size_t>(d)] = true;
+                    stack.push_back(d);
+                }
+            }
+        }
+        return false;
+    }
+
+private:
+    static constexpr std::size_t kMaxDense = 16384;
+    const ExecutionPlan &m_plan;
+    std::size_t m_n = 0, m_words = 0;
+    std::vector<std::uint64_t> m_bits;
+};
+
+bool overlaps(const ops::Region &a, const ops::Region &b) { return !regionEmpty(regionIntersect(a, b)); }
+
+} // namespace
+
+Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *device)
+{
+    const auto nodeCount = static_cast<NodeId>(g.nodeCount());
+
+    // S1: kernels name existing nodes in a topological order.
+    auto topo = topologicalOrder(g);
+    if (!topo)
+        return topo.status();
+    std::vector<std::int32_t> rank(g.nodeCount());
+    for (std::size_t i = 0; i < topo->size(); ++i)
+        rank[static_cast<std::size_t>((*topo)[i])] = static_cast<std::int32_t>(i);
+    for (const Kernel &k : plan.kernels) {
+        if (k.nodes.empty())
+            return Status::invalid("kernel " + std::to_string(k.id) + " '" + k.name + "' has no nodes");
+        for (std::size_t i = 0; i < k.nodes.size(); ++i) {
+            if (k.nodes[i] < 0 || k.nodes[i] >= nodeCount)
+                return Status::invalid("kernel '" + k.name + "' names node id " + std::to_string(k.nodes[i]) +
+                                       " which does not exist");
+            if (i && rank[static_cast<std::size_t>(k.nodes[i])] <= rank[static_cast<std::size_t>(k.nodes[i - 1])])
+                return Status::invalid("kernel '" + k.name + "' does not list its nodes in topological order",
+                                       {.node = g.node(k.nodes[i]).name});
+        }
+    }
+
+    // S2: tasks reference valid kernels, buffers, earlier tasks and bindings.
+    std::vector<bool> kernelRun(plan.kernels.size(), false);
+    for (const Task &t : plan.tasks) {
+        if (t.id != static_cast<TaskId>(&t - plan.tasks.data()))
+            return Status::invalid("task ids must equal their position", taskLoc(plan, t.id));
+        for (TaskId d : t.deps)
+            if (d < 0 || d >= t.id)
+                return Status::invalid("depends on task " + std::to_string(d) + ", which is not issued before it",
+                                       taskLoc(plan, t.id));
+        for (BufferId b : t.reads)
+            if (b < 0 || static_cast<std::size_t>(b) >= plan.buffers.size())
+                return Status::invalid("reads buffer " + std::to_string(b) + " which does not exist", taskLoc(plan, t.id));
+        for (BufferId b : t.writes)
+            if (b < 0 || static_cast<std::size_t>(b) >= plan.buffers.size())
+                return Status::invalid("writes buffer " + std::to_string(b) + " which does not exist", taskLoc(plan, t.id));
+        if (t.kind == TaskKind::Compute) {
+            if (t.kernel < 0 || static_cast<std::size_t>(t.kernel) >= plan.kernels.size())
+                return Status::invalid("computes kernel " + std::to_string(t.kernel) + " which does not exist",
+                                       taskLoc(plan, t.id));
+            kernelRun[static_cast<std::size_t>(t.kernel)] = true;
+        }
+        if (device) {
+            const Binding &b = t.binding;
+            if (b.cluster >= device->topology.clusters)
+                return Status::invalid("bound to cluster " + std::to_string(b.cluster) + " but " + device->id +
+                                           " has " + std::to_string(device->topology.clusters),
+                                       taskLoc(plan, t.id));
+            const int cores = b.cluster >= 0 ? device->topology.coresPerCluster : device->totalCores();
+            if (b.core >= 0 && (b.coreCount < 1 || b.core + b.coreCount > cores))
+                return Status::invalid("bound to cores [" + std::to_string(b.core) + ", " +
+                                           std::to_string(b.core + b.coreCount) + ") but only " + std::to_string(cores) +
+                                           " exist",
+                                       taskLoc(plan, t.id));
+            if (b.unit >= static_cast<int>(device->units.size()))
+                return Status::invalid("bound to compute unit " + std::to_string(b.unit) + " which does not exist",
+                                       taskLoc(plan, t.id));
+        }
+    }
+    for (std::size_t k = 0; k < plan.kernels.size(); ++k)
+        if (!kernelRun[k])
+            return Status::invalid("kernel '" + plan.kernels[k].name + "' is never run by a task");
+
+    // S3: coverage. Kernel-internal nodes are computed by their kernel; a
+    // kernel's output nodes must have their outputs covered exactly once by
+    // non-recompute tiles.
+    std::vector<TaskRegions> regions(plan.tasks.size());
+    std::vector<bool> computed(g.nodeCount(), false);
+    // producers[t] = (task, region) pairs that write tensor t.
+    std::unordered_map<TensorId, std::vector<std::pair<TaskId, ops::Region>>> producers;
+    std::unordered_map<TensorId, std::vector<ops::Region>> primaryTiles;
+    for (const Task &t : plan.tasks) {
+        if (t.kind != TaskKind::Compute)
+            continue;
+        const Kernel &k = plan.kernels[static_cast<std::size_t>(t.kernel)];
+        auto r = taskRegions(g, k, t.tiles);
+        if (!r)
+            return r.status().at(taskLoc(plan, t.id));
+        for (NodeId n : k.nodes)
+            computed[static_cast<std::size_t>(n)] = true;
+        const auto outs = kernelOutputNodes(g, k.nodes);
+        for (const auto &[tensor, region] : r->computed) {
+            producers[tensor].push_back({t.id, region});
+            const NodeId p = g.tensor(tensor).producer;
+            if (!t.recompute && std::find(outs.begin(), outs.end(), p) != outs.end())
+                primaryTiles[tensor].push_back(region);
+        }
+        regions[static_cast<std::size_t>(t.id)] = std::move(*r);
+    }
+    for (NodeId n = 0; n < nodeCount; ++n) {
+        const Node &node = g.node(n);
+        if (!computed[static_cast<std::size_t>(n)])
+            return Status::invalid("node is not computed by any task", {.node = node.name});
+    }
+    for (const auto &[tensor, tiles] : primaryTiles) {
+        const Tensor &tt = g.tensor(tensor);
+        const std::int64_t total = tt.elements();
+        std::int64_t sum = 0;
+        for (std::size_t i = 0; i < tiles.size(); ++i) {
+            sum += ops::regionElements(tiles[i]);
+            for (std::size_t j = 0; j < i && tiles.size() <= 4096; ++j)
+                if (overlaps(tiles[i], tiles[j]))
+                    return Status::invalid("output computed twice by tasks not marked recompute",
+                                           {.node = g.node(tt.producer).name, .tensor = tt.name});
+        }
+        if (sum != total)
+            return Status::invalid("tiles cover " + std::to_string(sum) + " of " + std::to_string(total) +
+                                       " output elements",
+                                   {.node = g.node(tt.producer).name, .tensor = tt.name});
+    }
+
+    // S4: dependencies. Every region a task reads from another kernel's output
+    // must be produced by tasks it (transitively) depends on.
+    TaskAncestry ancestry(plan);
+    for (const Task &t : plan.tasks) {
+        if (t.kind != TaskKind::Compute)
+            continue;
+        for (const auto &[tensor, region] : regions[static_cast<std::size_t>(t.id)].read) {
+            const Tensor &src = g.tensor(tensor);
+            if (src.producer == kInvalidId || regionEmpty(region))
+                continue; // graph input or constant
+            auto it = producers.find(tensor);
+            if (it == producers.end())
+                return Status::invalid("reads a tensor no task produces", {.node = taskLoc(plan, t.id).node, .tensor = src.name});
+            bool covered = false;
+            for (const auto &[p, pr] : it->second) {
+                if (!overlaps(pr, region))
+                    continue;
+                if (p >= t.id || !ancestry.dependsOn(t.id, p)) {
+                    // Another task computing the same region that t does depend on is fine (recompute).
+                    const bool alternative = std::any_of(it->second.begin(), it->second.end(), [&](const auto &q) {
+                        return q.first < t.id && ancestry.dependsOn(t.id, q.first) && regionContains(q.second, regionIntersect(pr, region));
+                    });
+                    if (!alternative)
+                        return Status::invalid("reads " + src.name + " produced by task " + std::to_string(p) +
+                                                   " without depending on it",
+                                               taskLoc(plan, t.id));
+                }
+                covered = true;
+            }
+            if (!covered)
+                return Status::invalid("reads a region of " + src.name + " that no task produces", taskLoc(plan, t.id));
+        }
+    }
+
+    // S5: capacities. A buffer is live from the first to the last task that
+    // touches it; per level and scope instance the live bytes must fit.
+    if (device && !plan.buffers.empty()) {
+        std::vector<std::pair<TaskId, TaskId>> live(plan.buffers.size(), {-1, -1});
+        for (const Task &t : plan.tasks)
+            for (const auto *list : {&t.reads, &t.writes})
+                for (BufferId b : *list) {
+                    auto &[first, last] = live[static_cast<std::size_t>(b)];
+                    if (first < 0)
+                        first = t.id;
+                    last = t.id;
+                }
+        std::map<std::pair<std::string, int>, std::vector<std::pair<TaskId, std::int64_t>>> events;
+        for (const Buffer &b : plan.buffers) {
+            // An empty level name means the device's slowest level (main memory).
+            const MemoryLevel *level = b.level.empty() ? &device->levels.back() : device->level(b.level);
+            if (!level)
+                return Status::invalid("buffer " + std::to_string(b.id) + " is placed in level '" + b.level +
+                                       "' which " + device->id + " does not have");
+            if (b.bytes < 0)
+                return Status::invalid("buffer " + std::to_string(b.id) + " has negative size");
+            const auto [first, last] = live[static_cast<std::size_t>(b.id)];
+            if (first < 0)
+                continue;
+            auto &ev = events[{level->name, b.scopeIndex}];
+            ev.push_back({first * 2, b.bytes});    // allocated before `first` runs
+            ev.push_back({last * 2 + 1, -b.bytes}); // freed after `last`
+        }
+        for (auto &[key, ev] : events) {
+            std::sort(ev.begin(), ev.end());
+            const MemoryLevel *level = device->level(key.first);
+            std::int64_t liveBytes = 0;
+            for (const auto &[when, delta] : ev) {
+                liveBytes += delta;
+                if (liveBytes > level->capacityBytes)
+                    return Status::invalid("level " + key.first + (key.second >= 0 ? "[" + std::to_string(key.second) + "]" : "") +
+                                               " holds " + std::to_string(liveBytes) + " bytes at task " +
+                                               std::to_string(when / 2) + ", capacity " +
+                                               std::to_string(level->capacityBytes),
+                                           taskLoc(plan, when / 2));
+            }
+        }
+    }
+    return Status::ok();
+}
+
+} // namespace tessera

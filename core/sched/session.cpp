@@ -1,0 +1,32 @@
+#include "core/sched/session.h"
+
+#include "core/cost/roofline.h"
+#include "core/ir/graphhash.h"
+#include "core/ir/hierarchy.h"
+
+namespace tessera {
+
+Expected<ScheduleRun> scheduleGraph(const Graph &graph, const Device &device, const IScheduler &scheduler,
+                                    const ScheduleSetup &setup)
+{
+    auto options = OptionValues::resolve(scheduler.info().options, setup.options);
+    if (!options)
+        return options.status();
+    const Hierarchy hierarchy = inferHierarchy(graph);
+    const RooflineCostModel cost(device);
+    ScheduleRequest request;
+    request.graph = &graph;
+    request.hierarchy = &hierarchy;
+    request.device = &device;
+    request.cost = &cost;
+    request.options = std::move(*options);
+    request.modelHash = modelStructureHash(graph);
+    request.cancel = setup.cancel;
+    request.progress = setup.progress;
+    auto run = runSchedule(scheduler, request, setup.overrides);
+    if (run)
+        run->result.plan.device = device.id;
+    return run;
+}
+
+} // namespace tessera

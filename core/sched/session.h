@@ -1,0 +1,25 @@
+// scheduleGraph: the whole "pick an algorithm and a device, schedule" step as
+// the CLI, the workbench and project replay all run it — hierarchy, default
+// cost model, option resolution, overrides, verification.
+#pragma once
+
+#include "core/sched/scheduler.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace tessera {
+
+struct ScheduleSetup {
+    std::map<std::string, std::string> options; // as text, resolved against the scheduler's specs
+    Overrides overrides;
+    const std::atomic<bool> *cancel = nullptr;
+    std::function<void(double)> progress;
+};
+
+Expected<ScheduleRun> scheduleGraph(const Graph &graph, const Device &device, const IScheduler &scheduler,
+                                    const ScheduleSetup &setup);
+
+} // namespace tessera

@@ -1,0 +1,178 @@
+// tessera-cli end to end: exit codes, JSON keys, one-line errors.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path &p)
+{
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+class Cli : public ::testing::Test
+{
+protected:
+    static void SetUpTestSuite()
+    {
+        s_dir = fs::temp_directory_path() / ("tessera-cli-test-" + std::to_string(::getpid()));
+        fs::create_directories(s_dir);
+    }
+    static void TearDownTestSuite() { fs::remove_all(s_dir); }
+
+    static Result run(const std::string &args)
+    {
+        const fs::path out = s_dir / "stdout", err = s_dir / "stderr";
+        const std::string cmd = std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" + out.string() +
+                                " 2>" + err.string();
+        const int status = std::system(cmd.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    }
+    static QJsonObject json(const Result &r) { return QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object(); }
+    static std::string sample(const std::string &name, const std::string &extra = {})
+    {
+        const fs::path p = s_dir / (name + ".onnx");
+        if (!fs::exists(p)) {
+            Result r = run("sample " + name + " --out " + p.string() + " " + extra);
+            EXPECT_EQ(r.code, 0) << r.err;
+        }
+        return p.string();
+    }
+
+    static fs::path s_dir;
+};
+fs::path Cli::s_dir;
+
+} // namespace
+
+TEST_F(Cli, UsageErrorsExitWithTwo)
+{
+    EXPECT_EQ(run("").code, 2);
+    Result r = run("frobnicate");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("unknown command 'frobnicate'; known: inspect"), std::string::npos) << r.err;
+    EXPECT_EQ(run("inspect").code, 2);
+    EXPECT_EQ(run("inspect a.onnx --bogus").code, 2);
+    EXPECT_EQ(run("help").code, 0);
+    EXPECT_EQ(run("inspect --help").code, 0);
+}
+
+TEST_F(Cli, InspectPrintsTheDocumentedJsonKeys)
+{
+    Result r = run("inspect " + sample("squeezenet") + " --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonObject o = json(r);
+    for (const char *key : {"nodes", "edges", "tensors", "ops", "inputs", "outputs", "flops", "params", "width"})
+        EXPECT_TRUE(o.contains(key)) << key;
+    EXPECT_GT(o["nodes"].toInt(), 50);
+    EXPECT_GT(o["width"].toInt(), 1);
+    EXPECT_GT(o["ops"].toObject()["Conv"].toInt(), 20);
+    EXPECT_EQ(o["inputs"].toArray().size(), 1);
+    EXPECT_GT(o["flops"].toDouble(), 1e8);
+}
+
+TEST_F(Cli, InspectTextOutputHasTheHistogram)
+{
+    Result r = run("inspect " + sample("squeezenet"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("width"), std::string::npos);
+    EXPECT_NE(r.out.find("Conv"), std::string::npos);
+}
+
+TEST_F(Cli, BadModelsExitWithThreeAndOneLine)
+{
+    Result missing = run("inspect " + (s_dir / "nope.onnx").string());
+    EXPECT_EQ(missing.code, 3);
+    EXPECT_NE(missing.err.find("nope.onnx"), std::string::npos) << missing.err;
+
+    const fs::path garbage = s_dir / "garbage.onnx";
+    std::ofstream(garbage) << "this is not a protobuf \x01\x02\x03";
+    Result bad = run("inspect " + garbage.string());
+    EXPECT_EQ(bad.code, 3);
+    EXPECT_NE(bad.err.find("garbage.onnx"), std::string::npos) << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
+
+TEST_F(Cli, DevicesListsPresets)
+{
+    Result r = run("devices --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonArray list = QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).array();
+    QStringList ids;
+    for (const auto &d : list)
+        ids << d.toObject()["id"].toString();
+    for (const char *id : {"stcp920", "nvidia-v100", "nvidia-a100", "host"})
+        EXPECT_TRUE(ids.contains(id)) << id;
+}
+
+TEST_F(Cli, BrokenDeviceFileExitsWithThree)
+{
+    const fs::path dir = s_dir / "devices";
+    fs::create_directories(dir);
+    std::ofstream(dir / "broken.json") << "{ \"id\": \"x\", ";
+    Result r = run("devices --dir " + dir.string());
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("broken.json"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("stcp920"), std::string::npos); // the others still list
+}
+
+TEST_F(Cli, SampleRejectsUnknownNamesAndBadOptions)
+{
+    Result unknown = run("sample alexnet --out " + (s_dir / "x.onnx").string());
+    EXPECT_NE(unknown.code, 0);
+    EXPECT_NE(unknown.err.find("known:"), std::string::npos) << unknown.err;
+    EXPECT_EQ(run("sample resnet50 --batch 0 --out " + (s_dir / "x.onnx").string()).code, 2);
+    EXPECT_EQ(run("sample resnet50").code, 2);
+}
+
+TEST_F(Cli, ScheduleReportsThePlan)
+{
+    const fs::path planFile = s_dir / "plan.json", traceFile = s_dir / "trace.json";
+    Result r = run("schedule " + sample("squeezenet") + " --algo layer-fusion --device stcp920 --json --out " +
+                   planFile.string() + " --trace " + traceFile.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonObject o = json(r);
+    for (const char *key : {"algorithm", "device", "kernels", "steps", "decisions", "search_ms", "est_latency_ms",
+                            "traffic_bytes", "stats"})
+        EXPECT_TRUE(o.contains(key)) << key;
+    EXPECT_EQ(o["algorithm"].toString(), "layer-fusion");
+    EXPECT_GT(o["kernels"].toInt(), 10);
+    EXPECT_TRUE(o["traffic_bytes"].toObject().contains("DDR"));
+    EXPECT_TRUE(fs::file_size(planFile) > 100);
+    EXPECT_NE(slurp(traceFile).find("traceEvents"), std::string::npos);
+}
+
+TEST_F(Cli, ScheduleUsageAndOverrideErrors)
+{
+    const std::string model = sample("squeezenet");
+    EXPECT_EQ(run("schedule " + model + " --algo magic").code, 2);
+    EXPECT_EQ(run("schedule " + model + " --algo greedy --device nodevice").code, 2);
+    EXPECT_EQ(run("schedule " + model + " --algo greedy --option nosuch=1").code, 2);
+    const fs::path overrides = s_dir / "overrides.json";
+    std::ofstream(overrides) << R"({"layer-fusion.fuse:no-such-node": "separate"})";
+    Result stale = run("schedule " + model + " --algo layer-fusion --override " + overrides.string());
+    EXPECT_EQ(stale.code, 3);
+    EXPECT_NE(stale.err.find("stale"), std::string::npos) << stale.err;
+    std::ofstream(overrides) << "{ not json";
+    EXPECT_EQ(run("schedule " + model + " --algo layer-fusion --override " + overrides.string()).code, 3);
+}

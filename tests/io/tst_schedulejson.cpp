@@ -1,0 +1,204 @@
+// Schedule documents: round trip, schema validity, and refusal of bad input.
+#include "core/cost/roofline.h"
+#include "core/hw/device.h"
+#include "core/io/schedulejson.h"
+#include "core/ir/graphhash.h"
+#include "core/sched/scheduler.h"
+#include "plugins/layerfusion/layerfusion.h"
+#include "tests/common/testgraphs.h"
+#include "tests/io/jsonschema.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <gtest/gtest.h>
+
+using namespace tessera;
+
+namespace {
+
+Device device()
+{
+    Device d;
+    d.id = "test";
+    d.topology = {1, 2, 1};
+    d.levels = {{"L1", MemoryScope::PerCore, 1 << 20, 1e12, 32, 32, 1, 0}, {"DDR", MemoryScope::Shared, 1LL << 32, 1e11, 64, 64, 1, 0}};
+    ComputeUnit u;
+    u.name = "VEC";
+    u.peakOpsPerSec = {{DType::Float32, 1e12}};
+    u.opClasses = {OpClass::Gemm, OpClass::Elementwise, OpClass::Reduction, OpClass::Movement, OpClass::Other};
+    d.units = {u};
+    return d;
+}
+
+class ScheduleJson : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        graph = testgraphs::residualChain(2);
+        RooflineCostModel cost(dev);
+        ScheduleRequest r;
+        r.graph = &graph;
+        r.device = &dev;
+        r.cost = &cost;
+        r.modelHash = modelStructureHash(graph);
+        auto run = runSchedule(*createLayerFusionScheduler(), r,
+                               {{"layer-fusion.fuse:block1/add", "separate"}, {"stale:key", "x"}});
+        ASSERT_TRUE(run.isOk()) << run.status().str();
+        doc.model = "chain.onnx";
+        doc.modelHash = r.modelHash;
+        doc.algorithm = "layer-fusion";
+        doc.device = dev.id;
+        doc.options = {{"a", "1"}};
+        doc.overrides = run->decisions.overrides();
+        doc.overrideReports = run->overrideReports;
+        doc.decisions = run->decisions.records();
+        doc.trace = run->trace.steps();
+        doc.stats = run->result.stats;
+        doc.plan = run->result.plan;
+        json = scheduleToJson(doc, graph);
+    }
+    Device dev = device();
+    Graph graph;
+    ScheduleDocument doc;
+    std::string json;
+};
+
+QJsonValue schema()
+{
+    QFile f(QStringLiteral(TESSERA_SOURCE_DIR "/docs/schedule-schema.json"));
+    EXPECT_TRUE(f.open(QIODevice::ReadOnly));
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+} // namespace
+
+TEST_F(ScheduleJson, RoundTripKeepsPlanDecisionsAndTrace)
+{
+    auto back = scheduleFromJson(json, graph, "doc.json");
+    ASSERT_TRUE(back.isOk()) << back.status().str();
+    EXPECT_EQ(back->plan.kernels.size(), doc.plan.kernels.size());
+    ASSERT_EQ(back->plan.tasks.size(), doc.plan.tasks.size());
+    for (std::size_t i = 0; i < doc.plan.tasks.size(); ++i) {
+        EXPECT_EQ(back->plan.tasks[i].deps, doc.plan.tasks[i].deps);
+        EXPECT_EQ(back->plan.tasks[i].kernel, doc.plan.tasks[i].kernel);
+        EXPECT_DOUBLE_EQ(back->plan.tasks[i].cost.timeNs, doc.plan.tasks[i].cost.timeNs);
+        EXPECT_EQ(back->plan.tasks[i].cost.bytesByLevel, doc.plan.tasks[i].cost.bytesByLevel);
+    }
+    EXPECT_EQ(back->overrides, doc.overrides);
+    ASSERT_EQ(back->decisions.size(), doc.decisions.size());
+    EXPECT_EQ(back->decisions[0].key, doc.decisions[0].key);
+    ASSERT_EQ(back->trace.size(), doc.trace.size());
+    EXPECT_EQ(back->trace[0].touched, doc.trace[0].touched);
+    // Writing the read document again gives the same bytes.
+    EXPECT_EQ(scheduleToJson(*back, graph).substr(0, 200), json.substr(0, 200));
+}
+
+TEST_F(ScheduleJson, ExportValidatesAgainstTheSchema)
+{
+    const QJsonValue instance = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
+    EXPECT_EQ(validateJson(instance, schema()), QString());
+}
+
+TEST_F(ScheduleJson, SchemaRejectsAnUnknownField)
+{
+    QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
+    o["surprise"] = 1;
+    EXPECT_NE(validateJson(o, schema()), QString());
+    QJsonObject bad = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
+    bad["format_version"] = 2;
+    EXPECT_NE(validateJson(bad, schema()), QString());
+}
+
+TEST_F(ScheduleJson, MalformedJsonNamesTheOffset)
+{
+    auto r = scheduleFromJson("{\"format\": ", graph, "broken.json");
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
+    EXPECT_EQ(r.status().location().file, "broken.json");
+    EXPECT_GE(r.status().location().offset, 0);
+}
+
+TEST_F(ScheduleJson, RefusesAPlanForAnotherModel)
+{
+    Graph other = testgraphs::residualChain(3);
+    auto r = scheduleFromJson(json, other, "doc.json");
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.status().message().find("another model"), std::string::npos) << r.status().str();
+}
+
+TEST_F(ScheduleJson, RefusesUnknownNodesKindsAndFutureVersions)
+{
+    QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
+    o["model_hash"] = "";
+    auto edit = [&](auto fn) {
+        QJsonObject c = o;
+        fn(c);
+        return scheduleFromJson(QJsonDocument(c).toJson().toStdString(), graph, "doc.json");
+    };
+    auto future = edit([](QJsonObject &c) { c["format_version"] = 99; });
+    ASSERT_FALSE(future.isOk());
+    EXPECT_NE(future.status().message().find("newer"), std::string::npos);
+
+    auto unknownNode = edit([](QJsonObject &c) {
+        QJsonObject plan = c["plan"].toObject();
+        QJsonArray kernels = plan["kernels"].toArray();
+        QJsonObject k = kernels[0].toObject();
+        k["nodes"] = QJsonArray{"ghost"};
+        kernels[0] = k;
+        plan["kernels"] = kernels;
+        c["plan"] = plan;
+    });
+    ASSERT_FALSE(unknownNode.isOk());
+    EXPECT_NE(unknownNode.status().message().find("plan.kernels[0].nodes[0]: unknown node 'ghost'"), std::string::npos)
+        << unknownNode.status().str();
+
+    auto badKind = edit([](QJsonObject &c) {
+        QJsonObject plan = c["plan"].toObject();
+        QJsonArray tasks = plan["tasks"].toArray();
+        QJsonObject t = tasks[0].toObject();
+        t["kind"] = "teleport";
+        tasks[0] = t;
+        plan["tasks"] = tasks;
+        c["plan"] = plan;
+    });
+    ASSERT_FALSE(badKind.isOk());
+    EXPECT_NE(badKind.status().message().find("unknown task kind 'teleport'"), std::string::npos);
+
+    auto forwardDep = edit([](QJsonObject &c) {
+        QJsonObject plan = c["plan"].toObject();
+        QJsonArray tasks = plan["tasks"].toArray();
+        QJsonObject t = tasks[0].toObject();
+        t["deps"] = QJsonArray{5};
+        tasks[0] = t;
+        plan["tasks"] = tasks;
+        c["plan"] = plan;
+    });
+    ASSERT_FALSE(forwardDep.isOk());
+    EXPECT_NE(forwardDep.status().message().find("plan.tasks[0].deps[0]"), std::string::npos);
+}
+
+TEST(Overrides, PlainObjectAndDocumentForms)
+{
+    auto plain = overridesFromJson(R"({"k1": "a", "k2": "b"})");
+    ASSERT_TRUE(plain.isOk());
+    EXPECT_EQ(plain->at("k2"), "b");
+    auto back = overridesFromJson(overridesToJson(*plain));
+    ASSERT_TRUE(back.isOk());
+    EXPECT_EQ(*back, *plain);
+    EXPECT_FALSE(overridesFromJson(R"({"k1": 3})").isOk());
+    EXPECT_FALSE(overridesFromJson("[1,2]").isOk());
+}
+
+TEST_F(ScheduleJson, PerfettoTraceHasOneEventPerTask)
+{
+    const QJsonObject t = QJsonDocument::fromJson(QByteArray::fromStdString(perfettoTraceJson(doc.plan, graph))).object();
+    ASSERT_TRUE(t.contains("traceEvents"));
+    int complete = 0;
+    for (const auto &e : t["traceEvents"].toArray())
+        complete += e.toObject()["ph"].toString() == "X";
+    EXPECT_EQ(complete, static_cast<int>(doc.plan.tasks.size()));
+}

@@ -1,0 +1,186 @@
+// ExecutionPlan verifier: a valid plan passes; each broken invariant is named.
+#include "core/cost/roofline.h"
+#include "core/hw/device.h"
+#include "core/plan/tiles.h"
+#include "core/plan/verify.h"
+#include "core/sched/scheduler.h"
+#include "plugins/sequential/sequential.h"
+#include "tests/common/testgraphs.h"
+
+#include <gtest/gtest.h>
+
+using namespace tessera;
+
+namespace {
+
+Device device()
+{
+    Device d;
+    d.id = "test-dsa";
+    d.kind = DeviceKind::Dsa;
+    d.topology = {2, 4, 1};
+    d.levels = {{"L1", MemoryScope::PerCore, 4096, 1e12, 32, 32, 1, 0},
+                {"DDR", MemoryScope::Shared, std::int64_t(1) << 30, 1e11, 64, 64, 100, 0}};
+    ComputeUnit v;
+    v.kind = UnitKind::Vector;
+    v.name = "VEC";
+    v.peakOpsPerSec = {{DType::Float32, 1e12}};
+    v.opClasses = {OpClass::Gemm, OpClass::Elementwise, OpClass::Reduction, OpClass::Movement, OpClass::Other};
+    d.units = {v};
+    return d;
+}
+
+class PlanVerify : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        graph = testgraphs::residualChain(1);
+        RooflineCostModel cost(dev);
+        ScheduleRequest r;
+        r.graph = &graph;
+        r.device = &dev;
+        r.cost = &cost;
+        auto run = runSchedule(*createSequentialScheduler(), r);
+        ASSERT_TRUE(run.isOk()) << run.status().str();
+        plan = run->result.plan;
+    }
+    std::string error(const ExecutionPlan &p) { return verifyPlan(p, graph, &dev).str(); }
+    TaskId taskOf(const std::string &node)
+    {
+        for (const Task &t : plan.tasks)
+            if (t.kind == TaskKind::Compute && graph.node(plan.kernels[t.kernel].nodes.front()).name == node)
+                return t.id;
+        return -1;
+    }
+
+    Device dev = device();
+    Graph graph;
+    ExecutionPlan plan;
+};
+
+} // namespace
+
+TEST_F(PlanVerify, SequentialPlanIsValid) { EXPECT_TRUE(verifyPlan(plan, graph, &dev).isOk()); }
+
+TEST_F(PlanVerify, MissingNodeIsReported)
+{
+    ExecutionPlan p = plan; // kernel 2 (conv2) recomputes relu1 instead
+
+    p.kernels[2].nodes = {p.kernels[1].nodes.front()};
+    EXPECT_NE(error(p).find("node 'block0/conv2': error: node is not computed"), std::string::npos) << error(p);
+}
+
+TEST_F(PlanVerify, DuplicateComputationNeedsRecompute)
+{
+    ExecutionPlan p = plan;
+    Task again = p.tasks[static_cast<std::size_t>(taskOf("block0/relu1"))];
+    again.deps = {static_cast<TaskId>(p.tasks.size() - 1)};
+    p.addTask(again);
+    EXPECT_NE(error(p).find("computed twice"), std::string::npos) << error(p);
+    p.tasks.back().recompute = true;
+    EXPECT_TRUE(verifyPlan(p, graph, &dev).isOk()) << error(p);
+}
+
+TEST_F(PlanVerify, MissingDependencyIsReported)
+{
+    ExecutionPlan p = plan;
+    p.tasks[static_cast<std::size_t>(taskOf("block0/add"))].deps.clear();
+    EXPECT_NE(error(p).find("without depending on it"), std::string::npos) << error(p);
+}
+
+TEST_F(PlanVerify, DependencyOnLaterTaskIsReported)
+{
+    ExecutionPlan p = plan;
+    p.tasks[0].deps = {3};
+    EXPECT_NE(error(p).find("not issued before"), std::string::npos) << error(p);
+}
+
+TEST_F(PlanVerify, KernelNodesOutOfOrderAreReported)
+{
+    ExecutionPlan p = plan;
+    p.kernels[0].nodes = {p.kernels[1].nodes[0], p.kernels[0].nodes[0]}; // relu1 before conv1
+    EXPECT_NE(error(p).find("topological order"), std::string::npos) << error(p);
+}
+
+TEST_F(PlanVerify, BindingOutsideTheDeviceIsReported)
+{
+    ExecutionPlan p = plan;
+    p.tasks[0].binding.cluster = 5;
+    EXPECT_NE(error(p).find("bound to cluster 5"), std::string::npos) << error(p);
+    p.tasks[0].binding = {0, 3, 2, -1, -1};
+    EXPECT_NE(error(p).find("bound to cores [3, 5)"), std::string::npos) << error(p);
+}
+
+TEST_F(PlanVerify, CapacityIsChecked)
+{
+    ExecutionPlan p = plan;
+    Buffer b;
+    b.tensor = graph.findTensor("block0/conv1:0");
+    b.level = "L1";
+    b.scopeIndex = 0;
+    b.bytes = graph.tensor(b.tensor).bytes(); // 8 KiB > 4 KiB of L1
+    const BufferId id = p.addBuffer(b);
+    p.tasks[0].writes.push_back(id);
+    EXPECT_NE(error(p).find("level L1[0] holds 8192 bytes"), std::string::npos) << error(p);
+    p.buffers[static_cast<std::size_t>(id)].level = "HBM";
+    EXPECT_NE(error(p).find("level 'HBM'"), std::string::npos) << error(p);
+    p.buffers[static_cast<std::size_t>(id)].level = "DDR";
+    EXPECT_TRUE(verifyPlan(p, graph, &dev).isOk()) << error(p);
+}
+
+TEST_F(PlanVerify, TilesMustCoverTheOutputExactlyOnce)
+{
+    // Split the first conv into two row halves.
+    ExecutionPlan p = plan;
+    const TaskId t = taskOf("block0/conv1");
+    const NodeId conv = graph.findNode("block0/conv1");
+    Task top = p.tasks[static_cast<std::size_t>(t)];
+    top.tiles = {{conv, 0, {{0, 1}, {0, 8}, {0, 8}, {0, 16}}}};
+    Task bottom = top;
+    bottom.tiles = {{conv, 0, {{0, 1}, {0, 8}, {8, 16}, {0, 16}}}};
+    p.tasks[static_cast<std::size_t>(t)] = top;
+    // Insert the bottom half right after by appending and making relu1 depend on it too.
+    ExecutionPlan q;
+    q.kernels = p.kernels;
+    q.buffers = p.buffers;
+    for (const Task &x : p.tasks) {
+        Task c = x;
+        for (TaskId &d : c.deps)
+            d += d > t ? 1 : 0;
+        if (x.id > t)
+            for (TaskId &d : c.deps)
+                if (d == t)
+                    c.deps.push_back(t + 1);
+        q.addTask(c);
+        if (x.id == t) {
+            Task b = bottom;
+            b.deps = c.deps;
+            q.addTask(b);
+        }
+    }
+    EXPECT_TRUE(verifyPlan(q, graph, &dev).isOk()) << error(q);
+
+    ExecutionPlan overlap = q;
+    overlap.tasks[static_cast<std::size_t>(t + 1)].tiles[0].region[2] = {4, 16};
+    EXPECT_NE(error(overlap).find("computed twice"), std::string::npos) << error(overlap);
+
+    ExecutionPlan gap = q;
+    gap.tasks[static_cast<std::size_t>(t + 1)].tiles[0].region[2] = {9, 16};
+    EXPECT_NE(error(gap).find("tiles cover 1920 of 2048"), std::string::npos) << error(gap);
+
+    ExecutionPlan outside = q;
+    outside.tasks[static_cast<std::size_t>(t + 1)].tiles[0].region[2] = {8, 17};
+    EXPECT_NE(error(outside).find("outside the output's bounds"), std::string::npos) << error(outside);
+}
+
+TEST(Tiles, ConvTileNeedsAHalo)
+{
+    Graph g = testgraphs::residualChain(1);
+    Kernel k{0, "k", {g.findNode("block0/conv1")}, {}};
+    auto r = taskRegions(g, k, {{k.nodes[0], 0, {{0, 1}, {0, 8}, {0, 8}, {0, 16}}}});
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    const ops::Region &x = r->read.at(g.findTensor("x"));
+    EXPECT_EQ(x[2], (ops::Interval{0, 9})); // rows 0..7 of a 3x3 pad-1 conv read rows -1..8, clipped to 0..8
+    EXPECT_EQ(x[1], (ops::Interval{0, 8})); // all input channels
+}
