@@ -53,6 +53,7 @@ public:
     std::string constantScalar(const std::string &name, float value); // 0-D float32
     std::string constantFloats(const std::string &name, std::vector<std::int64_t> shape, std::vector<float> values);
     std::string constantInts(const std::string &name, std::vector<std::int64_t> values); // 1-D int64
+    std::string constantInt(const std::string &name, std::int64_t value);                // 0-D int64
 
     // A raw node; `outShapes` are recorded for the outputs (the builder trusts them).
     struct Attr {
@@ -65,10 +66,14 @@ public:
     };
     static Attr aInt(std::string n, std::int64_t v) { return {std::move(n), Attr::Int, v, 0, {}, {}}; }
     static Attr aFloat(std::string n, float v) { return {std::move(n), Attr::Float, 0, v, {}, {}}; }
-    static Attr aInts(std::string n, std::vector<std::int64_t> v) { return {std::move(n), Attr::Ints, 0, 0, std::move(v), {}}; }
+    static Attr aInts(std::string n, std::vector<std::int64_t> v)
+    {
+        return {std::move(n), Attr::Ints, 0, 0, std::move(v), {}};
+    }
     static Attr aString(std::string n, std::string v) { return {std::move(n), Attr::String, 0, 0, {}, std::move(v)}; }
-    std::vector<std::string> node(const std::string &opType, const std::string &name, const std::vector<std::string> &inputs,
-                                  const std::vector<Attr> &attrs, const std::vector<std::vector<std::int64_t>> &outShapes);
+    std::vector<std::string> node(const std::string &opType, const std::string &name,
+                                  const std::vector<std::string> &inputs, const std::vector<Attr> &attrs,
+                                  const std::vector<std::vector<std::int64_t>> &outShapes);
 
     const std::vector<std::int64_t> &shape(const std::string &value) const;
     std::int64_t parameterCount() const; // elements in all initializers so far
@@ -93,7 +98,8 @@ public:
     std::string flatten(const std::string &x, const std::string &name);
     std::string gemm(const std::string &x, const std::string &name, std::int64_t outFeatures); // [N,K] -> [N,out]
     std::string matmul(const std::string &a, const std::string &b, const std::string &name);
-    std::string linear(const std::string &x, const std::string &name, std::int64_t outFeatures); // [...,K] -> [...,out], MatMul+Add
+    std::string linear(const std::string &x, const std::string &name,
+                       std::int64_t outFeatures); // [...,K] -> [...,out], MatMul+Add
     std::string layerNorm(const std::string &x, const std::string &name, float epsilon = 1e-5f); // last axis
     std::string softmax(const std::string &x, const std::string &name, std::int64_t axis = -1);
     std::string reshape(const std::string &x, const std::string &name, std::vector<std::int64_t> shape);
@@ -106,6 +112,19 @@ public:
 private:
     struct Impl;
     std::unique_ptr<Impl> d;
+};
+
+// Opens and closes a ModelBuilder scope for the lifetime of the guard.
+class ScopeGuard
+{
+public:
+    ScopeGuard(ModelBuilder &b, const std::string &name) : m_b(b) { m_b.pushScope(name); }
+    ~ScopeGuard() { m_b.popScope(); }
+    ScopeGuard(const ScopeGuard &) = delete;
+    ScopeGuard &operator=(const ScopeGuard &) = delete;
+
+private:
+    ModelBuilder &m_b;
 };
 
 // Writes `model` to `path`. With externalData every raw_data initializer larger

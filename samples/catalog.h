@@ -22,9 +22,9 @@ namespace tessera::samples {
 
 struct SampleOptions {
     std::int64_t batch = 1;
-    std::int64_t seqLen = 128;     // bert, conformer (frames after subsampling input)
+    std::int64_t seqLen = 128; // bert, conformer (frames after subsampling input)
     std::uint64_t seed = 0x7e55e7a;
-    int imageSize = 0;             // 0 = network default
+    int imageSize = 0; // 0 = network default
 };
 
 struct SampleInfo {

@@ -1,8 +1,12 @@
+// Graph construction, verify() and eraseNodes().
 #include "core/ir/graph.h"
 
 #include <gtest/gtest.h>
 
+#include "fixtures.h"
+
 using namespace tessera;
+using tessera::test::DagBuilder;
 
 TEST(Graph, AddAndWire)
 {
@@ -15,4 +19,109 @@ TEST(Graph, AddAndWire)
     EXPECT_EQ(g.tensor(y).producer, r);
     EXPECT_EQ(g.tensor(x).consumers, std::vector<NodeId>{r});
     EXPECT_TRUE(g.verify().isOk());
+}
+
+TEST(Graph, SuccessorsAndPredecessorsAreDeduplicated)
+{
+    DagBuilder b;
+    const NodeId a = b.op("a");
+    const NodeId m = b.op("mul", {a, a}); // reads a's output twice
+    Graph g = b.finish();
+    EXPECT_EQ(g.successors(a), std::vector<NodeId>{m});
+    EXPECT_EQ(g.predecessors(m), std::vector<NodeId>{a});
+    EXPECT_EQ(g.edgeCount(), 1u);
+    EXPECT_TRUE(g.predecessors(a).empty());
+}
+
+TEST(GraphVerify, DanglingInputIsRejected)
+{
+    Graph g;
+    const TensorId x = g.addTensor({.name = "x", .shape = {1}, .kind = Tensor::Kind::Input});
+    const TensorId ghost = g.addTensor({.name = "ghost", .shape = {1}}); // nobody produces it
+    const TensorId y = g.addTensor({.name = "y", .shape = {1}});
+    g.inputs = {x};
+    g.outputs = {y};
+    g.addNode({.name = "add", .opType = "Add", .inputs = {x, ghost}, .outputs = {y}});
+    const Status s = g.verify();
+    ASSERT_FALSE(s.isOk());
+    EXPECT_EQ(s.code(), ErrorCode::InvalidInput);
+    EXPECT_EQ(s.location().node, "add");
+    EXPECT_EQ(s.location().tensor, "ghost");
+}
+
+TEST(GraphVerify, DoubleProducerIsRejected)
+{
+    DagBuilder b;
+    const NodeId a = b.op("a");
+    const NodeId c = b.op("c");
+    Graph g = b.finish();
+    ASSERT_TRUE(g.verify().isOk());
+    g.node(c).outputs = g.node(a).outputs; // c now also writes a's output
+    const Status s = g.verify();
+    ASSERT_FALSE(s.isOk());
+    EXPECT_NE(s.message().find("more than one node"), std::string::npos) << s.str();
+    EXPECT_EQ(s.location().node, "c");
+    EXPECT_EQ(s.location().tensor, "a:0");
+}
+
+TEST(GraphVerify, CycleIsRejectedWithANodeOnIt)
+{
+    Graph g;
+    const TensorId x = g.addTensor({.name = "x", .shape = {1}, .kind = Tensor::Kind::Input});
+    const TensorId t1 = g.addTensor({.name = "t1", .shape = {1}});
+    const TensorId t2 = g.addTensor({.name = "t2", .shape = {1}});
+    const TensorId t3 = g.addTensor({.name = "t3", .shape = {1}});
+    g.inputs = {x};
+    g.outputs = {t3};
+    g.addNode({.name = "p", .opType = "Add", .inputs = {x, t2}, .outputs = {t1}});
+    g.addNode({.name = "q", .opType = "Relu", .inputs = {t1}, .outputs = {t2}});
+    g.addNode({.name = "r", .opType = "Relu", .inputs = {t1}, .outputs = {t3}});
+    const Status s = g.verify();
+    ASSERT_FALSE(s.isOk());
+    EXPECT_TRUE(s.location().node == "p" || s.location().node == "q") << s.str();
+    EXPECT_NE(s.message().find("cycle"), std::string::npos);
+}
+
+TEST(GraphErase, RemapsIdsAndDropsOrphanTensors)
+{
+    DagBuilder b;
+    const NodeId a = b.op("a");
+    const NodeId dead = b.op("dead", {a}); // a side branch nobody needs
+    const NodeId c = b.op("c", {a});
+    Graph g = b.finish();
+    g.outputs = {g.node(c).outputs[0]};
+    const std::size_t tensorsBefore = g.tensorCount();
+
+    std::vector<bool> erase(g.nodeCount(), false);
+    erase[static_cast<std::size_t>(dead)] = true;
+    const std::vector<NodeId> map = g.eraseNodes(erase);
+
+    EXPECT_EQ(map, (std::vector<NodeId>{0, kInvalidId, 1}));
+    ASSERT_EQ(g.nodeCount(), 2u);
+    EXPECT_EQ(g.findNode("c"), map[static_cast<std::size_t>(c)]);
+    EXPECT_EQ(g.findNode("dead"), kInvalidId);
+    EXPECT_EQ(g.tensorCount(), tensorsBefore - 1);
+    EXPECT_EQ(g.findTensor("dead:0"), kInvalidId);
+    EXPECT_EQ(g.successors(map[static_cast<std::size_t>(a)]), std::vector<NodeId>{map[static_cast<std::size_t>(c)]});
+    EXPECT_EQ(g.tensor(g.outputs[0]).name, "c:0");
+    EXPECT_TRUE(g.verify().isOk());
+}
+
+TEST(GraphErase, ErasingAProducerLeavesADanglingUse)
+{
+    DagBuilder b;
+    const NodeId a = b.op("a");
+    const NodeId mid = b.op("mid", {a});
+    b.op("c", {mid});
+    Graph g = b.finish();
+    std::vector<bool> erase(g.nodeCount(), false);
+    erase[static_cast<std::size_t>(mid)] = true;
+    g.eraseNodes(erase);
+    // c still reads mid's output, which survives as an unproduced tensor.
+    EXPECT_NE(g.findTensor("mid:0"), kInvalidId);
+    EXPECT_EQ(g.tensor(g.findTensor("mid:0")).producer, kInvalidId);
+    const Status s = g.verify();
+    ASSERT_FALSE(s.isOk());
+    EXPECT_EQ(s.location().node, "c");
+    EXPECT_EQ(s.location().tensor, "mid:0");
 }
