@@ -1,8 +1,10 @@
 #include "app/registerbuiltins.h"
 
+#include "backends/reference/reference.h"
 #include "core/backend/backend.h"
 #include "core/sched/scheduler.h"
 #include "plugins/greedy/greedy.h"
+#include "plugins/ios/ios.h"
 #include "plugins/layerfusion/layerfusion.h"
 #include "plugins/sequential/sequential.h"
 
@@ -13,11 +15,12 @@ void registerBuiltinSchedulers(SchedulerRegistry &registry)
     registry.add(createSequentialScheduler());
     registry.add(createGreedyScheduler());
     registry.add(createLayerFusionScheduler());
+    registry.add(createIosScheduler());
 }
 
 void registerBuiltinBackends(BackendRegistry &registry)
 {
-    (void)registry; // the reference backend lands with backends/reference
+    registry.add(createReferenceBackend());
 }
 
 } // namespace tessera

@@ -32,8 +32,11 @@ int run(const Args &args)
         }
         std::fputs(QJsonDocument(list).toJson(QJsonDocument::Indented).constData(), stdout);
     } else {
-        for (const Device &d : reg.devices())
-            std::printf("%s\n", deviceSummary(d).c_str());
+        for (const Device &d : reg.devices()) {
+            const std::string origin = reg.origin(d.id);
+            std::printf("%-14s %-8s %s\n", d.id.c_str(), origin == "builtin" || origin == "host" ? origin.c_str() : "user",
+                        deviceSummary(d).c_str());
+        }
     }
     // A broken user file is bad input even though the others listed fine.
     for (const Diagnostic &d : reg.diagnostics())

@@ -21,7 +21,12 @@ Command inspectCommand();
 Command devicesCommand();
 Command sampleCommand();
 Command scheduleCommand();
+Command runCommand();
 Command algorithmsCommand();
+Command importIosCommand();
+Command exportIosCommand();
+Command replayCommand();
+Command projectCommand();
 
 // Prints "tessera-cli: <diagnostic>" to stderr and returns the exit code for it.
 int fail(const Status &status);

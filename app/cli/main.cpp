@@ -12,7 +12,8 @@ namespace {
 std::vector<tessera::cli::Command> allCommands()
 {
     using namespace tessera::cli;
-    return {inspectCommand(), devicesCommand(), sampleCommand(), algorithmsCommand(), scheduleCommand()};
+    return {inspectCommand(), devicesCommand(), sampleCommand(), algorithmsCommand(), scheduleCommand(), runCommand(), projectCommand(),
+            replayCommand(), importIosCommand(), exportIosCommand()};
 }
 
 void printHelp(std::FILE *out)

@@ -1,5 +1,8 @@
 #include "app/cli/modelinput.h"
 
+#include "core/io/iosformat.h"
+#include "core/support/fileio.h"
+
 namespace tessera::cli {
 
 std::vector<ArgSpec> modelOptions()
@@ -35,6 +38,12 @@ Expected<ImportResult> loadModel(const std::string &path, const Args &args)
         } catch (const std::exception &) {
             return usageError("--dim expects a positive integer, got '" + d + "'");
         }
+    }
+    if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) { // an IOS graph config
+        auto text = readFile(path, std::int64_t(256) << 20);
+        if (!text)
+            return text.status();
+        return importIosConfig(*text, path, opts.batchSize);
     }
     return importModel(path, opts);
 }

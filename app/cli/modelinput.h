@@ -1,5 +1,6 @@
 // Loading the MODEL argument of tessera-cli commands: ONNX files through the
-// importer, with --batch/--seq-len/--dim applied to symbolic dimensions.
+// importer, with --batch/--seq-len/--dim applied to symbolic dimensions; a
+// .json file is an IOS graph config (core/io/iosformat.h, batch from --batch).
 #pragma once
 
 #include "app/cli/args.h"

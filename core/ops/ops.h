@@ -33,7 +33,13 @@ std::int64_t regionElements(const Region &r);
 struct InputRegion {
     Region region;  // in input coordinates, unclipped: may extend past the bounds into padding
     Region clipped; // region ∩ input bounds: the elements actually read
+    // Both are hulls: of every position the taps touch, and of the positions
+    // read. clipped ⊆ region always; clipped can be tighter than region ∩
+    // bounds when strided or dilated taps skip the edge rows. Edge/reflect
+    // padding and Resize read clamped or mirrored positions; region holds
+    // those too. A region of rank >= 1 with nothing in it is all [0, 0).
     bool used = true; // false for inputs read only for their shape/values at compile time
+                      // (or read only by the node's other outputs, e.g. Dropout's mask)
     friend bool operator==(const InputRegion &, const InputRegion &) = default;
 };
 
@@ -52,10 +58,15 @@ struct AxisMap {
 
 // Axis relations of one input: dims linked to output dims, and input dims that
 // are reduced (read entirely for every output element, e.g. Conv's C_in, MatMul's K).
+// When opaque is set, maps and reducedDims still list the dims that do have a
+// simple relation (Gather's non-indexed dims, Reshape's untouched dims). An
+// input dim that is neither mapped nor reduced in a non-opaque entry has
+// extent 1 (e.g. dims Squeeze drops). Compile-time inputs (shapes, axes,
+// pads, scales) are opaque with no maps.
 struct InputAxes {
     std::vector<AxisMap> maps;
     std::vector<int> reducedDims;
-    bool opaque = false; // no simple per-axis relation (Reshape across dims, Gather indices...)
+    bool opaque = false; // some dim has no simple per-axis relation (Reshape across dims, Gather indices...)
 };
 
 struct OpCost {

@@ -4,6 +4,7 @@
 #include "core/ir/analysis.h"
 #include "core/plan/builder.h"
 
+#include <cmath>
 #include <algorithm>
 
 namespace tessera {
@@ -53,10 +54,10 @@ public:
             std::vector<std::string> names;
             for (NodeId n : ready)
                 names.push_back(g.node(n).name);
-            std::vector<DecisionOption> options{{"all", "all " + std::to_string(ready.size()) + " ready operators", {}, {}, {}}};
+            std::vector<DecisionOption> options{{"all", "all " + std::to_string(ready.size()) + " ready operators", std::nan(""), {}, {}}};
             if (ready.size() > 1)
                 for (NodeId n : ready)
-                    options.push_back({"only:" + g.node(n).name, "only " + g.node(n).name, {}, {}, {}});
+                    options.push_back({"only:" + g.node(n).name, "only " + g.node(n).name, std::nan(""), {}, {}});
             const std::int32_t pick = decisions.decide(decisionKey("greedy.stage", names), "greedy.stage", options, 0);
             std::vector<NodeId> stageOps = pick == 0 ? ready : std::vector<NodeId>{ready[static_cast<std::size_t>(pick - 1)]};
 

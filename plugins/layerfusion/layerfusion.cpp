@@ -4,6 +4,7 @@
 #include "core/ir/analysis.h"
 #include "core/plan/builder.h"
 
+#include <cmath>
 #include <algorithm>
 #include <set>
 #include <string_view>
@@ -87,8 +88,8 @@ public:
             if (target >= 0) {
                 const Group &tg = groups[static_cast<std::size_t>(target)];
                 std::vector<DecisionOption> options{
-                    {"fuse", "fuse into " + g.node(tg.nodes.front()).name + "'s kernel", {}, {}, {}},
-                    {"separate", "start a new kernel", {}, {}, {}}};
+                    {"fuse", "fuse into " + g.node(tg.nodes.front()).name + "'s kernel", std::nan(""), {}, {}},
+                    {"separate", "start a new kernel", std::nan(""), {}, {}}};
                 const std::int32_t pick =
                     decisions.decide(decisionKey("layer-fusion.fuse", {node.name}), "layer-fusion.fuse", options, 0);
                 auto &s = trace.add("fuse", node.opType + " " + node.name + " follows " + g.node(via).name,

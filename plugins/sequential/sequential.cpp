@@ -4,6 +4,7 @@
 #include "core/ir/analysis.h"
 #include "core/plan/builder.h"
 
+#include <cmath>
 #include <set>
 
 namespace tessera {
@@ -55,7 +56,8 @@ public:
             for (const auto &[r, n] : ready) {
                 candidates.push_back(n);
                 names.push_back(g.node(n).name);
-                options.push_back({g.node(n).name, g.node(n).opType + " " + g.node(n).name, double(r), {}, {}});
+                options.push_back({g.node(n).name, g.node(n).opType + " " + g.node(n).name, std::nan(""),
+                                   "topological index " + std::to_string(r), {}});
             }
             const std::int32_t pick =
                 decisions.decide(decisionKey("sequential.next", names), "sequential.next", std::move(options), 0);

@@ -176,3 +176,30 @@ TEST_F(Cli, ScheduleUsageAndOverrideErrors)
     std::ofstream(overrides) << "{ not json";
     EXPECT_EQ(run("schedule " + model + " --algo layer-fusion --override " + overrides.string()).code, 3);
 }
+
+TEST_F(Cli, RunWritesOutputsAndAgreesAcrossSchedules)
+{
+    const std::string model = sample("nerf-mlp", "--batch 4");
+    const fs::path outDir = s_dir / "run-out";
+    Result seq = run("run " + model + " --algo sequential --backend reference --json --output-dir " + outDir.string());
+    ASSERT_EQ(seq.code, 0) << seq.err;
+    const QJsonObject a = json(seq);
+    for (const char *key : {"backend", "latency_ms", "outputs", "metrics"})
+        EXPECT_TRUE(a.contains(key)) << key;
+    EXPECT_EQ(a["backend"].toString(), "reference");
+    ASSERT_GE(a["outputs"].toArray().size(), 1);
+    EXPECT_TRUE(fs::exists(outDir / "output_0.pb"));
+
+    Result fused = run("run " + model + " --algo layer-fusion --backend reference --json");
+    ASSERT_EQ(fused.code, 0) << fused.err;
+    const QJsonObject b = json(fused);
+    EXPECT_LT(b["kernels"].toInt(), a["kernels"].toInt());
+    EXPECT_DOUBLE_EQ(a["outputs"].toArray()[0].toObject()["sum"].toDouble(),
+                     b["outputs"].toArray()[0].toObject()["sum"].toDouble());
+
+    // Feeding an output file back as an input is refused by name when it is not an input.
+    Result badInput = run("run " + model + " --input nosuch=" + (outDir / "output_0.pb").string());
+    EXPECT_EQ(badInput.code, 2);
+    EXPECT_NE(badInput.err.find("not a graph input"), std::string::npos) << badInput.err;
+    EXPECT_EQ(run("run " + model + " --backend warp-drive").code, 2);
+}

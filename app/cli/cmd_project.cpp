@@ -1,0 +1,185 @@
+// tessera-cli project create PROJECT.tessera --model M --algo A [--device D]
+//     [--option K=V]... [--override FILE] [--batch N] [--seq-len N] [--dim NAME=N] [--force]
+// tessera-cli project show PROJECT.tessera [--json]
+//
+// `create` makes a project without the workbench: it imports and schedules the
+// model first (so only a working setup is saved), then writes the project with
+// the model reference, setup, overrides and the first plan. Stale or rejected
+// overrides are kept in the project and reported (exit 3), as `schedule` does.
+// `show` lists what a project holds.
+#include "app/cli/command.h"
+#include "app/cli/modelinput.h"
+#include "app/registerbuiltins.h"
+#include "core/hw/deviceregistry.h"
+#include "core/io/schedulejson.h"
+#include "core/store/replay.h"
+#include "core/support/fileio.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdio>
+
+namespace tessera::cli {
+
+namespace {
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+int create(const std::string &path, const Args &args)
+{
+    auto modelPath = args.value("model");
+    auto algo = args.value("algo");
+    if (!modelPath || !algo)
+        return fail(usageError("project create needs --model FILE and --algo NAME"));
+    CreateProjectRequest request;
+    request.projectPath = path;
+    request.overwrite = args.has("force");
+    request.model.path = *modelPath;
+    request.setup.algorithm = *algo;
+    request.setup.device = args.value("device").value_or("stcp920");
+    for (const std::string &o : args.values("option")) {
+        auto kv = parseOptionAssignment(o);
+        if (!kv)
+            return fail(kv.status());
+        request.setup.options[kv->first] = kv->second;
+    }
+    // The model options as loadModel() reads them, kept so replay imports alike.
+    const ImportOptions defaults;
+    auto batch = args.intValue("batch", defaults.batchSize, 1, 1 << 20);
+    auto seq = args.intValue("seq-len", defaults.seqLen, 1, 1 << 24);
+    for (const Status &s : {batch.status(), seq.status()})
+        if (!s.isOk())
+            return fail(s);
+    request.model.batch = *batch;
+    request.model.seqLen = *seq;
+    for (const std::string &d : args.values("dim")) {
+        const auto eq = d.find('=');
+        char *end = nullptr;
+        const long long v = eq == std::string::npos ? 0 : std::strtoll(d.c_str() + eq + 1, &end, 10);
+        if (eq == std::string::npos || eq == 0 || v < 1 || *end != '\0')
+            return fail(usageError("--dim expects NAME=N with a positive N, got '" + d + "'"));
+        request.model.dims[d.substr(0, eq)] = v;
+    }
+    if (auto file = args.value("override")) {
+        auto text = readFile(*file, 64 << 20);
+        if (!text)
+            return fail(text.status());
+        auto overrides = overridesFromJson(*text, *file);
+        if (!overrides)
+            return fail(overrides.status());
+        request.overrides = std::move(*overrides);
+    }
+
+    SchedulerRegistry schedulers;
+    registerBuiltinSchedulers(schedulers);
+    auto created = createProject(request, schedulers, DeviceRegistry::standard());
+    if (!created)
+        return fail(created.status());
+    int exitCode = 0;
+    for (const OverrideReport &o : created->schedule.run.overrideReports)
+        if (o.outcome != OverrideReport::Outcome::Applied) {
+            std::fprintf(stderr, "tessera-cli: override '%s' = '%s' %s: %s\n", o.key.c_str(), o.optionId.c_str(),
+                         std::string(outcomeName(o.outcome)).c_str(), o.reason.c_str());
+            exitCode = 3;
+        }
+    const PlanSummary &plan = created->schedule.summary;
+    std::printf("created %s: %s on %s, plan %lld with %lld kernels, est. latency %.4f ms\n", path.c_str(),
+                plan.algorithm.c_str(), plan.device.c_str(), static_cast<long long>(created->planId),
+                static_cast<long long>(plan.kernels), plan.estLatencyMs);
+    if (Status s = created->project.close(); !s.isOk())
+        return fail(s);
+    return exitCode;
+}
+
+int show(const std::string &path, const Args &args)
+{
+    auto project = Project::open(path, OpenMode::ReadOnly);
+    if (!project)
+        return fail(project.status());
+    auto model = project->model();
+    auto setup = project->setup();
+    auto overrides = project->overrides();
+    auto plans = project->plans();
+    auto state = project->allState();
+    for (const Status &s : {model.status(), setup.status(), overrides.status(), plans.status(), state.status()})
+        if (!s.isOk())
+            return fail(s);
+
+    if (args.has("json")) {
+        QJsonObject options, overrideObj, stateObj;
+        for (const auto &[k, v] : setup->options)
+            options[qs(k)] = qs(v);
+        for (const auto &[k, v] : *overrides)
+            overrideObj[qs(k)] = qs(v);
+        for (const auto &[k, v] : *state)
+            stateObj[qs(k)] = qs(v);
+        QJsonArray planList;
+        for (const PlanSummary &p : *plans) {
+            auto runs = project->runs(p.id);
+            if (!runs)
+                return fail(runs.status());
+            planList.append(QJsonObject{{"id", static_cast<qint64>(p.id)},
+                                        {"created", qs(p.created)},
+                                        {"algorithm", qs(p.algorithm)},
+                                        {"device", qs(p.device)},
+                                        {"kernels", static_cast<qint64>(p.kernels)},
+                                        {"est_latency_ms", p.estLatencyMs},
+                                        {"label", qs(p.label)},
+                                        {"runs", static_cast<qint64>(runs->size())}});
+        }
+        QJsonObject root{{"project", qs(path)},
+                         {"schema_version", project->schemaVersion()},
+                         {"model", qs(model->relativePath)},
+                         {"model_hash", qs(model->structureHash)},
+                         {"algorithm", qs(setup->algorithm)},
+                         {"device", qs(setup->device)},
+                         {"options", options},
+                         {"overrides", overrideObj},
+                         {"plans", planList},
+                         {"state", stateObj}};
+        std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
+        return 0;
+    }
+    std::printf("project        %s (schema v%d)\n", path.c_str(), project->schemaVersion());
+    std::printf("model          %s (structure %s)\n", model->relativePath.c_str(), model->structureHash.c_str());
+    std::printf("setup          %s on %s\n", setup->algorithm.c_str(), setup->device.c_str());
+    for (const auto &[k, v] : setup->options)
+        std::printf("option         %s=%s\n", k.c_str(), v.c_str());
+    std::printf("overrides      %zu\n", overrides->size());
+    for (const PlanSummary &p : *plans)
+        std::printf("plan %-9lld %s  %lld kernels, est. latency %.4f ms  %s\n", static_cast<long long>(p.id),
+                    p.created.c_str(), static_cast<long long>(p.kernels), p.estLatencyMs, p.label.c_str());
+    return 0;
+}
+
+int run(const Args &args)
+{
+    const auto &pos = args.positional();
+    if (pos.size() != 2 || (pos[0] != "create" && pos[0] != "show"))
+        return fail(usageError("project needs 'create PROJECT.tessera ...' or 'show PROJECT.tessera'"));
+    return pos[0] == "create" ? create(pos[1], args) : show(pos[1], args);
+}
+
+} // namespace
+
+Command projectCommand()
+{
+    auto options = modelOptions();
+    options.insert(options.end(),
+                   {{"model", true, false, "--model FILE      (create) the ONNX model"},
+                    {"algo", true, false, "--algo NAME       (create) scheduling algorithm"},
+                    {"device", true, false, "--device PRESET   (create) target device (default stcp920)"},
+                    {"option", true, true, "--option K=V      (create) algorithm option (repeatable)"},
+                    {"override", true, false, "--override FILE   (create) decision overrides (JSON)"},
+                    {"force", false, false, "--force           (create) replace an existing project file"},
+                    {"json", false, false, "--json            (show) machine-readable listing"}});
+    return {"project", "project create|show PROJECT.tessera [...]",
+            "create a project from a model and a scheduler setup, or show one", options, &run};
+}
+
+} // namespace tessera::cli

@@ -1,0 +1,157 @@
+// tessera-cli replay PROJECT.tessera [--json] [--out PLAN.json] [--force]
+//
+// Reopens a project, re-imports its model, reruns the stored scheduler setup
+// with the stored overrides (core/store/replay.h), reports the plan with the
+// keys of `schedule --json`, says whether the last stored plan was reproduced
+// and stores the new plan. Exit codes: 3 when the model changed (without
+// --force) or an override was stale or rejected; a differing plan is
+// reported, not an error.
+#include "app/cli/command.h"
+#include "app/registerbuiltins.h"
+#include "core/hw/deviceregistry.h"
+#include "core/store/replay.h"
+#include "core/support/fileio.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdio>
+
+namespace tessera::cli {
+
+namespace {
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+QJsonObject planJson(const PlanSummary &p)
+{
+    return {{"id", static_cast<qint64>(p.id)},
+            {"created", qs(p.created)},
+            {"kernels", static_cast<qint64>(p.kernels)},
+            {"est_latency_ms", p.estLatencyMs}};
+}
+
+void printJson(const Project &project, const ReplayResult &r)
+{
+    const ScheduleRun &run = r.schedule.run;
+    const ExecutionPlan &plan = run.result.plan;
+    const TaskCost total = plan.totalCost();
+    QJsonObject traffic;
+    for (const auto &[level, bytes] : total.bytesByLevel)
+        traffic[qs(level)] = static_cast<qint64>(bytes);
+    QJsonObject stats;
+    for (const auto &[k, v] : run.result.stats)
+        stats[qs(k)] = v;
+    QJsonArray overrides;
+    for (const OverrideReport &o : run.overrideReports)
+        overrides.append(QJsonObject{{"key", qs(o.key)},
+                                     {"option", qs(o.optionId)},
+                                     {"outcome", QString::fromUtf8(outcomeName(o.outcome).data())},
+                                     {"reason", qs(o.reason)}});
+    QJsonArray notes;
+    for (const Diagnostic &d : r.notes.items())
+        notes.append(qs(d.message));
+    QJsonObject root{{"project", qs(project.path())},
+                     {"algorithm", qs(r.schedule.summary.algorithm)},
+                     {"device", qs(r.schedule.device.id)},
+                     {"model", qs(r.schedule.model.metadata.path)},
+                     {"model_hash", qs(plan.modelHash)},
+                     {"kernels", static_cast<qint64>(plan.kernels.size())},
+                     {"tasks", static_cast<qint64>(plan.tasks.size())},
+                     {"steps", static_cast<qint64>(run.trace.size())},
+                     {"decisions", static_cast<qint64>(run.decisions.records().size())},
+                     {"search_ms", run.searchMs},
+                     {"verify_ms", run.verifyMs},
+                     {"est_latency_ms", r.schedule.summary.estLatencyMs},
+                     {"energy_j", total.energyJ},
+                     {"traffic_bytes", traffic},
+                     {"stats", stats},
+                     {"overrides", overrides},
+                     {"reproduced", r.reproduced},
+                     {"model_changed", r.modelChanged},
+                     {"plan_id", static_cast<qint64>(r.planId)},
+                     {"previous", r.previous ? QJsonValue(planJson(*r.previous)) : QJsonValue()},
+                     {"notes", notes}};
+    std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
+}
+
+void printText(const ReplayResult &r)
+{
+    const ScheduleRun &run = r.schedule.run;
+    const PlanSummary &now = r.schedule.summary;
+    std::printf("algorithm      %s on %s\n", now.algorithm.c_str(), r.schedule.device.id.c_str());
+    std::printf("kernels        %lld (%zu tasks)\n", static_cast<long long>(now.kernels), run.result.plan.tasks.size());
+    std::printf("steps          %zu, decisions %zu\n", run.trace.size(), run.decisions.records().size());
+    std::printf("search         %.2f ms (verify %.2f ms)\n", run.searchMs, run.verifyMs);
+    std::printf("est. latency   %.4f ms\n", now.estLatencyMs);
+    if (!r.previous)
+        std::printf("replay         no earlier plan to compare with\n");
+    else if (r.reproduced)
+        std::printf("replay         reproduced plan %lld\n", static_cast<long long>(r.previous->id));
+    else
+        std::printf("replay         differs from plan %lld: kernels %lld -> %lld, est. latency %.4f -> %.4f ms\n",
+                    static_cast<long long>(r.previous->id), static_cast<long long>(r.previous->kernels),
+                    static_cast<long long>(now.kernels), r.previous->estLatencyMs, now.estLatencyMs);
+    if (r.planId > 0)
+        std::printf("stored         plan %lld\n", static_cast<long long>(r.planId));
+}
+
+int run(const Args &args)
+{
+    if (args.positional().size() != 1)
+        return fail(usageError("replay needs exactly one PROJECT.tessera"));
+    auto project = Project::open(args.positional().front());
+    if (!project)
+        return fail(project.status());
+    for (const Diagnostic &d : project->notes())
+        std::fprintf(stderr, "tessera-cli: %s\n", d.str().c_str());
+
+    SchedulerRegistry schedulers;
+    registerBuiltinSchedulers(schedulers);
+    auto result = replayProject(*project, schedulers, DeviceRegistry::standard(), {.force = args.has("force")});
+    if (!result) {
+        Status s = result.status();
+        if (s.message().starts_with(kModelChangedMessage))
+            s = Status::invalid(s.message() + "; use --force to replay anyway", s.location());
+        return fail(s);
+    }
+    for (const Diagnostic &d : result->notes.items())
+        std::fprintf(stderr, "tessera-cli: %s\n", d.str().c_str());
+    if (auto out = args.value("out"))
+        if (Status s = writeFileAtomic(*out, result->schedule.scheduleJson); !s.isOk())
+            return fail(s);
+
+    int exitCode = 0;
+    for (const OverrideReport &o : result->schedule.run.overrideReports)
+        if (o.outcome != OverrideReport::Outcome::Applied) {
+            std::fprintf(stderr, "tessera-cli: override '%s' = '%s' %s: %s\n", o.key.c_str(), o.optionId.c_str(),
+                         std::string(outcomeName(o.outcome)).c_str(), o.reason.c_str());
+            exitCode = 3;
+        }
+    if (args.has("json"))
+        printJson(*project, *result);
+    else
+        printText(*result);
+    if (Status s = project->close(); !s.isOk())
+        return fail(s);
+    return exitCode;
+}
+
+} // namespace
+
+Command replayCommand()
+{
+    return {"replay",
+            "replay PROJECT.tessera [--json] [--out PLAN.json]",
+            "rerun a project's scheduler setup and overrides, compare with its last plan",
+            {{"json", false, false, "--json           machine-readable summary"},
+             {"out", true, false, "--out PLAN.json   write the new schedule document"},
+             {"force", false, false, "--force          replay even if the model's structure changed"}},
+            &run};
+}
+
+} // namespace tessera::cli

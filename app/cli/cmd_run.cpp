@@ -1,0 +1,186 @@
+// tessera-cli run MODEL --algo NAME --backend NAME --device PRESET
+//   [--input NAME=FILE.pb]... [--output-dir DIR] [--json]
+// Schedules the model, compiles the plan on a backend, runs it and writes the
+// outputs as ONNX TensorProto files. Inputs not given are synthesised
+// deterministically (floats uniform in [-1, 1), integers 0).
+#include "app/cli/command.h"
+#include "app/cli/modelinput.h"
+#include "app/registerbuiltins.h"
+#include "backends/reference/tensorio.h"
+#include "core/backend/backend.h"
+#include "core/hw/deviceregistry.h"
+#include "core/sched/session.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+namespace tessera::cli {
+
+namespace {
+
+HostTensor syntheticInput(const Tensor &t, std::uint64_t seed)
+{
+    HostTensor h{t.name, t.dtype, t.shape, {}};
+    const std::int64_t n = t.elements();
+    h.bytes.assign(static_cast<std::size_t>(n) * dtypeSize(t.dtype), 0);
+    if (t.dtype == DType::Float32) {
+        std::uint64_t s = seed;
+        for (std::int64_t i = 0; i < n; ++i) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL; // PCG step, top bits
+            const float v = static_cast<float>(s >> 40) / static_cast<float>(1 << 24) * 2.0f - 1.0f;
+            std::memcpy(h.bytes.data() + i * 4, &v, 4);
+        }
+    }
+    return h;
+}
+
+int run(const Args &args)
+{
+    if (args.positional().size() != 1)
+        return fail(usageError("run needs exactly one MODEL"));
+    SchedulerRegistry schedulers;
+    registerBuiltinSchedulers(schedulers);
+    BackendRegistry backends;
+    registerBuiltinBackends(backends);
+    auto scheduler = schedulers.get(args.value("algo").value_or("sequential"));
+    if (!scheduler)
+        return fail(scheduler.status());
+    auto backend = backends.get(args.value("backend").value_or("reference"));
+    if (!backend)
+        return fail(backend.status());
+    auto device = DeviceRegistry::standard().lookup(args.value("device").value_or("host"));
+    if (!device)
+        return fail(device.status());
+    ScheduleSetup setup;
+    for (const std::string &o : args.values("option")) {
+        auto kv = parseOptionAssignment(o);
+        if (!kv)
+            return fail(kv.status());
+        setup.options[kv->first] = kv->second;
+    }
+
+    std::map<std::string, std::string> inputFiles;
+    for (const std::string &spec : args.values("input")) {
+        const auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return fail(usageError("--input expects NAME=FILE.pb, got '" + spec + "'"));
+        inputFiles[spec.substr(0, eq)] = spec.substr(eq + 1);
+    }
+
+    auto model = loadModel(args.positional().front(), args);
+    if (!model)
+        return fail(model.status());
+    const Graph &g = model->graph;
+    std::vector<HostTensor> inputs;
+    std::uint64_t seed = 1;
+    for (TensorId id : g.inputs) {
+        const Tensor &t = g.tensor(id);
+        auto it = inputFiles.find(t.name);
+        if (it == inputFiles.end()) {
+            inputs.push_back(syntheticInput(t, seed++));
+            continue;
+        }
+        auto h = readTensorProto(it->second);
+        if (!h)
+            return fail(h.status());
+        h->name = t.name;
+        inputs.push_back(std::move(*h));
+        inputFiles.erase(it);
+    }
+    if (!inputFiles.empty()) {
+        std::string known;
+        for (TensorId id : g.inputs)
+            known += (known.empty() ? "" : ", ") + g.tensor(id).name;
+        return fail(usageError("--input names '" + inputFiles.begin()->first + "', which is not a graph input; inputs: " + known));
+    }
+
+    auto schedule = scheduleGraph(g, *device, **scheduler, setup);
+    if (!schedule)
+        return fail(schedule.status());
+    auto compiled = (*backend)->compile(g, schedule->result.plan);
+    if (!compiled)
+        return fail(compiled.status());
+    auto result = (*backend)->run(**compiled, inputs);
+    if (!result)
+        return fail(result.status());
+
+    QJsonArray outputs;
+    const auto dir = args.value("output-dir");
+    if (dir) {
+        std::error_code ec;
+        std::filesystem::create_directories(*dir, ec);
+        if (ec)
+            return fail(Status::error(ErrorCode::Io, "cannot create the output folder: " + ec.message(), {.file = *dir}));
+    }
+    for (std::size_t i = 0; i < result->outputs.size(); ++i) {
+        const HostTensor &o = result->outputs[i];
+        QJsonArray shape;
+        for (auto d : o.shape)
+            shape.append(static_cast<qint64>(d));
+        QJsonObject entry{{"name", QString::fromStdString(o.name)}, {"shape", shape},
+                          {"dtype", QString::fromUtf8(dtypeName(o.dtype).data())}};
+        if (o.dtype == DType::Float32 && o.elements() > 0) {
+            double sum = 0;
+            for (std::int64_t k = 0; k < o.elements(); ++k)
+                sum += o.f32()[k];
+            entry["sum"] = sum;
+        }
+        if (dir) {
+            const std::string path = (std::filesystem::path(*dir) / ("output_" + std::to_string(i) + ".pb")).string();
+            if (Status s = writeTensorProto(o, path); !s.isOk())
+                return fail(s);
+            entry["file"] = QString::fromStdString(path);
+        }
+        outputs.append(entry);
+    }
+    QJsonObject metrics;
+    for (const auto &[k, v] : result->metrics)
+        metrics[QString::fromStdString(k)] = v;
+    if (args.has("json")) {
+        QJsonObject root{{"backend", QString::fromStdString((*backend)->info().name)},
+                         {"algorithm", QString::fromStdString((*scheduler)->info().name)},
+                         {"device", QString::fromStdString(device->id)},
+                         {"kernels", static_cast<qint64>(schedule->result.plan.kernels.size())},
+                         {"est_latency_ms", schedule->result.plan.estimatedLatencyNs() / 1e6},
+                         {"latency_ms", result->latencyMs},
+                         {"outputs", outputs},
+                         {"metrics", metrics}};
+        std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
+    } else {
+        std::printf("backend    %s (%s on %s, %zu kernels)\n", (*backend)->info().name.c_str(),
+                    (*scheduler)->info().name.c_str(), device->id.c_str(), schedule->result.plan.kernels.size());
+        std::printf("latency    %.3f ms measured, %.3f ms estimated\n", result->latencyMs,
+                    schedule->result.plan.estimatedLatencyNs() / 1e6);
+        for (const auto &o : outputs) {
+            const QJsonObject e = o.toObject();
+            std::printf("output     %s  sum %.6g%s%s\n", e["name"].toString().toStdString().c_str(), e["sum"].toDouble(),
+                        dir ? "  -> " : "", dir ? e["file"].toString().toStdString().c_str() : "");
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+Command runCommand()
+{
+    auto options = modelOptions();
+    options.insert(options.end(),
+                   {{"algo", true, false, "--algo NAME      scheduling algorithm (default sequential)"},
+                    {"backend", true, false, "--backend NAME   backend (default reference)"},
+                    {"device", true, false, "--device PRESET  device model for scheduling (default host)"},
+                    {"option", true, true, "--option K=V     algorithm option (repeatable)"},
+                    {"input", true, true, "--input NAME=FILE.pb  an input as an ONNX TensorProto (repeatable)"},
+                    {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
+                    {"json", false, false, "--json           machine-readable summary"}});
+    return {"run", "run MODEL --algo NAME --backend NAME [...]",
+            "schedule a model, run the plan on a backend and write its outputs", options, &run};
+}
+
+} // namespace tessera::cli

@@ -1,0 +1,75 @@
+// The workbench's command line (see commandline.h).
+#include "app/gui/commandline.h"
+
+#include "samples/catalog.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+namespace tessera::gui {
+
+namespace {
+QString sampleNames()
+{
+    QStringList names;
+    for (const auto &s : samples::sampleCatalog())
+        names << QString::fromStdString(s.name);
+    return names.join(QStringLiteral(", "));
+}
+
+Status usage(const QString &message)
+{
+    return Status::error(ErrorCode::Usage, message.toStdString());
+}
+} // namespace
+
+Expected<CommandLine> parseCommandLine(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Tessera: a workbench for scheduling DNN graphs onto accelerators."));
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
+    const QCommandLineOption sample(QStringLiteral("sample"),
+                                    QStringLiteral("Open a built-in sample network: %1.").arg(sampleNames()),
+                                    QStringLiteral("NAME"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Save a picture of the window once the graph is laid out, then exit."),
+                                        QStringLiteral("FILE.png"));
+    const QCommandLineOption quit(QStringLiteral("quit-after-load"),
+                                  QStringLiteral("Exit once the model is loaded (status 0, or the error's exit code)."));
+    parser.addOptions({sample, screenshot, quit});
+    parser.addPositionalArgument(QStringLiteral("MODEL.onnx"), QStringLiteral("The model to open."),
+                                 QStringLiteral("[MODEL.onnx]"));
+
+    if (!parser.parse(arguments))
+        return usage(parser.errorText().toLower());
+    CommandLine cl;
+    if (parser.isSet(help)) {
+        cl.exitText = parser.helpText();
+        return cl;
+    }
+    if (parser.isSet(version)) {
+        cl.exitText = QStringLiteral("%1 %2\n").arg(QCoreApplication::applicationName(),
+                                                    QCoreApplication::applicationVersion());
+        return cl;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1)
+        return usage(QStringLiteral("expected at most one model, got %1").arg(positional.size()));
+    cl.model = positional.value(0);
+    cl.sample = parser.value(sample);
+    cl.screenshot = parser.value(screenshot);
+    cl.quitAfterLoad = parser.isSet(quit);
+    if (!cl.model.isEmpty() && !cl.sample.isEmpty())
+        return usage(QStringLiteral("give either a model or --sample, not both"));
+    if (!cl.sample.isEmpty()) {
+        bool known = false;
+        for (const auto &s : samples::sampleCatalog())
+            known = known || QString::fromStdString(s.name) == cl.sample;
+        if (!known)
+            return usage(QStringLiteral("unknown sample '%1'; known: %2").arg(cl.sample, sampleNames()));
+    }
+    return cl;
+}
+
+} // namespace tessera::gui

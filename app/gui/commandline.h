@@ -1,0 +1,26 @@
+// The workbench's command line:
+//   tessera [MODEL.onnx] [--sample NAME] [--screenshot FILE.png] [--quit-after-load]
+// MODEL and --sample exclude each other; with neither, the window opens the
+// most recent file, or the ResNet-50 sample when there is none.
+#pragma once
+
+#include "core/support/status.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace tessera::gui {
+
+struct CommandLine {
+    QString model;         // positional MODEL.onnx
+    QString sample;        // --sample NAME (a samples/catalog.h name)
+    QString screenshot;    // --screenshot FILE.png: save the window after layout, then exit
+    bool quitAfterLoad = false;
+    QString exitText;      // --help / --version: print this and exit 0
+};
+
+// `arguments` as QCoreApplication::arguments() (the program first). Errors
+// are ErrorCode::Usage with a one-line message.
+Expected<CommandLine> parseCommandLine(const QStringList &arguments);
+
+} // namespace tessera::gui

@@ -1,0 +1,145 @@
+// ModelLoader (see modelloader.h).
+#include "app/gui/modelloader.h"
+
+#include "app/gui/samplecache.h"
+#include "core/onnx/importer.h"
+#include "views/models/format.h"
+
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QPromise>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace tessera::gui {
+
+struct ModelLoader::Outcome {
+    std::shared_ptr<const views::ModelData> model;
+    Diagnostic error;
+};
+
+Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &path, const StageCallback &stage)
+{
+    const auto proceed = [&stage](const char *name) { return !stage || stage(QString::fromLatin1(name)); };
+    const auto cancelled = [] { return Status::error(ErrorCode::Cancelled, "loading cancelled"); };
+
+    if (!proceed("importing"))
+        return cancelled();
+    auto imported = importModel(path.toStdString(), ImportOptions{});
+    if (!imported) {
+        Status s = imported.status();
+        s.at(Location{path.toStdString(), -1, {}, {}});
+        return s;
+    }
+    if (!proceed("analysing"))
+        return cancelled();
+    ImportResult &r = *imported;
+    const auto data = views::makeModelData(std::make_shared<const Graph>(std::move(r.graph)));
+    data->diagnostics = r.log.items();
+    data->path = QFileInfo(path).absoluteFilePath().toStdString();
+
+    const ModelMetadata &m = r.metadata;
+    if (!m.producerName.empty())
+        data->metadata.emplace_back("Producer",
+                                    m.producerName + (m.producerVersion.empty() ? "" : " " + m.producerVersion));
+    if (m.irVersion > 0)
+        data->metadata.emplace_back("IR version", std::to_string(m.irVersion));
+    if (!m.domain.empty())
+        data->metadata.emplace_back("Domain", m.domain);
+    if (m.fileBytes > 0)
+        data->metadata.emplace_back("File size", views::formatBytes(m.fileBytes).toStdString());
+    return std::shared_ptr<const views::ModelData>(std::move(data));
+}
+
+ModelLoader::ModelLoader(QObject *parent) : QObject(parent) {}
+
+ModelLoader::~ModelLoader()
+{
+    abandon();
+}
+
+void ModelLoader::load(const QString &path)
+{
+    start(path, [path](const StageCallback &stage) {
+        Outcome out;
+        auto loaded = loadModelFile(path, stage);
+        if (loaded)
+            out.model = std::move(*loaded);
+        else
+            out.error = loaded.status().diagnostic();
+        return out;
+    });
+}
+
+void ModelLoader::loadSample(const QString &name)
+{
+    start(QStringLiteral("sample %1").arg(name), [name](const StageCallback &stage) {
+        Outcome out;
+        if (!stage(QStringLiteral("building sample %1").arg(name))) {
+            out.error = Status::error(ErrorCode::Cancelled, "loading cancelled").diagnostic();
+            return out;
+        }
+        auto path = materializeSample(name);
+        if (!path) {
+            out.error = path.status().diagnostic();
+            return out;
+        }
+        auto loaded = loadModelFile(*path, stage);
+        if (loaded)
+            out.model = std::move(*loaded);
+        else
+            out.error = loaded.status().diagnostic();
+        return out;
+    });
+}
+
+void ModelLoader::start(const QString &source, std::function<Outcome(const StageCallback &)> job)
+{
+    if (isLoading()) {
+        abandon();
+        emit cancelled();
+    }
+    m_source = source;
+    m_watcher = new QFutureWatcher<Outcome>(this);
+    connect(m_watcher, &QFutureWatcher<Outcome>::progressTextChanged, this, &ModelLoader::progress);
+    connect(m_watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher = m_watcher] {
+        m_watcher = nullptr;
+        watcher->deleteLater();
+        const Outcome out = watcher->result();
+        if (out.model)
+            emit finished(out.model);
+        else if (out.error.code == ErrorCode::Cancelled)
+            emit cancelled();
+        else
+            emit failed(out.error);
+    });
+    emit started(source);
+    m_watcher->setFuture(QtConcurrent::run([job = std::move(job)](QPromise<Outcome> &promise) {
+        int step = 0;
+        promise.setProgressRange(0, 3); // building (samples only), importing, analysing
+        const StageCallback stage = [&promise, &step](const QString &name) {
+            promise.setProgressValueAndText(step++, name);
+            return !promise.isCanceled();
+        };
+        promise.addResult(job(stage));
+    }));
+}
+
+void ModelLoader::cancel()
+{
+    if (!isLoading())
+        return;
+    abandon();
+    emit cancelled();
+}
+
+void ModelLoader::abandon()
+{
+    if (!m_watcher)
+        return;
+    m_watcher->disconnect(this);
+    m_watcher->cancel(); // the job sees isCanceled() at its next stage and stops
+    m_watcher->deleteLater();
+    m_watcher = nullptr;
+}
+
+} // namespace tessera::gui

@@ -1,0 +1,60 @@
+// ModelLoader: loads a model off the GUI thread (Hotspot PerfParser style).
+//
+// load = import (core/onnx) + inferHierarchy + metrics, run on the global
+// thread pool; loadSample first builds the sample into the cache. The loader
+// reports started → progress(stage)* → finished(model) | failed(diagnostic),
+// or cancelled() at once when cancel() is called (the abandoned job runs to
+// its next stage boundary and its result is dropped). Starting a new load
+// cancels the running one. All signals are emitted on the loader's thread.
+#pragma once
+
+#include "core/support/status.h"
+#include "views/models/modeldata.h"
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+template <typename T>
+class QFutureWatcher;
+
+namespace tessera::gui {
+
+// The synchronous pipeline behind ModelLoader. `stage` is told each step
+// ("importing", "analysing": hierarchy and metrics) and returns false to stop, which
+// fails with ErrorCode::Cancelled. Failures carry the file in their location.
+using StageCallback = std::function<bool(const QString &stage)>;
+Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &path, const StageCallback &stage = {});
+
+class ModelLoader final : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ModelLoader(QObject *parent = nullptr);
+    ~ModelLoader() override;
+
+    void load(const QString &path);
+    void loadSample(const QString &name);
+    void cancel(); // no-op when idle
+    bool isLoading() const { return m_watcher != nullptr; }
+    QString source() const { return m_source; } // path or "sample NAME" of the running load
+
+signals:
+    void started(const QString &source);
+    void progress(const QString &stage);
+    void finished(std::shared_ptr<const tessera::views::ModelData> model);
+    void failed(const tessera::Diagnostic &diagnostic);
+    void cancelled();
+
+private:
+    struct Outcome;
+    void start(const QString &source, std::function<Outcome(const StageCallback &)> job);
+    void abandon();
+
+    QFutureWatcher<Outcome> *m_watcher = nullptr;
+    QString m_source;
+};
+
+} // namespace tessera::gui

@@ -1,0 +1,152 @@
+// MatMul (numpy semantics: batched, broadcast batch dims, 1-D operands) and
+// Gemm (alpha·A'·B' + beta·C, C broadcast) on float32.
+//
+// Row-oriented: for an output row, the accumulators start at zero and take
+// A[m, k]·B[k, n..] for k = 0, 1, ... in turn, the inner loop running along
+// the row of B. Every element sums over k in the same order whatever the tile.
+#include "backends/reference/kernel.h"
+
+#include <algorithm>
+
+namespace tessera::reference {
+
+namespace {
+
+// y[n] += a · b[n·stride] for n in [lo, hi).
+inline void axpy(float *y, float a, const float *b, std::int64_t stride, std::int64_t lo, std::int64_t hi)
+{
+    if (stride == 1)
+        for (std::int64_t n = lo; n < hi; ++n)
+            y[n] += a * b[n];
+    else
+        for (std::int64_t n = lo; n < hi; ++n)
+            y[n] += a * b[n * stride];
+}
+
+class MatMulKernel final : public NodeKernel
+{
+public:
+    MatMulKernel(const Shape &a, const Shape &b, const Shape &y)
+    {
+        // Canonical form: A [batch..., M, K], B [batch..., K, N], Y [batch..., M, N].
+        m_aVector = a.size() == 1;
+        m_bVector = b.size() == 1;
+        Shape a2 = m_aVector ? Shape{1, a[0]} : a, b2 = m_bVector ? Shape{b[0], 1} : b;
+        m_k = a2.back();
+        m_m = a2[a2.size() - 2];
+        m_n = b2.back();
+        m_batch = Shape(y.begin(), y.end() - (m_aVector ? 0 : 1) - (m_bVector ? 0 : 1));
+        Shape full = m_batch;
+        full.push_back(m_m);
+        full.push_back(m_n);
+        // Batch strides of A and B in matrices, broadcast to the output batch.
+        const Shape ab(a2.begin(), a2.end() - 2), bb(b2.begin(), b2.end() - 2);
+        m_aBatch = broadcastStrides(m_batch, ab);
+        m_bBatch = broadcastStrides(m_batch, bb);
+        m_yStrides = stridesOf(full);
+    }
+
+    Status compute(const KernelArgs &args, int, const ops::Region &r) const override
+    {
+        // The tile in canonical [batch..., M, N] form.
+        ops::Region t(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(m_batch.size()));
+        t.push_back(m_aVector ? ops::Interval{0, 1} : r[m_batch.size()]);
+        t.push_back(m_bVector ? ops::Interval{0, 1} : r.back());
+        const float *a = args.in[0].as<float>(), *b = args.in[1].as<float>();
+        float *y = args.out[0].as<float>();
+        const ops::Region batchTile(t.begin(), t.end() - 2);
+        const ops::Interval mi = t[t.size() - 2], ni = t.back();
+        const std::int64_t mk = m_m * m_k, kn = m_k * m_n;
+        forEachIndex(batchTile, [&](std::span<const std::int64_t> idx) {
+            const float *ab = a + dot(idx, m_aBatch) * mk;
+            const float *bb = b + dot(idx, m_bBatch) * kn;
+            float *yb = y + dot(idx, m_yStrides);
+            for (std::int64_t m = mi.begin; m < mi.end; ++m) {
+                float *yr = yb + m * m_n;
+                std::fill(yr + ni.begin, yr + ni.end, 0.0f);
+                for (std::int64_t k = 0; k < m_k; ++k)
+                    axpy(yr, ab[m * m_k + k], bb + k * m_n, 1, ni.begin, ni.end);
+            }
+        });
+        return Status::ok();
+    }
+
+private:
+    Shape m_batch;
+    bool m_aVector = false, m_bVector = false;
+    std::int64_t m_m = 1, m_k = 0, m_n = 1;
+    std::vector<std::int64_t> m_aBatch, m_bBatch, m_yStrides;
+};
+
+class GemmKernel final : public NodeKernel
+{
+public:
+    GemmKernel(const Node &n, const Shape &a, const Shape &y, const Shape *c)
+        : m_transA(n.attrInt("transA", 0) != 0), m_transB(n.attrInt("transB", 0) != 0),
+          m_alpha(static_cast<float>(n.attrFloat("alpha", 1.0))), m_beta(static_cast<float>(n.attrFloat("beta", 1.0)))
+    {
+        m_m = y[0];
+        m_n = y[1];
+        m_k = m_transA ? a[0] : a[1];
+        if (c)
+            m_cStrides = broadcastStrides(y, *c);
+    }
+
+    Status compute(const KernelArgs &args, int, const ops::Region &r) const override
+    {
+        const float *a = args.in[0].as<float>(), *b = args.in[1].as<float>();
+        const float *c = args.in.size() > 2 && args.in[2].present() ? args.in[2].as<float>() : nullptr;
+        float *y = args.out[0].as<float>();
+        const ops::Interval ni = r[1];
+        for (std::int64_t m = r[0].begin; m < r[0].end; ++m) {
+            float *yr = y + m * m_n;
+            std::fill(yr + ni.begin, yr + ni.end, 0.0f);
+            for (std::int64_t k = 0; k < m_k; ++k) {
+                const float av = m_transA ? a[k * m_m + m] : a[m * m_k + k];
+                if (m_transB)
+                    axpy(yr, av, b + k, m_k, ni.begin, ni.end);
+                else
+                    axpy(yr, av, b + k * m_n, 1, ni.begin, ni.end);
+            }
+            for (std::int64_t n = ni.begin; n < ni.end; ++n)
+                yr[n] = m_alpha * yr[n] + (c ? m_beta * c[m * m_cStrides[0] + n * m_cStrides[1]] : 0.0f);
+        }
+        return Status::ok();
+    }
+
+private:
+    bool m_transA, m_transB;
+    float m_alpha, m_beta;
+    std::int64_t m_m = 0, m_n = 0, m_k = 0;
+    std::vector<std::int64_t> m_cStrides;
+};
+
+Expected<KernelPtr> makeMatMul(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32}));
+    TS_TRY(expectType(g, n, 1, {DType::Float32}));
+    return KernelPtr(
+        std::make_unique<MatMulKernel>(inTensor(g, n, 0).shape, inTensor(g, n, 1).shape, outTensor(g, n, 0).shape));
+}
+
+Expected<KernelPtr> makeGemm(const Graph &g, const Node &n)
+{
+    for (std::size_t i = 0; i < 3; ++i)
+        TS_TRY(expectType(g, n, i, {DType::Float32}));
+    return KernelPtr(std::make_unique<GemmKernel>(n, inTensor(g, n, 0).shape, outTensor(g, n, 0).shape,
+                                                  hasInput(n, 2) ? &inTensor(g, n, 2).shape : nullptr));
+}
+
+constexpr KernelEntry kKernels[] = {
+    {"Gemm", makeGemm},
+    {"MatMul", makeMatMul},
+};
+
+} // namespace
+
+std::span<const KernelEntry> matmulKernels()
+{
+    return kKernels;
+}
+
+} // namespace tessera::reference

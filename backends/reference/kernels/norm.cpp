@@ -1,0 +1,249 @@
+// Normalizations on float32: BatchNormalization (inference form only),
+// LayerNormalization (with its optional Mean and InvStdDev outputs) and
+// Softmax (opset < 13: over the dims [axis, rank) flattened; opset >= 13:
+// along the one axis).
+//
+// BatchNormalization: y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + B[c],
+// the parameters read at run time. LayerNormalization and Softmax see the
+// input as [outer, L, inner] with L the normalized extent; for every
+// (outer, inner) pair the tile touches, the statistics of its whole row are
+// computed first (sums in double), then the row's elements inside the tile
+// are written. A row's statistics do not depend on the tile, so tiled and
+// whole results agree bit for bit.
+#include "backends/reference/kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tessera::reference {
+
+namespace {
+
+// --- BatchNormalization ---------------------------------------------------------
+
+class BatchNormKernel final : public NodeKernel
+{
+public:
+    BatchNormKernel(Shape x, float eps) : m_x(std::move(x)), m_eps(eps), m_strides(stridesOf(m_x)) {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>(), *scale = a.in[1].as<float>(), *bias = a.in[2].as<float>();
+        const float *mean = a.in[3].as<float>(), *var = a.in[4].as<float>();
+        float *y = a.out[0].as<float>();
+        const ops::Interval in = innerOf(r);
+        auto sd = [&](std::int64_t c) { return std::sqrt(var[c] + m_eps); };
+        auto norm = [&](std::int64_t c, float s, float v) { return (v - mean[c]) / s * scale[c] + bias[c]; };
+        // The channel is dim 1: fixed along a row for rank >= 3, the row itself for rank 2, 0 for rank 1.
+        forEachRow(r, [&](std::span<const std::int64_t> idx) {
+            const std::int64_t off = dot(idx, m_strides);
+            if (m_x.size() >= 3) {
+                const std::int64_t c = idx[1];
+                const float s = sd(c);
+                for (std::int64_t i = 0; i < in.size(); ++i)
+                    y[off + i] = norm(c, s, x[off + i]);
+            } else {
+                for (std::int64_t i = 0; i < in.size(); ++i) {
+                    const std::int64_t c = m_x.size() == 2 ? in.begin + i : 0;
+                    y[off + i] = norm(c, sd(c), x[off + i]);
+                }
+            }
+        });
+        return Status::ok();
+    }
+
+private:
+    Shape m_x;
+    float m_eps;
+    std::vector<std::int64_t> m_strides;
+};
+
+Expected<KernelPtr> makeBatchNorm(const Graph &g, const Node &n)
+{
+    for (std::size_t i = 0; i < 5; ++i)
+        TS_TRY(expectType(g, n, i, {DType::Float32}));
+    const bool training = g.opsetVersion >= 14 ? n.attrInt("training_mode", 0) != 0 : n.outputs.size() > 1;
+    if (training)
+        return unsupported(n, "training mode is not supported (inference only)");
+    return KernelPtr(
+        std::make_unique<BatchNormKernel>(inTensor(g, n, 0).shape, static_cast<float>(n.attrFloat("epsilon", 1e-5))));
+}
+
+// --- rows: [outer, L, inner] -------------------------------------------------------
+
+// Dims [first, last) of `shape` form the normalized row.
+struct RowView {
+    Shape shape;
+    std::size_t first = 0, last = 0;
+    std::int64_t L = 1, inner = 1;
+
+    RowView(Shape s, std::size_t f, std::size_t l) : shape(std::move(s)), first(f), last(l)
+    {
+        for (std::size_t d = first; d < last; ++d)
+            L *= shape[d];
+        for (std::size_t d = last; d < shape.size(); ++d)
+            inner *= shape[d];
+    }
+    ops::Region part(const ops::Region &r, std::size_t from, std::size_t to) const
+    {
+        return ops::Region(r.begin() + static_cast<std::ptrdiff_t>(from), r.begin() + static_cast<std::ptrdiff_t>(to));
+    }
+    Shape dims(std::size_t from, std::size_t to) const
+    {
+        return Shape(shape.begin() + static_cast<std::ptrdiff_t>(from),
+                     shape.begin() + static_cast<std::ptrdiff_t>(to));
+    }
+    // Flat outer, row and inner offsets of the tile's elements.
+    std::vector<std::int64_t> outer(const ops::Region &r) const
+    {
+        return boxOffsets(part(r, 0, first), dims(0, first));
+    }
+    std::vector<std::int64_t> row(const ops::Region &r) const
+    {
+        return boxOffsets(part(r, first, last), dims(first, last));
+    }
+    std::vector<std::int64_t> inners(const ops::Region &r) const
+    {
+        return boxOffsets(part(r, last, shape.size()), dims(last, shape.size()));
+    }
+};
+
+// --- LayerNormalization ------------------------------------------------------------
+
+class LayerNormKernel final : public NodeKernel
+{
+public:
+    LayerNormKernel(RowView v, double eps, const Shape *scale, const Shape *bias) : m_v(std::move(v)), m_eps(eps)
+    {
+        const Shape norm = m_v.dims(m_v.first, m_v.last);
+        m_scale = broadcastStrides(norm, *scale);
+        if (bias)
+            m_bias = broadcastStrides(norm, *bias);
+        m_normStrides = stridesOf(norm);
+    }
+
+    Status compute(const KernelArgs &a, int output, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>(), *scale = a.in[1].as<float>();
+        const float *bias = a.in.size() > 2 && a.in[2].present() ? a.in[2].as<float>() : nullptr;
+        const std::int64_t L = m_v.L;
+        // The tile's row elements (in output 0) with their Scale/B offsets.
+        const ops::Region rowBox =
+            output == 0 ? m_v.part(r, m_v.first, m_v.last) : ops::fullRegion(m_v.dims(m_v.first, m_v.last));
+        std::vector<std::int64_t> rowOff, scaleOff, biasOff;
+        forEachIndex(rowBox, [&](std::span<const std::int64_t> idx) {
+            rowOff.push_back(dot(idx, m_normStrides));
+            scaleOff.push_back(dot(idx, m_scale));
+            biasOff.push_back(bias ? dot(idx, m_bias) : 0);
+        });
+        for (std::int64_t o : m_v.outer(r)) {
+            const float *xr = x + o * L;
+            double sum = 0;
+            for (std::int64_t j = 0; j < L; ++j)
+                sum += xr[j];
+            const double mean = sum / static_cast<double>(L);
+            double sq = 0;
+            for (std::int64_t j = 0; j < L; ++j)
+                sq += (xr[j] - mean) * (xr[j] - mean);
+            const double sd = std::sqrt(sq / static_cast<double>(L) + m_eps);
+            if (output == 1) {
+                a.out[1].as<float>()[o] = static_cast<float>(mean);
+            } else if (output == 2) {
+                a.out[2].as<float>()[o] = static_cast<float>(1.0 / sd);
+            } else {
+                float *yr = a.out[0].as<float>() + o * L;
+                for (std::size_t k = 0; k < rowOff.size(); ++k) {
+                    const std::int64_t j = rowOff[k];
+                    const double v = (xr[j] - mean) / sd * scale[scaleOff[k]] + (bias ? bias[biasOff[k]] : 0.0f);
+                    yr[j] = static_cast<float>(v);
+                }
+            }
+        }
+        return Status::ok();
+    }
+
+private:
+    RowView m_v;
+    double m_eps;
+    std::vector<std::int64_t> m_scale, m_bias, m_normStrides;
+};
+
+Expected<KernelPtr> makeLayerNorm(const Graph &g, const Node &n)
+{
+    for (std::size_t i = 0; i < 3; ++i)
+        TS_TRY(expectType(g, n, i, {DType::Float32}));
+    for (std::size_t i = 1; i < n.outputs.size(); ++i)
+        if (n.outputs[i] != kInvalidId && outTensor(g, n, i).dtype != DType::Float32)
+            return unsupported(n, "statistics outputs must be float32 (stash_type 1)");
+    const Shape &x = inTensor(g, n, 0).shape;
+    auto axis = normAxis(n, n.attrInt("axis", -1), static_cast<std::int64_t>(x.size()), 1);
+    if (!axis)
+        return axis.status();
+    const auto a = static_cast<std::size_t>(*axis);
+    return KernelPtr(std::make_unique<LayerNormKernel>(RowView(x, a, x.size()), n.attrFloat("epsilon", 1e-5),
+                                                       &inTensor(g, n, 1).shape,
+                                                       hasInput(n, 2) ? &inTensor(g, n, 2).shape : nullptr));
+}
+
+// --- Softmax -----------------------------------------------------------------------
+
+class SoftmaxKernel final : public NodeKernel
+{
+public:
+    explicit SoftmaxKernel(RowView v) : m_v(std::move(v)) {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>();
+        float *y = a.out[0].as<float>();
+        const std::int64_t L = m_v.L, I = m_v.inner;
+        const auto rows = m_v.row(r), inners = m_v.inners(r);
+        for (std::int64_t o : m_v.outer(r))
+            for (std::int64_t i : inners) {
+                const float *xr = x + o * L * I + i;
+                float mx = -std::numeric_limits<float>::infinity();
+                for (std::int64_t j = 0; j < L; ++j)
+                    mx = std::max(mx, xr[j * I]);
+                double sum = 0;
+                for (std::int64_t j = 0; j < L; ++j)
+                    sum += std::exp(xr[j * I] - mx);
+                const auto s = static_cast<float>(sum);
+                float *yr = y + o * L * I + i;
+                for (std::int64_t j : rows)
+                    yr[j * I] = std::exp(xr[j * I] - mx) / s;
+            }
+        return Status::ok();
+    }
+
+private:
+    RowView m_v;
+};
+
+Expected<KernelPtr> makeSoftmax(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32}));
+    const Shape &x = inTensor(g, n, 0).shape;
+    const auto rank = static_cast<std::int64_t>(x.size());
+    const bool coerce2d = g.opsetVersion < 13;
+    auto axis = normAxis(n, n.attrInt("axis", coerce2d ? 1 : -1), rank);
+    if (!axis)
+        return axis.status();
+    const auto a = static_cast<std::size_t>(*axis);
+    return KernelPtr(std::make_unique<SoftmaxKernel>(RowView(x, a, coerce2d ? x.size() : a + 1)));
+}
+
+constexpr KernelEntry kKernels[] = {
+    {"BatchNormalization", makeBatchNorm},
+    {"LayerNormalization", makeLayerNorm},
+    {"Softmax", makeSoftmax},
+};
+
+} // namespace
+
+std::span<const KernelEntry> normKernels()
+{
+    return kKernels;
+}
+
+} // namespace tessera::reference

@@ -1,0 +1,176 @@
+// Pooling on float32: MaxPool (with the optional int64 Indices output, row- or
+// column-major storage order), AveragePool (ceil_mode through the graph's
+// output extents, count_include_pad), GlobalAveragePool and GlobalMaxPool;
+// 1-D/2-D/3-D.
+//
+// Windows are canonical 3-D as in conv.cpp. Taps that fall into the padding
+// are skipped. AveragePool divides by the taps inside the input, or with
+// count_include_pad by the taps inside the padded input [-padBegin,
+// in + padEnd) — a ceil_mode window hanging past the end padding does not
+// count its overhang, as onnxruntime does. MaxPool's index is the flat
+// position in X (batch and channel included) of the first maximum.
+// Global pools accumulate in double and round once.
+#include "backends/reference/kernel.h"
+
+#include <array>
+#include <limits>
+
+namespace tessera::reference {
+
+namespace {
+
+constexpr std::size_t kAxes = 3;
+
+class PoolKernel final : public NodeKernel
+{
+public:
+    PoolKernel(bool max, bool includePad, bool columnMajor, std::int64_t channels, const std::vector<Window> &ws)
+        : m_max(max), m_includePad(includePad), m_columnMajor(columnMajor), m_channels(channels), m_rank(ws.size())
+    {
+        for (std::size_t i = 0; i < kAxes; ++i)
+            m_w[i] = i < kAxes - ws.size() ? Window{.in = 1, .out = 1} : ws[i - (kAxes - ws.size())];
+    }
+
+    Status compute(const KernelArgs &a, int output, const ops::Region &r) const override
+    {
+        std::array<ops::Interval, kAxes> s{ops::Interval{0, 1}, ops::Interval{0, 1}, ops::Interval{0, 1}};
+        for (std::size_t i = 0; i < m_rank; ++i)
+            s[kAxes - m_rank + i] = r[2 + i];
+        const Window &wd = m_w[0], &wh = m_w[1], &ww = m_w[2];
+        const std::int64_t inPlane = wd.in * wh.in * ww.in, outPlane = wd.out * wh.out * ww.out;
+        const float *x = a.in[0].as<float>();
+        for (std::int64_t n = r[0].begin; n < r[0].end; ++n)
+            for (std::int64_t c = r[1].begin; c < r[1].end; ++c) {
+                const std::int64_t plane = n * m_channels + c;
+                const float *xp = x + plane * inPlane;
+                for (std::int64_t od = s[0].begin; od < s[0].end; ++od)
+                    for (std::int64_t oh = s[1].begin; oh < s[1].end; ++oh)
+                        for (std::int64_t ow = s[2].begin; ow < s[2].end; ++ow) {
+                            const std::int64_t o = plane * outPlane + (od * wh.out + oh) * ww.out + ow;
+                            float best = -std::numeric_limits<float>::infinity(), sum = 0;
+                            std::int64_t arg = -1, inside = 0, padded = 0;
+                            for (std::int64_t kd = 0; kd < wd.taps; ++kd) {
+                                const std::int64_t id = od * wd.stride + kd * wd.dilation - wd.padBegin;
+                                for (std::int64_t kh = 0; kh < wh.taps; ++kh) {
+                                    const std::int64_t ih = oh * wh.stride + kh * wh.dilation - wh.padBegin;
+                                    for (std::int64_t kw = 0; kw < ww.taps; ++kw) {
+                                        const std::int64_t iw = ow * ww.stride + kw * ww.dilation - ww.padBegin;
+                                        if (within(wd, id, true) && within(wh, ih, true) && within(ww, iw, true))
+                                            ++padded;
+                                        if (!within(wd, id, false) || !within(wh, ih, false) || !within(ww, iw, false))
+                                            continue;
+                                        const std::int64_t off = (id * wh.in + ih) * ww.in + iw;
+                                        const float v = xp[off];
+                                        ++inside;
+                                        sum += v;
+                                        if (v > best || arg < 0) {
+                                            best = v;
+                                            arg = plane * inPlane +
+                                                  (m_columnMajor ? (iw * wh.in + ih) * wd.in + id : off);
+                                        }
+                                    }
+                                }
+                            }
+                            if (output == 1)
+                                a.out[1].as<std::int64_t>()[o] = arg;
+                            else if (m_max)
+                                a.out[0].as<float>()[o] = best;
+                            else
+                                a.out[0].as<float>()[o] =
+                                    sum / static_cast<float>(m_includePad ? padded : std::max<std::int64_t>(inside, 1));
+                        }
+            }
+        return Status::ok();
+    }
+
+private:
+    // Position i of an axis inside the input (or, with `padded`, the padded input).
+    static bool within(const Window &w, std::int64_t i, bool padded)
+    {
+        return padded ? i >= -w.padBegin && i < w.in + w.padEnd : i >= 0 && i < w.in;
+    }
+
+    bool m_max, m_includePad, m_columnMajor;
+    std::int64_t m_channels;
+    std::size_t m_rank;
+    std::array<Window, kAxes> m_w;
+};
+
+Expected<KernelPtr> makePool(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32}));
+    const Shape &x = inTensor(g, n, 0).shape, &y = outTensor(g, n, 0).shape;
+    if (x.size() < 3 || x.size() > 2 + kAxes)
+        return unsupported(n, "only 1-D, 2-D and 3-D pooling is supported, input has rank " + std::to_string(x.size()));
+    const bool max = n.opType == "MaxPool";
+    const Shape kernel = n.attrInts("kernel_shape");
+    if (kernel.size() != x.size() - 2)
+        return Status::invalid("pool: kernel_shape does not match the input rank", {.node = n.name});
+    auto ws = forwardWindows(n, Shape(x.begin() + 2, x.end()), Shape(y.begin() + 2, y.end()), kernel);
+    if (!ws)
+        return ws.status();
+    return KernelPtr(std::make_unique<PoolKernel>(max, n.attrInt("count_include_pad", 0) != 0,
+                                                  n.attrInt("storage_order", 0) != 0, x[1], *ws));
+}
+
+class GlobalPoolKernel final : public NodeKernel
+{
+public:
+    GlobalPoolKernel(bool max, const Shape &x) : m_max(max), m_channels(x[1])
+    {
+        m_plane = 1;
+        for (std::size_t d = 2; d < x.size(); ++d)
+            m_plane *= x[d];
+    }
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>();
+        float *y = a.out[0].as<float>();
+        for (std::int64_t n = r[0].begin; n < r[0].end; ++n)
+            for (std::int64_t c = r[1].begin; c < r[1].end; ++c) {
+                const float *xp = x + (n * m_channels + c) * m_plane;
+                if (m_max) {
+                    float best = -std::numeric_limits<float>::infinity();
+                    for (std::int64_t i = 0; i < m_plane; ++i)
+                        best = xp[i] > best ? xp[i] : best;
+                    y[n * m_channels + c] = best;
+                } else {
+                    double sum = 0;
+                    for (std::int64_t i = 0; i < m_plane; ++i)
+                        sum += xp[i];
+                    y[n * m_channels + c] = static_cast<float>(sum / static_cast<double>(m_plane));
+                }
+            }
+        return Status::ok();
+    }
+
+private:
+    bool m_max;
+    std::int64_t m_channels, m_plane;
+};
+
+Expected<KernelPtr> makeGlobalPool(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32}));
+    const Shape &x = inTensor(g, n, 0).shape;
+    if (x.size() < 2)
+        return Status::invalid("globalpool: input must have rank >= 2", {.node = n.name});
+    return KernelPtr(std::make_unique<GlobalPoolKernel>(n.opType == "GlobalMaxPool", x));
+}
+
+constexpr KernelEntry kKernels[] = {
+    {"AveragePool", makePool},
+    {"GlobalAveragePool", makeGlobalPool},
+    {"GlobalMaxPool", makeGlobalPool},
+    {"MaxPool", makePool},
+};
+
+} // namespace
+
+std::span<const KernelEntry> poolKernels()
+{
+    return kKernels;
+}
+
+} // namespace tessera::reference

@@ -1,0 +1,230 @@
+// Resize on float32 (ONNX Resize-10/-11/-13): nearest (every nearest_mode),
+// linear and cubic (cubic_coeff_a, exclude_outside) interpolation with the
+// coordinate modes half_pixel, pytorch_half_pixel, align_corners,
+// asymmetric, tf_half_pixel_for_nn and tf_crop_and_resize (constant roi,
+// extrapolation_value). Opset 10 is asymmetric with floor for nearest.
+//
+// Follows the ONNX reference implementation: the source coordinate of output
+// index o uses the float output length scale·in (so align_corners with a
+// scale that does not divide the input sees in·scale - 1, not out - 1), the
+// taps are the 1, 2 or 4 nearest input positions clamped to the edge, and
+// an integral coordinate reads exactly its own position. Per axis and output
+// index the taps (input offset, weight) are tabulated at compile time; an
+// output element sums the products of its axes' weights over every tap
+// combination in double and rounds once.
+#include "backends/reference/kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace tessera::reference {
+
+namespace {
+
+enum class Mode : std::uint8_t { Nearest, Linear, Cubic };
+
+struct Tap {
+    std::int64_t offset = 0; // input index times the axis' stride
+    double weight = 1;
+};
+
+struct AxisTaps {
+    std::vector<std::vector<Tap>> taps; // per output index
+    std::vector<bool> outside;          // tf_crop_and_resize: the coordinate leaves the input
+};
+
+struct Params {
+    Mode mode = Mode::Nearest;
+    std::string coord, nearest;
+    double cubicA = -0.75;
+    bool excludeOutside = false;
+};
+
+double sourceCoord(const Params &p, std::int64_t o, std::int64_t in, double scale, double roiStart, double roiEnd)
+{
+    const double x = static_cast<double>(o), len = scale * static_cast<double>(in), n = static_cast<double>(in);
+    if (p.coord == "align_corners")
+        return len == 1 ? 0 : x * (n - 1) / (len - 1);
+    if (p.coord == "asymmetric")
+        return x / scale;
+    if (p.coord == "tf_half_pixel_for_nn")
+        return (x + 0.5) / scale;
+    if (p.coord == "pytorch_half_pixel")
+        return len == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+    if (p.coord == "tf_crop_and_resize")
+        return (len == 1 ? (roiEnd - roiStart) * (n - 1) / 2 : x * (roiEnd - roiStart) * (n - 1) / (len - 1)) +
+               roiStart * (n - 1);
+    return (x + 0.5) / scale - 0.5; // half_pixel
+}
+
+std::vector<double> cubicCoeffs(double r, double A)
+{
+    const double s = 1 - r;
+    return {((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A, ((A + 2) * r - (A + 3)) * r * r + 1,
+            ((A + 2) * s - (A + 3)) * s * s + 1, ((A * (s + 1) - 5 * A) * (s + 1) + 8 * A) * (s + 1) - 4 * A};
+}
+
+// The taps of output index o along an axis of extent `in`, before clamping.
+std::vector<std::pair<std::int64_t, double>> rawTaps(const Params &p, double x)
+{
+    const double fl = std::floor(x), ratio = x - fl;
+    const auto f = static_cast<std::int64_t>(fl);
+    switch (p.mode) {
+    case Mode::Nearest: {
+        if (ratio == 0)
+            return {{f, 1.0}};
+        const bool up = p.nearest == "ceil" || (p.nearest == "round_prefer_floor" && ratio > 0.5) ||
+                        (p.nearest == "round_prefer_ceil" && ratio >= 0.5);
+        return {{up ? f + 1 : f, 1.0}};
+    }
+    case Mode::Linear:
+        if (ratio == 0)
+            return {{f, 1.0}};
+        return {{f, 1 - ratio}, {f + 1, ratio}};
+    case Mode::Cubic: {
+        const auto c = cubicCoeffs(ratio, p.cubicA);
+        return {{f - 1, c[0]}, {f, c[1]}, {f + 1, c[2]}, {f + 2, c[3]}};
+    }
+    }
+    return {};
+}
+
+AxisTaps axisTaps(const Params &p, std::int64_t in, std::int64_t out, double scale, double roiStart, double roiEnd,
+                  std::int64_t stride)
+{
+    AxisTaps a;
+    a.taps.resize(static_cast<std::size_t>(out));
+    a.outside.assign(static_cast<std::size_t>(out), false);
+    for (std::int64_t o = 0; o < out; ++o) {
+        const double x = sourceCoord(p, o, in, scale, roiStart, roiEnd);
+        if (p.coord == "tf_crop_and_resize" && (x < 0 || x > static_cast<double>(in - 1)))
+            a.outside[static_cast<std::size_t>(o)] = true;
+        auto raw = rawTaps(p, x);
+        if (p.excludeOutside) {
+            double sum = 0;
+            for (auto &[i, w] : raw) {
+                if (i < 0 || i >= in)
+                    w = 0;
+                sum += w;
+            }
+            for (auto &t : raw)
+                t.second /= sum;
+        }
+        for (const auto &[i, w] : raw)
+            a.taps[static_cast<std::size_t>(o)].push_back({std::clamp<std::int64_t>(i, 0, in - 1) * stride, w});
+    }
+    return a;
+}
+
+class ResizeKernel final : public NodeKernel
+{
+public:
+    ResizeKernel(std::vector<AxisTaps> axes, const Shape &out, float extrapolation)
+        : m_axes(std::move(axes)), m_yStrides(stridesOf(out)), m_extrapolation(extrapolation)
+    {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>();
+        float *y = a.out[0].as<float>();
+        const std::size_t rank = m_axes.size();
+        std::vector<const std::vector<Tap> *> taps(rank);
+        std::vector<std::size_t> k(rank);
+        forEachIndex(r, [&](std::span<const std::int64_t> idx) {
+            bool outside = false;
+            for (std::size_t d = 0; d < rank; ++d) {
+                const auto o = static_cast<std::size_t>(idx[d]);
+                taps[d] = &m_axes[d].taps[o];
+                outside = outside || m_axes[d].outside[o];
+                k[d] = 0;
+            }
+            float &out = y[dot(idx, m_yStrides)];
+            if (outside) {
+                out = m_extrapolation;
+                return;
+            }
+            double sum = 0;
+            for (;;) { // every combination of the axes' taps
+                double w = 1;
+                std::int64_t off = 0;
+                for (std::size_t d = 0; d < rank; ++d) {
+                    const Tap &t = (*taps[d])[k[d]];
+                    w *= t.weight;
+                    off += t.offset;
+                }
+                sum += w * x[off];
+                std::size_t d = rank;
+                while (d > 0 && ++k[d - 1] == taps[d - 1]->size())
+                    k[--d] = 0;
+                if (d == 0)
+                    break;
+            }
+            out = static_cast<float>(sum);
+        });
+        return Status::ok();
+    }
+
+private:
+    std::vector<AxisTaps> m_axes;
+    std::vector<std::int64_t> m_yStrides;
+    float m_extrapolation;
+};
+
+Expected<KernelPtr> makeResize(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32}));
+    const Shape &x = inTensor(g, n, 0).shape, &y = outTensor(g, n, 0).shape;
+    const bool v10 = g.opsetVersion < 11;
+    Params p;
+    const std::string mode = n.attrString("mode", "nearest");
+    p.mode = mode == "linear" ? Mode::Linear : mode == "cubic" ? Mode::Cubic : Mode::Nearest;
+    p.coord = v10 ? "asymmetric" : n.attrString("coordinate_transformation_mode", "half_pixel");
+    p.nearest = v10 ? "floor" : n.attrString("nearest_mode", "round_prefer_floor");
+    p.cubicA = n.attrFloat("cubic_coeff_a", -0.75);
+    p.excludeOutside = n.attrInt("exclude_outside", 0) != 0;
+    // Scales (input 1 at opset 10, else 2) or sizes (input 3); an empty tensor counts as absent.
+    const std::size_t scalesIn = v10 ? 1 : 2;
+    auto present = [&](std::size_t i) { return hasInput(n, i) && inTensor(g, n, i).elements() > 0; };
+    std::vector<double> scales(x.size(), 1.0), roi;
+    if (present(scalesIn)) {
+        auto s = constFloats(g, n, scalesIn);
+        if (!s)
+            return s.status();
+        scales = std::move(*s);
+    } else {
+        for (std::size_t d = 0; d < x.size(); ++d)
+            scales[d] = x[d] > 0 ? static_cast<double>(y[d]) / static_cast<double>(x[d]) : 1.0;
+    }
+    if (p.coord == "tf_crop_and_resize") {
+        auto r = constFloats(g, n, 1);
+        if (!r)
+            return r.status();
+        roi = std::move(*r);
+    }
+    if (scales.size() != x.size() || (!roi.empty() && roi.size() != 2 * x.size()))
+        return Status::invalid("resize: scales or roi do not match the input rank", {.node = n.name});
+    const auto st = stridesOf(x);
+    std::vector<AxisTaps> axes;
+    for (std::size_t d = 0; d < x.size(); ++d) {
+        if (x[d] == 0 && y[d] > 0)
+            return Status::invalid("resize: cannot resize an empty axis", {.node = n.name});
+        axes.push_back(axisTaps(p, x[d], y[d], static_cast<double>(static_cast<float>(scales[d])),
+                                roi.empty() ? 0 : roi[d], roi.empty() ? 1 : roi[x.size() + d], st[d]));
+    }
+    return KernelPtr(std::make_unique<ResizeKernel>(std::move(axes), y,
+                                                    static_cast<float>(n.attrFloat("extrapolation_value", 0.0))));
+}
+
+constexpr KernelEntry kKernels[] = {
+    {"Resize", makeResize},
+};
+
+} // namespace
+
+std::span<const KernelEntry> resizeKernels()
+{
+    return kKernels;
+}
+
+} // namespace tessera::reference

@@ -1,0 +1,103 @@
+// bench_ios: IOS search time and peak memory on the four IOS networks with the
+// analytic V100 stage latency model (issue 4's targets: Inception V3 r=3 s=8
+// under 1 s and unpruned under 10 s; RandWire and NasNet r=3 s=8 under 30 s
+// each with bounded memory). Import time is reported apart from the search;
+// search time as wall and as process CPU time (the build machine is shared);
+// memory as the process's peak resident set (VmHWM, the imports dominate it)
+// and the largest part's dp table with its stage latency cache.
+// Needs tessera_plugin_ios and tessera_samples linked.
+#include "core/hw/deviceregistry.h"
+#include "core/io/iosformat.h"
+#include "plugins/ios/iossearch.h"
+#include "plugins/ios/stagelatency.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <string>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// A field of /proc/self/status in kB: "VmHWM" (peak resident set), "VmRSS".
+long statusKb(const char *field)
+{
+    std::ifstream status("/proc/self/status");
+    const std::string key = std::string(field) + ":";
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind(key, 0) == 0)
+            return std::stol(line.substr(key.size()));
+    return -1;
+}
+
+} // namespace
+
+int main()
+{
+    using namespace tessera;
+    auto device = DeviceRegistry::standard().lookup("nvidia-v100");
+    if (!device) {
+        std::fprintf(stderr, "%s\n", device.status().str().c_str());
+        return 1;
+    }
+    struct Case {
+        const char *network;
+        int r, s;
+        double targetMs;
+    };
+    const Case cases[] = {{"inception_v3", 3, 8, 1000}, {"inception_v3", 64, 64, 10000}, {"squeezenet", 3, 8, 1000},
+                          {"randwire", 3, 8, 30000},    {"nasnet", 3, 8, 30000},         {"randwire", 64, 64, 0},
+                          {"nasnet", 64, 64, 0}};
+    std::printf("%-13s %7s %9s %9s %9s %10s %12s %6s %7s %11s %7s %9s %s\n", "network", "r,s", "import_ms", "search_ms",
+                "cpu_ms", "states", "transitions", "parts", "stages", "latency_ms", "peak_MB", "table_MB", "target");
+    for (const Case &c : cases) {
+        const auto t0 = Clock::now();
+        auto model = importIosNetwork(c.network);
+        if (!model) {
+            std::fprintf(stderr, "%s\n", model.status().str().c_str());
+            return 1;
+        }
+        auto units = iosUnitsOf(*model);
+        if (!units) {
+            std::fprintf(stderr, "%s\n", units.status().str().c_str());
+            return 1;
+        }
+        const double importMs = msSince(t0);
+        const auto t1 = Clock::now();
+        const std::clock_t c1 = std::clock();
+        const AnalyticGpuLatency latency(model->graph, *units, *device);
+        IosSearchOptions options;
+        options.maxGroupSize = c.r;
+        options.maxGroups = c.s;
+        auto result = iosSearch(model->graph, *units, latency, options);
+        const double searchMs = msSince(t1);
+        const double cpuMs = 1000.0 * double(std::clock() - c1) / CLOCKS_PER_SEC;
+        if (!result) {
+            std::printf("%-13s %3d,%-3d  %s\n", c.network, c.r, c.s, result.status().str().c_str());
+            continue;
+        }
+        std::int64_t states = 0, transitions = 0, tableBytes = 0;
+        for (const IosPartStats &p : result->parts) {
+            states += p.states;
+            transitions += p.transitions;
+            tableBytes = std::max(tableBytes, p.tableBytes);
+        }
+        std::printf("%-13s %3d,%-3d %9.1f %9.1f %9.1f %10lld %12lld %6zu %7zu %11.4f %7.1f %9.1f %s\n", c.network, c.r,
+                    c.s, importMs, searchMs, cpuMs, static_cast<long long>(states), static_cast<long long>(transitions),
+                    result->parts.size(), result->schedule.stages.size(), result->optimumNs / 1e6,
+                    double(statusKb("VmHWM")) / 1024.0, double(tableBytes) / (1 << 20),
+                    c.targetMs <= 0          ? "-"
+                    : searchMs <= c.targetMs ? "ok"
+                                             : "SLOW");
+    }
+    return 0;
+}

@@ -1,0 +1,164 @@
+// The import pipeline of importer.h: S1 (reading the file) lives here, the
+// other steps in one file each; this file only runs them in order.
+#include "core/onnx/importer.h"
+
+#include "core/onnx/internal.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace tessera {
+
+namespace {
+
+using namespace onnximport;
+
+ModelMetadata metadataOf(const ::onnx::ModelProto &m, std::string path, std::int64_t fileBytes)
+{
+    ModelMetadata md{.path = std::move(path),
+                     .fileBytes = fileBytes,
+                     .producerName = m.producer_name(),
+                     .producerVersion = m.producer_version(),
+                     .domain = m.domain(),
+                     .docString = m.doc_string(),
+                     .irVersion = m.ir_version(),
+                     .modelVersion = m.model_version()};
+    for (const auto &op : m.opset_import())
+        md.opsetImports[normalDomain(op.domain())] = op.version();
+    for (const auto &p : m.metadata_props())
+        md.properties[p.key()] = p.value();
+    if (auto it = md.opsetImports.find(""); it != md.opsetImports.end())
+        md.opsetVersion = it->second;
+    return md;
+}
+
+// One warning per distinct op that ends up opaque, at its first node.
+void reportOpaque(const Graph &g, const ImportContext &ctx)
+{
+    std::map<std::string, std::pair<int, std::string>> ops; // "domain:op" -> (count, first node)
+    for (const Node &n : g.nodes())
+        if (n.opaque) {
+            auto &entry = ops[n.domain.empty() ? n.opType : n.domain + ":" + n.opType];
+            if (entry.first++ == 0)
+                entry.second = n.name;
+        }
+    for (const auto &[op, entry] : ops)
+        ctx.log.warn("op '" + op + "' is not known to tessera; " + std::to_string(entry.first) +
+                         (entry.first == 1 ? " node" : " nodes") + " imported as opaque",
+                     ctx.at(entry.second));
+}
+
+Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::path modelDir,
+                           const ImportOptions &options)
+{
+    ImportResult r;
+    const ImportContext ctx{options, path.empty() ? "<memory>" : path, std::move(modelDir), r.log};
+    ::onnx::ModelProto model;
+    TS_TRY(parseModel(bytes, ctx, model)); // S2
+    r.metadata = metadataOf(model, path, static_cast<std::int64_t>(bytes.size()));
+    auto g = buildStructure(model, ctx); // S3
+    if (!g)
+        return g.status();
+    TS_TRY(validateProto(model, ctx));                        // S4
+    TS_TRY(resolveSymbolicDims(*model.mutable_graph(), ctx)); // S5
+    TS_TRY(checkAndInferShapes(model, ctx));                  // S6
+    TS_TRY(applyTypes(*g, model.graph(), ctx));               // S7
+    TS_TRY(attachData(*g, *model.mutable_graph(), ctx));      // S8
+    model.Clear();
+    if (options.foldConstants) { // S9
+        auto folded = foldConstants(*g, options.fold);
+        if (!folded)
+            return folded.status().at(ctx.at());
+        r.fold = *folded;
+    }
+    if (options.checkShapes) // S10
+        TS_TRY(checkShapes(*g, ctx));
+    reportOpaque(*g, ctx);
+    Status verified = g->verify();
+    if (!verified)
+        return verified.at(ctx.at());
+    r.graph = std::move(*g);
+    return r;
+}
+
+// A read-only mapping of a whole file; the kernel's page cache is the only copy.
+class MappedFile
+{
+public:
+    ~MappedFile()
+    {
+        if (m_data)
+            ::munmap(m_data, m_size);
+    }
+    Status open(const std::string &path, std::int64_t maxBytes)
+    {
+        const Location loc{.file = path};
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return Status::error(ErrorCode::Io, std::string("cannot open model: ") + std::strerror(errno), loc);
+        struct stat st {
+        };
+        Status s;
+        if (::fstat(fd, &st) != 0)
+            s = Status::error(ErrorCode::Io, std::string("cannot stat model: ") + std::strerror(errno), loc);
+        else if (!S_ISREG(st.st_mode))
+            s = Status::error(ErrorCode::Io, "not a regular file", loc);
+        else if (st.st_size > maxBytes)
+            s = Status::invalid("file is " + std::to_string(st.st_size) + " bytes, more than the import limit of " +
+                                    std::to_string(maxBytes),
+                                loc);
+        else if (st.st_size > 0) {
+            void *p =
+                ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+            if (p == MAP_FAILED)
+                s = Status::error(ErrorCode::Io, std::string("cannot map model: ") + std::strerror(errno), loc);
+            else {
+                m_data = p;
+                m_size = static_cast<std::size_t>(st.st_size);
+                ::madvise(p, m_size, MADV_SEQUENTIAL);
+            }
+        }
+        ::close(fd);
+        return s;
+    }
+    std::string_view bytes() const { return {static_cast<const char *>(m_data), m_size}; }
+
+private:
+    void *m_data = nullptr;
+    std::size_t m_size = 0;
+};
+
+} // namespace
+
+Expected<ImportResult> importModel(const std::string &path, const ImportOptions &options)
+{
+    MappedFile file;
+    TS_TRY(file.open(path, options.maxFileBytes)); // S1
+    std::error_code ec;
+    fs::path dir = fs::canonical(path, ec).parent_path();
+    if (ec)
+        return Status::error(ErrorCode::Io, "cannot resolve the model's folder: " + ec.message(), {.file = path});
+    return run(file.bytes(), path, std::move(dir), options);
+}
+
+Expected<ImportResult> importModelFromBytes(std::string_view bytes, std::string virtualPath,
+                                            const ImportOptions &options)
+{
+    fs::path dir;
+    if (!virtualPath.empty()) {
+        std::error_code ec;
+        const fs::path parent = fs::path(virtualPath).parent_path();
+        dir = fs::canonical(parent.empty() ? fs::path(".") : parent, ec);
+        if (ec)
+            dir.clear(); // no folder: external data is refused with a clear message
+    }
+    return run(bytes, virtualPath, std::move(dir), options);
+}
+
+} // namespace tessera

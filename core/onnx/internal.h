@@ -1,0 +1,84 @@
+// The importer's steps (see importer.h for the pipeline) and the helpers they
+// share. Private to core/onnx: it includes libonnx's generated protobuf classes.
+#pragma once
+
+#include "core/onnx/importer.h"
+
+#include <filesystem>
+#include <memory>
+#include <onnx/onnx_pb.h>
+#include <string>
+
+namespace tessera::onnximport {
+
+// What every step needs to report a problem or a note.
+struct ImportContext {
+    const ImportOptions &options;
+    std::string file;               // Location::file of every diagnostic
+    std::filesystem::path modelDir; // canonical folder for external data; empty: external data refused
+    DiagnosticLog &log;
+
+    Location at(std::string node = {}, std::string tensor = {}) const
+    {
+        return {.file = file, .offset = -1, .node = std::move(node), .tensor = std::move(tensor)};
+    }
+};
+
+// Normalised domain: "ai.onnx" is the default domain "".
+std::string normalDomain(const std::string &domain);
+
+// S2 parse.cpp: protobuf with a total-bytes limit; refuses empty, oversized,
+// corrupt or graph-less input.
+Status parseModel(std::string_view bytes, const ImportContext &ctx, ::onnx::ModelProto &model);
+
+// S3 structure.cpp: the Graph's tensors and nodes (names made unique and
+// written back to the proto), dangling inputs, duplicate producers and cycles;
+// reorders the proto's nodes topologically when they are not. Attributes, types
+// and data come later.
+Expected<Graph> buildStructure(::onnx::ModelProto &model, const ImportContext &ctx);
+
+// S4 validate_proto.cpp: every declared dim, rank, tensor size, initializer
+// payload and shape-relevant attribute is sane before libonnx or we allocate
+// anything from it.
+Status validateProto(const ::onnx::ModelProto &model, const ImportContext &ctx);
+
+// S5 resolve_dims.cpp: symbolic and unknown dims of graph inputs become numbers
+// (also in value_info/outputs where the same symbol appears).
+Status resolveSymbolicDims(::onnx::GraphProto &graph, const ImportContext &ctx);
+
+// S6 onnx_checks.cpp: onnx::checker::check_model, then onnx shape inference
+// (non-strict, with data propagation). Every libonnx exception ends here.
+Status checkAndInferShapes(::onnx::ModelProto &model, const ImportContext &ctx);
+
+// S7 apply_types.cpp: dtype and static shape of every Graph tensor from the
+// inferred value infos; unknown dims are errors naming the tensor.
+Status applyTypes(Graph &g, const ::onnx::GraphProto &graph, const ImportContext &ctx);
+
+// S8 attach_data.cpp: initializer data (raw_data moved out of the proto) and
+// node attributes. Destroys the payloads in `graph`.
+Status attachData(Graph &g, ::onnx::GraphProto &graph, const ImportContext &ctx);
+
+// S10 check_shapes.cpp: ops::inferShapes agrees with the imported shapes for
+// every known op (nodes ops rejects as Unsupported become opaque with a warning).
+Status checkShapes(Graph &g, const ImportContext &ctx);
+
+// --- tensor_proto.cpp: TensorProto <-> TensorData ----------------------------
+
+// Bytes a tensor of `dtype` and `shape` occupies; errors on negative dims, a
+// rank above the limit, element-count overflow or more than maxBytes.
+// `what` names the tensor's role in the message ("initializer", "input", ...).
+Expected<std::int64_t> checkedTensorBytes(DType dtype, const Shape &shape, const ImportOptions &options,
+                                          std::string_view what);
+
+// Checks a TensorProto's payload against its dims and element type; resolves
+// external data in ctx.modelDir. Nothing is allocated from the declared sizes.
+Status validateTensorProto(const ::onnx::TensorProto &t, const ImportContext &ctx, std::string_view what);
+
+// Converts a validated TensorProto. Moves raw_data out of `t`; external data
+// stays lazy unless ctx.options.loadExternalData.
+Expected<std::shared_ptr<const TensorData>> takeTensorData(::onnx::TensorProto &t, const ImportContext &ctx);
+
+// Fills `t` (dims, data_type, raw_data) from inline data.
+void fillTensorProto(const TensorData &data, ::onnx::TensorProto &t);
+
+} // namespace tessera::onnximport

@@ -1,0 +1,247 @@
+// MatMul and Gemm (ONNX MatMul-13, Gemm-13; Gemm's C optional as since opset 11).
+//
+// MatMul follows numpy.matmul: a 1-D A is [K] -> [1, K] and a 1-D B is
+// [K] -> [K, 1], the added dim removed from the output; the batch dims
+// broadcast multidirectionally. Y[b, m, n] = Σ_k A[b', m, k] B[b'', k, n]:
+// K is read whole (reduced), batch dims of extent 1 broadcast.
+// Gemm: Y = alpha * A' B' + beta * C with A' = transA ? Aᵀ : A (M x K),
+// B' = transB ? Bᵀ : B (K x N), C unidirectionally broadcast to [M, N].
+// FLOPs: 2·M·N·K per matrix (times the batch), plus M·N for adding C; the
+// alpha/beta scalings are not counted (runtimes fold them).
+#include "core/ops/opdef.h"
+
+namespace tessera::ops::detail {
+
+namespace {
+
+// --- MatMul -------------------------------------------------------------------------
+
+struct MatMulGeom {
+    Shape batch; // broadcast batch dims
+    std::int64_t m = 1, k = 0, n = 1;
+    bool aVector = false, bVector = false;
+};
+
+Expected<MatMulGeom> matmulGeom(const OpContext &c)
+{
+    const Shape &a = c.shape(0), &b = c.shape(1);
+    if (a.empty() || b.empty())
+        return c.fail("operands must have rank >= 1, got " + dimsStr(a) + " and " + dimsStr(b));
+    MatMulGeom g;
+    g.aVector = a.size() == 1;
+    g.bVector = b.size() == 1;
+    g.k = a.back();
+    const std::int64_t kb = g.bVector ? b[0] : b[b.size() - 2];
+    if (g.k != kb)
+        return c.fail("inner dimensions " + std::to_string(g.k) + " and " + std::to_string(kb) + " of " + dimsStr(a) +
+                      " and " + dimsStr(b) + " do not match");
+    g.m = g.aVector ? 1 : a[a.size() - 2];
+    g.n = g.bVector ? 1 : b.back();
+    const Shape ab(a.begin(), a.end() - (g.aVector ? 1 : 2)), bb(b.begin(), b.end() - (g.bVector ? 1 : 2));
+    g.batch = ab.size() >= bb.size() ? ab : bb;
+    const Shape &other = ab.size() >= bb.size() ? bb : ab;
+    const std::size_t lead = g.batch.size() - other.size();
+    for (std::size_t d = 0; d < other.size(); ++d) {
+        std::int64_t &o = g.batch[lead + d];
+        if (o == other[d] || other[d] == 1)
+            continue;
+        if (o != 1)
+            return c.fail("batch dimensions of " + dimsStr(a) + " and " + dimsStr(b) + " are not broadcastable");
+        o = other[d];
+    }
+    return g;
+}
+
+Shape matmulOut(const MatMulGeom &g)
+{
+    Shape s = g.batch;
+    if (!g.aVector)
+        s.push_back(g.m);
+    if (!g.bVector)
+        s.push_back(g.n);
+    return s;
+}
+
+Status inferMatMul(const OpContext &c, std::vector<TensorType> &outs)
+{
+    auto g = matmulGeom(c);
+    if (!g)
+        return g.status();
+    outs = {{c.in(0).dtype, matmulOut(*g)}};
+    return Status::ok();
+}
+
+double flopsMatMul(const OpContext &c)
+{
+    auto g = matmulGeom(c);
+    return g ? 2 * elements(g->batch) * static_cast<double>(g->m) * static_cast<double>(g->n) *
+                   static_cast<double>(g->k)
+             : 0;
+}
+
+// Batch dims of one operand (its leading `rank - matrixDims` dims), right-aligned to the output's.
+void batchDims(const Region &tile, const Shape &outBatch, const Shape &in, std::size_t matrixDims,
+               std::vector<DimRange> &dims)
+{
+    const std::size_t nb = in.size() - matrixDims, lead = outBatch.size() - nb;
+    for (std::size_t d = 0; d < nb; ++d)
+        dims.push_back(in[d] == 1 && outBatch[lead + d] != 1 ? broadcastDim() : identityDim(tile[lead + d], in[d]));
+}
+
+void batchAxes(const Shape &outBatch, const Shape &in, std::size_t matrixDims, InputAxes &ax)
+{
+    const Shape b(in.begin(), in.end() - static_cast<std::ptrdiff_t>(matrixDims));
+    ax = broadcastAxes(outBatch, b);
+}
+
+Status regionsMatMul(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    auto g = matmulGeom(c);
+    if (!g)
+        return g.status();
+    const std::size_t nb = g->batch.size();
+    const Interval mTile = g->aVector ? Interval{0, 1} : tile[nb];
+    const Interval nTile = g->bVector ? Interval{0, 1} : tile[tile.size() - 1];
+    std::vector<DimRange> a, b;
+    if (g->aVector) {
+        a.push_back(fullDim(g->k));
+    } else {
+        batchDims(tile, g->batch, c.shape(0), 2, a);
+        a.push_back(identityDim(mTile, g->m));
+        a.push_back(fullDim(g->k));
+    }
+    if (g->bVector) {
+        b.push_back(fullDim(g->k));
+    } else {
+        batchDims(tile, g->batch, c.shape(1), 2, b);
+        b.push_back(fullDim(g->k));
+        b.push_back(identityDim(nTile, g->n));
+    }
+    in[0] = makeRegion(a);
+    in[1] = makeRegion(b);
+    return Status::ok();
+}
+
+void axesMatMul(const OpContext &c, int, std::vector<InputAxes> &in)
+{
+    auto g = matmulGeom(c);
+    if (!g)
+        return;
+    const int nb = static_cast<int>(g->batch.size());
+    InputAxes a, b;
+    if (g->aVector) {
+        a.reducedDims = {0};
+    } else {
+        batchAxes(g->batch, c.shape(0), 2, a);
+        const int r = static_cast<int>(c.shape(0).size());
+        a.maps.push_back(axisMap(nb, r - 2));
+        a.reducedDims = {r - 1};
+    }
+    if (g->bVector) {
+        b.reducedDims = {0};
+    } else {
+        batchAxes(g->batch, c.shape(1), 2, b);
+        const int r = static_cast<int>(c.shape(1).size());
+        b.maps.push_back(axisMap(nb + (g->aVector ? 0 : 1), r - 1));
+        b.reducedDims = {r - 2};
+    }
+    in[0] = a;
+    in[1] = b;
+}
+
+// --- Gemm ---------------------------------------------------------------------------
+
+struct GemmGeom {
+    std::int64_t m = 0, k = 0, n = 0;
+    bool transA = false, transB = false;
+};
+
+Expected<GemmGeom> gemmGeom(const OpContext &c)
+{
+    const Shape &a = c.shape(0), &b = c.shape(1);
+    if (a.size() != 2 || b.size() != 2)
+        return c.fail("operands must be matrices, got " + dimsStr(a) + " and " + dimsStr(b));
+    GemmGeom g;
+    g.transA = c.n.attrInt("transA", 0) != 0;
+    g.transB = c.n.attrInt("transB", 0) != 0;
+    g.m = g.transA ? a[1] : a[0];
+    g.k = g.transA ? a[0] : a[1];
+    const std::int64_t kb = g.transB ? b[1] : b[0];
+    g.n = g.transB ? b[0] : b[1];
+    if (g.k != kb)
+        return c.fail("inner dimensions " + std::to_string(g.k) + " and " + std::to_string(kb) +
+                      " do not match (transA=" + std::to_string(g.transA) + ", transB=" + std::to_string(g.transB) +
+                      ")");
+    if (c.has(2)) {
+        const Shape &cs = c.shape(2);
+        const Shape mn{g.m, g.n};
+        bool ok = cs.size() <= 2;
+        for (std::size_t d = 0; ok && d < cs.size(); ++d)
+            ok = cs[d] == 1 || cs[d] == mn[2 - cs.size() + d];
+        if (!ok)
+            return c.failAt(2, "C has shape " + dimsStr(cs) + ", not broadcastable to " + dimsStr(mn));
+    }
+    return g;
+}
+
+Status inferGemm(const OpContext &c, std::vector<TensorType> &outs)
+{
+    auto g = gemmGeom(c);
+    if (!g)
+        return g.status();
+    outs = {{c.in(0).dtype, {g->m, g->n}}};
+    return Status::ok();
+}
+
+double flopsGemm(const OpContext &c)
+{
+    auto g = gemmGeom(c);
+    if (!g)
+        return 0;
+    const double mn = static_cast<double>(g->m) * static_cast<double>(g->n);
+    return 2 * mn * static_cast<double>(g->k) + (c.has(2) ? mn : 0);
+}
+
+Status regionsGemm(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    auto g = gemmGeom(c);
+    if (!g)
+        return g.status();
+    const DimRange m = identityDim(tile[0], g->m), n = identityDim(tile[1], g->n), k = fullDim(g->k);
+    in[0] = g->transA ? makeRegion({k, m}) : makeRegion({m, k});
+    in[1] = g->transB ? makeRegion({n, k}) : makeRegion({k, n});
+    if (c.has(2))
+        in[2] = broadcastRegion(tile, c.outs[0].shape, c.shape(2));
+    return Status::ok();
+}
+
+void axesGemm(const OpContext &c, int, std::vector<InputAxes> &in)
+{
+    auto g = gemmGeom(c);
+    if (!g)
+        return;
+    in[0] = {.maps = {axisMap(0, g->transA ? 1 : 0)}, .reducedDims = {g->transA ? 0 : 1}};
+    in[1] = {.maps = {axisMap(1, g->transB ? 0 : 1)}, .reducedDims = {g->transB ? 1 : 0}};
+    if (c.has(2))
+        in[2] = broadcastAxes(c.outs[0].shape, c.shape(2));
+}
+
+constexpr AttrSpec kGemmAttrs[] = {
+    {"alpha", Attribute::Kind::Float},
+    {"beta", Attribute::Kind::Float},
+    {"transA", Attribute::Kind::Int},
+    {"transB", Attribute::Kind::Int},
+};
+constexpr OpDef kOps[] = {
+    {"Gemm", 2, 3, 1, 1, kGemmAttrs, inferGemm, flopsGemm, regionsGemm, axesGemm},
+    {"MatMul", 2, 2, 1, 1, {}, inferMatMul, flopsMatMul, regionsMatMul, axesMatMul},
+};
+
+} // namespace
+
+std::span<const OpDef> matmulOps()
+{
+    return kOps;
+}
+
+} // namespace tessera::ops::detail

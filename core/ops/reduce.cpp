@@ -1,0 +1,112 @@
+// ReduceMean and ReduceSum (ONNX ReduceMean-13, ReduceSum-13; axes from the
+// `axes` input when present (ReduceSum >= 13, ReduceMean >= 18), else the
+// attribute). keepdims (default 1) keeps reduced dims as extent 1; empty or
+// absent axes reduce everything unless noop_with_empty_axes=1, which makes
+// the op an identity. Each output element reads its reduced dims whole.
+// FLOPs: one add per input element, plus one divide per output for the mean.
+#include "core/ops/opdef.h"
+
+#include <algorithm>
+
+namespace tessera::ops::detail {
+
+namespace {
+
+struct ReduceGeom {
+    std::vector<bool> reduced; // per input dim
+    bool keepdims = true;
+};
+
+Expected<ReduceGeom> geometry(const OpContext &c)
+{
+    const std::int64_t r = c.rank(0);
+    auto given = c.intsFromInputOrAttr(1, "axes");
+    if (!given)
+        return given.status();
+    std::vector<std::int64_t> list = given->value_or(std::vector<std::int64_t>{});
+    auto ax = c.axes(list, r, "axis");
+    if (!ax)
+        return ax.status();
+    ReduceGeom g;
+    g.keepdims = c.n.attrInt("keepdims", 1) != 0;
+    const bool noop = c.n.attrInt("noop_with_empty_axes", 0) != 0;
+    g.reduced.assign(static_cast<std::size_t>(r), ax->empty() && !noop);
+    for (std::int64_t a : *ax)
+        g.reduced[static_cast<std::size_t>(a)] = true;
+    return g;
+}
+
+Status infer(const OpContext &c, std::vector<TensorType> &outs)
+{
+    auto g = geometry(c);
+    if (!g)
+        return g.status();
+    const Shape &x = c.shape(0);
+    Shape s;
+    for (std::size_t d = 0; d < x.size(); ++d)
+        if (!g->reduced[d])
+            s.push_back(x[d]);
+        else if (g->keepdims)
+            s.push_back(1);
+    outs = {{c.in(0).dtype, s}};
+    return Status::ok();
+}
+
+double flops(const OpContext &c)
+{
+    return elements(c.shape(0)) + (c.n.opType == "ReduceMean" ? elements(c.outs[0].shape) : 0);
+}
+
+Status regions(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    auto g = geometry(c);
+    if (!g)
+        return g.status();
+    const Shape &x = c.shape(0);
+    std::vector<DimRange> dims;
+    std::size_t o = 0;
+    for (std::size_t d = 0; d < x.size(); ++d) {
+        if (g->reduced[d]) {
+            dims.push_back(fullDim(x[d]));
+            o += g->keepdims ? 1 : 0;
+        } else {
+            dims.push_back(identityDim(tile[o++], x[d]));
+        }
+    }
+    in[0] = makeRegion(dims);
+    return Status::ok();
+}
+
+void axes(const OpContext &c, int, std::vector<InputAxes> &in)
+{
+    auto g = geometry(c);
+    if (!g)
+        return;
+    InputAxes x;
+    int o = 0;
+    for (std::size_t d = 0; d < g->reduced.size(); ++d) {
+        if (g->reduced[d]) {
+            x.reducedDims.push_back(static_cast<int>(d));
+            o += g->keepdims ? 1 : 0;
+        } else {
+            x.maps.push_back(axisMap(o++, static_cast<int>(d)));
+        }
+    }
+    in[0] = x;
+}
+
+using K = Attribute::Kind;
+constexpr AttrSpec kAttrs[] = {{"axes", K::Ints}, {"keepdims", K::Int}, {"noop_with_empty_axes", K::Int}};
+constexpr OpDef kOps[] = {
+    {"ReduceMean", 1, 2, 1, 1, kAttrs, infer, flops, regions, axes},
+    {"ReduceSum", 1, 2, 1, 1, kAttrs, infer, flops, regions, axes},
+};
+
+} // namespace
+
+std::span<const OpDef> reduceOps()
+{
+    return kOps;
+}
+
+} // namespace tessera::ops::detail

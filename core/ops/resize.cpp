@@ -1,0 +1,272 @@
+// Resize (ONNX Resize-10, -11, -13).
+//
+// Inputs: opset 10 (X, scales); opset >= 11 (X, roi, scales, sizes), scales or
+// sizes given (a present but empty tensor counts as absent). Output extent:
+// sizes, or floor(float(in) * scale) as ONNX shape inference computes it.
+// Coordinates: x = f(o) per coordinate_transformation_mode (half_pixel,
+// pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn,
+// tf_crop_and_resize with the constant roi); opset 10 uses asymmetric.
+// Taps: nearest reads round(x) per nearest_mode (opset 10: floor or ceil, as
+// runtimes differ), linear floor(x) and floor(x)+1, cubic floor(x)-1 ..
+// floor(x)+2, all clamped to the input (tf_crop_and_resize reads nothing
+// outside [0, in-1] but the map ignores that). The region is the hull of the
+// unclamped taps and the clamped ones read.
+// The index map is conservative: per axis it maps the tile's first and last
+// output coordinates (f is monotonic) with a 1e-4 margin against rounding, so
+// the region may exceed the exact taps by one position per side. Axes with
+// in == out and scale 1 (and a mode that maps o to o) are identities.
+// FLOPs per output element: nearest 0, linear 2·2^k, cubic 2·4^k for k
+// resized axes.
+#include "core/ops/opdef.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tessera::ops::detail {
+
+namespace {
+
+enum class Mode : std::uint8_t { Nearest, Linear, Cubic };
+enum class Nearest : std::uint8_t { RoundPreferFloor, RoundPreferCeil, Floor, Ceil, FloorOrCeil };
+enum class Coord : std::uint8_t {
+    HalfPixel,
+    PytorchHalfPixel,
+    AlignCorners,
+    Asymmetric,
+    TfHalfPixelForNn,
+    TfCropAndResize
+};
+
+struct ResizeAxis {
+    std::int64_t in = 0, out = 0;
+    double scale = 1, roiStart = 0, roiEnd = 1;
+    bool identity = false;
+};
+
+struct ResizeGeom {
+    Mode mode = Mode::Nearest;
+    Nearest nearest = Nearest::RoundPreferFloor;
+    Coord coord = Coord::HalfPixel;
+    std::vector<ResizeAxis> axes;
+};
+
+template <typename E>
+Expected<E> pick(const OpContext &c, std::string_view attr, std::string_view def,
+                 std::initializer_list<std::pair<std::string_view, E>> options)
+{
+    const std::string v = c.n.attrString(attr, def);
+    std::string names;
+    for (const auto &[name, value] : options) {
+        if (name == v)
+            return value;
+        names += (names.empty() ? "" : ", ") + std::string(name);
+    }
+    return c.fail(std::string(attr) + " '" + v + "' is not one of " + names);
+}
+
+bool nonEmpty(const OpContext &c, std::size_t i)
+{
+    return c.has(i) && numElements(c.shape(i)).value_or(0) > 0;
+}
+
+Expected<ResizeGeom> geometry(const OpContext &c)
+{
+    const Shape &x = c.shape(0);
+    const bool v10 = c.opset() < 11;
+    ResizeGeom g;
+    auto mode = pick<Mode>(c, "mode", "nearest",
+                           {{"nearest", Mode::Nearest}, {"linear", Mode::Linear}, {"cubic", Mode::Cubic}});
+    if (!mode)
+        return mode.status();
+    g.mode = *mode;
+    if (v10) {
+        g.coord = Coord::Asymmetric;
+        g.nearest = Nearest::FloorOrCeil;
+    } else {
+        auto coord = pick<Coord>(c, "coordinate_transformation_mode", "half_pixel",
+                                 {{"half_pixel", Coord::HalfPixel},
+                                  {"pytorch_half_pixel", Coord::PytorchHalfPixel},
+                                  {"align_corners", Coord::AlignCorners},
+                                  {"asymmetric", Coord::Asymmetric},
+                                  {"tf_half_pixel_for_nn", Coord::TfHalfPixelForNn},
+                                  {"tf_crop_and_resize", Coord::TfCropAndResize}});
+        if (!coord)
+            return coord.status();
+        auto nearest = pick<Nearest>(c, "nearest_mode", "round_prefer_floor",
+                                     {{"round_prefer_floor", Nearest::RoundPreferFloor},
+                                      {"round_prefer_ceil", Nearest::RoundPreferCeil},
+                                      {"floor", Nearest::Floor},
+                                      {"ceil", Nearest::Ceil}});
+        if (!nearest)
+            return nearest.status();
+        g.coord = *coord;
+        g.nearest = *nearest;
+    }
+    const std::size_t scalesIn = v10 ? 1 : 2, sizesIn = 3, roiIn = 1;
+    const bool hasScales = nonEmpty(c, scalesIn), hasSizes = !v10 && nonEmpty(c, sizesIn);
+    if (hasScales == hasSizes)
+        return c.fail(hasScales ? "has both scales and sizes" : "needs scales or sizes");
+    g.axes.resize(x.size());
+    if (hasScales) {
+        auto s = c.constFloats(scalesIn, "scales");
+        if (!s)
+            return s.status();
+        if (s->size() != x.size())
+            return c.failAt(scalesIn, "scales has " + std::to_string(s->size()) + " entries for rank " +
+                                          std::to_string(x.size()));
+        for (std::size_t d = 0; d < x.size(); ++d) {
+            const auto scale = static_cast<float>((*s)[d]);
+            const double out = std::floor(static_cast<double>(static_cast<float>(x[d]) * scale));
+            if (!(scale > 0) || !std::isfinite(scale) || !(out <= static_cast<double>(kMaxExtent)))
+                return c.failAt(scalesIn, "scale " + std::to_string(scale) + " of axis " + std::to_string(d) +
+                                              " is not positive or gives a too large extent");
+            g.axes[d] = {.in = x[d], .out = static_cast<std::int64_t>(out), .scale = scale};
+        }
+    } else {
+        auto s = c.constInts(sizesIn, "sizes");
+        if (!s)
+            return s.status();
+        if (s->size() != x.size())
+            return c.failAt(sizesIn,
+                            "sizes has " + std::to_string(s->size()) + " entries for rank " + std::to_string(x.size()));
+        for (std::size_t d = 0; d < x.size(); ++d) {
+            const std::int64_t out = (*s)[d];
+            if (out < 0 || out > kMaxExtent || (x[d] == 0 && out > 0))
+                return c.failAt(sizesIn, "size " + std::to_string(out) + " of axis " + std::to_string(d) +
+                                             " is invalid for extent " + std::to_string(x[d]));
+            g.axes[d] = {
+                .in = x[d], .out = out, .scale = x[d] > 0 ? static_cast<double>(out) / static_cast<double>(x[d]) : 1.0};
+        }
+    }
+    if (g.coord == Coord::TfCropAndResize) {
+        auto roi = c.constFloats(roiIn, "roi");
+        if (!roi)
+            return roi.status();
+        if (roi->size() != 2 * x.size())
+            return c.failAt(roiIn, "roi has " + std::to_string(roi->size()) + " entries, expected " +
+                                       std::to_string(2 * x.size()));
+        for (std::size_t d = 0; d < x.size(); ++d) {
+            g.axes[d].roiStart = (*roi)[d];
+            g.axes[d].roiEnd = (*roi)[x.size() + d];
+        }
+    }
+    for (ResizeAxis &a : g.axes)
+        a.identity =
+            a.in == a.out && a.scale == 1.0 && g.coord != Coord::TfCropAndResize && g.coord != Coord::TfHalfPixelForNn;
+    return g;
+}
+
+Status infer(const OpContext &c, std::vector<TensorType> &outs)
+{
+    auto g = geometry(c);
+    if (!g)
+        return g.status();
+    Shape s;
+    for (const ResizeAxis &a : g->axes)
+        s.push_back(a.out);
+    outs = {{c.in(0).dtype, s}};
+    return Status::ok();
+}
+
+double flops(const OpContext &c)
+{
+    auto g = geometry(c);
+    if (!g || g->mode == Mode::Nearest)
+        return 0;
+    const auto resized = std::count_if(g->axes.begin(), g->axes.end(), [](const ResizeAxis &a) { return !a.identity; });
+    return 2 * std::pow(g->mode == Mode::Linear ? 2.0 : 4.0, static_cast<double>(resized)) * elements(c.outs[0].shape);
+}
+
+// The input coordinate of output index o (ONNX coordinate_transformation_mode).
+double sourceCoord(const ResizeGeom &g, const ResizeAxis &a, std::int64_t o)
+{
+    const double x = static_cast<double>(o), in = static_cast<double>(a.in), out = static_cast<double>(a.out);
+    switch (g.coord) {
+    case Coord::HalfPixel: return (x + 0.5) / a.scale - 0.5;
+    case Coord::PytorchHalfPixel: return a.out > 1 ? (x + 0.5) / a.scale - 0.5 : 0;
+    case Coord::AlignCorners: return a.out > 1 ? x * (in - 1) / (out - 1) : 0;
+    case Coord::Asymmetric: return x / a.scale;
+    case Coord::TfHalfPixelForNn: return (x + 0.5) / a.scale;
+    case Coord::TfCropAndResize:
+        return a.out > 1 ? a.roiStart * (in - 1) + x * (a.roiEnd - a.roiStart) * (in - 1) / (out - 1)
+                         : 0.5 * (a.roiStart + a.roiEnd) * (in - 1);
+    }
+    return 0;
+}
+
+DimRange resizedDim(const ResizeGeom &g, const ResizeAxis &a, Interval o)
+{
+    if (a.identity)
+        return identityDim(o, a.in);
+    if (o.empty())
+        return {};
+    constexpr double kEps = 1e-4, kLimit = 1e15;
+    const double x0 = sourceCoord(g, a, o.begin), x1 = sourceCoord(g, a, o.end - 1);
+    const double lo = std::clamp(std::min(x0, x1), -kLimit, kLimit) - kEps;
+    const double hi = std::clamp(std::max(x0, x1), -kLimit, kLimit) + kEps;
+    double first = 0, last = 0;
+    switch (g.mode) {
+    case Mode::Nearest:
+        switch (g.nearest) {
+        case Nearest::Floor: first = std::floor(lo), last = std::floor(hi); break;
+        case Nearest::Ceil: first = std::ceil(lo), last = std::ceil(hi); break;
+        case Nearest::FloorOrCeil: first = std::floor(lo), last = std::ceil(hi); break;
+        case Nearest::RoundPreferFloor:
+        case Nearest::RoundPreferCeil: first = std::ceil(lo - 0.5), last = std::floor(hi + 0.5); break;
+        }
+        break;
+    case Mode::Linear: first = std::floor(lo), last = std::floor(hi) + 1; break;
+    case Mode::Cubic: first = std::floor(lo) - 1, last = std::floor(hi) + 2; break;
+    }
+    const auto f = static_cast<std::int64_t>(first), l = static_cast<std::int64_t>(last);
+    const Interval read{std::clamp<std::int64_t>(f, 0, a.in - 1), std::clamp<std::int64_t>(l, 0, a.in - 1) + 1};
+    return {{std::min(f, read.begin), std::max(l + 1, read.end)}, read};
+}
+
+Status regions(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    auto g = geometry(c);
+    if (!g)
+        return g.status();
+    std::vector<DimRange> dims;
+    for (std::size_t d = 0; d < g->axes.size(); ++d)
+        dims.push_back(resizedDim(*g, g->axes[d], tile[d]));
+    in[0] = makeRegion(dims);
+    return Status::ok();
+}
+
+void axes(const OpContext &c, int, std::vector<InputAxes> &in)
+{
+    auto g = geometry(c);
+    if (!g)
+        return;
+    InputAxes x;
+    for (std::size_t d = 0; d < g->axes.size(); ++d)
+        if (g->axes[d].identity)
+            x.maps.push_back(axisMap(static_cast<int>(d), static_cast<int>(d)));
+        else
+            x.opaque = true;
+    in[0] = x;
+}
+
+using K = Attribute::Kind;
+constexpr AttrSpec kAttrs[] = {
+    {"coordinate_transformation_mode", K::String},
+    {"cubic_coeff_a", K::Float},
+    {"exclude_outside", K::Int},
+    {"extrapolation_value", K::Float},
+    {"mode", K::String},
+    {"nearest_mode", K::String},
+};
+constexpr OpDef kOps[] = {
+    {"Resize", 1, 4, 1, 1, kAttrs, infer, flops, regions, axes},
+};
+
+} // namespace
+
+std::span<const OpDef> resizeOps()
+{
+    return kOps;
+}
+
+} // namespace tessera::ops::detail

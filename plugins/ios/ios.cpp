@@ -1,0 +1,146 @@
+#include "plugins/ios/ios.h"
+
+#include "plugins/ios/iosunits.h"
+#include "plugins/ios/stagelatency.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tessera {
+
+namespace {
+
+class IosScheduler final : public IScheduler
+{
+public:
+    const SchedulerInfo &info() const override
+    {
+        using K = OptionSpec::Kind;
+        static const SchedulerInfo kInfo{
+            "ios",
+            "IOS (inter-operator scheduler)",
+            "dynamic programming over the last stage: concurrent groups on streams or merged convolutions, block by "
+            "block",
+            "ios thesis §3.2 Algorithm 1, §3.4 pruning",
+            {
+                {"strategy",
+                 K::Enum,
+                 std::string("both"),
+                 "parallelisation strategies: merge (IOS-Merge), parallel (IOS-Parallel) or both (IOS-Both)",
+                 0,
+                 0,
+                 {"merge", "parallel", "both"}},
+                {"r", K::Int, std::int64_t{3}, "at most r operators per group (§3.4)", 1, 64, {}},
+                {"s", K::Int, std::int64_t{8}, "at most s groups per stage (§3.4)", 1, 64, {}},
+                {"part_size",
+                 K::Int,
+                 std::int64_t{50},
+                 "blocks without explicit parts are cut into parts of at most this many units",
+                 1,
+                 1024,
+                 {}},
+                {"max_states",
+                 K::Int,
+                 std::int64_t{2'000'000},
+                 "a part with more dp states fails with a message instead of exhausting memory",
+                 1,
+                 1e9,
+                 {}},
+                {"max_transitions",
+                 K::Int,
+                 std::int64_t{20'000'000},
+                 "a part with more (state, stage) pairs fails and suggests smaller r and s",
+                 1,
+                 1e12,
+                 {}},
+            },
+            {
+                {"states", "dp states over all parts (∅ included)"},
+                {"transitions", "(state, stage) pairs evaluated"},
+                {"schedules", "feasible schedules (paths through the dp), product over parts"},
+                {"log10_schedules", "log10 of schedules"},
+                {"width", "largest width of a part (most units that can run at once)"},
+                {"parts", "parts optimised"},
+                {"stages", "stages in the schedule"},
+                {"merged_stages", "stages that merge convolutions"},
+                {"kernels", "kernels in the plan"},
+                {"dp_latency_ms", "Σ cost[V]: the optimum under the stage latency model"},
+                {"chosen_latency_ms", "latency of the schedule as chosen (overrides included)"},
+                {"largest_part_states", "dp states of the largest part"},
+            },
+        };
+        return kInfo;
+    }
+
+    Expected<ScheduleResult> run(const ScheduleRequest &req, DecisionContext &decisions, Trace &trace) const override
+    {
+        const Graph &g = *req.graph;
+        auto units = iosUnitsForGraph(g);
+        if (!units)
+            return units.status();
+        auto &s0 = trace.add("S0: units", "graph of " + std::to_string(g.nodeCount()) + " nodes",
+                             std::to_string(units->units.size()) + " units in " + std::to_string(units->blocks.size()) +
+                                 " blocks",
+                             "units from " + units->source);
+        s0.numbers = {{"units", double(units->units.size())}, {"blocks", double(units->blocks.size())}};
+
+        const AnalyticGpuLatency latency(g, *units, *req.device);
+        const IosSearchContext context{&decisions, &trace, nullptr, req.cancel, req.progress};
+        auto search = iosSearch(g, *units, latency, iosSearchOptions(req.options), context);
+        if (!search)
+            return search.status();
+        auto plan = lowerIosSchedule(g, *units, search->schedule, *req.cost);
+        if (!plan)
+            return plan.status().prefix("ios schedule");
+
+        ScheduleResult result;
+        result.plan = std::move(*plan);
+        double states = 0, transitions = 0, log10Schedules = 0, width = 0, largest = 0;
+        for (const IosPartStats &p : search->parts) {
+            states += double(p.states);
+            transitions += double(p.transitions);
+            log10Schedules += std::log10(p.schedules);
+            width = std::max(width, double(p.width));
+            largest = std::max(largest, double(p.states));
+        }
+        const auto merged =
+            std::count_if(search->schedule.stages.begin(), search->schedule.stages.end(),
+                          [](const IosStage &s) { return s.strategy == IosStrategy::Merge && s.groups[0].size() > 1; });
+        result.stats = {{"states", states},
+                        {"transitions", transitions},
+                        {"schedules", std::pow(10.0, log10Schedules)},
+                        {"log10_schedules", log10Schedules},
+                        {"width", width},
+                        {"parts", double(search->parts.size())},
+                        {"stages", double(search->schedule.stages.size())},
+                        {"merged_stages", double(merged)},
+                        {"kernels", double(result.plan.kernels.size())},
+                        {"dp_latency_ms", search->optimumNs / 1e6},
+                        {"chosen_latency_ms", search->chosenNs / 1e6},
+                        {"largest_part_states", largest}};
+        return result;
+    }
+};
+
+} // namespace
+
+IosSearchOptions iosSearchOptions(const OptionValues &values)
+{
+    IosSearchOptions o;
+    const std::string &strategy = values.getString("strategy");
+    o.merge = strategy != "parallel";
+    o.parallel = strategy != "merge";
+    o.maxGroupSize = static_cast<int>(values.getInt("r"));
+    o.maxGroups = static_cast<int>(values.getInt("s"));
+    o.partSize = static_cast<int>(values.getInt("part_size"));
+    o.maxStates = values.getInt("max_states");
+    o.maxTransitions = values.getInt("max_transitions");
+    return o;
+}
+
+std::unique_ptr<IScheduler> createIosScheduler()
+{
+    return std::make_unique<IosScheduler>();
+}
+
+} // namespace tessera

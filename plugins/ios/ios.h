@@ -1,0 +1,30 @@
+// ios: the Inter-Operator Scheduler (ios thesis §3.2 Algorithm 1, §3.4 schedule
+// pruning, §4.2 IOS-Merge / IOS-Parallel / IOS-Both) as a Tessera scheduler.
+//
+// Units and blocks come from iosUnitsForGraph() (the IOS converter's node
+// names, else the structural rule of iosunits.h); stage latencies from the
+// analytic GPU model on the request's device (stagelatency.h); the search is
+// iosSearch() (iossearch.h); the schedule is lowered by lowerIosSchedule()
+// (core/io/iosformat.h): each stage's groups as kernels on streams 0..k-1,
+// a merged convolution as one kernel (strategy "merge"), then a barrier.
+//
+// Options: strategy = merge | parallel | both, r and s (1..64), part_size,
+// max_states, max_transitions. Statistics: states, transitions, schedules
+// (and log10_schedules: the product over parts overflows doubles on NasNet),
+// width, parts, stages, merged_stages, kernels, dp_latency_ms,
+// chosen_latency_ms, largest_part_states.
+#pragma once
+
+#include "core/sched/scheduler.h"
+#include "plugins/ios/iossearch.h"
+
+#include <memory>
+
+namespace tessera {
+
+std::unique_ptr<IScheduler> createIosScheduler();
+
+// The search options of resolved scheduler options (the "ios" OptionSpecs).
+IosSearchOptions iosSearchOptions(const OptionValues &values);
+
+} // namespace tessera

@@ -1,0 +1,659 @@
+// The reference backend on hand-built graphs and plans: tiled, instance-split
+// and recomputing plans give the untiled plan's outputs bit for bit; results
+// match values computed independently in the test; every refusal (missing or
+// mis-shaped input, opaque node, a tile reading what its dependencies did not
+// produce, truncated external weights, cancellation, bad indices) is a Status
+// naming what is wrong. Each positive test has its negative twin next to it.
+#include "backends/reference/kernel.h"
+#include "backends/reference/reference.h"
+#include "backends/reference/tensorio.h"
+#include "core/plan/verify.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include "tests/backends/planutil.h"
+#include "tests/common/testgraphs.h"
+
+using namespace tessera;
+using tessera::testgraphs::op;
+
+namespace {
+
+using Ints = std::vector<std::int64_t>;
+
+AttrMap convAttrs(std::int64_t pad)
+{
+    return {{"kernel_shape", {Ints{3, 3}}}, {"pads", {Ints{pad, pad, pad, pad}}}};
+}
+
+// x[n,8,16,16] -> Conv 3x3 (bias) -> Relu.
+Graph convRelu(std::int64_t batch = 1)
+{
+    Graph g;
+    g.name = "conv_relu";
+    const TensorId x = testgraphs::tensor(g, "x", {batch, 8, 16, 16}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId c =
+        op(g, "conv", "Conv", {x, testgraphs::weight(g, "w", {8, 8, 3, 3}), testgraphs::weight(g, "b", {8})},
+           {batch, 8, 16, 16}, convAttrs(1));
+    g.outputs = {op(g, "relu", "Relu", {c}, {batch, 8, 16, 16})};
+    return g;
+}
+
+std::vector<std::vector<NodeId>> perNode(const Graph &g)
+{
+    std::vector<std::vector<NodeId>> k;
+    for (NodeId n = 0; n < static_cast<NodeId>(g.nodeCount()); ++n)
+        k.push_back({n});
+    return k;
+}
+
+std::vector<NodeId> allNodes(const Graph &g)
+{
+    std::vector<NodeId> k;
+    for (NodeId n = 0; n < static_cast<NodeId>(g.nodeCount()); ++n)
+        k.push_back(n);
+    return k;
+}
+
+const float *f32(const TensorData &d)
+{
+    return reinterpret_cast<const float *>(d.bytes.data());
+}
+
+class ReferenceBackend : public ::testing::Test
+{
+protected:
+    RunResult run(const Graph &g, const ExecutionPlan &plan, const std::vector<HostTensor> &inputs)
+    {
+        auto r = planutil::compileAndRun(*backend, g, plan, inputs);
+        EXPECT_TRUE(r.isOk()) << r.status().str();
+        return r ? *r : RunResult{};
+    }
+    std::unique_ptr<IBackend> backend = createReferenceBackend();
+};
+
+// --- tiles and instances -------------------------------------------------------------
+
+TEST_F(ReferenceBackend, ConvReluInFourRowTilesEqualsTheWholePlanBitForBit)
+{
+    const Graph g = convRelu();
+    const auto inputs = planutil::makeInputs(g, 1);
+    const RunResult whole = run(g, planutil::wholePlan(g, perNode(g)), inputs);
+    const ExecutionPlan tiled = planutil::tiledPlan(g, planutil::wholePlan(g, {allNodes(g)}), 4, 2);
+    ASSERT_EQ(tiled.tasks.size(), 4u);
+    EXPECT_EQ(tiled.tasks[1].tiles[0].region[2], (ops::Interval{4, 8}));
+    const RunResult parts = run(g, tiled, inputs);
+    ASSERT_EQ(whole.outputs.size(), 1u);
+    ASSERT_EQ(parts.outputs.size(), 1u);
+    EXPECT_TRUE(planutil::bitEqual(whole.outputs[0], parts.outputs[0]));
+
+    // Independent check: the convolution written out naively, in double.
+    const float *x = inputs[0].f32(), *w = f32(*g.tensor(g.findTensor("w")).data),
+                *b = f32(*g.tensor(g.findTensor("b")).data);
+    double worst = 0;
+    for (int m = 0; m < 8; ++m)
+        for (int h = 0; h < 16; ++h)
+            for (int v = 0; v < 16; ++v) {
+                double acc = b[m];
+                for (int c = 0; c < 8; ++c)
+                    for (int kh = 0; kh < 3; ++kh)
+                        for (int kw = 0; kw < 3; ++kw) {
+                            const int ih = h + kh - 1, iw = v + kw - 1;
+                            if (ih >= 0 && ih < 16 && iw >= 0 && iw < 16)
+                                acc += double(x[(c * 16 + ih) * 16 + iw]) * w[((m * 8 + c) * 3 + kh) * 3 + kw];
+                        }
+                worst = std::max(worst, std::abs(std::max(acc, 0.0) - parts.outputs[0].f32()[(m * 16 + h) * 16 + v]));
+            }
+    EXPECT_LT(worst, 1e-5);
+}
+
+TEST_F(ReferenceBackend, TileReadingRowsItsDependenciesDidNotProduceIsRefused)
+{
+    // Conv and Relu as two kernels of four row tiles each; then each Relu tile
+    // depends on the wrong Conv tile, so it reads rows nobody produced for it.
+    const Graph g = convRelu();
+    ExecutionPlan plan = planutil::tiledPlan(g, planutil::wholePlan(g, perNode(g)), 4, 2);
+    ASSERT_TRUE(verifyPlan(plan, g).isOk());
+    ASSERT_TRUE(backend->compile(g, plan).isOk());
+    for (std::size_t i = 0; i < 4; ++i)
+        plan.tasks[4 + i].deps = {static_cast<TaskId>((i + 1) % 4)};
+    auto compiled = backend->compile(g, plan);
+    ASSERT_FALSE(compiled.isOk());
+    EXPECT_EQ(compiled.status().code(), ErrorCode::InvalidInput);
+    EXPECT_NE(compiled.status().message().find("invalid plan"), std::string::npos) << compiled.status().str();
+    EXPECT_NE(compiled.status().message().find("without depending on it"), std::string::npos)
+        << compiled.status().str();
+}
+
+// x[4,8,8,8] -> conv -> relu -> conv -> add(x) -> relu -> global pool -> flatten -> gemm.
+Graph residualBatch4()
+{
+    Graph g;
+    g.name = "residual_batch4";
+    const TensorId x = testgraphs::tensor(g, "x", {4, 8, 8, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId c1 =
+        op(g, "conv1", "Conv", {x, testgraphs::weight(g, "w1", {8, 8, 3, 3})}, {4, 8, 8, 8}, convAttrs(1));
+    const TensorId r1 = op(g, "relu1", "Relu", {c1}, {4, 8, 8, 8});
+    const TensorId c2 =
+        op(g, "conv2", "Conv", {r1, testgraphs::weight(g, "w2", {8, 8, 3, 3})}, {4, 8, 8, 8}, convAttrs(1));
+    const TensorId a = op(g, "add", "Add", {c2, x}, {4, 8, 8, 8});
+    const TensorId r2 = op(g, "relu2", "Relu", {a}, {4, 8, 8, 8});
+    const TensorId p = op(g, "pool", "GlobalAveragePool", {r2}, {4, 8, 1, 1});
+    const TensorId f = op(g, "flatten", "Flatten", {p}, {4, 8});
+    g.outputs = {op(g, "fc", "Gemm", {f, testgraphs::weight(g, "fc.w", {5, 8}), testgraphs::weight(g, "fc.b", {5})},
+                    {4, 5}, {{"transB", {std::int64_t{1}}}})};
+    return g;
+}
+
+TEST_F(ReferenceBackend, FusedChainSplitIntoBatchInstancesEqualsTheSequentialPlan)
+{
+    const Graph g = residualBatch4();
+    const auto inputs = planutil::makeInputs(g, 2);
+    auto seq = planutil::baselinePlan(g, "sequential");
+    ASSERT_TRUE(seq.isOk()) << seq.status().str();
+    const RunResult whole = run(g, *seq, inputs);
+    // One fused kernel for the whole chain, four instances along the batch.
+    const ExecutionPlan instances = planutil::tiledPlan(g, planutil::wholePlan(g, {allNodes(g)}), 4, 0);
+    ASSERT_EQ(instances.tasks.size(), 4u);
+    EXPECT_TRUE(instances.tasks[0].deps.empty() && instances.tasks[3].deps.empty()); // independent instances
+    const RunResult split = run(g, instances, inputs);
+    ASSERT_EQ(split.outputs.size(), 1u);
+    EXPECT_TRUE(planutil::bitEqual(whole.outputs[0], split.outputs[0]));
+    EXPECT_EQ(split.outputs[0].shape, (Shape{4, 5}));
+}
+
+TEST_F(ReferenceBackend, HaloRecomputeAndRecomputeTasksGiveIdenticalValues)
+{
+    const Graph g = testgraphs::residualChain(2);
+    const auto inputs = planutil::makeInputs(g, 3);
+    const RunResult whole = run(g, planutil::wholePlan(g, perNode(g)), inputs);
+    // A kernel per block, three row tiles each: conv1/relu1 rows are recomputed
+    // by neighbouring tiles (halo) inside each task.
+    const std::vector<std::vector<NodeId>> blocks{{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}};
+    ExecutionPlan plan = planutil::tiledPlan(g, planutil::wholePlan(g, blocks), 3, 2);
+    // And a task recomputing block 0's middle tile, which block 1 then depends on.
+    Task again = plan.tasks[1];
+    again.recompute = true;
+    again.deps.clear();
+    plan.tasks.insert(plan.tasks.begin() + 3, again);
+    for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+        plan.tasks[i].id = static_cast<TaskId>(i);
+        if (i > 3)
+            plan.tasks[i].deps.push_back(3); // old deps are tasks 0-2: unchanged
+    }
+    ASSERT_TRUE(verifyPlan(plan, g).isOk()) << verifyPlan(plan, g).str();
+    const RunResult tiled = run(g, plan, inputs);
+    ASSERT_EQ(tiled.outputs.size(), 1u);
+    EXPECT_TRUE(planutil::bitEqual(whole.outputs[0], tiled.outputs[0]));
+    EXPECT_EQ(tiled.timeline.size(), plan.tasks.size());
+}
+
+TEST_F(ReferenceBackend, DuplicateComputationNotMarkedRecomputeIsRefused)
+{
+    const Graph g = convRelu();
+    ExecutionPlan plan = planutil::tiledPlan(g, planutil::wholePlan(g, {allNodes(g)}), 2, 2);
+    Task again = plan.tasks[0];
+    plan.addTask(again);
+    auto compiled = backend->compile(g, plan);
+    ASSERT_FALSE(compiled.isOk());
+    EXPECT_NE(compiled.status().message().find("computed twice"), std::string::npos) << compiled.status().str();
+}
+
+// Softmax over [2, 3, 4] with axis 1: opset 11 normalizes each batch's 12
+// elements (dims 1 and 2 flattened), opset 13 each column of 3 (dim 1 only).
+// Tiles split the normalized dims; every tile still sees whole rows.
+TEST_F(ReferenceBackend, SoftmaxFollowsTheOpsetAndTilesAcrossItsRows)
+{
+    for (std::int64_t opset : {11, 13}) {
+        Graph g;
+        g.opsetVersion = opset;
+        const TensorId x = testgraphs::tensor(g, "x", {2, 3, 4}, Tensor::Kind::Input);
+        g.inputs = {x};
+        g.outputs = {op(g, "softmax", "Softmax", {x}, {2, 3, 4}, {{"axis", {std::int64_t{1}}}})};
+        const auto inputs = planutil::makeInputs(g, 9);
+        const RunResult whole = run(g, planutil::wholePlan(g, perNode(g)), inputs);
+        const RunResult tiled = run(g, planutil::tiledPlan(g, planutil::wholePlan(g, perNode(g)), 2, 2), inputs);
+        ASSERT_EQ(tiled.outputs.size(), 1u);
+        EXPECT_TRUE(planutil::bitEqual(whole.outputs[0], tiled.outputs[0])) << "opset " << opset;
+        const float *in = inputs[0].f32(), *out = tiled.outputs[0].f32();
+        for (int n = 0; n < 2; ++n)
+            for (int c = 0; c < 3; ++c)
+                for (int w = 0; w < 4; ++w) {
+                    double sum = 0;
+                    for (int c2 = 0; c2 < 3; ++c2)
+                        for (int w2 = 0; w2 < 4; ++w2)
+                            if (opset < 13 || w2 == w)
+                                sum += std::exp(double(in[(n * 3 + c2) * 4 + w2]));
+                    const int i = (n * 3 + c) * 4 + w;
+                    EXPECT_NEAR(out[i], std::exp(double(in[i])) / sum, 1e-6) << "opset " << opset << " element " << i;
+                }
+    }
+}
+
+// --- int64 shape arithmetic --------------------------------------------------------
+
+TEST_F(ReferenceBackend, ShapeTensorsFlowThroughInt64Kernels)
+{
+    // y = x * float(Shape(x)[1] + Shape(x)[0] * 10)   for x [2, 3]  ->  x * 23
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {2, 3}, Tensor::Kind::Input);
+    g.inputs = {x};
+    auto ints = [&](const std::string &name, const Ints &v, const Shape &s) {
+        auto d = std::make_shared<TensorData>();
+        d->dtype = DType::Int64;
+        d->shape = s;
+        d->bytes.resize(v.size() * 8);
+        std::memcpy(d->bytes.data(), v.data(), d->bytes.size());
+        Tensor t{name, DType::Int64, s, Tensor::Kind::Initializer, kInvalidId, {}, d};
+        return g.addTensor(t);
+    };
+    auto int64 = [&](TensorId t) {
+        g.tensor(t).dtype = DType::Int64;
+        return t;
+    };
+    const TensorId shape = int64(op(g, "shape", "Shape", {x}, {2}));
+    const TensorId d0 = int64(op(g, "d0", "Gather", {shape, ints("i0", {0}, {})}, {}));
+    const TensorId d1 = int64(op(g, "d1", "Gather", {shape, ints("i1", {1}, {})}, {}));
+    const TensorId tens = int64(op(g, "tens", "Mul", {d0, ints("ten", {10}, {})}, {}));
+    const TensorId sum = int64(op(g, "sum", "Add", {tens, d1}, {}));
+    const TensorId f = op(g, "cast", "Cast", {sum}, {}, {{"to", {std::int64_t{1}}}});
+    g.outputs = {op(g, "y", "Mul", {x, f}, {2, 3}), sum};
+    const auto inputs = std::vector{planutil::floatTensor("x", {2, 3}, {1, 2, 3, -1, 0.5f, 4})};
+    const RunResult r = run(g, planutil::wholePlan(g, perNode(g)), inputs);
+    ASSERT_EQ(r.outputs.size(), 2u);
+    EXPECT_EQ(r.outputs[0].f32()[1], 46.0f);
+    EXPECT_EQ(r.outputs[0].f32()[3], -23.0f);
+    ASSERT_EQ(r.outputs[1].dtype, DType::Int64);
+    std::int64_t s = 0;
+    std::memcpy(&s, r.outputs[1].bytes.data(), 8);
+    EXPECT_EQ(s, 23);
+}
+
+// Gather with run-time indices: data [4, 2], indices from the input.
+Graph gatherGraph()
+{
+    Graph g;
+    const TensorId idx = testgraphs::tensor(g, "idx", {3}, Tensor::Kind::Input);
+    g.tensor(idx).dtype = DType::Int64;
+    g.inputs = {idx};
+    g.outputs = {op(g, "gather", "Gather", {testgraphs::weight(g, "table", {4, 2}), idx}, {3, 2})};
+    return g;
+}
+
+HostTensor indices(Ints v)
+{
+    HostTensor h{"idx", DType::Int64, {static_cast<std::int64_t>(v.size())}, std::vector<std::uint8_t>(v.size() * 8)};
+    std::memcpy(h.bytes.data(), v.data(), h.bytes.size());
+    return h;
+}
+
+TEST_F(ReferenceBackend, GatherReadsRunTimeIndicesIncludingNegativeOnes)
+{
+    const Graph g = gatherGraph();
+    const RunResult r = run(g, planutil::wholePlan(g, perNode(g)), {indices({3, -4, 1})});
+    const float *table = f32(*g.tensor(g.findTensor("table")).data);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_EQ(r.outputs[0].f32()[0], table[6]);
+    EXPECT_EQ(r.outputs[0].f32()[3], table[1]);
+    EXPECT_EQ(r.outputs[0].f32()[5], table[3]);
+}
+
+TEST_F(ReferenceBackend, GatherIndexOutOfRangeIsARunTimeErrorNamingTheNode)
+{
+    const Graph g = gatherGraph();
+    auto r = planutil::compileAndRun(*backend, g, planutil::wholePlan(g, perNode(g)), {indices({0, 4, 1})});
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
+    EXPECT_EQ(r.status().location().node, "gather");
+    EXPECT_NE(r.status().message().find("index 4 is out of range"), std::string::npos) << r.status().str();
+}
+
+// --- kernels core/ops does not describe yet (no plan can contain them) -------------------
+
+// Runs node `id`'s kernel directly on `inputs`, computing `tiles` of output 0.
+std::vector<float> runKernel(const Graph &g, NodeId id, const std::vector<std::vector<float>> &inputs,
+                             const std::vector<ops::Region> &tiles)
+{
+    const Node &n = g.node(id);
+    auto kernel = reference::makeKernel(g, n);
+    EXPECT_TRUE(kernel.isOk()) << kernel.status().str();
+    if (!kernel)
+        return {};
+    const Tensor &y = g.tensor(n.outputs[0]);
+    std::vector<float> out(static_cast<std::size_t>(y.elements()), -99.0f);
+    reference::KernelArgs args;
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+        const Tensor &t = g.tensor(n.inputs[i]);
+        args.in.push_back({t.dtype, &t.shape, reinterpret_cast<const std::uint8_t *>(inputs[i].data())});
+    }
+    args.out.push_back({y.dtype, &y.shape, reinterpret_cast<std::uint8_t *>(out.data())});
+    for (const ops::Region &r : tiles)
+        EXPECT_TRUE((*kernel)->compute(args, 0, r).isOk());
+    return out;
+}
+
+TEST(ReferenceKernels, SumAddsBroadcastInputsInOrder)
+{
+    Graph g;
+    const TensorId a = testgraphs::tensor(g, "a", {2, 3}, Tensor::Kind::Input);
+    const TensorId b = testgraphs::tensor(g, "b", {3}, Tensor::Kind::Input);
+    const TensorId c = testgraphs::tensor(g, "c", {2, 1}, Tensor::Kind::Input);
+    g.inputs = {a, b, c};
+    g.outputs = {op(g, "sum", "Sum", {a, b, c}, {2, 3})};
+    const std::vector<std::vector<float>> in{{1, 2, 3, 4, 5, 6}, {10, 20, 30}, {100, 200}};
+    const auto whole = runKernel(g, 0, in, {{{0, 2}, {0, 3}}});
+    EXPECT_EQ(whole, (std::vector<float>{111, 122, 133, 214, 225, 236}));
+    EXPECT_EQ(runKernel(g, 0, in, {{{0, 2}, {0, 1}}, {{0, 2}, {1, 3}}}), whole); // two column tiles
+    EXPECT_EQ(runKernel(g, 0, in, {{{1, 2}, {0, 3}}})[0], -99.0f);               // a tile writes only itself
+}
+
+TEST(ReferenceKernels, GlobalMaxPoolTakesEachPlanesMaximum)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 2, 2, 2}, Tensor::Kind::Input);
+    g.inputs = {x};
+    g.outputs = {op(g, "gmp", "GlobalMaxPool", {x}, {1, 2, 1, 1})};
+    const std::vector<std::vector<float>> in{{1, -2, 7, 3, -5, -1, -8, -4}};
+    EXPECT_EQ(runKernel(g, 0, in, {{{0, 1}, {0, 2}, {0, 1}, {0, 1}}}), (std::vector<float>{7, -1}));
+    EXPECT_EQ(runKernel(g, 0, in, {{{0, 1}, {1, 2}, {0, 1}, {0, 1}}}), (std::vector<float>{-99, -1}));
+}
+
+TEST(ReferenceKernels, SumWithAStringInputIsUnsupported)
+{
+    Graph g;
+    const TensorId a = testgraphs::tensor(g, "a", {2}, Tensor::Kind::Input);
+    const TensorId b = testgraphs::tensor(g, "b", {2}, Tensor::Kind::Input);
+    g.tensor(b).dtype = DType::String;
+    g.inputs = {a, b};
+    g.outputs = {op(g, "sum", "Sum", {a, b}, {2})};
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "sum");
+}
+
+// --- inputs ---------------------------------------------------------------------------
+
+TEST_F(ReferenceBackend, InputsAreMatchedByName)
+{
+    const Graph g = convRelu();
+    auto inputs = planutil::makeInputs(g, 4);
+    inputs.insert(inputs.begin(), inputs[0]); // order does not matter, names do
+    inputs.erase(inputs.begin() + 1);
+    EXPECT_TRUE(planutil::compileAndRun(*backend, g, planutil::wholePlan(g, perNode(g)), inputs).isOk());
+}
+
+TEST_F(ReferenceBackend, MissingInputIsAnErrorNamingIt)
+{
+    const Graph g = convRelu();
+    auto r = planutil::compileAndRun(*backend, g, planutil::wholePlan(g, perNode(g)), {});
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
+    EXPECT_EQ(r.status().location().tensor, "x");
+    EXPECT_EQ(r.status().message(), "missing input 'x' (f32 1x8x16x16)");
+}
+
+TEST_F(ReferenceBackend, MisShapedInputIsAnErrorNamingIt)
+{
+    const Graph g = convRelu();
+    std::vector<HostTensor> inputs{planutil::floatTensor("x", {1, 8, 16, 15}, std::vector<float>(8 * 16 * 15))};
+    auto r = planutil::compileAndRun(*backend, g, planutil::wholePlan(g, perNode(g)), inputs);
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
+    EXPECT_EQ(r.status().message(), "input 'x' is f32 1x8x16x15, expected f32 1x8x16x16");
+    inputs[0] = planutil::floatTensor("y", {1, 8, 16, 16}, std::vector<float>(8 * 16 * 16));
+    inputs.push_back(planutil::makeInputs(g, 1)[0]);
+    r = planutil::compileAndRun(*backend, g, planutil::wholePlan(g, perNode(g)), inputs);
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().message(), "unknown input 'y'; graph inputs: x");
+}
+
+// --- what the backend runs --------------------------------------------------------------
+
+TEST_F(ReferenceBackend, SupportsKnownOpsAndCompilesTheirPlans)
+{
+    const Graph g = convRelu();
+    for (const Node &n : g.nodes())
+        EXPECT_TRUE(backend->supports(g, n)) << n.name;
+    EXPECT_EQ(backend->info().name, "reference");
+    EXPECT_TRUE(backend->info().available);
+}
+
+TEST_F(ReferenceBackend, OpaqueNodeIsUnsupportedAndRefusedByName)
+{
+    Graph g = convRelu();
+    const TensorId y = g.outputs[0];
+    Node custom;
+    custom.name = "mystery";
+    custom.opType = "FancyActivation";
+    custom.domain = "com.example";
+    custom.opaque = true;
+    custom.inputs = {y};
+    custom.outputs = {testgraphs::tensor(g, "z", {1, 8, 16, 16})};
+    g.addNode(custom);
+    g.outputs = {g.findTensor("z")};
+    EXPECT_FALSE(backend->supports(g, g.node(g.findNode("mystery"))));
+    auto compiled = backend->compile(g, planutil::wholePlan(g, perNode(g)));
+    ASSERT_FALSE(compiled.isOk());
+    EXPECT_EQ(compiled.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(compiled.status().location().node, "mystery");
+    EXPECT_NE(compiled.status().message().find("opaque op 'FancyActivation'"), std::string::npos);
+}
+
+TEST_F(ReferenceBackend, UnsupportedAttributeValueIsRefusedByName)
+{
+    // BatchNormalization runs in inference mode only (opset 15: training_mode=0).
+    for (std::int64_t training : {0, 1}) {
+        Graph g;
+        g.opsetVersion = 15;
+        const TensorId x = testgraphs::tensor(g, "x", {2, 3, 4}, Tensor::Kind::Input);
+        g.inputs = {x};
+        std::vector<TensorId> in{x};
+        for (const char *p : {"scale", "bias", "mean", "var"})
+            in.push_back(testgraphs::weight(g, p, {3}));
+        g.outputs = {op(g, "bn", "BatchNormalization", in, {2, 3, 4}, {{"training_mode", {training}}})};
+        EXPECT_EQ(backend->supports(g, g.node(0)), training == 0);
+        auto r = planutil::compileAndRun(*backend, g, planutil::wholePlan(g, perNode(g)), planutil::makeInputs(g, 5));
+        ASSERT_EQ(r.isOk(), training == 0) << r.status().str();
+        if (training) {
+            EXPECT_EQ(r.status().code(), ErrorCode::Unsupported);
+            EXPECT_EQ(r.status().location().node, "bn");
+            EXPECT_NE(r.status().message().find("training mode"), std::string::npos);
+        }
+    }
+}
+
+TEST_F(ReferenceBackend, MaxPoolIndicesAreFlatPositionsInRowOrColumnMajorOrder)
+{
+    for (std::int64_t order : {0, 1}) {
+        Graph g;
+        const TensorId x = testgraphs::tensor(g, "x", {1, 2, 4, 4}, Tensor::Kind::Input);
+        g.inputs = {x};
+        Node n;
+        n.name = "pool";
+        n.opType = "MaxPool";
+        n.attrs = {{"kernel_shape", {Ints{2, 2}}}, {"strides", {Ints{2, 2}}}, {"storage_order", {order}}};
+        n.inputs = {x};
+        n.outputs = {testgraphs::tensor(g, "y", {1, 2, 2, 2}), testgraphs::tensor(g, "i", {1, 2, 2, 2})};
+        g.tensor(n.outputs[1]).dtype = DType::Int64;
+        g.addNode(n);
+        g.outputs = n.outputs;
+        const auto inputs = planutil::makeInputs(g, 5);
+        auto r = planutil::compileAndRun(*backend, g, planutil::wholePlan(g, perNode(g)), inputs);
+        ASSERT_TRUE(r.isOk()) << r.status().str();
+        for (int k = 0; k < 8; ++k) { // channel c = k / 4, window (k / 2 % 2, k % 2)
+            std::int64_t idx = 0;
+            std::memcpy(&idx, r->outputs[1].bytes.data() + 8 * k, 8);
+            const std::int64_t c = idx / 16, p = idx % 16, h = order ? p % 4 : p / 4, w = order ? p / 4 : p % 4;
+            EXPECT_EQ(c, k / 4);
+            EXPECT_EQ(h / 2, k / 2 % 2);
+            EXPECT_EQ(w / 2, k % 2);
+            EXPECT_EQ(inputs[0].f32()[c * 16 + h * 4 + w], r->outputs[0].f32()[k]);
+        }
+    }
+}
+
+// --- external weights ------------------------------------------------------------------
+
+class ExternalWeights : public ReferenceBackend
+{
+protected:
+    void SetUp() override
+    {
+        dir = std::filesystem::temp_directory_path() / ("tessera-ref-ext-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(dir);
+        inlineGraph = convRelu();
+        graph = inlineGraph;
+        // Move w's 576 floats to a file at offset 64.
+        const TensorId w = graph.findTensor("w");
+        const auto &bytes = graph.tensor(w).data->bytes;
+        file = (dir / "weights.bin").string();
+        std::ofstream out(file, std::ios::binary);
+        out << std::string(64, '\0');
+        out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        out.close();
+        auto ext = std::make_shared<TensorData>();
+        ext->dtype = DType::Float32;
+        ext->shape = graph.tensor(w).shape;
+        ext->external = TensorData::External{file, 64, static_cast<std::int64_t>(bytes.size())};
+        graph.tensor(w).data = ext;
+    }
+    void TearDown() override { std::filesystem::remove_all(dir); }
+
+    std::filesystem::path dir;
+    std::string file;
+    Graph inlineGraph, graph;
+};
+
+TEST_F(ExternalWeights, AreLoadedAtCompileTime)
+{
+    const auto inputs = planutil::makeInputs(graph, 6);
+    const RunResult ext = run(graph, planutil::wholePlan(graph, perNode(graph)), inputs);
+    const RunResult inl = run(inlineGraph, planutil::wholePlan(inlineGraph, perNode(inlineGraph)), inputs);
+    ASSERT_EQ(ext.outputs.size(), 1u);
+    EXPECT_TRUE(planutil::bitEqual(ext.outputs[0], inl.outputs[0]));
+    EXPECT_EQ(ext.metrics.at("weight_bytes"), (576 + 8) * 4);
+}
+
+TEST_F(ExternalWeights, TruncatedFileIsRefusedNamingTheTensor)
+{
+    std::filesystem::resize_file(file, 64 + 100);
+    auto compiled = backend->compile(graph, planutil::wholePlan(graph, perNode(graph)));
+    ASSERT_FALSE(compiled.isOk());
+    EXPECT_EQ(compiled.status().location().tensor, "w") << compiled.status().str();
+}
+
+// --- observation ---------------------------------------------------------------------------
+
+TEST_F(ReferenceBackend, TimelineProgressAndMetricsDescribeTheRun)
+{
+    const Graph g = testgraphs::residualChain(1);
+    ExecutionPlan plan = planutil::wholePlan(g, perNode(g));
+    // Data movement and a barrier move no values here but are run and timed.
+    Task copy, barrier;
+    copy.kind = TaskKind::Copy;
+    copy.deps = {0};
+    barrier.kind = TaskKind::Barrier;
+    barrier.deps = {plan.addTask(copy), 4};
+    plan.addTask(barrier);
+    auto compiled = backend->compile(g, plan);
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+    std::vector<double> fractions;
+    RunObserver obs;
+    obs.taskFinished = [&](TaskId, double f) { fractions.push_back(f); };
+    auto r = backend->run(**compiled, planutil::makeInputs(g, 7), obs);
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    ASSERT_EQ(r->timeline.size(), plan.tasks.size());
+    for (std::size_t i = 0; i < r->timeline.size(); ++i) {
+        EXPECT_EQ(r->timeline[i].task, static_cast<TaskId>(i));
+        EXPECT_LE(r->timeline[i].startNs, r->timeline[i].endNs);
+        if (i) {
+            EXPECT_GE(r->timeline[i].startNs, r->timeline[i - 1].endNs);
+        }
+    }
+    ASSERT_EQ(fractions.size(), plan.tasks.size());
+    EXPECT_EQ(fractions.back(), 1.0);
+    EXPECT_GT(r->metrics.at("op_ms/Conv"), 0.0);
+    EXPECT_GT(r->latencyMs, 0.0);
+    // Buffers are freed after their last use: never all five 8 KiB tensors at once.
+    const double fixed = 8 * 16 * 16 * 4 + r->metrics.at("weight_bytes");
+    EXPECT_LT(r->metrics.at("peak_host_bytes") - fixed, 5 * 8192);
+    EXPECT_GE(r->metrics.at("peak_host_bytes") - fixed, 2 * 8192);
+}
+
+TEST_F(ReferenceBackend, CancelStopsTheRun)
+{
+    const Graph g = testgraphs::residualChain(1);
+    auto compiled = backend->compile(g, planutil::wholePlan(g, perNode(g)));
+    ASSERT_TRUE(compiled.isOk());
+    std::atomic<bool> cancel{false};
+    RunObserver obs;
+    obs.cancel = &cancel;
+    obs.taskFinished = [&](TaskId t, double) { cancel = t == 1; };
+    auto r = backend->run(**compiled, planutil::makeInputs(g, 8), obs);
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::Cancelled);
+    EXPECT_EQ(r.status().message(), "run cancelled after 2 of 5 tasks");
+}
+
+// --- TensorProto files ------------------------------------------------------------------
+
+class TensorFiles : public ::testing::Test
+{
+protected:
+    void SetUp() override { std::filesystem::create_directories(dir); }
+    void TearDown() override { std::filesystem::remove_all(dir); }
+    std::string path(const std::string &name) const { return (dir / name).string(); }
+    std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("tessera-ref-pb-" + std::to_string(::getpid()));
+};
+
+TEST_F(TensorFiles, RoundTripAndTypedFields)
+{
+    const HostTensor t = planutil::floatTensor("x", {2, 2}, {1, -2, 3.5f, 0});
+    ASSERT_TRUE(writeTensorProto(t, path("x.pb")).isOk());
+    auto back = readTensorProto(path("x.pb"));
+    ASSERT_TRUE(back.isOk()) << back.status().str();
+    EXPECT_TRUE(planutil::bitEqual(*back, t));
+    EXPECT_EQ(back->name, "x");
+    // int64_data instead of raw_data.
+    onnx::TensorProto p;
+    p.set_name("ids");
+    p.set_data_type(onnx::TensorProto::INT64);
+    p.add_dims(3);
+    for (std::int64_t v : {7, -1, 40})
+        p.add_int64_data(v);
+    std::ofstream(path("ids.pb"), std::ios::binary) << p.SerializeAsString();
+    auto ids = readTensorProto(path("ids.pb"));
+    ASSERT_TRUE(ids.isOk()) << ids.status().str();
+    EXPECT_EQ(ids->dtype, DType::Int64);
+    EXPECT_EQ(reinterpret_cast<const std::int64_t *>(ids->bytes.data())[1], -1);
+}
+
+TEST_F(TensorFiles, ShortPayloadAndGarbageAreRefused)
+{
+    onnx::TensorProto p;
+    p.set_data_type(onnx::TensorProto::FLOAT);
+    p.add_dims(4);
+    p.add_float_data(1);
+    std::ofstream(path("short.pb"), std::ios::binary) << p.SerializeAsString();
+    auto r = readTensorProto(path("short.pb"));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
+    EXPECT_NE(r.status().message().find("holds 4 bytes, f32 4 needs 16"), std::string::npos) << r.status().str();
+    std::ofstream(path("junk.pb"), std::ios::binary) << "\xff\xff\xff not a tensor";
+    EXPECT_FALSE(readTensorProto(path("junk.pb")).isOk());
+    HostTensor bad = planutil::floatTensor("y", {3}, {1, 2});
+    EXPECT_EQ(writeTensorProto(bad, path("y.pb")).code(), ErrorCode::Usage);
+}
+
+} // namespace

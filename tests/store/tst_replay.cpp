@@ -1,0 +1,210 @@
+// `tessera-cli project create` and `tessera-cli replay` end to end: a project
+// made without the workbench replays to the same plan, survives being moved
+// with its model, reports stale overrides and refuses a changed model.
+#include "core/store/project.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path &p)
+{
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+bool contains(const std::string &text, std::string_view part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+class Replay : public ::testing::Test
+{
+protected:
+    static void SetUpTestSuite()
+    {
+        s_dir = fs::temp_directory_path() / ("tessera-replay-test-" + std::to_string(::getpid()));
+        fs::create_directories(s_dir);
+        Result r = run("sample squeezenet --out " + (s_dir / "squeezenet.onnx").string());
+        ASSERT_EQ(r.code, 0) << r.err;
+    }
+    static void TearDownTestSuite() { fs::remove_all(s_dir); }
+
+    static Result run(const std::string &args)
+    {
+        const fs::path out = s_dir / "stdout", err = s_dir / "stderr";
+        const std::string cmd =
+            std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" + out.string() + " 2>" + err.string();
+        const int status = std::system(cmd.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    }
+    static QJsonObject json(const Result &r)
+    {
+        return QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object();
+    }
+
+    // A folder with its own copy of the model and a project made from it.
+    static fs::path makeProject(const std::string &name, const std::string &extra = {}, int expectedCode = 0)
+    {
+        const fs::path dir = s_dir / name;
+        fs::create_directories(dir / "models");
+        fs::copy_file(s_dir / "squeezenet.onnx", dir / "models" / "net.onnx", fs::copy_options::overwrite_existing);
+        Result r = run("project create " + (dir / "p.tessera").string() + " --model " +
+                       (dir / "models" / "net.onnx").string() + " --algo layer-fusion --device stcp920 " + extra);
+        EXPECT_EQ(r.code, expectedCode) << r.err;
+        return dir;
+    }
+
+    static fs::path s_dir;
+};
+fs::path Replay::s_dir;
+
+TEST_F(Replay, AFreshProjectReplaysToTheSamePlan)
+{
+    const fs::path dir = makeProject("fresh");
+    const fs::path planFile = dir / "replayed.json";
+    Result r = run("replay " + (dir / "p.tessera").string() + " --json --out " + planFile.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonObject o = json(r);
+    for (const char *key : {"algorithm", "device", "kernels", "steps", "decisions", "search_ms", "est_latency_ms",
+                            "traffic_bytes", "stats", "overrides", "reproduced", "previous", "plan_id"})
+        EXPECT_TRUE(o.contains(key)) << key;
+    EXPECT_EQ(o["algorithm"].toString(), "layer-fusion");
+    EXPECT_EQ(o["device"].toString(), "stcp920");
+    EXPECT_GT(o["kernels"].toInt(), 10);
+    EXPECT_TRUE(o["reproduced"].toBool());
+    EXPECT_EQ(o["previous"].toObject()["id"].toInt(), 1);
+    EXPECT_EQ(o["previous"].toObject()["kernels"].toInt(), o["kernels"].toInt());
+    EXPECT_EQ(o["plan_id"].toInt(), 2);
+    EXPECT_TRUE(contains(slurp(planFile), "\"format_version\"")) << "--out writes a schedule document";
+
+    auto project = tessera::Project::open((dir / "p.tessera").string(), tessera::OpenMode::ReadOnly);
+    ASSERT_TRUE(project.isOk()) << project.status().str();
+    auto plans = project->plans();
+    ASSERT_EQ(plans->size(), 2u);
+    EXPECT_EQ(plans->at(1).label, "replay");
+    EXPECT_EQ(plans->at(0).kernels, plans->at(1).kernels);
+
+    Result text = run("replay " + (dir / "p.tessera").string());
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_TRUE(contains(text.out, "reproduced plan 2")) << text.out;
+}
+
+TEST_F(Replay, AProjectMovedWithItsModelStillReplays)
+{
+    const fs::path dir = makeProject("before-move");
+    const fs::path moved = s_dir / "after-move";
+    fs::rename(dir, moved);
+    Result r = run("replay " + (moved / "p.tessera").string() + " --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(json(r)["reproduced"].toBool());
+    EXPECT_EQ(json(r)["model"].toString().toStdString(), (moved / "models" / "net.onnx").string());
+}
+
+TEST_F(Replay, AStaleOverrideIsReportedAndKept)
+{
+    const fs::path overrides = s_dir / "stale.json";
+    std::ofstream(overrides) << R"({"layer-fusion.fuse:no-such-node": "separate"})";
+    const fs::path dir = makeProject("stale", "--override " + overrides.string(), /*expectedCode=*/3);
+    ASSERT_TRUE(fs::exists(dir / "p.tessera")) << "the project is written; the override is reported";
+    Result r = run("replay " + (dir / "p.tessera").string() + " --json");
+    EXPECT_EQ(r.code, 3);
+    EXPECT_TRUE(contains(r.err, "stale")) << r.err;
+    const QJsonArray reports = json(r)["overrides"].toArray();
+    ASSERT_EQ(reports.size(), 1);
+    EXPECT_EQ(reports[0].toObject()["key"].toString(), "layer-fusion.fuse:no-such-node");
+    EXPECT_EQ(reports[0].toObject()["outcome"].toString(), "stale");
+    EXPECT_TRUE(json(r)["reproduced"].toBool());
+}
+
+TEST_F(Replay, AChangedModelIsRefusedUnlessForced)
+{
+    const fs::path dir = makeProject("changed");
+    Result rebuilt = run("sample squeezenet --batch 2 --out " + (dir / "models" / "net.onnx").string());
+    ASSERT_EQ(rebuilt.code, 0) << rebuilt.err;
+
+    Result refused = run("replay " + (dir / "p.tessera").string() + " --json");
+    EXPECT_EQ(refused.code, 3);
+    EXPECT_TRUE(contains(refused.err, "model changed since the project was saved")) << refused.err;
+    EXPECT_TRUE(contains(refused.err, "--force")) << refused.err;
+    EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+    {
+        auto project = tessera::Project::open((dir / "p.tessera").string(), tessera::OpenMode::ReadOnly);
+        EXPECT_EQ(project->plans()->size(), 1u) << "nothing stored by a refused replay";
+    }
+
+    Result forced = run("replay " + (dir / "p.tessera").string() + " --json --force");
+    ASSERT_EQ(forced.code, 0) << forced.err;
+    EXPECT_TRUE(json(forced)["model_changed"].toBool());
+    EXPECT_FALSE(json(forced)["reproduced"].toBool()) << "twice the batch, another latency";
+    // The project now tracks the new model: a plain replay works again.
+    Result after = run("replay " + (dir / "p.tessera").string() + " --json");
+    ASSERT_EQ(after.code, 0) << after.err;
+    EXPECT_TRUE(json(after)["reproduced"].toBool());
+}
+
+TEST_F(Replay, ATouchedModelWithTheSameStructureIsNotedNotRefused)
+{
+    const fs::path dir = makeProject("touched");
+    const fs::path model = dir / "models" / "net.onnx";
+    fs::last_write_time(model, fs::last_write_time(model) + std::chrono::hours(1));
+    Result r = run("replay " + (dir / "p.tessera").string() + " --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(contains(r.err, "the model file changed on disk but its structure did not")) << r.err;
+    EXPECT_TRUE(json(r)["reproduced"].toBool());
+    Result again = run("replay " + (dir / "p.tessera").string() + " --json");
+    EXPECT_FALSE(contains(again.err, "changed on disk")) << "the new size and time were recorded: " << again.err;
+}
+
+TEST_F(Replay, BadArgumentsAndFilesAreClearErrors)
+{
+    EXPECT_EQ(run("replay").code, 2);
+    EXPECT_EQ(run("project").code, 2);
+    EXPECT_EQ(run("project frobnicate x.tessera").code, 2);
+    const fs::path missing = s_dir / "missing.tessera";
+    Result r = run("replay " + missing.string());
+    EXPECT_EQ(r.code, 3);
+    EXPECT_TRUE(contains(r.err, missing.string())) << r.err;
+    // An ONNX model is not a project.
+    Result notProject = run("replay " + (s_dir / "squeezenet.onnx").string());
+    EXPECT_EQ(notProject.code, 3);
+    EXPECT_TRUE(contains(notProject.err, "not a tessera project")) << notProject.err;
+
+    const fs::path dir = makeProject("exists");
+    Result again = run("project create " + (dir / "p.tessera").string() + " --model " +
+                       (dir / "models" / "net.onnx").string() + " --algo layer-fusion");
+    EXPECT_EQ(again.code, 2);
+    EXPECT_TRUE(contains(again.err, "already exists")) << again.err;
+    Result unknown = run("project create " + (s_dir / "u.tessera").string() + " --model " +
+                         (dir / "models" / "net.onnx").string() + " --algo magic");
+    EXPECT_EQ(unknown.code, 2);
+    EXPECT_FALSE(fs::exists(s_dir / "u.tessera")) << "no project for a setup that does not schedule";
+
+    Result show = run("project show " + (dir / "p.tessera").string() + " --json");
+    ASSERT_EQ(show.code, 0) << show.err;
+    EXPECT_EQ(json(show)["algorithm"].toString(), "layer-fusion");
+    EXPECT_EQ(json(show)["model"].toString(), "models/net.onnx");
+    EXPECT_EQ(json(show)["plans"].toArray().size(), 1);
+}
+
+} // namespace

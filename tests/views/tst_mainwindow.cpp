@@ -1,0 +1,353 @@
+// The workbench main window under the offscreen platform: loading a model off
+// the GUI thread fills the docks, selection reaches the inspector, a corrupt or
+// missing file reports an error and leaves the previous model on screen,
+// cancel drops a load, layout and recent files persist, drops take .onnx only,
+// the command line parses. Saves a screenshot of the whole window to
+// <build>/screenshots/mainwindow.png for people to look at.
+#include "app/gui/commandline.h"
+#include "app/gui/mainwindow.h"
+#include "app/gui/modelloader.h"
+#include "app/gui/recentfiles.h"
+#include "samples/builder.h"
+#include "views/models/hierarchymodel.h"
+#include "views/models/nodeinspectormodel.h"
+#include "views/models/ophistogrammodel.h"
+#include "views/models/propertymodel.h"
+#include "views/widgets/graphview.h"
+#include "views/widgets/inspectorwidget.h"
+#include "views/widgets/searchpanel.h"
+#include "views/widgets/summarywidget.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QMenu>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThreadPool>
+#include <QTreeView>
+#include <QUrl>
+
+#include <gtest/gtest.h>
+
+using namespace tessera;
+using tessera::gui::MainWindow;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+// A residual network small enough to load in milliseconds, with name scopes
+// so the hierarchy has groups: stem, block0, block1, head.
+void writeSmallModel(const QString &path)
+{
+    samples::ModelBuilder b("small_resnet", 7);
+    std::string y = b.input("x", {1, 3, 32, 32});
+    {
+        samples::ScopeGuard s(b, "stem");
+        y = b.maxPool(b.relu(b.conv(y, "conv", 16, 3), "relu"), "pool", 3, 2, 1);
+    }
+    for (int i = 0; i < 2; ++i) {
+        samples::ScopeGuard s(b, "block" + std::to_string(i));
+        std::string c = b.relu(b.conv(y, "conv1", 16, 3), "relu1");
+        c = b.conv(c, "conv2", 16, 3);
+        y = b.relu(b.binary("Add", c, y, "add"), "relu2");
+    }
+    {
+        samples::ScopeGuard s(b, "head");
+        y = b.gemm(b.flatten(b.globalAvgPool(y, "pool"), "flatten"), "fc", 10);
+    }
+    b.output(y);
+    auto model = b.finish();
+    ASSERT_TRUE(model.isOk()) << model.status().str();
+    ASSERT_TRUE(samples::saveModel(**model, path.toStdString(), false).isOk());
+}
+
+class MainWindowTest : public ::testing::Test
+{
+protected:
+    static void SetUpTestSuite()
+    {
+        s_dir = new QTemporaryDir;
+        ASSERT_TRUE(s_dir->isValid());
+        writeSmallModel(s_dir->filePath("small.onnx"));
+        QFile bad(s_dir->filePath("bad.onnx"));
+        ASSERT_TRUE(bad.open(QIODevice::WriteOnly));
+        bad.write("\x08\x07this is not a protobuf model\xff\xff\xff\xff", 36);
+    }
+    static void TearDownTestSuite()
+    {
+        delete s_dir;
+        s_dir = nullptr;
+    }
+    void SetUp() override { QSettings().clear(); }
+
+    static QString smallPath() { return s_dir->filePath("small.onnx"); }
+    static QString badPath() { return s_dir->filePath("bad.onnx"); }
+
+    // Opens the small model and waits for it and its first layout.
+    static bool load(MainWindow &w, const QString &path)
+    {
+        QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+        QSignalSpy laidOut(w.graphView(), &GraphView::layoutFinished);
+        w.openFile(path);
+        return QTest::qWaitFor([&] { return loaded.count() == 1 && laidOut.count() >= 1; }, kTimeoutMs);
+    }
+
+    static NodeId firstNodeOfType(const MainWindow &w, const std::string &op)
+    {
+        const Graph &g = *w.modelData()->graph;
+        for (NodeId n = 0; n < static_cast<NodeId>(g.nodeCount()); ++n)
+            if (g.node(n).opType == op)
+                return n;
+        return kInvalidId;
+    }
+
+    static QTemporaryDir *s_dir;
+};
+QTemporaryDir *MainWindowTest::s_dir = nullptr;
+
+TEST_F(MainWindowTest, LoadFillsDocksAndSelectionReachesInspector)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    ASSERT_TRUE(load(w, smallPath()));
+
+    const auto model = w.modelData();
+    ASSERT_TRUE(model);
+    EXPECT_EQ(model->graph->nodeCount(), 16u);
+    EXPECT_TRUE(w.windowTitle().startsWith("small.onnx"));
+    EXPECT_EQ(w.outlineModel()->rowCount(), 4) << "stem, block0, block1, head";
+    EXPECT_EQ(w.summary()->summaryModel()->value("Structure", "Nodes"), "16");
+    ASSERT_GT(w.summary()->histogramModel()->rowCount(), 0);
+    EXPECT_EQ(w.summary()->histogramModel()->stats().front().opType, "Conv");
+    EXPECT_EQ(w.summary()->histogramModel()->stats().front().count, 5);
+    QSignalSpy width(w.summary(), &views::SummaryWidget::dagWidthReady);
+    ASSERT_TRUE(w.summary()->dagWidth() >= 0 || width.wait(kTimeoutMs));
+    EXPECT_EQ(w.summary()->dagWidth(), 1) << "every skip input also feeds its block's first conv: one chain";
+
+    // Selecting in the graph reaches the inspector.
+    const NodeId conv = firstNodeOfType(w, "Conv");
+    ASSERT_NE(conv, kInvalidId);
+    w.graphView()->selectNode(conv);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.inspector()->model()->currentNode() == conv; }, kTimeoutMs));
+    EXPECT_EQ(w.inspector()->model()->value("Node", "Op type"), "Conv");
+    EXPECT_EQ(w.inspector()->model()->value("Node", "Name"), QString::fromStdString(model->graph->node(conv).name));
+    EXPECT_EQ(w.outlineModel()->nodeAt(w.outline()->currentIndex()), conv) << "the outline follows the selection";
+
+    // Search highlights and steps through matches.
+    w.searchPanel()->setQuery("op:Relu");
+    EXPECT_EQ(w.searchPanel()->matches().size(), 5u);
+    w.searchPanel()->next();
+    const NodeId relu = w.searchPanel()->currentMatch();
+    ASSERT_NE(relu, kInvalidId);
+    EXPECT_EQ(model->graph->node(relu).opType, "Relu");
+    EXPECT_EQ(w.inspector()->model()->currentNode(), relu);
+
+    // The whole window, for people to look at.
+    w.searchPanel()->setQuery("block1");
+    w.graphView()->selectNode(firstNodeOfType(w, "Add"));
+    QTest::qWait(300);
+    const QString shot = QStringLiteral(TESSERA_BINARY_DIR "/screenshots/mainwindow.png");
+    ASSERT_TRUE(w.saveScreenshot(shot));
+    QImage image(shot);
+    EXPECT_EQ(image.size(), w.size() * w.devicePixelRatio());
+}
+
+TEST_F(MainWindowTest, CorruptFileReportsAndKeepsPreviousModel)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    ASSERT_TRUE(load(w, smallPath()));
+    const auto before = w.modelData();
+    const QString title = w.windowTitle();
+    const int outlineRows = w.outlineModel()->rowCount();
+
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    QSignalSpy reported(&w, &MainWindow::errorReported);
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.openFile(badPath());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return failed.count() == 1; }, kTimeoutMs));
+    const auto d = failed.front().front().value<Diagnostic>();
+    EXPECT_EQ(d.severity, Severity::Error);
+    EXPECT_NE(d.location.file.find("bad.onnx"), std::string::npos) << d.str();
+    ASSERT_EQ(reported.count(), 1);
+    EXPECT_TRUE(reported.front().at(1).toString().contains("bad.onnx")) << "the message names the file";
+    EXPECT_EQ(loaded.count(), 0);
+    EXPECT_EQ(w.modelData(), before) << "the previous model stays open";
+    EXPECT_EQ(w.windowTitle(), title);
+    EXPECT_EQ(w.outlineModel()->rowCount(), outlineRows);
+    EXPECT_EQ(w.graphView()->graph(), before->graph);
+}
+
+TEST_F(MainWindowTest, MissingFileFailsWithIoError)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openFile(s_dir->filePath("no-such-model.onnx"));
+    ASSERT_EQ(failed.count(), 1);
+    EXPECT_EQ(failed.front().front().value<Diagnostic>().code, ErrorCode::Io);
+    EXPECT_FALSE(w.modelData());
+}
+
+TEST_F(MainWindowTest, CancelDropsTheLoad)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    ASSERT_TRUE(load(w, smallPath()));
+    const auto before = w.modelData();
+
+    QSignalSpy cancelled(w.loader(), &gui::ModelLoader::cancelled);
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.loader()->load(smallPath());
+    EXPECT_TRUE(w.loader()->isLoading());
+    w.loader()->cancel();
+    EXPECT_EQ(cancelled.count(), 1);
+    EXPECT_FALSE(w.loader()->isLoading());
+    QThreadPool::globalInstance()->waitForDone();
+    QTest::qWait(50);
+    EXPECT_EQ(loaded.count(), 0) << "a cancelled load never replaces the model";
+    EXPECT_EQ(w.modelData(), before);
+}
+
+TEST_F(MainWindowTest, OutlineAndOverlayDriveTheView)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    ASSERT_TRUE(load(w, smallPath()));
+
+    const NodeId add = firstNodeOfType(w, "Add");
+    w.outline()->setCurrentIndex(w.outlineModel()->indexForNode(add));
+    EXPECT_EQ(w.inspector()->model()->currentNode(), add);
+    EXPECT_EQ(w.graphView()->selectedNode(), add);
+
+    const QModelIndex group = w.outlineModel()->indexForGroup(w.modelData()->hierarchy.groupOf(add));
+    w.outline()->setCurrentIndex(group);
+    EXPECT_EQ(w.inspector()->model()->currentNode(), kInvalidId);
+    EXPECT_EQ(w.inspector()->model()->value("Group", "Nodes"), "5") << "conv1 relu1 conv2 add relu2";
+
+    EXPECT_FALSE(w.graphView()->hasOverlay());
+    w.colourByCombo()->setCurrentIndex(1); // FLOPs
+    EXPECT_TRUE(w.graphView()->hasOverlay());
+    w.colourByCombo()->setCurrentIndex(0); // op type
+    EXPECT_FALSE(w.graphView()->hasOverlay());
+}
+
+TEST_F(MainWindowTest, LayoutPersists)
+{
+    {
+        MainWindow w;
+        w.show();
+        EXPECT_TRUE(w.findChild<QDockWidget *>("diagnosticsDock")->isVisible()) << "every dock shows by default";
+        w.findChild<QDockWidget *>("diagnosticsDock")->hide();
+        w.close();
+    }
+    MainWindow again;
+    again.show();
+    EXPECT_FALSE(again.findChild<QDockWidget *>("diagnosticsDock")->isVisible());
+    EXPECT_TRUE(again.findChild<QDockWidget *>("outlineDock")->isVisible());
+}
+
+TEST_F(MainWindowTest, RecentFilesPruneMissing)
+{
+    QMenu menu;
+    gui::RecentFiles recent(&menu);
+    QSignalSpy pruned(&recent, &gui::RecentFiles::pruned);
+    recent.add(smallPath());
+    recent.add(badPath());
+    recent.add(smallPath()); // moves to the front, no duplicate
+    EXPECT_EQ(recent.files(), (QStringList{smallPath(), badPath()}));
+    EXPECT_EQ(pruned.count(), 0) << "nothing is missing yet";
+
+    recent.add(s_dir->filePath("gone.onnx"));
+    EXPECT_EQ(recent.files(), (QStringList{smallPath(), badPath()}));
+    ASSERT_EQ(pruned.count(), 1);
+    EXPECT_EQ(pruned.front().front().toStringList(), QStringList{s_dir->filePath("gone.onnx")});
+
+    for (int i = 0; i < 12; ++i) {
+        const QString p = s_dir->filePath(QStringLiteral("m%1.onnx").arg(i));
+        QFile f(p);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        recent.add(p);
+    }
+    EXPECT_EQ(recent.files().size(), gui::RecentFiles::kMaxEntries);
+    EXPECT_EQ(recent.mostRecent(), s_dir->filePath("m11.onnx"));
+}
+
+TEST_F(MainWindowTest, DropAcceptsOnnxFilesOnly)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    const auto dragEnter = [&w](const QString &path) {
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent e(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &e);
+        return e.isAccepted();
+    };
+    EXPECT_TRUE(dragEnter(smallPath()));
+    EXPECT_FALSE(dragEnter(s_dir->filePath("notes.txt")));
+}
+
+TEST(CommandLine, Parses)
+{
+    auto cl = gui::parseCommandLine({"tessera", "model.onnx", "--screenshot", "out.png", "--quit-after-load"});
+    ASSERT_TRUE(cl.isOk()) << cl.status().str();
+    EXPECT_EQ(cl->model, "model.onnx");
+    EXPECT_EQ(cl->screenshot, "out.png");
+    EXPECT_TRUE(cl->quitAfterLoad);
+    EXPECT_TRUE(cl->sample.isEmpty());
+
+    cl = gui::parseCommandLine({"tessera", "--sample", "resnet50"});
+    ASSERT_TRUE(cl.isOk()) << cl.status().str();
+    EXPECT_EQ(cl->sample, "resnet50");
+    EXPECT_TRUE(cl->model.isEmpty());
+
+    cl = gui::parseCommandLine({"tessera", "--help"});
+    ASSERT_TRUE(cl.isOk());
+    EXPECT_TRUE(cl->exitText.contains("--sample"));
+}
+
+TEST(CommandLine, Rejects)
+{
+    const auto fails = [](const QStringList &args, const char *needle) {
+        auto cl = gui::parseCommandLine(args);
+        EXPECT_FALSE(cl.isOk()) << args.join(' ').toStdString();
+        if (!cl.isOk()) {
+            EXPECT_EQ(cl.status().code(), ErrorCode::Usage);
+            EXPECT_NE(cl.status().message().find(needle), std::string::npos) << cl.status().message();
+        }
+    };
+    fails({"tessera", "a.onnx", "--sample", "resnet50"}, "not both");
+    fails({"tessera", "--sample", "resnet51"}, "known: resnet50");
+    fails({"tessera", "a.onnx", "b.onnx"}, "at most one model");
+    fails({"tessera", "--no-such-flag"}, "no-such-flag");
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("TesseraTest"));
+    QApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    // Settings live in a folder of this process only: ctest may run the tests in parallel.
+    QTemporaryDir settingsDir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+    QStandardPaths::setTestModeEnabled(true);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

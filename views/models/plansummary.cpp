@@ -1,0 +1,140 @@
+// PlanSummary (see plansummary.h).
+#include "views/models/plansummary.h"
+
+#include "core/sched/scheduler.h"
+#include "views/models/format.h"
+
+#include <algorithm>
+
+namespace tessera::views {
+
+namespace {
+
+QString threeDigits(double v)
+{
+    const double mag = std::fabs(v);
+    return QString::number(v, 'f', mag < 10 ? 2 : mag < 100 ? 1 : 0);
+}
+
+// Scales `value` by 1000s through `units` (smallest first).
+QString scaled1000(double value, std::initializer_list<const char *> units)
+{
+    if (value == 0)
+        return QStringLiteral("0 ") + QString::fromUtf8(*units.begin());
+    double v = value;
+    auto unit = units.begin();
+    while (std::fabs(v) >= 999.5 && std::next(unit) != units.end()) {
+        v /= 1000;
+        ++unit;
+    }
+    return (unit == units.begin() ? QString::number(std::llround(v)) : threeDigits(v)) + QLatin1Char(' ') +
+           QString::fromUtf8(*unit);
+}
+
+void add(PlanSummary &s, SummaryRow::Section section, QString key, QString label, double value, QString text,
+         Better better)
+{
+    s.rows.push_back({std::move(key), std::move(label), section, value, std::move(text), better});
+}
+
+} // namespace
+
+const SummaryRow *PlanSummary::find(const QString &key) const
+{
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const SummaryRow &r) { return r.key == key; });
+    return it == rows.end() ? nullptr : &*it;
+}
+
+QString formatDurationNs(double ns)
+{
+    return scaled1000(ns, {"ns", "µs", "ms", "s"});
+}
+
+QString formatMs(double ms)
+{
+    return QString::number(ms, 'f', ms < 1 ? 3 : ms < 100 ? 1 : 0) + QStringLiteral(" ms");
+}
+
+QString formatEnergy(double joules)
+{
+    if (joules == 0)
+        return QStringLiteral("0 J");
+    return scaled1000(joules * 1e9, {"nJ", "µJ", "mJ", "J"});
+}
+
+bool nearlyEqual(double a, double b)
+{
+    return std::fabs(a - b) <= 1e-6 * std::max(std::fabs(a), std::fabs(b));
+}
+
+int compareValues(double a, double b, Better better)
+{
+    if (better == Better::None || std::isnan(a) || std::isnan(b) || nearlyEqual(a, b))
+        return 0;
+    return (a < b) == (better == Better::Lower) ? -1 : 1;
+}
+
+PlanSummary summarizeRun(const ScheduleRun &run)
+{
+    using S = SummaryRow::Section;
+    const ExecutionPlan &plan = run.result.plan;
+    const TaskCost total = plan.totalCost();
+    PlanSummary s;
+    s.algorithm = QString::fromStdString(plan.algorithm);
+    s.device = QString::fromStdString(plan.device);
+
+    add(s, S::Plan, QStringLiteral("algorithm"), QStringLiteral("Algorithm"), std::nan(""), s.algorithm, Better::None);
+    add(s, S::Plan, QStringLiteral("device"), QStringLiteral("Device"), std::nan(""), s.device, Better::None);
+    const auto count = [](std::size_t n) { return static_cast<double>(n); };
+    const auto movement = static_cast<std::size_t>(
+        std::count_if(plan.tasks.begin(), plan.tasks.end(), [](const Task &t) { return t.kind != TaskKind::Compute; }));
+    add(s, S::Plan, QStringLiteral("kernels"), QStringLiteral("Kernels"), count(plan.kernels.size()),
+        QString::number(plan.kernels.size()), Better::Lower);
+    add(s, S::Plan, QStringLiteral("tasks"), QStringLiteral("Tasks"), count(plan.tasks.size()),
+        QString::number(plan.tasks.size()), Better::Lower);
+    add(s, S::Plan, QStringLiteral("movement"), QStringLiteral("Data-movement tasks"), count(movement),
+        QString::number(movement), Better::Lower);
+    add(s, S::Plan, QStringLiteral("buffers"), QStringLiteral("Buffers"), count(plan.buffers.size()),
+        QString::number(plan.buffers.size()), Better::None);
+
+    const double latency = plan.estimatedLatencyNs();
+    add(s, S::Cost, QStringLiteral("latency"), QStringLiteral("Estimated latency"), latency, formatDurationNs(latency),
+        Better::Lower);
+    add(s, S::Cost, QStringLiteral("time"), QStringLiteral("Task time (sum)"), total.timeNs,
+        formatDurationNs(total.timeNs), Better::Lower);
+    add(s, S::Cost, QStringLiteral("compute"), QStringLiteral("Compute time (sum)"), total.computeNs,
+        formatDurationNs(total.computeNs), Better::Lower);
+    add(s, S::Cost, QStringLiteral("energy"), QStringLiteral("Energy"), total.energyJ, formatEnergy(total.energyJ),
+        Better::Lower);
+    for (const auto &[level, bytes] : total.bytesByLevel) {
+        const QString name = level.empty() ? QStringLiteral("main memory") : QString::fromStdString(level);
+        add(s, S::Traffic, QStringLiteral("bytes:") + name, QStringLiteral("Traffic at ") + name,
+            static_cast<double>(bytes), formatBytes(bytes), Better::Lower);
+    }
+
+    add(s, S::Search, QStringLiteral("search"), QStringLiteral("Search time"), run.searchMs, formatMs(run.searchMs),
+        Better::Lower);
+    add(s, S::Search, QStringLiteral("verify"), QStringLiteral("Verify time"), run.verifyMs, formatMs(run.verifyMs),
+        Better::Lower);
+    add(s, S::Search, QStringLiteral("steps"), QStringLiteral("Trace steps"), count(run.trace.size()),
+        QString::number(run.trace.size()), Better::None);
+    add(s, S::Search, QStringLiteral("decisions"), QStringLiteral("Decisions"), count(run.decisions.records().size()),
+        QString::number(run.decisions.records().size()), Better::None);
+    const auto applied = static_cast<std::size_t>(
+        std::count_if(run.overrideReports.begin(), run.overrideReports.end(),
+                      [](const OverrideReport &r) { return r.outcome == OverrideReport::Outcome::Applied; }));
+    add(s, S::Search, QStringLiteral("overrides"), QStringLiteral("Overrides applied"), count(applied),
+        run.overrideReports.empty() ? QStringLiteral("none")
+                                    : QStringLiteral("%1 of %2").arg(applied).arg(run.overrideReports.size()),
+        Better::None);
+
+    for (const auto &[key, value] : run.result.stats)
+        add(s, S::Stats, QStringLiteral("stat:") + QString::fromStdString(key),
+            QStringLiteral("Stat: ") + QString::fromStdString(key), value,
+            value == std::trunc(value) && std::fabs(value) < 1e6 ? QString::number(static_cast<qint64>(value))
+                                                                 : formatRatio(value),
+            Better::None);
+    return s;
+}
+
+} // namespace tessera::views

@@ -1,0 +1,51 @@
+// PlanSummary: the numbers that characterise one scheduling run, as a flat
+// list of rows the comparison table lines up side by side — plan shape
+// (kernels, tasks), the cost model's estimates (latency, task time, energy,
+// bytes per memory level), the search itself (time, decisions, overrides) and
+// the scheduler's own statistics. Each row knows whether lower or higher is
+// better so a view can mark the winner. Pure data; no Qt model here.
+#pragma once
+
+#include <QString>
+
+#include <cmath>
+#include <vector>
+
+namespace tessera {
+struct ScheduleRun;
+}
+
+namespace tessera::views {
+
+enum class Better { None, Lower, Higher };
+
+struct SummaryRow {
+    // Rows of two runs are matched by key; sections keep related rows together.
+    enum class Section { Plan, Cost, Traffic, Search, Stats };
+    QString key;   // "kernels", "bytes:DDR", "stat:fused_ops"
+    QString label; // "Kernels", "Traffic at DDR", "Stat: fused_ops"
+    Section section = Section::Plan;
+    double value = std::nan("");
+    QString text; // value as shown
+    Better better = Better::None;
+};
+
+struct PlanSummary {
+    QString algorithm;
+    QString device;
+    std::vector<SummaryRow> rows;
+    const SummaryRow *find(const QString &key) const; // nullptr if absent
+};
+
+PlanSummary summarizeRun(const ScheduleRun &run);
+
+// Equal within a relative 1e-6: sums of the same estimates in another order.
+bool nearlyEqual(double a, double b);
+// Which of two values wins under `better`: -1 a, +1 b, 0 tie / not comparable.
+int compareValues(double a, double b, Better better);
+
+QString formatDurationNs(double ns); // "950 ns", "12.3 µs", "4.56 ms", "1.20 s"
+QString formatMs(double ms);         // "0.042 ms", "12.3 ms"
+QString formatEnergy(double joules); // "0 J", "12.3 µJ", "4.56 mJ"
+
+} // namespace tessera::views

@@ -1,0 +1,62 @@
+// LevelGraphicsItem: one graphics item per laid-out level (the root or an
+// expanded group) that paints the group's frame, its edges, its direct nodes
+// and its collapsed child groups. A 20,000-node graph is then a handful of
+// items, not 20,000: painting culls by the exposed rectangle and drops text,
+// arrows and curves by level of detail (graphviewstyle.h thresholds). Edge
+// geometry is built once; labels are elided and laid out lazily (QStaticText)
+// and cached.
+#pragma once
+
+#include "views/models/graphlayout.h"
+
+#include <QGraphicsItem>
+#include <QPolygonF>
+#include <QStaticText>
+
+#include <memory>
+#include <vector>
+
+namespace tessera {
+
+class GraphViewPrivate;
+
+class LevelGraphicsItem final : public QGraphicsItem
+{
+public:
+    LevelGraphicsItem(const GraphViewPrivate *d, int placedIndex);
+
+    QRectF boundingRect() const override;
+    void paint(QPainter *p, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+
+    const layout::Level &level() const { return *m_level; }
+    QRectF frameRect() const { return m_frame; } // item-local; null for the root
+
+private:
+    struct EdgeGeometry {
+        QPolygonF polyline; // the Bézier flattened once (2-unit steps)
+        QPolygonF arrow; // empty where the line runs on (into a port or an expanded group)
+        QLineF chord; // start to end, for sketch level of detail
+        QRectF bounds;
+    };
+    struct Labels {
+        bool ready = false;
+        QStaticText title, body, detail; // elided to their box, laid out once
+    };
+
+    void paintFrame(QPainter *p, const QRectF &exposed, qreal lod) const;
+    void paintEdges(QPainter *p, const QRectF &exposed, qreal lod) const;
+    void paintNode(QPainter *p, const layout::LevelItem &item, std::size_t index, qreal lod) const;
+    void paintGroupBox(QPainter *p, const layout::LevelItem &item, std::size_t index, qreal lod) const;
+    const Labels &labels(std::size_t index) const;
+
+    const GraphViewPrivate *d;
+    int m_index;
+    std::shared_ptr<const layout::Level> m_level;
+    QRectF m_frame;
+    QRectF m_bounds;
+    std::vector<EdgeGeometry> m_edges;
+    std::vector<QLineF> m_portLines; // frame border -> port centre
+    mutable std::vector<Labels> m_labels;
+};
+
+} // namespace tessera

@@ -1,0 +1,68 @@
+// RunComparisonWidget: two scheduling runs side by side (RunComparisonModel).
+// "Pin for comparison" keeps the controller's current run; each side picks
+// the current run or a pinned one, and the table marks the better value of
+// every comparable row. After a pin the pinned run is on the left and the
+// current run (which follows every replay) on the right, so forcing a
+// decision in the stepper shows its effect at once.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QAction;
+class QComboBox;
+class QTableView;
+class QToolButton;
+
+namespace tessera {
+struct ScheduleRun;
+}
+
+namespace tessera::views {
+
+class RunComparisonModel;
+class ScheduleController;
+
+class RunComparisonWidget final : public QWidget
+{
+    Q_OBJECT
+public:
+    static constexpr int kMaxPinned = 8; // the oldest pin goes first
+
+    explicit RunComparisonWidget(ScheduleController *controller, QWidget *parent = nullptr);
+
+    RunComparisonModel *model() const { return m_model; }
+    QTableView *view() const { return m_view; }
+    QAction *pinAction() const { return m_pinAction; } // also for the main window's menus
+
+    // Pins the controller's latest run; false when there is none.
+    bool pinCurrent();
+    int pinnedCount() const { return static_cast<int>(m_pinned.size()); }
+    void clearPinned();
+    // Choice per side: 0 = none, 1 = the current run, 2 + i = pinned run i.
+    void setSides(int first, int second);
+
+private:
+    struct Pinned {
+        std::shared_ptr<const ScheduleRun> run;
+        QString title;
+    };
+    void rebuildChoices();
+    void refresh();
+    std::shared_ptr<const ScheduleRun> runOf(int choice, QString *title) const;
+
+    ScheduleController *m_controller;
+    RunComparisonModel *m_model;
+    std::vector<Pinned> m_pinned;
+    int m_pinSerial = 0;
+    QAction *m_pinAction;
+    QComboBox *m_first;
+    QComboBox *m_second;
+    QToolButton *m_clearButton;
+    QTableView *m_view;
+};
+
+} // namespace tessera::views

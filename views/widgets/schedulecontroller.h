@@ -1,0 +1,127 @@
+// ScheduleController: owns "what to schedule" for the workbench — graph,
+// device, scheduler name, option text and the decision overrides — and runs
+// scheduleGraph() (core/sched/session.h) on the thread pool, never on the GUI
+// thread (STYLE.md §15). It reports started / progress / finished / failed.
+//
+// Requests are debounced; at most one schedule runs at a time. A request made
+// while one runs cancels it (the cancel flag is checked between scheduler
+// steps) and bumps the generation counter, so the superseded result and its
+// late progress reports are dropped and the newest request runs next.
+//
+// Overrides change only through the QUndoStack — one command per "set key →
+// option", "clear key" or "clear all" — so undo and redo replay the schedule
+// with the previous overrides. Changing graph, device, scheduler or options
+// replays too while autoRun() is on (the default).
+//
+// The registry must outlive the controller; the destructor cancels a running
+// schedule and waits for it.
+#pragma once
+
+#include "core/hw/device.h"
+#include "core/sched/scheduler.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+class QAction;
+class QUndoStack;
+
+namespace tessera::views {
+
+class ScheduleController final : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ScheduleController(const SchedulerRegistry &registry, QObject *parent = nullptr);
+    ~ScheduleController() override;
+
+    void setGraph(std::shared_ptr<const Graph> graph);
+    void setDevice(Device device);
+    void setScheduler(const QString &name);
+    void setOptions(std::map<std::string, std::string> options);
+    std::shared_ptr<const Graph> graph() const { return m_graph; }
+    const Device *device() const { return m_device ? &*m_device : nullptr; }
+    QString schedulerName() const { return m_scheduler; }
+    const std::map<std::string, std::string> &options() const { return m_options; }
+    const SchedulerRegistry &registry() const { return m_registry; }
+
+    // Undoable edits of the overrides; each replays the schedule. Setting an
+    // override a key already has, or clearing one it lacks, does nothing.
+    void setOverride(const std::string &key, const std::string &optionId);
+    void clearOverride(const std::string &key);
+    void clearOverrides();
+    // Replaces the overrides outright (e.g. from a saved project): not
+    // undoable, clears the undo history; replays.
+    void loadOverrides(Overrides overrides);
+    const Overrides &overrides() const { return m_overrides; }
+
+    QUndoStack *undoStack() const { return m_undo; }
+    QAction *undoAction() const { return m_undoAction; }
+    QAction *redoAction() const { return m_redoAction; }
+
+    void setAutoRun(bool on) { m_autoRun = on; }
+    bool autoRun() const { return m_autoRun; }
+    void setDebounceInterval(int ms) { m_debounce.setInterval(ms); }
+    int debounceInterval() const { return m_debounce.interval(); }
+
+    bool isReady() const; // graph, device and scheduler name set
+    void requestRun();    // debounced
+    void runNow();        // starts (or supersedes) immediately
+    void cancel();        // the running schedule ends with failed("cancelled")
+    bool isRunning() const { return m_watcher.isRunning(); }
+    bool isBusy() const { return isRunning() || m_debounce.isActive(); }
+    std::shared_ptr<const ScheduleRun> lastRun() const { return m_lastRun; }
+    quint64 generation() const { return m_generation; }
+
+signals:
+    void started();
+    void progress(double fraction);
+    void finished(std::shared_ptr<const tessera::ScheduleRun> run);
+    void failed(const QString &message);
+    void overridesChanged();
+
+private:
+    friend class OverridesCommand;
+    struct Outcome {
+        std::shared_ptr<const ScheduleRun> run;
+        QString error;
+        quint64 generation = 0;
+    };
+    void applyOverrides(Overrides overrides); // from the undo commands
+    void pushOverrides(Overrides after, const QString &text);
+    void inputsChanged();
+    void startRun();
+    void launch();
+    void onFinished();
+
+    const SchedulerRegistry &m_registry;
+    std::shared_ptr<const Graph> m_graph;
+    std::optional<Device> m_device;
+    QString m_scheduler;
+    std::map<std::string, std::string> m_options;
+    Overrides m_overrides;
+
+    QUndoStack *m_undo;
+    QAction *m_undoAction;
+    QAction *m_redoAction;
+    bool m_autoRun = true;
+
+    QTimer m_debounce;
+    QFutureWatcher<Outcome> m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    bool m_pending = false; // a superseding run waits for the cancelled one to return
+    quint64 m_generation = 0;
+    std::shared_ptr<const ScheduleRun> m_lastRun;
+};
+
+} // namespace tessera::views
+
+Q_DECLARE_METATYPE(std::shared_ptr<const tessera::ScheduleRun>)
