@@ -203,3 +203,24 @@ TEST_F(Cli, RunWritesOutputsAndAgreesAcrossSchedules)
     EXPECT_NE(badInput.err.find("not a graph input"), std::string::npos) << badInput.err;
     EXPECT_EQ(run("run " + model + " --backend warp-drive").code, 2);
 }
+
+TEST_F(Cli, DecisionKeysAreStableAcrossImports)
+{
+    // Two separate imports (two processes) of the same model ask the same decisions.
+    const std::string model = sample("squeezenet");
+    const fs::path a = s_dir / "keys-a.json", b = s_dir / "keys-b.json";
+    ASSERT_EQ(run("schedule " + model + " --algo greedy --out " + a.string()).code, 0);
+    ASSERT_EQ(run("schedule " + model + " --algo greedy --out " + b.string()).code, 0);
+    auto keys = [](const fs::path &p) {
+        QStringList out;
+        const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(slurp(p))).object();
+        for (const auto &d : o["decisions"].toArray())
+            out << d.toObject()["key"].toString();
+        return out;
+    };
+    const QStringList ka = keys(a);
+    EXPECT_GT(ka.size(), 5);
+    EXPECT_EQ(ka, keys(b));
+    EXPECT_EQ(QJsonDocument::fromJson(QByteArray::fromStdString(slurp(a))).object()["model_hash"],
+              QJsonDocument::fromJson(QByteArray::fromStdString(slurp(b))).object()["model_hash"]);
+}
