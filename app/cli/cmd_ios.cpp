@@ -169,12 +169,10 @@ int runExport(const Args &args)
     if (!dev)
         return fail(dev.status());
     ScheduleSetup setup;
-    for (const std::string &o : args.values("option")) {
-        auto kv = parseOptionAssignment(o);
-        if (!kv)
-            return fail(kv.status());
-        setup.options[kv->first] = kv->second;
-    }
+    auto userOptions = algorithmOptions(args);
+    if (!userOptions)
+        return fail(userOptions.status());
+    setup.options = std::move(*userOptions);
     auto model = loadIosModel(modelArg, args);
     if (!model)
         return fail(model.status());

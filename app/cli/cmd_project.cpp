@@ -42,12 +42,10 @@ int create(const std::string &path, const Args &args)
     request.model.path = *modelPath;
     request.setup.algorithm = *algo;
     request.setup.device = args.value("device").value_or("stcp920");
-    for (const std::string &o : args.values("option")) {
-        auto kv = parseOptionAssignment(o);
-        if (!kv)
-            return fail(kv.status());
-        request.setup.options[kv->first] = kv->second;
-    }
+    auto userOptions = algorithmOptions(args);
+    if (!userOptions)
+        return fail(userOptions.status());
+    request.setup.options = std::move(*userOptions);
     // The model options as loadModel() reads them, kept so replay imports alike.
     const ImportOptions defaults;
     auto batch = args.intValue("batch", defaults.batchSize, 1, 1 << 20);

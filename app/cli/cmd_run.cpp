@@ -58,12 +58,10 @@ int run(const Args &args)
     if (!device)
         return fail(device.status());
     ScheduleSetup setup;
-    for (const std::string &o : args.values("option")) {
-        auto kv = parseOptionAssignment(o);
-        if (!kv)
-            return fail(kv.status());
-        setup.options[kv->first] = kv->second;
-    }
+    auto userOptions = algorithmOptions(args);
+    if (!userOptions)
+        return fail(userOptions.status());
+    setup.options = std::move(*userOptions);
 
     std::map<std::string, std::string> inputFiles;
     for (const std::string &spec : args.values("input")) {

@@ -37,12 +37,10 @@ int run(const Args &args)
         return fail(device.status());
 
     ScheduleSetup setup;
-    for (const std::string &o : args.values("option")) {
-        auto kv = parseOptionAssignment(o);
-        if (!kv)
-            return fail(kv.status());
-        setup.options[kv->first] = kv->second;
-    }
+    auto userOptions = algorithmOptions(args);
+    if (!userOptions)
+        return fail(userOptions.status());
+    setup.options = std::move(*userOptions);
     if (auto file = args.value("override")) {
         auto text = readFile(*file, 64 << 20);
         if (!text)

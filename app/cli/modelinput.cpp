@@ -1,5 +1,7 @@
 #include "app/cli/modelinput.h"
 
+#include "core/sched/options.h"
+
 #include "core/io/iosformat.h"
 #include "core/support/fileio.h"
 
@@ -46,6 +48,18 @@ Expected<ImportResult> loadModel(const std::string &path, const Args &args)
         return importIosConfig(*text, path, opts.batchSize);
     }
     return importModel(path, opts);
+}
+
+Expected<std::map<std::string, std::string>> algorithmOptions(const Args &args)
+{
+    std::map<std::string, std::string> out;
+    for (const std::string &o : args.values("option")) {
+        auto kv = parseOptionAssignment(o);
+        if (!kv)
+            return kv.status();
+        out[kv->first] = kv->second;
+    }
+    return out;
 }
 
 } // namespace tessera::cli

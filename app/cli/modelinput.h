@@ -6,6 +6,8 @@
 #include "app/cli/args.h"
 #include "core/onnx/importer.h"
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace tessera::cli {
@@ -13,5 +15,7 @@ namespace tessera::cli {
 // Options every command that reads a model accepts.
 std::vector<ArgSpec> modelOptions();
 Expected<ImportResult> loadModel(const std::string &path, const Args &args);
+// The repeatable --option K=V arguments as a key -> text map.
+Expected<std::map<std::string, std::string>> algorithmOptions(const Args &args);
 
 } // namespace tessera::cli

@@ -367,4 +367,12 @@ DagWidth dagWidth(const Graph &g, const std::vector<NodeId> &subset)
     return result;
 }
 
+std::vector<std::int32_t> topologicalRanks(const std::vector<NodeId> &order)
+{
+    std::vector<std::int32_t> rank(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        rank[static_cast<std::size_t>(order[i])] = static_cast<std::int32_t>(i);
+    return rank;
+}
+
 } // namespace tessera

@@ -15,6 +15,9 @@ namespace tessera {
 // a node on a cycle.
 Expected<std::vector<NodeId>> topologicalOrder(const Graph &g);
 
+// rank[node] = position of the node in `order` (the inverse permutation).
+std::vector<std::int32_t> topologicalRanks(const std::vector<NodeId> &order);
+
 // Transitive reachability between nodes as dense bitsets: reaches(a, b) is true
 // if there is a path of length >= 1 from a to b. O(n²/64) memory: 20,000 nodes
 // take 50 MB; callers on bigger graphs should work per block.

@@ -12,9 +12,7 @@ PlanBuilder::PlanBuilder(const Graph &g, const CostModel &cost) : m_graph(g), m_
 {
     auto order = topologicalOrder(g);
     TS_ASSERT_MSG(order.isOk(), "PlanBuilder needs an acyclic graph");
-    m_rank.resize(g.nodeCount());
-    for (std::size_t i = 0; i < order->size(); ++i)
-        m_rank[static_cast<std::size_t>((*order)[i])] = static_cast<std::int32_t>(i);
+    m_rank = topologicalRanks(*order);
     m_plan.graphName = g.name;
 }
 

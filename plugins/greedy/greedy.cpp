@@ -33,9 +33,7 @@ public:
         auto order = topologicalOrder(g);
         if (!order)
             return order.status();
-        std::vector<std::int32_t> rank(g.nodeCount());
-        for (std::size_t i = 0; i < order->size(); ++i)
-            rank[static_cast<std::size_t>((*order)[i])] = static_cast<std::int32_t>(i);
+        const std::vector<std::int32_t> rank = topologicalRanks(*order);
         auto byRank = [&](NodeId a, NodeId b) { return rank[static_cast<std::size_t>(a)] < rank[static_cast<std::size_t>(b)]; };
 
         std::vector<int> missing(g.nodeCount());

@@ -115,9 +115,7 @@ public:
 
         // Issue kernels by the topological rank of their last node: a kernel
         // reads other kernels only through their tails, which come earlier.
-        std::vector<std::int32_t> rank(g.nodeCount());
-        for (std::size_t i = 0; i < order->size(); ++i)
-            rank[static_cast<std::size_t>((*order)[i])] = static_cast<std::int32_t>(i);
+        const std::vector<std::int32_t> rank = topologicalRanks(*order);
         std::vector<std::size_t> issue(groups.size());
         for (std::size_t i = 0; i < issue.size(); ++i)
             issue[i] = i;
