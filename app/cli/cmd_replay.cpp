@@ -7,6 +7,7 @@
 // --force) or an override was stale or rejected; a differing plan is
 // reported, not an error.
 #include "app/cli/command.h"
+#include "app/cli/runsummary.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/store/replay.h"
@@ -38,44 +39,18 @@ QJsonObject planJson(const PlanSummary &p)
 void printJson(const Project &project, const ReplayResult &r)
 {
     const ScheduleRun &run = r.schedule.run;
-    const ExecutionPlan &plan = run.result.plan;
-    const TaskCost total = plan.totalCost();
-    QJsonObject traffic;
-    for (const auto &[level, bytes] : total.bytesByLevel)
-        traffic[qs(level)] = static_cast<qint64>(bytes);
-    QJsonObject stats;
-    for (const auto &[k, v] : run.result.stats)
-        stats[qs(k)] = v;
-    QJsonArray overrides;
-    for (const OverrideReport &o : run.overrideReports)
-        overrides.append(QJsonObject{{"key", qs(o.key)},
-                                     {"option", qs(o.optionId)},
-                                     {"outcome", QString::fromUtf8(outcomeName(o.outcome).data())},
-                                     {"reason", qs(o.reason)}});
     QJsonArray notes;
     for (const Diagnostic &d : r.notes.items())
         notes.append(qs(d.message));
-    QJsonObject root{{"project", qs(project.path())},
-                     {"algorithm", qs(r.schedule.summary.algorithm)},
-                     {"device", qs(r.schedule.device.id)},
-                     {"model", qs(r.schedule.model.metadata.path)},
-                     {"model_hash", qs(plan.modelHash)},
-                     {"kernels", static_cast<qint64>(plan.kernels.size())},
-                     {"tasks", static_cast<qint64>(plan.tasks.size())},
-                     {"steps", static_cast<qint64>(run.trace.size())},
-                     {"decisions", static_cast<qint64>(run.decisions.records().size())},
-                     {"search_ms", run.searchMs},
-                     {"verify_ms", run.verifyMs},
-                     {"est_latency_ms", r.schedule.summary.estLatencyMs},
-                     {"energy_j", total.energyJ},
-                     {"traffic_bytes", traffic},
-                     {"stats", stats},
-                     {"overrides", overrides},
-                     {"reproduced", r.reproduced},
-                     {"model_changed", r.modelChanged},
-                     {"plan_id", static_cast<qint64>(r.planId)},
-                     {"previous", r.previous ? QJsonValue(planJson(*r.previous)) : QJsonValue()},
-                     {"notes", notes}};
+    QJsonObject root = runSummaryJson(run, r.schedule.summary.algorithm, r.schedule.device.id,
+                                      r.schedule.model.metadata.path);
+    root["project"] = qs(project.path());
+    root["est_latency_ms"] = r.schedule.summary.estLatencyMs;
+    root["reproduced"] = r.reproduced;
+    root["model_changed"] = r.modelChanged;
+    root["plan_id"] = static_cast<qint64>(r.planId);
+    root["previous"] = r.previous ? QJsonValue(planJson(*r.previous)) : QJsonValue();
+    root["notes"] = notes;
     std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
 }
 

@@ -2,6 +2,7 @@
 //   [--override FILE] [--out PLAN.json] [--trace TRACE.json] [--json]
 #include "app/cli/command.h"
 #include "app/cli/modelinput.h"
+#include "app/cli/runsummary.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
@@ -93,33 +94,7 @@ int run(const Args &args)
     const TaskCost total = plan.totalCost();
     const double latencyMs = plan.estimatedLatencyNs() / 1e6;
     if (args.has("json")) {
-        QJsonObject traffic;
-        for (const auto &[level, bytes] : total.bytesByLevel)
-            traffic[QString::fromStdString(level)] = static_cast<qint64>(bytes);
-        QJsonObject stats;
-        for (const auto &[k, v] : run->result.stats)
-            stats[QString::fromStdString(k)] = v;
-        QJsonArray overrides;
-        for (const OverrideReport &r : run->overrideReports)
-            overrides.append(QJsonObject{{"key", QString::fromStdString(r.key)},
-                                         {"option", QString::fromStdString(r.optionId)},
-                                         {"outcome", QString::fromUtf8(outcomeName(r.outcome).data())},
-                                         {"reason", QString::fromStdString(r.reason)}});
-        QJsonObject root{{"algorithm", QString::fromStdString(*algo)},
-                         {"device", QString::fromStdString(device->id)},
-                         {"model", QString::fromStdString(args.positional().front())},
-                         {"model_hash", QString::fromStdString(plan.modelHash)},
-                         {"kernels", static_cast<qint64>(plan.kernels.size())},
-                         {"tasks", static_cast<qint64>(plan.tasks.size())},
-                         {"steps", static_cast<qint64>(run->trace.size())},
-                         {"decisions", static_cast<qint64>(run->decisions.records().size())},
-                         {"search_ms", run->searchMs},
-                         {"verify_ms", run->verifyMs},
-                         {"est_latency_ms", latencyMs},
-                         {"energy_j", total.energyJ},
-                         {"traffic_bytes", traffic},
-                         {"stats", stats},
-                         {"overrides", overrides}};
+        const QJsonObject root = runSummaryJson(*run, *algo, device->id, args.positional().front());
         std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
     } else {
         std::printf("algorithm      %s on %s\n", algo->c_str(), device->id.c_str());
