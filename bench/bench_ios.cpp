@@ -8,6 +8,7 @@
 // Needs tessera_plugin_ios and tessera_samples linked.
 #include "core/hw/deviceregistry.h"
 #include "core/io/iosformat.h"
+#include "samples/ios_import.h"
 #include "plugins/ios/iossearch.h"
 #include "plugins/ios/stagelatency.h"
 
@@ -61,7 +62,7 @@ int main()
                 "cpu_ms", "states", "transitions", "parts", "stages", "latency_ms", "peak_MB", "table_MB", "target");
     for (const Case &c : cases) {
         const auto t0 = Clock::now();
-        auto model = importIosNetwork(c.network);
+        auto model = samples::importIosNetwork(c.network);
         if (!model) {
             std::fprintf(stderr, "%s\n", model.status().str().c_str());
             return 1;

@@ -37,6 +37,8 @@
 #include "core/support/status.h"
 
 #include <memory>
+#include "core/io/iosmetadata.h"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,8 +51,8 @@ namespace tessera::samples {
 
 struct SampleOptions;
 
-inline constexpr char kIosUnitsKey[] = "ios.units";
-inline constexpr char kIosBlocksKey[] = "ios.blocks";
+using tessera::kIosBlocksKey; // core/io/iosmetadata.h
+using tessera::kIosUnitsKey;
 
 // "inception_v3", "squeezenet", "randwire", "nasnet".
 const std::vector<std::string> &iosNetworkNames();

@@ -16,6 +16,7 @@
 #include "core/cost/roofline.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/iosformat.h"
+#include "samples/ios_import.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
 #include "core/plan/verify.h"
@@ -53,7 +54,7 @@ Expected<ImportResult> loadIosModel(const std::string &model, const Args &args)
     auto batch = args.intValue("batch", 1, 1, 1 << 20);
     if (!batch)
         return batch.status();
-    return importIosNetwork(model, *batch);
+    return samples::importIosNetwork(model, *batch);
 }
 
 Expected<Device> device(const Args &args)
@@ -179,6 +180,7 @@ int runExport(const Args &args)
     auto units = iosUnitsOf(*model);
     if (!units)
         return fail(units.status());
+    setup.modelProperties = model->metadata.properties;
     auto run = scheduleGraph(model->graph, *dev, **scheduler, setup);
     if (!run)
         return fail(run.status());

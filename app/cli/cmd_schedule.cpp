@@ -56,6 +56,7 @@ int run(const Args &args)
     if (!model)
         return fail(model.status());
     const Graph &g = model->graph;
+    setup.modelProperties = model->metadata.properties;
     auto run = scheduleGraph(g, *device, **scheduler, setup);
     if (!run)
         return fail(run.status());

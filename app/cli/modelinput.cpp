@@ -3,6 +3,7 @@
 #include "core/sched/options.h"
 
 #include "core/io/iosformat.h"
+#include "samples/ios_import.h"
 #include "core/support/fileio.h"
 
 namespace tessera::cli {
@@ -45,7 +46,7 @@ Expected<ImportResult> loadModel(const std::string &path, const Args &args)
         auto text = readFile(path, std::int64_t(256) << 20);
         if (!text)
             return text.status();
-        return importIosConfig(*text, path, opts.batchSize);
+        return samples::importIosConfig(*text, path, opts.batchSize);
     }
     return importModel(path, opts);
 }

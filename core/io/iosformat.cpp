@@ -5,8 +5,7 @@
 #include "core/hw/device.h"
 #include "core/ir/analysis.h"
 #include "core/plan/builder.h"
-#include "samples/catalog.h"
-#include "samples/ios_networks.h"
+#include "core/io/iosmetadata.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -144,8 +143,8 @@ Status finalizeIosUnits(const Graph &g, IosUnitSet &set)
 
 Expected<IosUnitSet> iosUnitsFromMetadata(const Graph &g, const std::map<std::string, std::string> &properties)
 {
-    const auto unitsIt = properties.find(samples::kIosUnitsKey);
-    const auto blocksIt = properties.find(samples::kIosBlocksKey);
+    const auto unitsIt = properties.find(kIosUnitsKey);
+    const auto blocksIt = properties.find(kIosBlocksKey);
     if (unitsIt == properties.end() || blocksIt == properties.end())
         return Status::error(ErrorCode::Unsupported, "the model has no ios.units/ios.blocks metadata");
     auto unitsDoc = parseJson(unitsIt->second, "ios.units", "ios.units metadata");
@@ -227,7 +226,7 @@ Expected<IosUnitSet> iosUnitsFromNodeNames(const Graph &g)
 
 Expected<IosUnitSet> iosUnitsOf(const ImportResult &model)
 {
-    if (model.metadata.properties.count(samples::kIosUnitsKey))
+    if (model.metadata.properties.count(kIosUnitsKey))
         return iosUnitsFromMetadata(model.graph, model.metadata.properties);
     return iosUnitsFromNodeNames(model.graph);
 }
@@ -739,49 +738,6 @@ Expected<std::string> writeIosSchedule(const IosSchedule &schedule, const IosUni
     QJsonObject result{
         {"name", qs(scheduleName)}, {"input", root.value(QLatin1String("input"))}, {"blocks", outBlocks}};
     return QJsonDocument(result).toJson(QJsonDocument::Indented).toStdString();
-}
-
-namespace {
-
-Expected<ImportResult> importProto(const onnx::ModelProto &proto, std::string sourceName)
-{
-    std::string bytes;
-    if (!proto.SerializeToString(&bytes))
-        return Status::error(ErrorCode::Internal, "cannot serialise the converted ios model");
-    auto model = importModelFromBytes(bytes, std::move(sourceName));
-    if (!model)
-        return model.status();
-    auto units = iosUnitsFromMetadata(model->graph, model->metadata.properties);
-    if (!units)
-        return units.status().at(Location{.file = model->metadata.path});
-    const std::int32_t last = units->blocks.back().units.back();
-    for (std::size_t u = 0; u < units->units.size(); ++u)
-        if (static_cast<std::int32_t>(u) != last && units->successors[u].empty())
-            return Status::invalid("unit '" + units->units[u].name + "' is disconnected: no unit reads its output",
-                                   Location{.file = model->metadata.path, .node = units->units[u].name});
-    return model;
-}
-
-} // namespace
-
-Expected<ImportResult> importIosConfig(std::string_view json, std::string sourceName, std::int64_t batch)
-{
-    samples::SampleOptions opts;
-    opts.batch = batch;
-    auto proto = samples::buildFromIosConfig(json, opts, sourceName);
-    if (!proto)
-        return proto.status();
-    return importProto(**proto, sourceName.empty() ? std::string("<ios config>") : std::move(sourceName));
-}
-
-Expected<ImportResult> importIosNetwork(std::string_view name, std::int64_t batch)
-{
-    samples::SampleOptions opts;
-    opts.batch = batch;
-    auto proto = samples::buildIosNetwork(name, opts);
-    if (!proto)
-        return proto.status();
-    return importProto(**proto, std::string(name));
 }
 
 } // namespace tessera

@@ -20,8 +20,7 @@
 //    (saved_schedules_json/*.json: blocks → "stages" → groups of node names; a
 //    merged convolution is one node whose "hint_name" lists the originals) and
 //    writeIosSchedule() writes that format from the model's IOS graph config.
-//    importIosConfig() imports an IOS graph config as a model (via
-//    samples::buildFromIosConfig and the ONNX importer).
+//    The IOS configs themselves become models in samples/ios_import.h.
 #pragma once
 
 #include "core/cost/costmodel.h"
@@ -148,13 +147,6 @@ Expected<IosSchedule> parseIosSchedule(std::string_view json, const Graph &g, co
 // channel range), and "stages" of node names.
 Expected<std::string> writeIosSchedule(const IosSchedule &schedule, const IosUnitSet &units,
                                        std::string_view configJson, std::string_view scheduleName);
-
-// Imports an IOS graph config as a model. The result's metadata carries
-// "ios.units"/"ios.blocks"; units are checked to be connected (every unit but
-// the last is read by another one).
-Expected<ImportResult> importIosConfig(std::string_view json, std::string sourceName, std::int64_t batch = 1);
-// One of samples::iosNetworkNames(), with its explicit parts (NasNet).
-Expected<ImportResult> importIosNetwork(std::string_view name, std::int64_t batch = 1);
 
 // Units of an imported model: its metadata, else its node names.
 Expected<IosUnitSet> iosUnitsOf(const ImportResult &model);

@@ -12,6 +12,7 @@
 #include "core/plan/plan.h"
 #include "core/sched/decision.h"
 #include "core/sched/options.h"
+#include "core/sched/searchspace.h"
 #include "core/sched/trace.h"
 
 #include <atomic>
@@ -48,6 +49,11 @@ struct ScheduleRequest {
     const CostModel *cost = nullptr;
     OptionValues options;
     std::string modelHash;
+    // The model's metadata_props (ImportResult::metadata.properties), e.g. the
+    // IOS artifact's "ios.units" / "ios.blocks"; schedulers may read hints here.
+    std::map<std::string, std::string> modelProperties;
+    // When set, a searching scheduler fills ScheduleResult::searchSpace.
+    const SearchSpaceRequest *searchSpace = nullptr;
     const std::atomic<bool> *cancel = nullptr;           // checked between steps
     std::function<void(double fraction)> progress;       // may be empty
 
@@ -57,6 +63,7 @@ struct ScheduleRequest {
 struct ScheduleResult {
     ExecutionPlan plan;
     std::map<std::string, double> stats;
+    std::shared_ptr<const SearchSpace> searchSpace; // when requested and the scheduler searches
 };
 
 class IScheduler

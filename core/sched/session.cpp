@@ -21,6 +21,8 @@ Expected<ScheduleRun> scheduleGraph(const Graph &graph, const Device &device, co
     request.cost = &cost;
     request.options = std::move(*options);
     request.modelHash = modelStructureHash(graph);
+    request.modelProperties = setup.modelProperties;
+    request.searchSpace = setup.searchSpace ? &*setup.searchSpace : nullptr;
     request.cancel = setup.cancel;
     request.progress = setup.progress;
     auto run = runSchedule(scheduler, request, setup.overrides);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace tessera {
@@ -17,6 +18,8 @@ struct ScheduleSetup {
     Overrides overrides;
     const std::atomic<bool> *cancel = nullptr;
     std::function<void(double)> progress;
+    std::map<std::string, std::string> modelProperties; // ImportResult::metadata.properties
+    std::optional<SearchSpaceRequest> searchSpace;      // ask for the explored search space
 };
 
 Expected<ScheduleRun> scheduleGraph(const Graph &graph, const Device &device, const IScheduler &scheduler,

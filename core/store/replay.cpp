@@ -37,6 +37,7 @@ Expected<ProjectSchedule> scheduleProjectSetup(const ModelRef &model, const Proj
     ScheduleSetup request;
     request.options = setup.options;
     request.overrides = overrides;
+    request.modelProperties = imported->metadata.properties;
     auto run = scheduleGraph(imported->graph, *device, **scheduler, request);
     if (!run)
         return run.status();

@@ -75,7 +75,7 @@ public:
     Expected<ScheduleResult> run(const ScheduleRequest &req, DecisionContext &decisions, Trace &trace) const override
     {
         const Graph &g = *req.graph;
-        auto units = iosUnitsForGraph(g);
+        auto units = iosUnitsForGraph(g, req.modelProperties);
         if (!units)
             return units.status();
         auto &s0 = trace.add("S0: units", "graph of " + std::to_string(g.nodeCount()) + " nodes",

@@ -3,6 +3,10 @@
 // Relu-SepConv units).
 //
 // iosUnitsForGraph() takes, in order:
+//  0. the model's "ios.units"/"ios.blocks" metadata (core/io/iosmetadata.h),
+//     when the model carries it — the IOS artifact's units and blocks with
+//     their explicit parts (NasNet's cells); broken metadata is an error, not
+//     a silent fallback;
 //  1. the node names of samples' IOS converter ("block<B>/<unit>/<op>"): the
 //     IOS artifact's own units and blocks (iosUnitsFromNodeNames), when every
 //     node follows it and the units it names are consistent;
@@ -26,9 +30,12 @@
 
 #include "core/io/iosformat.h"
 
+#include <map>
+#include <string>
+
 namespace tessera {
 
-Expected<IosUnitSet> iosUnitsForGraph(const Graph &g);
+Expected<IosUnitSet> iosUnitsForGraph(const Graph &g, const std::map<std::string, std::string> &modelProperties = {});
 Expected<IosUnitSet> formIosUnits(const Graph &g);
 
 } // namespace tessera

@@ -313,7 +313,7 @@ TEST(IosSchedules, PlansThatSplitUnitsAreNotIosSchedules)
 
 TEST(IosMerge, Fig31TwoConvsBecomeOneOf384)
 {
-    auto model = importIosConfig(fig31Config(1), "fig31.json");
+    auto model = samples::importIosConfig(fig31Config(1), "fig31.json");
     ASSERT_TRUE(model.isOk()) << model.status().str();
     auto units = iosUnitsOf(*model);
     ASSERT_TRUE(units.isOk());
@@ -351,7 +351,7 @@ TEST(IosMerge, Fig31TwoConvsBecomeOneOf384)
 
 TEST(IosMerge, DifferentStridesDoNotMerge)
 {
-    auto model = importIosConfig(fig31Config(2), "fig31s2.json");
+    auto model = samples::importIosConfig(fig31Config(2), "fig31s2.json");
     ASSERT_TRUE(model.isOk()) << model.status().str();
     auto units = iosUnitsOf(*model);
     ASSERT_TRUE(units.isOk());
@@ -376,27 +376,27 @@ TEST(IosMerge, DifferentStridesDoNotMerge)
 
 TEST(IosConfigs, CyclicDisconnectedAndUnknownConfigsAreRejected)
 {
-    ASSERT_TRUE(importIosConfig(fig31Config(1), "ok.json").isOk());
+    ASSERT_TRUE(samples::importIosConfig(fig31Config(1), "ok.json").isOk());
     auto edited = [](std::string config, const std::string &from, const std::string &to) {
         const auto at = config.find(from);
         EXPECT_NE(at, std::string::npos) << from;
         return at == std::string::npos ? config : config.replace(at, from.size(), to);
     };
 
-    auto c = importIosConfig(
+    auto c = samples::importIosConfig(
         edited(fig31Config(1), R"([[["x", 0, 64]]], "out_channels": 128)", R"([[["pa", 0, 64]]], "out_channels": 128)"),
         "cyclic.json");
     ASSERT_FALSE(c.isOk());
     EXPECT_NE(c.status().message().find("a -> pa -> a"), std::string::npos) << c.status().str();
 
-    auto u = importIosConfig(
+    auto u = samples::importIosConfig(
         edited(fig31Config(1), R"("type": "pool", "name": "pa")", R"("type": "fft", "name": "pa")"), "unknown.json");
     ASSERT_FALSE(u.isOk());
     EXPECT_EQ(u.status().code(), ErrorCode::Unsupported);
     EXPECT_NE(u.status().message().find("unknown unit type 'fft'"), std::string::npos) << u.status().str();
 
     auto d =
-        importIosConfig(edited(fig31Config(1), R"([[["pa", 0, 128]], [["pb", 0, 256]]], "output_shape": [384, 1, 1])",
+        samples::importIosConfig(edited(fig31Config(1), R"([[["pa", 0, 128]], [["pb", 0, 256]]], "output_shape": [384, 1, 1])",
                                R"([[["pb", 0, 256]]], "output_shape": [256, 1, 1])"),
                         "disconnected.json");
     ASSERT_FALSE(d.isOk());

@@ -3,6 +3,7 @@
 // pruning, overrides of choice[S], the too-wide message, the analytic stage
 // latency model's §2.3 effects, unit formation and the scheduler end to end.
 #include "core/cost/roofline.h"
+#include "core/io/iosmetadata.h"
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
 #include "plugins/greedy/greedy.h"
@@ -729,4 +730,38 @@ TEST(IosScheduler, SchedulesIosNetworksAndPlainGraphs)
     auto bad = scheduleGraph(plain, *dsa, *scheduler, {{{"r", "0"}}, {}, nullptr, {}});
     ASSERT_FALSE(bad.isOk());
     EXPECT_EQ(bad.status().code(), ErrorCode::Usage);
+}
+
+// The scheduler reads the model's "ios.units"/"ios.blocks" metadata through
+// ScheduleSetup::modelProperties, so an ONNX file of NasNet keeps the
+// artifact's per-cell parts; broken metadata is an error, not a fallback.
+TEST(IosScheduler, ModelPropertiesCarryTheArtifactsUnitsAndParts)
+{
+    auto scheduler = createIosScheduler();
+    const ImportResult &model = iosNetwork("nasnet");
+    const IosUnitSet units = iosUnits("nasnet");
+    std::size_t parts = 0;
+    for (const IosBlock &block : units.blocks)
+        parts += iosParts(block, 50).size();
+
+    ScheduleSetup setup{{{"r", "3"}, {"s", "8"}}, {}, nullptr, {}};
+    setup.modelProperties = model.metadata.properties;
+    auto withMetadata = scheduleGraph(model.graph, v100(), *scheduler, setup);
+    ASSERT_TRUE(withMetadata.isOk()) << withMetadata.status().str();
+    EXPECT_EQ(withMetadata->result.stats.at("parts"), double(parts));
+
+    // Without the metadata the units come from node names: the same units,
+    // but the cells' explicit parts are gone and runs of 50 units are far
+    // wider — the search stops with its pruning suggestion.
+    setup.modelProperties.clear();
+    setup.options["max_transitions"] = "2000000";
+    auto withoutMetadata = scheduleGraph(model.graph, v100(), *scheduler, setup);
+    ASSERT_FALSE(withoutMetadata.isOk());
+    EXPECT_NE(withoutMetadata.status().message().find("part_size"), std::string::npos);
+
+    setup.modelProperties = model.metadata.properties;
+    setup.modelProperties[kIosUnitsKey] = "[{\"name\": \"nope\"";
+    auto broken = scheduleGraph(model.graph, v100(), *scheduler, setup);
+    ASSERT_FALSE(broken.isOk());
+    EXPECT_NE(broken.status().message().find("ios.units"), std::string::npos) << broken.status().str();
 }

@@ -9,6 +9,7 @@
 #include "core/support/status.h"
 #include "views/models/metrics.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -22,6 +23,7 @@ struct ModelData {
     GraphMetrics metrics;
     std::vector<Diagnostic> diagnostics;                        // import warnings and notes
     std::vector<std::pair<std::string, std::string>> metadata;  // producer, opset, ... for the summary
+    std::map<std::string, std::string> properties;              // metadata_props, handed to schedulers
     std::string path;                                           // file it came from, empty if built in memory
 };
 

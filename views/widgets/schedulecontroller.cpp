@@ -47,9 +47,10 @@ ScheduleController::~ScheduleController()
     m_watcher.waitForFinished();
 }
 
-void ScheduleController::setGraph(std::shared_ptr<const Graph> graph)
+void ScheduleController::setGraph(std::shared_ptr<const Graph> graph, std::map<std::string, std::string> modelProperties)
 {
     m_graph = std::move(graph);
+    m_modelProperties = std::move(modelProperties);
     inputsChanged();
 }
 
@@ -69,6 +70,17 @@ void ScheduleController::setOptions(std::map<std::string, std::string> options)
 {
     m_options = std::move(options);
     inputsChanged();
+}
+
+void ScheduleController::setSearchSpaceRequest(std::optional<SearchSpaceRequest> request)
+{
+    const bool changed = request.has_value() != m_searchSpace.has_value() ||
+                         (request && (request->maxStates != m_searchSpace->maxStates ||
+                                      request->maxTransitions != m_searchSpace->maxTransitions ||
+                                      request->scope != m_searchSpace->scope));
+    m_searchSpace = std::move(request);
+    if (changed)
+        inputsChanged();
 }
 
 void ScheduleController::inputsChanged()
@@ -170,6 +182,8 @@ void ScheduleController::launch()
 
     ScheduleSetup setup;
     setup.options = m_options;
+    setup.modelProperties = m_modelProperties;
+    setup.searchSpace = m_searchSpace;
     setup.overrides = m_overrides;
     setup.cancel = m_cancel.get();
     // Reports whole per-cent steps only, queued to the GUI thread; a report

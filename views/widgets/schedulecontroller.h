@@ -43,10 +43,14 @@ public:
     explicit ScheduleController(const SchedulerRegistry &registry, QObject *parent = nullptr);
     ~ScheduleController() override;
 
-    void setGraph(std::shared_ptr<const Graph> graph);
+    // `modelProperties`: the model's metadata_props (ScheduleSetup::modelProperties).
+    void setGraph(std::shared_ptr<const Graph> graph, std::map<std::string, std::string> modelProperties = {});
     void setDevice(Device device);
     void setScheduler(const QString &name);
     void setOptions(std::map<std::string, std::string> options);
+    // Ask schedulers for their explored search space (the DP explorer); nullopt: do not.
+    void setSearchSpaceRequest(std::optional<SearchSpaceRequest> request);
+    const std::optional<SearchSpaceRequest> &searchSpaceRequest() const { return m_searchSpace; }
     std::shared_ptr<const Graph> graph() const { return m_graph; }
     const Device *device() const { return m_device ? &*m_device : nullptr; }
     QString schedulerName() const { return m_scheduler; }
@@ -107,6 +111,8 @@ private:
     std::optional<Device> m_device;
     QString m_scheduler;
     std::map<std::string, std::string> m_options;
+    std::map<std::string, std::string> m_modelProperties;
+    std::optional<SearchSpaceRequest> m_searchSpace;
     Overrides m_overrides;
 
     QUndoStack *m_undo;
