@@ -800,6 +800,44 @@ Expected<std::string> iosNetworkConfig(std::string_view name)
     return readResource(n->config);
 }
 
+namespace {
+
+// The artifact keeps NasNet's per-cell parts in Python, not in the config; its
+// model summary lists them per block. A config of one of the four networks —
+// the embedded one or the same network read from a file — gets them when its
+// name and per-block unit counts match the summary; any other config keeps
+// none (blocks are then cut into runs of the search's part size).
+void attachKnownParts(IosGraph &g)
+{
+    for (const Network &n : kNetworks) {
+        if (g.name != n.summaryKey)
+            continue;
+        const QJsonArray perBlock =
+            QJsonDocument::fromJson(QByteArray::fromStdString(readResource("model_summary.json")))
+                .object()
+                .value(QLatin1String(n.summaryKey))
+                .toObject()
+                .value(QLatin1String("per_block"))
+                .toArray();
+        if (perBlock.size() != static_cast<qsizetype>(g.blocks.size()))
+            return;
+        for (qsizetype b = 0; b < perBlock.size(); ++b)
+            if (perBlock[b].toObject().value(QLatin1String("units")).toInteger() !=
+                static_cast<qint64>(g.blocks[static_cast<std::size_t>(b)].units.size()))
+                return;
+        for (qsizetype b = 0; b < perBlock.size(); ++b) {
+            Block &block = g.blocks[static_cast<std::size_t>(b)];
+            if (!block.parts.empty())
+                continue; // the config's own parts win
+            for (const QJsonValue p : perBlock[b].toObject().value(QLatin1String("parts")).toArray())
+                block.parts.push_back(p.toInteger());
+        }
+        return;
+    }
+}
+
+} // namespace
+
 Expected<std::unique_ptr<onnx::ModelProto>> buildIosNetwork(std::string_view name, const SampleOptions &opts)
 {
     const Network *n = findNetwork(name);
@@ -807,17 +845,7 @@ Expected<std::unique_ptr<onnx::ModelProto>> buildIosNetwork(std::string_view nam
         return unknownNetwork(name);
     Expected<IosGraph> g = parseConfig(readResource(n->config), n->config);
     TS_ASSERT_MSG(g.isOk(), "an embedded ios config does not parse");
-    // The artifact keeps NasNet's per-cell parts in Python; its summary lists them per block.
-    const QJsonArray perBlock = QJsonDocument::fromJson(QByteArray::fromStdString(readResource("model_summary.json")))
-                                    .object()
-                                    .value(QLatin1String(n->summaryKey))
-                                    .toObject()
-                                    .value(QLatin1String("per_block"))
-                                    .toArray();
-    TS_ASSERT(perBlock.size() == static_cast<qsizetype>(g->blocks.size()));
-    for (qsizetype b = 0; b < perBlock.size(); ++b)
-        for (const QJsonValue p : perBlock[b].toObject().value(QLatin1String("parts")).toArray())
-            g->blocks[static_cast<std::size_t>(b)].parts.push_back(p.toInteger());
+    attachKnownParts(*g);
     return convert(*g, opts);
 }
 
@@ -827,6 +855,7 @@ Expected<std::unique_ptr<onnx::ModelProto>> buildFromIosConfig(std::string_view 
     Expected<IosGraph> g = parseConfig(json, sourceName);
     if (!g)
         return g.status();
+    attachKnownParts(*g);
     return convert(*g, opts);
 }
 

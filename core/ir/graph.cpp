@@ -3,6 +3,7 @@
 #include "core/ir/analysis.h"
 #include "core/support/assert.h"
 
+#include <limits>
 #include <algorithm>
 #include <cstring>
 #include <sstream>
@@ -109,6 +110,14 @@ std::optional<double> TensorData::floatAt(std::int64_t i) const
 }
 
 std::int64_t Tensor::elements() const { return numElements(shape).value_or(0); }
+
+std::int64_t Tensor::bytes() const
+{
+    const std::int64_t n = elements(), size = dtypeSize(dtype);
+    if (size != 0 && n > std::numeric_limits<std::int64_t>::max() / size)
+        return std::numeric_limits<std::int64_t>::max();
+    return n * size;
+}
 
 // --- Node --------------------------------------------------------------------
 

@@ -80,7 +80,7 @@ struct Tensor {
 
     bool isConstant() const { return data != nullptr; }
     std::int64_t elements() const; // 0 if the shape overflows
-    std::int64_t bytes() const { return elements() * static_cast<std::int64_t>(dtypeSize(dtype)); }
+    std::int64_t bytes() const; // elements() * dtype size, saturating at INT64_MAX
 };
 
 struct Node {

@@ -122,14 +122,6 @@ Status runInfer(const OpDef *def, OpContext &c)
     return Status::ok();
 }
 
-// Bytes of a tensor, saturating instead of overflowing (Tensor::bytes() does
-// not guard elements * size).
-std::int64_t tensorBytes(const Tensor &t)
-{
-    const auto bytes = mulChecked(numElements(t.shape).value_or(0), static_cast<std::int64_t>(dtypeSize(t.dtype)));
-    return bytes.value_or(std::numeric_limits<std::int64_t>::max());
-}
-
 std::string tileStr(const Region &r)
 {
     std::string s = "[";
@@ -186,11 +178,11 @@ OpCost opCost(const Graph &g, const Node &n)
             std::find(seen.begin(), seen.end(), t) == seen.end()) {
             seen.push_back(t);
             cost.bytesRead =
-                addChecked(cost.bytesRead, tensorBytes(g.tensor(t))).value_or(std::numeric_limits<std::int64_t>::max());
+                addChecked(cost.bytesRead, g.tensor(t).bytes()).value_or(std::numeric_limits<std::int64_t>::max());
         }
     for (TensorId t : n.outputs)
         if (t >= 0 && static_cast<std::size_t>(t) < g.tensorCount())
-            cost.bytesWritten = addChecked(cost.bytesWritten, tensorBytes(g.tensor(t)))
+            cost.bytesWritten = addChecked(cost.bytesWritten, g.tensor(t).bytes())
                                     .value_or(std::numeric_limits<std::int64_t>::max());
     const OpDef *def = findOp(n.opType);
     OpContext c(g, n);

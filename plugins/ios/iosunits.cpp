@@ -30,9 +30,7 @@ Expected<IosUnitSet> formIosUnits(const Graph &g)
     if (!order)
         return order.status();
     const std::size_t n = g.nodeCount();
-    std::vector<std::int32_t> rank(n);
-    for (std::size_t i = 0; i < order->size(); ++i)
-        rank[static_cast<std::size_t>((*order)[i])] = static_cast<std::int32_t>(i);
+    const std::vector<std::int32_t> rank = topologicalRanks(*order);
 
     // Is `to` reachable from `from`? Forward search bounded by rank(to).
     std::vector<std::uint32_t> stamp(n, 0);

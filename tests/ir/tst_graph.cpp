@@ -2,6 +2,7 @@
 #include "core/ir/graph.h"
 
 #include <gtest/gtest.h>
+#include <limits>
 
 #include "fixtures.h"
 
@@ -124,4 +125,23 @@ TEST(GraphErase, ErasingAProducerLeavesADanglingUse)
     ASSERT_FALSE(s.isOk());
     EXPECT_EQ(s.location().node, "c");
     EXPECT_EQ(s.location().tensor, "mid:0");
+}
+
+TEST(TensorBytes, MultipliesElementsByDtypeSize)
+{
+    Tensor t;
+    t.dtype = DType::Float32;
+    t.shape = {2, 3, 4};
+    EXPECT_EQ(t.bytes(), 96);
+    t.dtype = DType::Float16;
+    EXPECT_EQ(t.bytes(), 48);
+}
+
+TEST(TensorBytes, SaturatesInsteadOfOverflowing)
+{
+    Tensor t;
+    t.dtype = DType::Float64;
+    t.shape = {std::int64_t{1} << 31, std::int64_t{1} << 30}; // 2^61 elements fit, 2^64 bytes do not
+    ASSERT_GT(t.elements(), 0);
+    EXPECT_EQ(t.bytes(), std::numeric_limits<std::int64_t>::max());
 }

@@ -9,6 +9,8 @@
 #include "plugins/ios/ios.h"
 #include "plugins/ios/iossearch.h"
 #include "plugins/sequential/sequential.h"
+#include "core/io/iosmetadata.h"
+#include "samples/ios_import.h"
 #include "samples/ios_networks.h"
 
 #include <QFile>
@@ -402,4 +404,29 @@ TEST(IosConfigs, CyclicDisconnectedAndUnknownConfigsAreRejected)
     ASSERT_FALSE(d.isOk());
     EXPECT_NE(d.status().message().find("unit 'pa' is disconnected"), std::string::npos) << d.status().str();
     EXPECT_EQ(d.status().location().file, "disconnected.json");
+}
+
+// NasNet's per-cell parts live in the artifact's Python, not in its config: a
+// NasNet config read from a file gets them from the artifact's model summary,
+// exactly as the embedded network does; a config that only borrows the name
+// (different blocks) gets none.
+TEST(IosImport, KnownNetworkConfigsGetTheArtifactsParts)
+{
+    auto config = samples::iosNetworkConfig("nasnet");
+    ASSERT_TRUE(config.isOk());
+    auto fromFile = samples::importIosConfig(*config, "nasnet_large.ios.json");
+    ASSERT_TRUE(fromFile.isOk()) << fromFile.status().str();
+    const ImportResult &embedded = iostest::iosNetwork("nasnet");
+    EXPECT_EQ(fromFile->metadata.properties.at(kIosBlocksKey), embedded.metadata.properties.at(kIosBlocksKey));
+    EXPECT_NE(fromFile->metadata.properties.at(kIosBlocksKey).find("\"parts\""), std::string::npos);
+
+    auto squeeze = samples::iosNetworkConfig("squeezenet");
+    ASSERT_TRUE(squeeze.isOk());
+    std::string renamed = *squeeze;
+    const auto at = renamed.find("\"squeezenet\"");
+    ASSERT_NE(at, std::string::npos);
+    renamed.replace(at, std::string("\"squeezenet\"").size(), "\"nasnet_large\"");
+    auto impostor = samples::importIosConfig(renamed, "impostor.json");
+    ASSERT_TRUE(impostor.isOk()) << impostor.status().str();
+    EXPECT_EQ(impostor->metadata.properties.at(kIosBlocksKey).find("\"parts\""), std::string::npos);
 }
