@@ -100,5 +100,46 @@ int main()
                     : searchMs <= c.targetMs ? "ok"
                                              : "SLOW");
     }
+
+    // The analytic stage latency against the artifact's V100 measurements
+    // (reference/ios/results_readme.csv, batch 1, ms). Sequential is the DP
+    // with r = s = 1 (one unit per stage).
+    struct Measured {
+        const char *network;
+        const char *variant;
+        bool merge, parallel;
+        int r, s;
+        double ms;
+    };
+    const Measured measured[] = {
+        {"inception_v3", "Sequential", false, true, 1, 1, 6.51}, {"inception_v3", "IOS-Merge", true, false, 3, 8, 5.39},
+        {"inception_v3", "IOS-Parallel", false, true, 3, 8, 4.11}, {"inception_v3", "IOS-Both", true, true, 3, 8, 4.03},
+        {"randwire", "Sequential", false, true, 1, 1, 8.49},      {"randwire", "IOS-Parallel", false, true, 3, 8, 6.02},
+        {"nasnet", "Sequential", false, true, 1, 1, 22.95},       {"nasnet", "IOS-Parallel", false, true, 3, 8, 16.04},
+        {"squeezenet", "Sequential", false, true, 1, 1, 0.86},    {"squeezenet", "IOS-Merge", true, false, 3, 8, 0.74},
+        {"squeezenet", "IOS-Parallel", false, true, 3, 8, 0.82},  {"squeezenet", "IOS-Both", true, true, 3, 8, 0.73},
+    };
+    std::printf("\n%-13s %-13s %11s %11s %7s\n", "network", "variant", "analytic_ms", "measured_ms", "ratio");
+    for (const Measured &m : measured) {
+        auto model = samples::importIosNetwork(m.network);
+        auto units = model ? iosUnitsOf(*model) : Expected<IosUnitSet>(model.status());
+        if (!units) {
+            std::fprintf(stderr, "%s\n", units.status().str().c_str());
+            return 1;
+        }
+        const AnalyticGpuLatency latency(model->graph, *units, *device);
+        IosSearchOptions options;
+        options.merge = m.merge;
+        options.parallel = m.parallel;
+        options.maxGroupSize = m.r;
+        options.maxGroups = m.s;
+        auto result = iosSearch(model->graph, *units, latency, options);
+        if (!result) {
+            std::printf("%-13s %-13s %s\n", m.network, m.variant, result.status().str().c_str());
+            continue;
+        }
+        const double ms = result->optimumNs / 1e6;
+        std::printf("%-13s %-13s %11.2f %11.2f %7.2f\n", m.network, m.variant, ms, m.ms, ms / m.ms);
+    }
     return 0;
 }

@@ -61,7 +61,7 @@ AnalyticGpuLatency::AnalyticGpuLatency(const Graph &g, const IosUnitSet &units, 
         m_maxRegsPerThread = std::max(1, p.maxRegistersPerThread);
         m_sharedPerSm = p.sharedMemPerSm;
         m_maxSharedPerBlock = p.maxSharedMemPerBlock;
-        m_saturatingWarps = std::max(1.0, 0.5 * p.maxThreadsPerSm / m_warpSize);
+        m_saturatingWarps = std::max(1.0, 0.25 * p.maxThreadsPerSm / m_warpSize);
     }
     m_launchNs = device.overheads.kernelLaunchNs;
     m_syncNs = device.overheads.syncNs;
