@@ -2,12 +2,14 @@
 //   [--input NAME=FILE.pb]... [--output-dir DIR] [--json]
 // Schedules the model, compiles the plan on a backend, runs it and writes the
 // outputs as ONNX TensorProto files. Inputs not given are synthesised
-// deterministically (floats uniform in [-1, 1), integers 0).
+// deterministically by core/backend/inputs.h (floats uniform in [-1, 1),
+// integers 0; the n-th synthesised input uses seed n), as the workbench does.
 #include "app/cli/command.h"
 #include "app/cli/modelinput.h"
 #include "app/registerbuiltins.h"
 #include "backends/reference/tensorio.h"
 #include "core/backend/backend.h"
+#include "core/backend/inputs.h"
 #include "core/hw/deviceregistry.h"
 #include "core/sched/session.h"
 
@@ -16,29 +18,12 @@
 #include <QJsonObject>
 
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <map>
 
 namespace tessera::cli {
 
 namespace {
-
-HostTensor syntheticInput(const Tensor &t, std::uint64_t seed)
-{
-    HostTensor h{t.name, t.dtype, t.shape, {}};
-    const std::int64_t n = t.elements();
-    h.bytes.assign(static_cast<std::size_t>(n) * dtypeSize(t.dtype), 0);
-    if (t.dtype == DType::Float32) {
-        std::uint64_t s = seed;
-        for (std::int64_t i = 0; i < n; ++i) {
-            s = s * 6364136223846793005ULL + 1442695040888963407ULL; // PCG step, top bits
-            const float v = static_cast<float>(s >> 40) / static_cast<float>(1 << 24) * 2.0f - 1.0f;
-            std::memcpy(h.bytes.data() + i * 4, &v, 4);
-        }
-    }
-    return h;
-}
 
 int run(const Args &args)
 {

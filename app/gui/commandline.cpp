@@ -32,12 +32,15 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments)
     const QCommandLineOption sample(QStringLiteral("sample"),
                                     QStringLiteral("Open a built-in sample network: %1.").arg(sampleNames()),
                                     QStringLiteral("NAME"));
+    const QCommandLineOption project(QStringLiteral("project"),
+                                     QStringLiteral("Open a project (a *.tessera file) and restore its session."),
+                                     QStringLiteral("FILE.tessera"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Save a picture of the window once the graph is laid out, then exit."),
                                         QStringLiteral("FILE.png"));
     const QCommandLineOption quit(QStringLiteral("quit-after-load"),
                                   QStringLiteral("Exit once the model is loaded (status 0, or the error's exit code)."));
-    parser.addOptions({sample, screenshot, quit});
+    parser.addOptions({sample, project, screenshot, quit});
     parser.addPositionalArgument(QStringLiteral("MODEL.onnx"), QStringLiteral("The model to open."),
                                  QStringLiteral("[MODEL.onnx]"));
 
@@ -58,10 +61,13 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments)
         return usage(QStringLiteral("expected at most one model, got %1").arg(positional.size()));
     cl.model = positional.value(0);
     cl.sample = parser.value(sample);
+    cl.project = parser.value(project);
     cl.screenshot = parser.value(screenshot);
     cl.quitAfterLoad = parser.isSet(quit);
     if (!cl.model.isEmpty() && !cl.sample.isEmpty())
         return usage(QStringLiteral("give either a model or --sample, not both"));
+    if (!cl.project.isEmpty() && (!cl.model.isEmpty() || !cl.sample.isEmpty()))
+        return usage(QStringLiteral("--project opens its own model; give no model or --sample with it"));
     if (!cl.sample.isEmpty()) {
         bool known = false;
         for (const auto &s : samples::sampleCatalog())

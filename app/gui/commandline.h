@@ -1,7 +1,7 @@
 // The workbench's command line:
-//   tessera [MODEL.onnx] [--sample NAME] [--screenshot FILE.png] [--quit-after-load]
-// MODEL and --sample exclude each other; with neither, the window opens the
-// most recent file, or the ResNet-50 sample when there is none.
+//   tessera [MODEL.onnx] [--sample NAME] [--project FILE.tessera] [--screenshot FILE.png] [--quit-after-load]
+// MODEL, --sample and --project exclude each other; with none, the window
+// opens the most recent file, or the ResNet-50 sample when there is none.
 #pragma once
 
 #include "core/support/status.h"
@@ -14,6 +14,7 @@ namespace tessera::gui {
 struct CommandLine {
     QString model;         // positional MODEL.onnx
     QString sample;        // --sample NAME (a samples/catalog.h name)
+    QString project;       // --project FILE.tessera
     QString screenshot;    // --screenshot FILE.png: save the window after layout, then exit
     bool quitAfterLoad = false;
     QString exitText;      // --help / --version: print this and exit 0

@@ -54,11 +54,16 @@ int main(int argc, char **argv)
     }
     window.show();
 
-    if (!cl->model.isEmpty())
-        window.openFile(cl->model);
-    else if (!cl->sample.isEmpty())
-        window.openSample(cl->sample);
-    else
-        window.openDefault();
+    // Once the event loop runs: a file that fails at once must be able to exit it.
+    QTimer::singleShot(0, &window, [&window, &cl] {
+        if (!cl->project.isEmpty())
+            window.openProject(cl->project);
+        else if (!cl->model.isEmpty())
+            window.openFile(cl->model);
+        else if (!cl->sample.isEmpty())
+            window.openSample(cl->sample);
+        else
+            window.openDefault();
+    });
     return app.exec();
 }

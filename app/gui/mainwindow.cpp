@@ -4,10 +4,15 @@
 #include "app/gui/mainwindow.h"
 
 #include "app/gui/modelloader.h"
+#include "app/gui/projectsession.h"
 #include "app/gui/recentfiles.h"
 #include "app/gui/samplecache.h"
+#include "app/gui/scheduleexport.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
+#include "core/io/schedulejson.h"
+#include "core/ir/graphhash.h"
+#include "core/support/fileio.h"
 #include "samples/catalog.h"
 #include "views/models/format.h"
 #include "views/models/hierarchymodel.h"
@@ -17,9 +22,13 @@
 #include "views/widgets/inspectorwidget.h"
 #include "views/widgets/minimap.h"
 #include "views/widgets/runcomparisonwidget.h"
+#include "views/widgets/runcontroller.h"
+#include "views/widgets/runpanel.h"
 #include "views/widgets/schedulecontroller.h"
-#include "views/widgets/stepperwidget.h"
+#include "views/widgets/searchexplorer.h"
 #include "views/widgets/searchpanel.h"
+#include "views/widgets/stageview.h"
+#include "views/widgets/stepperwidget.h"
 #include "views/widgets/summarywidget.h"
 
 #include <QAction>
@@ -39,6 +48,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
@@ -46,6 +56,8 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
+#include <QUndoStack>
+#include <QVBoxLayout>
 
 #include <limits>
 #include <utility>
@@ -56,10 +68,16 @@ namespace {
 constexpr int kStateVersion = 1;
 constexpr int kMaxSyncedGroups = 4000; // the outline mirrors view expansion up to this many groups
 
+bool isProjectFile(const QString &path)
+{
+    return path.endsWith(QLatin1String(".tessera"), Qt::CaseInsensitive);
+}
+
 QString droppedModel(const QMimeData *mime)
 {
     for (const QUrl &url : mime->urls())
-        if (url.isLocalFile() && url.toLocalFile().endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive))
+        if (url.isLocalFile() && (url.toLocalFile().endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive) ||
+                                  isProjectFile(url.toLocalFile())))
             return url.toLocalFile();
     return {};
 }
@@ -82,6 +100,7 @@ MainWindow::MainWindow(QWidget *parent)
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
     registerBuiltinSchedulers(m_schedulers);
+    registerBuiltinBackends(m_backends);
     m_schedule = new views::ScheduleController(m_schedulers, this);
     createActions();
     createDocks();
@@ -90,9 +109,16 @@ MainWindow::MainWindow(QWidget *parent)
     createStatusBar();
     connectViews();
     restoreLayout();
+    m_session = new ProjectSession({this, m_loader, m_schedule, m_stepper, m_graphView}, this);
+    connectSession();
+    updateScheduleActions();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The session saves while every view still exists; closing the docks below would call it back.
+    delete std::exchange(m_session, nullptr);
+}
 
 // --- construction ----------------------------------------------------------
 
@@ -116,6 +142,8 @@ void MainWindow::createActions()
     connect(m_exportSvgAction, &QAction::triggered, this, [this] { exportImage(true); });
     m_exportPngAction = new QAction(tr("Export &PNG…"), this);
     connect(m_exportPngAction, &QAction::triggered, this, [this] { exportImage(false); });
+
+    createProjectActions();
 
     m_quitAction = new QAction(tr("&Quit"), this);
     m_quitAction->setShortcut(QKeySequence::Quit);
@@ -221,6 +249,37 @@ void MainWindow::createDocks()
     m_comparisonDock = makeDock(tr("Run Comparison"), QStringLiteral("comparisonDock"), m_comparison);
     addDockWidget(Qt::BottomDockWidgetArea, m_stepperDock);
     tabifyDockWidget(m_summaryDock, m_comparisonDock);
+
+    // Bottom, beside the stepper (tabs): the schedule's stages with a small toolbar.
+    m_stageView = new views::StageView(this);
+    auto *stagePanel = new QWidget(this);
+    auto *stageLayout = new QVBoxLayout(stagePanel);
+    stageLayout->setContentsMargins(0, 0, 0, 0);
+    stageLayout->setSpacing(0);
+    auto *stageBar = new QToolBar(stagePanel);
+    stageBar->setIconSize(QSize(16, 16));
+    stageBar->addAction(m_stageView->equalWidthsAction());
+    stageBar->addAction(m_stageView->zoomInAction());
+    stageBar->addAction(m_stageView->zoomOutAction());
+    stageBar->addAction(m_stageView->fitAction());
+    stageLayout->addWidget(stageBar);
+    stageLayout->addWidget(m_stageView, 1);
+    m_stageDock = makeDock(tr("Stages"), QStringLiteral("stageDock"), stagePanel);
+    tabifyDockWidget(m_stepperDock, m_stageDock);
+    m_runPanel = new views::RunPanel(this);
+    m_runPanel->setBackends(&m_backends);
+    m_runDock = makeDock(tr("Run"), QStringLiteral("runDock"), m_runPanel);
+    tabifyDockWidget(m_stageDock, m_runDock);
+    m_explorer = new views::SearchExplorer(this);
+    // In a scroll area: the explorer's filter row is wide, and a dock's minimum
+    // width would otherwise squeeze the outline and summary docks.
+    auto *explorerScroll = new QScrollArea(this);
+    explorerScroll->setWidget(m_explorer);
+    explorerScroll->setWidgetResizable(true);
+    explorerScroll->setFrameShape(QFrame::NoFrame);
+    m_explorerDock = makeDock(tr("DP Explorer"), QStringLiteral("explorerDock"), explorerScroll);
+    tabifyDockWidget(m_runDock, m_explorerDock);
+    m_stepperDock->raise();
     m_summaryDock->raise();
 
     resizeDocks({m_outlineDock, m_summaryDock}, {380, 390}, Qt::Horizontal);
@@ -243,8 +302,20 @@ void MainWindow::createMenus()
         connect(a, &QAction::triggered, this, [this, name] { openSample(name); });
     }
     file->addSeparator();
-    file->addAction(m_exportSvgAction);
-    file->addAction(m_exportPngAction);
+    file->addAction(m_newProjectAction);
+    file->addAction(m_openProjectAction);
+    file->addAction(m_saveProjectAsAction);
+    file->addAction(m_closeProjectAction);
+    file->addSeparator();
+    QMenu *exportMenu = file->addMenu(tr("&Export"));
+    exportMenu->addAction(m_exportScheduleAction);
+    exportMenu->addAction(m_exportTimelineAction);
+    exportMenu->addAction(m_exportIosAction);
+    exportMenu->addSeparator();
+    exportMenu->addAction(m_exportSvgAction);
+    exportMenu->addAction(m_exportPngAction);
+    QMenu *importMenu = file->addMenu(tr("&Import"));
+    importMenu->addAction(m_importOverridesAction);
     file->addSeparator();
     file->addAction(m_cancelAction);
     file->addSeparator();
@@ -262,7 +333,8 @@ void MainWindow::createMenus()
     view->addAction(m_findAction);
     view->addSeparator();
     for (QDockWidget *dock : {m_outlineDock, m_searchDock, m_inspectorDock, m_summaryDock, m_diagnosticsDock,
-                              m_miniMapDock, m_stepperDock, m_comparisonDock})
+                              m_miniMapDock, m_stepperDock, m_stageDock, m_runDock, m_explorerDock,
+                              m_comparisonDock})
         view->addAction(dock->toggleViewAction());
 
     QMenu *schedule = menuBar()->addMenu(tr("&Schedule"));
@@ -347,10 +419,14 @@ void MainWindow::createScheduling()
         QSettings().setValue(QStringLiteral("schedule/algorithm"), m_algorithmBox->currentData());
         m_schedule->loadOverrides({}); // overrides belong to one algorithm's decisions
         m_schedule->setScheduler(m_algorithmBox->currentData().toString());
+        if (m_session)
+            m_session->syncSetup();
     });
     connect(m_deviceBox, &QComboBox::currentIndexChanged, this, [this, applyDevice] {
         QSettings().setValue(QStringLiteral("schedule/device"), m_deviceBox->currentData());
         applyDevice();
+        if (m_session)
+            m_session->syncSetup();
     });
 }
 
@@ -378,7 +454,10 @@ void MainWindow::createStatusBar()
     m_modelLabel = new QLabel(tr("No model"), this);
     m_layoutLabel = new QLabel(this);
     m_layoutLabel->setEnabled(false);
+    m_projectLabel = new QLabel(this);
+    m_projectLabel->setVisible(false);
     statusBar()->addPermanentWidget(m_layoutLabel);
+    statusBar()->addPermanentWidget(m_projectLabel);
     statusBar()->addPermanentWidget(m_modelLabel);
 }
 
@@ -393,6 +472,8 @@ void MainWindow::connectViews()
     connect(m_loader, &ModelLoader::cancelled, this, [this] {
         onLoadEnded();
         statusBar()->showMessage(tr("Loading cancelled"), 5000);
+        if (m_session) // a project waiting for this model is dropped
+            m_session->modelLoadFailed(Status::error(ErrorCode::Cancelled, "loading cancelled").diagnostic());
     });
 
     connect(m_stepper, &views::StepperWidget::stepActivated, this, [this](const std::vector<NodeId> &nodes) {
@@ -470,12 +551,23 @@ void MainWindow::saveLayout() const
 
 void MainWindow::openFile(const QString &path)
 {
+    if (isProjectFile(path)) {
+        openProject(path);
+        return;
+    }
     if (!QFileInfo::exists(path)) {
         m_recent->remove(path);
         onLoadFailed(Diagnostic{Severity::Error, ErrorCode::Io, "file not found", Location{path.toStdString(), -1, {}, {}}});
         return;
     }
     m_loader->load(QFileInfo(path).absoluteFilePath());
+}
+
+void MainWindow::openProject(const QString &path)
+{
+    if (!QFileInfo::exists(path))
+        m_recent->remove(path);
+    (void)m_session->open(path); // reported through errorReported
 }
 
 void MainWindow::openSample(const QString &name)
@@ -508,6 +600,7 @@ void MainWindow::onLoadEnded()
 
 void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
 {
+    m_session->modelAboutToChange(); // closes an open project unless this is the model of one opening
     m_model = std::move(model);
     const QString path = QString::fromStdString(m_model->path);
 
@@ -515,7 +608,7 @@ void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
     m_awaitingFirstLayout = true;
     m_graphView->setGraph(m_model->graph, m_model->hierarchy);
     m_schedule->loadOverrides({});
-    m_schedule->setGraph(m_model->graph);
+    m_schedule->setGraph(m_model->graph, m_model->properties);
     m_graphView->setNodeFlops(views::metricValues(m_model->metrics, views::Metric::Flops));
     applyOverlay();
 
@@ -533,7 +626,6 @@ void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
     if (!m_model->diagnostics.empty())
         m_diagnosticsDock->raise();
 
-    setWindowTitle(tr("%1 — Tessera").arg(displayName(path)));
     setWindowFilePath(path);
     if (!isCachedSample(path))
         m_recent->add(path);
@@ -543,12 +635,53 @@ void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
                                    views::formatCount(static_cast<double>(m_model->metrics.parameters))));
     onLoadEnded();
     statusBar()->showMessage(tr("Loaded %1").arg(displayName(path)), 5000);
+    m_session->modelChanged(m_model); // completes a project being opened
+    updateTitle();
+    updateScheduleActions();
     emit modelLoaded(path);
+}
+
+void MainWindow::raiseDock(const QString &objectName)
+{
+    if (auto *dock = findChild<QDockWidget *>(objectName)) {
+        dock->show();
+        dock->raise();
+    }
+}
+
+// A finished backend run: its measured timeline replaces the estimate in the
+// stage view, and the open project stores it with the plan it ran — unless a
+// newer schedule replaced that plan meanwhile (then the run is shown, not stored).
+void MainWindow::onBackendRunFinished(const std::shared_ptr<const RunResult> &result)
+{
+    const std::shared_ptr<const ScheduleRun> ran = std::exchange(m_runningSchedule, nullptr);
+    if (!result || !ran || ran != m_schedule->lastRun()) {
+        statusBar()->showMessage(tr("Run finished for an earlier schedule; not stored"), 5000);
+        return;
+    }
+    m_stageView->setTimeline(result->timeline);
+    if (!m_session || !m_session->isOpen() || m_session->isReadOnly())
+        return;
+    RunRecord record;
+    record.backend = m_runPanel->selectedBackend().toStdString();
+    record.latencyMs = result->latencyMs;
+    record.metrics = result->metrics;
+    const auto stored =
+        m_session->recordRun(record, perfettoTraceJson(ran->result.plan, *m_schedule->graph(), result.get()));
+    if (!stored)
+        reportError(tr("Cannot store the run"), QString::fromStdString(stored.status().message()));
+    else
+        statusBar()->showMessage(tr("Run stored in the project"), 3000);
 }
 
 void MainWindow::onLoadFailed(const Diagnostic &diagnostic)
 {
     onLoadEnded();
+    if (m_session->isOpening()) { // the session reports it as a project that cannot be opened
+        emit loadFailed(diagnostic);
+        m_session->modelLoadFailed(diagnostic);
+        return;
+    }
     emit loadFailed(diagnostic);
     reportError(tr("Could not open model"), QString::fromStdString(diagnostic.str()));
 }
@@ -568,7 +701,8 @@ void MainWindow::maybeTakeScreenshot()
     // Wait for both the layout and the summary's DAG width, so the picture is final.
     const bool widthPending = m_summary->dagWidth() < 0 && m_model &&
                               m_model->graph->nodeCount() <= views::SummaryWidget::kDagWidthNodeLimit;
-    if (m_screenshotPath.isEmpty() || !m_model || m_awaitingFirstLayout || widthPending)
+    const bool projectPending = m_session && (m_session->isOpening() || m_session->isRestoring());
+    if (m_screenshotPath.isEmpty() || !m_model || m_awaitingFirstLayout || widthPending || projectPending)
         return;
     const QString path = std::exchange(m_screenshotPath, QString());
     // Let the scene paint once before grabbing it.
@@ -712,11 +846,294 @@ void MainWindow::about()
                            .arg(QApplication::applicationVersion()));
 }
 
+// --- projects, schedule export and import ---------------------------------------
+
+void MainWindow::createProjectActions()
+{
+    m_newProjectAction = new QAction(tr("&New Project…"), this);
+    m_newProjectAction->setShortcut(QKeySequence::New);
+    m_newProjectAction->setStatusTip(tr("Save the model, algorithm, device, options and overrides as a project"));
+    connect(m_newProjectAction, &QAction::triggered, this, [this] { chooseProjectFile(false); });
+    m_openProjectAction = new QAction(tr("Open &Project…"), this);
+    m_openProjectAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_O);
+    connect(m_openProjectAction, &QAction::triggered, this, [this] {
+        QSettings settings;
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open Project"),
+                                                          settings.value(QStringLiteral("lastProjectDir")).toString(),
+                                                          tr("Tessera projects (*.tessera);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        settings.setValue(QStringLiteral("lastProjectDir"), QFileInfo(path).absolutePath());
+        openProject(path);
+    });
+    m_saveProjectAsAction = new QAction(tr("Save Project &As…"), this);
+    m_saveProjectAsAction->setShortcut(QKeySequence::SaveAs);
+    connect(m_saveProjectAsAction, &QAction::triggered, this, [this] { chooseProjectFile(true); });
+    m_closeProjectAction = new QAction(tr("Close Pro&ject"), this);
+    connect(m_closeProjectAction, &QAction::triggered, this, [this] { (void)m_session->close(); });
+
+    m_exportScheduleAction = new QAction(tr("Schedule (&JSON)…"), this);
+    m_exportScheduleAction->setStatusTip(tr("The last schedule as a schedule document (docs/schedule-schema.json)"));
+    connect(m_exportScheduleAction, &QAction::triggered, this, [this] { chooseExportFile(ScheduleExport::Schedule); });
+    m_exportTimelineAction = new QAction(tr("&Timeline (Perfetto JSON)…"), this);
+    m_exportTimelineAction->setStatusTip(tr("The last schedule's estimated timeline, for ui.perfetto.dev"));
+    connect(m_exportTimelineAction, &QAction::triggered, this, [this] { chooseExportFile(ScheduleExport::Timeline); });
+    m_exportIosAction = new QAction(tr("&IOS Schedule…"), this);
+    m_exportIosAction->setStatusTip(tr("The last IOS schedule in the IOS artifact's format"));
+    connect(m_exportIosAction, &QAction::triggered, this, [this] { chooseExportFile(ScheduleExport::Ios); });
+    m_importOverridesAction = new QAction(tr("&Overrides…"), this);
+    m_importOverridesAction->setStatusTip(tr("Apply decision overrides from a file (an override map or a schedule)"));
+    connect(m_importOverridesAction, &QAction::triggered, this, [this] {
+        QSettings settings;
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import Overrides"),
+                                                          settings.value(QStringLiteral("lastExportDir")).toString(),
+                                                          tr("JSON files (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            (void)importOverrides(path);
+    });
+}
+
+void MainWindow::connectSession()
+{
+    connect(m_session, &ProjectSession::errorReported, this, &MainWindow::reportError);
+    connect(m_session, &ProjectSession::notice, this, [this](const QString &m) { statusBar()->showMessage(m, 10000); });
+    connect(m_session, &ProjectSession::saveFailed, this,
+            [this](const QString &m) { statusBar()->showMessage(m, 10000); });
+    connect(m_session, &ProjectSession::setupRestored, this, &MainWindow::selectSetup);
+    connect(m_session, &ProjectSession::opened, this, [this](const QString &path) {
+        m_recent->add(path);
+        updateTitle();
+        statusBar()->showMessage(tr("Opened project %1").arg(QFileInfo(path).fileName()), 5000);
+    });
+    connect(m_session, &ProjectSession::closed, this, [this] { updateTitle(); });
+    connect(m_session, &ProjectSession::restored, this, &MainWindow::maybeTakeScreenshot);
+    for (auto signal : {&views::ScheduleController::started, &views::ScheduleController::overridesChanged})
+        connect(m_schedule, signal, this, &MainWindow::updateScheduleActions);
+    connect(m_schedule, &views::ScheduleController::finished, this, &MainWindow::updateScheduleActions);
+    connect(m_schedule, &views::ScheduleController::finished, this,
+            [this](const std::shared_ptr<const ScheduleRun> &run) {
+                m_stageView->setRun(m_schedule->graph(), run, m_schedule->device());
+                m_runPanel->setPlan(m_schedule->graph(), run);
+                m_explorer->setSearchSpace(run);
+            });
+    // Recording the search costs time and memory, so it starts the first time
+    // the explorer is shown and then stays on (no replay on every tab switch).
+    connect(m_explorerDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && !m_schedule->searchSpaceRequest())
+            m_schedule->setSearchSpaceRequest(SearchSpaceRequest{});
+    });
+    connect(m_explorer, &views::SearchExplorer::nodesSelected, this, [this](const std::vector<NodeId> &nodes) {
+        m_graphView->setHighlighted(nodes);
+        if (!nodes.empty())
+            m_graphView->centerOnNode(nodes.front());
+    });
+    connect(m_explorer, &views::SearchExplorer::overrideRequested, this,
+            [this](const std::string &key, const std::string &option) { m_schedule->setOverride(key, option); });
+    connect(m_runPanel->controller(), &views::RunController::started, this,
+            [this] { m_runningSchedule = m_schedule->lastRun(); });
+    connect(m_runPanel, &views::RunPanel::runFinished, this, &MainWindow::onBackendRunFinished);
+    connect(m_stageView, &views::StageView::nodesSelected, this, [this](const std::vector<NodeId> &nodes) {
+        m_graphView->setHighlighted(nodes);
+        if (!nodes.empty())
+            m_graphView->centerOnNode(nodes.front());
+    });
+    connect(m_stageView, &views::StageView::overrideRequested, this,
+            [this](const std::string &key, const std::string &option) { m_schedule->setOverride(key, option); });
+    connect(m_schedule, &views::ScheduleController::failed, this, &MainWindow::updateScheduleActions);
+}
+
+void MainWindow::updateTitle()
+{
+    const QString model = m_model ? displayName(QString::fromStdString(m_model->path)) : QString();
+    QString title = model.isEmpty() ? tr("Tessera") : tr("%1 — Tessera").arg(model);
+    if (m_session->isOpen()) {
+        const QString name =
+            m_session->isReadOnly() ? tr("%1 [read-only]").arg(m_session->displayName()) : m_session->displayName();
+        title = model.isEmpty() ? tr("%1 — Tessera").arg(name) : tr("%1 — %2 — Tessera").arg(name, model);
+        m_projectLabel->setText(m_session->isReadOnly()
+                                    ? tr("Project: %1 (read-only, changes are not saved)").arg(m_session->displayName())
+                                    : tr("Project: %1").arg(m_session->displayName()));
+        m_projectLabel->setToolTip(QDir::toNativeSeparators(m_session->path()));
+    }
+    m_projectLabel->setVisible(m_session->isOpen());
+    setWindowTitle(title);
+    m_saveProjectAsAction->setEnabled(m_model != nullptr);
+    m_newProjectAction->setEnabled(m_model != nullptr);
+    m_closeProjectAction->setEnabled(m_session->isOpen());
+}
+
+void MainWindow::updateScheduleActions()
+{
+    const auto run = m_schedule->lastRun();
+    const bool current = run && m_model && !m_schedule->isBusy();
+    m_exportScheduleAction->setEnabled(current);
+    m_exportTimelineAction->setEnabled(current);
+    m_exportIosAction->setEnabled(current && isIosAlgorithm(run->result.plan.algorithm));
+    m_importOverridesAction->setEnabled(run && m_model);
+    if (m_session)
+        updateTitle();
+}
+
+void MainWindow::selectSetup(const QString &algorithm, const QString &deviceId)
+{
+    if (const int i = m_algorithmBox->findData(algorithm); i >= 0)
+        m_algorithmBox->setCurrentIndex(i);
+    if (const int i = m_deviceBox->findData(deviceId); i >= 0)
+        m_deviceBox->setCurrentIndex(i);
+}
+
+void MainWindow::chooseProjectFile(bool saveAs)
+{
+    if (!m_model)
+        return;
+    QSettings settings;
+    const QString dir = settings.value(QStringLiteral("lastProjectDir"), QDir::homePath()).toString();
+    const QString suggested = dir + QLatin1Char('/') +
+                              QFileInfo(QString::fromStdString(m_model->path)).completeBaseName() +
+                              QStringLiteral(".tessera");
+    QString path = QFileDialog::getSaveFileName(this, saveAs ? tr("Save Project As") : tr("New Project"), suggested,
+                                                tr("Tessera projects (*.tessera)"));
+    if (path.isEmpty())
+        return;
+    if (!isProjectFile(path))
+        path += QStringLiteral(".tessera");
+    settings.setValue(QStringLiteral("lastProjectDir"), QFileInfo(path).absolutePath());
+    // The dialog asked before replacing an existing file.
+    (void)(saveAs ? m_session->saveAs(path, true) : m_session->create(path, true));
+}
+
+void MainWindow::chooseExportFile(ScheduleExport kind)
+{
+    if (!m_model || !m_schedule->lastRun())
+        return;
+    const QFileInfo model(QString::fromStdString(m_model->path));
+    const QString dir = QSettings().value(QStringLiteral("lastExportDir"), QDir::homePath()).toString();
+    const QString algorithm = QString::fromStdString(m_schedule->lastRun()->result.plan.algorithm);
+    QString suffix, title, filter;
+    switch (kind) {
+    case ScheduleExport::Schedule:
+        suffix = QStringLiteral(".schedule.json"), title = tr("Export Schedule"), filter = tr("Schedule (*.json)");
+        break;
+    case ScheduleExport::Timeline:
+        suffix = QStringLiteral(".trace.json"), title = tr("Export Timeline"),
+        filter = tr("Perfetto / Chrome trace (*.json)");
+        break;
+    case ScheduleExport::Ios:
+        suffix = QStringLiteral(".ios.json"), title = tr("Export IOS Schedule"), filter = tr("IOS schedule (*.json)");
+        break;
+    }
+    const QString path = QFileDialog::getSaveFileName(
+        this, title, dir + QLatin1Char('/') + model.completeBaseName() + QLatin1Char('_') + algorithm + suffix, filter);
+    if (path.isEmpty())
+        return;
+    QSettings().setValue(QStringLiteral("lastExportDir"), QFileInfo(path).absolutePath());
+    QString config;
+    if (kind == ScheduleExport::Ios && !iosConfigFor(model.filePath()).isOk()) {
+        config = QFileDialog::getOpenFileName(this, tr("IOS Graph Config of %1").arg(model.fileName()), model.path(),
+                                              tr("IOS graph configs (*.json)"));
+        if (config.isEmpty())
+            return;
+    }
+    (void)exportSchedule(kind, path, config);
+}
+
+Status MainWindow::exportSchedule(ScheduleExport kind, const QString &path, const QString &iosConfig)
+{
+    const auto run = m_schedule->lastRun();
+    const auto fail = [&](Status s) {
+        reportError(tr("Export failed"), QString::fromStdString(s.str()));
+        return s;
+    };
+    if (!m_model || !run || run->result.plan.modelHash != modelStructureHash(*m_model->graph))
+        return fail(Status::error(ErrorCode::Usage, "there is no schedule of this model to export",
+                                  {.file = path.toStdString()}));
+    const Graph &graph = *m_model->graph;
+    const QString modelPath = QString::fromStdString(m_model->path);
+    std::string text;
+    switch (kind) {
+    case ScheduleExport::Schedule: {
+        const QString model = QFileInfo(path).absoluteDir().relativeFilePath(modelPath);
+        text = scheduleDocumentJson(*run, graph, model.toStdString(), m_schedule->options());
+        break;
+    }
+    case ScheduleExport::Timeline: text = timelineJson(*run, graph); break;
+    case ScheduleExport::Ios: {
+        if (!isIosAlgorithm(run->result.plan.algorithm))
+            return fail(Status::error(ErrorCode::Usage,
+                                      "the last schedule was made by '" + run->result.plan.algorithm +
+                                          "', not ios: schedule with ios to export an ios schedule",
+                                      {.file = path.toStdString()}));
+        auto config = iosConfig.isEmpty() ? iosConfigFor(modelPath) : readFile(iosConfig.toStdString(), 256 << 20);
+        if (!config)
+            return fail(config.status());
+        const std::string name = QFileInfo(modelPath).completeBaseName().toStdString() + "_ios";
+        auto ios = iosScheduleJson(*run, graph, m_model->properties, *config, name);
+        if (!ios)
+            return fail(ios.status());
+        text = std::move(*ios);
+        break;
+    }
+    }
+    if (Status s = writeFileAtomic(path.toStdString(), text); !s.isOk())
+        return fail(s);
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
+    return Status::ok();
+}
+
+Status MainWindow::importOverrides(const QString &path)
+{
+    const auto fail = [&](Status s) {
+        reportError(tr("Could not import overrides"), QString::fromStdString(s.str()));
+        return s;
+    };
+    const auto run = m_schedule->lastRun();
+    if (!m_model || !run)
+        return fail(Status::error(ErrorCode::Usage, "schedule the model first: overrides answer its decisions",
+                                  {.file = path.toStdString()}));
+    auto text = readFile(path.toStdString(), std::int64_t(64) << 20);
+    if (!text)
+        return fail(text.status());
+    auto imported = gui::importOverrides(*text, path.toStdString(), *run);
+    if (!imported)
+        return fail(imported.status());
+
+    std::vector<Diagnostic> diagnostics = m_model->diagnostics;
+    diagnostics.insert(diagnostics.end(), imported->rejected.begin(), imported->rejected.end());
+    m_diagnostics->setDiagnostics(diagnostics);
+    m_diagnosticsDock->setWindowTitle(diagnostics.empty() ? tr("Diagnostics")
+                                                          : tr("Diagnostics (%1)").arg(diagnostics.size()));
+    if (!imported->rejected.empty()) {
+        m_diagnosticsDock->show();
+        m_diagnosticsDock->raise();
+    }
+    Overrides changed;
+    for (const auto &[key, option] : imported->accepted)
+        if (auto it = m_schedule->overrides().find(key); it == m_schedule->overrides().end() || it->second != option)
+            changed.emplace(key, option);
+    if (!changed.empty()) { // one undo step, one project history step
+        m_schedule->undoStack()->beginMacro(
+            tr("Import %n override(s) from %1", nullptr, int(changed.size())).arg(QFileInfo(path).fileName()));
+        for (const auto &[key, option] : changed)
+            m_schedule->setOverride(key, option);
+        m_schedule->undoStack()->endMacro();
+    }
+    statusBar()->showMessage(
+        imported->rejected.empty()
+            ? tr("Imported %1 override(s) from %2").arg(changed.size()).arg(QFileInfo(path).fileName())
+            : tr("Imported %1 override(s) from %2; %3 rejected (see Diagnostics)")
+                  .arg(changed.size())
+                  .arg(QFileInfo(path).fileName())
+                  .arg(imported->rejected.size()),
+        8000);
+    return Status::ok();
+}
+
 // --- events -----------------------------------------------------------------
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
     saveLayout();
+    (void)m_session->close(); // saves pending overrides and state; a failure is reported
     event->accept();
 }
 

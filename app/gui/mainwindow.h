@@ -7,8 +7,16 @@
 // Errors (a bad model, a failed export) are emitted as loadFailed/errorReported
 // and, when the window is interactive, shown in a message box; tests and the
 // --screenshot/--quit-after-load modes switch that off with setInteractive(false).
+//
+// Projects (*.tessera) live in a ProjectSession (projectsession.h): the window
+// forwards File ▸ New/Open/Save Project As and its model-load events to it and
+// shows the project in the title and status bar. File ▸ Export writes the
+// last schedule as a schedule document, a Perfetto timeline or an IOS
+// schedule; File ▸ Import ▸ Overrides applies a file's overrides as one undo
+// step (scheduleexport.h).
 #pragma once
 
+#include "core/backend/backend.h"
 #include "core/sched/scheduler.h"
 #include "core/support/status.h"
 #include "views/models/metrics.h"
@@ -35,6 +43,9 @@ class DiagnosticsPanel;
 class HierarchyModel;
 class ScheduleController;
 class StepperWidget;
+class StageView;
+class RunPanel;
+class SearchExplorer;
 class RunComparisonWidget;
 class InspectorWidget;
 class SearchPanel;
@@ -45,7 +56,10 @@ class SummaryWidget;
 namespace tessera::gui {
 
 class ModelLoader;
+class ProjectSession;
 class RecentFiles;
+
+enum class ScheduleExport { Schedule, Timeline, Ios };
 
 class MainWindow final : public QMainWindow
 {
@@ -54,8 +68,9 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    void openFile(const QString &path);
+    void openFile(const QString &path); // a *.tessera file opens as a project
     void openSample(const QString &name);
+    void openProject(const QString &path); // errors are reported (errorReported)
     // Opens the most recent file, or the ResNet-50 sample when there is none.
     void openDefault();
 
@@ -76,6 +91,25 @@ public:
     ModelLoader *loader() const { return m_loader; }
     RecentFiles *recentFiles() const { return m_recent; }
     QComboBox *colourByCombo() const { return m_colourBy; }
+    ProjectSession *session() const { return m_session; }
+    views::ScheduleController *scheduleController() const { return m_schedule; }
+    views::StepperWidget *stepper() const { return m_stepper; }
+    QComboBox *algorithmCombo() const { return m_algorithmBox; }
+    QComboBox *deviceCombo() const { return m_deviceBox; }
+    QAction *exportIosAction() const { return m_exportIosAction; }
+    views::StageView *stageView() const { return m_stageView; }
+    views::RunPanel *runPanel() const { return m_runPanel; }
+    views::SearchExplorer *searchExplorer() const { return m_explorer; }
+    // Raises a dock by object name ("stageDock", "runDock", ...): for screenshots and tests.
+    void raiseDock(const QString &objectName);
+
+    // The last schedule to `path` (written atomically: a failed write leaves
+    // the old file). `iosConfig`: the model's IOS graph config file; empty
+    // looks for it (iosConfigFor). Failures are also reported.
+    Status exportSchedule(ScheduleExport kind, const QString &path, const QString &iosConfig = {});
+    // Applies the overrides in `path` (one undo step); rejected keys go to the
+    // Diagnostics panel. Fails (and reports) on an unreadable or malformed file.
+    Status importOverrides(const QString &path);
 
 signals:
     void modelLoaded(const QString &path);
@@ -112,6 +146,13 @@ private:
     void exportImage(bool svg);
     void reportError(const QString &title, const QString &message);
     void about();
+    void createProjectActions();
+    void connectSession();
+    void updateTitle();
+    void updateScheduleActions();
+    void selectSetup(const QString &algorithm, const QString &deviceId);
+    void chooseProjectFile(bool saveAs);
+    void chooseExportFile(ScheduleExport kind);
 
     std::optional<views::Metric> overlayMetric() const; // nullopt: colour by op type
 
@@ -143,9 +184,32 @@ private:
     views::RunComparisonWidget *m_comparison = nullptr;
     QDockWidget *m_stepperDock = nullptr;
     QDockWidget *m_comparisonDock = nullptr;
+    // The schedule as stages × lanes (any scheduler; IOS stages, greedy waves).
+    views::StageView *m_stageView = nullptr;
+    QDockWidget *m_stageDock = nullptr;
+    // Running the plan on a backend; a finished run is stored in the open project.
+    BackendRegistry m_backends;
+    views::RunPanel *m_runPanel = nullptr;
+    QDockWidget *m_runDock = nullptr;
+    // The DP explorer: schedulers are asked for their search space once it has been shown.
+    views::SearchExplorer *m_explorer = nullptr;
+    QDockWidget *m_explorerDock = nullptr;
+    std::shared_ptr<const ScheduleRun> m_runningSchedule; // the schedule the current backend run executes
+    void onBackendRunFinished(const std::shared_ptr<const RunResult> &result);
     QComboBox *m_algorithmBox = nullptr;
     QComboBox *m_deviceBox = nullptr;
     void createScheduling();
+
+    ProjectSession *m_session = nullptr;
+    QAction *m_newProjectAction = nullptr;
+    QAction *m_openProjectAction = nullptr;
+    QAction *m_saveProjectAsAction = nullptr;
+    QAction *m_closeProjectAction = nullptr;
+    QAction *m_exportScheduleAction = nullptr;
+    QAction *m_exportTimelineAction = nullptr;
+    QAction *m_exportIosAction = nullptr;
+    QAction *m_importOverridesAction = nullptr;
+    QLabel *m_projectLabel = nullptr;
 
     QAction *m_openAction = nullptr;
     QAction *m_exportSvgAction = nullptr;

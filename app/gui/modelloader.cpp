@@ -2,7 +2,9 @@
 #include "app/gui/modelloader.h"
 
 #include "app/gui/samplecache.h"
+#include "core/ir/graphhash.h"
 #include "core/onnx/importer.h"
+#include "core/store/replay.h"
 #include "views/models/format.h"
 
 #include <QFileInfo>
@@ -17,24 +19,33 @@ struct ModelLoader::Outcome {
     Diagnostic error;
 };
 
-Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &path, const StageCallback &stage)
+Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &path, const LoadOptions &options,
+                                                                const StageCallback &stage)
 {
     const auto proceed = [&stage](const char *name) { return !stage || stage(QString::fromLatin1(name)); };
     const auto cancelled = [] { return Status::error(ErrorCode::Cancelled, "loading cancelled"); };
 
     if (!proceed("importing"))
         return cancelled();
-    auto imported = importModel(path.toStdString(), ImportOptions{});
+    auto imported = importModel(path.toStdString(), options.import);
     if (!imported) {
         Status s = imported.status();
         s.at(Location{path.toStdString(), -1, {}, {}});
         return s;
+    }
+    if (!options.expectedHash.empty()) {
+        const std::string hash = modelStructureHash(imported->graph);
+        if (hash != options.expectedHash)
+            return Status::invalid(std::string(kModelChangedMessage) + " (structure hash " + options.expectedHash +
+                                       ", now " + hash + ")",
+                                   Location{path.toStdString(), -1, {}, {}});
     }
     if (!proceed("analysing"))
         return cancelled();
     ImportResult &r = *imported;
     const auto data = views::makeModelData(std::make_shared<const Graph>(std::move(r.graph)));
     data->diagnostics = r.log.items();
+    data->properties = r.metadata.properties;
     data->path = QFileInfo(path).absoluteFilePath().toStdString();
 
     const ModelMetadata &m = r.metadata;
@@ -57,11 +68,11 @@ ModelLoader::~ModelLoader()
     abandon();
 }
 
-void ModelLoader::load(const QString &path)
+void ModelLoader::load(const QString &path, const LoadOptions &options)
 {
-    start(path, [path](const StageCallback &stage) {
+    start(path, [path, options](const StageCallback &stage) {
         Outcome out;
-        auto loaded = loadModelFile(path, stage);
+        auto loaded = loadModelFile(path, options, stage);
         if (loaded)
             out.model = std::move(*loaded);
         else

@@ -1,13 +1,17 @@
 // ModelLoader: loads a model off the GUI thread (Hotspot PerfParser style).
 //
 // load = import (core/onnx) + inferHierarchy + metrics, run on the global
-// thread pool; loadSample first builds the sample into the cache. The loader
+// thread pool; loadSample first builds the sample into the cache. A project's
+// model is loaded with the project's import settings and its recorded
+// structure hash (LoadOptions): a model whose structure changed fails like a
+// corrupt file, before anything on screen is replaced. The loader
 // reports started → progress(stage)* → finished(model) | failed(diagnostic),
 // or cancelled() at once when cancel() is called (the abandoned job runs to
 // its next stage boundary and its result is dropped). Starting a new load
 // cancels the running one. All signals are emitted on the loader's thread.
 #pragma once
 
+#include "core/onnx/importer.h"
 #include "core/support/status.h"
 #include "views/models/modeldata.h"
 
@@ -16,6 +20,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 template <typename T>
 class QFutureWatcher;
@@ -26,7 +31,21 @@ namespace tessera::gui {
 // ("importing", "analysing": hierarchy and metrics) and returns false to stop, which
 // fails with ErrorCode::Cancelled. Failures carry the file in their location.
 using StageCallback = std::function<bool(const QString &stage)>;
-Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &path, const StageCallback &stage = {});
+
+struct LoadOptions {
+    ImportOptions import;
+    // Non-empty: the model's modelStructureHash() must equal it, else the load
+    // fails with replay.h's kModelChangedMessage naming both hashes.
+    std::string expectedHash;
+};
+
+Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &path, const LoadOptions &options,
+                                                                const StageCallback &stage = {});
+inline Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &path,
+                                                                       const StageCallback &stage = {})
+{
+    return loadModelFile(path, LoadOptions{}, stage);
+}
 
 class ModelLoader final : public QObject
 {
@@ -35,7 +54,7 @@ public:
     explicit ModelLoader(QObject *parent = nullptr);
     ~ModelLoader() override;
 
-    void load(const QString &path);
+    void load(const QString &path, const LoadOptions &options = {});
     void loadSample(const QString &name);
     void cancel(); // no-op when idle
     bool isLoading() const { return m_watcher != nullptr; }

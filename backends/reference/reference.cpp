@@ -41,6 +41,9 @@ struct TaskProgram {
 class ReferencePlan final : public CompiledPlan
 {
 public:
+    ReferencePlan() : CompiledPlan(BackendKind::Reference) {}
+    static bool classof(const CompiledPlan &p) { return p.kind() == BackendKind::Reference; }
+
     Graph graph;                    // a copy: the compiled plan does not depend on the caller's graph
     std::vector<KernelPtr> kernels; // per node, null if not in the plan
     std::vector<std::shared_ptr<const TensorData>> constants; // per tensor, inline data of constants
@@ -325,12 +328,11 @@ public:
     Expected<RunResult> run(CompiledPlan &compiled, const std::vector<HostTensor> &inputs,
                             const RunObserver &observer) override
     {
-        // CompiledPlan has no kind tag: a plan from another backend is a usage error.
-        const auto *p = dynamic_cast<const ReferencePlan *>(&compiled);
-        if (!p)
-            return Status::error(ErrorCode::Usage, "the plan was not compiled by the reference backend");
+        if (!ReferencePlan::classof(compiled))
+            return Status::invalid("the plan was compiled by the '" + std::string(backendKindName(compiled.kind())) +
+                                   "' backend, not by the reference backend; compile it here first");
         try {
-            return runPlan(*p, inputs, observer);
+            return runPlan(static_cast<const ReferencePlan &>(compiled), inputs, observer);
         } catch (const std::bad_alloc &) {
             return Status::error(ErrorCode::Internal, "out of host memory while running the plan");
         } catch (const std::exception &e) { // from the observer's callbacks

@@ -18,7 +18,9 @@
 // Metrics: "total_ms", "peak_host_bytes" (tensor buffers live at once, plus
 // inputs and weights), "weight_bytes", "tasks", and "op_ms/<OpType>" per op
 // type. Nothing throws out of the backend: std::bad_alloc (and any other
-// exception, e.g. from an observer callback) becomes a Status.
+// exception, e.g. from an observer callback) becomes a Status. Compiled plans
+// carry BackendKind::Reference; run() refuses a plan of any other kind with
+// an InvalidInput error.
 #pragma once
 
 #include "core/backend/backend.h"

@@ -4,6 +4,25 @@
 
 namespace tessera {
 
+std::string_view backendKindName(BackendKind kind)
+{
+    switch (kind) {
+    case BackendKind::Unknown:
+        return "unknown";
+    case BackendKind::Reference:
+        return "reference";
+    case BackendKind::Cpu:
+        return "cpu";
+    case BackendKind::Cuda:
+        return "cuda";
+    case BackendKind::DsaSim:
+        return "dsa-sim";
+    case BackendKind::External:
+        return "external";
+    }
+    return "unknown";
+}
+
 void BackendRegistry::add(std::unique_ptr<IBackend> backend)
 {
     TS_ASSERT(backend);

@@ -9,10 +9,12 @@
 #include "core/support/status.h"
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera {
@@ -50,10 +52,30 @@ struct RunObserver {
     const std::atomic<bool> *cancel = nullptr;
 };
 
+// Which backend compiled a plan. A backend's run() checks the tag before it
+// touches a CompiledPlan (STYLE.md §8: dispatch on a kind, not RTTI) and
+// refuses a foreign one with an InvalidInput error. Unknown is what a plan
+// built without a kind reports; no backend accepts it.
+enum class BackendKind : std::uint8_t {
+    Unknown,
+    Reference,
+    Cpu,
+    Cuda,
+    DsaSim,
+    External, // out-of-tree or test backends
+};
+std::string_view backendKindName(BackendKind kind); // "reference", "cpu", ...
+
 class CompiledPlan
 {
 public:
+    CompiledPlan() = default;
+    explicit CompiledPlan(BackendKind kind) : m_kind(kind) {}
     virtual ~CompiledPlan() = default;
+    BackendKind kind() const { return m_kind; }
+
+private:
+    BackendKind m_kind = BackendKind::Unknown;
 };
 
 class IBackend

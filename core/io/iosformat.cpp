@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <map>
 #include <onnx/onnx_pb.h>
 
 namespace tessera {
@@ -405,6 +407,44 @@ Status checkIosSchedule(const Graph &g, const IosUnitSet &units, const IosSchedu
     return {};
 }
 
+namespace {
+
+// A stage that carries the scheduler's latency estimate gets its tasks' times
+// scaled so that the stage spans exactly that estimate in the plan's
+// timeline: the cost model sets the proportions of the tasks, the stage
+// latency model (which knows about concurrent streams sharing SMs, occupancy
+// and the per-stage synchronisation) sets the stage's length. So the plan, the
+// stage view and the DP agree on every stage's latency.
+void scaleToStageLatencies(ExecutionPlan &plan, const IosSchedule &schedule)
+{
+    std::map<std::int32_t, std::map<std::int32_t, double>> streamNs; // stage -> stream -> Σ time
+    std::map<std::int32_t, double> barrierNs;                         // the stage's synchronisation
+    for (const Task &t : plan.tasks) {
+        if (t.kind == TaskKind::Compute && t.stage >= 0)
+            streamNs[t.stage][t.binding.stream] += t.cost.timeNs;
+        else if (t.kind == TaskKind::Barrier && t.stage >= 0)
+            barrierNs[t.stage] += t.cost.timeNs;
+    }
+    std::map<std::int32_t, double> factor;
+    for (const auto &[stage, streams] : streamNs) {
+        const double target = schedule.stages[static_cast<std::size_t>(stage)].latencyNs - barrierNs[stage];
+        double span = 0;
+        for (const auto &[stream, ns] : streams)
+            span = std::max(span, ns);
+        if (std::isfinite(target) && target > 0 && span > 0)
+            factor[stage] = target / span;
+    }
+    for (Task &t : plan.tasks) {
+        const auto f = factor.find(t.stage);
+        if (t.kind != TaskKind::Compute || f == factor.end())
+            continue;
+        t.cost.timeNs *= f->second;
+        t.cost.computeNs *= f->second;
+    }
+}
+
+} // namespace
+
 Expected<ExecutionPlan> lowerIosSchedule(const Graph &g, const IosUnitSet &units, const IosSchedule &schedule,
                                          const CostModel &cost)
 {
@@ -435,7 +475,9 @@ Expected<ExecutionPlan> lowerIosSchedule(const Graph &g, const IosUnitSet &units
         }
         builder.addBarrier(stageIndex);
     }
-    return builder.finish();
+    ExecutionPlan plan = builder.finish();
+    scaleToStageLatencies(plan, schedule);
+    return plan;
 }
 
 Expected<IosSchedule> iosScheduleFromPlan(const ExecutionPlan &plan, const Graph &g, const IosUnitSet &units)

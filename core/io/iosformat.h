@@ -123,6 +123,8 @@ Status checkIosSchedule(const Graph &g, const IosUnitSet &units, const IosSchedu
 
 // The plan of a schedule (checked first). Kernels are named after their unit
 // ("merge:a+b" for a merge); tasks carry stage = stage index and stream = group.
+// Task costs come from `cost`; a stage with a latency estimate (latencyNs) has
+// its tasks scaled so it spans exactly that long in the plan's timeline.
 Expected<ExecutionPlan> lowerIosSchedule(const Graph &g, const IosUnitSet &units, const IosSchedule &schedule,
                                          const CostModel &cost);
 

@@ -29,6 +29,9 @@ struct SearchSpaceRequest {
     std::int64_t maxStates = 100'000;        // per table
     std::int64_t maxTransitions = 1'000'000; // per table
     std::string scope;                       // algorithm-defined filter, e.g. "block3"; empty: everything
+    // Over all tables (a network of many parts would otherwise keep them all);
+    // a table past it keeps its states and path only.
+    std::int64_t maxTotalTransitions = 1'000'000;
 };
 
 struct SearchSpace {

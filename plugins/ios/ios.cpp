@@ -1,5 +1,6 @@
 #include "plugins/ios/ios.h"
 
+#include "plugins/ios/iossearchspace.h"
 #include "plugins/ios/iosunits.h"
 #include "plugins/ios/stagelatency.h"
 
@@ -85,7 +86,11 @@ public:
         s0.numbers = {{"units", double(units->units.size())}, {"blocks", double(units->blocks.size())}};
 
         const AnalyticGpuLatency latency(g, *units, *req.device);
-        const IosSearchContext context{&decisions, &trace, nullptr, req.cancel, req.progress};
+        // The DP explorer's tables, only when asked: the default run keeps no log.
+        IosSearchLog log;
+        if (req.searchSpace)
+            log = iosSearchLogFor(*req.searchSpace);
+        const IosSearchContext context{&decisions, &trace, req.searchSpace ? &log : nullptr, req.cancel, req.progress};
         auto search = iosSearch(g, *units, latency, iosSearchOptions(req.options), context);
         if (!search)
             return search.status();
@@ -118,6 +123,9 @@ public:
                         {"dp_latency_ms", search->optimumNs / 1e6},
                         {"chosen_latency_ms", search->chosenNs / 1e6},
                         {"largest_part_states", largest}};
+        if (req.searchSpace)
+            result.searchSpace =
+                std::make_shared<const SearchSpace>(iosSearchSpace(g, *units, log, *search, *req.searchSpace));
         return result;
     }
 };

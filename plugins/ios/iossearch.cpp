@@ -404,7 +404,11 @@ public:
         }
         table.path.push_back(0);
         table.states[0].onPath = true;
-        if (m_transitions > log.maxTransitions) {
+        std::int64_t kept = 0; // by the parts logged before
+        for (const IosDpTable &p : log.parts)
+            kept += static_cast<std::int64_t>(p.transitions.size());
+        if (m_transitions > log.maxTransitions ||
+            (log.maxTotalTransitions >= 0 && kept + m_transitions > log.maxTotalTransitions)) {
             table.complete = false;
             return;
         }
@@ -563,19 +567,27 @@ private:
 
     std::string stageId(const std::vector<std::vector<int>> &groups) const
     {
-        std::string id;
-        for (const auto &g : groups) {
-            id += id.empty() ? "" : " | ";
-            for (std::size_t i = 0; i < g.size(); ++i)
-                id += (i ? "," : "") + unitName(g[i]);
-        }
-        return id;
+        std::vector<std::vector<std::int32_t>> global;
+        for (const auto &g : groups)
+            global.push_back(globalUnits(g));
+        return iosStageId(m_units, global);
     }
 
-    std::vector<std::string> names(const B &s) const
+    std::vector<std::int32_t> globalUnits(const B &s) const
     {
-        std::vector<std::string> out;
-        s.forEach([&](int u) { out.push_back(unitName(u)); });
+        std::vector<std::int32_t> out;
+        s.forEach([&](int u) { out.push_back(m_part.units[static_cast<std::size_t>(u)]); });
+        return out;
+    }
+
+    // The graph nodes of a stage's units: what its decision steps touched.
+    std::vector<NodeId> nodesOf(const B &s) const
+    {
+        std::vector<NodeId> out;
+        s.forEach([&](int u) {
+            const auto &nodes = m_units.units[static_cast<std::size_t>(m_part.units[static_cast<std::size_t>(u)])].nodes;
+            out.insert(out.end(), nodes.begin(), nodes.end());
+        });
         return out;
     }
 
@@ -690,7 +702,7 @@ private:
         }
 
         // An override naming a stage outside the offered ones is checked and offered too.
-        const std::string key = decisionKey("ios.ending", names(s));
+        const std::string key = iosEndingKey(m_units, globalUnits(s));
         std::vector<std::vector<int>> forcedGroups;
         B forcedStage;
         std::array<double, 2> forcedNs{kInf, kInf}; // concurrent, merge
@@ -725,6 +737,9 @@ private:
                                            ? "choice[S]: the cheapest of " + std::to_string(cands.size()) + " stages"
                                            : "override of choice[S]");
             t.numbers = {{"stages", double(cands.size())}, {"total_ns", options[static_cast<std::size_t>(pick)].cost}};
+            t.touched = nodesOf(static_cast<std::size_t>(pick) >= offered.size()
+                                    ? forcedStage
+                                    : cands[offered[static_cast<std::size_t>(pick)]].stage);
             if (m_ctx.decisions)
                 m_ctx.trace->linkLastDecision(*m_ctx.decisions);
         }
@@ -758,7 +773,7 @@ private:
                  fmtMs(stageNs[0]),
                  {}}};
             const std::int32_t which = m_ctx.decisions
-                                           ? m_ctx.decisions->decide(decisionKey("ios.strategy", names(step.stage)),
+                                           ? m_ctx.decisions->decide(iosStrategyKey(m_units, globalUnits(step.stage)),
                                                                      "ios.strategy", strategies, pref)
                                            : pref;
             step.strategy = which == 0 ? IosStrategy::Merge : IosStrategy::Concurrent;
@@ -767,6 +782,7 @@ private:
                     "S3: strategy", "stage " + stageId(groups), std::string(iosStrategyName(step.strategy)),
                     which == pref ? "the faster of operator merge and concurrent execution" : "override");
                 t.numbers = {{"merge_ns", stageNs[1]}, {"concurrent_ns", stageNs[0]}};
+                t.touched = nodesOf(step.stage);
                 if (m_ctx.decisions)
                     m_ctx.trace->linkLastDecision(*m_ctx.decisions);
             }
@@ -867,6 +883,40 @@ Status searchPart(const Part &part, const Graph &g, const IosUnitSet &units, con
 }
 
 } // namespace
+
+namespace {
+
+std::vector<std::string> unitNames(const IosUnitSet &units, const std::vector<std::int32_t> &ids)
+{
+    std::vector<std::string> out;
+    out.reserve(ids.size());
+    for (std::int32_t u : ids)
+        out.push_back(units.units[static_cast<std::size_t>(u)].name);
+    return out;
+}
+
+} // namespace
+
+std::string iosEndingKey(const IosUnitSet &units, const std::vector<std::int32_t> &state)
+{
+    return decisionKey("ios.ending", unitNames(units, state));
+}
+
+std::string iosStrategyKey(const IosUnitSet &units, const std::vector<std::int32_t> &stage)
+{
+    return decisionKey("ios.strategy", unitNames(units, stage));
+}
+
+std::string iosStageId(const IosUnitSet &units, const std::vector<std::vector<std::int32_t>> &groups)
+{
+    std::string id;
+    for (const auto &g : groups) {
+        id += id.empty() ? "" : " | ";
+        for (std::size_t i = 0; i < g.size(); ++i)
+            id += (i ? "," : "") + units.units[static_cast<std::size_t>(g[i])].name;
+    }
+    return id;
+}
 
 std::vector<std::vector<std::int32_t>> iosParts(const IosBlock &block, int partSize)
 {

@@ -106,6 +106,7 @@ struct IosDpTable {
 struct IosSearchLog {
     std::int64_t maxStates = 100'000;        // per part
     std::int64_t maxTransitions = 1'000'000; // per part
+    std::int64_t maxTotalTransitions = -1;   // over all parts kept; -1: no cap
     std::string block;                       // only this block ("block3"); empty: all
     std::vector<IosDpTable> parts;
 };
@@ -131,5 +132,14 @@ Expected<IosSearchResult> iosSearch(const Graph &g, const IosUnitSet &units, con
 
 // The artifact's parts of a block: explicit parts, else runs of `partSize` units.
 std::vector<std::vector<std::int32_t>> iosParts(const IosBlock &block, int partSize);
+
+// The decisions of the walk (L8–11), for anyone who wants to force them (the
+// DP explorer): the key asked at a state (`state`: the unit ids still to
+// schedule), the key of the merge-or-concurrent choice of a stage of several
+// units, and a stage's option id — its concurrent groups, units by name,
+// "a,b | c" (a merge of sinks a and b is the stage "a | b").
+std::string iosEndingKey(const IosUnitSet &units, const std::vector<std::int32_t> &state);
+std::string iosStrategyKey(const IosUnitSet &units, const std::vector<std::int32_t> &stage);
+std::string iosStageId(const IosUnitSet &units, const std::vector<std::vector<std::int32_t>> &groups);
 
 } // namespace tessera

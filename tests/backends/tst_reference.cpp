@@ -7,8 +7,10 @@
 #include "backends/reference/kernel.h"
 #include "backends/reference/reference.h"
 #include "backends/reference/tensorio.h"
+#include "core/backend/inputs.h"
 #include "core/plan/verify.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -603,6 +605,120 @@ TEST_F(ReferenceBackend, CancelStopsTheRun)
     ASSERT_FALSE(r.isOk());
     EXPECT_EQ(r.status().code(), ErrorCode::Cancelled);
     EXPECT_EQ(r.status().message(), "run cancelled after 2 of 5 tasks");
+}
+
+// --- Kind tags: a backend runs only plans it compiled ------------------------------------
+
+// A plan another backend compiled (tagged Cpu), and one built with no tag at all.
+class ForeignPlan final : public CompiledPlan
+{
+public:
+    ForeignPlan() : CompiledPlan(BackendKind::Cpu) {}
+};
+class UntaggedPlan final : public CompiledPlan
+{
+};
+
+TEST_F(ReferenceBackend, CompiledPlanCarriesTheReferenceKind)
+{
+    const Graph g = testgraphs::residualChain(1);
+    auto compiled = backend->compile(g, planutil::wholePlan(g, perNode(g)));
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+    EXPECT_EQ((*compiled)->kind(), BackendKind::Reference);
+    EXPECT_EQ(backendKindName((*compiled)->kind()), "reference");
+    auto r = backend->run(**compiled, planutil::makeInputs(g, 3));
+    EXPECT_TRUE(r.isOk()) << r.status().str();
+}
+
+TEST_F(ReferenceBackend, ForeignCompiledPlanIsRefusedCleanly)
+{
+    const Graph g = testgraphs::residualChain(1);
+    ForeignPlan foreign;
+    auto r = backend->run(foreign, planutil::makeInputs(g, 3));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
+    EXPECT_EQ(r.status().message(),
+              "the plan was compiled by the 'cpu' backend, not by the reference backend; compile it here first");
+    UntaggedPlan untagged;
+    EXPECT_EQ(untagged.kind(), BackendKind::Unknown);
+    auto u = backend->run(untagged, {});
+    ASSERT_FALSE(u.isOk());
+    EXPECT_EQ(u.status().code(), ErrorCode::InvalidInput);
+    EXPECT_NE(u.status().message().find("'unknown' backend"), std::string::npos) << u.status().str();
+}
+
+// --- Synthetic inputs (core/backend/inputs.h) ----------------------------------------------
+
+TEST(SyntheticInputs, DeterministicPerSeedAndInRange)
+{
+    const Graph g = testgraphs::residualChain(1);
+    const auto a = syntheticInputs(g, 1), b = syntheticInputs(g, 1), c = syntheticInputs(g, 2);
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].name, "x");
+    EXPECT_EQ(a[0].shape, (Shape{1, 8, 16, 16}));
+    EXPECT_TRUE(planutil::bitEqual(a[0], b[0]));
+    EXPECT_FALSE(planutil::bitEqual(a[0], c[0]));
+    float lo = 1, hi = -1;
+    for (std::int64_t i = 0; i < a[0].elements(); ++i) {
+        lo = std::min(lo, a[0].f32()[i]);
+        hi = std::max(hi, a[0].f32()[i]);
+    }
+    EXPECT_GE(lo, -1.0f);
+    EXPECT_LT(hi, 1.0f);
+    EXPECT_LT(lo, -0.9f); // spread over the range, not a constant
+    EXPECT_GT(hi, 0.9f);
+    // Bit for bit what tessera-cli has always fed (its former private generator).
+    std::uint64_t s = 1;
+    for (std::int64_t i = 0; i < a[0].elements(); ++i) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        ASSERT_EQ(a[0].f32()[i], static_cast<float>(s >> 40) / static_cast<float>(1 << 24) * 2.0f - 1.0f) << i;
+    }
+    // syntheticInputs seeds consecutively from firstSeed.
+    EXPECT_TRUE(planutil::bitEqual(syntheticInput(g.tensor(g.inputs[0]), 2), c[0]));
+    // The result is a valid run input.
+    auto compiled = planutil::compileAndRun(*createReferenceBackend(), g, planutil::wholePlan(g, perNode(g)), a);
+    EXPECT_TRUE(compiled.isOk()) << compiled.status().str();
+}
+
+TEST(SyntheticInputs, PerDtypeRanges)
+{
+    Graph g;
+    auto add = [&](const std::string &name, DType dtype) {
+        const TensorId t = testgraphs::tensor(g, name, {64}, Tensor::Kind::Input);
+        g.tensor(t).dtype = dtype;
+        return t;
+    };
+    const TensorId idsId = add("ids", DType::Int64), maskId = add("mask", DType::Bool),
+                   halfId = add("half", DType::Float16), bytesId = add("bytes", DType::UInt8);
+    const Tensor &ids = g.tensor(idsId), &mask = g.tensor(maskId), &half = g.tensor(halfId),
+                 &bytes = g.tensor(bytesId);
+    // Integers default to zeros: a valid index for any Gather.
+    const HostTensor zeros = syntheticInput(ids, 5);
+    EXPECT_EQ(zeros.bytes.size(), 64u * 8);
+    EXPECT_TRUE(std::all_of(zeros.bytes.begin(), zeros.bytes.end(), [](std::uint8_t b) { return b == 0; }));
+    SyntheticInputOptions o;
+    o.intLow = 3;
+    o.intHigh = 7;
+    const HostTensor ranged = syntheticInput(ids, 5, o);
+    const auto *v = reinterpret_cast<const std::int64_t *>(ranged.bytes.data());
+    EXPECT_EQ(*std::min_element(v, v + 64), 3);
+    EXPECT_EQ(*std::max_element(v, v + 64), 7);
+    // Bool clamps to {0, 1}; uint8 clamps a negative low bound to 0.
+    o.intLow = -5;
+    o.intHigh = 9;
+    for (const Tensor *t : {&mask, &bytes}) {
+        const HostTensor h = syntheticInput(*t, 9, o);
+        const std::uint8_t top = t == &mask ? 1 : 9;
+        EXPECT_TRUE(std::all_of(h.bytes.begin(), h.bytes.end(), [&](std::uint8_t b) { return b <= top; })) << t->name;
+        EXPECT_TRUE(std::any_of(h.bytes.begin(), h.bytes.end(), [](std::uint8_t b) { return b > 0; })) << t->name;
+    }
+    // Halves are in [-1, 1): |x| < 1 means an exponent below 15 (bits 0x3c00).
+    const HostTensor h = syntheticInput(half, 4);
+    ASSERT_EQ(h.bytes.size(), 64u * 2);
+    const auto *hv = reinterpret_cast<const std::uint16_t *>(h.bytes.data());
+    for (int i = 0; i < 64; ++i)
+        EXPECT_LE(hv[i] & 0x7fffu, 0x3c00u) << i;
+    EXPECT_TRUE(std::any_of(hv, hv + 64, [](std::uint16_t x) { return (x & 0x7fffu) > 0x3000u; }));
 }
 
 // --- TensorProto files ------------------------------------------------------------------

@@ -765,3 +765,27 @@ TEST(IosScheduler, ModelPropertiesCarryTheArtifactsUnitsAndParts)
     ASSERT_FALSE(broken.isOk());
     EXPECT_NE(broken.status().message().find("ios.units"), std::string::npos) << broken.status().str();
 }
+
+// The plan's estimated timeline agrees with the DP: each stage spans the
+// latency the stage model gave it. A schedule without estimates (as imported
+// from the artifact) keeps the cost model's task times.
+TEST(IosScheduler, PlanTimelineAgreesWithTheStageLatencies)
+{
+    auto scheduler = createIosScheduler();
+    const ImportResult &model = iosNetwork("inception_v3");
+    auto run = scheduleGraph(model.graph, v100(), *scheduler, {{{"r", "3"}, {"s", "8"}}, {}, nullptr, {}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const double chosenNs = run->result.stats.at("chosen_latency_ms") * 1e6;
+    EXPECT_NEAR(run->result.plan.estimatedLatencyNs(), chosenNs, chosenNs * 1e-9);
+
+    const IosUnitSet units = iosUnits("inception_v3");
+    auto schedule = iosScheduleFromPlan(run->result.plan, model.graph, units);
+    ASSERT_TRUE(schedule.isOk()) << schedule.status().str();
+    for (const IosStage &stage : schedule->stages)
+        EXPECT_TRUE(std::isnan(stage.latencyNs));
+    const RooflineCostModel roofline(v100());
+    auto unscaled = lowerIosSchedule(model.graph, units, *schedule, roofline);
+    ASSERT_TRUE(unscaled.isOk()) << unscaled.status().str();
+    EXPECT_EQ(unscaled->tasks.size(), run->result.plan.tasks.size());
+    EXPECT_GT(std::abs(unscaled->estimatedLatencyNs() - chosenNs), chosenNs * 0.05);
+}

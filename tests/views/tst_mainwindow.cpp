@@ -15,6 +15,11 @@
 #include "views/models/propertymodel.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/inspectorwidget.h"
+#include "views/models/stagemodel.h"
+#include "views/widgets/runpanel.h"
+#include "views/widgets/schedulecontroller.h"
+#include "views/widgets/searchexplorer.h"
+#include "views/widgets/stageview.h"
 #include "views/widgets/searchpanel.h"
 #include "views/widgets/summarywidget.h"
 
@@ -36,6 +41,7 @@
 #include <QUrl>
 
 #include <gtest/gtest.h>
+#include <set>
 
 using namespace tessera;
 using tessera::gui::MainWindow;
@@ -350,4 +356,100 @@ int main(int argc, char **argv)
     QStandardPaths::setTestModeEnabled(true);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+// The whole loop in the workbench: schedule with IOS, see the stages, run the
+// plan on the reference backend, see the measured timeline. Screenshots:
+// screenshots/workbench-stages.png and screenshots/workbench-run.png.
+TEST_F(MainWindowTest, ScheduleShowsStagesAndRunsOnTheReferenceBackend)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    w.resize(1600, 1000);
+    w.show();
+    auto *controller = w.scheduleController();
+    w.deviceCombo()->setCurrentIndex(w.deviceCombo()->findData(QStringLiteral("nvidia-v100")));
+    w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("ios")));
+    QSignalSpy scheduled(controller, &views::ScheduleController::finished);
+    w.openSample(QStringLiteral("squeezenet"));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return controller->lastRun() && controller->schedulerName() == "ios" && !controller->isBusy(); },
+        kTimeoutMs));
+    const auto run = controller->lastRun();
+    ASSERT_EQ(run->result.plan.algorithm, "ios");
+
+    // Stages: one column per IOS stage of the plan.
+    std::set<std::int32_t> stages;
+    for (const Task &t : run->result.plan.tasks)
+        if (t.stage >= 0)
+            stages.insert(t.stage);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.stageView()->stageLayout() && w.stageView()->stageLayout()->columns.size() == stages.size(); },
+                                kTimeoutMs));
+    w.raiseDock(QStringLiteral("stageDock"));
+    QTest::qWait(300);
+    ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-stages.png")));
+
+    // Run the plan on the reference backend from the run panel.
+    QSignalSpy ran(w.runPanel(), &views::RunPanel::runFinished);
+    ASSERT_TRUE(w.runPanel()->selectBackend(QStringLiteral("reference")));
+    ASSERT_TRUE(w.runPanel()->run());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() == 1; }, 2 * kTimeoutMs)) << w.runPanel()->statusText().toStdString();
+    const auto result = w.runPanel()->lastResult();
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->outputs.size(), w.modelData()->graph->outputs.size());
+    EXPECT_GT(result->latencyMs, 0);
+    w.raiseDock(QStringLiteral("runDock"));
+    QTest::qWait(300);
+    ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-run.png")));
+}
+
+// The DP explorer in the workbench: showing it makes IOS record its search
+// space; forcing another transition of the start state replays with that
+// override. Screenshot: screenshots/workbench-explorer.png.
+TEST_F(MainWindowTest, ExplorerShowsTheSearchAndForcesAStage)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    w.resize(1600, 1000);
+    w.show();
+    auto *controller = w.scheduleController();
+    w.deviceCombo()->setCurrentIndex(w.deviceCombo()->findData(QStringLiteral("nvidia-v100")));
+    w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("ios")));
+    w.openSample(QStringLiteral("squeezenet"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return controller->lastRun() && !controller->isBusy(); }, kTimeoutMs));
+    EXPECT_FALSE(controller->lastRun()->result.searchSpace) << "nothing recorded until the explorer is shown";
+
+    w.raiseDock(QStringLiteral("explorerDock"));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return controller->lastRun()->result.searchSpace && !controller->isBusy() && w.searchExplorer()->hasSearchSpace(); },
+        kTimeoutMs));
+    const SearchSpace &space = *controller->lastRun()->result.searchSpace;
+    ASSERT_FALSE(space.tables.empty());
+
+    // Force the first legal non-chosen transition of a table's start state.
+    int table = -1, forced = -1;
+    for (std::size_t t = 0; t < space.tables.size() && forced < 0; ++t) {
+        const SearchSpace::Table &tab = space.tables[t];
+        if (tab.path.empty())
+            continue;
+        const SearchSpace::State &start = tab.states[static_cast<std::size_t>(tab.path.front())];
+        for (std::size_t i = 0; i < tab.transitions.size(); ++i)
+            if (tab.transitions[i].from == tab.path.front() && static_cast<std::int32_t>(i) != start.choice &&
+                !tab.transitions[i].decisionKey.empty()) {
+                table = static_cast<int>(t);
+                forced = static_cast<int>(i);
+                break;
+            }
+    }
+    ASSERT_GE(forced, 0) << "squeezenet has a block with a choice at its start";
+    const std::string key = space.tables[static_cast<std::size_t>(table)].transitions[static_cast<std::size_t>(forced)].decisionKey;
+    w.searchExplorer()->setCurrentTable(table);
+    ASSERT_TRUE(w.searchExplorer()->forceTransition(forced));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return controller->overrides().count(key) == 1 && !controller->isBusy(); }, kTimeoutMs));
+    const auto &reports = controller->lastRun()->overrideReports;
+    ASSERT_FALSE(reports.empty());
+    for (const OverrideReport &r : reports)
+        EXPECT_EQ(r.outcome, OverrideReport::Outcome::Applied) << r.key << ": " << r.reason;
+    QTest::qWait(300);
+    ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-explorer.png")));
 }

@@ -9,6 +9,7 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tessera {
@@ -244,20 +245,40 @@ void LevelGraphicsItem::paintFrame(QPainter *p, const QRectF &exposed, qreal lod
     if (lod < gs::kTextLod)
         return;
     const Group &grp = d->hierarchy->group(g);
-    const QRectF header(m_frame.left() + 10, m_frame.top() + 4, m_frame.width() - 36, layout::BoxMetrics::kHeader - 8);
-    static const QFontMetricsF titleMetrics(gs::titleFont());
-    const QString name = titleMetrics.elidedText(QString::fromStdString(grp.name), Qt::ElideMiddle, header.width() * 0.6);
-    p->setFont(gs::titleFont());
-    p->setPen(QColor(0x2b, 0x31, 0x3b));
-    p->drawText(header, Qt::AlignLeft | Qt::AlignVCenter, name);
+    const QPointF button(m_frame.right() - 14, m_frame.top() + layout::BoxMetrics::kHeader / 2);
+    drawPlusMinus(p, button, false, QColor(0x6b, 0x73, 0x80));
+    // The text ends 9 px before the collapse button (radius 6): the name takes what it
+    // needs, the count and FLOPs the rest (elided, or dropped below 24 px), and both
+    // are clipped to the strip, so no glyph is cut or runs under the button.
+    const qreal textLeft = m_frame.left() + 10;
+    const QRectF header(textLeft, m_frame.top() + 4, std::max<qreal>(0, button.x() - 15 - textLeft),
+                        layout::BoxMetrics::kHeader - 8);
+    if (header.width() < 12)
+        return;
+    static const QFontMetricsF titleMetrics(gs::titleFont()), bodyMetrics(gs::bodyFont());
+    const QString fullName = QString::fromStdString(grp.name);
     QString info = nodeCountText(grp.totalNodes);
     if (const QString f = layout::flopsText(d->groupFlopsTotal(g)); !f.isEmpty())
         info += QStringLiteral("  ·  ") + f;
-    p->setFont(gs::bodyFont());
-    p->setPen(QColor(0x6b, 0x73, 0x80));
-    p->drawText(header.adjusted(titleMetrics.horizontalAdvance(name) + 10, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, info);
-    drawPlusMinus(p, QPointF(m_frame.right() - 14, m_frame.top() + layout::BoxMetrics::kHeader / 2), false,
-                  QColor(0x6b, 0x73, 0x80));
+    const qreal infoWidth = bodyMetrics.horizontalAdvance(info);
+    qreal nameRoom = header.width();
+    if (titleMetrics.horizontalAdvance(fullName) + 10 + infoWidth > header.width())
+        nameRoom = std::max(header.width() * 0.6, header.width() - 10 - infoWidth);
+    const QString name = titleMetrics.elidedText(fullName, Qt::ElideMiddle, nameRoom);
+    const qreal infoLeft = header.left() + titleMetrics.horizontalAdvance(name) + 10;
+    const qreal infoRoom = header.right() - infoLeft;
+    p->save();
+    p->setClipRect(header, Qt::IntersectClip);
+    p->setFont(gs::titleFont());
+    p->setPen(QColor(0x2b, 0x31, 0x3b));
+    p->drawText(header, Qt::AlignLeft | Qt::AlignVCenter, name);
+    if (infoRoom >= 24) {
+        p->setFont(gs::bodyFont());
+        p->setPen(QColor(0x6b, 0x73, 0x80));
+        p->drawText(QRectF(infoLeft, header.top(), infoRoom, header.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                    bodyMetrics.elidedText(info, Qt::ElideRight, infoRoom));
+    }
+    p->restore();
 }
 
 void LevelGraphicsItem::paintEdges(QPainter *p, const QRectF &exposed, qreal lod) const

@@ -1,0 +1,730 @@
+// Projects and schedule export in the workbench, under the offscreen platform:
+// a project created from the window and reopened in a new window restores the
+// model, algorithm, device, options, overrides, selected step and view; saves
+// happen without an explicit save; undo/redo move the project's history; each
+// kind of bad project file is refused with a clear message and leaves both the
+// session on screen and the file byte-identical; a read-only project opens with
+// a note and saves nothing; File ▸ Export writes schedule documents the schema
+// accepts, Perfetto timelines and IOS schedules, and a failed write keeps the
+// old file; File ▸ Import ▸ Overrides applies the valid keys as one undo step
+// and lists the rejected ones in Diagnostics. Saves
+// <build>/screenshots/projectsession.png (the window with a project open, its
+// title drawn above it) for people to look at.
+#include "app/gui/commandline.h"
+#include "app/gui/mainwindow.h"
+#include "app/gui/modelloader.h"
+#include "app/gui/projectsession.h"
+#include "app/gui/recentfiles.h"
+#include "app/gui/scheduleexport.h"
+#include "core/io/iosformat.h"
+#include "core/io/schedulejson.h"
+#include "core/ir/graphhash.h"
+#include "core/store/project.h"
+#include "core/support/fileio.h"
+#include "samples/builder.h"
+#include "views/models/steplistmodel.h"
+#include "views/widgets/diagnosticspanel.h"
+#include "views/widgets/graphview.h"
+#include "views/widgets/schedulecontroller.h"
+#include "views/widgets/stepperwidget.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPainter>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <random>
+#include <unistd.h>
+
+#include "tests/io/jsonschema.h"
+
+using namespace tessera;
+using tessera::gui::MainWindow;
+using tessera::gui::ProjectSession;
+using tessera::gui::ScheduleExport;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+// The residual network of tst_mainwindow (stem, block0, block1, head); `width`
+// changes its structure for the "model changed" case.
+void writeSmallModel(const QString &path, int width = 16)
+{
+    samples::ModelBuilder b("small_resnet", 7);
+    std::string y = b.input("x", {1, 3, 32, 32});
+    {
+        samples::ScopeGuard s(b, "stem");
+        y = b.maxPool(b.relu(b.conv(y, "conv", width, 3), "relu"), "pool", 3, 2, 1);
+    }
+    for (int i = 0; i < 2; ++i) {
+        samples::ScopeGuard s(b, "block" + std::to_string(i));
+        std::string c = b.relu(b.conv(y, "conv1", width, 3), "relu1");
+        c = b.conv(c, "conv2", width, 3);
+        y = b.relu(b.binary("Add", c, y, "add"), "relu2");
+    }
+    {
+        samples::ScopeGuard s(b, "head");
+        y = b.gemm(b.flatten(b.globalAvgPool(y, "pool"), "flatten"), "fc", 10);
+    }
+    b.output(y);
+    auto model = b.finish();
+    ASSERT_TRUE(model.isOk()) << model.status().str();
+    ASSERT_TRUE(samples::saveModel(**model, path.toStdString(), false).isOk());
+}
+
+std::string slurp(const QString &path)
+{
+    std::ifstream in(path.toStdString(), std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void spit(const QString &path, const std::string &bytes)
+{
+    std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
+    out << bytes;
+}
+
+class ProjectSessionTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        QSettings().clear();
+        ASSERT_TRUE(m_dir.isValid());
+        writeSmallModel(file("small.onnx"));
+    }
+
+    QString file(const QString &name) const { return m_dir.filePath(name); }
+
+    static bool load(MainWindow &w, const QString &path)
+    {
+        QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+        QSignalSpy laidOut(w.graphView(), &GraphView::layoutFinished);
+        w.openFile(path);
+        return QTest::qWaitFor([&] { return loaded.count() == 1 && laidOut.count() >= 1; }, kTimeoutMs);
+    }
+
+    // Waits until the controller has a result for its current inputs.
+    static bool scheduled(MainWindow &w)
+    {
+        return QTest::qWaitFor(
+            [&] {
+                auto *c = w.scheduleController();
+                return c->lastRun() && !c->isBusy() && c->lastRun()->decisions.overrides() == c->overrides();
+            },
+            kTimeoutMs);
+    }
+
+    // Opens a project and waits for its session to be restored.
+    static bool openProject(MainWindow &w, const QString &path, OpenMode mode = OpenMode::ReadWrite)
+    {
+        QSignalSpy restored(w.session(), &ProjectSession::restored);
+        if (mode == OpenMode::ReadWrite)
+            w.openFile(path); // as File ▸ Open Recent and drops do
+        else if (!w.session()->open(path, mode).isOk())
+            return false;
+        return QTest::qWaitFor([&] { return restored.count() == 1; }, kTimeoutMs) && scheduled(w);
+    }
+
+    static void selectAlgorithm(MainWindow &w, const QString &name)
+    {
+        const int i = w.algorithmCombo()->findData(name);
+        ASSERT_GE(i, 0) << name.toStdString();
+        w.algorithmCombo()->setCurrentIndex(i);
+    }
+
+    // A decision of the last run with a legal option the scheduler did not prefer.
+    static std::pair<std::string, std::string> someOverride(const MainWindow &w, int skip = 0)
+    {
+        for (const DecisionRecord &d : w.scheduleController()->lastRun()->decisions.records())
+            for (std::size_t i = 0; i < d.options.size(); ++i)
+                if (static_cast<std::int32_t>(i) != d.preferred && d.options[i].legal() && skip-- == 0)
+                    return {d.key, d.options[i].id};
+        return {};
+    }
+
+    static QSet<QString> expandedGroups(const MainWindow &w)
+    {
+        QSet<QString> out;
+        const Hierarchy &h = w.graphView()->hierarchy();
+        for (GroupId g = 1; g < static_cast<GroupId>(h.groups().size()); ++g)
+            if (w.graphView()->isExpanded(g))
+                out.insert(QString::fromStdString(h.group(g).path));
+        return out;
+    }
+
+    static QPointF viewCentre(const MainWindow &w)
+    {
+        return w.graphView()->mapToScene(w.graphView()->viewport()->rect().center());
+    }
+
+    // A project made without the window (as tessera-cli would): model, layer-fusion on stcp920.
+    Project makeProject(const QString &path, const QString &model)
+    {
+        ProjectInfo info;
+        info.model.path = model.toStdString();
+        info.model.structureHash = modelStructureHashOf(model);
+        info.setup = {"layer-fusion", "stcp920", {}};
+        auto p = Project::create(path.toStdString(), info, true);
+        EXPECT_TRUE(p.isOk()) << p.status().str();
+        return std::move(*p);
+    }
+
+    static std::string modelStructureHashOf(const QString &model);
+
+    QTemporaryDir m_dir;
+};
+
+std::string ProjectSessionTest::modelStructureHashOf(const QString &model)
+{
+    auto loaded = gui::loadModelFile(model);
+    EXPECT_TRUE(loaded.isOk());
+    return loaded ? modelStructureHash(*(*loaded)->graph) : std::string();
+}
+
+// --- create, close, reopen ---------------------------------------------------------
+
+TEST_F(ProjectSessionTest, CreateCloseReopenRestoresTheSession)
+{
+    const QString projectPath = file("session.tessera");
+    std::pair<std::string, std::string> override1, override2;
+    QString device;
+    int step = -1;
+    QSet<QString> expanded;
+    qreal zoom = 0;
+    QPointF centre;
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        ASSERT_TRUE(load(w, file("small.onnx")));
+        selectAlgorithm(w, "ios");
+        w.deviceCombo()->setCurrentIndex((w.deviceCombo()->currentIndex() + 1) % w.deviceCombo()->count());
+        device = w.deviceCombo()->currentData().toString();
+        w.scheduleController()->setOptions({{"r", "2"}, {"strategy", "parallel"}});
+        ASSERT_TRUE(scheduled(w));
+        override1 = someOverride(w);
+        ASSERT_FALSE(override1.first.empty()) << "ios asks decisions on the small resnet";
+        w.scheduleController()->setOverride(override1.first, override1.second);
+        ASSERT_TRUE(scheduled(w));
+
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        EXPECT_TRUE(w.session()->isOpen());
+        EXPECT_TRUE(w.windowTitle().startsWith("session — small.onnx")) << w.windowTitle().toStdString();
+
+        // Changes after creating are saved without an explicit save.
+        override2 = someOverride(w, 1);
+        ASSERT_FALSE(override2.first.empty());
+        w.scheduleController()->setOverride(override2.first, override2.second);
+        ASSERT_TRUE(scheduled(w));
+        step = std::min(3, w.stepper()->stepModel()->rowCount() - 1);
+        ASSERT_GT(step, 0);
+        w.stepper()->setCurrentStep(step);
+        w.graphView()->collapseAll();
+        w.graphView()->expandGroup(1);
+        ASSERT_TRUE(QTest::qWaitFor([&] { return !w.graphView()->isLayoutPending(); }, kTimeoutMs));
+        w.graphView()->zoomIn();
+        w.graphView()->zoomIn();
+        expanded = expandedGroups(w);
+        zoom = w.graphView()->zoomLevel();
+        centre = viewCentre(w);
+
+        // On disk while the window is still open: overrides and setup at once, state within the autosave delay.
+        QTest::qWait(700);
+        auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+        ASSERT_TRUE(disk.isOk()) << disk.status().str();
+        const Overrides both{override1, override2};
+        EXPECT_EQ(*disk->overrides(), both);
+        EXPECT_EQ(disk->setup()->algorithm, "ios");
+        EXPECT_EQ(disk->setup()->device, device.toStdString());
+        EXPECT_EQ(disk->setup()->options, (std::map<std::string, std::string>{{"r", "2"}, {"strategy", "parallel"}}));
+        EXPECT_EQ(disk->state("selected_step")->value_or(""), std::to_string(step));
+        EXPECT_GE(disk->plans()->size(), 2u) << "the first plan and the one after the second override";
+        EXPECT_EQ(disk->plans()->back().algorithm, "ios");
+        ASSERT_TRUE(disk->close().isOk());
+        w.close();
+    }
+    QSettings().clear(); // the new window starts from defaults: everything comes from the project
+
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    ASSERT_TRUE(openProject(w, projectPath));
+    EXPECT_EQ(errors.count(), 0);
+    ASSERT_TRUE(w.modelData());
+    EXPECT_EQ(QString::fromStdString(w.modelData()->path), QFileInfo(file("small.onnx")).absoluteFilePath());
+    EXPECT_EQ(w.algorithmCombo()->currentData().toString(), "ios");
+    EXPECT_EQ(w.scheduleController()->schedulerName(), "ios");
+    EXPECT_EQ(w.deviceCombo()->currentData().toString(), device);
+    EXPECT_EQ(QString::fromStdString(w.scheduleController()->device()->id), device);
+    EXPECT_EQ(w.scheduleController()->options(),
+              (std::map<std::string, std::string>{{"r", "2"}, {"strategy", "parallel"}}));
+    EXPECT_EQ(w.scheduleController()->overrides(), (Overrides{override1, override2}));
+    EXPECT_EQ(w.stepper()->currentStep(), step);
+    EXPECT_EQ(expandedGroups(w), expanded);
+    EXPECT_NEAR(w.graphView()->zoomLevel(), zoom, 1e-9);
+    EXPECT_NEAR(viewCentre(w).x(), centre.x(), 2.0);
+    EXPECT_NEAR(viewCentre(w).y(), centre.y(), 2.0);
+    EXPECT_TRUE(w.windowTitle().startsWith("session — small.onnx — Tessera")) << w.windowTitle().toStdString();
+    EXPECT_EQ(w.recentFiles()->mostRecent(), projectPath);
+
+    // The window with the project open, its title drawn above it (grab() has no window frame).
+    w.stepper()->setCurrentStep(step);
+    QTest::qWait(300);
+    const QImage window = w.grab().toImage();
+    QImage shot(window.width(), window.height() + 28, QImage::Format_ARGB32);
+    shot.fill(QColor(0xe8, 0xea, 0xed));
+    QPainter p(&shot);
+    QFont f = w.font();
+    f.setBold(true);
+    p.setFont(f);
+    p.setPen(QColor(0x20, 0x24, 0x2b));
+    p.drawText(QRect(0, 0, window.width(), 28), Qt::AlignCenter, w.windowTitle());
+    p.drawImage(0, 28, window);
+    p.end();
+    const QString path = QStringLiteral(TESSERA_BINARY_DIR "/screenshots/projectsession.png");
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    ASSERT_TRUE(shot.save(path));
+}
+
+TEST_F(ProjectSessionTest, ClosingTheWindowFlushesTheAutosaver)
+{
+    const QString projectPath = file("flush.tessera");
+    int step = -1;
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        ASSERT_TRUE(load(w, file("small.onnx")));
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        step = w.stepper()->stepModel()->rowCount() - 1;
+        w.stepper()->setCurrentStep(step);
+        w.close(); // at once: well inside the autosave delay
+    }
+    auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+    ASSERT_TRUE(disk.isOk());
+    EXPECT_EQ(disk->state("selected_step")->value_or(""), std::to_string(step));
+    EXPECT_TRUE(disk->state("dock_state")->has_value());
+    EXPECT_TRUE(disk->state("view")->has_value());
+}
+
+TEST_F(ProjectSessionTest, UndoAndRedoMoveTheProjectHistory)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    ASSERT_TRUE(load(w, file("small.onnx")));
+    ASSERT_TRUE(scheduled(w));
+    ASSERT_TRUE(w.session()->create(file("undo.tessera")).isOk());
+    const auto a = someOverride(w), b = someOverride(w, 1);
+    ASSERT_FALSE(b.first.empty());
+    auto *c = w.scheduleController();
+    Project &p = *w.session()->project();
+    c->setOverride(a.first, a.second);
+    c->setOverride(b.first, b.second);
+    EXPECT_EQ(*p.overrides(), (Overrides{a, b}));
+    auto history = p.overrideHistory();
+    ASSERT_EQ(history->steps.size(), 3u) << "created, then one step per override";
+    EXPECT_NE(history->steps.back().label.find(b.first), std::string::npos) << "labelled with the undo text";
+
+    c->undoStack()->undo();
+    EXPECT_EQ(*p.overrides(), (Overrides{a}));
+    EXPECT_EQ(p.overrideHistory()->steps.size(), 3u) << "undo moves the cursor, it adds no step";
+    EXPECT_TRUE(p.overrideHistory()->canRedo());
+    c->undoStack()->redo();
+    EXPECT_EQ(*p.overrides(), (Overrides{a, b}));
+    c->undoStack()->setIndex(0); // two undos at once
+    EXPECT_EQ(*p.overrides(), Overrides{});
+    EXPECT_EQ(p.overrideHistory()->current, p.overrideHistory()->steps.front().step);
+
+    // A new edit after undo drops the redo tail, in the stack and in the file.
+    c->setOverride(b.first, b.second);
+    EXPECT_EQ(*p.overrides(), (Overrides{b}));
+    EXPECT_FALSE(p.overrideHistory()->canRedo());
+    EXPECT_EQ(p.overrideHistory()->steps.size(), 2u);
+
+    // Replacing the overrides outright (a new algorithm) is saved at the end of the event.
+    selectAlgorithm(w, "greedy");
+    QTest::qWait(0);
+    QCoreApplication::processEvents();
+    EXPECT_EQ(*p.overrides(), Overrides{});
+    EXPECT_EQ(p.setup()->algorithm, "greedy") << "setup changes are saved at once";
+}
+
+// --- bad project files ---------------------------------------------------------------
+
+TEST_F(ProjectSessionTest, BadProjectsLeaveTheSessionAndTheFileUntouched)
+{
+    // A good project on screen.
+    {
+        Project good = makeProject(file("good.tessera"), file("small.onnx"));
+    }
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    ASSERT_TRUE(openProject(w, file("good.tessera")));
+    const auto model = w.modelData();
+    const QString title = w.windowTitle();
+    const Overrides overrides = w.scheduleController()->overrides();
+
+    // A second valid project to damage in various ways.
+    {
+        Project p = makeProject(file("template.tessera"), file("small.onnx"));
+        ASSERT_TRUE(p.addPlan(std::string(20000, ' ') + "{}", {}).isOk()); // a few pages
+        ASSERT_TRUE(p.close().isOk());
+    }
+    const std::string whole = slurp(file("template.tessera"));
+    ASSERT_GT(whole.size(), 3u * 4096);
+
+    struct Case {
+        const char *name;
+        std::function<void(const QString &)> make;
+        const char *expected;
+    };
+    std::vector<Case> cases = {
+        {"text", [](const QString &f) { spit(f, "this is not a project\n"); },
+         "not a tessera project (not an SQLite database)"},
+        {"empty", [](const QString &f) { spit(f, ""); }, "not a tessera project (empty file)"},
+        {"truncated", [&](const QString &f) { spit(f, whole.substr(0, whole.size() / 2)); }, "project file is corrupt"},
+        {"corrupt",
+         [&](const QString &f) {
+             std::string bytes = whole;
+             std::mt19937 rng(11);
+             for (std::size_t i = 4096; i < 3 * 4096; ++i)
+                 bytes[i] = static_cast<char>(rng());
+             spit(f, bytes);
+         },
+         "corrupt"},
+        {"newer",
+         [&](const QString &f) {
+             std::string bytes = whole;
+             bytes[60] = 0, bytes[61] = 0, bytes[62] = 0, bytes[63] = 99; // PRAGMA user_version = 99
+             spit(f, bytes);
+         },
+         "project was saved by a newer Tessera (schema v99"},
+        {"missing-model",
+         [&](const QString &f) {
+             QFile::copy(file("small.onnx"), file("gone.onnx"));
+             {
+                 Project p = makeProject(f, file("gone.onnx"));
+             }
+             QFile::remove(file("gone.onnx"));
+         },
+         "model not found"},
+        {"unknown-algorithm",
+         [&](const QString &f) {
+             Project p = makeProject(f, file("small.onnx"));
+             ASSERT_TRUE(p.setSetup({"no-such-algo", "stcp920", {}}).isOk());
+         },
+         "unknown algorithm 'no-such-algo'; known: "},
+        {"unknown-device",
+         [&](const QString &f) {
+             Project p = makeProject(f, file("small.onnx"));
+             ASSERT_TRUE(p.setSetup({"greedy", "no-such-device", {}}).isOk());
+         },
+         "no-such-device"},
+    };
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.name);
+        const QString path = file(QStringLiteral("%1.tessera").arg(c.name));
+        c.make(path);
+        const std::string before = slurp(path);
+        QSignalSpy errors(&w, &MainWindow::errorReported);
+        const Status s = w.session()->open(path);
+        EXPECT_FALSE(s.isOk());
+        EXPECT_NE(s.message().find(c.expected), std::string::npos) << s.str();
+        ASSERT_EQ(errors.count(), 1);
+        EXPECT_EQ(errors.front().at(0).toString(), "Could not open project");
+        EXPECT_TRUE(errors.front().at(1).toString().contains(QFileInfo(path).fileName()))
+            << errors.front().at(1).toString().toStdString();
+        EXPECT_EQ(slurp(path), before) << "the file is byte-identical";
+        EXPECT_EQ(w.session()->path(), file("good.tessera"));
+        EXPECT_EQ(w.modelData(), model);
+        EXPECT_EQ(w.windowTitle(), title);
+        EXPECT_EQ(w.scheduleController()->overrides(), overrides);
+    }
+
+    // Locked: another Tessera is writing it.
+    {
+        {
+            Project p = makeProject(file("locked.tessera"), file("small.onnx"));
+        }
+        const std::string before = slurp(file("locked.tessera"));
+        auto other = Project::open(file("locked.tessera").toStdString());
+        ASSERT_TRUE(other.isOk());
+        w.session()->setBusyTimeout(200);
+        Status s;
+        ASSERT_TRUE(other
+                        ->transaction([&] {
+                            s = w.session()->open(file("locked.tessera"));
+                            return Status::ok();
+                        })
+                        .isOk());
+        EXPECT_TRUE(s.message().starts_with("project is locked by another Tessera")) << s.str();
+        ASSERT_TRUE(other->close().isOk());
+        EXPECT_EQ(slurp(file("locked.tessera")), before);
+        EXPECT_EQ(w.session()->path(), file("good.tessera"));
+        EXPECT_EQ(w.modelData(), model);
+    }
+
+    // The model's structure changed since: refused once the model is read, off the GUI thread.
+    {
+        QFile::copy(file("small.onnx"), file("changing.onnx"));
+        {
+            Project p = makeProject(file("changed.tessera"), file("changing.onnx"));
+        }
+        writeSmallModel(file("changing.onnx"), 8);
+        const std::string before = slurp(file("changed.tessera"));
+        QSignalSpy errors(&w, &MainWindow::errorReported);
+        ASSERT_TRUE(w.session()->open(file("changed.tessera")).isOk()) << "the file itself is fine";
+        EXPECT_TRUE(w.session()->isOpening());
+        ASSERT_TRUE(QTest::qWaitFor([&] { return errors.count() == 1; }, kTimeoutMs));
+        const QString message = errors.front().at(1).toString();
+        EXPECT_TRUE(message.contains("model changed since the project was saved")) << message.toStdString();
+        EXPECT_TRUE(message.contains("changed.tessera")) << message.toStdString();
+        EXPECT_FALSE(w.session()->isOpening());
+        EXPECT_EQ(slurp(file("changed.tessera")), before);
+        EXPECT_EQ(w.session()->path(), file("good.tessera"));
+        EXPECT_EQ(w.modelData(), model);
+        EXPECT_EQ(w.windowTitle(), title);
+    }
+
+    // Nothing above reached the good project: it still saves.
+    const auto o = someOverride(w);
+    w.scheduleController()->setOverride(o.first, o.second);
+    EXPECT_EQ(*w.session()->project()->overrides(), (Overrides{o}));
+}
+
+TEST_F(ProjectSessionTest, ReadOnlyProjectOpensWithANoteAndSavesNothing)
+{
+    {
+        Project p = makeProject(file("ro.tessera"), file("small.onnx"));
+    }
+    const std::string before = slurp(file("ro.tessera"));
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QSignalSpy notices(w.session(), &ProjectSession::notice);
+    ASSERT_TRUE(openProject(w, file("ro.tessera"), OpenMode::ReadOnly));
+    EXPECT_TRUE(w.session()->isReadOnly());
+    EXPECT_TRUE(w.windowTitle().startsWith("ro [read-only] — small.onnx")) << w.windowTitle().toStdString();
+    ASSERT_GE(notices.count(), 1);
+    EXPECT_TRUE(notices.back().front().toString().contains("read-only"));
+    EXPECT_TRUE(w.statusBar()->currentMessage().contains("read-only")) << w.statusBar()->currentMessage().toStdString();
+    bool labelled = false;
+    for (QLabel *l : w.statusBar()->findChildren<QLabel *>())
+        labelled = labelled || (l->isVisible() && l->text().contains("read-only"));
+    EXPECT_TRUE(labelled) << "the status bar says the project is read-only";
+
+    const auto o = someOverride(w);
+    w.scheduleController()->setOverride(o.first, o.second);
+    w.stepper()->setCurrentStep(2);
+    ASSERT_TRUE(scheduled(w));
+    EXPECT_FALSE(w.session()->recordRun({}, "{}").isOk());
+    w.close();
+    EXPECT_EQ(slurp(file("ro.tessera")), before);
+
+    // A file the user may not write falls back to read-only by itself (not as root: root may write anything).
+    if (::geteuid() != 0) {
+        QFile::setPermissions(file("ro.tessera"), QFile::ReadOwner);
+        MainWindow again;
+        again.setInteractive(false);
+        ASSERT_TRUE(openProject(again, file("ro.tessera")));
+        EXPECT_TRUE(again.session()->isReadOnly());
+    }
+}
+
+TEST_F(ProjectSessionTest, RecordRunStoresARunOfTheLastPlan)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    ASSERT_TRUE(load(w, file("small.onnx")));
+    ASSERT_TRUE(scheduled(w));
+    EXPECT_FALSE(w.session()->recordRun({}, "{}").isOk()) << "no project";
+    ASSERT_TRUE(w.session()->create(file("runs.tessera")).isOk());
+    RunRecord run;
+    run.backend = "reference";
+    run.latencyMs = 1.5;
+    run.metrics = {{"kernels", 9}};
+    auto id = w.session()->recordRun(run, R"({"traceEvents": []})");
+    ASSERT_TRUE(id.isOk()) << id.status().str();
+    const std::int64_t plan = w.session()->lastPlanId();
+    ASSERT_GT(plan, 0);
+    auto runs = w.session()->project()->runs(plan);
+    ASSERT_EQ(runs->size(), 1u);
+    EXPECT_EQ(runs->front().backend, "reference");
+    EXPECT_EQ(*w.session()->project()->runTimeline(*id), R"({"traceEvents": []})");
+
+    // Save As copies plans, runs and state, and the copy becomes the open project.
+    ASSERT_TRUE(w.session()->saveAs(file("copy.tessera")).isOk());
+    EXPECT_EQ(w.session()->path(), file("copy.tessera"));
+    auto plans = w.session()->project()->plans();
+    ASSERT_FALSE(plans->empty());
+    EXPECT_EQ(w.session()->project()->runs(plans->back().id)->size(), 1u);
+    EXPECT_FALSE(w.session()->saveAs(file("copy.tessera")).isOk()) << "not over the open project itself";
+}
+
+// --- export and import ------------------------------------------------------------------
+
+QJsonValue scheduleSchema()
+{
+    QFile f(QStringLiteral(TESSERA_SOURCE_DIR "/docs/schedule-schema.json"));
+    EXPECT_TRUE(f.open(QIODevice::ReadOnly));
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+TEST_F(ProjectSessionTest, ExportWritesDocumentsTheSchemaAccepts)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    ASSERT_TRUE(load(w, file("small.onnx")));
+    ASSERT_TRUE(scheduled(w));
+    const auto o = someOverride(w);
+    w.scheduleController()->setOverride(o.first, o.second);
+    ASSERT_TRUE(scheduled(w));
+    EXPECT_FALSE(w.exportIosAction()->isEnabled()) << "layer-fusion made the last schedule";
+
+    const QString schedule = file("out/schedule.json");
+    QDir().mkpath(file("out"));
+    ASSERT_TRUE(w.exportSchedule(ScheduleExport::Schedule, schedule).isOk());
+    const std::string text = slurp(schedule);
+    auto doc = scheduleFromJson(text, *w.modelData()->graph, "schedule.json");
+    ASSERT_TRUE(doc.isOk()) << doc.status().str();
+    EXPECT_EQ(doc->overrides, (Overrides{o}));
+    EXPECT_EQ(doc->model, "../small.onnx") << "relative to the exported file";
+    EXPECT_EQ(validateJson(QJsonDocument::fromJson(QByteArray::fromStdString(text)).object(), scheduleSchema()),
+              QString());
+
+    const QString trace = file("out/trace.json");
+    ASSERT_TRUE(w.exportSchedule(ScheduleExport::Timeline, trace).isOk());
+    const QJsonObject events = QJsonDocument::fromJson(QByteArray::fromStdString(slurp(trace))).object();
+    EXPECT_GT(events.value("traceEvents").toArray().size(), 0);
+
+    // Negative twins: not an ios schedule; a failed write keeps the old file.
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    Status ios = w.exportSchedule(ScheduleExport::Ios, file("out/ios.json"));
+    EXPECT_FALSE(ios.isOk());
+    EXPECT_NE(ios.message().find("not ios"), std::string::npos) << ios.str();
+    EXPECT_FALSE(QFile::exists(file("out/ios.json")));
+    const std::string old = slurp(schedule);
+    QDir().mkpath(schedule + QStringLiteral(".tmp-%1").arg(::getpid())); // the temporary file cannot be made
+    Status blocked = w.exportSchedule(ScheduleExport::Schedule, schedule);
+    EXPECT_FALSE(blocked.isOk());
+    EXPECT_EQ(slurp(schedule), old);
+    EXPECT_EQ(errors.count(), 2);
+    EXPECT_EQ(errors.back().at(0).toString(), "Export failed");
+}
+
+TEST_F(ProjectSessionTest, ExportsAnIosScheduleOfAnIosSample)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.openSample("squeezenet");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return loaded.count() == 1; }, kTimeoutMs));
+    selectAlgorithm(w, "ios");
+    ASSERT_TRUE(scheduled(w));
+    EXPECT_TRUE(w.exportIosAction()->isEnabled());
+    const QString out = file("squeezenet_ios.json");
+    ASSERT_TRUE(w.exportSchedule(ScheduleExport::Ios, out).isOk());
+    const Graph &g = *w.modelData()->graph;
+    auto units = iosUnitsFromMetadata(g, w.modelData()->properties);
+    ASSERT_TRUE(units.isOk()) << units.status().str();
+    auto back = parseIosSchedule(slurp(out), g, *units, "squeezenet_ios.json");
+    ASSERT_TRUE(back.isOk()) << back.status().str();
+    EXPECT_FALSE(back->stages.empty());
+}
+
+TEST_F(ProjectSessionTest, ImportOverridesAppliesValidKeysAndListsRejectedOnes)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    ASSERT_TRUE(load(w, file("small.onnx")));
+    ASSERT_TRUE(scheduled(w));
+    ASSERT_TRUE(w.session()->create(file("import.tessera")).isOk());
+    const auto a = someOverride(w), b = someOverride(w, 1);
+    ASSERT_FALSE(b.first.empty());
+    const QJsonObject json{{QString::fromStdString(a.first), QString::fromStdString(a.second)},
+                           {QString::fromStdString(b.first), QString::fromStdString(b.second)},
+                           {"fuse:no|such|nodes", "fuse"},
+                           {QString::fromStdString(a.first + "x"), "fuse"}};
+    spit(file("overrides.json"), QJsonDocument(json).toJson().toStdString());
+    const int diagnosticsBefore = w.diagnostics()->count();
+    const int undoBefore = w.scheduleController()->undoStack()->count();
+    ASSERT_TRUE(w.importOverrides(file("overrides.json")).isOk());
+    EXPECT_EQ(w.scheduleController()->overrides(), (Overrides{a, b}));
+    EXPECT_EQ(w.scheduleController()->undoStack()->count(), undoBefore + 1) << "one undo step";
+    EXPECT_EQ(w.diagnostics()->count(), diagnosticsBefore + 2) << "the two unknown keys";
+    EXPECT_EQ(*w.session()->project()->overrides(), (Overrides{a, b})) << "saved as one project step";
+    w.scheduleController()->undoStack()->undo();
+    EXPECT_EQ(w.scheduleController()->overrides(), Overrides{});
+
+    // A wrong option of a real decision is rejected with the valid ones listed.
+    auto checked =
+        gui::importOverrides(R"({")" + a.first + R"(": "bogus"})", "o.json", *w.scheduleController()->lastRun());
+    ASSERT_TRUE(checked.isOk());
+    ASSERT_EQ(checked->rejected.size(), 1u);
+    EXPECT_NE(checked->rejected[0].message.find("no option 'bogus' (valid: "), std::string::npos)
+        << checked->rejected[0].message;
+
+    // Negative twin: malformed JSON changes nothing.
+    spit(file("broken.json"), "{\"a\": ");
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    EXPECT_FALSE(w.importOverrides(file("broken.json")).isOk());
+    ASSERT_EQ(errors.count(), 1);
+    EXPECT_TRUE(errors.front().at(1).toString().contains("broken.json"));
+    EXPECT_EQ(w.scheduleController()->overrides(), Overrides{});
+}
+
+// --- command line --------------------------------------------------------------------
+
+TEST(CommandLine, ProjectOption)
+{
+    auto cl = gui::parseCommandLine({"tessera", "--project", "p.tessera", "--quit-after-load"});
+    ASSERT_TRUE(cl.isOk()) << cl.status().str();
+    EXPECT_EQ(cl->project, "p.tessera");
+    EXPECT_TRUE(cl->model.isEmpty());
+
+    for (const QStringList &args : {QStringList{"tessera", "--project", "p.tessera", "m.onnx"},
+                                    QStringList{"tessera", "--project", "p.tessera", "--sample", "resnet50"}}) {
+        auto bad = gui::parseCommandLine(args);
+        ASSERT_FALSE(bad.isOk());
+        EXPECT_EQ(bad.status().code(), ErrorCode::Usage);
+        EXPECT_NE(bad.status().message().find("--project opens its own model"), std::string::npos);
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("TesseraTest"));
+    QApplication::setApplicationName(QStringLiteral("tst_projectsession"));
+    QTemporaryDir settingsDir; // this process's own settings: ctest may run tests in parallel
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+    QStandardPaths::setTestModeEnabled(true);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

@@ -1,0 +1,197 @@
+// RunController (see runcontroller.h).
+#include "views/widgets/runcontroller.h"
+
+#include <QMetaObject>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <chrono>
+#include <exception>
+
+namespace tessera::views {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+QString messageOf(const Status &s)
+{
+    const std::string where = s.location().empty() ? std::string() : s.location().str() + ": ";
+    return QString::fromStdString(where + s.message());
+}
+
+// Nodes of the plan the backend says it cannot run, as one message; empty if none.
+std::string unsupportedNodes(const IBackend &backend, const Graph &g, const ExecutionPlan &plan)
+{
+    std::vector<bool> seen(g.nodeCount(), false);
+    std::vector<NodeId> bad;
+    for (const Kernel &k : plan.kernels)
+        for (NodeId id : k.nodes) {
+            if (id < 0 || static_cast<std::size_t>(id) >= g.nodeCount() || seen[static_cast<std::size_t>(id)])
+                continue;
+            seen[static_cast<std::size_t>(id)] = true;
+            if (!backend.supports(g, g.node(id)))
+                bad.push_back(id);
+        }
+    if (bad.empty())
+        return {};
+    constexpr std::size_t kListed = 3;
+    std::string list;
+    for (std::size_t i = 0; i < bad.size() && i < kListed; ++i) {
+        const Node &n = g.node(bad[i]);
+        list += (i ? ", '" : "'") + n.name + "' (" + n.opType + ")";
+    }
+    if (bad.size() > kListed)
+        list += " and " + std::to_string(bad.size() - kListed) + " more";
+    return "the " + backend.info().name + " backend cannot run " + std::to_string(bad.size()) +
+           (bad.size() == 1 ? " node: " : " nodes: ") + list;
+}
+
+} // namespace
+
+RunController::RunController(QObject *parent) : QObject(parent)
+{
+    qRegisterMetaType<std::shared_ptr<const tessera::RunResult>>();
+    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &RunController::onFinished);
+}
+
+RunController::~RunController()
+{
+    // The worker posts progress to `this`: it must be gone before we are.
+    m_pending.reset();
+    if (m_cancel)
+        m_cancel->store(true);
+    m_watcher.waitForFinished();
+}
+
+void RunController::start(IBackend *backend, std::shared_ptr<const Graph> graph,
+                          std::shared_ptr<const ExecutionPlan> plan, std::vector<HostTensor> inputs)
+{
+    if (!backend || !graph || !plan) {
+        emit failed(!backend ? tr("no backend selected") : tr("no plan to run: schedule the model first"));
+        return;
+    }
+    Request request{backend, std::move(graph), std::move(plan),
+                    std::make_shared<const std::vector<HostTensor>>(std::move(inputs))};
+    ++m_generation; // whatever runs now is superseded
+    if (isRunning()) {
+        m_cancel->store(true);
+        m_pending = std::move(request); // launched when the cancelled run returns
+        return;
+    }
+    launch(std::move(request));
+}
+
+void RunController::cancel()
+{
+    m_pending.reset();
+    if (m_cancel && isRunning())
+        m_cancel->store(true);
+}
+
+void RunController::reportProgress(quint64 generation, int done, int total)
+{
+    if (generation != m_generation)
+        return; // from a superseded run
+    m_done = done;
+    m_total = total;
+    emit progress(done, total);
+}
+
+void RunController::launch(Request request)
+{
+    const quint64 generation = m_generation;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_done = 0;
+    m_total = static_cast<int>(request.plan->tasks.size());
+    const int total = m_total;
+    const auto interval = std::chrono::milliseconds(m_progressIntervalMs);
+
+    // Counts finished tasks and posts at most one report per interval (and
+    // always the last one), queued to the GUI thread. Backends may call it
+    // from several threads, hence the atomics.
+    struct Tick {
+        std::atomic<int> done{0};
+        std::atomic<Clock::rep> lastPost{0};
+    };
+    RunObserver observer;
+    observer.cancel = m_cancel.get();
+    observer.taskFinished = [this, generation, total, interval, tick = std::make_shared<Tick>()](TaskId, double) {
+        const int done = tick->done.fetch_add(1, std::memory_order_relaxed) + 1;
+        const Clock::rep now = Clock::now().time_since_epoch().count();
+        Clock::rep last = tick->lastPost.load(std::memory_order_relaxed);
+        const bool due = done >= total || Clock::duration(now - last) >= interval;
+        if (!due || !tick->lastPost.compare_exchange_strong(last, now, std::memory_order_relaxed))
+            return;
+        QMetaObject::invokeMethod(
+            this, [this, generation, done, total] { reportProgress(generation, done, total); }, Qt::QueuedConnection);
+    };
+
+    emit started();
+    emit progress(0, total);
+    m_watcher.setFuture(QtConcurrent::run([request = std::move(request), observer = std::move(observer),
+                                           cancel = m_cancel, generation]() -> Outcome {
+        Outcome out;
+        out.generation = generation;
+        try {
+            if (std::string bad = unsupportedNodes(*request.backend, *request.graph, *request.plan); !bad.empty()) {
+                out.error = QString::fromStdString(bad);
+                return out;
+            }
+            if (cancel->load()) {
+                out.cancelled = true;
+                return out;
+            }
+            auto compiled = request.backend->compile(*request.graph, *request.plan);
+            if (!compiled) {
+                out.error = messageOf(compiled.status());
+                return out;
+            }
+            if (cancel->load()) {
+                out.cancelled = true;
+                return out;
+            }
+            auto result = request.backend->run(**compiled, *request.inputs, observer);
+            if (cancel->load() || (!result && result.status().code() == ErrorCode::Cancelled)) {
+                out.cancelled = true;
+                return out;
+            }
+            if (!result) {
+                out.error = messageOf(result.status());
+                return out;
+            }
+            out.result = std::make_shared<const RunResult>(std::move(*result));
+        } catch (const std::exception &e) { // a backend broke the no-throw contract
+            out.error = QStringLiteral("the backend failed: ") + QString::fromUtf8(e.what());
+        } catch (...) {
+            out.error = QStringLiteral("the backend failed with an unknown exception");
+        }
+        return out;
+    }));
+}
+
+void RunController::onFinished()
+{
+    Outcome outcome = m_watcher.result();
+    if (outcome.generation != m_generation) {
+        if (m_pending) {
+            Request next = std::move(*m_pending);
+            m_pending.reset();
+            launch(std::move(next));
+        } else {
+            emit failed(tr("cancelled")); // superseded, then the successor was cancelled before it began
+        }
+        return;
+    }
+    if (outcome.cancelled) {
+        emit failed(tr("cancelled"));
+        return;
+    }
+    if (!outcome.result) {
+        emit failed(outcome.error);
+        return;
+    }
+    m_lastResult = outcome.result;
+    emit finished(outcome.result);
+}
+
+} // namespace tessera::views

@@ -1,0 +1,92 @@
+// RunController: compiles an ExecutionPlan on a backend and runs it on the
+// thread pool (QtConcurrent), never on the GUI thread (STYLE.md §15). It
+// reports started / progress(done, total) / finished / failed.
+//
+// Before compiling, every node of the plan's kernels is checked with
+// IBackend::supports(), so an unsupported op fails naming it rather than
+// midway. Progress comes from RunObserver::taskFinished on the worker, is
+// queued to the GUI thread and throttled to at most one report per
+// progressInterval() (33 ms, ≤ 30 Hz); the last task is always reported.
+//
+// At most one run is under way. cancel() sets RunObserver::cancel; the run
+// ends with failed("cancelled") even if the backend finished its last task
+// first. start() while a run is under way supersedes it like
+// ScheduleController: the generation counter is bumped, the old run is
+// cancelled and its result and late progress dropped silently, and the new
+// request starts when the old worker returns.
+//
+// The backend must outlive the run; graph, plan and inputs are kept alive by
+// the controller until the worker returns. The destructor cancels a running
+// run and waits for it.
+#pragma once
+
+#include "core/backend/backend.h"
+#include "views/models/runresultmodel.h" // Q_DECLARE_METATYPE(std::shared_ptr<const RunResult>)
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace tessera::views {
+
+class RunController final : public QObject
+{
+    Q_OBJECT
+public:
+    explicit RunController(QObject *parent = nullptr);
+    ~RunController() override;
+
+    // Starts (or supersedes) a run of `plan` for `graph` on `backend`. Null
+    // arguments fail at once with a message.
+    void start(IBackend *backend, std::shared_ptr<const Graph> graph, std::shared_ptr<const ExecutionPlan> plan,
+               std::vector<HostTensor> inputs);
+    void cancel(); // the running run ends with failed("cancelled")
+
+    bool isRunning() const { return m_watcher.isRunning(); }
+    quint64 generation() const { return m_generation; }
+    int tasksDone() const { return m_done; }
+    int tasksTotal() const { return m_total; }
+    std::shared_ptr<const RunResult> lastResult() const { return m_lastResult; }
+
+    void setProgressInterval(int ms) { m_progressIntervalMs = ms; }
+    int progressInterval() const { return m_progressIntervalMs; }
+
+signals:
+    void started();
+    void progress(int done, int total);
+    void finished(std::shared_ptr<const tessera::RunResult> result);
+    void failed(const QString &message);
+
+private:
+    struct Request {
+        IBackend *backend = nullptr;
+        std::shared_ptr<const Graph> graph;
+        std::shared_ptr<const ExecutionPlan> plan;
+        std::shared_ptr<const std::vector<HostTensor>> inputs;
+    };
+    struct Outcome {
+        std::shared_ptr<const RunResult> result;
+        QString error;
+        quint64 generation = 0;
+        bool cancelled = false;
+    };
+    void launch(Request request);
+    void onFinished();
+    void reportProgress(quint64 generation, int done, int total);
+
+    QFutureWatcher<Outcome> m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::optional<Request> m_pending; // a superseding request waits for the cancelled run to return
+    quint64 m_generation = 0;
+    int m_done = 0;
+    int m_total = 0;
+    int m_progressIntervalMs = 33;
+    std::shared_ptr<const RunResult> m_lastResult;
+};
+
+} // namespace tessera::views

@@ -1,0 +1,628 @@
+// RunPanel and RunTimelineStrip (see runpanel.h).
+#include "views/widgets/runpanel.h"
+
+#include "core/backend/inputs.h"
+#include "core/sched/scheduler.h"
+#include "views/models/format.h"
+#include "views/models/plansummary.h"
+#include "views/widgets/runcontroller.h"
+#include "views/widgets/stepperdelegate.h"
+
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QTextDocumentFragment>
+#include <QTimer>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace tessera::views {
+
+namespace {
+
+constexpr TaskKind kKinds[] = {TaskKind::Compute, TaskKind::Copy,         TaskKind::Concat,
+                               TaskKind::Split,   TaskKind::Redistribute, TaskKind::Barrier};
+
+QColor kindColor(TaskKind kind)
+{
+    switch (kind) {
+    case TaskKind::Compute:
+        return {0x3b, 0x82, 0xf6};
+    case TaskKind::Copy:
+        return {0xf5, 0x9e, 0x0b};
+    case TaskKind::Concat:
+        return {0x8b, 0x5c, 0xf6};
+    case TaskKind::Split:
+        return {0x14, 0xb8, 0xa6};
+    case TaskKind::Redistribute:
+        return {0xef, 0x44, 0x44};
+    case TaskKind::Barrier:
+        return {0x9c, 0xa3, 0xaf};
+    }
+    return Qt::gray;
+}
+
+QString kindName(TaskKind kind)
+{
+    const std::string_view n = taskKindName(kind);
+    return QString::fromUtf8(n.data(), static_cast<qsizetype>(n.size()));
+}
+
+// A tick step of 1, 2 or 5 × 10^k giving about `wanted` ticks over `span`.
+double tickStep(double span, int wanted)
+{
+    if (span <= 0 || wanted <= 0)
+        return 1;
+    const double raw = span / wanted;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (raw <= m * mag)
+            return m * mag;
+    return 10 * mag;
+}
+
+QString elapsedText(qint64 ms)
+{
+    return ms < 10000 ? QString::number(ms / 1000.0, 'f', 1) + QStringLiteral(" s")
+                      : QString::number(ms / 1000) + QStringLiteral(" s");
+}
+
+constexpr int kRunnerItemRole = Qt::UserRole + 1; // backend name on the picker's items
+
+// The metrics table's Share column: the text over a translucent bar as long as the share.
+class ShareBarDelegate final : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::paint(painter, option, index);
+        const double share = index.data(RunMetricsModel::ValueRole).toDouble();
+        if (!(share > 0))
+            return;
+        QRect bar = option.rect.adjusted(3, 3, -3, -3);
+        bar.setWidth(static_cast<int>(std::lround(bar.width() * std::min(share, 1.0))));
+        if (bar.width() > 0)
+            painter->fillRect(bar, stepcolors::tint(stepcolors::accent(), 70));
+    }
+};
+
+} // namespace
+
+// --- RunTimelineStrip ------------------------------------------------------------------------
+
+RunTimelineStrip::RunTimelineStrip(QWidget *parent) : QWidget(parent)
+{
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void RunTimelineStrip::setResult(std::shared_ptr<const RunResult> result, std::shared_ptr<const ExecutionPlan> plan)
+{
+    m_result = std::move(result);
+    m_plan = std::move(plan);
+    m_timeline = m_result ? RunTimeline(m_result->timeline, m_plan.get()) : RunTimeline();
+    m_segmentsWidth = -1;
+    updateGeometry();
+    update();
+}
+
+RunTimelineStrip::Geometry RunTimelineStrip::geometry() const
+{
+    const QFontMetrics fm(font());
+    Geometry g;
+    const int lanes = std::max(1, m_timeline.laneCount());
+    // Up to 8 lanes at full height, then thinner so a 64-core plan still fits.
+    g.laneHeight = lanes <= 8 ? 20 : std::max(4, 160 / lanes);
+    const int gutter = m_timeline.laneCount() > 1 ? fm.horizontalAdvance(QStringLiteral("lane 000")) + 8 : 8;
+    g.legendTop = 2;
+    const int plotTop = g.legendTop + fm.height() + 6;
+    g.plot = QRect(gutter, plotTop, std::max(1, width() - gutter - 10), lanes * g.laneHeight);
+    g.axisTop = g.plot.bottom() + 1;
+    return g;
+}
+
+QSize RunTimelineStrip::sizeHint() const
+{
+    const QFontMetrics fm(font());
+    const Geometry g = geometry();
+    return {400, g.axisTop + fm.height() + 8};
+}
+
+QSize RunTimelineStrip::minimumSizeHint() const
+{
+    return {120, sizeHint().height()};
+}
+
+void RunTimelineStrip::resizeEvent(QResizeEvent *event)
+{
+    m_segmentsWidth = -1;
+    QWidget::resizeEvent(event);
+}
+
+int RunTimelineStrip::laneAt(const Geometry &g, int y) const
+{
+    if (y < g.plot.top() || y > g.plot.bottom() || g.laneHeight <= 0)
+        return -1;
+    const int lane = (y - g.plot.top()) / g.laneHeight;
+    return lane < m_timeline.laneCount() ? lane : -1;
+}
+
+void RunTimelineStrip::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    const QPalette pal = palette();
+    p.fillRect(rect(), pal.base());
+    const QFontMetrics fm(font());
+    const Geometry g = geometry();
+    QColor faint = pal.color(QPalette::Text);
+    faint.setAlpha(110);
+
+    if (m_timeline.empty() || m_timeline.spanNs() <= 0) {
+        p.setPen(faint);
+        p.drawText(rect(), Qt::AlignCenter, tr("The timeline of a run appears here"));
+        return;
+    }
+
+    // Legend: the kinds this run has, with their task counts.
+    std::array<int, std::size(kKinds)> counts{};
+    for (int l = 0; l < m_timeline.laneCount(); ++l)
+        for (const TimelineTask &t : m_timeline.lane(l))
+            ++counts[static_cast<std::size_t>(t.kind)];
+    int x = g.plot.left();
+    const int sw = fm.height() - 4;
+    for (TaskKind k : kKinds) {
+        const int n = counts[static_cast<std::size_t>(k)];
+        if (!n)
+            continue;
+        p.fillRect(QRect(x, g.legendTop + 3, sw, sw), kindColor(k));
+        x += sw + 4;
+        const QString text = QStringLiteral("%1 %2").arg(kindName(k)).arg(n);
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QPoint(x, g.legendTop + fm.ascent() + 1), text);
+        x += fm.horizontalAdvance(text) + 14;
+    }
+    p.setPen(faint);
+    const QString lanesText =
+        m_timeline.laneCount() == 1 ? tr("1 lane") : tr("%1 lanes").arg(m_timeline.laneCount());
+    p.drawText(QRect(g.plot.left(), g.legendTop, g.plot.width(), fm.height() + 2), Qt::AlignRight | Qt::AlignVCenter,
+               tr("%1 tasks · %2 · %3").arg(m_timeline.taskCount()).arg(lanesText,
+                                                                          formatDurationNs(m_timeline.spanNs())));
+
+    // Lanes: alternating backgrounds, then the cached segments.
+    const int w = g.plot.width();
+    if (m_segmentsWidth != w) {
+        m_segments.assign(static_cast<std::size_t>(m_timeline.laneCount()), {});
+        for (int l = 0; l < m_timeline.laneCount(); ++l)
+            m_segments[static_cast<std::size_t>(l)] = m_timeline.segments(l, 0, m_timeline.spanNs(), w);
+        m_segmentsWidth = w;
+    }
+    const int gap = g.laneHeight >= 10 ? 2 : 0;
+    for (int l = 0; l < m_timeline.laneCount(); ++l) {
+        const int top = g.plot.top() + l * g.laneHeight;
+        if (l % 2)
+            p.fillRect(QRect(g.plot.left(), top, w, g.laneHeight), pal.alternateBase());
+        if (m_timeline.laneCount() > 1 && g.laneHeight >= fm.height() - 2) {
+            p.setPen(faint);
+            p.drawText(QRect(0, top, g.plot.left() - 6, g.laneHeight), Qt::AlignRight | Qt::AlignVCenter,
+                       QStringLiteral("lane %1").arg(m_timeline.laneId(l)));
+        }
+        const int y = top + gap, h = g.laneHeight - 2 * gap;
+        for (const RunTimeline::Segment &s : m_segments[static_cast<std::size_t>(l)]) {
+            QColor c = kindColor(s.kind);
+            const int sx = g.plot.left() + s.x0;
+            int sw2 = s.x1 - s.x0;
+            if (sw2 >= 4) {
+                // Wide tasks: a 1-pixel gap and alternating shades keep neighbours apart.
+                if (s.index % 2)
+                    c = c.darker(118);
+                sw2 -= 1;
+            } else if (s.count > 1) {
+                c = c.darker(108); // a column of merged narrow tasks
+            }
+            p.fillRect(QRect(sx, y, sw2, h), c);
+        }
+    }
+
+    // Time axis.
+    p.setPen(faint);
+    p.drawLine(g.plot.left(), g.axisTop, g.plot.right(), g.axisTop);
+    const double span = m_timeline.spanNs();
+    const double step = tickStep(span, std::max(1, w / 110));
+    p.setPen(pal.color(QPalette::Text));
+    for (double t = 0; t <= span * (1 + 1e-9); t += step) {
+        const int tx = g.plot.left() + static_cast<int>(std::lround(t / span * (w - 1)));
+        p.setPen(faint);
+        p.drawLine(tx, g.axisTop, tx, g.axisTop + 4);
+        const QString label = formatDurationNs(t);
+        const int lw = fm.horizontalAdvance(label);
+        const int lx = std::clamp(tx - lw / 2, g.plot.left(), g.plot.right() - lw);
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QPoint(lx, g.axisTop + 5 + fm.ascent()), label);
+    }
+}
+
+QString RunTimelineStrip::toolTipAt(QPoint pos) const
+{
+    if (m_timeline.empty() || m_timeline.spanNs() <= 0)
+        return {};
+    const Geometry g = geometry();
+    const int lane = laneAt(g, pos.y());
+    if (lane < 0 || pos.x() < g.plot.left() - 2 || pos.x() > g.plot.right() + 2)
+        return {};
+    const double nsPerPixel = m_timeline.spanNs() / g.plot.width();
+    const double ns = (pos.x() - g.plot.left() + 0.5) * nsPerPixel;
+    const int index = m_timeline.taskAt(lane, ns, 2 * nsPerPixel);
+    if (index < 0)
+        return {};
+    const TimelineTask &t = m_timeline.lane(lane)[static_cast<std::size_t>(index)];
+    QString label;
+    if (m_plan && t.task >= 0 && static_cast<std::size_t>(t.task) < m_plan->tasks.size()) {
+        const Task &task = m_plan->tasks[static_cast<std::size_t>(t.task)];
+        label = QString::fromStdString(task.label);
+        if (label.isEmpty() && task.kernel >= 0 && static_cast<std::size_t>(task.kernel) < m_plan->kernels.size())
+            label = QString::fromStdString(m_plan->kernels[static_cast<std::size_t>(task.kernel)].name);
+    }
+    if (label.isEmpty())
+        label = tr("task %1").arg(t.task);
+    return tr("<b>%1</b><br>%2 task #%3 on lane %4<br>%5 → %6 (%7)")
+        .arg(label.toHtmlEscaped(), kindName(t.kind))
+        .arg(t.task)
+        .arg(m_timeline.laneId(lane))
+        .arg(formatDurationNs(t.startNs), formatDurationNs(t.endNs), formatDurationNs(t.endNs - t.startNs));
+}
+
+bool RunTimelineStrip::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+// --- RunPanel --------------------------------------------------------------------------------
+
+RunPanel::RunPanel(QWidget *parent)
+    : QWidget(parent), m_controller(new RunController(this)), m_metrics(new RunMetricsModel(this)),
+      m_outputs(new RunOutputsModel(this)), m_backendBox(new QComboBox(this)),
+      m_runButton(new QPushButton(tr("Run"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
+      m_progress(new QProgressBar(this)), m_live(new QLabel(this)), m_status(new QLabel(this)),
+      m_timeline(new RunTimelineStrip(this)), m_metricsView(new QTableView(this)),
+      m_outputsView(new QTableView(this)), m_liveTimer(new QTimer(this)), m_elapsed(new QElapsedTimer)
+{
+    setObjectName(QStringLiteral("runPanel"));
+    m_backendBox->setObjectName(QStringLiteral("runBackend"));
+    m_backendBox->setModel(new QStandardItemModel(m_backendBox));
+    m_backendBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_backendBox->setToolTip(tr("Backend that compiles and runs the plan"));
+    m_runButton->setObjectName(QStringLiteral("runButton"));
+    m_runButton->setToolTip(tr("Compile the current plan on the backend and run it with synthetic inputs"));
+    m_cancelButton->setObjectName(QStringLiteral("cancelRunButton"));
+    m_cancelButton->setToolTip(tr("Stop the run after the task in progress"));
+    m_progress->setTextVisible(false);
+    m_progress->setMaximumHeight(m_runButton->sizeHint().height() - 8);
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_live->setMinimumWidth(m_live->fontMetrics().horizontalAdvance(QStringLiteral("000000 / 000000 tasks · 00.0 s")));
+    m_status->setTextFormat(Qt::RichText);
+    m_status->setWordWrap(false);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_liveTimer->setInterval(100);
+    connect(m_liveTimer, &QTimer::timeout, this, &RunPanel::updateLive);
+
+    auto *top = new QHBoxLayout;
+    top->setContentsMargins(0, 0, 0, 0);
+    top->addWidget(new QLabel(tr("Backend:"), this));
+    top->addWidget(m_backendBox);
+    top->addWidget(m_runButton);
+    top->addWidget(m_cancelButton);
+    top->addSpacing(8);
+    top->addWidget(m_progress, 1);
+    top->addWidget(m_live);
+
+    for (QTableView *v : {m_metricsView, m_outputsView}) {
+        v->verticalHeader()->hide();
+        v->verticalHeader()->setDefaultSectionSize(v->fontMetrics().height() + 6);
+        v->setSelectionBehavior(QAbstractItemView::SelectRows);
+        v->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        v->setShowGrid(false);
+        v->setAlternatingRowColors(true);
+        v->setWordWrap(false);
+        v->horizontalHeader()->setHighlightSections(false);
+    }
+    m_metricsView->setObjectName(QStringLiteral("runMetrics"));
+    m_metricsView->setModel(m_metrics);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(RunMetricsModel::ShareColumn, QHeaderView::Stretch);
+    m_metricsView->setItemDelegateForColumn(RunMetricsModel::ShareColumn, new ShareBarDelegate(m_metricsView));
+    m_outputsView->setObjectName(QStringLiteral("runOutputs"));
+    m_outputsView->setModel(m_outputs);
+    m_outputsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_outputsView->horizontalHeader()->setStretchLastSection(true);
+    m_outputsView->setTextElideMode(Qt::ElideRight);
+
+    auto *tables = new QSplitter(Qt::Horizontal, this);
+    tables->addWidget(m_metricsView);
+    tables->addWidget(m_outputsView);
+    tables->setStretchFactor(0, 2);
+    tables->setStretchFactor(1, 3);
+    tables->setChildrenCollapsible(false);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->setSpacing(6);
+    layout->addLayout(top);
+    layout->addWidget(m_status);
+    layout->addWidget(m_timeline);
+    layout->addWidget(tables, 1);
+
+    connect(m_runButton, &QPushButton::clicked, this, &RunPanel::run);
+    connect(m_cancelButton, &QPushButton::clicked, this, &RunPanel::cancel);
+    connect(m_backendBox, &QComboBox::currentIndexChanged, this, [this] {
+        if (!isRunning())
+            setStatus(idleText(), Tone::Neutral);
+        updateButtons();
+    });
+    connect(m_controller, &RunController::started, this, &RunPanel::onStarted);
+    connect(m_controller, &RunController::progress, this, &RunPanel::onProgress);
+    connect(m_controller, &RunController::finished, this, &RunPanel::onFinished);
+    connect(m_controller, &RunController::failed, this, &RunPanel::onFailed);
+
+    setStatus(idleText(), Tone::Neutral);
+    updateButtons();
+}
+
+RunPanel::~RunPanel()
+{
+    // Cancel and wait for a running run while the panel is still whole.
+    delete m_controller;
+}
+
+void RunPanel::setBackends(const BackendRegistry *registry)
+{
+    m_registry = registry;
+    auto *model = static_cast<QStandardItemModel *>(m_backendBox->model());
+    {
+        const QSignalBlocker block(m_backendBox);
+        model->clear();
+        if (registry)
+            for (IBackend *b : registry->all()) {
+                const BackendInfo &info = b->info();
+                auto *item = new QStandardItem(QString::fromStdString(info.title.empty() ? info.name : info.title));
+                item->setData(QString::fromStdString(info.name), kRunnerItemRole);
+                if (info.available) {
+                    item->setToolTip(QString::fromStdString(info.summary));
+                } else {
+                    item->setText(item->text() + tr(" — unavailable"));
+                    item->setToolTip(tr("Unavailable: %1").arg(QString::fromStdString(info.unavailableReason)));
+                    item->setEnabled(false);
+                }
+                model->appendRow(item);
+            }
+        m_backendBox->setCurrentIndex(-1);
+        for (int i = 0; i < model->rowCount(); ++i)
+            if (model->item(i)->isEnabled()) {
+                m_backendBox->setCurrentIndex(i);
+                break;
+            }
+    }
+    if (!isRunning())
+        setStatus(idleText(), Tone::Neutral);
+    updateButtons();
+}
+
+bool RunPanel::selectBackend(const QString &name)
+{
+    auto *model = static_cast<QStandardItemModel *>(m_backendBox->model());
+    for (int i = 0; i < model->rowCount(); ++i)
+        if (model->item(i)->data(kRunnerItemRole).toString() == name) {
+            if (!model->item(i)->isEnabled())
+                return false;
+            m_backendBox->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+QString RunPanel::selectedBackend() const
+{
+    return m_backendBox->currentIndex() < 0 ? QString() : m_backendBox->currentData(kRunnerItemRole).toString();
+}
+
+IBackend *RunPanel::currentBackend() const
+{
+    if (!m_registry)
+        return nullptr;
+    IBackend *b = m_registry->find(selectedBackend().toStdString());
+    return b && b->info().available ? b : nullptr;
+}
+
+void RunPanel::setPlan(std::shared_ptr<const Graph> graph, std::shared_ptr<const ScheduleRun> run)
+{
+    if (!graph || !run) {
+        graph.reset();
+        run.reset();
+    }
+    const bool same = run == m_schedule && graph == m_graph;
+    m_graph = std::move(graph);
+    m_schedule = std::move(run);
+    if (!isRunning() && !same)
+        setStatus(idleText(), Tone::Neutral);
+    updateButtons();
+}
+
+QString RunPanel::idleText() const
+{
+    if (!m_schedule)
+        return tr("No plan yet — schedule the model to run its plan on a backend.");
+    if (!m_registry || m_backendBox->count() == 0)
+        return tr("No backends are registered.");
+    if (!currentBackend())
+        return tr("No available backend — every registered backend is unavailable here.");
+    const ExecutionPlan &plan = m_schedule->result.plan;
+    return tr("Ready: %1 tasks in %2 kernels, estimated %3 on %4; inputs are synthetic (seed 1).%5")
+        .arg(plan.tasks.size())
+        .arg(plan.kernels.size())
+        .arg(formatDurationNs(plan.estimatedLatencyNs()), QString::fromStdString(plan.device).toHtmlEscaped(),
+             resultIsStale() ? tr(" The tables below show a run of an earlier plan.") : QString());
+}
+
+void RunPanel::setStatus(const QString &text, Tone tone)
+{
+    QString color;
+    if (tone == Tone::Bad)
+        color = stepcolors::bad().name();
+    else if (tone == Tone::Good)
+        color = palette().color(QPalette::Text).name();
+    m_status->setText(color.isEmpty() ? text : QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color, text));
+    m_statusPlain = QTextDocumentFragment::fromHtml(text).toPlainText();
+    m_status->setToolTip(m_statusPlain);
+}
+
+QString RunPanel::statusText() const
+{
+    return m_statusPlain;
+}
+
+bool RunPanel::resultIsStale() const
+{
+    return m_lastResult && (!m_schedule || m_runPlan.get() != &m_schedule->result.plan);
+}
+
+bool RunPanel::isRunning() const
+{
+    return m_controller->isRunning();
+}
+
+void RunPanel::updateButtons()
+{
+    const bool running = isRunning();
+    m_runButton->setEnabled(m_schedule && currentBackend());
+    m_runButton->setText(running ? tr("Restart") : tr("Run"));
+    m_cancelButton->setEnabled(running);
+    m_backendBox->setEnabled(!running);
+}
+
+bool RunPanel::run()
+{
+    if (!m_schedule || !m_graph) {
+        setStatus(tr("No plan yet — schedule the model first, then run its plan."), Tone::Bad);
+        return false;
+    }
+    IBackend *backend = currentBackend();
+    if (!backend) {
+        setStatus(tr("No available backend to run the plan on."), Tone::Bad);
+        return false;
+    }
+    m_runPlan = std::shared_ptr<const ExecutionPlan>(m_schedule, &m_schedule->result.plan);
+    m_runBackendTitle = QString::fromStdString(backend->info().title.empty() ? backend->info().name
+                                                                             : backend->info().title);
+    m_controller->start(backend, m_graph, m_runPlan, syntheticInputs(*m_graph, 1));
+    updateButtons();
+    return true;
+}
+
+void RunPanel::cancel()
+{
+    m_controller->cancel();
+}
+
+void RunPanel::onStarted()
+{
+    m_elapsed->start();
+    m_liveTimer->start();
+    m_progress->setRange(0, 0); // busy until the first task reports (compiling)
+    setStatus(tr("Compiling and running the plan on %1…").arg(m_runBackendTitle.toHtmlEscaped()), Tone::Neutral);
+    updateLive();
+    updateButtons();
+}
+
+void RunPanel::onProgress(int done, int total)
+{
+    if (done > 0) {
+        m_progress->setRange(0, std::max(1, total));
+        m_progress->setValue(done);
+    }
+    updateLive();
+}
+
+void RunPanel::updateLive()
+{
+    const qint64 ms = m_elapsed->isValid() ? m_elapsed->elapsed() : 0;
+    const int done = m_controller->tasksDone(), total = m_controller->tasksTotal();
+    if (isRunning())
+        m_live->setText(done == 0 ? tr("compiling · %1").arg(elapsedText(ms))
+                                  : tr("%1 / %2 tasks · %3").arg(done).arg(total).arg(elapsedText(ms)));
+}
+
+void RunPanel::onFinished(std::shared_ptr<const RunResult> result)
+{
+    m_liveTimer->stop();
+    m_lastResult = result;
+    const int total = static_cast<int>(result->timeline.size());
+    m_progress->setRange(0, std::max(1, total));
+    m_progress->setValue(std::max(1, total));
+    m_live->setText(tr("%1 tasks · %2").arg(total).arg(elapsedText(m_elapsed->elapsed())));
+
+    m_metrics->setResult(result);
+    m_outputs->setResult(result);
+    m_timeline->setResult(result, m_runPlan);
+
+    const double estimatedMs = m_runPlan ? m_runPlan->estimatedLatencyNs() / 1e6 : 0;
+    QString text = tr("<b>%1</b> measured on %2 · <b>%3</b> estimated for %4")
+                       .arg(formatMs(result->latencyMs), m_runBackendTitle.toHtmlEscaped(), formatMs(estimatedMs),
+                            QString::fromStdString(m_runPlan ? m_runPlan->device : std::string()).toHtmlEscaped());
+    if (estimatedMs > 0 && result->latencyMs > 0) {
+        const double ratio = result->latencyMs / estimatedMs;
+        text += ratio >= 1 ? tr(" (%1× the estimate)").arg(formatRatio(ratio))
+                           : tr(" (%1× faster than the estimate)").arg(formatRatio(1 / ratio));
+    }
+    setStatus(text, Tone::Good);
+    m_metricsView->resizeColumnsToContents();
+    m_outputsView->resizeColumnsToContents();
+    updateButtons();
+    emit runFinished(result);
+}
+
+void RunPanel::onFailed(const QString &message)
+{
+    m_liveTimer->stop();
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    if (message == QLatin1String("cancelled")) {
+        m_live->setText(tr("cancelled at %1 / %2").arg(m_controller->tasksDone()).arg(m_controller->tasksTotal()));
+        setStatus(tr("Run cancelled after %1 of %2 tasks.%3")
+                      .arg(m_controller->tasksDone())
+                      .arg(m_controller->tasksTotal())
+                      .arg(m_lastResult ? tr(" The tables show the last completed run.") : QString()),
+                  Tone::Neutral);
+    } else {
+        m_live->clear();
+        setStatus(tr("Run failed: %1").arg(message.toHtmlEscaped()), Tone::Bad);
+    }
+    updateButtons();
+}
+
+} // namespace tessera::views

@@ -1,0 +1,152 @@
+// RunPanel: "run the plan on a backend" for the workbench's bottom dock. A
+// backend picker (BackendRegistry::all(); unavailable backends are listed
+// but disabled, their reason as tooltip), Run and Cancel, live progress while
+// a RunController runs the plan off the GUI thread (tasks done / total,
+// elapsed time, a progress bar), and after a run: measured latency against
+// the plan's estimate, the backend's metrics (RunMetricsModel), the outputs
+// with a checksum and their first values (RunOutputsModel) and a timeline
+// strip of the measured tasks (RunTimelineStrip).
+//
+// Inputs are synthesised exactly as `tessera-cli run` does without --input
+// (core/backend/inputs.h, first seed 1), so the panel's output sums match the
+// CLI's. Every bad case — no plan yet, no usable backend, an op the backend
+// cannot run, a compile or run error — is a message in the panel, never a
+// crash. The registry must outlive the panel.
+#pragma once
+
+#include "views/models/runresultmodel.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QElapsedTimer;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+class QTimer;
+
+namespace tessera {
+class BackendRegistry;
+struct ScheduleRun;
+} // namespace tessera
+
+namespace tessera::views {
+
+class RunController;
+
+// The measured tasks on their lanes, coloured by kind; a tooltip names the
+// task under the mouse. Paints from RunTimeline::segments, cached per width,
+// so thousands of tasks cost one rectangle per pixel column at most.
+class RunTimelineStrip final : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RunTimelineStrip(QWidget *parent = nullptr);
+
+    // A null result clears the strip; `plan` (may be null) gives kinds and labels.
+    void setResult(std::shared_ptr<const RunResult> result, std::shared_ptr<const ExecutionPlan> plan);
+    const RunTimeline &timeline() const { return m_timeline; }
+    // Tooltip text for a point in widget coordinates; empty when no task is there.
+    QString toolTipAt(QPoint pos) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    bool event(QEvent *event) override;
+
+private:
+    struct Geometry {
+        QRect plot; // lanes area
+        int laneHeight = 0;
+        int legendTop = 0;
+        int axisTop = 0;
+    };
+    Geometry geometry() const;
+    int laneAt(const Geometry &g, int y) const;
+
+    std::shared_ptr<const RunResult> m_result;
+    std::shared_ptr<const ExecutionPlan> m_plan;
+    RunTimeline m_timeline;
+    mutable std::vector<std::vector<RunTimeline::Segment>> m_segments; // per lane, for m_segmentsWidth
+    mutable int m_segmentsWidth = -1;
+};
+
+class RunPanel final : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RunPanel(QWidget *parent = nullptr);
+    ~RunPanel() override;
+
+    // The backends to offer (null: none). Selects the first available one.
+    void setBackends(const BackendRegistry *registry);
+    // The plan to run: the scheduled run's ExecutionPlan for `graph`. Either
+    // null means "no plan yet". A running run keeps its own plan.
+    void setPlan(std::shared_ptr<const Graph> graph, std::shared_ptr<const ScheduleRun> run);
+
+    // What the Run button does; false (with the reason shown) when nothing can run.
+    bool run();
+    void cancel();
+    bool isRunning() const;
+    bool selectBackend(const QString &name); // false if unknown or unavailable
+    QString selectedBackend() const;
+
+    RunController *controller() const { return m_controller; }
+    QComboBox *backendBox() const { return m_backendBox; }
+    QPushButton *runButton() const { return m_runButton; }
+    QPushButton *cancelButton() const { return m_cancelButton; }
+    QString statusText() const; // the one-line status, as plain text
+    RunMetricsModel *metricsModel() const { return m_metrics; }
+    RunOutputsModel *outputsModel() const { return m_outputs; }
+    RunTimelineStrip *timelineStrip() const { return m_timeline; }
+    std::shared_ptr<const RunResult> lastResult() const { return m_lastResult; }
+
+signals:
+    void runFinished(std::shared_ptr<const tessera::RunResult> result);
+
+private:
+    enum class Tone { Neutral, Good, Bad };
+    void setStatus(const QString &text, Tone tone);
+    void updateButtons();
+    void updateLive();
+    void onStarted();
+    void onProgress(int done, int total);
+    void onFinished(std::shared_ptr<const RunResult> result);
+    void onFailed(const QString &message);
+    IBackend *currentBackend() const;
+    QString idleText() const;
+    bool resultIsStale() const; // the shown result ran another plan than the current one
+
+    const BackendRegistry *m_registry = nullptr;
+    std::shared_ptr<const Graph> m_graph;
+    std::shared_ptr<const ScheduleRun> m_schedule;
+    // What the current or last run ran: its plan, backend title and estimate.
+    std::shared_ptr<const ExecutionPlan> m_runPlan;
+    QString m_runBackendTitle;
+    std::shared_ptr<const RunResult> m_lastResult;
+    QString m_statusPlain;
+
+    RunController *m_controller;
+    RunMetricsModel *m_metrics;
+    RunOutputsModel *m_outputs;
+    QComboBox *m_backendBox;
+    QPushButton *m_runButton;
+    QPushButton *m_cancelButton;
+    QProgressBar *m_progress;
+    QLabel *m_live;
+    QLabel *m_status;
+    RunTimelineStrip *m_timeline;
+    QTableView *m_metricsView;
+    QTableView *m_outputsView;
+    QTimer *m_liveTimer;
+    std::unique_ptr<QElapsedTimer> m_elapsed;
+};
+
+} // namespace tessera::views
