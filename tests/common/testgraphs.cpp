@@ -92,4 +92,24 @@ Graph fan(int n)
     return g;
 }
 
+TensorId conv28(Graph &g, const std::string &name, TensorId in, std::int64_t cin, std::int64_t cout, std::int64_t k)
+{
+    const std::int64_t p = k / 2;
+    return op(g, name, "Conv", {in, weight(g, name + "/w", {cout, cin, k, k})}, {1, cout, 28, 28},
+              {{"kernel_shape", {std::vector<std::int64_t>{k, k}}}, {"pads", {std::vector<std::int64_t>{p, p, p, p}}}});
+}
+
+Graph fig34()
+{
+    Graph g;
+    g.name = "fig34";
+    const TensorId x = tensor(g, "x", {1, 32, 28, 28}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a = conv28(g, "a", x, 32, 32, 3);
+    const TensorId b = conv28(g, "b", a, 32, 32, 3);
+    const TensorId c = conv28(g, "c", x, 32, 64, 1);
+    g.outputs = {b, c};
+    return g;
+}
+
 } // namespace tessera::testgraphs

@@ -22,5 +22,10 @@ Graph residualChain(int blocks);
 Graph diamond();
 // n independent Relu branches on one input, concatenated (width n).
 Graph fan(int n);
+// A k×k convolution (same padding) of `in` [1, cin, 28, 28] to [1, cout, 28, 28].
+TensorId conv28(Graph &g, const std::string &name, TensorId in, std::int64_t cin, std::int64_t cout, std::int64_t k);
+// ios thesis Fig. 3.4 (1) with convolutions, each operator a unit of its own:
+// x -> a -> b, x -> c (three ops, six DP states).
+Graph fig34();
 
 } // namespace tessera::testgraphs

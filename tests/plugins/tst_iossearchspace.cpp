@@ -19,32 +19,13 @@
 
 using namespace tessera;
 using namespace tessera::iostest;
+using testgraphs::conv28;
+using testgraphs::fig34;
 using testgraphs::op;
 using testgraphs::tensor;
 using testgraphs::weight;
 
 namespace {
-
-TensorId conv(Graph &g, const std::string &name, TensorId in, std::int64_t cin, std::int64_t cout, std::int64_t k)
-{
-    const std::int64_t p = k / 2;
-    return op(g, name, "Conv", {in, weight(g, name + "/w", {cout, cin, k, k})}, {1, cout, 28, 28},
-              {{"kernel_shape", {std::vector<std::int64_t>{k, k}}}, {"pads", {std::vector<std::int64_t>{p, p, p, p}}}});
-}
-
-// Fig. 3.4 (1) with convolutions, so each operator is a unit of its own: a → b, c.
-Graph fig34()
-{
-    Graph g;
-    g.name = "fig34";
-    const TensorId x = tensor(g, "x", {1, 32, 28, 28}, Tensor::Kind::Input);
-    g.inputs = {x};
-    const TensorId a = conv(g, "a", x, 32, 32, 3);
-    const TensorId b = conv(g, "b", a, 32, 32, 3);
-    const TensorId c = conv(g, "c", x, 32, 64, 1);
-    g.outputs = {b, c};
-    return g;
-}
 
 // Two convolutions reading x: the stage {a, c} runs merged or concurrently.
 Graph twoConvs()
@@ -53,7 +34,7 @@ Graph twoConvs()
     g.name = "two_convs";
     const TensorId x = tensor(g, "x", {1, 32, 28, 28}, Tensor::Kind::Input);
     g.inputs = {x};
-    g.outputs = {conv(g, "a", x, 32, 32, 1), conv(g, "c", x, 32, 64, 3)};
+    g.outputs = {conv28(g, "a", x, 32, 32, 1), conv28(g, "c", x, 32, 64, 3)};
     return g;
 }
 

@@ -358,23 +358,30 @@ int main(int argc, char **argv)
     return RUN_ALL_TESTS();
 }
 
+// The IOS tests' start: SqueezeNet from the samples, scheduled with IOS on the
+// V100 preset in a 1600×1000 window.
+static bool scheduleSqueezeNetWithIos(MainWindow &w)
+{
+    w.setInteractive(false);
+    w.resize(1600, 1000);
+    w.show();
+    w.deviceCombo()->setCurrentIndex(w.deviceCombo()->findData(QStringLiteral("nvidia-v100")));
+    w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("ios")));
+    w.openSample(QStringLiteral("squeezenet"));
+    auto *controller = w.scheduleController();
+    return QTest::qWaitFor(
+        [&] { return controller->lastRun() && controller->schedulerName() == "ios" && !controller->isBusy(); },
+        kTimeoutMs);
+}
+
 // The whole loop in the workbench: schedule with IOS, see the stages, run the
 // plan on the reference backend, see the measured timeline. Screenshots:
 // screenshots/workbench-stages.png and screenshots/workbench-run.png.
 TEST_F(MainWindowTest, ScheduleShowsStagesAndRunsOnTheReferenceBackend)
 {
     MainWindow w;
-    w.setInteractive(false);
-    w.resize(1600, 1000);
-    w.show();
+    ASSERT_TRUE(scheduleSqueezeNetWithIos(w));
     auto *controller = w.scheduleController();
-    w.deviceCombo()->setCurrentIndex(w.deviceCombo()->findData(QStringLiteral("nvidia-v100")));
-    w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("ios")));
-    QSignalSpy scheduled(controller, &views::ScheduleController::finished);
-    w.openSample(QStringLiteral("squeezenet"));
-    ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return controller->lastRun() && controller->schedulerName() == "ios" && !controller->isBusy(); },
-        kTimeoutMs));
     const auto run = controller->lastRun();
     ASSERT_EQ(run->result.plan.algorithm, "ios");
 
@@ -409,14 +416,8 @@ TEST_F(MainWindowTest, ScheduleShowsStagesAndRunsOnTheReferenceBackend)
 TEST_F(MainWindowTest, ExplorerShowsTheSearchAndForcesAStage)
 {
     MainWindow w;
-    w.setInteractive(false);
-    w.resize(1600, 1000);
-    w.show();
+    ASSERT_TRUE(scheduleSqueezeNetWithIos(w));
     auto *controller = w.scheduleController();
-    w.deviceCombo()->setCurrentIndex(w.deviceCombo()->findData(QStringLiteral("nvidia-v100")));
-    w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("ios")));
-    w.openSample(QStringLiteral("squeezenet"));
-    ASSERT_TRUE(QTest::qWaitFor([&] { return controller->lastRun() && !controller->isBusy(); }, kTimeoutMs));
     EXPECT_FALSE(controller->lastRun()->result.searchSpace) << "nothing recorded until the explorer is shown";
 
     w.raiseDock(QStringLiteral("explorerDock"));

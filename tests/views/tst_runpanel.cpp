@@ -32,6 +32,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "tests/common/screenshots.h"
 #include "tests/common/testgraphs.h"
 
 using namespace tessera;
@@ -39,12 +40,7 @@ using namespace tessera::views;
 
 namespace {
 
-QString screenshotPath(const QString &name)
-{
-    const QString dir = QStringLiteral(TESSERA_BINARY_DIR "/screenshots");
-    QDir().mkpath(dir);
-    return dir + QLatin1Char('/') + name;
-}
+using testshots::screenshotPath;
 
 // A backend that is registered but not present on this machine.
 class AbsentBackend final : public IBackend

@@ -30,10 +30,13 @@
 #include <random>
 #include <set>
 
+#include "tests/common/screenshots.h"
 #include "tests/common/testgraphs.h"
 
 using namespace tessera;
 using namespace tessera::views;
+using testgraphs::conv28;
+using testgraphs::fig34;
 using testgraphs::op;
 using testgraphs::tensor;
 using testgraphs::weight;
@@ -42,33 +45,7 @@ Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
-QString screenshotPath(const QString &name)
-{
-    const QString dir = QStringLiteral(TESSERA_BINARY_DIR "/screenshots");
-    QDir().mkpath(dir);
-    return dir + QLatin1Char('/') + name;
-}
-
-TensorId conv(Graph &g, const std::string &name, TensorId in, std::int64_t cin, std::int64_t cout, std::int64_t k)
-{
-    const std::int64_t p = k / 2;
-    return op(g, name, "Conv", {in, weight(g, name + "/w", {cout, cin, k, k})}, {1, cout, 28, 28},
-              {{"kernel_shape", {std::vector<std::int64_t>{k, k}}}, {"pads", {std::vector<std::int64_t>{p, p, p, p}}}});
-}
-
-// Fig. 3.4 (1): a → b, and c independent of both.
-Graph fig34()
-{
-    Graph g;
-    g.name = "fig34";
-    const TensorId x = tensor(g, "x", {1, 32, 28, 28}, Tensor::Kind::Input);
-    g.inputs = {x};
-    const TensorId a = conv(g, "a", x, 32, 32, 3);
-    const TensorId b = conv(g, "b", a, 32, 32, 3);
-    const TensorId c = conv(g, "c", x, 32, 64, 1);
-    g.outputs = {b, c};
-    return g;
-}
+using testshots::screenshotPath;
 
 // A made-up table of `n` states in levels of 1000: each state has `fan` transitions to lower levels.
 std::shared_ptr<const SearchSpace> syntheticSpace(int n, int fan)

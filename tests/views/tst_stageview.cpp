@@ -34,6 +34,7 @@
 #include <cmath>
 #include <set>
 
+#include "tests/common/screenshots.h"
 #include "tests/common/testgraphs.h"
 
 using namespace tessera;
@@ -41,12 +42,7 @@ using namespace tessera::views;
 
 namespace {
 
-QString screenshotPath(const QString &name)
-{
-    const QString dir = QStringLiteral(TESSERA_BINARY_DIR "/screenshots");
-    QDir().mkpath(dir);
-    return dir + QLatin1Char('/') + name;
-}
+using testshots::screenshotPath;
 
 std::set<std::int32_t> stageTags(const ExecutionPlan &plan)
 {

@@ -36,6 +36,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "tests/common/screenshots.h"
 #include "tests/common/testgraphs.h"
 
 using namespace tessera;
@@ -117,12 +118,7 @@ std::size_t kernels(const std::shared_ptr<const ScheduleRun> &run)
 
 const QString kRelu1Key = QStringLiteral("layer-fusion.fuse:block0/relu1");
 
-QString screenshotPath(const QString &name)
-{
-    const QString dir = QStringLiteral(TESSERA_BINARY_DIR "/screenshots");
-    QDir().mkpath(dir);
-    return dir + QLatin1Char('/') + name;
-}
+using testshots::screenshotPath;
 
 } // namespace
 
