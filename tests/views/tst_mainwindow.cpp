@@ -422,8 +422,12 @@ TEST_F(MainWindowTest, ExplorerShowsTheSearchAndForcesAStage)
     ASSERT_GE(forced, 0) << "squeezenet has a block with a choice at its start";
     const std::string key = space.tables[static_cast<std::size_t>(table)].transitions[static_cast<std::size_t>(forced)].decisionKey;
     w.searchExplorer()->setCurrentTable(table);
+    QSignalSpy replayed(controller, &views::ScheduleController::finished);
     ASSERT_TRUE(w.searchExplorer()->forceTransition(forced));
-    ASSERT_TRUE(QTest::qWaitFor([&] { return controller->overrides().count(key) == 1 && !controller->isBusy(); }, kTimeoutMs));
+    EXPECT_EQ(controller->overrides().count(key), 1u);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return replayed.count() >= 1 && !controller->isBusy() && controller->lastRun()->decisions.overrides().count(key); },
+        kTimeoutMs));
     const auto &reports = controller->lastRun()->overrideReports;
     ASSERT_FALSE(reports.empty());
     for (const OverrideReport &r : reports)

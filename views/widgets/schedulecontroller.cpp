@@ -203,6 +203,7 @@ void ScheduleController::launch()
     };
 
     emit started();
+    m_inFlight = true;
     m_watcher.setFuture(QtConcurrent::run([graph = m_graph, device = *m_device, sched = *scheduler,
                                            setup = std::move(setup), cancel = m_cancel, generation]() -> Outcome {
         auto run = scheduleGraph(*graph, device, *sched, setup);
@@ -214,6 +215,7 @@ void ScheduleController::launch()
 
 void ScheduleController::onFinished()
 {
+    m_inFlight = false;
     const Outcome outcome = m_watcher.result();
     if (outcome.generation != m_generation) {
         if (m_pending) {

@@ -80,7 +80,10 @@ public:
     void requestRun();    // debounced
     void runNow();        // starts (or supersedes) immediately
     void cancel();        // the running schedule ends with failed("cancelled")
-    bool isRunning() const { return m_watcher.isRunning(); }
+    // From launch until its result is delivered: a finished future whose
+    // finished() is still queued counts as running, so isBusy() never reports
+    // idle while lastRun() is about to change.
+    bool isRunning() const { return m_inFlight; }
     bool isBusy() const { return isRunning() || m_debounce.isActive(); }
     std::shared_ptr<const ScheduleRun> lastRun() const { return m_lastRun; }
     quint64 generation() const { return m_generation; }
@@ -124,6 +127,7 @@ private:
     QFutureWatcher<Outcome> m_watcher;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     bool m_pending = false; // a superseding run waits for the cancelled one to return
+    bool m_inFlight = false;
     quint64 m_generation = 0;
     std::shared_ptr<const ScheduleRun> m_lastRun;
 };
