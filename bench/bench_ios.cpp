@@ -8,9 +8,11 @@
 // Needs tessera_plugin_ios and tessera_samples linked.
 #include "core/hw/deviceregistry.h"
 #include "core/io/iosformat.h"
-#include "samples/ios_import.h"
+#include "core/sched/session.h"
+#include "plugins/ios/ios.h"
 #include "plugins/ios/iossearch.h"
 #include "plugins/ios/stagelatency.h"
+#include "samples/ios_import.h"
 
 #include <algorithm>
 #include <chrono>
@@ -140,6 +142,44 @@ int main()
         }
         const double ms = result->optimumNs / 1e6;
         std::printf("%-13s %-13s %11.2f %11.2f %7.2f\n", m.network, m.variant, ms, m.ms, ms / m.ms);
+    }
+
+    // The DP explorer's price: the whole scheduler (r=3, s=8) without and with
+    // the search space recorded (default SearchSpaceRequest limits).
+    std::printf("\n%-13s %13s %13s %9s %12s %10s\n", "network", "schedule_ms", "explorer_ms", "tables", "transitions",
+                "space_MB");
+    auto scheduler = createIosScheduler();
+    for (const char *network : {"inception_v3", "squeezenet", "randwire", "nasnet"}) {
+        auto model = samples::importIosNetwork(network);
+        if (!model) {
+            std::fprintf(stderr, "%s\n", model.status().str().c_str());
+            return 1;
+        }
+        ScheduleSetup setup;
+        setup.modelProperties = model->metadata.properties;
+        auto t0 = Clock::now();
+        auto plain = scheduleGraph(model->graph, *device, *scheduler, setup);
+        const double plainMs = msSince(t0);
+        setup.searchSpace = SearchSpaceRequest{};
+        t0 = Clock::now();
+        auto explored = scheduleGraph(model->graph, *device, *scheduler, setup);
+        const double exploredMs = msSince(t0);
+        if (!plain || !explored || !explored->result.searchSpace) {
+            std::printf("%-13s failed\n", network);
+            continue;
+        }
+        std::size_t transitions = 0;
+        double bytes = 0;
+        for (const SearchSpace::Table &t : explored->result.searchSpace->tables) {
+            transitions += t.transitions.size();
+            bytes += double(t.states.size() * sizeof(SearchSpace::State) + t.transitions.size() * sizeof(SearchSpace::Transition));
+            for (const SearchSpace::State &st : t.states)
+                bytes += double(st.label.size() + st.nodes.size() * sizeof(NodeId));
+            for (const SearchSpace::Transition &tr : t.transitions)
+                bytes += double(tr.label.size() + tr.decisionKey.size() + tr.optionId.size() + tr.nodes.size() * sizeof(NodeId));
+        }
+        std::printf("%-13s %13.1f %13.1f %9zu %12zu %10.1f\n", network, plainMs, exploredMs,
+                    explored->result.searchSpace->tables.size(), transitions, bytes / (1 << 20));
     }
     return 0;
 }

@@ -919,8 +919,14 @@ void MainWindow::connectSession()
     // Recording the search costs time and memory, so it starts the first time
     // the explorer is shown and then stays on (no replay on every tab switch).
     connect(m_explorerDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible && !m_schedule->searchSpaceRequest())
-            m_schedule->setSearchSpaceRequest(SearchSpaceRequest{});
+        if (visible && !m_schedule->searchSpaceRequest()) {
+            // A quarter of the core default: NasNet's 867k recorded transitions
+            // take ~230 MB (BENCHMARKS.md); parts beyond the cap keep their
+            // states and path, and the explorer says so.
+            SearchSpaceRequest request;
+            request.maxTotalTransitions = 250'000;
+            m_schedule->setSearchSpaceRequest(request);
+        }
     });
     connect(m_explorer, &views::SearchExplorer::nodesSelected, this, [this](const std::vector<NodeId> &nodes) {
         m_graphView->setHighlighted(nodes);
