@@ -200,6 +200,15 @@ void MainWindow::createDocks()
         dock->setWidget(widget);
         return dock;
     };
+    // Panels whose controls need a wide row (stepper, run, comparison, explorer)
+    // scroll instead: a dock's minimum width would otherwise squeeze the outline.
+    const auto scrollable = [this](QWidget *widget) {
+        auto *scroll = new QScrollArea(this);
+        scroll->setWidget(widget);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        return scroll;
+    };
 
     m_outlineModel = new views::HierarchyModel(this);
     m_outline = new QTreeView(this);
@@ -245,8 +254,8 @@ void MainWindow::createDocks()
     // Bottom: the schedule stepper; right: run comparison beside the summary.
     m_stepper = new views::StepperWidget(m_schedule, this);
     m_comparison = new views::RunComparisonWidget(m_schedule, this);
-    m_stepperDock = makeDock(tr("Schedule Stepper"), QStringLiteral("stepperDock"), m_stepper);
-    m_comparisonDock = makeDock(tr("Run Comparison"), QStringLiteral("comparisonDock"), m_comparison);
+    m_stepperDock = makeDock(tr("Schedule Stepper"), QStringLiteral("stepperDock"), scrollable(m_stepper));
+    m_comparisonDock = makeDock(tr("Run Comparison"), QStringLiteral("comparisonDock"), scrollable(m_comparison));
     addDockWidget(Qt::BottomDockWidgetArea, m_stepperDock);
     tabifyDockWidget(m_summaryDock, m_comparisonDock);
 
@@ -268,16 +277,10 @@ void MainWindow::createDocks()
     tabifyDockWidget(m_stepperDock, m_stageDock);
     m_runPanel = new views::RunPanel(this);
     m_runPanel->setBackends(&m_backends);
-    m_runDock = makeDock(tr("Run"), QStringLiteral("runDock"), m_runPanel);
+    m_runDock = makeDock(tr("Run"), QStringLiteral("runDock"), scrollable(m_runPanel));
     tabifyDockWidget(m_stageDock, m_runDock);
     m_explorer = new views::SearchExplorer(this);
-    // In a scroll area: the explorer's filter row is wide, and a dock's minimum
-    // width would otherwise squeeze the outline and summary docks.
-    auto *explorerScroll = new QScrollArea(this);
-    explorerScroll->setWidget(m_explorer);
-    explorerScroll->setWidgetResizable(true);
-    explorerScroll->setFrameShape(QFrame::NoFrame);
-    m_explorerDock = makeDock(tr("DP Explorer"), QStringLiteral("explorerDock"), explorerScroll);
+    m_explorerDock = makeDock(tr("DP Explorer"), QStringLiteral("explorerDock"), scrollable(m_explorer));
     tabifyDockWidget(m_runDock, m_explorerDock);
     m_stepperDock->raise();
     m_summaryDock->raise();
