@@ -21,6 +21,7 @@
 #include "views/widgets/graphview.h"
 #include "views/widgets/inspectorwidget.h"
 #include "views/widgets/minimap.h"
+#include "views/widgets/optionseditor.h"
 #include "views/widgets/runcomparisonwidget.h"
 #include "views/widgets/runcontroller.h"
 #include "views/widgets/runpanel.h"
@@ -258,6 +259,10 @@ void MainWindow::createDocks()
     m_comparisonDock = makeDock(tr("Run Comparison"), QStringLiteral("comparisonDock"), scrollable(m_comparison));
     addDockWidget(Qt::BottomDockWidgetArea, m_stepperDock);
     tabifyDockWidget(m_summaryDock, m_comparisonDock);
+    // Right, beside the summary: the algorithm's description and typed options.
+    m_optionsEditor = new views::OptionsEditor(m_schedule, this);
+    m_optionsDock = makeDock(tr("Algorithm"), QStringLiteral("optionsDock"), scrollable(m_optionsEditor));
+    tabifyDockWidget(m_comparisonDock, m_optionsDock);
 
     // Bottom, beside the stepper (tabs): the schedule's stages with a small toolbar.
     m_stageView = new views::StageView(this);
@@ -337,7 +342,7 @@ void MainWindow::createMenus()
     view->addSeparator();
     for (QDockWidget *dock : {m_outlineDock, m_searchDock, m_inspectorDock, m_summaryDock, m_diagnosticsDock,
                               m_miniMapDock, m_stepperDock, m_stageDock, m_runDock, m_explorerDock,
-                              m_comparisonDock})
+                              m_comparisonDock, m_optionsDock})
         view->addAction(dock->toggleViewAction());
 
     QMenu *schedule = menuBar()->addMenu(tr("&Schedule"));
@@ -420,7 +425,8 @@ void MainWindow::createScheduling()
     m_schedule->setScheduler(m_algorithmBox->currentData().toString());
     connect(m_algorithmBox, &QComboBox::currentIndexChanged, this, [this] {
         QSettings().setValue(QStringLiteral("schedule/algorithm"), m_algorithmBox->currentData());
-        m_schedule->loadOverrides({}); // overrides belong to one algorithm's decisions
+        m_schedule->loadOverrides({}); // overrides and options belong to one algorithm
+        m_schedule->setOptions({});
         m_schedule->setScheduler(m_algorithmBox->currentData().toString());
         if (m_session)
             m_session->syncSetup();
@@ -941,6 +947,10 @@ void MainWindow::connectSession()
     connect(m_runPanel->controller(), &views::RunController::started, this,
             [this] { m_runningSchedule = m_schedule->lastRun(); });
     connect(m_runPanel, &views::RunPanel::runFinished, this, &MainWindow::onBackendRunFinished);
+    connect(m_schedule, &views::ScheduleController::setupChanged, this, [this] {
+        if (m_session)
+            m_session->syncSetup(); // options edited in the Algorithm dock reach the project at once
+    });
     connect(m_stageView, &views::StageView::nodesSelected, this, [this](const std::vector<NodeId> &nodes) {
         m_graphView->setHighlighted(nodes);
         if (!nodes.empty())

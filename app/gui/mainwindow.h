@@ -46,6 +46,7 @@ class StepperWidget;
 class StageView;
 class RunPanel;
 class SearchExplorer;
+class OptionsEditor;
 class RunComparisonWidget;
 class InspectorWidget;
 class SearchPanel;
@@ -100,6 +101,7 @@ public:
     views::StageView *stageView() const { return m_stageView; }
     views::RunPanel *runPanel() const { return m_runPanel; }
     views::SearchExplorer *searchExplorer() const { return m_explorer; }
+    views::OptionsEditor *optionsEditor() const { return m_optionsEditor; }
     // Raises a dock by object name ("stageDock", "runDock", ...): for screenshots and tests.
     void raiseDock(const QString &objectName);
 
@@ -194,6 +196,9 @@ private:
     // The DP explorer: schedulers are asked for their search space once it has been shown.
     views::SearchExplorer *m_explorer = nullptr;
     QDockWidget *m_explorerDock = nullptr;
+    // The selected algorithm: title, summary, paper section and its typed options.
+    views::OptionsEditor *m_optionsEditor = nullptr;
+    QDockWidget *m_optionsDock = nullptr;
     std::shared_ptr<const ScheduleRun> m_runningSchedule; // the schedule the current backend run executes
     void onBackendRunFinished(const std::shared_ptr<const RunResult> &result);
     QComboBox *m_algorithmBox = nullptr;

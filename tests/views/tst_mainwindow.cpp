@@ -17,6 +17,8 @@
 #include "views/widgets/graphview.h"
 #include "views/widgets/inspectorwidget.h"
 #include "views/models/stagemodel.h"
+#include "views/models/optionsmodel.h"
+#include "views/widgets/optionseditor.h"
 #include "views/widgets/runpanel.h"
 #include "views/widgets/schedulecontroller.h"
 #include "views/widgets/searchexplorer.h"
@@ -434,4 +436,33 @@ TEST_F(MainWindowTest, ExplorerShowsTheSearchAndForcesAStage)
         EXPECT_EQ(r.outcome, OverrideReport::Outcome::Applied) << r.key << ": " << r.reason;
     QTest::qWait(300);
     ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-explorer.png")));
+}
+
+// The Algorithm dock edits the scheduler's typed options: an edit replays the
+// schedule with it; switching the algorithm clears them (they belong to one
+// scheduler). Screenshot: screenshots/workbench-options.png.
+TEST_F(MainWindowTest, AlgorithmDockEditsOptionsAndReplays)
+{
+    MainWindow w;
+    ASSERT_TRUE(scheduleSqueezeNetWithIos(w));
+    auto *controller = w.scheduleController();
+    const double transitions = controller->lastRun()->result.stats.at("transitions");
+
+    QSignalSpy replayed(controller, &views::ScheduleController::finished);
+    ASSERT_TRUE(w.optionsEditor()->model()->setOptionText("r", "1"));
+    EXPECT_EQ(controller->options(), (std::map<std::string, std::string>{{"r", "1"}}));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return replayed.count() >= 1 && !controller->isBusy(); }, kTimeoutMs));
+    EXPECT_LT(controller->lastRun()->result.stats.at("transitions"), transitions);
+
+    EXPECT_FALSE(w.optionsEditor()->model()->setOptionText("s", "0")) << "out of range";
+    EXPECT_EQ(controller->options().count("s"), 0u);
+
+    w.raiseDock(QStringLiteral("optionsDock"));
+    QTest::qWait(300);
+    ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-options.png")));
+
+    w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("greedy")));
+    EXPECT_TRUE(controller->options().empty());
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return controller->lastRun()->result.plan.algorithm == "greedy" && !controller->isBusy(); }, kTimeoutMs));
 }

@@ -62,13 +62,19 @@ void ScheduleController::setDevice(Device device)
 
 void ScheduleController::setScheduler(const QString &name)
 {
+    const bool changed = name != m_scheduler;
     m_scheduler = name;
+    if (changed)
+        emit setupChanged();
     inputsChanged();
 }
 
 void ScheduleController::setOptions(std::map<std::string, std::string> options)
 {
+    const bool changed = options != m_options;
     m_options = std::move(options);
+    if (changed)
+        emit setupChanged();
     inputsChanged();
 }
 

@@ -94,6 +94,9 @@ signals:
     void finished(std::shared_ptr<const tessera::ScheduleRun> run);
     void failed(const QString &message);
     void overridesChanged();
+    // The scheduler name or the option text changed (setScheduler/setOptions
+    // with a different value); the options editor follows it.
+    void setupChanged();
 
 private:
     friend class OverridesCommand;
