@@ -25,6 +25,7 @@
 #include <QTest>
 
 #include "tests/common/screenshots.h"
+#include "tests/views/controllertesting.h"
 #include "tests/common/testgraphs.h"
 
 using namespace tessera;
@@ -84,18 +85,11 @@ class TestOptionsEditor : public QObject
 
     std::unique_ptr<ScheduleController> makeController(const QString &algorithm = QStringLiteral("ios"))
     {
-        auto c = std::make_unique<ScheduleController>(m_registry);
-        c->setDebounceInterval(0);
-        c->setGraph(m_graph);
-        c->setDevice(m_device);
-        c->setScheduler(algorithm);
-        return c;
+        return testviews::makeController(m_registry, m_graph, m_device, algorithm);
     }
-
     static std::unique_ptr<QAbstractItemModelTester> tester(QAbstractItemModel *model)
     {
-        return std::make_unique<QAbstractItemModelTester>(model,
-                                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
+        return testviews::modelTester(model);
     }
 
 private slots:

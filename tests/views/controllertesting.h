@@ -1,0 +1,34 @@
+// Fixtures for tests that drive a ScheduleController directly (stepper,
+// options editor): a controller that schedules at once, and Qt's model tester
+// reporting through QtTest.
+#pragma once
+
+#include "core/hw/device.h"
+#include "core/sched/scheduler.h"
+#include "views/widgets/schedulecontroller.h"
+
+#include <QAbstractItemModelTester>
+
+#include <memory>
+
+namespace tessera::testviews {
+
+// No debounce: a change schedules on the next event-loop turn.
+inline std::unique_ptr<views::ScheduleController> makeController(const SchedulerRegistry &registry,
+                                                                 std::shared_ptr<const Graph> graph,
+                                                                 const Device &device, const QString &algorithm)
+{
+    auto c = std::make_unique<views::ScheduleController>(registry);
+    c->setDebounceInterval(0);
+    c->setGraph(std::move(graph));
+    c->setDevice(device);
+    c->setScheduler(algorithm);
+    return c;
+}
+
+inline std::unique_ptr<QAbstractItemModelTester> modelTester(QAbstractItemModel *model)
+{
+    return std::make_unique<QAbstractItemModelTester>(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+}
+
+} // namespace tessera::testviews
