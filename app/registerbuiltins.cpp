@@ -2,13 +2,37 @@
 
 #include "backends/reference/reference.h"
 #include "core/backend/backend.h"
+#include "core/sched/pluginloader.h"
 #include "core/sched/scheduler.h"
 #include "plugins/greedy/greedy.h"
 #include "plugins/ios/ios.h"
 #include "plugins/layerfusion/layerfusion.h"
 #include "plugins/sequential/sequential.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
 namespace tessera {
+
+std::vector<std::string> schedulerPluginFolders()
+{
+    std::vector<std::string> folders;
+    if (const char *path = std::getenv("TESSERA_PLUGIN_PATH")) {
+        std::string list = path;
+        for (std::size_t start = 0; start <= list.size();) {
+            const std::size_t end = std::min(list.find(':', start), list.size());
+            if (end > start)
+                folders.push_back(list.substr(start, end - start));
+            start = end + 1;
+        }
+    }
+    if (const char *data = std::getenv("XDG_DATA_HOME"); data && *data)
+        folders.push_back(std::string(data) + "/tessera/plugins");
+    else if (const char *home = std::getenv("HOME"); home && *home)
+        folders.push_back(std::string(home) + "/.local/share/tessera/plugins");
+    return folders;
+}
 
 void registerBuiltinSchedulers(SchedulerRegistry &registry)
 {
@@ -16,6 +40,9 @@ void registerBuiltinSchedulers(SchedulerRegistry &registry)
     registry.add(createGreedyScheduler());
     registry.add(createLayerFusionScheduler());
     registry.add(createIosScheduler());
+    for (const std::string &folder : schedulerPluginFolders())
+        for (const Diagnostic &d : loadSchedulerPlugins(registry, folder).problems)
+            std::fprintf(stderr, "tessera: warning: %s\n", d.str().c_str());
 }
 
 void registerBuiltinBackends(BackendRegistry &registry)

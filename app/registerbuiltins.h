@@ -2,12 +2,20 @@
 // Both the workbench and tessera-cli call it; adding an algorithm is one line here.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace tessera {
 
 class SchedulerRegistry;
 class BackendRegistry;
 
+// The built-in schedulers, then the plugins (core/sched/pluginloader.h) of every
+// folder of schedulerPluginFolders(); a refused plugin is one warning line on stderr.
 void registerBuiltinSchedulers(SchedulerRegistry &registry);
+// $TESSERA_PLUGIN_PATH (':'-separated), then $XDG_DATA_HOME/tessera/plugins
+// (default ~/.local/share/tessera/plugins).
+std::vector<std::string> schedulerPluginFolders();
 void registerBuiltinBackends(BackendRegistry &registry);
 
 } // namespace tessera

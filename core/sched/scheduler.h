@@ -83,8 +83,12 @@ public:
     // As find(), or a Usage error "unknown algorithm 'x'; known: a, b, c".
     Expected<const IScheduler *> get(std::string_view name) const;
     std::vector<const IScheduler *> all() const; // registration order
+    // Keeps a plugin library loaded while its schedulers live (pluginloader.h).
+    void keepLoaded(std::shared_ptr<void> library) { m_libraries.push_back(std::move(library)); }
 
 private:
+    // Declared first so it is destroyed last: plugin schedulers run code of these libraries.
+    std::vector<std::shared_ptr<void>> m_libraries;
     std::vector<std::unique_ptr<IScheduler>> m_schedulers;
 };
 

@@ -224,3 +224,36 @@ TEST_F(Cli, DecisionKeysAreStableAcrossImports)
     EXPECT_EQ(QJsonDocument::fromJson(QByteArray::fromStdString(slurp(a))).object()["model_hash"],
               QJsonDocument::fromJson(QByteArray::fromStdString(slurp(b))).object()["model_hash"]);
 }
+
+// Scheduler plugins from TESSERA_PLUGIN_PATH: listed and usable like built-ins;
+// a misfit is one warning line and changes nothing else.
+TEST_F(Cli, PluginSchedulersLoadFromThePluginPath)
+{
+    const fs::path good = s_dir / "plugins-good", bad = s_dir / "plugins-bad";
+    fs::create_directories(good);
+    fs::create_directories(bad);
+    fs::copy_file(EXAMPLE_PLUGIN, good / "libexample.so", fs::copy_options::overwrite_existing);
+    fs::copy_file(BAD_ABI_PLUGIN, bad / "libbad.so", fs::copy_options::overwrite_existing);
+    const std::string env = "TESSERA_PLUGIN_PATH=" + good.string() + ":" + bad.string() + " ";
+
+    // run() prefixes the binary; the environment goes in front through `env`.
+    Result listed = run("algorithms");
+    EXPECT_EQ(listed.out.find("example-chain"), std::string::npos) << "not without the path";
+    const fs::path out = s_dir / "stdout", err = s_dir / "stderr";
+    auto withPlugins = [&](const std::string &args) {
+        const std::string cmd = "env " + env + std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" +
+                                out.string() + " 2>" + err.string();
+        const int status = std::system(cmd.c_str());
+        return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    };
+    listed = withPlugins("algorithms");
+    ASSERT_EQ(listed.code, 0) << listed.err;
+    EXPECT_NE(listed.out.find("example-chain"), std::string::npos);
+    EXPECT_NE(listed.err.find("libbad.so"), std::string::npos);
+    EXPECT_NE(listed.err.find("another Tessera"), std::string::npos);
+
+    Result scheduled = withPlugins("schedule " + sample("squeezenet") + " --algo example-chain --json");
+    ASSERT_EQ(scheduled.code, 0) << scheduled.err;
+    EXPECT_EQ(json(scheduled)["algorithm"].toString(), "example-chain");
+    EXPECT_GT(json(scheduled)["kernels"].toInt(), 10);
+}
