@@ -113,7 +113,6 @@ public:
                           [](const IosStage &s) { return s.strategy == IosStrategy::Merge && s.groups[0].size() > 1; });
         result.stats = {{"states", states},
                         {"transitions", transitions},
-                        {"schedules", std::pow(10.0, log10Schedules)},
                         {"log10_schedules", log10Schedules},
                         {"width", width},
                         {"parts", double(search->parts.size())},
@@ -123,6 +122,10 @@ public:
                         {"dp_latency_ms", search->optimumNs / 1e6},
                         {"chosen_latency_ms", search->chosenNs / 1e6},
                         {"largest_part_states", largest}};
+        // Beyond a double's range (NasNet: 10^334) only log10_schedules is reported:
+        // JSON has no infinity.
+        if (const double schedules = std::pow(10.0, log10Schedules); std::isfinite(schedules))
+            result.stats["schedules"] = schedules;
         if (req.searchSpace)
             result.searchSpace =
                 std::make_shared<const SearchSpace>(iosSearchSpace(g, *units, log, *search, *req.searchSpace));

@@ -789,3 +789,24 @@ TEST(IosScheduler, PlanTimelineAgreesWithTheStageLatencies)
     EXPECT_EQ(unscaled->tasks.size(), run->result.plan.tasks.size());
     EXPECT_GT(std::abs(unscaled->estimatedLatencyNs() - chosenNs), chosenNs * 0.05);
 }
+
+// NasNet has 10^334 feasible schedules: beyond a double, so only
+// log10_schedules is reported (a JSON number), never an infinity.
+TEST(IosScheduler, HugeScheduleCountsStayFinite)
+{
+    auto scheduler = createIosScheduler();
+    const ImportResult &model = iosNetwork("nasnet");
+    ScheduleSetup setup;
+    setup.modelProperties = model.metadata.properties;
+    auto run = scheduleGraph(model.graph, v100(), *scheduler, setup);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_GT(run->result.stats.at("log10_schedules"), 308);
+    EXPECT_EQ(run->result.stats.count("schedules"), 0u);
+    for (const auto &[key, value] : run->result.stats)
+        EXPECT_TRUE(std::isfinite(value)) << key;
+
+    const ImportResult &inception = iosNetwork("inception_v3");
+    auto small = scheduleGraph(inception.graph, v100(), *scheduler, {});
+    ASSERT_TRUE(small.isOk());
+    EXPECT_NEAR(std::log10(small->result.stats.at("schedules")), small->result.stats.at("log10_schedules"), 1e-9);
+}
