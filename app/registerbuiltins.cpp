@@ -34,15 +34,19 @@ std::vector<std::string> schedulerPluginFolders()
     return folders;
 }
 
-void registerBuiltinSchedulers(SchedulerRegistry &registry)
+void registerBuiltinSchedulers(SchedulerRegistry &registry, std::vector<Diagnostic> *pluginProblems)
 {
     registry.add(createSequentialScheduler());
     registry.add(createGreedyScheduler());
     registry.add(createLayerFusionScheduler());
     registry.add(createIosScheduler());
     for (const std::string &folder : schedulerPluginFolders())
-        for (const Diagnostic &d : loadSchedulerPlugins(registry, folder).problems)
-            std::fprintf(stderr, "tessera: warning: %s\n", d.str().c_str());
+        for (Diagnostic &d : loadSchedulerPlugins(registry, folder).problems) {
+            if (pluginProblems)
+                pluginProblems->push_back(std::move(d));
+            else
+                std::fprintf(stderr, "tessera: warning: %s\n", d.str().c_str());
+        }
 }
 
 void registerBuiltinBackends(BackendRegistry &registry)

@@ -8,11 +8,13 @@
 namespace tessera {
 
 class SchedulerRegistry;
+struct Diagnostic;
 class BackendRegistry;
 
 // The built-in schedulers, then the plugins (core/sched/pluginloader.h) of every
 // folder of schedulerPluginFolders(); a refused plugin is one warning line on stderr.
-void registerBuiltinSchedulers(SchedulerRegistry &registry);
+// With `pluginProblems`, refused plugins are collected there instead (the workbench shows them).
+void registerBuiltinSchedulers(SchedulerRegistry &registry, std::vector<Diagnostic> *pluginProblems = nullptr);
 // $TESSERA_PLUGIN_PATH (':'-separated), then $XDG_DATA_HOME/tessera/plugins
 // (default ~/.local/share/tessera/plugins).
 std::vector<std::string> schedulerPluginFolders();

@@ -100,7 +100,7 @@ MainWindow::MainWindow(QWidget *parent)
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
-    registerBuiltinSchedulers(m_schedulers);
+    registerBuiltinSchedulers(m_schedulers, &m_pluginProblems);
     registerBuiltinBackends(m_backends);
     m_schedule = new views::ScheduleController(m_schedulers, this);
     createActions();
@@ -109,6 +109,8 @@ MainWindow::MainWindow(QWidget *parent)
     createToolBar();
     createStatusBar();
     connectViews();
+    if (!m_pluginProblems.empty())
+        showDiagnostics({});
     restoreLayout();
     m_session = new ProjectSession({this, m_loader, m_schedule, m_stepper, m_graphView}, this);
     connectSession();
@@ -628,10 +630,7 @@ void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
     m_summary->setModelData(m_model);
     m_summaryDock->raise();
     m_search->setModelData(m_model); // re-runs the query: highlights follow
-    m_diagnostics->setDiagnostics(m_model->diagnostics);
-    m_diagnosticsDock->setWindowTitle(m_model->diagnostics.empty()
-                                          ? tr("Diagnostics")
-                                          : tr("Diagnostics (%1)").arg(m_model->diagnostics.size()));
+    showDiagnostics(m_model->diagnostics);
     if (!m_model->diagnostics.empty())
         m_diagnosticsDock->raise();
 
@@ -648,6 +647,16 @@ void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
     updateTitle();
     updateScheduleActions();
     emit modelLoaded(path);
+}
+
+// The model's diagnostics (and whatever else concerns it), after the scheduler
+// plugins that were refused at start-up — those stay listed for the session.
+void MainWindow::showDiagnostics(std::vector<Diagnostic> diagnostics)
+{
+    diagnostics.insert(diagnostics.begin(), m_pluginProblems.begin(), m_pluginProblems.end());
+    const std::size_t count = diagnostics.size();
+    m_diagnostics->setDiagnostics(std::move(diagnostics));
+    m_diagnosticsDock->setWindowTitle(count == 0 ? tr("Diagnostics") : tr("Diagnostics (%1)").arg(count));
 }
 
 void MainWindow::raiseDock(const QString &objectName)
@@ -1118,9 +1127,7 @@ Status MainWindow::importOverrides(const QString &path)
 
     std::vector<Diagnostic> diagnostics = m_model->diagnostics;
     diagnostics.insert(diagnostics.end(), imported->rejected.begin(), imported->rejected.end());
-    m_diagnostics->setDiagnostics(diagnostics);
-    m_diagnosticsDock->setWindowTitle(diagnostics.empty() ? tr("Diagnostics")
-                                                          : tr("Diagnostics (%1)").arg(diagnostics.size()));
+    showDiagnostics(diagnostics);
     if (!imported->rejected.empty()) {
         m_diagnosticsDock->show();
         m_diagnosticsDock->raise();

@@ -181,6 +181,8 @@ private:
     // Scheduling: algorithm and device pickers drive the controller; the
     // stepper and the comparison table show its runs.
     SchedulerRegistry m_schedulers;
+    std::vector<Diagnostic> m_pluginProblems; // scheduler plugins refused at start-up
+    void showDiagnostics(std::vector<Diagnostic> diagnostics);
     views::ScheduleController *m_schedule = nullptr;
     views::StepperWidget *m_stepper = nullptr;
     views::RunComparisonWidget *m_comparison = nullptr;

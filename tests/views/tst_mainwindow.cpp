@@ -14,6 +14,8 @@
 #include "views/models/nodeinspectormodel.h"
 #include "views/models/ophistogrammodel.h"
 #include "views/models/propertymodel.h"
+#include "views/models/diagnosticsmodel.h"
+#include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/inspectorwidget.h"
 #include "views/models/stagemodel.h"
@@ -465,4 +467,35 @@ TEST_F(MainWindowTest, AlgorithmDockEditsOptionsAndReplays)
     EXPECT_TRUE(controller->options().empty());
     ASSERT_TRUE(QTest::qWaitFor(
         [&] { return controller->lastRun()->result.plan.algorithm == "greedy" && !controller->isBusy(); }, kTimeoutMs));
+}
+
+// Scheduler plugins in the workbench: a plugin's algorithm is offered in the
+// toolbar; a refused plugin is listed in the Diagnostics dock, before and
+// after a model loads.
+TEST_F(MainWindowTest, PluginAlgorithmsAreOfferedAndMisfitsListed)
+{
+    QTemporaryDir plugins;
+    ASSERT_TRUE(plugins.isValid());
+    ASSERT_TRUE(QFile::copy(QStringLiteral(EXAMPLE_PLUGIN), plugins.filePath("libexample.so")));
+    ASSERT_TRUE(QFile::copy(QStringLiteral(BAD_ABI_PLUGIN), plugins.filePath("libbad.so")));
+    qputenv("TESSERA_PLUGIN_PATH", plugins.path().toLocal8Bit());
+    MainWindow w;
+    qunsetenv("TESSERA_PLUGIN_PATH");
+    w.setInteractive(false);
+    w.show();
+
+    EXPECT_GE(w.algorithmCombo()->findData(QStringLiteral("example-chain")), 0);
+    EXPECT_LT(w.algorithmCombo()->findData(QStringLiteral("nope")), 0);
+    ASSERT_EQ(w.diagnostics()->count(), 1);
+    EXPECT_NE(w.diagnostics()->model()->data(w.diagnostics()->model()->index(0, 0)).toString().size(), 0);
+
+    ASSERT_TRUE(load(w, smallPath()));
+    EXPECT_EQ(w.diagnostics()->count(), 1 + static_cast<int>(w.modelData()->diagnostics.size()));
+    w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("example-chain")));
+    auto *controller = w.scheduleController();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return controller->lastRun() && controller->lastRun()->result.plan.algorithm == "example-chain" &&
+                     !controller->isBusy(); },
+        kTimeoutMs));
+    EXPECT_EQ(controller->lastRun()->result.plan.kernels.size(), w.modelData()->graph->nodeCount());
 }
