@@ -220,11 +220,8 @@ Command importIosCommand()
 
 Command exportIosCommand()
 {
-    auto options = modelOptions();
-    options.insert(options.end(), {{"algo", true, false, "--algo NAME       scheduling algorithm (default ios)"},
-                                   {"option", true, true, "--option K=V      algorithm option (repeatable)"},
-                                   {"device", true, false, "--device PRESET   target device (default nvidia-v100)"},
-                                   {"config", true, false, "--config C.json   the IOS graph config of an .onnx MODEL"},
+    auto options = schedulingOptions("ios", "nvidia-v100");
+    options.insert(options.end(), {{"config", true, false, "--config C.json   the IOS graph config of an .onnx MODEL"},
                                    {"out", true, false, "--out S.json      where to write the IOS schedule"}});
     return {"export-ios", "export-ios MODEL --algo NAME --out S.json [...]",
             "schedule a model and write the schedule in the IOS artifact's format", options, &runExport};

@@ -167,12 +167,9 @@ int run(const Args &args)
 
 Command projectCommand()
 {
-    auto options = modelOptions();
+    auto options = schedulingOptions({}, "stcp920", "(create) ");
     options.insert(options.end(),
                    {{"model", true, false, "--model FILE      (create) the ONNX model"},
-                    {"algo", true, false, "--algo NAME       (create) scheduling algorithm"},
-                    {"device", true, false, "--device PRESET   (create) target device (default stcp920)"},
-                    {"option", true, true, "--option K=V      (create) algorithm option (repeatable)"},
                     {"override", true, false, "--override FILE   (create) decision overrides (JSON)"},
                     {"force", false, false, "--force           (create) replace an existing project file"},
                     {"json", false, false, "--json            (show) machine-readable listing"}});

@@ -153,12 +153,9 @@ int run(const Args &args)
 
 Command runCommand()
 {
-    auto options = modelOptions();
+    auto options = schedulingOptions("sequential", "host");
     options.insert(options.end(),
-                   {{"algo", true, false, "--algo NAME      scheduling algorithm (default sequential)"},
-                    {"backend", true, false, "--backend NAME   backend (default reference)"},
-                    {"device", true, false, "--device PRESET  device model for scheduling (default host)"},
-                    {"option", true, true, "--option K=V     algorithm option (repeatable)"},
+                   {{"backend", true, false, "--backend NAME   backend (default reference)"},
                     {"input", true, true, "--input NAME=FILE.pb  an input as an ONNX TensorProto (repeatable)"},
                     {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
                     {"json", false, false, "--json           machine-readable summary"}});

@@ -115,12 +115,9 @@ int run(const Args &args)
 
 Command scheduleCommand()
 {
-    auto options = modelOptions();
+    auto options = schedulingOptions({}, "stcp920");
     options.insert(options.end(),
-                   {{"algo", true, false, "--algo NAME      scheduling algorithm (see 'tessera-cli algorithms')"},
-                    {"device", true, false, "--device PRESET  target device (default stcp920; see 'tessera-cli devices')"},
-                    {"option", true, true, "--option K=V     algorithm option (repeatable)"},
-                    {"override", true, false, "--override FILE  decision overrides (JSON)"},
+                   {{"override", true, false, "--override FILE  decision overrides (JSON)"},
                     {"out", true, false, "--out PLAN.json   write the schedule document"},
                     {"trace", true, false, "--trace T.json    write the estimated timeline as Perfetto JSON"},
                     {"json", false, false, "--json           machine-readable summary"}});

@@ -17,6 +17,20 @@ std::vector<ArgSpec> modelOptions()
     };
 }
 
+std::vector<ArgSpec> schedulingOptions(const std::string &defaultAlgo, const std::string &defaultDevice,
+                                       const std::string &scope)
+{
+    auto options = modelOptions();
+    const auto defaulted = [](const std::string &value, const std::string &list) {
+        return " (" + (value.empty() ? std::string() : "default " + value + "; ") + "see 'tessera-cli " + list + "')";
+    };
+    options.insert(options.end(),
+                   {{"algo", true, false, "--algo NAME      " + scope + "scheduling algorithm" + defaulted(defaultAlgo, "algorithms")},
+                    {"device", true, false, "--device PRESET  " + scope + "target device" + defaulted(defaultDevice, "devices")},
+                    {"option", true, true, "--option K=V     " + scope + "algorithm option (repeatable)"}});
+    return options;
+}
+
 Expected<ImportResult> loadModel(const std::string &path, const Args &args)
 {
     ImportOptions opts;
