@@ -1,19 +1,49 @@
-// The sample cache (see samplecache.h). Builds into a temporary folder beside
-// the cache and renames into place, so a crash or a second workbench never
-// leaves a half-written model under the final name.
+// The sample cache (see samplecache.h): one folder per sample and build,
+// published with one rename(2).
 #include "app/gui/samplecache.h"
 
 #include "samples/catalog.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 
+#include <QStandardPaths>
+
+#include <cerrno>
+#include <cstdio>
+
 namespace tessera::gui {
+namespace {
+
+// Version folders of other builds are removed once they are a day old. Weights
+// are read on demand (ImportOptions::loadExternalData), so a workbench of an
+// older build may still need its copy for a while after a rebuild.
+constexpr qint64 kStaleAfterSecs = 24 * 3600;
+
+// The build of the running executable: size and modification time.
+QString buildKey()
+{
+    const QFileInfo exe(QCoreApplication::applicationFilePath());
+    if (!exe.exists())
+        return QStringLiteral("0");
+    return QStringLiteral("%1%2")
+        .arg(exe.size(), 0, 36)
+        .arg(exe.lastModified().toMSecsSinceEpoch(), 0, 36);
+}
+
+void removeStaleVersions(const QDir &cache, const QString &name, const QString &current)
+{
+    const QDateTime cutoff = QDateTime::currentDateTimeUtc().addSecs(-kStaleAfterSecs);
+    const auto folders = cache.entryInfoList({name + QStringLiteral("-*")}, QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QFileInfo &f : folders)
+        if (f.fileName() != current && f.lastModified() < cutoff)
+            QDir(f.absoluteFilePath()).removeRecursively();
+}
+
+} // namespace
 
 QString sampleCacheDir()
 {
@@ -22,38 +52,41 @@ QString sampleCacheDir()
 
 bool isCachedSample(const QString &path)
 {
-    return QFileInfo(path).absolutePath() == QDir(sampleCacheDir()).absolutePath();
+    const QDir versionDir = QFileInfo(path).absoluteDir();
+    return QFileInfo(versionDir.absolutePath()).absolutePath() == QDir(sampleCacheDir()).absolutePath();
 }
 
 Expected<QString> materializeSample(const QString &name)
 {
-    const QString dir = sampleCacheDir();
+    const QString cacheDir = sampleCacheDir();
+    const QString version = name + QLatin1Char('-') + buildKey();
+    const QString finalDir = cacheDir + QLatin1Char('/') + version;
     const QString file = name + QStringLiteral(".onnx");
-    const QString path = dir + QLatin1Char('/') + file;
-    const QFileInfo cached(path);
-    const QFileInfo exe(QCoreApplication::applicationFilePath());
-    if (cached.exists() && cached.size() > 0 && (!exe.exists() || cached.lastModified() >= exe.lastModified()))
-        return path;
+    const QString path = finalDir + QLatin1Char('/') + file;
+    if (QFileInfo::exists(path))
+        return path; // a version folder exists only whole (see the header)
 
     auto model = samples::buildSample(name.toStdString(), samples::SampleOptions{});
     if (!model)
         return model.status();
-    if (!QDir().mkpath(dir))
-        return Status::error(ErrorCode::Io, "cannot create the sample cache folder", {dir.toStdString()});
-    QTemporaryDir tmp(dir + QStringLiteral("/.build-XXXXXX"));
+    if (!QDir().mkpath(cacheDir))
+        return Status::error(ErrorCode::Io, "cannot create the sample cache folder", {cacheDir.toStdString()});
+    QTemporaryDir tmp(cacheDir + QStringLiteral("/.build-XXXXXX"));
     if (!tmp.isValid())
-        return Status::error(ErrorCode::Io, "cannot create a temporary folder in the sample cache", {dir.toStdString()});
+        return Status::error(ErrorCode::Io, "cannot create a temporary folder in the sample cache",
+                             {cacheDir.toStdString()});
     TS_TRY(samples::saveModel(**model, tmp.filePath(file).toStdString(), /*externalData=*/true));
 
-    // Weights first, then the graph that refers to them.
-    const QString data = file + QStringLiteral(".data");
-    for (const QString &f : {data, file}) {
-        if (!QFileInfo::exists(tmp.filePath(f)))
-            continue;
-        QFile::remove(dir + QLatin1Char('/') + f);
-        if (!QFile::rename(tmp.filePath(f), dir + QLatin1Char('/') + f))
-            return Status::error(ErrorCode::Io, "cannot move the built sample into the cache",
-                                 {(dir + QLatin1Char('/') + f).toStdString()});
+    // Publish the whole folder at once. rename(2) of a directory onto an
+    // existing non-empty one fails (EEXIST/ENOTEMPTY): another process won the
+    // race and its complete copy is used; ours is discarded with `tmp`.
+    const QByteArray from = QFile::encodeName(tmp.path());
+    const QByteArray to = QFile::encodeName(finalDir);
+    if (std::rename(from.constData(), to.constData()) == 0) {
+        tmp.setAutoRemove(false);
+        removeStaleVersions(QDir(cacheDir), name, version);
+    } else if (!QFileInfo::exists(path)) {
+        return Status::error(ErrorCode::Io, "cannot move the built sample into the cache", {finalDir.toStdString()});
     }
     return path;
 }

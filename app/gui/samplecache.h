@@ -1,8 +1,16 @@
 // The sample cache: `tessera --sample NAME` and File ▸ Open Sample build a
-// catalog network (samples/catalog.h) into
-// QStandardPaths::CacheLocation/samples/NAME.onnx (weights in NAME.onnx.data)
-// and open that file. A cached file is reused until the executable is newer
-// than it, so a rebuilt workbench never shows a stale sample.
+// catalog network (samples/catalog.h) and open the built file.
+//
+// Layout: QStandardPaths::CacheLocation/samples/NAME-KEY/NAME.onnx, weights in
+// NAME.onnx.data beside it. KEY names the build of the executable (its size
+// and modification time), so a rebuilt workbench never shows a stale sample.
+//
+// Sharing: several processes (two workbenches, ctest -j) may materialise the
+// same sample at once. A version folder appears only whole: each process
+// builds into a private temporary folder and rename(2)s it to NAME-KEY; the
+// first rename wins, later ones find the folder taken and use the winner's
+// copy. A reader therefore sees either no folder or a complete model with its
+// weights, never a graph without its .onnx.data.
 #pragma once
 
 #include "core/support/status.h"
@@ -14,7 +22,7 @@ namespace tessera::gui {
 QString sampleCacheDir();
 bool isCachedSample(const QString &path);
 
-// Builds the sample unless a fresh copy is cached; returns the .onnx path.
+// Builds the sample unless this build's copy is cached; returns the .onnx path.
 // Unknown names fail with ErrorCode::Usage listing the known ones.
 Expected<QString> materializeSample(const QString &name);
 

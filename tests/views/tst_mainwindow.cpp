@@ -4,6 +4,7 @@
 // cancel drops a load, layout and recent files persist, drops take .onnx only,
 // the command line parses. Saves a screenshot of the whole window to
 // <build>/screenshots/mainwindow.png for people to look at.
+#include "tests/common/isolatedhome.h"
 #include "app/gui/commandline.h"
 #include "app/gui/mainwindow.h"
 #include "app/gui/modelloader.h"
@@ -326,6 +327,7 @@ TEST(CommandLine, Rejects)
 
 int main(int argc, char **argv)
 {
+    const tessera::test::IsolatedHome home; // own cache, settings and data folders
     if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);

@@ -10,6 +10,7 @@
 // and lists the rejected ones in Diagnostics. Saves
 // <build>/screenshots/projectsession.png (the window with a project open, its
 // title drawn above it) for people to look at.
+#include "tests/common/isolatedhome.h"
 #include "app/gui/commandline.h"
 #include "app/gui/mainwindow.h"
 #include "app/gui/modelloader.h"
@@ -694,6 +695,7 @@ TEST(CommandLine, ProjectOption)
 
 int main(int argc, char **argv)
 {
+    const tessera::test::IsolatedHome home; // own cache, settings and data folders
     if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
