@@ -1,6 +1,8 @@
 // tessera: the workbench. Parses the command line (commandline.h), opens the
 // requested model (or the default one) and, for --screenshot and
 // --quit-after-load, exits once loading is done with 0 or the error's exit code.
+// --help and --version print and exit without a display: they are answered by
+// a QCoreApplication, before any QApplication would connect to an X server.
 #include "app/gui/commandline.h"
 #include "app/gui/mainwindow.h"
 
@@ -8,17 +10,34 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <utility>
 
-int main(int argc, char **argv)
-{
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("Tessera"));
-    QApplication::setApplicationName(QStringLiteral("Tessera"));
-    QApplication::setApplicationVersion(QStringLiteral(TESSERA_VERSION));
+namespace {
 
-    const auto cl = tessera::gui::parseCommandLine(QApplication::arguments());
+void setApplicationNames()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("Tessera"));
+    QCoreApplication::setApplicationName(QStringLiteral("Tessera"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(TESSERA_VERSION));
+}
+
+bool asksOnlyForText(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i)
+        for (const char *flag : {"--help", "-h", "--help-all", "--version", "-v"})
+            if (std::strcmp(argv[i], flag) == 0)
+                return true;
+    return false;
+}
+
+// Parses the command line; prints help, version or the usage error. Returns
+// the exit code when the program should stop now.
+std::optional<int> handleCommandLine(tessera::Expected<tessera::gui::CommandLine> &cl)
+{
+    cl = tessera::gui::parseCommandLine(QCoreApplication::arguments());
     if (!cl) {
         std::fprintf(stderr, "tessera: %s\n", cl.status().str().c_str());
         return tessera::exitCodeFor(cl.status().code());
@@ -27,6 +46,24 @@ int main(int argc, char **argv)
         std::fputs(qPrintable(cl->exitText), stdout);
         return 0;
     }
+    return std::nullopt;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    tessera::Expected<tessera::gui::CommandLine> cl = tessera::gui::CommandLine{};
+    if (asksOnlyForText(argc, argv)) {
+        const QCoreApplication core(argc, argv);
+        setApplicationNames();
+        return handleCommandLine(cl).value_or(0);
+    }
+
+    QApplication app(argc, argv);
+    setApplicationNames();
+    if (const auto code = handleCommandLine(cl))
+        return *code;
 
     tessera::gui::MainWindow window;
     const bool batch = cl->quitAfterLoad || !cl->screenshot.isEmpty();

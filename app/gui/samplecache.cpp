@@ -4,6 +4,8 @@
 
 #include "samples/catalog.h"
 
+#include <onnx/onnx_pb.h> // samples::buildSample returns a ModelProto
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
