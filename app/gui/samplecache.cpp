@@ -4,6 +4,8 @@
 
 #include "samples/catalog.h"
 
+#include <onnx/onnx_pb.h> // buildSample's ModelProto is destroyed here
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
