@@ -6,7 +6,9 @@
 #include "app/gui/modelloader.h"
 #include "app/gui/projectsession.h"
 #include "app/gui/recentfiles.h"
+#include "app/gui/runcontroller.h"
 #include "app/gui/samplecache.h"
+#include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
@@ -17,15 +19,14 @@
 #include "views/models/format.h"
 #include "views/models/hierarchymodel.h"
 #include "views/models/nodeinspectormodel.h"
+#include "views/models/workbenchstate.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/inspectorwidget.h"
 #include "views/widgets/minimap.h"
 #include "views/widgets/optionseditor.h"
 #include "views/widgets/runcomparisonwidget.h"
-#include "views/widgets/runcontroller.h"
 #include "views/widgets/runpanel.h"
-#include "views/widgets/schedulecontroller.h"
 #include "views/widgets/searchexplorer.h"
 #include "views/widgets/searchpanel.h"
 #include "views/widgets/stageview.h"
@@ -102,7 +103,9 @@ MainWindow::MainWindow(QWidget *parent)
 
     registerBuiltinSchedulers(m_schedulers, &m_pluginProblems);
     registerBuiltinBackends(m_backends);
-    m_schedule = new views::ScheduleController(m_schedulers, this);
+    m_state = new views::WorkbenchState(this);
+    m_schedule = new ScheduleController(m_schedulers, m_state, this);
+    m_runs = new RunController(m_state, this);
     createActions();
     createDocks();
     createMenus();
@@ -121,6 +124,9 @@ MainWindow::~MainWindow()
 {
     // The session saves while every view still exists; closing the docks below would call it back.
     delete std::exchange(m_session, nullptr);
+    // Cancel and wait for running work while the registries it uses exist.
+    delete std::exchange(m_runs, nullptr);
+    delete std::exchange(m_schedule, nullptr);
 }
 
 // --- construction ----------------------------------------------------------
@@ -255,19 +261,20 @@ void MainWindow::createDocks()
     m_summaryDock->raise();
 
     // Bottom: the schedule stepper; right: run comparison beside the summary.
-    m_stepper = new views::StepperWidget(m_schedule, this);
-    m_comparison = new views::RunComparisonWidget(m_schedule, this);
+    m_stepper = new views::StepperWidget(m_state, m_schedule->undoStack(), this);
+    m_comparison = new views::RunComparisonWidget(m_state, this);
     m_stepperDock = makeDock(tr("Schedule Stepper"), QStringLiteral("stepperDock"), scrollable(m_stepper));
     m_comparisonDock = makeDock(tr("Run Comparison"), QStringLiteral("comparisonDock"), scrollable(m_comparison));
     addDockWidget(Qt::BottomDockWidgetArea, m_stepperDock);
     tabifyDockWidget(m_summaryDock, m_comparisonDock);
     // Right, beside the summary: the algorithm's description and typed options.
-    m_optionsEditor = new views::OptionsEditor(m_schedule, this);
+    m_optionsEditor = new views::OptionsEditor(m_state, this);
     m_optionsDock = makeDock(tr("Algorithm"), QStringLiteral("optionsDock"), scrollable(m_optionsEditor));
     tabifyDockWidget(m_comparisonDock, m_optionsDock);
 
     // Bottom, beside the stepper (tabs): the schedule's stages with a small toolbar.
     m_stageView = new views::StageView(this);
+    m_stageView->setState(m_state);
     auto *stagePanel = new QWidget(this);
     auto *stageLayout = new QVBoxLayout(stagePanel);
     stageLayout->setContentsMargins(0, 0, 0, 0);
@@ -282,11 +289,12 @@ void MainWindow::createDocks()
     stageLayout->addWidget(m_stageView, 1);
     m_stageDock = makeDock(tr("Stages"), QStringLiteral("stageDock"), stagePanel);
     tabifyDockWidget(m_stepperDock, m_stageDock);
-    m_runPanel = new views::RunPanel(this);
+    m_runPanel = new views::RunPanel(m_state, this);
     m_runPanel->setBackends(&m_backends);
     m_runDock = makeDock(tr("Run"), QStringLiteral("runDock"), scrollable(m_runPanel));
     tabifyDockWidget(m_stageDock, m_runDock);
     m_explorer = new views::SearchExplorer(this);
+    m_explorer->setState(m_state);
     m_explorerDock = makeDock(tr("DP Explorer"), QStringLiteral("explorerDock"), scrollable(m_explorer));
     tabifyDockWidget(m_runDock, m_explorerDock);
     m_stepperDock->raise();
@@ -487,9 +495,11 @@ void MainWindow::connectViews()
             m_session->modelLoadFailed(Status::error(ErrorCode::Cancelled, "loading cancelled").diagnostic());
     });
 
-    connect(m_stepper, &views::StepperWidget::stepActivated, this, [this](const std::vector<NodeId> &nodes) {
+    // The graph outlines the state's highlight (search matches, a step's or a stage's nodes).
+    connect(m_state, &views::WorkbenchState::highlightChanged, this, [this](bool centre) {
+        const std::vector<NodeId> &nodes = m_state->highlighted();
         m_graphView->setHighlighted(nodes);
-        if (!nodes.empty())
+        if (centre && !nodes.empty())
             m_graphView->centerOnNode(nodes.front());
     });
     connect(m_graphView, &GraphView::nodeSelected, this, &MainWindow::showNode);
@@ -508,8 +518,8 @@ void MainWindow::connectViews()
             m_graphView->collapseGroup(m_outlineModel->groupAt(index));
     });
 
-    connect(m_search, &views::SearchPanel::matchesChanged, this,
-            [this](const std::vector<NodeId> &matches) { m_graphView->setHighlighted(matches); });
+    connect(m_search, &views::SearchPanel::matchesChanged, m_state,
+            [this](const std::vector<NodeId> &matches) { m_state->setHighlighted(matches); });
     connect(m_search, &views::SearchPanel::currentMatchChanged, this, [this](NodeId n) {
         m_graphView->selectNode(n);
         showNode(n);
@@ -667,25 +677,24 @@ void MainWindow::raiseDock(const QString &objectName)
     }
 }
 
-// A finished backend run: its measured timeline replaces the estimate in the
-// stage view, and the open project stores it with the plan it ran — unless a
-// newer schedule replaced that plan meanwhile (then the run is shown, not stored).
+// A finished backend run: the open project stores it with the plan it ran —
+// unless a newer schedule replaced that plan meanwhile (then the run is shown,
+// not stored; the stage view makes the same check for its timeline).
 void MainWindow::onBackendRunFinished(const std::shared_ptr<const RunResult> &result)
 {
-    const std::shared_ptr<const ScheduleRun> ran = std::exchange(m_runningSchedule, nullptr);
-    if (!result || !ran || ran != m_schedule->lastRun()) {
+    const std::shared_ptr<const ScheduleRun> ran = m_state->backendRunSchedule();
+    if (!result || !m_state->resultIsCurrent()) {
         statusBar()->showMessage(tr("Run finished for an earlier schedule; not stored"), 5000);
         return;
     }
-    m_stageView->setTimeline(result->timeline);
     if (!m_session || !m_session->isOpen() || m_session->isReadOnly())
         return;
     RunRecord record;
-    record.backend = m_runPanel->selectedBackend().toStdString();
+    record.backend = m_state->backendRunBackend().toStdString();
     record.latencyMs = result->latencyMs;
     record.metrics = result->metrics;
     const auto stored =
-        m_session->recordRun(record, perfettoTraceJson(ran->result.plan, *m_schedule->graph(), result.get()));
+        m_session->recordRun(record, perfettoTraceJson(ran->result.plan, *m_state->graph(), result.get()));
     if (!stored)
         reportError(tr("Cannot store the run"), QString::fromStdString(stored.status().message()));
     else
@@ -925,49 +934,28 @@ void MainWindow::connectSession()
     });
     connect(m_session, &ProjectSession::closed, this, [this] { updateTitle(); });
     connect(m_session, &ProjectSession::restored, this, &MainWindow::maybeTakeScreenshot);
-    for (auto signal : {&views::ScheduleController::started, &views::ScheduleController::overridesChanged})
-        connect(m_schedule, signal, this, &MainWindow::updateScheduleActions);
-    connect(m_schedule, &views::ScheduleController::finished, this, &MainWindow::updateScheduleActions);
-    connect(m_schedule, &views::ScheduleController::finished, this,
-            [this](const std::shared_ptr<const ScheduleRun> &run) {
-                m_stageView->setRun(m_schedule->graph(), run, m_schedule->device());
-                m_runPanel->setPlan(m_schedule->graph(), run);
-                m_explorer->setSearchSpace(run);
-            });
+    using views::WorkbenchState;
+    for (auto signal : {&WorkbenchState::scheduleStarted, &WorkbenchState::overridesChanged})
+        connect(m_state, signal, this, &MainWindow::updateScheduleActions);
+    connect(m_state, &WorkbenchState::scheduleFinished, this, &MainWindow::updateScheduleActions);
+    connect(m_state, &WorkbenchState::scheduleFailed, this, &MainWindow::updateScheduleActions);
     // Recording the search costs time and memory, so it starts the first time
     // the explorer is shown and then stays on (no replay on every tab switch).
     connect(m_explorerDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible && !m_schedule->searchSpaceRequest()) {
+        if (visible && !m_state->searchSpaceRequest()) {
             // A quarter of the core default: NasNet's 867k recorded transitions
             // take ~230 MB (BENCHMARKS.md); parts beyond the cap keep their
             // states and path, and the explorer says so.
             SearchSpaceRequest request;
             request.maxTotalTransitions = 250'000;
-            m_schedule->setSearchSpaceRequest(request);
+            m_state->setSearchSpaceRequest(request);
         }
     });
-    connect(m_explorer, &views::SearchExplorer::nodesSelected, this, [this](const std::vector<NodeId> &nodes) {
-        m_graphView->setHighlighted(nodes);
-        if (!nodes.empty())
-            m_graphView->centerOnNode(nodes.front());
-    });
-    connect(m_explorer, &views::SearchExplorer::overrideRequested, this,
-            [this](const std::string &key, const std::string &option) { m_schedule->setOverride(key, option); });
-    connect(m_runPanel->controller(), &views::RunController::started, this,
-            [this] { m_runningSchedule = m_schedule->lastRun(); });
-    connect(m_runPanel, &views::RunPanel::runFinished, this, &MainWindow::onBackendRunFinished);
-    connect(m_schedule, &views::ScheduleController::setupChanged, this, [this] {
+    connect(m_state, &WorkbenchState::backendRunFinished, this, &MainWindow::onBackendRunFinished);
+    connect(m_state, &WorkbenchState::setupChanged, this, [this] {
         if (m_session)
             m_session->syncSetup(); // options edited in the Algorithm dock reach the project at once
     });
-    connect(m_stageView, &views::StageView::nodesSelected, this, [this](const std::vector<NodeId> &nodes) {
-        m_graphView->setHighlighted(nodes);
-        if (!nodes.empty())
-            m_graphView->centerOnNode(nodes.front());
-    });
-    connect(m_stageView, &views::StageView::overrideRequested, this,
-            [this](const std::string &key, const std::string &option) { m_schedule->setOverride(key, option); });
-    connect(m_schedule, &views::ScheduleController::failed, this, &MainWindow::updateScheduleActions);
 }
 
 void MainWindow::updateTitle()

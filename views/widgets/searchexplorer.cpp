@@ -6,6 +6,7 @@
 #include "views/models/format.h"
 #include "views/models/plansummary.h"
 #include "views/models/searchspacemodel.h"
+#include "views/models/workbenchstate.h"
 #include "views/widgets/graphviewstyle.h"
 #include "views/widgets/stepperdelegate.h"
 
@@ -485,6 +486,14 @@ SearchExplorer::SearchExplorer(QWidget *parent)
 }
 
 SearchExplorer::~SearchExplorer() = default;
+
+void SearchExplorer::setState(WorkbenchState *state)
+{
+    connect(state, &WorkbenchState::scheduleFinished, this, &SearchExplorer::setSearchSpace);
+    connect(this, &SearchExplorer::nodesSelected, state,
+            [state](const std::vector<NodeId> &nodes) { state->setHighlighted(nodes, true); });
+    connect(this, &SearchExplorer::overrideRequested, state, &WorkbenchState::requestOverride);
+}
 
 QWidget *SearchExplorer::neighbourhoodView() const
 {
