@@ -1,6 +1,8 @@
 // MainWindow (see mainwindow.h): builds the docks, menus and toolbar, and
-// wires the views together. Selection flows graph → inspector + outline, and
-// outline/search/diagnostics → graph; m_syncing stops the echo.
+// wires the views to the WorkbenchState they follow. Selection flows through
+// the state: graph, outline, search and diagnostics set it; the inspector,
+// the outline and (for a choice made elsewhere) the graph follow it;
+// m_syncing stops the outline's echo.
 #include "app/gui/mainwindow.h"
 
 #include "app/gui/modelloader.h"
@@ -502,8 +504,16 @@ void MainWindow::connectViews()
         if (centre && !nodes.empty())
             m_graphView->centerOnNode(nodes.front());
     });
-    connect(m_graphView, &GraphView::nodeSelected, this, &MainWindow::showNode);
-    connect(m_graphView, &GraphView::groupSelected, this, &MainWindow::showGroup);
+    // Selection: the graph, the outline, search and diagnostics set the
+    // state's; the inspector follows it, and so do the outline and (when the
+    // choice came from elsewhere) the graph.
+    connect(m_state, &views::WorkbenchState::modelChanged, this, &MainWindow::onModelChanged);
+    m_inspector->setState(m_state);
+    m_summary->setState(m_state);
+    m_search->setState(m_state);
+    connect(m_state, &views::WorkbenchState::selectionChanged, this, &MainWindow::onSelectionChanged);
+    connect(m_graphView, &GraphView::nodeSelected, m_state, [this](NodeId n) { m_state->selectNode(n); });
+    connect(m_graphView, &GraphView::groupSelected, m_state, [this](GroupId g) { m_state->selectGroup(g); });
     connect(m_graphView, &GraphView::layoutStarted, this, [this] { m_layoutLabel->setText(tr("laying out…")); });
     connect(m_graphView, &GraphView::layoutFinished, this, &MainWindow::onLayoutFinished);
 
@@ -518,20 +528,11 @@ void MainWindow::connectViews()
             m_graphView->collapseGroup(m_outlineModel->groupAt(index));
     });
 
-    connect(m_search, &views::SearchPanel::matchesChanged, m_state,
-            [this](const std::vector<NodeId> &matches) { m_state->setHighlighted(matches); });
-    connect(m_search, &views::SearchPanel::currentMatchChanged, this, [this](NodeId n) {
-        m_graphView->selectNode(n);
-        showNode(n);
-    });
     connect(m_diagnostics, &views::DiagnosticsPanel::nodeRequested, this, [this](const QString &name) {
         if (!m_model)
             return;
-        const NodeId n = m_model->graph->findNode(name.toStdString());
-        if (n != kInvalidId) {
-            m_graphView->selectNode(n);
-            showNode(n);
-        }
+        if (const NodeId n = m_model->graph->findNode(name.toStdString()); n != kInvalidId)
+            m_state->selectNode(n, /*reveal=*/true);
     });
     connect(m_summary, &views::SummaryWidget::dagWidthReady, this, &MainWindow::maybeTakeScreenshot);
 
@@ -622,24 +623,11 @@ void MainWindow::onLoadEnded()
 void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
 {
     m_session->modelAboutToChange(); // closes an open project unless this is the model of one opening
-    m_model = std::move(model);
+    m_awaitingFirstLayout = true;
+    m_state->setModel(std::move(model)); // every view follows (onModelChanged first)
     const QString path = QString::fromStdString(m_model->path);
 
-    // The graph first: the panels below report node ids of the new model to it.
-    m_awaitingFirstLayout = true;
-    m_graphView->setGraph(m_model->graph, m_model->hierarchy);
-    m_schedule->loadOverrides({});
-    m_schedule->setGraph(m_model->graph, m_model->properties);
-    m_graphView->setNodeFlops(views::metricValues(m_model->metrics, views::Metric::Flops));
-    applyOverlay();
-
-    m_syncing = true;
-    m_outlineModel->setModelData(m_model);
-    m_syncing = false;
-    m_inspector->clearSelection();
-    m_summary->setModelData(m_model);
     m_summaryDock->raise();
-    m_search->setModelData(m_model); // re-runs the query: highlights follow
     showDiagnostics(m_model->diagnostics);
     if (!m_model->diagnostics.empty())
         m_diagnosticsDock->raise();
@@ -657,6 +645,22 @@ void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
     updateTitle();
     updateScheduleActions();
     emit modelLoaded(path);
+}
+
+// A new model in the state: the graph first — the panels that follow the
+// state next (inspector, summary, search) report node ids of the new model to
+// it — then a fresh schedule of it and the outline.
+void MainWindow::onModelChanged()
+{
+    const auto &model = m_model = m_state->model();
+    m_graphView->setGraph(model->graph, model->hierarchy);
+    m_schedule->loadOverrides({});
+    m_schedule->setGraph(model->graph, model->properties);
+    m_graphView->setNodeFlops(views::metricValues(model->metrics, views::Metric::Flops));
+    applyOverlay();
+    m_syncing = true;
+    m_outlineModel->setModelData(model);
+    m_syncing = false;
 }
 
 // The model's diagnostics (and whatever else concerns it), after the scheduler
@@ -749,16 +753,26 @@ bool MainWindow::saveScreenshot(const QString &path)
 
 // --- selection ---------------------------------------------------------------
 
-void MainWindow::showNode(NodeId node)
+// The state's selection changed (the inspector follows it by itself): the
+// graph selects a node chosen elsewhere, the inspector comes forward and the
+// outline moves to it.
+void MainWindow::onSelectionChanged(bool reveal)
 {
     if (!m_model)
         return;
-    if (node == kInvalidId) {
-        m_inspector->clearSelection();
+    if (const GroupId group = m_state->selectedGroup(); group >= 0) {
+        showGroup(group);
         return;
     }
-    if (m_inspector->model()->currentNode() != node)
-        m_inspector->showNode(m_model, node);
+    const NodeId node = m_state->selectedNode();
+    if (reveal)
+        m_graphView->selectNode(node); // centres on it
+    if (node != kInvalidId)
+        showNode(node);
+}
+
+void MainWindow::showNode(NodeId node)
+{
     m_inspectorDock->raise();
     m_syncing = true;
     const QModelIndex index = m_outlineModel->indexForNode(node);
@@ -769,9 +783,6 @@ void MainWindow::showNode(NodeId node)
 
 void MainWindow::showGroup(GroupId group)
 {
-    if (!m_model || group < 0)
-        return;
-    m_inspector->showGroup(m_model, group);
     m_inspectorDock->raise();
     m_syncing = true;
     const QModelIndex index = m_outlineModel->indexForGroup(group);
@@ -786,13 +797,10 @@ void MainWindow::onOutlineCurrentChanged(const QModelIndex &index)
 {
     if (m_syncing || !m_model || !index.isValid())
         return;
-    const NodeId node = m_outlineModel->nodeAt(index);
-    if (node != kInvalidId) {
-        m_graphView->selectNode(node); // centres on it
-        showNode(node);
-    } else {
-        showGroup(m_outlineModel->groupAt(index));
-    }
+    if (const NodeId node = m_outlineModel->nodeAt(index); node != kInvalidId)
+        m_state->selectNode(node, /*reveal=*/true);
+    else if (const GroupId group = m_outlineModel->groupAt(index); group >= 0)
+        m_state->selectGroup(group);
 }
 
 void MainWindow::syncOutlineExpansion()

@@ -145,7 +145,9 @@ private:
     void onLoadEnded();
     void onLayoutFinished(qint64 ms);
     void maybeTakeScreenshot(); // once layout and summary are final
-    void showNode(NodeId node);   // from the graph: inspector + outline
+    void onModelChanged();
+    void onSelectionChanged(bool reveal);
+    void showNode(NodeId node); // the inspector dock and the outline follow a selection
     void showGroup(GroupId group);
     void onOutlineCurrentChanged(const QModelIndex &index);
     void syncOutlineExpansion();  // tree follows the view's expanded groups
@@ -163,7 +165,8 @@ private:
 
     std::optional<views::Metric> overlayMetric() const; // nullopt: colour by op type
 
-    std::shared_ptr<const views::ModelData> m_model;
+    std::shared_ptr<const views::ModelData> m_model; // the state's model, as onModelChanged() last saw it
+
     ModelLoader *m_loader = nullptr;
     RecentFiles *m_recent = nullptr;
 
