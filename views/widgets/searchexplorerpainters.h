@@ -7,10 +7,11 @@
 //  - SearchDagView: the table in the style of ios thesis Fig. 3.4 (2) — states
 //    as boxes by level, transitions as curves labelled with their stage, the
 //    path in the highlight colour — laid out by layoutSearchDag
-//    (views/models/searchspacemodel.h); a click selects a state.
+//    (views/models/searchdaglayout.h); a click selects a state.
 // They report through the std::function members; the explorer owns the rest.
 #pragma once
 
+#include "views/models/searchdaglayout.h"
 #include "views/models/searchspacemodel.h"
 
 #include <QColor>
