@@ -1,35 +1,30 @@
 // MainWindow (see mainwindow.h): builds the docks, menus and toolbar, and
-// wires the views together. Selection flows graph → inspector + outline, and
-// outline/search/diagnostics → graph; m_syncing stops the echo.
+// wires the views to the WorkbenchState they follow. Selection flows through
+// the state: graph, outline, search and diagnostics set it; the inspector,
+// the outline and (for a choice made elsewhere) the graph follow it;
+// m_syncing stops the outline's echo.
 #include "app/gui/mainwindow.h"
 
 #include "app/gui/modelloader.h"
 #include "app/gui/projectsession.h"
 #include "app/gui/recentfiles.h"
+#include "app/gui/runcontroller.h"
 #include "app/gui/samplecache.h"
+#include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
 #include "core/support/fileio.h"
-#include "samples/catalog.h"
 #include "views/models/format.h"
 #include "views/models/hierarchymodel.h"
 #include "views/models/nodeinspectormodel.h"
+#include "views/models/workbenchstate.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/inspectorwidget.h"
-#include "views/widgets/minimap.h"
-#include "views/widgets/optionseditor.h"
-#include "views/widgets/runcomparisonwidget.h"
-#include "views/widgets/runcontroller.h"
-#include "views/widgets/runpanel.h"
-#include "views/widgets/schedulecontroller.h"
-#include "views/widgets/searchexplorer.h"
 #include "views/widgets/searchpanel.h"
-#include "views/widgets/stageview.h"
-#include "views/widgets/stepperwidget.h"
 #include "views/widgets/summarywidget.h"
 
 #include <QAction>
@@ -42,23 +37,14 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
-#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTimer>
-#include <QToolBar>
-#include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
-#include <QVBoxLayout>
 
 #include <limits>
 #include <utility>
@@ -102,7 +88,9 @@ MainWindow::MainWindow(QWidget *parent)
 
     registerBuiltinSchedulers(m_schedulers, &m_pluginProblems);
     registerBuiltinBackends(m_backends);
-    m_schedule = new views::ScheduleController(m_schedulers, this);
+    m_state = new views::WorkbenchState(this);
+    m_schedule = new ScheduleController(m_schedulers, m_state, this);
+    m_runs = new RunController(m_state, this);
     createActions();
     createDocks();
     createMenus();
@@ -121,356 +109,12 @@ MainWindow::~MainWindow()
 {
     // The session saves while every view still exists; closing the docks below would call it back.
     delete std::exchange(m_session, nullptr);
+    // Cancel and wait for running work while the registries it uses exist.
+    delete std::exchange(m_runs, nullptr);
+    delete std::exchange(m_schedule, nullptr);
 }
 
-// --- construction ----------------------------------------------------------
-
-void MainWindow::createActions()
-{
-    m_openAction = new QAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open…"), this);
-    m_openAction->setShortcut(QKeySequence::Open);
-    m_openAction->setStatusTip(tr("Open an ONNX model"));
-    connect(m_openAction, &QAction::triggered, this, [this] {
-        QSettings settings;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"),
-                                                          settings.value(QStringLiteral("lastOpenDir")).toString(),
-                                                          tr("ONNX models (*.onnx);;All files (*)"));
-        if (path.isEmpty())
-            return;
-        settings.setValue(QStringLiteral("lastOpenDir"), QFileInfo(path).absolutePath());
-        openFile(path);
-    });
-
-    m_exportSvgAction = new QAction(tr("Export &SVG…"), this);
-    connect(m_exportSvgAction, &QAction::triggered, this, [this] { exportImage(true); });
-    m_exportPngAction = new QAction(tr("Export &PNG…"), this);
-    connect(m_exportPngAction, &QAction::triggered, this, [this] { exportImage(false); });
-
-    createProjectActions();
-
-    m_quitAction = new QAction(tr("&Quit"), this);
-    m_quitAction->setShortcut(QKeySequence::Quit);
-    m_quitAction->setMenuRole(QAction::QuitRole);
-    connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
-
-    m_cancelAction = new QAction(style()->standardIcon(QStyle::SP_DialogCancelButton), tr("Cancel Loading"), this);
-    m_cancelAction->setShortcut(Qt::Key_Escape);
-    m_cancelAction->setEnabled(false);
-    connect(m_cancelAction, &QAction::triggered, m_loader, &ModelLoader::cancel);
-
-    m_fitAction = new QAction(tr("&Fit"), this);
-    m_fitAction->setShortcut(Qt::CTRL | Qt::Key_0);
-    m_fitAction->setToolTip(tr("Fit the whole graph in the window (Ctrl+0)"));
-    connect(m_fitAction, &QAction::triggered, m_graphView, &GraphView::fitAll);
-    m_zoomInAction = new QAction(tr("Zoom &In"), this);
-    m_zoomInAction->setShortcut(QKeySequence::ZoomIn);
-    connect(m_zoomInAction, &QAction::triggered, m_graphView, &GraphView::zoomIn);
-    m_zoomOutAction = new QAction(tr("Zoom &Out"), this);
-    m_zoomOutAction->setShortcut(QKeySequence::ZoomOut);
-    connect(m_zoomOutAction, &QAction::triggered, m_graphView, &GraphView::zoomOut);
-    m_resetZoomAction = new QAction(tr("&Actual Size"), this);
-    m_resetZoomAction->setShortcut(Qt::CTRL | Qt::Key_1);
-    connect(m_resetZoomAction, &QAction::triggered, m_graphView, &GraphView::resetZoom);
-
-    m_expandAllAction = new QAction(tr("&Expand All"), this);
-    m_expandAllAction->setShortcut(Qt::CTRL | Qt::Key_E);
-    m_expandAllAction->setToolTip(tr("Expand every group (Ctrl+E)"));
-    connect(m_expandAllAction, &QAction::triggered, m_graphView, &GraphView::expandAll);
-    m_collapseAllAction = new QAction(tr("&Collapse All"), this);
-    m_collapseAllAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_E);
-    m_collapseAllAction->setToolTip(tr("Collapse every group (Ctrl+Shift+E)"));
-    connect(m_collapseAllAction, &QAction::triggered, m_graphView, &GraphView::collapseAll);
-
-    m_findAction = new QAction(tr("&Find Nodes…"), this);
-    m_findAction->setShortcut(QKeySequence::Find);
-    connect(m_findAction, &QAction::triggered, this, [this] {
-        m_searchDock->show();
-        m_searchDock->raise();
-        m_search->focusQuery();
-    });
-
-    m_logScaleAction = new QAction(tr("Log scale"), this);
-    m_logScaleAction->setCheckable(true);
-    m_logScaleAction->setChecked(true);
-    m_logScaleAction->setToolTip(tr("Map the overlay metric through log10 (costs span orders of magnitude)"));
-}
-
-void MainWindow::createDocks()
-{
-    const auto makeDock = [this](const QString &title, const QString &objectName, QWidget *widget) {
-        auto *dock = new QDockWidget(title, this);
-        dock->setObjectName(objectName);
-        dock->setWidget(widget);
-        return dock;
-    };
-    // Panels whose controls need a wide row (stepper, run, comparison, explorer)
-    // scroll instead: a dock's minimum width would otherwise squeeze the outline.
-    const auto scrollable = [this](QWidget *widget) {
-        auto *scroll = new QScrollArea(this);
-        scroll->setWidget(widget);
-        scroll->setWidgetResizable(true);
-        scroll->setFrameShape(QFrame::NoFrame);
-        return scroll;
-    };
-
-    m_outlineModel = new views::HierarchyModel(this);
-    m_outline = new QTreeView(this);
-    m_outline->setModel(m_outlineModel);
-    m_outline->setUniformRowHeights(true);
-    m_outline->setAlternatingRowColors(true);
-    m_outline->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_outline->setTextElideMode(Qt::ElideRight);
-    m_outline->setIndentation(14);
-    QHeaderView *header = m_outline->header();
-    header->setStretchLastSection(false);
-    header->setSectionResizeMode(views::HierarchyModel::NameColumn, QHeaderView::Stretch);
-    const int digit = m_outline->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    m_outline->setColumnWidth(views::HierarchyModel::KindColumn, 12 * digit);
-    m_outline->setColumnWidth(views::HierarchyModel::NodesColumn, 6 * digit);
-    m_outline->setColumnWidth(views::HierarchyModel::FlopsColumn, 12 * digit);
-
-    m_search = new views::SearchPanel(this);
-    m_inspector = new views::InspectorWidget(this);
-    m_summary = new views::SummaryWidget(this);
-    m_diagnostics = new views::DiagnosticsPanel(this);
-    m_miniMap = new MiniMap(m_graphView, this);
-
-    m_outlineDock = makeDock(tr("Outline"), QStringLiteral("outlineDock"), m_outline);
-    m_searchDock = makeDock(tr("Search"), QStringLiteral("searchDock"), m_search);
-    m_summaryDock = makeDock(tr("Model Summary"), QStringLiteral("summaryDock"), m_summary);
-    m_inspectorDock = makeDock(tr("Inspector"), QStringLiteral("inspectorDock"), m_inspector);
-    m_miniMapDock = makeDock(tr("Mini Map"), QStringLiteral("miniMapDock"), m_miniMap);
-    m_diagnosticsDock = makeDock(tr("Diagnostics"), QStringLiteral("diagnosticsDock"), m_diagnostics);
-
-    // Left: outline above search and diagnostics (tabs). Right: summary and
-    // inspector (tabs) above the mini map. The graph keeps the full height.
-    // Split before tabifying: splitting a tabbed dock only adds another tab.
-    addDockWidget(Qt::LeftDockWidgetArea, m_outlineDock);
-    splitDockWidget(m_outlineDock, m_searchDock, Qt::Vertical);
-    tabifyDockWidget(m_searchDock, m_diagnosticsDock);
-    addDockWidget(Qt::RightDockWidgetArea, m_summaryDock);
-    splitDockWidget(m_summaryDock, m_miniMapDock, Qt::Vertical);
-    tabifyDockWidget(m_summaryDock, m_inspectorDock);
-    m_searchDock->raise();
-    m_summaryDock->raise();
-
-    // Bottom: the schedule stepper; right: run comparison beside the summary.
-    m_stepper = new views::StepperWidget(m_schedule, this);
-    m_comparison = new views::RunComparisonWidget(m_schedule, this);
-    m_stepperDock = makeDock(tr("Schedule Stepper"), QStringLiteral("stepperDock"), scrollable(m_stepper));
-    m_comparisonDock = makeDock(tr("Run Comparison"), QStringLiteral("comparisonDock"), scrollable(m_comparison));
-    addDockWidget(Qt::BottomDockWidgetArea, m_stepperDock);
-    tabifyDockWidget(m_summaryDock, m_comparisonDock);
-    // Right, beside the summary: the algorithm's description and typed options.
-    m_optionsEditor = new views::OptionsEditor(m_schedule, this);
-    m_optionsDock = makeDock(tr("Algorithm"), QStringLiteral("optionsDock"), scrollable(m_optionsEditor));
-    tabifyDockWidget(m_comparisonDock, m_optionsDock);
-
-    // Bottom, beside the stepper (tabs): the schedule's stages with a small toolbar.
-    m_stageView = new views::StageView(this);
-    auto *stagePanel = new QWidget(this);
-    auto *stageLayout = new QVBoxLayout(stagePanel);
-    stageLayout->setContentsMargins(0, 0, 0, 0);
-    stageLayout->setSpacing(0);
-    auto *stageBar = new QToolBar(stagePanel);
-    stageBar->setIconSize(QSize(16, 16));
-    stageBar->addAction(m_stageView->equalWidthsAction());
-    stageBar->addAction(m_stageView->zoomInAction());
-    stageBar->addAction(m_stageView->zoomOutAction());
-    stageBar->addAction(m_stageView->fitAction());
-    stageLayout->addWidget(stageBar);
-    stageLayout->addWidget(m_stageView, 1);
-    m_stageDock = makeDock(tr("Stages"), QStringLiteral("stageDock"), stagePanel);
-    tabifyDockWidget(m_stepperDock, m_stageDock);
-    m_runPanel = new views::RunPanel(this);
-    m_runPanel->setBackends(&m_backends);
-    m_runDock = makeDock(tr("Run"), QStringLiteral("runDock"), scrollable(m_runPanel));
-    tabifyDockWidget(m_stageDock, m_runDock);
-    m_explorer = new views::SearchExplorer(this);
-    m_explorerDock = makeDock(tr("DP Explorer"), QStringLiteral("explorerDock"), scrollable(m_explorer));
-    tabifyDockWidget(m_runDock, m_explorerDock);
-    m_stepperDock->raise();
-    m_summaryDock->raise();
-
-    resizeDocks({m_outlineDock, m_summaryDock}, {380, 390}, Qt::Horizontal);
-    resizeDocks({m_stepperDock}, {260}, Qt::Vertical);
-    resizeDocks({m_outlineDock, m_searchDock}, {540, 280}, Qt::Vertical);
-    resizeDocks({m_summaryDock, m_miniMapDock}, {600, 210}, Qt::Vertical);
-}
-
-void MainWindow::createMenus()
-{
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(m_openAction);
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
-    m_recent = new RecentFiles(m_recentMenu, this);
-    QMenu *samplesMenu = file->addMenu(tr("Open &Sample"));
-    for (const auto &s : samples::sampleCatalog()) {
-        const QString name = QString::fromStdString(s.name);
-        QAction *a = samplesMenu->addAction(QString::fromStdString(s.title));
-        a->setStatusTip(QString::fromStdString(s.description));
-        connect(a, &QAction::triggered, this, [this, name] { openSample(name); });
-    }
-    file->addSeparator();
-    file->addAction(m_newProjectAction);
-    file->addAction(m_openProjectAction);
-    file->addAction(m_saveProjectAsAction);
-    file->addAction(m_closeProjectAction);
-    file->addSeparator();
-    QMenu *exportMenu = file->addMenu(tr("&Export"));
-    exportMenu->addAction(m_exportScheduleAction);
-    exportMenu->addAction(m_exportTimelineAction);
-    exportMenu->addAction(m_exportIosAction);
-    exportMenu->addSeparator();
-    exportMenu->addAction(m_exportSvgAction);
-    exportMenu->addAction(m_exportPngAction);
-    QMenu *importMenu = file->addMenu(tr("&Import"));
-    importMenu->addAction(m_importOverridesAction);
-    file->addSeparator();
-    file->addAction(m_cancelAction);
-    file->addSeparator();
-    file->addAction(m_quitAction);
-
-    QMenu *view = m_viewMenu = menuBar()->addMenu(tr("&View"));
-    view->addAction(m_fitAction);
-    view->addAction(m_zoomInAction);
-    view->addAction(m_zoomOutAction);
-    view->addAction(m_resetZoomAction);
-    view->addSeparator();
-    view->addAction(m_expandAllAction);
-    view->addAction(m_collapseAllAction);
-    view->addSeparator();
-    view->addAction(m_findAction);
-    view->addSeparator();
-    for (QDockWidget *dock : {m_outlineDock, m_searchDock, m_inspectorDock, m_summaryDock, m_diagnosticsDock,
-                              m_miniMapDock, m_stepperDock, m_stageDock, m_runDock, m_explorerDock,
-                              m_comparisonDock, m_optionsDock})
-        view->addAction(dock->toggleViewAction());
-
-    QMenu *schedule = menuBar()->addMenu(tr("&Schedule"));
-    QAction *undo = m_schedule->undoAction();
-    undo->setShortcut(QKeySequence::Undo);
-    QAction *redo = m_schedule->redoAction();
-    redo->setShortcut(QKeySequence::Redo);
-    schedule->addAction(undo);
-    schedule->addAction(redo);
-    schedule->addSeparator();
-    schedule->addAction(m_comparison->pinAction());
-
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Tessera"), this, &MainWindow::about);
-    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
-}
-
-void MainWindow::createToolBar()
-{
-    QToolBar *bar = addToolBar(tr("Main"));
-    bar->setObjectName(QStringLiteral("mainToolBar"));
-    bar->setMovable(false);
-    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    bar->addAction(m_openAction);
-    bar->addSeparator();
-    bar->addAction(m_fitAction);
-    bar->addAction(m_zoomInAction);
-    bar->addAction(m_zoomOutAction);
-    bar->addSeparator();
-    bar->addAction(m_expandAllAction);
-    bar->addAction(m_collapseAllAction);
-    bar->addSeparator();
-
-    auto *label = new QLabel(tr("Colour by:"), bar);
-    label->setContentsMargins(6, 0, 4, 0);
-    bar->addWidget(label);
-    m_colourBy = new QComboBox(bar);
-    m_colourBy->addItem(tr("op type"));
-    for (views::Metric m : views::kAllMetrics)
-        m_colourBy->addItem(views::metricName(m), static_cast<int>(m));
-    m_colourBy->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_colourBy->setToolTip(tr("What the node colours show"));
-    bar->addWidget(m_colourBy);
-    bar->addAction(m_logScaleAction);
-    m_logScaleAction->setEnabled(false);
-    bar->addSeparator();
-    createScheduling();
-    auto *algoLabel = new QLabel(tr("Schedule with:"), bar);
-    algoLabel->setContentsMargins(6, 0, 4, 0);
-    bar->addWidget(algoLabel);
-    bar->addWidget(m_algorithmBox);
-    auto *deviceLabel = new QLabel(tr("on"), bar);
-    deviceLabel->setContentsMargins(4, 0, 4, 0);
-    bar->addWidget(deviceLabel);
-    bar->addWidget(m_deviceBox);
-    m_viewMenu->addAction(bar->toggleViewAction());
-}
-
-void MainWindow::createScheduling()
-{
-    m_algorithmBox = new QComboBox(this);
-    for (const IScheduler *s : m_schedulers.all())
-        m_algorithmBox->addItem(QString::fromStdString(s->info().title), QString::fromStdString(s->info().name));
-    m_algorithmBox->setToolTip(tr("Scheduling algorithm; its steps and decisions appear in the stepper"));
-    m_deviceBox = new QComboBox(this);
-    const DeviceRegistry devices = DeviceRegistry::standard();
-    for (const Device &d : devices.devices())
-        m_deviceBox->addItem(QString::fromStdString(d.id), QVariant::fromValue(QString::fromStdString(d.id)));
-    m_deviceBox->setToolTip(tr("Target device model"));
-    const auto applyDevice = [this] {
-        if (auto d = DeviceRegistry::standard().lookup(m_deviceBox->currentData().toString().toStdString()))
-            m_schedule->setDevice(*d);
-    };
-    QSettings settings;
-    const int algo = m_algorithmBox->findData(settings.value(QStringLiteral("schedule/algorithm"), QStringLiteral("layer-fusion")));
-    m_algorithmBox->setCurrentIndex(std::max(0, algo));
-    const int dev = m_deviceBox->findData(settings.value(QStringLiteral("schedule/device"), QStringLiteral("stcp920")));
-    m_deviceBox->setCurrentIndex(std::max(0, dev));
-    applyDevice();
-    m_schedule->setScheduler(m_algorithmBox->currentData().toString());
-    connect(m_algorithmBox, &QComboBox::currentIndexChanged, this, [this] {
-        QSettings().setValue(QStringLiteral("schedule/algorithm"), m_algorithmBox->currentData());
-        m_schedule->loadOverrides({}); // overrides and options belong to one algorithm
-        m_schedule->setOptions({});
-        m_schedule->setScheduler(m_algorithmBox->currentData().toString());
-        if (m_session)
-            m_session->syncSetup();
-    });
-    connect(m_deviceBox, &QComboBox::currentIndexChanged, this, [this, applyDevice] {
-        QSettings().setValue(QStringLiteral("schedule/device"), m_deviceBox->currentData());
-        applyDevice();
-        if (m_session)
-            m_session->syncSetup();
-    });
-}
-
-void MainWindow::createStatusBar()
-{
-    auto *loading = new QWidget(this);
-    auto *row = new QHBoxLayout(loading);
-    row->setContentsMargins(0, 0, 0, 0);
-    row->setSpacing(2);
-    m_progress = new QProgressBar(loading);
-    m_progress->setRange(0, 0); // busy: the import cannot say how far it is
-    m_progress->setMaximumWidth(140);
-    m_progress->setMaximumHeight(statusBar()->fontMetrics().height() + 4);
-    m_progress->setTextVisible(false);
-    auto *cancel = new QToolButton(loading);
-    cancel->setDefaultAction(m_cancelAction);
-    cancel->setAutoRaise(true);
-    row->addWidget(m_progress);
-    row->addWidget(cancel);
-    loading->setVisible(false);
-    statusBar()->addPermanentWidget(loading);
-    connect(m_cancelAction, &QAction::changed, loading,
-            [this, loading] { loading->setVisible(m_cancelAction->isEnabled()); });
-
-    m_modelLabel = new QLabel(tr("No model"), this);
-    m_layoutLabel = new QLabel(this);
-    m_layoutLabel->setEnabled(false);
-    m_projectLabel = new QLabel(this);
-    m_projectLabel->setVisible(false);
-    statusBar()->addPermanentWidget(m_layoutLabel);
-    statusBar()->addPermanentWidget(m_projectLabel);
-    statusBar()->addPermanentWidget(m_modelLabel);
-}
+// --- construction (actions and menus: mainwindowactions.cpp; docks: mainwindowdocks.cpp)
 
 void MainWindow::connectViews()
 {
@@ -487,13 +131,23 @@ void MainWindow::connectViews()
             m_session->modelLoadFailed(Status::error(ErrorCode::Cancelled, "loading cancelled").diagnostic());
     });
 
-    connect(m_stepper, &views::StepperWidget::stepActivated, this, [this](const std::vector<NodeId> &nodes) {
+    // The graph outlines the state's highlight (search matches, a step's or a stage's nodes).
+    connect(m_state, &views::WorkbenchState::highlightChanged, this, [this](bool centre) {
+        const std::vector<NodeId> &nodes = m_state->highlighted();
         m_graphView->setHighlighted(nodes);
-        if (!nodes.empty())
+        if (centre && !nodes.empty())
             m_graphView->centerOnNode(nodes.front());
     });
-    connect(m_graphView, &GraphView::nodeSelected, this, &MainWindow::showNode);
-    connect(m_graphView, &GraphView::groupSelected, this, &MainWindow::showGroup);
+    // Selection: the graph, the outline, search and diagnostics set the
+    // state's; the inspector follows it, and so do the outline and (when the
+    // choice came from elsewhere) the graph.
+    connect(m_state, &views::WorkbenchState::modelChanged, this, &MainWindow::onModelChanged);
+    m_inspector->setState(m_state);
+    m_summary->setState(m_state);
+    m_search->setState(m_state);
+    connect(m_state, &views::WorkbenchState::selectionChanged, this, &MainWindow::onSelectionChanged);
+    connect(m_graphView, &GraphView::nodeSelected, m_state, [this](NodeId n) { m_state->selectNode(n); });
+    connect(m_graphView, &GraphView::groupSelected, m_state, [this](GroupId g) { m_state->selectGroup(g); });
     connect(m_graphView, &GraphView::layoutStarted, this, [this] { m_layoutLabel->setText(tr("laying out…")); });
     connect(m_graphView, &GraphView::layoutFinished, this, &MainWindow::onLayoutFinished);
 
@@ -508,20 +162,11 @@ void MainWindow::connectViews()
             m_graphView->collapseGroup(m_outlineModel->groupAt(index));
     });
 
-    connect(m_search, &views::SearchPanel::matchesChanged, this,
-            [this](const std::vector<NodeId> &matches) { m_graphView->setHighlighted(matches); });
-    connect(m_search, &views::SearchPanel::currentMatchChanged, this, [this](NodeId n) {
-        m_graphView->selectNode(n);
-        showNode(n);
-    });
     connect(m_diagnostics, &views::DiagnosticsPanel::nodeRequested, this, [this](const QString &name) {
         if (!m_model)
             return;
-        const NodeId n = m_model->graph->findNode(name.toStdString());
-        if (n != kInvalidId) {
-            m_graphView->selectNode(n);
-            showNode(n);
-        }
+        if (const NodeId n = m_model->graph->findNode(name.toStdString()); n != kInvalidId)
+            m_state->selectNode(n, /*reveal=*/true);
     });
     connect(m_summary, &views::SummaryWidget::dagWidthReady, this, &MainWindow::maybeTakeScreenshot);
 
@@ -612,24 +257,11 @@ void MainWindow::onLoadEnded()
 void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
 {
     m_session->modelAboutToChange(); // closes an open project unless this is the model of one opening
-    m_model = std::move(model);
+    m_awaitingFirstLayout = true;
+    m_state->setModel(std::move(model)); // every view follows (onModelChanged first)
     const QString path = QString::fromStdString(m_model->path);
 
-    // The graph first: the panels below report node ids of the new model to it.
-    m_awaitingFirstLayout = true;
-    m_graphView->setGraph(m_model->graph, m_model->hierarchy);
-    m_schedule->loadOverrides({});
-    m_schedule->setGraph(m_model->graph, m_model->properties);
-    m_graphView->setNodeFlops(views::metricValues(m_model->metrics, views::Metric::Flops));
-    applyOverlay();
-
-    m_syncing = true;
-    m_outlineModel->setModelData(m_model);
-    m_syncing = false;
-    m_inspector->clearSelection();
-    m_summary->setModelData(m_model);
     m_summaryDock->raise();
-    m_search->setModelData(m_model); // re-runs the query: highlights follow
     showDiagnostics(m_model->diagnostics);
     if (!m_model->diagnostics.empty())
         m_diagnosticsDock->raise();
@@ -647,6 +279,22 @@ void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
     updateTitle();
     updateScheduleActions();
     emit modelLoaded(path);
+}
+
+// A new model in the state: the graph first — the panels that follow the
+// state next (inspector, summary, search) report node ids of the new model to
+// it — then a fresh schedule of it and the outline.
+void MainWindow::onModelChanged()
+{
+    const auto &model = m_model = m_state->model();
+    m_graphView->setGraph(model->graph, model->hierarchy);
+    m_schedule->loadOverrides({});
+    m_schedule->setGraph(model->graph, model->properties);
+    m_graphView->setNodeFlops(views::metricValues(model->metrics, views::Metric::Flops));
+    applyOverlay();
+    m_syncing = true;
+    m_outlineModel->setModelData(model);
+    m_syncing = false;
 }
 
 // The model's diagnostics (and whatever else concerns it), after the scheduler
@@ -667,25 +315,24 @@ void MainWindow::raiseDock(const QString &objectName)
     }
 }
 
-// A finished backend run: its measured timeline replaces the estimate in the
-// stage view, and the open project stores it with the plan it ran — unless a
-// newer schedule replaced that plan meanwhile (then the run is shown, not stored).
+// A finished backend run: the open project stores it with the plan it ran —
+// unless a newer schedule replaced that plan meanwhile (then the run is shown,
+// not stored; the stage view makes the same check for its timeline).
 void MainWindow::onBackendRunFinished(const std::shared_ptr<const RunResult> &result)
 {
-    const std::shared_ptr<const ScheduleRun> ran = std::exchange(m_runningSchedule, nullptr);
-    if (!result || !ran || ran != m_schedule->lastRun()) {
+    const std::shared_ptr<const ScheduleRun> ran = m_state->backendRunSchedule();
+    if (!result || !m_state->resultIsCurrent()) {
         statusBar()->showMessage(tr("Run finished for an earlier schedule; not stored"), 5000);
         return;
     }
-    m_stageView->setTimeline(result->timeline);
     if (!m_session || !m_session->isOpen() || m_session->isReadOnly())
         return;
     RunRecord record;
-    record.backend = m_runPanel->selectedBackend().toStdString();
+    record.backend = m_state->backendRunBackend().toStdString();
     record.latencyMs = result->latencyMs;
     record.metrics = result->metrics;
     const auto stored =
-        m_session->recordRun(record, perfettoTraceJson(ran->result.plan, *m_schedule->graph(), result.get()));
+        m_session->recordRun(record, perfettoTraceJson(ran->result.plan, *m_state->graph(), result.get()));
     if (!stored)
         reportError(tr("Cannot store the run"), QString::fromStdString(stored.status().message()));
     else
@@ -740,16 +387,26 @@ bool MainWindow::saveScreenshot(const QString &path)
 
 // --- selection ---------------------------------------------------------------
 
-void MainWindow::showNode(NodeId node)
+// The state's selection changed (the inspector follows it by itself): the
+// graph selects a node chosen elsewhere, the inspector comes forward and the
+// outline moves to it.
+void MainWindow::onSelectionChanged(bool reveal)
 {
     if (!m_model)
         return;
-    if (node == kInvalidId) {
-        m_inspector->clearSelection();
+    if (const GroupId group = m_state->selectedGroup(); group >= 0) {
+        showGroup(group);
         return;
     }
-    if (m_inspector->model()->currentNode() != node)
-        m_inspector->showNode(m_model, node);
+    const NodeId node = m_state->selectedNode();
+    if (reveal)
+        m_graphView->selectNode(node); // centres on it
+    if (node != kInvalidId)
+        showNode(node);
+}
+
+void MainWindow::showNode(NodeId node)
+{
     m_inspectorDock->raise();
     m_syncing = true;
     const QModelIndex index = m_outlineModel->indexForNode(node);
@@ -760,9 +417,6 @@ void MainWindow::showNode(NodeId node)
 
 void MainWindow::showGroup(GroupId group)
 {
-    if (!m_model || group < 0)
-        return;
-    m_inspector->showGroup(m_model, group);
     m_inspectorDock->raise();
     m_syncing = true;
     const QModelIndex index = m_outlineModel->indexForGroup(group);
@@ -777,13 +431,10 @@ void MainWindow::onOutlineCurrentChanged(const QModelIndex &index)
 {
     if (m_syncing || !m_model || !index.isValid())
         return;
-    const NodeId node = m_outlineModel->nodeAt(index);
-    if (node != kInvalidId) {
-        m_graphView->selectNode(node); // centres on it
-        showNode(node);
-    } else {
-        showGroup(m_outlineModel->groupAt(index));
-    }
+    if (const NodeId node = m_outlineModel->nodeAt(index); node != kInvalidId)
+        m_state->selectNode(node, /*reveal=*/true);
+    else if (const GroupId group = m_outlineModel->groupAt(index); group >= 0)
+        m_state->selectGroup(group);
 }
 
 void MainWindow::syncOutlineExpansion()
@@ -866,51 +517,6 @@ void MainWindow::about()
 
 // --- projects, schedule export and import ---------------------------------------
 
-void MainWindow::createProjectActions()
-{
-    m_newProjectAction = new QAction(tr("&New Project…"), this);
-    m_newProjectAction->setShortcut(QKeySequence::New);
-    m_newProjectAction->setStatusTip(tr("Save the model, algorithm, device, options and overrides as a project"));
-    connect(m_newProjectAction, &QAction::triggered, this, [this] { chooseProjectFile(false); });
-    m_openProjectAction = new QAction(tr("Open &Project…"), this);
-    m_openProjectAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_O);
-    connect(m_openProjectAction, &QAction::triggered, this, [this] {
-        QSettings settings;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open Project"),
-                                                          settings.value(QStringLiteral("lastProjectDir")).toString(),
-                                                          tr("Tessera projects (*.tessera);;All files (*)"));
-        if (path.isEmpty())
-            return;
-        settings.setValue(QStringLiteral("lastProjectDir"), QFileInfo(path).absolutePath());
-        openProject(path);
-    });
-    m_saveProjectAsAction = new QAction(tr("Save Project &As…"), this);
-    m_saveProjectAsAction->setShortcut(QKeySequence::SaveAs);
-    connect(m_saveProjectAsAction, &QAction::triggered, this, [this] { chooseProjectFile(true); });
-    m_closeProjectAction = new QAction(tr("Close Pro&ject"), this);
-    connect(m_closeProjectAction, &QAction::triggered, this, [this] { (void)m_session->close(); });
-
-    m_exportScheduleAction = new QAction(tr("Schedule (&JSON)…"), this);
-    m_exportScheduleAction->setStatusTip(tr("The last schedule as a schedule document (docs/schedule-schema.json)"));
-    connect(m_exportScheduleAction, &QAction::triggered, this, [this] { chooseExportFile(ScheduleExport::Schedule); });
-    m_exportTimelineAction = new QAction(tr("&Timeline (Perfetto JSON)…"), this);
-    m_exportTimelineAction->setStatusTip(tr("The last schedule's estimated timeline, for ui.perfetto.dev"));
-    connect(m_exportTimelineAction, &QAction::triggered, this, [this] { chooseExportFile(ScheduleExport::Timeline); });
-    m_exportIosAction = new QAction(tr("&IOS Schedule…"), this);
-    m_exportIosAction->setStatusTip(tr("The last IOS schedule in the IOS artifact's format"));
-    connect(m_exportIosAction, &QAction::triggered, this, [this] { chooseExportFile(ScheduleExport::Ios); });
-    m_importOverridesAction = new QAction(tr("&Overrides…"), this);
-    m_importOverridesAction->setStatusTip(tr("Apply decision overrides from a file (an override map or a schedule)"));
-    connect(m_importOverridesAction, &QAction::triggered, this, [this] {
-        QSettings settings;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import Overrides"),
-                                                          settings.value(QStringLiteral("lastExportDir")).toString(),
-                                                          tr("JSON files (*.json);;All files (*)"));
-        if (!path.isEmpty())
-            (void)importOverrides(path);
-    });
-}
-
 void MainWindow::connectSession()
 {
     connect(m_session, &ProjectSession::errorReported, this, &MainWindow::reportError);
@@ -925,49 +531,28 @@ void MainWindow::connectSession()
     });
     connect(m_session, &ProjectSession::closed, this, [this] { updateTitle(); });
     connect(m_session, &ProjectSession::restored, this, &MainWindow::maybeTakeScreenshot);
-    for (auto signal : {&views::ScheduleController::started, &views::ScheduleController::overridesChanged})
-        connect(m_schedule, signal, this, &MainWindow::updateScheduleActions);
-    connect(m_schedule, &views::ScheduleController::finished, this, &MainWindow::updateScheduleActions);
-    connect(m_schedule, &views::ScheduleController::finished, this,
-            [this](const std::shared_ptr<const ScheduleRun> &run) {
-                m_stageView->setRun(m_schedule->graph(), run, m_schedule->device());
-                m_runPanel->setPlan(m_schedule->graph(), run);
-                m_explorer->setSearchSpace(run);
-            });
+    using views::WorkbenchState;
+    for (auto signal : {&WorkbenchState::scheduleStarted, &WorkbenchState::overridesChanged})
+        connect(m_state, signal, this, &MainWindow::updateScheduleActions);
+    connect(m_state, &WorkbenchState::scheduleFinished, this, &MainWindow::updateScheduleActions);
+    connect(m_state, &WorkbenchState::scheduleFailed, this, &MainWindow::updateScheduleActions);
     // Recording the search costs time and memory, so it starts the first time
     // the explorer is shown and then stays on (no replay on every tab switch).
     connect(m_explorerDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible && !m_schedule->searchSpaceRequest()) {
+        if (visible && !m_state->searchSpaceRequest()) {
             // A quarter of the core default: NasNet's 867k recorded transitions
             // take ~230 MB (BENCHMARKS.md); parts beyond the cap keep their
             // states and path, and the explorer says so.
             SearchSpaceRequest request;
             request.maxTotalTransitions = 250'000;
-            m_schedule->setSearchSpaceRequest(request);
+            m_state->setSearchSpaceRequest(request);
         }
     });
-    connect(m_explorer, &views::SearchExplorer::nodesSelected, this, [this](const std::vector<NodeId> &nodes) {
-        m_graphView->setHighlighted(nodes);
-        if (!nodes.empty())
-            m_graphView->centerOnNode(nodes.front());
-    });
-    connect(m_explorer, &views::SearchExplorer::overrideRequested, this,
-            [this](const std::string &key, const std::string &option) { m_schedule->setOverride(key, option); });
-    connect(m_runPanel->controller(), &views::RunController::started, this,
-            [this] { m_runningSchedule = m_schedule->lastRun(); });
-    connect(m_runPanel, &views::RunPanel::runFinished, this, &MainWindow::onBackendRunFinished);
-    connect(m_schedule, &views::ScheduleController::setupChanged, this, [this] {
+    connect(m_state, &WorkbenchState::backendRunFinished, this, &MainWindow::onBackendRunFinished);
+    connect(m_state, &WorkbenchState::setupChanged, this, [this] {
         if (m_session)
             m_session->syncSetup(); // options edited in the Algorithm dock reach the project at once
     });
-    connect(m_stageView, &views::StageView::nodesSelected, this, [this](const std::vector<NodeId> &nodes) {
-        m_graphView->setHighlighted(nodes);
-        if (!nodes.empty())
-            m_graphView->centerOnNode(nodes.front());
-    });
-    connect(m_stageView, &views::StageView::overrideRequested, this,
-            [this](const std::string &key, const std::string &option) { m_schedule->setOverride(key, option); });
-    connect(m_schedule, &views::ScheduleController::failed, this, &MainWindow::updateScheduleActions);
 }
 
 void MainWindow::updateTitle()

@@ -41,7 +41,6 @@ class MiniMap;
 namespace views {
 class DiagnosticsPanel;
 class HierarchyModel;
-class ScheduleController;
 class StepperWidget;
 class StageView;
 class RunPanel;
@@ -51,6 +50,7 @@ class RunComparisonWidget;
 class InspectorWidget;
 class SearchPanel;
 class SummaryWidget;
+class WorkbenchState;
 } // namespace views
 } // namespace tessera
 
@@ -59,6 +59,8 @@ namespace tessera::gui {
 class ModelLoader;
 class ProjectSession;
 class RecentFiles;
+class RunController;
+class ScheduleController;
 
 enum class ScheduleExport { Schedule, Timeline, Ios };
 
@@ -93,7 +95,10 @@ public:
     RecentFiles *recentFiles() const { return m_recent; }
     QComboBox *colourByCombo() const { return m_colourBy; }
     ProjectSession *session() const { return m_session; }
-    views::ScheduleController *scheduleController() const { return m_schedule; }
+    // The state every panel follows, and the orchestration that fills it.
+    views::WorkbenchState *state() const { return m_state; }
+    ScheduleController *scheduleController() const { return m_schedule; }
+    RunController *runController() const { return m_runs; }
     views::StepperWidget *stepper() const { return m_stepper; }
     QComboBox *algorithmCombo() const { return m_algorithmBox; }
     QComboBox *deviceCombo() const { return m_deviceBox; }
@@ -140,7 +145,9 @@ private:
     void onLoadEnded();
     void onLayoutFinished(qint64 ms);
     void maybeTakeScreenshot(); // once layout and summary are final
-    void showNode(NodeId node);   // from the graph: inspector + outline
+    void onModelChanged();
+    void onSelectionChanged(bool reveal);
+    void showNode(NodeId node); // the inspector dock and the outline follow a selection
     void showGroup(GroupId group);
     void onOutlineCurrentChanged(const QModelIndex &index);
     void syncOutlineExpansion();  // tree follows the view's expanded groups
@@ -158,7 +165,8 @@ private:
 
     std::optional<views::Metric> overlayMetric() const; // nullopt: colour by op type
 
-    std::shared_ptr<const views::ModelData> m_model;
+    std::shared_ptr<const views::ModelData> m_model; // the state's model, as onModelChanged() last saw it
+
     ModelLoader *m_loader = nullptr;
     RecentFiles *m_recent = nullptr;
 
@@ -178,12 +186,14 @@ private:
     QDockWidget *m_diagnosticsDock = nullptr;
     QDockWidget *m_miniMapDock = nullptr;
 
-    // Scheduling: algorithm and device pickers drive the controller; the
-    // stepper and the comparison table show its runs.
+    // Scheduling: algorithm and device pickers drive the controller, which
+    // reports into the state; the panels follow the state.
     SchedulerRegistry m_schedulers;
     std::vector<Diagnostic> m_pluginProblems; // scheduler plugins refused at start-up
     void showDiagnostics(std::vector<Diagnostic> diagnostics);
-    views::ScheduleController *m_schedule = nullptr;
+    views::WorkbenchState *m_state = nullptr;
+    ScheduleController *m_schedule = nullptr;
+    RunController *m_runs = nullptr;
     views::StepperWidget *m_stepper = nullptr;
     views::RunComparisonWidget *m_comparison = nullptr;
     QDockWidget *m_stepperDock = nullptr;
@@ -201,7 +211,6 @@ private:
     // The selected algorithm: title, summary, paper section and its typed options.
     views::OptionsEditor *m_optionsEditor = nullptr;
     QDockWidget *m_optionsDock = nullptr;
-    std::shared_ptr<const ScheduleRun> m_runningSchedule; // the schedule the current backend run executes
     void onBackendRunFinished(const std::shared_ptr<const RunResult> &result);
     QComboBox *m_algorithmBox = nullptr;
     QComboBox *m_deviceBox = nullptr;

@@ -12,6 +12,7 @@
 //   S5 restore  after the first schedule and layout: selected step, view
 #include "app/gui/projectsession.h"
 
+#include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "core/hw/deviceregistry.h"
 #include "core/ir/graphhash.h"
@@ -19,7 +20,6 @@
 #include "core/support/assert.h"
 #include "views/models/modeldata.h"
 #include "views/widgets/graphview.h"
-#include "views/widgets/schedulecontroller.h"
 #include "views/widgets/stepperwidget.h"
 
 #include <QDir>
@@ -80,12 +80,12 @@ ProjectSession::ProjectSession(const SessionViews &views, QObject *parent)
 {
     TS_ASSERT(views.window && views.loader && views.controller && views.stepper && views.graph);
     m_writer.setMaxThreadCount(1);
-    views::ScheduleController *controller = m_views.controller;
-    connect(controller, &views::ScheduleController::overridesChanged, this, &ProjectSession::onOverridesChanged);
+    ScheduleController *controller = m_views.controller;
+    connect(controller, &ScheduleController::overridesChanged, this, &ProjectSession::onOverridesChanged);
     connect(controller->undoStack(), &QUndoStack::indexChanged, this, &ProjectSession::onUndoIndexChanged);
-    connect(controller, &views::ScheduleController::started, this, &ProjectSession::syncSetup);
-    connect(controller, &views::ScheduleController::finished, this, &ProjectSession::onScheduleFinished);
-    connect(controller, &views::ScheduleController::failed, this, &ProjectSession::onScheduleFailed);
+    connect(controller, &ScheduleController::started, this, &ProjectSession::syncSetup);
+    connect(controller, &ScheduleController::finished, this, &ProjectSession::onScheduleFinished);
+    connect(controller, &ScheduleController::failed, this, &ProjectSession::onScheduleFailed);
     connect(m_views.stepper, &views::StepperWidget::currentStepChanged, this, &ProjectSession::recordStep);
     connect(m_views.graph, &GraphView::viewportChanged, this, &ProjectSession::recordView);
     connect(m_views.graph, &GraphView::layoutFinished, this, &ProjectSession::onLayoutFinished);
@@ -242,7 +242,7 @@ void ProjectSession::commit()
     if (auto it = data.state.find(kDockState); it != data.state.end())
         m_views.window->restoreState(QByteArray::fromBase64(QByteArray::fromStdString(it->second)), kDockStateVersion);
     emit setupRestored(qs(data.setup.algorithm), qs(data.setup.device));
-    views::ScheduleController *controller = m_views.controller;
+    ScheduleController *controller = m_views.controller;
     controller->setScheduler(qs(data.setup.algorithm));
     if (auto device = DeviceRegistry::standard().lookup(data.setup.device)) // checked in open()
         controller->setDevice(*device);
@@ -345,7 +345,7 @@ Status ProjectSession::create(const QString &path, bool overwrite)
     if (m_pending)
         return refuse(title,
                       Status::error(ErrorCode::Usage, "a project is still opening", {.file = path.toStdString()}));
-    views::ScheduleController *controller = m_views.controller;
+    ScheduleController *controller = m_views.controller;
     if (!controller->device() || controller->schedulerName().isEmpty())
         return refuse(title, Status::error(ErrorCode::Usage, "pick an algorithm and a device first",
                                            {.file = path.toStdString()}));
@@ -393,7 +393,7 @@ Status ProjectSession::saveAs(const QString &path, bool overwrite)
     ModelRef ref = *model;
     ref.path = m_modelRef.path; // the file imported here
     // What is on screen wins over what the file holds (a read-only project was not saved).
-    views::ScheduleController *controller = m_views.controller;
+    ScheduleController *controller = m_views.controller;
     ProjectSetup current = *setup;
     if (controller->device() && !controller->schedulerName().isEmpty())
         current = {controller->schedulerName().toStdString(), controller->device()->id, controller->options()};
@@ -564,7 +564,7 @@ Status ProjectSession::moveHistory(int direction, int steps)
 
 void ProjectSession::syncSetup()
 {
-    const views::ScheduleController *controller = m_views.controller;
+    const ScheduleController *controller = m_views.controller;
     if (!writable() || !controller->device() || controller->schedulerName().isEmpty())
         return;
     ProjectSetup setup{controller->schedulerName().toStdString(), controller->device()->id, controller->options()};

@@ -64,7 +64,6 @@ namespace tessera {
 class GraphView;
 struct ScheduleRun;
 namespace views {
-class ScheduleController;
 class StepperWidget;
 struct ModelData;
 } // namespace views
@@ -72,11 +71,13 @@ struct ModelData;
 
 namespace tessera::gui {
 
+class ScheduleController;
+
 // What the session follows and restores. All must outlive the session.
 struct SessionViews {
     QMainWindow *window = nullptr; // dock layout
     ModelLoader *loader = nullptr; // loads a project's model
-    views::ScheduleController *controller = nullptr;
+    ScheduleController *controller = nullptr;
     views::StepperWidget *stepper = nullptr; // selected step
     GraphView *graph = nullptr;              // expanded groups, zoom, centre
 };

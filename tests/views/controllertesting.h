@@ -1,11 +1,11 @@
-// Fixtures for tests that drive a ScheduleController directly (stepper,
+// Fixtures for tests that drive a ScheduleController (app/gui) directly (stepper,
 // options editor): a controller that schedules at once, and Qt's model tester
 // reporting through QtTest.
 #pragma once
 
 #include "core/hw/device.h"
 #include "core/sched/scheduler.h"
-#include "views/widgets/schedulecontroller.h"
+#include "app/gui/schedulecontroller.h"
 
 #include <QAbstractItemModelTester>
 
@@ -14,11 +14,11 @@
 namespace tessera::testviews {
 
 // No debounce: a change schedules on the next event-loop turn.
-inline std::unique_ptr<views::ScheduleController> makeController(const SchedulerRegistry &registry,
+inline std::unique_ptr<gui::ScheduleController> makeController(const SchedulerRegistry &registry,
                                                                  std::shared_ptr<const Graph> graph,
                                                                  const Device &device, const QString &algorithm)
 {
-    auto c = std::make_unique<views::ScheduleController>(registry);
+    auto c = std::make_unique<gui::ScheduleController>(registry);
     c->setDebounceInterval(0);
     c->setGraph(std::move(graph));
     c->setDevice(device);

@@ -9,6 +9,7 @@
 #include "app/gui/mainwindow.h"
 #include "app/gui/modelloader.h"
 #include "app/gui/recentfiles.h"
+#include "app/gui/schedulecontroller.h"
 #include "samples/builder.h"
 #include "tests/views/smallmodel.h"
 #include "views/models/hierarchymodel.h"
@@ -23,7 +24,6 @@
 #include "views/models/optionsmodel.h"
 #include "views/widgets/optionseditor.h"
 #include "views/widgets/runpanel.h"
-#include "views/widgets/schedulecontroller.h"
 #include "views/widgets/searchexplorer.h"
 #include "views/widgets/stageview.h"
 #include "views/widgets/searchpanel.h"
@@ -428,7 +428,7 @@ TEST_F(MainWindowTest, ExplorerShowsTheSearchAndForcesAStage)
     ASSERT_GE(forced, 0) << "squeezenet has a block with a choice at its start";
     const std::string key = space.tables[static_cast<std::size_t>(table)].transitions[static_cast<std::size_t>(forced)].decisionKey;
     w.searchExplorer()->setCurrentTable(table);
-    QSignalSpy replayed(controller, &views::ScheduleController::finished);
+    QSignalSpy replayed(controller, &gui::ScheduleController::finished);
     ASSERT_TRUE(w.searchExplorer()->forceTransition(forced));
     EXPECT_EQ(controller->overrides().count(key), 1u);
     ASSERT_TRUE(QTest::qWaitFor(
@@ -452,7 +452,7 @@ TEST_F(MainWindowTest, AlgorithmDockEditsOptionsAndReplays)
     auto *controller = w.scheduleController();
     const double transitions = controller->lastRun()->result.stats.at("transitions");
 
-    QSignalSpy replayed(controller, &views::ScheduleController::finished);
+    QSignalSpy replayed(controller, &gui::ScheduleController::finished);
     ASSERT_TRUE(w.optionsEditor()->model()->setOptionText("r", "1"));
     EXPECT_EQ(controller->options(), (std::map<std::string, std::string>{{"r", "1"}}));
     ASSERT_TRUE(QTest::qWaitFor([&] { return replayed.count() >= 1 && !controller->isBusy(); }, kTimeoutMs));

@@ -12,7 +12,6 @@
 #include "core/sched/scheduler.h"
 #include "views/models/optionsmodel.h"
 #include "views/widgets/optionseditor.h"
-#include "views/widgets/schedulecontroller.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -30,6 +29,7 @@
 
 using namespace tessera;
 using namespace tessera::views;
+using tessera::gui::ScheduleController;
 
 using OptionMap = std::map<std::string, std::string>;
 
@@ -233,7 +233,7 @@ private slots:
         auto c = makeController();
         const auto defaultRun = runAfter(*c, [&] { c->runNow(); });
         QVERIFY(defaultRun);
-        OptionsEditor editor(c.get());
+        OptionsEditor editor(c->state());
         auto t = tester(editor.model());
         QCOMPARE(editor.loadedScheduler(), QStringLiteral("ios"));
         QCOMPARE(editor.model()->rowCount(), int(m_registry.find("ios")->info().options.size()));
@@ -326,7 +326,7 @@ private slots:
     {
         auto c = makeController();
         c->setAutoRun(false);
-        OptionsEditor editor(c.get());
+        OptionsEditor editor(c->state());
         editor.resize(760, 320);
         editor.show();
         QVERIFY(QTest::qWaitForWindowExposed(&editor));
@@ -372,7 +372,7 @@ private slots:
     {
         auto c = makeController();
         c->setAutoRun(false);
-        OptionsEditor editor(c.get());
+        OptionsEditor editor(c->state());
         editor.resize(760, 270);
         editor.show();
         QVERIFY(QTest::qWaitForWindowExposed(&editor));

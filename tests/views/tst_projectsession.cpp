@@ -16,6 +16,7 @@
 #include "app/gui/modelloader.h"
 #include "app/gui/projectsession.h"
 #include "app/gui/recentfiles.h"
+#include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "core/io/iosformat.h"
 #include "core/io/schedulejson.h"
@@ -27,7 +28,6 @@
 #include "views/models/steplistmodel.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
-#include "views/widgets/schedulecontroller.h"
 #include "views/widgets/stepperwidget.h"
 
 #include <QAction>

@@ -6,6 +6,7 @@
 // unavailable backend and an op the backend cannot run are messages in the
 // panel. RunTimeline's binning and hit testing are checked on data, the
 // models under QAbstractItemModelTester. Screenshot: screenshots/runpanel.png.
+#include "app/gui/runcontroller.h"
 #include "app/registerbuiltins.h"
 #include "core/backend/inputs.h"
 #include "core/hw/deviceregistry.h"
@@ -13,7 +14,6 @@
 #include "core/sched/session.h"
 #include "samples/catalog.h"
 #include "views/models/runresultmodel.h"
-#include "views/widgets/runcontroller.h"
 #include "views/widgets/runpanel.h"
 
 #include <QAbstractItemModelTester>
@@ -37,6 +37,7 @@
 
 using namespace tessera;
 using namespace tessera::views;
+using tessera::gui::RunController;
 
 namespace {
 
@@ -105,6 +106,12 @@ std::shared_ptr<const RunResult> resultOf(const QSignalSpy &spy)
 {
     return spy.isEmpty() ? nullptr : spy.last().at(0).value<std::shared_ptr<const RunResult>>();
 }
+
+// A run panel with the app's RunController answering its requests, as in the workbench.
+struct PanelRig {
+    RunController controller;
+    RunPanel panel{controller.state()};
+};
 
 } // namespace
 
@@ -251,10 +258,11 @@ private slots:
         QVERIFY(finished.isEmpty());
 
         // The panel shows it and stays usable.
-        RunPanel panel;
+        PanelRig rig;
+        RunPanel &panel = rig.panel;
         panel.setBackends(&m_backends);
         panel.setPlan(planned->graph, planned->run);
-        QSignalSpy panelFailed(panel.controller(), &RunController::failed);
+        QSignalSpy panelFailed(&rig.controller, &RunController::failed);
         QVERIFY(panel.run());
         QVERIFY(panelFailed.wait(10000));
         QVERIFY2(panel.statusText().startsWith(QStringLiteral("Run failed: the reference backend cannot run 1 node")),
@@ -310,13 +318,14 @@ private slots:
 
     void panelWithoutPlanSaysSo()
     {
-        RunPanel panel;
+        PanelRig rig;
+        RunPanel &panel = rig.panel;
         panel.setBackends(&m_backends);
         QVERIFY(!panel.runButton()->isEnabled());
         QVERIFY2(panel.statusText().startsWith(QStringLiteral("No plan yet")), qPrintable(panel.statusText()));
         panel.resize(1280, 300);
         QVERIFY(panel.grab().toImage().save(screenshotPath(QStringLiteral("runpanel-noplan.png"))));
-        QSignalSpy started(panel.controller(), &RunController::started);
+        QSignalSpy started(&rig.controller, &RunController::started);
         QVERIFY(!panel.run());
         QVERIFY2(panel.statusText().contains(QStringLiteral("schedule the model first")),
                  qPrintable(panel.statusText()));
@@ -333,7 +342,8 @@ private slots:
 
     void pickerDisablesUnavailableBackends()
     {
-        RunPanel panel;
+        PanelRig rig;
+        RunPanel &panel = rig.panel;
         panel.setBackends(&m_backends);
         QComboBox *box = panel.backendBox();
         QCOMPARE(box->count(), 2);
@@ -350,20 +360,23 @@ private slots:
         // Only an unavailable backend: nothing to run on, said plainly.
         BackendRegistry onlyAbsent;
         onlyAbsent.add(std::make_unique<AbsentBackend>());
-        RunPanel empty;
+        PanelRig emptyRig;
+        RunPanel &empty = emptyRig.panel;
         empty.setBackends(&onlyAbsent);
         empty.setPlan(m_small.graph, m_small.run);
         QVERIFY(!empty.runButton()->isEnabled());
         QVERIFY2(empty.statusText().contains(QStringLiteral("No available backend")), qPrintable(empty.statusText()));
         QVERIFY(!empty.run());
-        RunPanel none;
+        PanelRig noneRig;
+        RunPanel &none = noneRig.panel;
         none.setPlan(m_small.graph, m_small.run);
         QVERIFY2(none.statusText().contains(QStringLiteral("No backends")), qPrintable(none.statusText()));
     }
 
     void panelRunShowsResults()
     {
-        RunPanel panel;
+        PanelRig rig;
+        RunPanel &panel = rig.panel;
         auto t1 = tester(panel.metricsModel());
         auto t2 = tester(panel.outputsModel());
         panel.setBackends(&m_backends);
@@ -406,15 +419,16 @@ private slots:
 
     void cancelMidRunLeavesThePanelUsable()
     {
-        RunPanel panel;
+        PanelRig rig;
+        RunPanel &panel = rig.panel;
         panel.setBackends(&m_backends);
         panel.setPlan(m_resnet.graph, m_resnet.run);
-        QSignalSpy progress(panel.controller(), &RunController::progress);
-        QSignalSpy failed(panel.controller(), &RunController::failed);
+        QSignalSpy progress(&rig.controller, &RunController::progress);
+        QSignalSpy failed(&rig.controller, &RunController::failed);
         QSignalSpy finished(&panel, &RunPanel::runFinished);
         // Cancel at the first report of a finished task, as a user clicking at once would.
         bool clicked = false;
-        connect(panel.controller(), &RunController::progress, &panel, [&](int done, int) {
+        connect(&rig.controller, &RunController::progress, &panel, [&](int done, int) {
             if (done == 0 || clicked)
                 return;
             clicked = true;
@@ -430,7 +444,7 @@ private slots:
         QCOMPARE(failed.last().at(0).toString(), QStringLiteral("cancelled"));
         QVERIFY(finished.isEmpty());
         const int total = static_cast<int>(m_resnet.run->result.plan.tasks.size());
-        QVERIFY(panel.controller()->tasksDone() < total);
+        QVERIFY(rig.controller.tasksDone() < total);
         QVERIFY2(panel.statusText().startsWith(QStringLiteral("Run cancelled after")), qPrintable(panel.statusText()));
         QVERIFY(!panel.cancelButton()->isEnabled());
         QVERIFY(panel.runButton()->isEnabled());
@@ -447,14 +461,15 @@ private slots:
 
     void destroyingAPanelMidRunIsSafe()
     {
-        auto panel = std::make_unique<RunPanel>();
+        auto rig = std::make_unique<PanelRig>();
+        RunPanel *panel = &rig->panel;
         panel->setBackends(&m_backends);
         panel->setPlan(m_resnet.graph, m_resnet.run);
         QVERIFY(panel->run());
         QVERIFY(panel->isRunning());
         QElapsedTimer clock;
         clock.start();
-        panel.reset(); // cancels and waits for the worker
+        rig.reset(); // the panel, then the controller: cancels and waits for the worker
         QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
         QTest::qWait(20); // no late progress is delivered anywhere
     }
@@ -568,7 +583,8 @@ private slots:
 
     void screenshotAfterARun()
     {
-        RunPanel panel;
+        PanelRig rig;
+        RunPanel &panel = rig.panel;
         panel.setBackends(&m_backends);
         panel.setPlan(m_resnet.graph, m_resnet.run);
         panel.resize(1280, 420);

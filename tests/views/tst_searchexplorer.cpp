@@ -11,6 +11,7 @@
 #include "core/sched/session.h"
 #include "plugins/ios/ios.h"
 #include "samples/ios_import.h"
+#include "views/models/searchdaglayout.h"
 #include "views/models/searchspacemodel.h"
 #include "views/widgets/searchexplorer.h"
 

@@ -6,6 +6,7 @@
 // reported, and RunComparisonWidget lines a pinned run up against the
 // current one. Every model runs under QAbstractItemModelTester; screenshots
 // go to <build>/screenshots/stepper.png and runcomparison.png.
+#include "app/gui/schedulecontroller.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/ir/analysis.h"
@@ -17,7 +18,6 @@
 #include "views/models/runcomparisonmodel.h"
 #include "views/models/steplistmodel.h"
 #include "views/widgets/runcomparisonwidget.h"
-#include "views/widgets/schedulecontroller.h"
 #include "views/widgets/stepperwidget.h"
 
 #include <QAbstractItemModelTester>
@@ -42,6 +42,7 @@
 
 using namespace tessera;
 using namespace tessera::views;
+using tessera::gui::ScheduleController;
 
 namespace {
 
@@ -273,7 +274,7 @@ private slots:
     void stepModelMirrorsTheTrace()
     {
         auto c = makeController();
-        StepperWidget stepper(c.get());
+        StepperWidget stepper(c->state(), c->undoStack());
         auto t1 = tester(stepper.stepModel());
         auto t2 = tester(stepper.optionsModel());
         auto t3 = tester(stepper.overridesModel());
@@ -304,7 +305,7 @@ private slots:
     void transportMovesAndEmitsTouchedNodes()
     {
         auto c = makeController();
-        StepperWidget stepper(c.get());
+        StepperWidget stepper(c->state(), c->undoStack());
         auto run = runAfter(*c, [] {});
         QVERIFY(run);
         QCOMPARE(stepper.currentStep(), 0);
@@ -351,7 +352,7 @@ private slots:
     void forcingTheOtherOptionReplays()
     {
         auto c = makeController();
-        StepperWidget stepper(c.get());
+        StepperWidget stepper(c->state(), c->undoStack());
         auto t1 = tester(stepper.stepModel());
         auto t2 = tester(stepper.optionsModel());
         auto t3 = tester(stepper.overridesModel());
@@ -399,7 +400,7 @@ private slots:
     void doubleClickingAnOptionForcesIt()
     {
         auto c = makeController();
-        StepperWidget stepper(c.get());
+        StepperWidget stepper(c->state(), c->undoStack());
         stepper.resize(1100, 420);
         stepper.show();
         QVERIFY(QTest::qWaitForWindowExposed(&stepper));
@@ -421,7 +422,7 @@ private slots:
     void optionsThatCannotBeUsed()
     {
         auto c = makeController();
-        StepperWidget stepper(c.get());
+        StepperWidget stepper(c->state(), c->undoStack());
         QVERIFY(runAfter(*c, [] {}));
         const int commands = c->undoStack()->count();
         stepper.setCurrentStep(9); // the lowering step asks no decision
@@ -436,7 +437,7 @@ private slots:
     void illegalOptionsAreListedButNotUsable()
     {
         auto c = makeController(QStringLiteral("probe"));
-        StepperWidget stepper(c.get());
+        StepperWidget stepper(c->state(), c->undoStack());
         auto t = tester(stepper.optionsModel());
         QVERIFY(runAfter(*c, [] {}));
         DecisionOptionsModel *opts = stepper.optionsModel();
@@ -464,7 +465,7 @@ private slots:
     void staleAndRejectedOverridesAreReported()
     {
         auto c = makeController();
-        StepperWidget stepper(c.get());
+        StepperWidget stepper(c->state(), c->undoStack());
         auto t = tester(stepper.overridesModel());
         auto base = runAfter(*c, [] {});
         QVERIFY(base);
@@ -495,7 +496,7 @@ private slots:
     void comparisonLinesUpPinnedAndCurrent()
     {
         auto c = makeController();
-        RunComparisonWidget compare(c.get());
+        RunComparisonWidget compare(c->state());
         auto t = tester(compare.model());
         QVERIFY(!compare.pinCurrent()); // negative twin: nothing to pin yet
         auto base = runAfter(*c, [] {});
@@ -562,7 +563,7 @@ private slots:
     {
         auto c = makeController(QStringLiteral("probe"));
         c->setOptions({{"steps", "100000"}});
-        StepperWidget stepper(c.get());
+        StepperWidget stepper(c->state(), c->undoStack());
         stepper.resize(1000, 400);
         stepper.show();
         QVERIFY(QTest::qWaitForWindowExposed(&stepper));
@@ -582,8 +583,8 @@ private slots:
     void screenshots()
     {
         auto c = makeController();
-        StepperWidget stepper(c.get());
-        RunComparisonWidget compare(c.get());
+        StepperWidget stepper(c->state(), c->undoStack());
+        RunComparisonWidget compare(c->state());
         stepper.resize(1280, 460);
         compare.resize(620, 560);
         stepper.show();

@@ -23,20 +23,17 @@
 // only" (exactly the path's states) and "within x% of best" (Δ ≤ x). Rows are
 // judged from the tables themselves, never from fetched children, so filtering
 // works with lazy loading; its fetchMore() keeps fetching until a chunk of rows
-// passes. Qt Core only; both are checked with QAbstractItemModelTester.
+// passes. Qt Core only; both are checked with QAbstractItemModelTester. The
+// explorer's drawing of a table is laid out in searchdaglayout.h.
 #pragma once
 
 #include "core/ir/graph.h"
 #include "core/sched/searchspace.h"
 
 #include <QAbstractItemModel>
-#include <QPointF>
-#include <QRectF>
-#include <QSizeF>
 #include <QSortFilterProxyModel>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -186,45 +183,6 @@ private:
     mutable std::vector<Accepted> m_accepted; // per table, recomputed when the filter or space changes
 };
 
-// Geometry of the explorer's drawing (pure; the widget paints it). A table of
-// at most `maxStates` states is drawn whole in the style of Fig. 3.4 (2): a row
-// of boxes per level, largest state on top, ∅ at the bottom, states ordered in
-// their row by the mean position of their predecessors (fewer crossings). A
-// transition is a smooth curve through one waypoint per row it crosses, set in
-// a gap between that row's boxes, and leaves and enters its boxes at points
-// spread along their edges in the order of where it goes. A bigger table draws
-// its path only: one column from the start to ∅, stage labels right of it.
-// Texts wider than maxTextWidth are elided by the painter.
-struct SearchDagMetrics {
-    std::function<double(const QString &)> textWidth; // required
-    double lineHeight = 16;
-    double padX = 10, padY = 5;
-    double rowGap = 64; // between rows of boxes
-    double colGap = 36; // between boxes of a row
-    double margin = 16;
-    double maxTextWidth = 300;
-};
-
-struct SearchDagLayout {
-    struct Box {
-        std::int32_t state = -1;
-        QRectF rect;
-    };
-    struct Edge {
-        std::int32_t transition = -1;
-        std::vector<QPointF> points; // leaves `from`, a waypoint per row crossed, enters `to`
-        // The curve: between consecutive points a cubic leaving and arriving vertically.
-        static void segment(const QPointF &p, const QPointF &q, QPointF &c1, QPointF &c2);
-        QPointF pointAt(double t) const; // t in [0, 1] along the whole curve
-    };
-    std::vector<Box> boxes;
-    std::vector<Edge> edges;
-    QSizeF size;
-    bool whole = true; // false: only the path is drawn
-};
-
-SearchDagLayout layoutSearchDag(const SearchSpace::Table &table, const SearchDagMetrics &metrics, int maxStates = 40);
-QString searchStateCostText(const SearchSpace::State &state); // the second line of a box: "cost 12.3 µs"
 QString searchDeltaText(double fraction);                     // "best", "+1.7%", "+12%"; "—" when unknown
 QString searchCountText(double count); // "950", "25.6 M"; past 10^6 "7.85e+27" (schedules overflow prefixes)
 

@@ -2,6 +2,7 @@
 #include "views/widgets/inspectorwidget.h"
 
 #include "views/models/nodeinspectormodel.h"
+#include "views/models/workbenchstate.h"
 #include "views/widgets/propertyview.h"
 
 #include <QLabel>
@@ -36,6 +37,24 @@ InspectorWidget::InspectorWidget(QWidget *parent)
     layout->addWidget(m_title);
     layout->addWidget(m_stack, 1);
     updateTitle();
+}
+
+void InspectorWidget::setState(WorkbenchState *state)
+{
+    connect(state, &WorkbenchState::modelChanged, this, &InspectorWidget::clearSelection);
+    connect(state, &WorkbenchState::selectionChanged, this, [this, state] {
+        const auto model = state->model();
+        if (!model)
+            return;
+        if (const NodeId node = state->selectedNode(); node != kInvalidId) {
+            if (m_model->currentNode() != node)
+                showNode(model, node);
+        } else if (state->selectedGroup() >= 0) {
+            showGroup(model, state->selectedGroup());
+        } else {
+            clearSelection();
+        }
+    });
 }
 
 void InspectorWidget::showNode(std::shared_ptr<const ModelData> data, NodeId node)

@@ -3,7 +3,7 @@
 
 #include "core/sched/scheduler.h"
 #include "views/models/optionsmodel.h"
-#include "views/widgets/schedulecontroller.h"
+#include "views/models/workbenchstate.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -146,8 +146,8 @@ protected:
 
 } // namespace
 
-OptionsEditor::OptionsEditor(ScheduleController *controller, QWidget *parent)
-    : QWidget(parent), m_controller(controller), m_model(new OptionsModel(this))
+OptionsEditor::OptionsEditor(WorkbenchState *state, QWidget *parent)
+    : QWidget(parent), m_state(state), m_model(new OptionsModel(this))
 {
     setObjectName(QStringLiteral("optionsEditor"));
 
@@ -215,25 +215,31 @@ OptionsEditor::OptionsEditor(ScheduleController *controller, QWidget *parent)
     connect(m_reset, &QPushButton::clicked, m_model, &OptionsModel::resetToDefaults);
     connect(m_model, &OptionsModel::userOptionsChanged, this, &OptionsEditor::onUserOptionsChanged);
     connect(m_model, &OptionsModel::editRejected, this, &OptionsEditor::showError);
-    connect(m_controller, &ScheduleController::setupChanged, this, &OptionsEditor::reload);
+    connect(m_state, &WorkbenchState::setupChanged, this, &OptionsEditor::reload);
 
     m_scheduler = QStringLiteral("\x01"); // nothing loaded yet: reload() loads in full
     reload();
+}
+
+const IScheduler *OptionsEditor::scheduler(const QString &name) const
+{
+    const SchedulerRegistry *registry = m_state->schedulers();
+    return registry ? registry->find(name.toStdString()) : nullptr;
 }
 
 void OptionsEditor::reload()
 {
     if (m_applying)
         return; // our own edit coming back: the model already has it
-    const QString name = m_controller->schedulerName();
+    const QString name = m_state->schedulerName();
     if (name != m_scheduler) {
-        const IScheduler *scheduler = m_controller->registry().find(name.toStdString());
+        const IScheduler *found = scheduler(name);
         m_scheduler = name;
-        m_model->setSpecs(scheduler ? scheduler->info().options : std::vector<OptionSpec>{}, m_controller->options());
+        m_model->setSpecs(found ? found->info().options : std::vector<OptionSpec>{}, m_state->options());
         showHeader();
         fitColumns();
-    } else if (m_controller->options() != m_model->userOptions()) {
-        m_model->setUserOptions(m_controller->options()); // keeps the current cell
+    } else if (m_state->options() != m_model->userOptions()) {
+        m_model->setUserOptions(m_state->options()); // keeps the current cell
     } else {
         return;
     }
@@ -242,8 +248,8 @@ void OptionsEditor::reload()
 
 void OptionsEditor::showHeader()
 {
-    const IScheduler *scheduler = m_controller->registry().find(m_scheduler.toStdString());
-    if (!scheduler) {
+    const IScheduler *found = scheduler(m_scheduler);
+    if (!found) {
         m_title->setText(m_scheduler.isEmpty() ? tr("No scheduler selected")
                                                : tr("Unknown scheduler '%1'").arg(m_scheduler));
         m_summary->clear();
@@ -253,7 +259,7 @@ void OptionsEditor::showHeader()
         m_view->hide();
         return;
     }
-    const SchedulerInfo &info = scheduler->info();
+    const SchedulerInfo &info = found->info();
     m_title->setText(QString::fromStdString(info.title.empty() ? info.name : info.title));
     QString summary = QString::fromStdString(info.summary);
     if (info.options.empty())
@@ -284,7 +290,7 @@ void OptionsEditor::showError(const QString &message)
 void OptionsEditor::onUserOptionsChanged()
 {
     m_applying = true;
-    m_controller->setOptions(m_model->userOptions()); // replays the schedule
+    m_state->setOptions(m_model->userOptions()); // the app's scheduler replays
     m_applying = false;
     showError(m_model->validate());
 }

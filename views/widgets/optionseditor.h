@@ -7,12 +7,12 @@
 // a "Reset to defaults" button and a one-line error label that shows why an
 // edit was rejected.
 //
-// It follows a ScheduleController: setupChanged() (scheduler or options
-// changed) reloads the specs from the registry and the controller's option
-// text; an accepted edit calls ScheduleController::setOptions(), which
-// replays the schedule. The editor's own edits come back through
-// setupChanged() unchanged and do not reset the view's current cell.
-// The controller must outlive the editor.
+// It follows a WorkbenchState: setupChanged() (scheduler or options
+// changed) reloads the specs from the state's scheduler registry and its
+// option text; an accepted edit calls WorkbenchState::setOptions(), and the
+// app's scheduler replays the schedule. The editor's own edits come back
+// through setupChanged() unchanged and do not reset the view's current cell.
+// The state must outlive the editor.
 #pragma once
 
 #include <QString>
@@ -22,16 +22,20 @@ class QLabel;
 class QPushButton;
 class QTableView;
 
+namespace tessera {
+class IScheduler;
+}
+
 namespace tessera::views {
 
 class OptionsModel;
-class ScheduleController;
+class WorkbenchState;
 
 class OptionsEditor final : public QWidget
 {
     Q_OBJECT
 public:
-    explicit OptionsEditor(ScheduleController *controller, QWidget *parent = nullptr);
+    explicit OptionsEditor(WorkbenchState *state, QWidget *parent = nullptr);
 
     OptionsModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }
@@ -39,7 +43,7 @@ public:
     QPushButton *resetButton() const { return m_reset; }
     QString loadedScheduler() const { return m_scheduler; } // empty when none is known
 
-    // Re-reads the scheduler's specs and the controller's options (done on
+    // Re-reads the scheduler's specs and the state's options (done on
     // setupChanged(); public for callers that changed the registry).
     void reload();
 
@@ -49,7 +53,9 @@ private:
     void fitColumns();
     void onUserOptionsChanged();
 
-    ScheduleController *m_controller;
+    const IScheduler *scheduler(const QString &name) const; // null when unknown
+
+    WorkbenchState *m_state;
     OptionsModel *m_model;
     QLabel *m_title;
     QLabel *m_summary;

@@ -3,7 +3,7 @@
 
 #include "core/sched/scheduler.h"
 #include "views/models/runcomparisonmodel.h"
-#include "views/widgets/schedulecontroller.h"
+#include "views/models/workbenchstate.h"
 #include "views/widgets/stepperdelegate.h"
 
 #include <QAction>
@@ -20,12 +20,12 @@
 
 namespace tessera::views {
 
-RunComparisonWidget::RunComparisonWidget(ScheduleController *controller, QWidget *parent)
-    : QWidget(parent), m_controller(controller), m_model(new RunComparisonModel(this)),
+RunComparisonWidget::RunComparisonWidget(WorkbenchState *state, QWidget *parent)
+    : QWidget(parent), m_state(state), m_model(new RunComparisonModel(this)),
       m_pinAction(new QAction(tr("Pin for Comparison"), this)), m_first(new QComboBox(this)),
       m_second(new QComboBox(this)), m_clearButton(new QToolButton(this)), m_view(new QTableView(this))
 {
-    Q_ASSERT(controller);
+    Q_ASSERT(state);
     m_pinAction->setToolTip(tr("Keep the current schedule to compare later runs against it"));
     m_pinAction->setEnabled(false);
     connect(m_pinAction, &QAction::triggered, this, &RunComparisonWidget::pinCurrent);
@@ -75,11 +75,11 @@ RunComparisonWidget::RunComparisonWidget(ScheduleController *controller, QWidget
     layout->addLayout(top);
     layout->addWidget(m_view, 1);
 
-    connect(m_controller, &ScheduleController::finished, this, [this] {
+    connect(m_state, &WorkbenchState::scheduleFinished, this, [this] {
         m_pinAction->setEnabled(true);
         refresh();
     });
-    m_pinAction->setEnabled(m_controller->lastRun() != nullptr);
+    m_pinAction->setEnabled(m_state->lastRun() != nullptr);
     rebuildChoices();
     setSides(1, 0);
 }
@@ -88,7 +88,7 @@ std::shared_ptr<const ScheduleRun> RunComparisonWidget::runOf(int choice, QStrin
 {
     if (choice == 1) {
         *title = tr("Current");
-        return m_controller->lastRun();
+        return m_state->lastRun();
     }
     if (choice >= 2 && choice - 2 < pinnedCount()) {
         const Pinned &p = m_pinned[static_cast<std::size_t>(choice - 2)];
@@ -124,7 +124,7 @@ void RunComparisonWidget::rebuildChoices()
 
 bool RunComparisonWidget::pinCurrent()
 {
-    auto run = m_controller->lastRun();
+    auto run = m_state->lastRun();
     if (!run)
         return false;
     if (pinnedCount() == kMaxPinned)

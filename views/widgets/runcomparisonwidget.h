@@ -1,5 +1,5 @@
 // RunComparisonWidget: two scheduling runs side by side (RunComparisonModel).
-// "Pin for comparison" keeps the controller's current run; each side picks
+// "Pin for comparison" keeps the WorkbenchState's current run; each side picks
 // the current run or a pinned one, and the table marks the better value of
 // every comparable row. After a pin the pinned run is on the left and the
 // current run (which follows every replay) on the right, so forcing a
@@ -24,7 +24,7 @@ struct ScheduleRun;
 namespace tessera::views {
 
 class RunComparisonModel;
-class ScheduleController;
+class WorkbenchState;
 
 class RunComparisonWidget final : public QWidget
 {
@@ -32,13 +32,13 @@ class RunComparisonWidget final : public QWidget
 public:
     static constexpr int kMaxPinned = 8; // the oldest pin goes first
 
-    explicit RunComparisonWidget(ScheduleController *controller, QWidget *parent = nullptr);
+    explicit RunComparisonWidget(WorkbenchState *state, QWidget *parent = nullptr); // the state must outlive it
 
     RunComparisonModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }
     QAction *pinAction() const { return m_pinAction; } // also for the main window's menus
 
-    // Pins the controller's latest run; false when there is none.
+    // Pins the state's latest run; false when there is none.
     bool pinCurrent();
     int pinnedCount() const { return static_cast<int>(m_pinned.size()); }
     void clearPinned();
@@ -54,7 +54,7 @@ private:
     void refresh();
     std::shared_ptr<const ScheduleRun> runOf(int choice, QString *title) const;
 
-    ScheduleController *m_controller;
+    WorkbenchState *m_state;
     RunComparisonModel *m_model;
     std::vector<Pinned> m_pinned;
     int m_pinSerial = 0;

@@ -1,11 +1,10 @@
 // RunPanel and RunTimelineStrip (see runpanel.h).
 #include "views/widgets/runpanel.h"
 
-#include "core/backend/inputs.h"
 #include "core/sched/scheduler.h"
 #include "views/models/format.h"
 #include "views/models/plansummary.h"
-#include "views/widgets/runcontroller.h"
+#include "views/models/workbenchstate.h"
 #include "views/widgets/stepperdelegate.h"
 
 #include <QComboBox>
@@ -304,8 +303,8 @@ bool RunTimelineStrip::event(QEvent *event)
 
 // --- RunPanel --------------------------------------------------------------------------------
 
-RunPanel::RunPanel(QWidget *parent)
-    : QWidget(parent), m_controller(new RunController(this)), m_metrics(new RunMetricsModel(this)),
+RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
+    : QWidget(parent), m_state(state), m_metrics(new RunMetricsModel(this)),
       m_outputs(new RunOutputsModel(this)), m_backendBox(new QComboBox(this)),
       m_runButton(new QPushButton(tr("Run"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
       m_progress(new QProgressBar(this)), m_live(new QLabel(this)), m_status(new QLabel(this)),
@@ -385,20 +384,19 @@ RunPanel::RunPanel(QWidget *parent)
             setStatus(idleText(), Tone::Neutral);
         updateButtons();
     });
-    connect(m_controller, &RunController::started, this, &RunPanel::onStarted);
-    connect(m_controller, &RunController::progress, this, &RunPanel::onProgress);
-    connect(m_controller, &RunController::finished, this, &RunPanel::onFinished);
-    connect(m_controller, &RunController::failed, this, &RunPanel::onFailed);
+    Q_ASSERT(state);
+    connect(m_state, &WorkbenchState::backendRunStarted, this, &RunPanel::onStarted);
+    connect(m_state, &WorkbenchState::backendRunProgress, this, &RunPanel::onProgress);
+    connect(m_state, &WorkbenchState::backendRunFinished, this, &RunPanel::onFinished);
+    connect(m_state, &WorkbenchState::backendRunFailed, this, &RunPanel::onFailed);
+    connect(m_state, &WorkbenchState::scheduleFinished, this,
+            [this](const std::shared_ptr<const ScheduleRun> &run) { setPlan(m_state->graph(), run); });
 
     setStatus(idleText(), Tone::Neutral);
     updateButtons();
 }
 
-RunPanel::~RunPanel()
-{
-    // Cancel and wait for a running run while the panel is still whole.
-    delete m_controller;
-}
+RunPanel::~RunPanel() = default;
 
 void RunPanel::setBackends(const BackendRegistry *registry)
 {
@@ -513,7 +511,7 @@ bool RunPanel::resultIsStale() const
 
 bool RunPanel::isRunning() const
 {
-    return m_controller->isRunning();
+    return m_state->isBackendRunning();
 }
 
 void RunPanel::updateButtons()
@@ -539,14 +537,14 @@ bool RunPanel::run()
     m_runPlan = std::shared_ptr<const ExecutionPlan>(m_schedule, &m_schedule->result.plan);
     m_runBackendTitle = QString::fromStdString(backend->info().title.empty() ? backend->info().name
                                                                              : backend->info().title);
-    m_controller->start(backend, m_graph, m_runPlan, syntheticInputs(*m_graph, 1));
+    m_state->requestBackendRun({backend, m_graph, m_schedule}); // inputs: synthetic, seed 1
     updateButtons();
     return true;
 }
 
 void RunPanel::cancel()
 {
-    m_controller->cancel();
+    m_state->requestCancelBackendRun();
 }
 
 void RunPanel::onStarted()
@@ -571,7 +569,7 @@ void RunPanel::onProgress(int done, int total)
 void RunPanel::updateLive()
 {
     const qint64 ms = m_elapsed->isValid() ? m_elapsed->elapsed() : 0;
-    const int done = m_controller->tasksDone(), total = m_controller->tasksTotal();
+    const int done = m_state->tasksDone(), total = m_state->tasksTotal();
     if (isRunning())
         m_live->setText(done == 0 ? tr("compiling · %1").arg(elapsedText(ms))
                                   : tr("%1 / %2 tasks · %3").arg(done).arg(total).arg(elapsedText(ms)));
@@ -612,10 +610,10 @@ void RunPanel::onFailed(const QString &message)
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     if (message == QLatin1String("cancelled")) {
-        m_live->setText(tr("cancelled at %1 / %2").arg(m_controller->tasksDone()).arg(m_controller->tasksTotal()));
+        m_live->setText(tr("cancelled at %1 / %2").arg(m_state->tasksDone()).arg(m_state->tasksTotal()));
         setStatus(tr("Run cancelled after %1 of %2 tasks.%3")
-                      .arg(m_controller->tasksDone())
-                      .arg(m_controller->tasksTotal())
+                      .arg(m_state->tasksDone())
+                      .arg(m_state->tasksTotal())
                       .arg(m_lastResult ? tr(" The tables show the last completed run.") : QString()),
                   Tone::Neutral);
     } else {

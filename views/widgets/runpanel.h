@@ -1,17 +1,19 @@
 // RunPanel: "run the plan on a backend" for the workbench's bottom dock. A
 // backend picker (BackendRegistry::all(); unavailable backends are listed
 // but disabled, their reason as tooltip), Run and Cancel, live progress while
-// a RunController runs the plan off the GUI thread (tasks done / total,
-// elapsed time, a progress bar), and after a run: measured latency against
+// the app runs the plan off the GUI thread (tasks done / total, elapsed time,
+// a progress bar), and after a run: measured latency against
 // the plan's estimate, the backend's metrics (RunMetricsModel), the outputs
 // with a checksum and their first values (RunOutputsModel) and a timeline
 // strip of the measured tasks (RunTimelineStrip).
 //
-// Inputs are synthesised exactly as `tessera-cli run` does without --input
-// (core/backend/inputs.h, first seed 1), so the panel's output sums match the
-// CLI's. Every bad case — no plan yet, no usable backend, an op the backend
+// The panel follows a WorkbenchState: each finished schedule becomes the plan
+// to run (setPlan), Run and Cancel are requests to the state
+// (requestBackendRun, requestCancelBackendRun) that the app's RunController
+// answers, and the state's backend-run reports drive the live row and the
+// tables. Every bad case — no plan yet, no usable backend, an op the backend
 // cannot run, a compile or run error — is a message in the panel, never a
-// crash. The registry must outlive the panel.
+// crash. The registry and the state must outlive the panel.
 #pragma once
 
 #include "views/models/runresultmodel.h"
@@ -36,7 +38,7 @@ struct ScheduleRun;
 
 namespace tessera::views {
 
-class RunController;
+class WorkbenchState;
 
 // The measured tasks on their lanes, coloured by kind; a tooltip names the
 // task under the mouse. Paints from RunTimeline::segments, cached per width,
@@ -82,7 +84,7 @@ class RunPanel final : public QWidget
 {
     Q_OBJECT
 public:
-    explicit RunPanel(QWidget *parent = nullptr);
+    explicit RunPanel(WorkbenchState *state, QWidget *parent = nullptr);
     ~RunPanel() override;
 
     // The backends to offer (null: none). Selects the first available one.
@@ -98,7 +100,7 @@ public:
     bool selectBackend(const QString &name); // false if unknown or unavailable
     QString selectedBackend() const;
 
-    RunController *controller() const { return m_controller; }
+    WorkbenchState *state() const { return m_state; }
     QComboBox *backendBox() const { return m_backendBox; }
     QPushButton *runButton() const { return m_runButton; }
     QPushButton *cancelButton() const { return m_cancelButton; }
@@ -133,7 +135,7 @@ private:
     std::shared_ptr<const RunResult> m_lastResult;
     QString m_statusPlain;
 
-    RunController *m_controller;
+    WorkbenchState *m_state;
     RunMetricsModel *m_metrics;
     RunOutputsModel *m_outputs;
     QComboBox *m_backendBox;

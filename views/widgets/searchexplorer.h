@@ -15,10 +15,12 @@
 //
 // Choosing a transition of a path state — double-click in the tree or on its
 // bar, or "Force this stage" — emits overrideRequested(key, option) for the
-// decision it answers (and for any extra decision the same choice needs); the
-// app forwards it to the ScheduleController. Selecting a state or transition
-// emits nodesSelected(its nodes) for the graph view. The widget never
-// schedules and never holds the graph.
+// decision it answers (and for any extra decision the same choice needs).
+// Selecting a state or transition emits nodesSelected(its nodes) for the
+// graph view. setState() makes the explorer follow a WorkbenchState: every
+// finished schedule's search space is shown, and both signals become the
+// state's highlight and override requests. The widget never schedules and
+// never holds the graph.
 #pragma once
 
 #include "core/ir/graph.h"
@@ -51,6 +53,7 @@ class SearchSpaceModel;
 class SearchSpaceFilterModel;
 class SearchNeighbourhoodView;
 class SearchDagView;
+class WorkbenchState;
 
 class SearchExplorer final : public QWidget
 {
@@ -61,6 +64,8 @@ public:
     explicit SearchExplorer(QWidget *parent = nullptr);
     ~SearchExplorer() override;
 
+    // Follows `state` (see the header comment); it must outlive the explorer.
+    void setState(WorkbenchState *state);
     // Reads run->result.searchSpace; without one the explorer shows how to get it.
     void setSearchSpace(std::shared_ptr<const ScheduleRun> run);
     bool hasSearchSpace() const;

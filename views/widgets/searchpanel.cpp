@@ -2,6 +2,7 @@
 #include "views/widgets/searchpanel.h"
 
 #include "views/models/searchmodel.h"
+#include "views/models/workbenchstate.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -80,6 +81,14 @@ SearchPanel::SearchPanel(QWidget *parent)
     connect(m_results, &QTreeView::clicked, this, [this](const QModelIndex &index) { setCurrentRow(index.row()); });
     connect(m_results, &QTreeView::activated, this, [this](const QModelIndex &index) { setCurrentRow(index.row()); });
     updateCounter();
+}
+
+void SearchPanel::setState(WorkbenchState *state)
+{
+    connect(state, &WorkbenchState::modelChanged, this, [this, state] { setModelData(state->model()); });
+    connect(this, &SearchPanel::matchesChanged, state,
+            [state](const std::vector<NodeId> &matches) { state->setHighlighted(matches); });
+    connect(this, &SearchPanel::currentMatchChanged, state, [state](NodeId node) { state->selectNode(node, true); });
 }
 
 void SearchPanel::setModelData(std::shared_ptr<const ModelData> data)

@@ -2,7 +2,9 @@
 // syntax), previous/next buttons with a "3 of 17" counter, and the list of
 // matching nodes. Typing re-runs the query after a short pause; Enter, the
 // buttons and F3/Shift+F3 step through the matches; clicking a result makes
-// it current. The panel only reports: the main window highlights and centres.
+// it current. The panel only reports; setState() makes it follow a
+// WorkbenchState's model, with the matches as the state's highlight and the
+// current match as its selection.
 #pragma once
 
 #include "views/models/modeldata.h"
@@ -22,6 +24,7 @@ class QTreeView;
 namespace tessera::views {
 
 class SearchModel;
+class WorkbenchState;
 
 class SearchPanel final : public QWidget
 {
@@ -30,6 +33,7 @@ public:
     explicit SearchPanel(QWidget *parent = nullptr);
 
     void setModelData(std::shared_ptr<const ModelData> data); // keeps the query
+    void setState(WorkbenchState *state);                     // it must outlive the panel
     void setQuery(const QString &query);                      // runs it at once
     QString query() const;
     const std::vector<NodeId> &matches() const;

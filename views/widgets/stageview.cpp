@@ -5,6 +5,7 @@
 #include "views/models/format.h"
 #include "views/models/layoutnodes.h"
 #include "views/models/plansummary.h"
+#include "views/models/workbenchstate.h"
 #include "views/widgets/graphviewstyle.h"
 
 #include <QAction>
@@ -131,6 +132,20 @@ StageView::StageView(QWidget *parent) : QAbstractScrollArea(parent), d(std::make
 }
 
 StageView::~StageView() = default;
+
+void StageView::setState(WorkbenchState *state)
+{
+    connect(state, &WorkbenchState::scheduleFinished, this,
+            [this, state](const std::shared_ptr<const ScheduleRun> &run) { setRun(state->graph(), run, state->device()); });
+    // A measured timeline replaces the estimate only for the plan on show.
+    connect(state, &WorkbenchState::backendRunFinished, this, [this, state](const std::shared_ptr<const RunResult> &r) {
+        if (r && state->resultIsCurrent())
+            setTimeline(r->timeline);
+    });
+    connect(this, &StageView::nodesSelected, state,
+            [state](const std::vector<NodeId> &nodes) { state->setHighlighted(nodes, true); });
+    connect(this, &StageView::overrideRequested, state, &WorkbenchState::requestOverride);
+}
 
 void StageView::setRun(std::shared_ptr<const Graph> graph, std::shared_ptr<const ScheduleRun> run, const Device *device)
 {

@@ -12,6 +12,10 @@
 // decisions whose trace steps touched it, each option with its cost (illegal
 // ones disabled), and choosing one emits overrideRequested.
 //
+// setState() makes the view follow a WorkbenchState: every finished schedule
+// is shown, a backend run of the current plan shows its measured timeline,
+// and the view's selections and override choices go to the state.
+//
 // Assumes the run's plan was made for the graph (a mismatch shows a hint, not
 // a crash). Building the layout is linear in the plan's tasks and runs on the
 // GUI thread in setRun().
@@ -37,12 +41,17 @@ struct ScheduleRun;
 
 namespace tessera::views {
 
+class WorkbenchState;
+
 class StageView final : public QAbstractScrollArea
 {
     Q_OBJECT
 public:
     explicit StageView(QWidget *parent = nullptr);
     ~StageView() override;
+
+    // Follows `state` (see the header comment); it must outlive the view.
+    void setState(WorkbenchState *state);
 
     // Shows the run's plan. The device gives the peak for utilisation (copied;
     // nullptr: utilisation unknown). Any nullptr graph or run clears the view.

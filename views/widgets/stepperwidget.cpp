@@ -6,7 +6,7 @@
 #include "views/models/decisionoverridesmodel.h"
 #include "views/models/plansummary.h"
 #include "views/models/steplistmodel.h"
-#include "views/widgets/schedulecontroller.h"
+#include "views/models/workbenchstate.h"
 #include "views/widgets/stepperdelegate.h"
 
 #include <QAction>
@@ -128,19 +128,22 @@ void setupTable(QTableView *view)
 
 } // namespace
 
-StepperWidget::StepperWidget(ScheduleController *controller, QWidget *parent)
-    : QWidget(parent), m_controller(controller), m_steps(new StepListModel(this)),
+StepperWidget::StepperWidget(WorkbenchState *state, QUndoStack *undo, QWidget *parent)
+    : QWidget(parent), m_state(state), m_undo(undo), m_steps(new StepListModel(this)),
       m_options(new DecisionOptionsModel(this)), m_overrides(new DecisionOverridesModel(this))
 {
-    Q_ASSERT(controller);
+    Q_ASSERT(state);
     createActions();
     buildUi();
-    connect(m_controller, &ScheduleController::started, this, &StepperWidget::onStarted);
-    connect(m_controller, &ScheduleController::progress, this, &StepperWidget::onProgress);
-    connect(m_controller, &ScheduleController::finished, this, &StepperWidget::onFinished);
-    connect(m_controller, &ScheduleController::failed, this, &StepperWidget::onFailed);
-    connect(m_controller, &ScheduleController::overridesChanged, this, &StepperWidget::updateOverrideControls);
-    if (auto run = m_controller->lastRun())
+    connect(m_state, &WorkbenchState::scheduleStarted, this, &StepperWidget::onStarted);
+    connect(m_state, &WorkbenchState::scheduleProgress, this, &StepperWidget::onProgress);
+    connect(m_state, &WorkbenchState::scheduleFinished, this, &StepperWidget::onFinished);
+    connect(m_state, &WorkbenchState::scheduleFailed, this, &StepperWidget::onFailed);
+    connect(m_state, &WorkbenchState::overridesChanged, this, &StepperWidget::updateOverrideControls);
+    // The touched nodes of the step on show are what the graph outlines.
+    connect(this, &StepperWidget::stepActivated, m_state,
+            [this](const std::vector<NodeId> &nodes) { m_state->setHighlighted(nodes, true); });
+    if (auto run = m_state->lastRun())
         onFinished(std::move(run));
     else
         showStep(-1);
@@ -202,13 +205,15 @@ void StepperWidget::buildUi()
     m_positionLabel = new QLabel(this);
     m_positionLabel->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("step 00000 / 00000")));
 
-    QUndoStack *undo = m_controller->undoStack();
+    QUndoStack *undo = m_undo;
     const auto undoButton = [&](const QString &text, bool isUndo) {
         auto *b = new QToolButton(this);
         b->setText(text);
         b->setAutoRaise(true);
         b->setToolTip(text);
-        b->setEnabled(isUndo ? undo->canUndo() : undo->canRedo());
+        b->setEnabled(undo && (isUndo ? undo->canUndo() : undo->canRedo()));
+        if (!undo)
+            return b;
         connect(b, &QToolButton::clicked, undo, isUndo ? &QUndoStack::undo : &QUndoStack::redo);
         connect(undo, isUndo ? &QUndoStack::canUndoChanged : &QUndoStack::canRedoChanged, b, &QWidget::setEnabled);
         connect(undo, isUndo ? &QUndoStack::undoTextChanged : &QUndoStack::redoTextChanged, b,
@@ -384,10 +389,10 @@ void StepperWidget::buildUi()
     connect(m_removeOverrideButton, &QPushButton::clicked, this, [this] {
         const QModelIndex i = m_overridesView->currentIndex();
         if (i.isValid())
-            m_controller->clearOverride(i.data(DecisionOverridesModel::KeyRole).toString().toStdString());
+            m_state->requestClearOverride(i.data(DecisionOverridesModel::KeyRole).toString().toStdString());
     });
     m_clearOverridesButton = new QPushButton(tr("Clear all"), overridesPage);
-    connect(m_clearOverridesButton, &QPushButton::clicked, m_controller, &ScheduleController::clearOverrides);
+    connect(m_clearOverridesButton, &QPushButton::clicked, m_state, &WorkbenchState::requestClearOverrides);
     auto *overrideButtons = new QHBoxLayout;
     overrideButtons->addWidget(m_removeOverrideButton);
     overrideButtons->addWidget(m_clearOverridesButton);
@@ -470,8 +475,8 @@ void StepperWidget::updateStatus()
 {
     QString text;
     QString colour;
-    if (m_controller->isRunning()) {
-        text = tr("scheduling with %1…").arg(m_controller->schedulerName());
+    if (m_state->isScheduling()) {
+        text = tr("scheduling with %1…").arg(m_state->schedulerName());
     } else if (!m_error.isEmpty()) {
         text = tr("scheduling failed: %1").arg(m_error);
         colour = stepcolors::bad().name();
@@ -583,21 +588,21 @@ bool StepperWidget::useOption(int row)
     if (!rec || !opt || !opt->legal())
         return false;
     if (row == rec->preferred)
-        m_controller->clearOverride(rec->key);
+        m_state->requestClearOverride(rec->key);
     else
-        m_controller->setOverride(rec->key, opt->id);
+        m_state->requestOverride(rec->key, opt->id);
     return true;
 }
 
 void StepperWidget::useSchedulerChoice()
 {
     if (const DecisionRecord *rec = m_options->record())
-        m_controller->clearOverride(rec->key);
+        m_state->requestClearOverride(rec->key);
 }
 
 QString StepperWidget::nodeNames(const std::vector<NodeId> &nodes) const
 {
-    const auto graph = m_controller->graph();
+    const auto graph = m_state->graph();
     if (nodes.empty())
         return tr("—");
     QStringList names;
@@ -689,7 +694,7 @@ void StepperWidget::updateOverrideControls()
     const DecisionRecord *rec = m_options->record();
     const QModelIndex current = m_optionsView->currentIndex();
     const DecisionOption *opt = current.isValid() ? m_options->option(current.row()) : nullptr;
-    const Overrides &overrides = m_controller->overrides();
+    const Overrides &overrides = m_state->overrides();
     m_useButton->setEnabled(rec && opt && opt->legal() && current.row() != rec->chosen);
     m_resetButton->setEnabled(rec && overrides.count(rec->key));
     const QModelIndex report = m_overridesView->currentIndex();

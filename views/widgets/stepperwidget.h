@@ -4,14 +4,15 @@
 // list, and the selected step's details: title, conclusion, why, the nodes it
 // touched, its numbers and its state changes. For a step that asked a
 // decision the options table shows every option (★ preferred, ✓ used,
-// ✎ forced); double-clicking a legal option or "Use this option" sets an
-// override through the controller, which replays the schedule, and the
-// stepper stays at the same step index. The Overrides tab lists what became of
-// each override (applied, rejected with the reason, stale); undo/redo come
-// from the controller's stack.
+// ✎ forced); double-clicking a legal option or "Use this option" asks the
+// WorkbenchState for an override (the app's scheduler replays the schedule),
+// and the stepper stays at the same step index. The Overrides tab lists what
+// became of each override (applied, rejected with the reason, stale);
+// undo/redo buttons drive the override history it is given.
 //
-// The widget never schedules by itself and never touches the graph view: it
-// emits stepActivated(touched nodes) and the main window highlights them.
+// The widget follows the state's schedule runs and never schedules by itself
+// or touches the graph view: it emits stepActivated(touched nodes) and sets
+// them as the state's highlight.
 #pragma once
 
 #include "core/ir/graph.h"
@@ -35,6 +36,7 @@ class QTableWidget;
 class QTimer;
 class QToolBar;
 class QTreeView;
+class QUndoStack;
 
 namespace tessera {
 struct ScheduleRun;
@@ -44,17 +46,19 @@ namespace tessera::views {
 
 class DecisionOptionsModel;
 class DecisionOverridesModel;
-class ScheduleController;
 class StepListModel;
+class WorkbenchState;
 
 class StepperWidget final : public QWidget
 {
     Q_OBJECT
 public:
-    explicit StepperWidget(ScheduleController *controller, QWidget *parent = nullptr);
+    // `undo`: the override history the undo/redo buttons drive (null: none).
+    // Both must outlive the widget.
+    explicit StepperWidget(WorkbenchState *state, QUndoStack *undo = nullptr, QWidget *parent = nullptr);
     ~StepperWidget() override;
 
-    ScheduleController *controller() const { return m_controller; }
+    WorkbenchState *state() const { return m_state; }
     StepListModel *stepModel() const { return m_steps; }
     DecisionOptionsModel *optionsModel() const { return m_options; }
     DecisionOverridesModel *overridesModel() const { return m_overrides; }
@@ -99,7 +103,8 @@ private:
     void updateStatus();
     QString nodeNames(const std::vector<NodeId> &nodes) const;
 
-    ScheduleController *m_controller;
+    WorkbenchState *m_state;
+    QUndoStack *m_undo;
     StepListModel *m_steps;
     DecisionOptionsModel *m_options;
     DecisionOverridesModel *m_overrides;

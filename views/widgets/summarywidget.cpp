@@ -5,6 +5,7 @@
 #include "views/models/modelsummary.h"
 #include "views/models/ophistogrammodel.h"
 #include "views/models/propertymodel.h"
+#include "views/models/workbenchstate.h"
 #include "views/widgets/propertyview.h"
 
 #include <QHeaderView>
@@ -51,6 +52,11 @@ SummaryWidget::SummaryWidget(QWidget *parent)
 }
 
 SummaryWidget::~SummaryWidget() = default; // a running width job holds its own graph and is left to finish
+
+void SummaryWidget::setState(WorkbenchState *state)
+{
+    connect(state, &WorkbenchState::modelChanged, this, [this, state] { setModelData(state->model()); });
+}
 
 void SummaryWidget::setModelData(std::shared_ptr<const ModelData> data)
 {

@@ -1,6 +1,10 @@
 // RunController: compiles an ExecutionPlan on a backend and runs it on the
-// thread pool (QtConcurrent), never on the GUI thread (STYLE.md §15). It
-// reports started / progress(done, total) / finished / failed.
+// thread pool (QtConcurrent), never on the GUI thread. It reports started /
+// progress(done, total) / finished / failed as its own signals and into a
+// WorkbenchState (views/models/workbenchstate.h), which the panels follow; it
+// also starts and cancels the runs the state is asked for
+// (WorkbenchState::requestBackendRun: inputs are synthesised exactly as
+// `tessera-cli run` does without --input, core/backend/inputs.h, seed 1).
 //
 // Before compiling, every node of the plan's kernels is checked with
 // IBackend::supports(), so an unsupported op fails naming it rather than
@@ -16,12 +20,12 @@
 // request starts when the old worker returns.
 //
 // The backend must outlive the run; graph, plan and inputs are kept alive by
-// the controller until the worker returns. The destructor cancels a running
-// run and waits for it.
+// the controller until the worker returns. The state must outlive the
+// controller. The destructor cancels a running run and waits for it.
 #pragma once
 
 #include "core/backend/backend.h"
-#include "views/models/runresultmodel.h" // Q_DECLARE_METATYPE(std::shared_ptr<const RunResult>)
+#include "views/models/workbenchstate.h" // Q_DECLARE_METATYPE(std::shared_ptr<const RunResult>)
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -32,14 +36,17 @@
 #include <optional>
 #include <vector>
 
-namespace tessera::views {
+namespace tessera::gui {
 
 class RunController final : public QObject
 {
     Q_OBJECT
 public:
-    explicit RunController(QObject *parent = nullptr);
+    // `state`: where runs are asked for and reported; null: a state of its own.
+    explicit RunController(views::WorkbenchState *state = nullptr, QObject *parent = nullptr);
     ~RunController() override;
+
+    views::WorkbenchState *state() const { return m_state; }
 
     // Starts (or supersedes) a run of `plan` for `graph` on `backend`. Null
     // arguments fail at once with a message.
@@ -65,6 +72,7 @@ signals:
 private:
     struct Request {
         IBackend *backend = nullptr;
+        std::shared_ptr<const ScheduleRun> schedule; // when the state asked for the run
         std::shared_ptr<const Graph> graph;
         std::shared_ptr<const ExecutionPlan> plan;
         std::shared_ptr<const std::vector<HostTensor>> inputs;
@@ -75,10 +83,13 @@ private:
         quint64 generation = 0;
         bool cancelled = false;
     };
+    void startRequest(Request request);
+    void onRunRequested(const views::BackendRunRequest &request);
     void launch(Request request);
     void onFinished();
     void reportProgress(quint64 generation, int done, int total);
 
+    views::WorkbenchState *m_state;
     QFutureWatcher<Outcome> m_watcher;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     std::optional<Request> m_pending; // a superseding request waits for the cancelled run to return
@@ -89,4 +100,4 @@ private:
     std::shared_ptr<const RunResult> m_lastResult;
 };
 
-} // namespace tessera::views
+} // namespace tessera::gui

@@ -1,5 +1,7 @@
 // RunController (see runcontroller.h).
-#include "views/widgets/runcontroller.h"
+#include "app/gui/runcontroller.h"
+
+#include "core/backend/inputs.h"
 
 #include <QMetaObject>
 #include <QtConcurrent/QtConcurrentRun>
@@ -7,7 +9,7 @@
 #include <chrono>
 #include <exception>
 
-namespace tessera::views {
+namespace tessera::gui {
 
 namespace {
 
@@ -48,10 +50,13 @@ std::string unsupportedNodes(const IBackend &backend, const Graph &g, const Exec
 
 } // namespace
 
-RunController::RunController(QObject *parent) : QObject(parent)
+RunController::RunController(views::WorkbenchState *state, QObject *parent)
+    : QObject(parent), m_state(state ? state : new views::WorkbenchState(this))
 {
     qRegisterMetaType<std::shared_ptr<const tessera::RunResult>>();
     connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &RunController::onFinished);
+    connect(m_state, &views::WorkbenchState::backendRunRequested, this, &RunController::onRunRequested);
+    connect(m_state, &views::WorkbenchState::cancelBackendRunRequested, this, &RunController::cancel);
 }
 
 RunController::~RunController()
@@ -66,12 +71,31 @@ RunController::~RunController()
 void RunController::start(IBackend *backend, std::shared_ptr<const Graph> graph,
                           std::shared_ptr<const ExecutionPlan> plan, std::vector<HostTensor> inputs)
 {
-    if (!backend || !graph || !plan) {
-        emit failed(!backend ? tr("no backend selected") : tr("no plan to run: schedule the model first"));
+    startRequest({backend, nullptr, std::move(graph), std::move(plan),
+                  std::make_shared<const std::vector<HostTensor>>(std::move(inputs))});
+}
+
+void RunController::onRunRequested(const views::BackendRunRequest &request)
+{
+    if (!request.graph || !request.schedule) {
+        startRequest({request.backend, nullptr, nullptr, nullptr, nullptr});
         return;
     }
-    Request request{backend, std::move(graph), std::move(plan),
-                    std::make_shared<const std::vector<HostTensor>>(std::move(inputs))};
+    startRequest({request.backend, request.schedule, request.graph,
+                  std::shared_ptr<const ExecutionPlan>(request.schedule, &request.schedule->result.plan),
+                  std::make_shared<const std::vector<HostTensor>>(syntheticInputs(*request.graph, 1))});
+}
+
+void RunController::startRequest(Request request)
+{
+    if (!request.backend || !request.graph || !request.plan) {
+        const QString message =
+            !request.backend ? tr("no backend selected") : tr("no plan to run: schedule the model first");
+        if (!isRunning()) // a run under way stays reported as running
+            m_state->failBackendRun(message);
+        emit failed(message);
+        return;
+    }
     ++m_generation; // whatever runs now is superseded
     if (isRunning()) {
         m_cancel->store(true);
@@ -94,6 +118,7 @@ void RunController::reportProgress(quint64 generation, int done, int total)
         return; // from a superseded run
     m_done = done;
     m_total = total;
+    m_state->reportBackendRunProgress(done, total);
     emit progress(done, total);
 }
 
@@ -126,7 +151,9 @@ void RunController::launch(Request request)
             this, [this, generation, done, total] { reportProgress(generation, done, total); }, Qt::QueuedConnection);
     };
 
+    m_state->beginBackendRun(request.schedule, QString::fromStdString(request.backend->info().name), total);
     emit started();
+    m_state->reportBackendRunProgress(0, total);
     emit progress(0, total);
     m_watcher.setFuture(QtConcurrent::run([request = std::move(request), observer = std::move(observer),
                                            cancel = m_cancel, generation]() -> Outcome {
@@ -177,21 +204,21 @@ void RunController::onFinished()
             Request next = std::move(*m_pending);
             m_pending.reset();
             launch(std::move(next));
-        } else {
-            emit failed(tr("cancelled")); // superseded, then the successor was cancelled before it began
+        } else { // superseded, then the successor was cancelled before it began
+            m_state->failBackendRun(tr("cancelled"));
+            emit failed(tr("cancelled"));
         }
         return;
     }
-    if (outcome.cancelled) {
-        emit failed(tr("cancelled"));
-        return;
-    }
-    if (!outcome.result) {
-        emit failed(outcome.error);
+    if (outcome.cancelled || !outcome.result) {
+        const QString message = outcome.cancelled ? tr("cancelled") : outcome.error;
+        m_state->failBackendRun(message);
+        emit failed(message);
         return;
     }
     m_lastResult = outcome.result;
+    m_state->finishBackendRun(outcome.result);
     emit finished(outcome.result);
 }
 
-} // namespace tessera::views
+} // namespace tessera::gui

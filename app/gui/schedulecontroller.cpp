@@ -1,5 +1,5 @@
 // ScheduleController (see schedulecontroller.h).
-#include "views/widgets/schedulecontroller.h"
+#include "app/gui/schedulecontroller.h"
 
 #include "core/sched/session.h"
 
@@ -9,7 +9,7 @@
 #include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
-namespace tessera::views {
+namespace tessera::gui {
 
 // One edit of the override map; redo/undo install the after/before maps.
 class OverridesCommand final : public QUndoCommand
@@ -26,9 +26,13 @@ private:
     Overrides m_before, m_after;
 };
 
-ScheduleController::ScheduleController(const SchedulerRegistry &registry, QObject *parent)
-    : QObject(parent), m_registry(registry), m_undo(new QUndoStack(this))
+ScheduleController::ScheduleController(const SchedulerRegistry &registry, views::WorkbenchState *state,
+                                       QObject *parent)
+    : QObject(parent), m_registry(registry), m_state(state ? state : new views::WorkbenchState(this)),
+      m_undo(new QUndoStack(this))
 {
+    if (!m_state->schedulers())
+        m_state->setSchedulers(&m_registry);
     m_undoAction = m_undo->createUndoAction(this, tr("Undo"));
     m_redoAction = m_undo->createRedoAction(this, tr("Redo"));
     m_undoAction->setObjectName(QStringLiteral("undoOverrideAction"));
@@ -37,6 +41,14 @@ ScheduleController::ScheduleController(const SchedulerRegistry &registry, QObjec
     m_debounce.setInterval(120);
     connect(&m_debounce, &QTimer::timeout, this, &ScheduleController::startRun);
     connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &ScheduleController::onFinished);
+
+    using views::WorkbenchState;
+    connect(m_state, &WorkbenchState::inputsChanged, this, &ScheduleController::inputsChanged);
+    connect(m_state, &WorkbenchState::setupChanged, this, &ScheduleController::setupChanged);
+    connect(m_state, &WorkbenchState::overridesChanged, this, &ScheduleController::onOverridesChanged);
+    connect(m_state, &WorkbenchState::overrideRequested, this, &ScheduleController::setOverride);
+    connect(m_state, &WorkbenchState::clearOverrideRequested, this, &ScheduleController::clearOverride);
+    connect(m_state, &WorkbenchState::clearOverridesRequested, this, &ScheduleController::clearOverrides);
 }
 
 ScheduleController::~ScheduleController()
@@ -49,44 +61,27 @@ ScheduleController::~ScheduleController()
 
 void ScheduleController::setGraph(std::shared_ptr<const Graph> graph, std::map<std::string, std::string> modelProperties)
 {
-    m_graph = std::move(graph);
-    m_modelProperties = std::move(modelProperties);
-    inputsChanged();
+    m_state->setGraph(std::move(graph), std::move(modelProperties));
 }
 
 void ScheduleController::setDevice(Device device)
 {
-    m_device = std::move(device);
-    inputsChanged();
+    m_state->setDevice(std::move(device));
 }
 
 void ScheduleController::setScheduler(const QString &name)
 {
-    const bool changed = name != m_scheduler;
-    m_scheduler = name;
-    if (changed)
-        emit setupChanged();
-    inputsChanged();
+    m_state->setScheduler(name);
 }
 
 void ScheduleController::setOptions(std::map<std::string, std::string> options)
 {
-    const bool changed = options != m_options;
-    m_options = std::move(options);
-    if (changed)
-        emit setupChanged();
-    inputsChanged();
+    m_state->setOptions(std::move(options));
 }
 
 void ScheduleController::setSearchSpaceRequest(std::optional<SearchSpaceRequest> request)
 {
-    const bool changed = request.has_value() != m_searchSpace.has_value() ||
-                         (request && (request->maxStates != m_searchSpace->maxStates ||
-                                      request->maxTransitions != m_searchSpace->maxTransitions ||
-                                      request->scope != m_searchSpace->scope));
-    m_searchSpace = std::move(request);
-    if (changed)
-        inputsChanged();
+    m_state->setSearchSpaceRequest(std::move(request));
 }
 
 void ScheduleController::inputsChanged()
@@ -97,9 +92,10 @@ void ScheduleController::inputsChanged()
 
 void ScheduleController::setOverride(const std::string &key, const std::string &optionId)
 {
-    if (auto it = m_overrides.find(key); it != m_overrides.end() && it->second == optionId)
+    const Overrides &current = m_state->overrides();
+    if (auto it = current.find(key); it != current.end() && it->second == optionId)
         return;
-    Overrides after = m_overrides;
+    Overrides after = current;
     after[key] = optionId;
     pushOverrides(std::move(after),
                   tr("Use '%1' for %2").arg(QString::fromStdString(optionId), QString::fromStdString(key)));
@@ -107,22 +103,22 @@ void ScheduleController::setOverride(const std::string &key, const std::string &
 
 void ScheduleController::clearOverride(const std::string &key)
 {
-    if (!m_overrides.count(key))
+    if (!m_state->overrides().count(key))
         return;
-    Overrides after = m_overrides;
+    Overrides after = m_state->overrides();
     after.erase(key);
     pushOverrides(std::move(after), tr("Clear override of %1").arg(QString::fromStdString(key)));
 }
 
 void ScheduleController::clearOverrides()
 {
-    if (!m_overrides.empty())
+    if (!m_state->overrides().empty())
         pushOverrides({}, tr("Clear all overrides"));
 }
 
 void ScheduleController::pushOverrides(Overrides after, const QString &text)
 {
-    m_undo->push(new OverridesCommand(this, m_overrides, std::move(after), text)); // push() runs redo()
+    m_undo->push(new OverridesCommand(this, m_state->overrides(), std::move(after), text)); // push() runs redo()
 }
 
 void ScheduleController::loadOverrides(Overrides overrides)
@@ -133,14 +129,13 @@ void ScheduleController::loadOverrides(Overrides overrides)
 
 void ScheduleController::applyOverrides(Overrides overrides)
 {
-    m_overrides = std::move(overrides);
-    emit overridesChanged();
-    requestRun();
+    m_state->setOverrides(std::move(overrides)); // onOverridesChanged() replays
 }
 
-bool ScheduleController::isReady() const
+void ScheduleController::onOverridesChanged()
 {
-    return m_graph && m_device && !m_scheduler.isEmpty();
+    emit overridesChanged();
+    requestRun();
 }
 
 void ScheduleController::requestRun()
@@ -178,19 +173,21 @@ void ScheduleController::startRun()
 
 void ScheduleController::launch()
 {
-    auto scheduler = m_registry.get(m_scheduler.toStdString());
+    auto scheduler = m_registry.get(m_state->schedulerName().toStdString());
     if (!scheduler) {
-        emit failed(QString::fromStdString(scheduler.status().message()));
+        const QString message = QString::fromStdString(scheduler.status().message());
+        m_state->failSchedule(message);
+        emit failed(message);
         return;
     }
     const quint64 generation = m_generation;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
 
     ScheduleSetup setup;
-    setup.options = m_options;
-    setup.modelProperties = m_modelProperties;
-    setup.searchSpace = m_searchSpace;
-    setup.overrides = m_overrides;
+    setup.options = m_state->options();
+    setup.modelProperties = m_state->modelProperties();
+    setup.searchSpace = m_state->searchSpaceRequest();
+    setup.overrides = m_state->overrides();
     setup.cancel = m_cancel.get();
     // Reports whole per-cent steps only, queued to the GUI thread; a report
     // from a superseded run is dropped there.
@@ -202,15 +199,18 @@ void ScheduleController::launch()
         QMetaObject::invokeMethod(
             this,
             [this, generation, fraction] {
-                if (generation == m_generation)
-                    emit progress(fraction);
+                if (generation != m_generation)
+                    return;
+                m_state->reportScheduleProgress(fraction);
+                emit progress(fraction);
             },
             Qt::QueuedConnection);
     };
 
-    emit started();
     m_inFlight = true;
-    m_watcher.setFuture(QtConcurrent::run([graph = m_graph, device = *m_device, sched = *scheduler,
+    m_state->beginSchedule();
+    emit started();
+    m_watcher.setFuture(QtConcurrent::run([graph = m_state->graph(), device = *m_state->device(), sched = *scheduler,
                                            setup = std::move(setup), cancel = m_cancel, generation]() -> Outcome {
         auto run = scheduleGraph(*graph, device, *sched, setup);
         if (!run)
@@ -227,17 +227,19 @@ void ScheduleController::onFinished()
         if (m_pending) {
             m_pending = false;
             launch();
-        } else {
-            emit failed(tr("cancelled")); // superseded, then the successor was cancelled before it began
+        } else { // superseded, then the successor was cancelled before it began
+            m_state->failSchedule(tr("cancelled"));
+            emit failed(tr("cancelled"));
         }
         return;
     }
     if (!outcome.run) {
+        m_state->failSchedule(outcome.error);
         emit failed(outcome.error);
         return;
     }
-    m_lastRun = outcome.run;
+    m_state->finishSchedule(outcome.run);
     emit finished(outcome.run);
 }
 
-} // namespace tessera::views
+} // namespace tessera::gui

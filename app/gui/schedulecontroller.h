@@ -1,7 +1,9 @@
-// ScheduleController: owns "what to schedule" for the workbench — graph,
-// device, scheduler name, option text and the decision overrides — and runs
+// ScheduleController: schedules for the workbench. It reads "what to
+// schedule" — graph, device, scheduler name, option text and the decision
+// overrides — from a WorkbenchState (views/models/workbenchstate.h), runs
 // scheduleGraph() (core/sched/session.h) on the thread pool, never on the GUI
-// thread (STYLE.md §15). It reports started / progress / finished / failed.
+// thread, and reports started / progress / finished / failed both as its own
+// signals and into the state, which is what the panels follow.
 //
 // Requests are debounced; at most one schedule runs at a time. A request made
 // while one runs cancels it (the cancel flag is checked between scheduler
@@ -10,15 +12,17 @@
 //
 // Overrides change only through the QUndoStack — one command per "set key →
 // option", "clear key" or "clear all" — so undo and redo replay the schedule
-// with the previous overrides. Changing graph, device, scheduler or options
-// replays too while autoRun() is on (the default).
+// with the previous overrides; the state's override requests (a panel's
+// "use this option") become such commands. Changing graph, device, scheduler
+// or options replays too while autoRun() is on (the default).
 //
-// The registry must outlive the controller; the destructor cancels a running
-// schedule and waits for it.
+// The registry and the state must outlive the controller; the destructor
+// cancels a running schedule and waits for it.
 #pragma once
 
 #include "core/hw/device.h"
 #include "core/sched/scheduler.h"
+#include "views/models/workbenchstate.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -34,27 +38,30 @@
 class QAction;
 class QUndoStack;
 
-namespace tessera::views {
+namespace tessera::gui {
 
 class ScheduleController final : public QObject
 {
     Q_OBJECT
 public:
-    explicit ScheduleController(const SchedulerRegistry &registry, QObject *parent = nullptr);
+    // `state`: where the inputs come from and the runs go; null: a state of its own.
+    explicit ScheduleController(const SchedulerRegistry &registry, views::WorkbenchState *state = nullptr,
+                                QObject *parent = nullptr);
     ~ScheduleController() override;
 
-    // `modelProperties`: the model's metadata_props (ScheduleSetup::modelProperties).
+    views::WorkbenchState *state() const { return m_state; }
+
+    // The inputs live in the state; these forward to it (WorkbenchState::setGraph, ...).
     void setGraph(std::shared_ptr<const Graph> graph, std::map<std::string, std::string> modelProperties = {});
     void setDevice(Device device);
     void setScheduler(const QString &name);
     void setOptions(std::map<std::string, std::string> options);
-    // Ask schedulers for their explored search space (the DP explorer); nullopt: do not.
     void setSearchSpaceRequest(std::optional<SearchSpaceRequest> request);
-    const std::optional<SearchSpaceRequest> &searchSpaceRequest() const { return m_searchSpace; }
-    std::shared_ptr<const Graph> graph() const { return m_graph; }
-    const Device *device() const { return m_device ? &*m_device : nullptr; }
-    QString schedulerName() const { return m_scheduler; }
-    const std::map<std::string, std::string> &options() const { return m_options; }
+    const std::optional<SearchSpaceRequest> &searchSpaceRequest() const { return m_state->searchSpaceRequest(); }
+    std::shared_ptr<const Graph> graph() const { return m_state->graph(); }
+    const Device *device() const { return m_state->device(); }
+    QString schedulerName() const { return m_state->schedulerName(); }
+    const std::map<std::string, std::string> &options() const { return m_state->options(); }
     const SchedulerRegistry &registry() const { return m_registry; }
 
     // Undoable edits of the overrides; each replays the schedule. Setting an
@@ -65,7 +72,7 @@ public:
     // Replaces the overrides outright (e.g. from a saved project): not
     // undoable, clears the undo history; replays.
     void loadOverrides(Overrides overrides);
-    const Overrides &overrides() const { return m_overrides; }
+    const Overrides &overrides() const { return m_state->overrides(); }
 
     QUndoStack *undoStack() const { return m_undo; }
     QAction *undoAction() const { return m_undoAction; }
@@ -76,7 +83,7 @@ public:
     void setDebounceInterval(int ms) { m_debounce.setInterval(ms); }
     int debounceInterval() const { return m_debounce.interval(); }
 
-    bool isReady() const; // graph, device and scheduler name set
+    bool isReady() const { return m_state->isReady(); } // graph, device and scheduler name set
     void requestRun();    // debounced
     void runNow();        // starts (or supersedes) immediately
     void cancel();        // the running schedule ends with failed("cancelled")
@@ -85,7 +92,7 @@ public:
     // idle while lastRun() is about to change.
     bool isRunning() const { return m_inFlight; }
     bool isBusy() const { return isRunning() || m_debounce.isActive(); }
-    std::shared_ptr<const ScheduleRun> lastRun() const { return m_lastRun; }
+    std::shared_ptr<const ScheduleRun> lastRun() const { return m_state->lastRun(); }
     quint64 generation() const { return m_generation; }
 
 signals:
@@ -108,18 +115,13 @@ private:
     void applyOverrides(Overrides overrides); // from the undo commands
     void pushOverrides(Overrides after, const QString &text);
     void inputsChanged();
+    void onOverridesChanged();
     void startRun();
     void launch();
     void onFinished();
 
     const SchedulerRegistry &m_registry;
-    std::shared_ptr<const Graph> m_graph;
-    std::optional<Device> m_device;
-    QString m_scheduler;
-    std::map<std::string, std::string> m_options;
-    std::map<std::string, std::string> m_modelProperties;
-    std::optional<SearchSpaceRequest> m_searchSpace;
-    Overrides m_overrides;
+    views::WorkbenchState *m_state;
 
     QUndoStack *m_undo;
     QAction *m_undoAction;
@@ -132,9 +134,6 @@ private:
     bool m_pending = false; // a superseding run waits for the cancelled one to return
     bool m_inFlight = false;
     quint64 m_generation = 0;
-    std::shared_ptr<const ScheduleRun> m_lastRun;
 };
 
-} // namespace tessera::views
-
-Q_DECLARE_METATYPE(std::shared_ptr<const tessera::ScheduleRun>)
+} // namespace tessera::gui
