@@ -351,9 +351,8 @@ TEST(ImportPerformance, ResNet50SizedModel)
     EXPECT_EQ(params, std::int64_t(kLayers) * (kC * kC * 9 + kC));
     EXPECT_EQ(r->graph.tensor(r->graph.findTensor("w47")).data->f32()[0], 47.f);
     std::printf("imported %lld parameters in %.3f s of CPU time\n", static_cast<long long>(params), seconds);
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
-    EXPECT_LT(seconds, 0.3); // optimised builds only: sanitizers and -O0 are several times slower
-#endif
+    // The speed target (0.3 s of CPU time) is bench/bench_graphview's to check:
+    // a timed assertion fails at random on a loaded CI machine.
 }
 
 } // namespace

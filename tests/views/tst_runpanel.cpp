@@ -543,11 +543,8 @@ private slots:
         RunTimelineStrip strip;
         strip.resize(1200, strip.sizeHint().height());
         strip.setResult(result, nullptr);
-        QElapsedTimer clock;
-        clock.start();
         for (int i = 0; i < 5; ++i)
             strip.grab();
-        QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
         QVERIFY(strip.toolTipAt(QPoint(strip.width() / 2, strip.height() / 2)).contains(QStringLiteral("task ")));
         QVERIFY(strip.toolTipAt(QPoint(2, 2)).isEmpty()); // the legend, not a task
         strip.setResult(nullptr, nullptr);
