@@ -9,6 +9,7 @@
 #include "app/gui/samplecache.h"
 #include "app/gui/scheduleexport.h"
 #include "app/registerbuiltins.h"
+#include "registerallpluginviews.h" // generated: registerAllPluginViews()
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
@@ -90,7 +91,7 @@ QString displayName(const QString &path)
 }
 } // namespace
 
-MainWindow::MainWindow(QWidget *parent)
+MainWindow::MainWindow(QWidget *parent, const PluginSet &plugins)
     : QMainWindow(parent), m_loader(new ModelLoader(this)), m_graphView(new GraphView(this))
 {
     setWindowTitle(tr("Tessera"));
@@ -100,7 +101,9 @@ MainWindow::MainWindow(QWidget *parent)
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
-    registerBuiltinSchedulers(m_schedulers, &m_pluginProblems);
+    registerBuiltins(m_extensions, &m_pluginProblems, plugins.core ? plugins.core : &registerAllPlugins);
+    (plugins.views ? plugins.views : &registerAllPluginViews)(m_planExtensions);
+    m_loader->setExtensions(&m_extensions);
     registerBuiltinBackends(m_backends);
     m_schedule = new views::ScheduleController(m_schedulers, this);
     createActions();
@@ -132,9 +135,16 @@ void MainWindow::createActions()
     m_openAction->setStatusTip(tr("Open an ONNX model"));
     connect(m_openAction, &QAction::triggered, this, [this] {
         QSettings settings;
+        QString filters = tr("ONNX models (*.onnx)");
+        for (const ModelFormat &f : m_extensions.modelFormats()) {
+            QStringList patterns;
+            for (const std::string &suffix : f.suffixes)
+                patterns << QStringLiteral("*") + QString::fromStdString(suffix);
+            filters += QStringLiteral(";;%1 (%2)").arg(QString::fromStdString(f.title), patterns.join(QLatin1Char(' ')));
+        }
         const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"),
                                                           settings.value(QStringLiteral("lastOpenDir")).toString(),
-                                                          tr("ONNX models (*.onnx);;All files (*)"));
+                                                          filters + tr(";;All files (*)"));
         if (path.isEmpty())
             return;
         settings.setValue(QStringLiteral("lastOpenDir"), QFileInfo(path).absolutePath());
@@ -320,7 +330,8 @@ void MainWindow::createMenus()
     QMenu *exportMenu = file->addMenu(tr("&Export"));
     exportMenu->addAction(m_exportScheduleAction);
     exportMenu->addAction(m_exportTimelineAction);
-    exportMenu->addAction(m_exportIosAction);
+    for (const auto &[format, action] : m_exportFormatActions)
+        exportMenu->addAction(action);
     exportMenu->addSeparator();
     exportMenu->addAction(m_exportSvgAction);
     exportMenu->addAction(m_exportPngAction);
@@ -346,6 +357,7 @@ void MainWindow::createMenus()
                               m_miniMapDock, m_stepperDock, m_stageDock, m_runDock, m_explorerDock,
                               m_comparisonDock, m_optionsDock})
         view->addAction(dock->toggleViewAction());
+    view->addSeparator(); // the plugins' docks join here when first shown (showPluginViews)
 
     QMenu *schedule = menuBar()->addMenu(tr("&Schedule"));
     QAction *undo = m_schedule->undoAction();
@@ -356,6 +368,18 @@ void MainWindow::createMenus()
     schedule->addAction(redo);
     schedule->addSeparator();
     schedule->addAction(m_comparison->pinAction());
+    if (!m_planExtensions.actions().empty())
+        schedule->addSeparator();
+    for (const views::PlanAction &a : m_planExtensions.actions()) {
+        auto *action = schedule->addAction(a.text);
+        action->setObjectName(a.objectName);
+        action->setStatusTip(a.statusTip);
+        connect(action, &QAction::triggered, this, [this, &a] {
+            if (m_schedule->lastRun())
+                a.trigger(planShown(), this);
+        });
+        m_pluginActions.emplace_back(&a, action);
+    }
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Tessera"), this, &MainWindow::about);
@@ -896,9 +920,12 @@ void MainWindow::createProjectActions()
     m_exportTimelineAction = new QAction(tr("&Timeline (Perfetto JSON)…"), this);
     m_exportTimelineAction->setStatusTip(tr("The last schedule's estimated timeline, for ui.perfetto.dev"));
     connect(m_exportTimelineAction, &QAction::triggered, this, [this] { chooseExportFile(ScheduleExport::Timeline); });
-    m_exportIosAction = new QAction(tr("&IOS Schedule…"), this);
-    m_exportIosAction->setStatusTip(tr("The last IOS schedule in the IOS artifact's format"));
-    connect(m_exportIosAction, &QAction::triggered, this, [this] { chooseExportFile(ScheduleExport::Ios); });
+    for (const ScheduleFormat &f : m_extensions.scheduleFormats()) {
+        auto *action = new QAction(QString::fromStdString(f.title) + QStringLiteral("…"), this);
+        action->setStatusTip(QString::fromStdString(f.summary));
+        connect(action, &QAction::triggered, this, [this, &f] { chooseFormatExportFile(f); });
+        m_exportFormatActions.emplace_back(&f, action);
+    }
     m_importOverridesAction = new QAction(tr("&Overrides…"), this);
     m_importOverridesAction->setStatusTip(tr("Apply decision overrides from a file (an override map or a schedule)"));
     connect(m_importOverridesAction, &QAction::triggered, this, [this] {
@@ -933,6 +960,7 @@ void MainWindow::connectSession()
                 m_stageView->setRun(m_schedule->graph(), run, m_schedule->device());
                 m_runPanel->setPlan(m_schedule->graph(), run);
                 m_explorer->setSearchSpace(run);
+                showPluginViews();
             });
     // Recording the search costs time and memory, so it starts the first time
     // the explorer is shown and then stays on (no replay on every tab switch).
@@ -996,7 +1024,10 @@ void MainWindow::updateScheduleActions()
     const bool current = run && m_model && !m_schedule->isBusy();
     m_exportScheduleAction->setEnabled(current);
     m_exportTimelineAction->setEnabled(current);
-    m_exportIosAction->setEnabled(current && isIosAlgorithm(run->result.plan.algorithm));
+    for (const auto &[format, action] : m_exportFormatActions)
+        action->setEnabled(current && format->accepts(run->result.plan.algorithm));
+    for (const auto &[planAction, action] : m_pluginActions)
+        action->setEnabled(current && views::PlanExtensions::applies(planAction->algorithms, run->result.plan.algorithm));
     m_importOverridesAction->setEnabled(run && m_model);
     if (m_session)
         updateTitle();
@@ -1046,35 +1077,142 @@ void MainWindow::chooseExportFile(ScheduleExport kind)
         suffix = QStringLiteral(".trace.json"), title = tr("Export Timeline"),
         filter = tr("Perfetto / Chrome trace (*.json)");
         break;
-    case ScheduleExport::Ios:
-        suffix = QStringLiteral(".ios.json"), title = tr("Export IOS Schedule"), filter = tr("IOS schedule (*.json)");
-        break;
     }
     const QString path = QFileDialog::getSaveFileName(
         this, title, dir + QLatin1Char('/') + model.completeBaseName() + QLatin1Char('_') + algorithm + suffix, filter);
     if (path.isEmpty())
         return;
     QSettings().setValue(QStringLiteral("lastExportDir"), QFileInfo(path).absolutePath());
-    QString config;
-    if (kind == ScheduleExport::Ios && !iosConfigFor(model.filePath()).isOk()) {
-        config = QFileDialog::getOpenFileName(this, tr("IOS Graph Config of %1").arg(model.fileName()), model.path(),
-                                              tr("IOS graph configs (*.json)"));
-        if (config.isEmpty())
-            return;
-    }
-    (void)exportSchedule(kind, path, config);
+    (void)exportSchedule(kind, path);
 }
 
-Status MainWindow::exportSchedule(ScheduleExport kind, const QString &path, const QString &iosConfig)
+void MainWindow::chooseFormatExportFile(const ScheduleFormat &format)
+{
+    if (!m_model || !m_schedule->lastRun())
+        return;
+    const QFileInfo model(QString::fromStdString(m_model->path));
+    const QString dir = QSettings().value(QStringLiteral("lastExportDir"), QDir::homePath()).toString();
+    const QString title = QString::fromStdString(format.title);
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export %1").arg(title),
+        dir + QLatin1Char('/') + model.completeBaseName() + QLatin1Char('_') +
+            QString::fromStdString(m_schedule->lastRun()->result.plan.algorithm + format.suffix),
+        QString::fromStdString(format.filter));
+    if (path.isEmpty())
+        return;
+    QSettings().setValue(QStringLiteral("lastExportDir"), QFileInfo(path).absolutePath());
+    QString companion;
+    if (format.companion && !(format.companion->find && format.companion->find(m_model->path))) {
+        companion = QFileDialog::getOpenFileName(
+            this, tr("%1 of %2").arg(QString::fromStdString(format.companion->title), model.fileName()), model.path(),
+            QString::fromStdString(format.companion->filter));
+        if (companion.isEmpty())
+            return;
+    }
+    (void)exportSchedule(QString::fromStdString(format.name), path, companion);
+}
+
+Status MainWindow::exportSchedule(const QString &formatName, const QString &path, const QString &companion)
 {
     const auto run = m_schedule->lastRun();
-    const auto fail = [&](Status s) {
+    if (!m_model || !run || run->result.plan.modelHash != modelStructureHash(*m_model->graph))
+        return writeExport(path, Status::error(ErrorCode::Usage, "there is no schedule of this model to export",
+                                               {.file = path.toStdString()}));
+    auto format = m_extensions.scheduleFormat(formatName.toStdString());
+    if (!format)
+        return writeExport(path, format.status());
+    if (Status s = (*format)->checkAlgorithm(run->result.plan.algorithm); !s.isOk())
+        return writeExport(path, s.at(Location{.file = path.toStdString()}));
+    ScheduleExportRequest request;
+    request.run = run.get();
+    request.graph = m_model->graph.get();
+    request.modelProperties = &m_model->properties;
+    request.modelPath = m_model->path;
+    request.companion = companion.toStdString();
+    return writeExport(path, (*format)->write(request));
+}
+
+Status MainWindow::writeExport(const QString &path, Expected<std::string> text)
+{
+    Status s = text ? writeFileAtomic(path.toStdString(), *text) : text.status();
+    if (!s.isOk()) {
         reportError(tr("Export failed"), QString::fromStdString(s.str()));
         return s;
-    };
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
+    return Status::ok();
+}
+
+QAction *MainWindow::exportFormatAction(const QString &format) const
+{
+    for (const auto &[f, action] : m_exportFormatActions)
+        if (QString::fromStdString(f->name) == format)
+            return action;
+    return nullptr;
+}
+
+QDockWidget *MainWindow::pluginDock(const QString &objectName) const
+{
+    for (const auto &[d, dock] : m_pluginDocks)
+        if (d->objectName == objectName)
+            return dock;
+    return nullptr;
+}
+
+QAction *MainWindow::pluginAction(const QString &objectName) const
+{
+    for (const auto &[a, action] : m_pluginActions)
+        if (a->objectName == objectName)
+            return action;
+    return nullptr;
+}
+
+views::PlanShown MainWindow::planShown() const
+{
+    views::PlanShown shown;
+    shown.graph = m_schedule->graph();
+    shown.run = m_schedule->lastRun();
+    shown.device = m_schedule->device();
+    if (m_model) {
+        shown.modelProperties = &m_model->properties;
+        shown.modelPath = m_model->path;
+    }
+    return shown;
+}
+
+void MainWindow::showPluginViews()
+{
+    const views::PlanShown shown = planShown();
+    for (const views::PlanDock &d : m_planExtensions.docks()) {
+        const bool applies =
+            shown.run && views::PlanExtensions::applies(d.algorithms, shown.run->result.plan.algorithm);
+        auto it = std::find_if(m_pluginDocks.begin(), m_pluginDocks.end(), [&](const auto &e) { return e.first == &d; });
+        QDockWidget *dock = it == m_pluginDocks.end() ? nullptr : it->second;
+        if (!applies) {
+            if (dock)
+                dock->hide();
+            continue;
+        }
+        if (!dock) { // first shown: beside the Stages dock, listed in the View menu
+            dock = new QDockWidget(d.title, this);
+            dock->setObjectName(d.objectName);
+            dock->setWidget(d.create(dock));
+            tabifyDockWidget(m_stageDock, dock);
+            m_viewMenu->addAction(dock->toggleViewAction());
+            m_pluginDocks.emplace_back(&d, dock);
+        }
+        dock->show();
+        if (d.show)
+            d.show(dock->widget(), shown);
+    }
+}
+
+Status MainWindow::exportSchedule(ScheduleExport kind, const QString &path)
+{
+    const auto run = m_schedule->lastRun();
     if (!m_model || !run || run->result.plan.modelHash != modelStructureHash(*m_model->graph))
-        return fail(Status::error(ErrorCode::Usage, "there is no schedule of this model to export",
-                                  {.file = path.toStdString()}));
+        return writeExport(path, Status::error(ErrorCode::Usage, "there is no schedule of this model to export",
+                                               {.file = path.toStdString()}));
     const Graph &graph = *m_model->graph;
     const QString modelPath = QString::fromStdString(m_model->path);
     std::string text;
@@ -1085,27 +1223,8 @@ Status MainWindow::exportSchedule(ScheduleExport kind, const QString &path, cons
         break;
     }
     case ScheduleExport::Timeline: text = timelineJson(*run, graph); break;
-    case ScheduleExport::Ios: {
-        if (!isIosAlgorithm(run->result.plan.algorithm))
-            return fail(Status::error(ErrorCode::Usage,
-                                      "the last schedule was made by '" + run->result.plan.algorithm +
-                                          "', not ios: schedule with ios to export an ios schedule",
-                                      {.file = path.toStdString()}));
-        auto config = iosConfig.isEmpty() ? iosConfigFor(modelPath) : readFile(iosConfig.toStdString(), 256 << 20);
-        if (!config)
-            return fail(config.status());
-        const std::string name = QFileInfo(modelPath).completeBaseName().toStdString() + "_ios";
-        auto ios = iosScheduleJson(*run, graph, m_model->properties, *config, name);
-        if (!ios)
-            return fail(ios.status());
-        text = std::move(*ios);
-        break;
     }
-    }
-    if (Status s = writeFileAtomic(path.toStdString(), text); !s.isOk())
-        return fail(s);
-    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
-    return Status::ok();
+    return writeExport(path, std::move(text));
 }
 
 Status MainWindow::importOverrides(const QString &path)
