@@ -4,10 +4,6 @@
 #include "core/backend/backend.h"
 #include "core/sched/pluginloader.h"
 #include "core/sched/scheduler.h"
-#include "plugins/greedy/greedy.h"
-#include "plugins/ios/ios.h"
-#include "plugins/layerfusion/layerfusion.h"
-#include "plugins/sequential/sequential.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -34,19 +30,22 @@ std::vector<std::string> schedulerPluginFolders()
     return folders;
 }
 
-void registerBuiltinSchedulers(SchedulerRegistry &registry, std::vector<Diagnostic> *pluginProblems)
+void registerBuiltins(Extensions &extensions, std::vector<Diagnostic> *pluginProblems, RegisterPlugins registerPlugins)
 {
-    registry.add(createSequentialScheduler());
-    registry.add(createGreedyScheduler());
-    registry.add(createLayerFusionScheduler());
-    registry.add(createIosScheduler());
+    registerPlugins(extensions);
     for (const std::string &folder : schedulerPluginFolders())
-        for (Diagnostic &d : loadSchedulerPlugins(registry, folder).problems) {
+        for (Diagnostic &d : loadSchedulerPlugins(extensions.schedulers(), folder).problems) {
             if (pluginProblems)
                 pluginProblems->push_back(std::move(d));
             else
                 std::fprintf(stderr, "tessera: warning: %s\n", d.str().c_str());
         }
+}
+
+void registerBuiltinSchedulers(SchedulerRegistry &registry, std::vector<Diagnostic> *pluginProblems)
+{
+    Extensions extensions(registry);
+    registerBuiltins(extensions, pluginProblems);
 }
 
 void registerBuiltinBackends(BackendRegistry &registry)

@@ -1,6 +1,11 @@
-// The one place where Tessera's built-in schedulers and backends are listed.
-// Both the workbench and tessera-cli call it; adding an algorithm is one line here.
+// The one place where Tessera's schedulers, formats, commands and backends are
+// registered. Both the workbench and tessera-cli call it. The plugins are those
+// of plugins/CMakeLists.txt (one tessera_add_plugin line each), registered by
+// the generated registerAllPlugins(); adding an algorithm is one line there.
 #pragma once
+
+#include "core/plugin/extensions.h"
+#include "registerallplugins.h" // generated: registerAllPlugins()
 
 #include <string>
 #include <vector>
@@ -11,9 +16,13 @@ class SchedulerRegistry;
 struct Diagnostic;
 class BackendRegistry;
 
-// The built-in schedulers, then the plugins (core/sched/pluginloader.h) of every
-// folder of schedulerPluginFolders(); a refused plugin is one warning line on stderr.
+// The plugins of `registerPlugins` (by default every plugin of plugins/),
+// then the scheduler plugins (core/sched/pluginloader.h) of every folder of
+// schedulerPluginFolders(); a refused plugin is one warning line on stderr.
 // With `pluginProblems`, refused plugins are collected there instead (the workbench shows them).
+void registerBuiltins(Extensions &extensions, std::vector<Diagnostic> *pluginProblems = nullptr,
+                      RegisterPlugins registerPlugins = &registerAllPlugins);
+// registerBuiltins() for the schedulers alone.
 void registerBuiltinSchedulers(SchedulerRegistry &registry, std::vector<Diagnostic> *pluginProblems = nullptr);
 // $TESSERA_PLUGIN_PATH (':'-separated), then $XDG_DATA_HOME/tessera/plugins
 // (default ~/.local/share/tessera/plugins).

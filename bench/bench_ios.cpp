@@ -7,12 +7,12 @@
 // and the largest part's dp table with its stage latency cache.
 // Needs tessera_plugin_ios and tessera_samples linked.
 #include "core/hw/deviceregistry.h"
-#include "core/io/iosformat.h"
+#include "plugins/ios/iosformat.h"
 #include "core/sched/session.h"
 #include "plugins/ios/ios.h"
 #include "plugins/ios/iossearch.h"
 #include "plugins/ios/stagelatency.h"
-#include "samples/ios_import.h"
+#include "plugins/ios/iosimport.h"
 
 #include <algorithm>
 #include <chrono>
@@ -64,7 +64,7 @@ int main()
                 "cpu_ms", "states", "transitions", "parts", "stages", "latency_ms", "peak_MB", "table_MB", "target");
     for (const Case &c : cases) {
         const auto t0 = Clock::now();
-        auto model = samples::importIosNetwork(c.network);
+        auto model = importIosNetwork(c.network);
         if (!model) {
             std::fprintf(stderr, "%s\n", model.status().str().c_str());
             return 1;
@@ -123,7 +123,7 @@ int main()
     };
     std::printf("\n%-13s %-13s %11s %11s %7s\n", "network", "variant", "analytic_ms", "measured_ms", "ratio");
     for (const Measured &m : measured) {
-        auto model = samples::importIosNetwork(m.network);
+        auto model = importIosNetwork(m.network);
         auto units = model ? iosUnitsOf(*model) : Expected<IosUnitSet>(model.status());
         if (!units) {
             std::fprintf(stderr, "%s\n", units.status().str().c_str());
@@ -150,7 +150,7 @@ int main()
                 "space_MB");
     auto scheduler = createIosScheduler();
     for (const char *network : {"inception_v3", "squeezenet", "randwire", "nasnet"}) {
-        auto model = samples::importIosNetwork(network);
+        auto model = importIosNetwork(network);
         if (!model) {
             std::fprintf(stderr, "%s\n", model.status().str().c_str());
             return 1;

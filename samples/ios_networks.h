@@ -37,7 +37,6 @@
 #include "core/support/status.h"
 
 #include <memory>
-#include "core/io/iosmetadata.h"
 
 #include <string>
 #include <string_view>
@@ -51,8 +50,10 @@ namespace tessera::samples {
 
 struct SampleOptions;
 
-using tessera::kIosBlocksKey; // core/io/iosmetadata.h
-using tessera::kIosUnitsKey;
+// The model metadata keys (ONNX metadata_props) that carry the units and
+// blocks (above); plugins/ios/iosformat.h reads them back.
+inline constexpr char kIosUnitsKey[] = "ios.units";   // JSON: [{"name", "nodes": [...]}]
+inline constexpr char kIosBlocksKey[] = "ios.blocks"; // JSON: [{"units": [...], "parts": [[...]]}]
 
 // "inception_v3", "squeezenet", "randwire", "nasnet".
 const std::vector<std::string> &iosNetworkNames();

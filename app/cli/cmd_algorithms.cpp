@@ -1,6 +1,7 @@
 // tessera-cli algorithms [--json]: the registered schedulers and their options.
 #include "app/cli/command.h"
-#include "app/registerbuiltins.h"
+
+#include "core/plugin/extensions.h"
 #include "core/sched/scheduler.h"
 
 #include <QJsonArray>
@@ -13,10 +14,9 @@ namespace tessera::cli {
 
 namespace {
 
-int run(const Args &args)
+int run(const Args &args, const Extensions &extensions)
 {
-    SchedulerRegistry reg;
-    registerBuiltinSchedulers(reg);
+    const SchedulerRegistry &reg = extensions.schedulers();
     if (args.has("json")) {
         QJsonArray list;
         for (const IScheduler *s : reg.all()) {
@@ -50,7 +50,7 @@ int run(const Args &args)
 Command algorithmsCommand()
 {
     return {"algorithms", "algorithms [--json]", "list the scheduling algorithms and their options",
-            {ArgSpec{"json", false, false, "--json           machine-readable output"}}, &run};
+            {ArgSpec{"json", false, false, "--json           machine-readable output"}}, run};
 }
 
 } // namespace tessera::cli

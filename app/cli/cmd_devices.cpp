@@ -1,5 +1,6 @@
 // tessera-cli devices [--json] [--dir DIR]: the device presets.
 #include "app/cli/command.h"
+#include "core/plugin/extensions.h"
 #include "core/hw/devicejson.h"
 #include "core/hw/deviceregistry.h"
 
@@ -13,7 +14,7 @@ namespace tessera::cli {
 
 namespace {
 
-int run(const Args &args)
+int run(const Args &args, const Extensions &extensions)
 {
     if (!args.positional().empty())
         return fail(usageError("devices takes no positional arguments"));
@@ -54,7 +55,7 @@ Command devicesCommand()
             "list the device presets, the host CPU and user device files",
             {{"json", false, false, "--json           machine-readable output"},
              {"dir", true, false, "--dir DIR        also load device files from DIR"}},
-            &run};
+            run};
 }
 
 } // namespace tessera::cli

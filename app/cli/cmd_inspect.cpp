@@ -1,6 +1,7 @@
 // tessera-cli inspect MODEL [--json]: what is in a model.
 #include "app/cli/command.h"
-#include "app/cli/modelinput.h"
+#include "core/plugin/extensions.h"
+#include "core/plugin/modelinput.h"
 #include "core/ir/analysis.h"
 #include "core/ops/ops.h"
 
@@ -57,11 +58,11 @@ QJsonArray ioJson(const Graph &g, const std::vector<TensorId> &ids)
     return out;
 }
 
-int run(const Args &args)
+int run(const Args &args, const Extensions &extensions)
 {
     if (args.positional().size() != 1)
         return fail(usageError("inspect needs exactly one MODEL"));
-    auto model = loadModel(args.positional().front(), args);
+    auto model = loadModel(args.positional().front(), args, extensions);
     if (!model)
         return fail(model.status());
     const Graph &g = model->graph;
@@ -120,7 +121,7 @@ Command inspectCommand()
     auto options = modelOptions();
     options.push_back({"json", false, false, "--json           machine-readable output"});
     return {"inspect", "inspect MODEL [--json]",
-            "counts, op histogram, inputs/outputs, FLOPs, parameters and DAG width of a model", options, &run};
+            "counts, op histogram, inputs/outputs, FLOPs, parameters and DAG width of a model", options, run};
 }
 
 } // namespace tessera::cli

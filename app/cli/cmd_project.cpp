@@ -8,7 +8,8 @@
 // overrides are kept in the project and reported (exit 3), as `schedule` does.
 // `show` lists what a project holds.
 #include "app/cli/command.h"
-#include "app/cli/modelinput.h"
+#include "core/plugin/extensions.h"
+#include "core/plugin/modelinput.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
@@ -155,7 +156,7 @@ int show(const std::string &path, const Args &args)
     return 0;
 }
 
-int run(const Args &args)
+int run(const Args &args, const Extensions &extensions)
 {
     const auto &pos = args.positional();
     if (pos.size() != 2 || (pos[0] != "create" && pos[0] != "show"))
@@ -174,7 +175,7 @@ Command projectCommand()
                     {"force", false, false, "--force           (create) replace an existing project file"},
                     {"json", false, false, "--json            (show) machine-readable listing"}});
     return {"project", "project create|show PROJECT.tessera [...]",
-            "create a project from a model and a scheduler setup, or show one", options, &run};
+            "create a project from a model and a scheduler setup, or show one", options, run};
 }
 
 } // namespace tessera::cli

@@ -7,6 +7,7 @@
 // --force) or an override was stale or rejected; a differing plan is
 // reported, not an error.
 #include "app/cli/command.h"
+#include "core/plugin/extensions.h"
 #include "app/cli/runsummary.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
@@ -75,7 +76,7 @@ void printText(const ReplayResult &r)
         std::printf("stored         plan %lld\n", static_cast<long long>(r.planId));
 }
 
-int run(const Args &args)
+int run(const Args &args, const Extensions &extensions)
 {
     if (args.positional().size() != 1)
         return fail(usageError("replay needs exactly one PROJECT.tessera"));
@@ -126,7 +127,7 @@ Command replayCommand()
             {{"json", false, false, "--json           machine-readable summary"},
              {"out", true, false, "--out PLAN.json   write the new schedule document"},
              {"force", false, false, "--force          replay even if the model's structure changed"}},
-            &run};
+            run};
 }
 
 } // namespace tessera::cli

@@ -5,7 +5,8 @@
 // deterministically by core/backend/inputs.h (floats uniform in [-1, 1),
 // integers 0; the n-th synthesised input uses seed n), as the workbench does.
 #include "app/cli/command.h"
-#include "app/cli/modelinput.h"
+#include "core/plugin/extensions.h"
+#include "core/plugin/modelinput.h"
 #include "app/registerbuiltins.h"
 #include "backends/reference/tensorio.h"
 #include "core/backend/backend.h"
@@ -25,12 +26,11 @@ namespace tessera::cli {
 
 namespace {
 
-int run(const Args &args)
+int run(const Args &args, const Extensions &extensions)
 {
     if (args.positional().size() != 1)
         return fail(usageError("run needs exactly one MODEL"));
-    SchedulerRegistry schedulers;
-    registerBuiltinSchedulers(schedulers);
+    const SchedulerRegistry &schedulers = extensions.schedulers();
     BackendRegistry backends;
     registerBuiltinBackends(backends);
     auto scheduler = schedulers.get(args.value("algo").value_or("sequential"));
@@ -56,7 +56,7 @@ int run(const Args &args)
         inputFiles[spec.substr(0, eq)] = spec.substr(eq + 1);
     }
 
-    auto model = loadModel(args.positional().front(), args);
+    auto model = loadModel(args.positional().front(), args, extensions);
     if (!model)
         return fail(model.status());
     const Graph &g = model->graph;
@@ -160,7 +160,7 @@ Command runCommand()
                     {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
                     {"json", false, false, "--json           machine-readable summary"}});
     return {"run", "run MODEL --algo NAME --backend NAME [...]",
-            "schedule a model, run the plan on a backend and write its outputs", options, &run};
+            "schedule a model, run the plan on a backend and write its outputs", options, run};
 }
 
 } // namespace tessera::cli

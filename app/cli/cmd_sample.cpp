@@ -1,5 +1,6 @@
 // tessera-cli sample NAME --out FILE.onnx: writes one of the paper networks.
 #include "app/cli/command.h"
+#include "core/plugin/extensions.h"
 #include "samples/catalog.h"
 
 #include <onnx/onnx_pb.h>
@@ -17,7 +18,7 @@ int listSamples()
     return 0;
 }
 
-int run(const Args &args)
+int run(const Args &args, const Extensions &extensions)
 {
     if (args.has("list"))
         return listSamples();
@@ -64,7 +65,7 @@ Command sampleCommand()
                 {"external-data", false, false, "--external-data  keep weights in FILE.onnx.data beside the model"},
                 {"list", false, false, "--list           list the available samples"},
             },
-            &run};
+            run};
 }
 
 } // namespace tessera::cli

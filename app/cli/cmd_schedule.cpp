@@ -1,9 +1,9 @@
 // tessera-cli schedule MODEL --algo NAME --device PRESET [--option k=v]...
 //   [--override FILE] [--out PLAN.json] [--trace TRACE.json] [--json]
 #include "app/cli/command.h"
-#include "app/cli/modelinput.h"
+#include "core/plugin/extensions.h"
+#include "core/plugin/modelinput.h"
 #include "app/cli/runsummary.h"
-#include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/sched/session.h"
@@ -19,15 +19,14 @@ namespace tessera::cli {
 
 namespace {
 
-int run(const Args &args)
+int run(const Args &args, const Extensions &extensions)
 {
     if (args.positional().size() != 1)
         return fail(usageError("schedule needs exactly one MODEL"));
     const auto algo = args.value("algo");
     if (!algo)
         return fail(usageError("schedule needs --algo NAME"));
-    SchedulerRegistry schedulers;
-    registerBuiltinSchedulers(schedulers);
+    const SchedulerRegistry &schedulers = extensions.schedulers();
     auto scheduler = schedulers.get(*algo);
     if (!scheduler)
         return fail(scheduler.status());
@@ -52,7 +51,7 @@ int run(const Args &args)
         setup.overrides = std::move(*overrides);
     }
 
-    auto model = loadModel(args.positional().front(), args);
+    auto model = loadModel(args.positional().front(), args, extensions);
     if (!model)
         return fail(model.status());
     const Graph &g = model->graph;
@@ -122,7 +121,7 @@ Command scheduleCommand()
                     {"trace", true, false, "--trace T.json    write the estimated timeline as Perfetto JSON"},
                     {"json", false, false, "--json           machine-readable summary"}});
     return {"schedule", "schedule MODEL --algo NAME --device PRESET [...]",
-            "schedule a model with one algorithm and report the plan", options, &run};
+            "schedule a model with one algorithm and report the plan", options, run};
 }
 
 } // namespace tessera::cli

@@ -1,21 +1,13 @@
-// tessera-cli subcommands. Each lives in its own cmd_<name>.cpp and returns its
-// description; main.cpp lists them explicitly (no static registration).
+// tessera-cli's built-in subcommands. Each lives in its own cmd_<name>.cpp and
+// returns its description; main.cpp lists them explicitly (no static
+// registration), then the commands plugins add (core/plugin/extensions.h).
 #pragma once
 
-#include "app/cli/args.h"
+#include "core/plugin/command.h"
 
-#include <string>
 #include <vector>
 
 namespace tessera::cli {
-
-struct Command {
-    std::string name;
-    std::string synopsis; // "inspect MODEL [--json]"
-    std::string summary;  // one line
-    std::vector<ArgSpec> options;
-    int (*run)(const Args &args) = nullptr; // returns the process exit code
-};
 
 Command inspectCommand();
 Command devicesCommand();
@@ -23,12 +15,12 @@ Command sampleCommand();
 Command scheduleCommand();
 Command runCommand();
 Command algorithmsCommand();
-Command importIosCommand();
-Command exportIosCommand();
+Command formatsCommand();
 Command replayCommand();
 Command projectCommand();
 
-// Prints "tessera-cli: <diagnostic>" to stderr and returns the exit code for it.
-int fail(const Status &status);
+// The command line of tessera-cli with the plugins `registerPlugins` adds
+// (registerAllPlugins for tessera-cli; tests pass their own set).
+int runCli(int argc, char **argv, void (*registerPlugins)(Extensions &));
 
 } // namespace tessera::cli

@@ -13,6 +13,7 @@
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "app/registerbuiltins.h"
+#include "registerallpluginviews.h" // generated: registerAllPluginViews()
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
@@ -76,7 +77,7 @@ QString displayName(const QString &path)
 }
 } // namespace
 
-MainWindow::MainWindow(QWidget *parent)
+MainWindow::MainWindow(QWidget *parent, const PluginSet &plugins)
     : QMainWindow(parent), m_loader(new ModelLoader(this)), m_graphView(new GraphView(this))
 {
     setWindowTitle(tr("Tessera"));
@@ -86,7 +87,9 @@ MainWindow::MainWindow(QWidget *parent)
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
-    registerBuiltinSchedulers(m_schedulers, &m_pluginProblems);
+    registerBuiltins(m_extensions, &m_pluginProblems, plugins.core ? plugins.core : &registerAllPlugins);
+    (plugins.views ? plugins.views : &registerAllPluginViews)(m_planExtensions);
+    m_loader->setExtensions(&m_extensions);
     registerBuiltinBackends(m_backends);
     m_state = new views::WorkbenchState(this);
     m_schedule = new ScheduleController(m_schedulers, m_state, this);
@@ -536,6 +539,7 @@ void MainWindow::connectSession()
         connect(m_state, signal, this, &MainWindow::updateScheduleActions);
     connect(m_state, &WorkbenchState::scheduleFinished, this, &MainWindow::updateScheduleActions);
     connect(m_state, &WorkbenchState::scheduleFailed, this, &MainWindow::updateScheduleActions);
+    connect(m_state, &WorkbenchState::scheduleFinished, this, &MainWindow::showPluginViews);
     // Recording the search costs time and memory, so it starts the first time
     // the explorer is shown and then stays on (no replay on every tab switch).
     connect(m_explorerDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
@@ -581,7 +585,10 @@ void MainWindow::updateScheduleActions()
     const bool current = run && m_model && !m_schedule->isBusy();
     m_exportScheduleAction->setEnabled(current);
     m_exportTimelineAction->setEnabled(current);
-    m_exportIosAction->setEnabled(current && isIosAlgorithm(run->result.plan.algorithm));
+    for (const auto &[format, action] : m_exportFormatActions)
+        action->setEnabled(current && format->accepts(run->result.plan.algorithm));
+    for (const auto &[planAction, action] : m_pluginActions)
+        action->setEnabled(current && views::PlanExtensions::applies(planAction->algorithms, run->result.plan.algorithm));
     m_importOverridesAction->setEnabled(run && m_model);
     if (m_session)
         updateTitle();
@@ -631,35 +638,142 @@ void MainWindow::chooseExportFile(ScheduleExport kind)
         suffix = QStringLiteral(".trace.json"), title = tr("Export Timeline"),
         filter = tr("Perfetto / Chrome trace (*.json)");
         break;
-    case ScheduleExport::Ios:
-        suffix = QStringLiteral(".ios.json"), title = tr("Export IOS Schedule"), filter = tr("IOS schedule (*.json)");
-        break;
     }
     const QString path = QFileDialog::getSaveFileName(
         this, title, dir + QLatin1Char('/') + model.completeBaseName() + QLatin1Char('_') + algorithm + suffix, filter);
     if (path.isEmpty())
         return;
     QSettings().setValue(QStringLiteral("lastExportDir"), QFileInfo(path).absolutePath());
-    QString config;
-    if (kind == ScheduleExport::Ios && !iosConfigFor(model.filePath()).isOk()) {
-        config = QFileDialog::getOpenFileName(this, tr("IOS Graph Config of %1").arg(model.fileName()), model.path(),
-                                              tr("IOS graph configs (*.json)"));
-        if (config.isEmpty())
-            return;
-    }
-    (void)exportSchedule(kind, path, config);
+    (void)exportSchedule(kind, path);
 }
 
-Status MainWindow::exportSchedule(ScheduleExport kind, const QString &path, const QString &iosConfig)
+void MainWindow::chooseFormatExportFile(const ScheduleFormat &format)
+{
+    if (!m_model || !m_schedule->lastRun())
+        return;
+    const QFileInfo model(QString::fromStdString(m_model->path));
+    const QString dir = QSettings().value(QStringLiteral("lastExportDir"), QDir::homePath()).toString();
+    const QString title = QString::fromStdString(format.title);
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export %1").arg(title),
+        dir + QLatin1Char('/') + model.completeBaseName() + QLatin1Char('_') +
+            QString::fromStdString(m_schedule->lastRun()->result.plan.algorithm + format.suffix),
+        QString::fromStdString(format.filter));
+    if (path.isEmpty())
+        return;
+    QSettings().setValue(QStringLiteral("lastExportDir"), QFileInfo(path).absolutePath());
+    QString companion;
+    if (format.companion && !(format.companion->find && format.companion->find(m_model->path))) {
+        companion = QFileDialog::getOpenFileName(
+            this, tr("%1 of %2").arg(QString::fromStdString(format.companion->title), model.fileName()), model.path(),
+            QString::fromStdString(format.companion->filter));
+        if (companion.isEmpty())
+            return;
+    }
+    (void)exportSchedule(QString::fromStdString(format.name), path, companion);
+}
+
+Status MainWindow::exportSchedule(const QString &formatName, const QString &path, const QString &companion)
 {
     const auto run = m_schedule->lastRun();
-    const auto fail = [&](Status s) {
+    if (!m_model || !run || run->result.plan.modelHash != modelStructureHash(*m_model->graph))
+        return writeExport(path, Status::error(ErrorCode::Usage, "there is no schedule of this model to export",
+                                               {.file = path.toStdString()}));
+    auto format = m_extensions.scheduleFormat(formatName.toStdString());
+    if (!format)
+        return writeExport(path, format.status());
+    if (Status s = (*format)->checkAlgorithm(run->result.plan.algorithm); !s.isOk())
+        return writeExport(path, s.at(Location{.file = path.toStdString()}));
+    ScheduleExportRequest request;
+    request.run = run.get();
+    request.graph = m_model->graph.get();
+    request.modelProperties = &m_model->properties;
+    request.modelPath = m_model->path;
+    request.companion = companion.toStdString();
+    return writeExport(path, (*format)->write(request));
+}
+
+Status MainWindow::writeExport(const QString &path, Expected<std::string> text)
+{
+    Status s = text ? writeFileAtomic(path.toStdString(), *text) : text.status();
+    if (!s.isOk()) {
         reportError(tr("Export failed"), QString::fromStdString(s.str()));
         return s;
-    };
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
+    return Status::ok();
+}
+
+QAction *MainWindow::exportFormatAction(const QString &format) const
+{
+    for (const auto &[f, action] : m_exportFormatActions)
+        if (QString::fromStdString(f->name) == format)
+            return action;
+    return nullptr;
+}
+
+QDockWidget *MainWindow::pluginDock(const QString &objectName) const
+{
+    for (const auto &[d, dock] : m_pluginDocks)
+        if (d->objectName == objectName)
+            return dock;
+    return nullptr;
+}
+
+QAction *MainWindow::pluginAction(const QString &objectName) const
+{
+    for (const auto &[a, action] : m_pluginActions)
+        if (a->objectName == objectName)
+            return action;
+    return nullptr;
+}
+
+views::PlanShown MainWindow::planShown() const
+{
+    views::PlanShown shown;
+    shown.graph = m_schedule->graph();
+    shown.run = m_schedule->lastRun();
+    shown.device = m_schedule->device();
+    if (m_model) {
+        shown.modelProperties = &m_model->properties;
+        shown.modelPath = m_model->path;
+    }
+    return shown;
+}
+
+void MainWindow::showPluginViews()
+{
+    const views::PlanShown shown = planShown();
+    for (const views::PlanDock &d : m_planExtensions.docks()) {
+        const bool applies =
+            shown.run && views::PlanExtensions::applies(d.algorithms, shown.run->result.plan.algorithm);
+        auto it = std::find_if(m_pluginDocks.begin(), m_pluginDocks.end(), [&](const auto &e) { return e.first == &d; });
+        QDockWidget *dock = it == m_pluginDocks.end() ? nullptr : it->second;
+        if (!applies) {
+            if (dock)
+                dock->hide();
+            continue;
+        }
+        if (!dock) { // first shown: beside the Stages dock, listed in the View menu
+            dock = new QDockWidget(d.title, this);
+            dock->setObjectName(d.objectName);
+            dock->setWidget(d.create(dock));
+            tabifyDockWidget(m_stageDock, dock);
+            m_viewMenu->addAction(dock->toggleViewAction());
+            m_pluginDocks.emplace_back(&d, dock);
+        }
+        dock->show();
+        if (d.show)
+            d.show(dock->widget(), shown);
+    }
+}
+
+Status MainWindow::exportSchedule(ScheduleExport kind, const QString &path)
+{
+    const auto run = m_schedule->lastRun();
     if (!m_model || !run || run->result.plan.modelHash != modelStructureHash(*m_model->graph))
-        return fail(Status::error(ErrorCode::Usage, "there is no schedule of this model to export",
-                                  {.file = path.toStdString()}));
+        return writeExport(path, Status::error(ErrorCode::Usage, "there is no schedule of this model to export",
+                                               {.file = path.toStdString()}));
     const Graph &graph = *m_model->graph;
     const QString modelPath = QString::fromStdString(m_model->path);
     std::string text;
@@ -670,27 +784,8 @@ Status MainWindow::exportSchedule(ScheduleExport kind, const QString &path, cons
         break;
     }
     case ScheduleExport::Timeline: text = timelineJson(*run, graph); break;
-    case ScheduleExport::Ios: {
-        if (!isIosAlgorithm(run->result.plan.algorithm))
-            return fail(Status::error(ErrorCode::Usage,
-                                      "the last schedule was made by '" + run->result.plan.algorithm +
-                                          "', not ios: schedule with ios to export an ios schedule",
-                                      {.file = path.toStdString()}));
-        auto config = iosConfig.isEmpty() ? iosConfigFor(modelPath) : readFile(iosConfig.toStdString(), 256 << 20);
-        if (!config)
-            return fail(config.status());
-        const std::string name = QFileInfo(modelPath).completeBaseName().toStdString() + "_ios";
-        auto ios = iosScheduleJson(*run, graph, m_model->properties, *config, name);
-        if (!ios)
-            return fail(ios.status());
-        text = std::move(*ios);
-        break;
     }
-    }
-    if (Status s = writeFileAtomic(path.toStdString(), text); !s.isOk())
-        return fail(s);
-    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
-    return Status::ok();
+    return writeExport(path, std::move(text));
 }
 
 Status MainWindow::importOverrides(const QString &path)

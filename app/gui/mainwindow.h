@@ -11,16 +11,23 @@
 // Projects (*.tessera) live in a ProjectSession (projectsession.h): the window
 // forwards File ▸ New/Open/Save Project As and its model-load events to it and
 // shows the project in the title and status bar. File ▸ Export writes the
-// last schedule as a schedule document, a Perfetto timeline or an IOS
-// schedule; File ▸ Import ▸ Overrides applies a file's overrides as one undo
-// step (scheduleexport.h).
+// last schedule as a schedule document, a Perfetto timeline or in any schedule
+// format a plugin adds; File ▸ Import ▸ Overrides applies a file's overrides
+// as one undo step (scheduleexport.h).
+//
+// Plugins (docs/plugins.md): the window registers a PluginSet at construction
+// — schedulers, model and schedule formats (core/plugin/extensions.h), and
+// dock views and actions shown with their plans (views/widgets/planextensions.h)
+// — and lists them all generically.
 #pragma once
 
 #include "core/backend/backend.h"
+#include "core/plugin/extensions.h"
 #include "core/sched/scheduler.h"
 #include "core/support/status.h"
 #include "views/models/metrics.h"
 #include "views/models/modeldata.h"
+#include "views/widgets/planextensions.h"
 
 #include <QMainWindow>
 
@@ -62,13 +69,19 @@ class RecentFiles;
 class RunController;
 class ScheduleController;
 
-enum class ScheduleExport { Schedule, Timeline, Ios };
+enum class ScheduleExport { Schedule, Timeline };
+
+// The plugins a window registers (default: every plugin of plugins/CMakeLists.txt).
+struct PluginSet {
+    RegisterPlugins core = nullptr;                          // null: registerAllPlugins
+    void (*views)(views::PlanExtensions &) = nullptr;        // null: registerAllPluginViews
+};
 
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget *parent = nullptr);
+    explicit MainWindow(QWidget *parent = nullptr, const PluginSet &plugins = {});
     ~MainWindow() override;
 
     void openFile(const QString &path); // a *.tessera file opens as a project
@@ -102,7 +115,13 @@ public:
     views::StepperWidget *stepper() const { return m_stepper; }
     QComboBox *algorithmCombo() const { return m_algorithmBox; }
     QComboBox *deviceCombo() const { return m_deviceBox; }
-    QAction *exportIosAction() const { return m_exportIosAction; }
+    const Extensions &extensions() const { return m_extensions; }
+    // File ▸ Export's entry for a plugin's schedule format; null for an unknown name.
+    QAction *exportFormatAction(const QString &format) const;
+    // A plugin's dock (PlanDock::objectName) once a plan it shows has been shown; else null.
+    QDockWidget *pluginDock(const QString &objectName) const;
+    // A plugin's Schedule menu action (PlanAction::objectName); else null.
+    QAction *pluginAction(const QString &objectName) const;
     views::StageView *stageView() const { return m_stageView; }
     views::RunPanel *runPanel() const { return m_runPanel; }
     views::SearchExplorer *searchExplorer() const { return m_explorer; }
@@ -111,9 +130,11 @@ public:
     void raiseDock(const QString &objectName);
 
     // The last schedule to `path` (written atomically: a failed write leaves
-    // the old file). `iosConfig`: the model's IOS graph config file; empty
-    // looks for it (iosConfigFor). Failures are also reported.
-    Status exportSchedule(ScheduleExport kind, const QString &path, const QString &iosConfig = {});
+    // the old file). Failures are also reported.
+    Status exportSchedule(ScheduleExport kind, const QString &path);
+    // The same in a plugin's schedule format (Extensions::scheduleFormats). `companion`:
+    // the file the format asks for (ScheduleFormat::companion); empty: the format looks for it.
+    Status exportSchedule(const QString &format, const QString &path, const QString &companion = {});
     // Applies the overrides in `path` (one undo step); rejected keys go to the
     // Diagnostics panel. Fails (and reports) on an unreadable or malformed file.
     Status importOverrides(const QString &path);
@@ -162,6 +183,10 @@ private:
     void selectSetup(const QString &algorithm, const QString &deviceId);
     void chooseProjectFile(bool saveAs);
     void chooseExportFile(ScheduleExport kind);
+    void chooseFormatExportFile(const ScheduleFormat &format);
+    Status writeExport(const QString &path, Expected<std::string> text); // writes, reports
+    views::PlanShown planShown() const;
+    void showPluginViews(); // the plugins' docks and actions follow the shown plan
 
     std::optional<views::Metric> overlayMetric() const; // nullopt: colour by op type
 
@@ -189,6 +214,11 @@ private:
     // Scheduling: algorithm and device pickers drive the controller, which
     // reports into the state; the panels follow the state.
     SchedulerRegistry m_schedulers;
+    Extensions m_extensions{m_schedulers}; // formats and commands of the plugins
+    views::PlanExtensions m_planExtensions; // their docks and actions
+    std::vector<std::pair<const ScheduleFormat *, QAction *>> m_exportFormatActions;
+    std::vector<std::pair<const views::PlanAction *, QAction *>> m_pluginActions;
+    std::vector<std::pair<const views::PlanDock *, QDockWidget *>> m_pluginDocks; // created when first shown
     std::vector<Diagnostic> m_pluginProblems; // scheduler plugins refused at start-up
     void showDiagnostics(std::vector<Diagnostic> diagnostics);
     views::WorkbenchState *m_state = nullptr;
@@ -198,7 +228,7 @@ private:
     views::RunComparisonWidget *m_comparison = nullptr;
     QDockWidget *m_stepperDock = nullptr;
     QDockWidget *m_comparisonDock = nullptr;
-    // The schedule as stages × lanes (any scheduler; IOS stages, greedy waves).
+    // The schedule as stages × lanes (any scheduler; inter-operator stages, greedy waves).
     views::StageView *m_stageView = nullptr;
     QDockWidget *m_stageDock = nullptr;
     // Running the plan on a backend; a finished run is stored in the open project.
@@ -223,7 +253,6 @@ private:
     QAction *m_closeProjectAction = nullptr;
     QAction *m_exportScheduleAction = nullptr;
     QAction *m_exportTimelineAction = nullptr;
-    QAction *m_exportIosAction = nullptr;
     QAction *m_importOverridesAction = nullptr;
     QLabel *m_projectLabel = nullptr;
 

@@ -41,9 +41,16 @@ void MainWindow::createActions()
     m_openAction->setStatusTip(tr("Open an ONNX model"));
     connect(m_openAction, &QAction::triggered, this, [this] {
         QSettings settings;
+        QString filters = tr("ONNX models (*.onnx)");
+        for (const ModelFormat &f : m_extensions.modelFormats()) {
+            QStringList patterns;
+            for (const std::string &suffix : f.suffixes)
+                patterns << QStringLiteral("*") + QString::fromStdString(suffix);
+            filters += QStringLiteral(";;%1 (%2)").arg(QString::fromStdString(f.title), patterns.join(QLatin1Char(' ')));
+        }
         const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"),
                                                           settings.value(QStringLiteral("lastOpenDir")).toString(),
-                                                          tr("ONNX models (*.onnx);;All files (*)"));
+                                                          filters + tr(";;All files (*)"));
         if (path.isEmpty())
             return;
         settings.setValue(QStringLiteral("lastOpenDir"), QFileInfo(path).absolutePath());
@@ -134,9 +141,12 @@ void MainWindow::createProjectActions()
     m_exportTimelineAction = new QAction(tr("&Timeline (Perfetto JSON)…"), this);
     m_exportTimelineAction->setStatusTip(tr("The last schedule's estimated timeline, for ui.perfetto.dev"));
     connect(m_exportTimelineAction, &QAction::triggered, this, [this] { chooseExportFile(ScheduleExport::Timeline); });
-    m_exportIosAction = new QAction(tr("&IOS Schedule…"), this);
-    m_exportIosAction->setStatusTip(tr("The last IOS schedule in the IOS artifact's format"));
-    connect(m_exportIosAction, &QAction::triggered, this, [this] { chooseExportFile(ScheduleExport::Ios); });
+    for (const ScheduleFormat &f : m_extensions.scheduleFormats()) {
+        auto *action = new QAction(QString::fromStdString(f.title) + QStringLiteral("…"), this);
+        action->setStatusTip(QString::fromStdString(f.summary));
+        connect(action, &QAction::triggered, this, [this, &f] { chooseFormatExportFile(f); });
+        m_exportFormatActions.emplace_back(&f, action);
+    }
     m_importOverridesAction = new QAction(tr("&Overrides…"), this);
     m_importOverridesAction->setStatusTip(tr("Apply decision overrides from a file (an override map or a schedule)"));
     connect(m_importOverridesAction, &QAction::triggered, this, [this] {
@@ -171,7 +181,8 @@ void MainWindow::createMenus()
     QMenu *exportMenu = file->addMenu(tr("&Export"));
     exportMenu->addAction(m_exportScheduleAction);
     exportMenu->addAction(m_exportTimelineAction);
-    exportMenu->addAction(m_exportIosAction);
+    for (const auto &[format, action] : m_exportFormatActions)
+        exportMenu->addAction(action);
     exportMenu->addSeparator();
     exportMenu->addAction(m_exportSvgAction);
     exportMenu->addAction(m_exportPngAction);
@@ -197,6 +208,7 @@ void MainWindow::createMenus()
                               m_miniMapDock, m_stepperDock, m_stageDock, m_runDock, m_explorerDock,
                               m_comparisonDock, m_optionsDock})
         view->addAction(dock->toggleViewAction());
+    view->addSeparator(); // the plugins' docks join here when first shown (showPluginViews)
 
     QMenu *schedule = menuBar()->addMenu(tr("&Schedule"));
     QAction *undo = m_schedule->undoAction();
@@ -207,6 +219,18 @@ void MainWindow::createMenus()
     schedule->addAction(redo);
     schedule->addSeparator();
     schedule->addAction(m_comparison->pinAction());
+    if (!m_planExtensions.actions().empty())
+        schedule->addSeparator();
+    for (const views::PlanAction &a : m_planExtensions.actions()) {
+        auto *action = schedule->addAction(a.text);
+        action->setObjectName(a.objectName);
+        action->setStatusTip(a.statusTip);
+        connect(action, &QAction::triggered, this, [this, &a] {
+            if (m_schedule->lastRun())
+                a.trigger(planShown(), this);
+        });
+        m_pluginActions.emplace_back(&a, action);
+    }
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Tessera"), this, &MainWindow::about);

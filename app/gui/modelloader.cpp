@@ -4,6 +4,7 @@
 #include "app/gui/samplecache.h"
 #include "core/ir/graphhash.h"
 #include "core/onnx/importer.h"
+#include "core/plugin/extensions.h"
 #include "core/store/replay.h"
 #include "views/models/format.h"
 
@@ -27,7 +28,8 @@ Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &p
 
     if (!proceed("importing"))
         return cancelled();
-    auto imported = importModel(path.toStdString(), options.import);
+    auto imported = options.extensions ? options.extensions->importModel(path.toStdString(), options.import)
+                                       : importModel(path.toStdString(), options.import);
     if (!imported) {
         Status s = imported.status();
         s.at(Location{path.toStdString(), -1, {}, {}});
@@ -68,8 +70,11 @@ ModelLoader::~ModelLoader()
     abandon();
 }
 
-void ModelLoader::load(const QString &path, const LoadOptions &options)
+void ModelLoader::load(const QString &path, const LoadOptions &loadOptions)
 {
+    LoadOptions options = loadOptions;
+    if (!options.extensions)
+        options.extensions = m_extensions;
     start(path, [path, options](const StageCallback &stage) {
         Outcome out;
         auto loaded = loadModelFile(path, options, stage);

@@ -25,6 +25,10 @@
 template <typename T>
 class QFutureWatcher;
 
+namespace tessera {
+class Extensions;
+}
+
 namespace tessera::gui {
 
 // The synchronous pipeline behind ModelLoader. `stage` is told each step
@@ -37,6 +41,8 @@ struct LoadOptions {
     // Non-empty: the model's modelStructureHash() must equal it, else the load
     // fails with replay.h's kModelChangedMessage naming both hashes.
     std::string expectedHash;
+    // The plugins' model formats (by suffix); null or no match: an ONNX model.
+    const Extensions *extensions = nullptr;
 };
 
 Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &path, const LoadOptions &options,
@@ -57,6 +63,8 @@ public:
     void load(const QString &path, const LoadOptions &options = {});
     void loadSample(const QString &name);
     void cancel(); // no-op when idle
+    // Model formats for every later load whose options name none (MainWindow: its plugins').
+    void setExtensions(const Extensions *extensions) { m_extensions = extensions; }
     bool isLoading() const { return m_watcher != nullptr; }
     QString source() const { return m_source; } // path or "sample NAME" of the running load
 
@@ -74,6 +82,7 @@ private:
 
     QFutureWatcher<Outcome> *m_watcher = nullptr;
     QString m_source;
+    const Extensions *m_extensions = nullptr;
 };
 
 } // namespace tessera::gui

@@ -14,6 +14,8 @@
 
 #include <QStandardPaths>
 
+#include <onnx/onnx_pb.h> // buildSample()'s ModelProto
+
 #include <cerrno>
 #include <cstdio>
 

@@ -1,14 +1,7 @@
 // Schedule export and override import (see scheduleexport.h).
 #include "app/gui/scheduleexport.h"
 
-#include "core/io/iosformat.h"
-#include "core/io/iosmetadata.h"
 #include "core/io/schedulejson.h"
-#include "core/support/fileio.h"
-#include "samples/ios_networks.h"
-
-#include <QDir>
-#include <QFileInfo>
 
 #include <algorithm>
 
@@ -50,58 +43,6 @@ PlanSummary planSummaryOf(const ScheduleRun &run, std::string label)
     s.kernels = static_cast<std::int64_t>(plan.kernels.size());
     s.label = std::move(label);
     return s;
-}
-
-// --- IOS ---------------------------------------------------------------------
-
-bool isIosAlgorithm(std::string_view algorithm)
-{
-    return algorithm == "ios";
-}
-
-Expected<std::string> iosConfigFor(const QString &modelPath)
-{
-    const QFileInfo model(modelPath);
-    const QString base = model.completeBaseName();
-    // Catalog sample names of the IOS benchmarks (samples/catalog.cpp), then the networks' own names.
-    static const std::map<QString, std::string> kSamples = {
-        {QStringLiteral("inception-v3"), "inception_v3"},
-        {QStringLiteral("nasnet-a"), "nasnet"},
-    };
-    std::string network;
-    if (auto it = kSamples.find(base); it != kSamples.end())
-        network = it->second;
-    else if (const auto &names = samples::iosNetworkNames();
-             std::find(names.begin(), names.end(), base.toStdString()) != names.end())
-        network = base.toStdString();
-    if (!network.empty())
-        return samples::iosNetworkConfig(network);
-
-    QStringList tried;
-    for (const QString &suffix : {QStringLiteral(".ios.json"), QStringLiteral(".json")}) {
-        const QString candidate = model.dir().filePath(base + suffix);
-        tried << QFileInfo(candidate).fileName();
-        if (QFileInfo::exists(candidate))
-            return readFile(candidate.toStdString(), std::int64_t(256) << 20);
-    }
-    return Status::error(ErrorCode::Unsupported,
-                         "no ios graph config for this model (not an ios benchmark sample, and no " +
-                             tried.join(QStringLiteral(" or ")).toStdString() + " beside it)",
-                         {.file = modelPath.toStdString()});
-}
-
-Expected<std::string> iosScheduleJson(const ScheduleRun &run, const Graph &graph,
-                                      const std::map<std::string, std::string> &properties, std::string_view configJson,
-                                      std::string_view scheduleName)
-{
-    auto units =
-        properties.count(kIosUnitsKey) ? iosUnitsFromMetadata(graph, properties) : iosUnitsFromNodeNames(graph);
-    if (!units)
-        return units.status();
-    auto schedule = iosScheduleFromPlan(run.result.plan, graph, *units);
-    if (!schedule)
-        return schedule.status().prefix("the " + run.result.plan.algorithm + " plan is not an ios schedule");
-    return writeIosSchedule(*schedule, *units, configJson, scheduleName);
 }
 
 // --- overrides -----------------------------------------------------------------

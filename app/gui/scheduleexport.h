@@ -1,9 +1,9 @@
 // What the workbench writes and reads besides models: the schedule document
 // of a run (docs/schedule-schema.json, the document `tessera-cli schedule`
 // writes and a project's plans hold), the run's estimated timeline as
-// Chrome/Perfetto trace JSON, the run as a schedule in the IOS artifact's
-// format (core/io/iosformat.h; ios thesis §3.1), and decision overrides read
-// from a file and checked against the decisions the last run asked.
+// Chrome/Perfetto trace JSON, and decision overrides read from a file and
+// checked against the decisions the last run asked. Plugins add their own
+// schedule formats (ScheduleFormat, core/plugin/extensions.h).
 //
 // Pure functions over a finished ScheduleRun and the graph it was made for:
 // the window picks the files, writes them with writeFileAtomic and reports.
@@ -35,23 +35,6 @@ std::string timelineJson(const ScheduleRun &run, const Graph &graph);
 
 // A project plan's summary columns (id and created are left for addPlan).
 PlanSummary planSummaryOf(const ScheduleRun &run, std::string label);
-
-// --- IOS ---------------------------------------------------------------------
-
-bool isIosAlgorithm(std::string_view algorithm); // the plans the IOS format can express
-
-// The IOS graph config a model was built from: the embedded config of an IOS
-// benchmark sample (by the model's file name: inception-v3, squeezenet,
-// randwire, nasnet-a, or an IOS network name), else "<name>.ios.json" or
-// "<name>.json" beside the model. Unsupported error naming the places looked at.
-Expected<std::string> iosConfigFor(const QString &modelPath);
-
-// `run` (made by an IOS-shaped scheduler for `graph`) in the IOS artifact's
-// schedule format. Units come from the model's "ios.units" metadata
-// (`properties`), else from its node names.
-Expected<std::string> iosScheduleJson(const ScheduleRun &run, const Graph &graph,
-                                      const std::map<std::string, std::string> &properties, std::string_view configJson,
-                                      std::string_view scheduleName);
 
 // --- overrides -----------------------------------------------------------------
 

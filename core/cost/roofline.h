@@ -1,5 +1,5 @@
 // RooflineCostModel: the analytic cost model baselines use and the default for
-// every algorithm until it brings its own (IOS's GPU model, PCGC's power model).
+// every algorithm until it brings its own (an inter-operator GPU model, PCGC's power model).
 //
 // Per kernel (nodes fused into one task):
 //   compute  = Σ_node flops / (peak of the best unit for the node's op class
@@ -13,7 +13,7 @@
 // kernel move at the intermediate level (the fastest level whose total
 // capacity holds the largest of them, else the I/O level). Weights are read
 // once per task from the I/O level unless placement says they are resident.
-// Shape efficiency models the tail effect (IOS thesis §2.3): output elements
+// Shape efficiency models the tail effect (inter-operator scheduling thesis §2.3): output elements
 // are spread over cores × lanes in whole waves, efficiency = work / (waves ×
 // lanes), times a fixed fraction of peak reachable by the unit kind (0.8 for
 // matrix units, 0.7 otherwise) — the roofline is an upper bound, measured

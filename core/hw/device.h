@@ -5,7 +5,7 @@
 //  - GraphTurbo (graphturbo-osdi23 §1, Fig. 1): d clusters × c cores × u compute
 //    units, a local buffer (LB) per core, a global buffer (GB) per cluster, DDR.
 //    STCP920 (§5, eq. 2) is d=4, c=8, u=3 with 64 KB L1, 8 MB LLB, 136 GB/s DDR.
-//  - IOS and Welder (welder-osdi23 §4): SMs, warp size, thread/block/register/
+//  - inter-operator scheduling and Welder (welder-osdi23 §4): SMs, warp size, thread/block/register/
 //    shared-memory limits, transaction sizes (32 B write, 128 B read) and
 //    per-level bandwidths.
 //  - BrickDL (brickdl-icpp24 §4): HBM bandwidth, DRAM transaction size, the cost
@@ -104,7 +104,7 @@ struct Topology {
     friend bool operator==(const Topology &, const Topology &) = default;
 };
 
-// What Welder's and IOS's search needs beyond the levels (welder arch_configs).
+// What Welder's and the inter-operator search need beyond the levels (welder arch_configs).
 struct GpuParams {
     int warpSize = 32;
     int smPartitions = 4; // warp schedulers per SM
@@ -120,7 +120,7 @@ struct GpuParams {
 
 struct Overheads {
     double kernelLaunchNs = 0; // one kernel/task launch
-    double syncNs = 0;         // a stage or cluster barrier (IOS stage, GraphTurbo instance)
+    double syncNs = 0;         // a stage or cluster barrier (an inter-operator stage, GraphTurbo instance)
     double dmaSetupNs = 0;     // programming one DMA transfer
     double atomicNs = 0;       // one atomic operation (BrickDL memoized bricks)
     friend bool operator==(const Overheads &, const Overheads &) = default;

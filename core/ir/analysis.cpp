@@ -1,6 +1,6 @@
 // Topological order, reachability and exact DAG width (analysis.h).
 //
-// Width is the IOS thesis's d (§3.3.1, Definition 3) computed through its
+// Width is the inter-operator scheduling thesis's d (§3.3.1, Definition 3) computed through its
 // Corollary 1 (Dilworth): a maximum antichain has n - |M| nodes, M a maximum
 // matching in the bipartite graph "left copy of a -> right copy of b iff a
 // reaches b" (minimum chain cover = minimum path cover of the closure).

@@ -1,6 +1,6 @@
 // Graph analyses every scheduler needs: topological order, reachability and
 // DAG width (the size of the largest antichain: the most operators that could
-// run at once). IOS's search cost grows with the width (ios thesis §3.3,
+// run at once). An inter-operator search's cost grows with the width (thesis §3.3,
 // complexity O(n·(n/d+1)^(2d)) for width d).
 #pragma once
 
@@ -42,7 +42,7 @@ struct DagWidth {
 
 // Exact width by Dilworth's theorem: n minus a maximum matching in the
 // bipartite graph of the transitive closure (Hopcroft–Karp). Considers only the
-// nodes in `subset` when it is non-empty (e.g. one IOS block).
+// nodes in `subset` when it is non-empty (e.g. one block).
 DagWidth dagWidth(const Graph &g, const std::vector<NodeId> &subset = {});
 
 } // namespace tessera

@@ -1,7 +1,7 @@
 // Hierarchy inference (hierarchy.h): stages ⊃ blocks ⊃ layers over a graph.
 //
 // GraphTurbo (§3, Fig. 2) schedules by the model's own stage/block/layer
-// structure and IOS (§3.3.1) optimises "each block separately"; both need the
+// structure and inter-operator scheduling (thesis §3.3.1) optimises "each block separately"; both need the
 // blocks. Names carry them when the exporter kept module scopes; otherwise
 // the structure does.
 //

@@ -25,7 +25,7 @@ class DataWriter
 {
 public:
     DataWriter(std::string fileName, const fs::path &tmpPath)
-        : m_fileName(std::move(fileName)), m_out(tmpPath, std::ios::binary | std::ios::trunc)
+        : m_fileName(std::move(fileName)), m_out(tmpPath, std::ios_base::binary | std::ios_base::trunc)
     {}
     bool good() const { return m_out.good(); }
 
@@ -241,7 +241,7 @@ Status exportModel(const Graph &g, const std::string &path, const ExportOptions 
     if (Status s = tooLarge(m, path); !s)
         return cleanup(s);
     {
-        std::ofstream out(modelTmp, std::ios::binary | std::ios::trunc);
+        std::ofstream out(modelTmp, std::ios_base::binary | std::ios_base::trunc);
         if (!out || !m.SerializeToOstream(&out) || !out.flush())
             return cleanup(Status::error(ErrorCode::Io, "cannot write model", {.file = path}));
     }

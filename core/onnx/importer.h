@@ -64,7 +64,7 @@ struct ModelMetadata {
     std::int64_t modelVersion = 0;
     std::int64_t opsetVersion = 0;                                 // default ("ai.onnx") domain
     std::map<std::string, std::int64_t, std::less<>> opsetImports; // every domain, "" for the default one
-    std::map<std::string, std::string> properties;                 // metadata_props (e.g. "ios.units")
+    std::map<std::string, std::string> properties;                 // metadata_props (e.g. a converter's units)
 };
 
 struct ImportResult {

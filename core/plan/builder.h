@@ -1,5 +1,5 @@
 // PlanBuilder: the common lowering path for schedulers whose kernels compute
-// whole tensors (the baselines, IOS stages, PCGC fusion groups). Tiled and
+// whole tensors (the baselines, inter-operator stages, PCGC fusion groups). Tiled and
 // instance-split schedulers (GraphTurbo, Welder, BrickDL) add their tasks
 // directly to an ExecutionPlan.
 //

@@ -1,14 +1,14 @@
 // ExecutionPlan: the single lowered form every backend runs.
 //
-// Every scheduler (the baselines, IOS stages, GraphTurbo sub-graph instances,
+// Every scheduler (the baselines, inter-operator stages, GraphTurbo sub-graph instances,
 // Welder tile-graphs, BrickDL bricks, PCGC fusion records) lowers its own
 // result to this one structure:
-//   - kernels: sets of graph nodes compiled together (a fused kernel, an IOS
+//   - kernels: sets of graph nodes compiled together (a fused kernel, an inter-operator
 //     merged convolution, a GraphTurbo sub-graph);
 //   - tasks: what actually runs, in issue order. A compute task is one instance
 //     or tile of a kernel (the output region each node computes); data-movement
 //     tasks (copy, concat, split, redistribute) move buffers between levels,
-//     cores or layouts; a barrier synchronises (an IOS stage boundary);
+//     cores or layouts; a barrier synchronises (a stage boundary);
 //   - dependencies between tasks, bindings to clusters/cores/units/streams,
 //     buffers placed at memory levels, and a cost estimate per task.
 // A plan refers to its graph by node and tensor ids plus the model hash; the
@@ -67,7 +67,7 @@ enum class TaskKind : std::uint8_t {
     Concat,       // joins instance outputs into one tensor
     Split,        // distributes a tensor to several consumers or instances
     Redistribute, // changes the core binding of a tensor (inter-core exchange)
-    Barrier,      // waits for all earlier tasks of its stage (IOS stage boundary)
+    Barrier,      // waits for all earlier tasks of its stage (a stage boundary)
 };
 std::string_view taskKindName(TaskKind k);
 
@@ -78,7 +78,7 @@ struct Task {
     std::vector<NodeTile> tiles;    // Compute only; see NodeTile
     std::vector<TaskId> deps;       // tasks that must finish first (all earlier in `tasks`)
     Binding binding;
-    std::int32_t stage = -1;        // display/grouping: IOS stage, GraphTurbo timestamp
+    std::int32_t stage = -1;        // display/grouping: a stage, GraphTurbo timestamp
     std::vector<BufferId> reads;
     std::vector<BufferId> writes;
     bool recompute = false;         // recomputes nodes another task also computes (halo, BrickDL)

@@ -35,7 +35,7 @@ struct DecisionOption {
 
 struct DecisionRecord {
     std::string key;
-    std::string role;               // what is being decided, e.g. "ios.ending"
+    std::string role;               // what is being decided, e.g. "sequential.next"
     std::vector<DecisionOption> options;
     std::int32_t preferred = 0;     // the scheduler's own choice
     std::int32_t chosen = 0;        // what was used

@@ -34,10 +34,10 @@ struct StatSpec {
 };
 
 struct SchedulerInfo {
-    std::string name;    // registry key and CLI --algo value, e.g. "ios"
-    std::string title;   // "IOS (inter-operator scheduler)"
+    std::string name;    // registry key and CLI --algo value, e.g. "layer-fusion"
+    std::string title;   // "Layer fusion"
     std::string summary; // one line
-    std::string paper;   // "ios thesis §3.2, Algorithm 1"
+    std::string paper;   // the paper section it implements, e.g. "§3.2, Algorithm 1"
     std::vector<OptionSpec> options;
     std::vector<StatSpec> stats;
 };
@@ -50,7 +50,7 @@ struct ScheduleRequest {
     OptionValues options;
     std::string modelHash;
     // The model's metadata_props (ImportResult::metadata.properties), e.g. the
-    // IOS artifact's "ios.units" / "ios.blocks"; schedulers may read hints here.
+    // units and blocks a model converter recorded; schedulers may read hints here.
     std::map<std::string, std::string> modelProperties;
     // When set, a searching scheduler fills ScheduleResult::searchSpace.
     const SearchSpaceRequest *searchSpace = nullptr;

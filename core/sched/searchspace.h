@@ -1,11 +1,11 @@
 // SearchSpace: the explored search of a scheduler, kept for the explorer view
-// (ios thesis Fig. 3.4: states, transitions with their costs, the chosen path).
+// (inter-operator scheduling thesis Fig. 3.4: states, transitions with their costs, the chosen path).
 //
-// A scheduler that searches a state space (IOS's dynamic programming over
+// A scheduler that searches a state space (a dynamic programming over
 // endings; later Welder's tile search or GraphTurbo's instance search) may
 // fill one SearchSpace per run when the request asks for it. It is a plain,
 // read-only record in the algorithm's own terms, not a copy of the scheduler's
-// internals: one table per independently solved piece (IOS: a part of a
+// internals: one table per independently solved piece (e.g. a part of a
 // block), each a DAG of states linked by transitions, with the walked path.
 //
 // Bounded by construction: a table keeps at most the request's maxStates and
@@ -37,8 +37,8 @@ struct SearchSpaceRequest {
 struct SearchSpace {
     struct State {
         std::string label;          // short, e.g. "{a, b, c}"
-        std::vector<NodeId> nodes;  // the nodes the state stands for (IOS: still to schedule)
-        std::int32_t size = 0;      // level in the view (IOS: units still to schedule)
+        std::vector<NodeId> nodes;  // the nodes the state stands for (e.g. still to schedule)
+        std::int32_t size = 0;      // level in the view (e.g. units still to schedule)
         double cost = 0;            // best cost from here (ns)
         double count = 0;           // e.g. schedules from here
         std::int32_t choice = -1;   // index into transitions of the chosen way on, -1 if none
@@ -53,8 +53,8 @@ struct SearchSpace {
         double totalCost = 0;          // stepCost + cost of `to`
         std::string decisionKey;       // non-empty: choosing this is an override of that key
         std::string optionId;
-        // Further (key, option id) overrides the same choice needs, e.g. IOS's
-        // "ios.strategy" when a stage could run merged or concurrently.
+        // Further (key, option id) overrides the same choice needs, e.g. the
+        // strategy key when a stage could run merged or concurrently.
         std::vector<std::pair<std::string, std::string>> extraDecisions;
     };
     struct Table {

@@ -49,7 +49,7 @@ Status checkFile(const std::string &path)
         return Status::error(ErrorCode::Io, "no such project file", at(path));
     if (!fs::is_regular_file(st))
         return Status::invalid("not a tessera project (not a regular file)", at(path));
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios_base::binary);
     if (!in)
         return Status::error(ErrorCode::Io, std::string("cannot read project file: ") + std::strerror(errno), at(path));
     std::array<char, 16> header{};

@@ -3,6 +3,7 @@
 #include "core/cost/costmodel.h"
 #include "core/ir/analysis.h"
 #include "core/plan/builder.h"
+#include "core/plugin/extensions.h"
 
 #include <cmath>
 #include <algorithm>
@@ -102,5 +103,10 @@ public:
 } // namespace
 
 std::unique_ptr<IScheduler> createGreedyScheduler() { return std::make_unique<GreedyScheduler>(); }
+
+void registerGreedyPlugin(Extensions &extensions)
+{
+    extensions.schedulers().add(createGreedyScheduler());
+}
 
 } // namespace tessera

@@ -11,5 +11,8 @@
 #include <memory>
 
 namespace tessera {
+class Extensions;
+// The plugin: its one scheduler (listed in plugins/CMakeLists.txt).
+void registerGreedyPlugin(Extensions &extensions);
 std::unique_ptr<IScheduler> createGreedyScheduler();
 }

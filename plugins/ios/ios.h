@@ -5,7 +5,7 @@
 // names, else the structural rule of iosunits.h); stage latencies from the
 // analytic GPU model on the request's device (stagelatency.h); the search is
 // iosSearch() (iossearch.h); the schedule is lowered by lowerIosSchedule()
-// (core/io/iosformat.h): each stage's groups as kernels on streams 0..k-1,
+// (iosformat.h): each stage's groups as kernels on streams 0..k-1,
 // a merged convolution as one kernel (strategy "merge"), then a barrier.
 //
 // Options: strategy = merge | parallel | both, r and s (1..64), part_size,
@@ -21,6 +21,13 @@
 #include <memory>
 
 namespace tessera {
+
+class Extensions;
+
+// The plugin (iosplugin.cpp): the scheduler, the IOS graph config model format,
+// the IOS schedule format (iosexport.h) and the import-ios / export-ios
+// subcommands (ioscommands.h). Listed in plugins/CMakeLists.txt.
+void registerIosPlugin(Extensions &extensions);
 
 std::unique_ptr<IScheduler> createIosScheduler();
 

@@ -40,7 +40,7 @@
 // asked for, keeps the DP table itself for a DP explorer.
 #pragma once
 
-#include "core/io/iosformat.h"
+#include "plugins/ios/iosformat.h"
 #include "core/sched/decision.h"
 #include "core/sched/trace.h"
 #include "plugins/ios/stagelatency.h"

@@ -3,7 +3,7 @@
 #include "plugins/ios/iosunits.h"
 
 #include "core/hw/device.h"
-#include "core/io/iosmetadata.h"
+#include "samples/ios_networks.h"
 #include "core/ir/analysis.h"
 #include "core/support/assert.h"
 
@@ -168,7 +168,7 @@ Expected<IosUnitSet> formIosUnits(const Graph &g)
 
 Expected<IosUnitSet> iosUnitsForGraph(const Graph &g, const std::map<std::string, std::string> &modelProperties)
 {
-    if (modelProperties.count(kIosUnitsKey))
+    if (modelProperties.count(samples::kIosUnitsKey))
         return iosUnitsFromMetadata(g, modelProperties);
     auto named = iosUnitsFromNodeNames(g);
     return named ? named : formIosUnits(g); // names that look like the converter's but do not nest: structure

@@ -3,7 +3,7 @@
 // Relu-SepConv units).
 //
 // iosUnitsForGraph() takes, in order:
-//  0. the model's "ios.units"/"ios.blocks" metadata (core/io/iosmetadata.h),
+//  0. the model's "ios.units"/"ios.blocks" metadata (samples/ios_networks.h),
 //     when the model carries it — the IOS artifact's units and blocks with
 //     their explicit parts (NasNet's cells); broken metadata is an error, not
 //     a silent fallback;
@@ -28,7 +28,7 @@
 //     bigger than the search's part size are cut into parts by the search.
 #pragma once
 
-#include "core/io/iosformat.h"
+#include "plugins/ios/iosformat.h"
 
 #include <map>
 #include <string>

@@ -51,7 +51,7 @@
 #pragma once
 
 #include "core/hw/device.h"
-#include "core/io/iosformat.h"
+#include "plugins/ios/iosformat.h"
 
 #include <cstdint>
 #include <map>

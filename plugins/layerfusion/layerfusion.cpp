@@ -3,6 +3,7 @@
 #include "core/cost/costmodel.h"
 #include "core/ir/analysis.h"
 #include "core/plan/builder.h"
+#include "core/plugin/extensions.h"
 
 #include <cmath>
 #include <algorithm>
@@ -142,5 +143,10 @@ public:
 } // namespace
 
 std::unique_ptr<IScheduler> createLayerFusionScheduler() { return std::make_unique<LayerFusionScheduler>(); }
+
+void registerLayerfusionPlugin(Extensions &extensions)
+{
+    extensions.schedulers().add(createLayerFusionScheduler());
+}
 
 } // namespace tessera

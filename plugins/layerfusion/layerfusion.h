@@ -20,5 +20,8 @@
 #include <memory>
 
 namespace tessera {
+class Extensions;
+// The plugin: its one scheduler (listed in plugins/CMakeLists.txt).
+void registerLayerfusionPlugin(Extensions &extensions);
 std::unique_ptr<IScheduler> createLayerFusionScheduler();
 }

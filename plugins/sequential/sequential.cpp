@@ -3,6 +3,7 @@
 #include "core/cost/costmodel.h"
 #include "core/ir/analysis.h"
 #include "core/plan/builder.h"
+#include "core/plugin/extensions.h"
 
 #include <cmath>
 #include <set>
@@ -86,5 +87,10 @@ public:
 } // namespace
 
 std::unique_ptr<IScheduler> createSequentialScheduler() { return std::make_unique<SequentialScheduler>(); }
+
+void registerSequentialPlugin(Extensions &extensions)
+{
+    extensions.schedulers().add(createSequentialScheduler());
+}
 
 } // namespace tessera

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "core/hw/deviceregistry.h"
-#include "core/io/iosformat.h"
-#include "samples/ios_import.h"
+#include "plugins/ios/iosformat.h"
+#include "plugins/ios/iosimport.h"
 #include "core/ir/analysis.h"
 #include "plugins/ios/stagelatency.h"
 
@@ -74,7 +74,7 @@ inline const ImportResult &iosNetwork(const std::string &name)
     static std::map<std::string, std::unique_ptr<ImportResult>> cache;
     auto &slot = cache[name];
     if (!slot) {
-        auto model = samples::importIosNetwork(name);
+        auto model = importIosNetwork(name);
         EXPECT_TRUE(model.isOk()) << model.status().str();
         slot = std::make_unique<ImportResult>(std::move(*model));
     }

@@ -1,4 +1,4 @@
-// IOS artifact interop (core/io/iosformat): the four networks' units and
+// IOS artifact interop (plugins/ios/iosformat): the four networks' units and
 // blocks, the artifact's saved Inception V3 schedules imported into plans,
 // export → import round trips, the merge of Fig. 3.1 written in IOS's format,
 // and the bad inputs (cyclic, disconnected or unknown configs; schedules that
@@ -9,8 +9,8 @@
 #include "plugins/ios/ios.h"
 #include "plugins/ios/iossearch.h"
 #include "plugins/sequential/sequential.h"
-#include "core/io/iosmetadata.h"
-#include "samples/ios_import.h"
+#include "samples/ios_networks.h"
+#include "plugins/ios/iosimport.h"
 #include "samples/ios_networks.h"
 
 #include <QFile>
@@ -315,7 +315,7 @@ TEST(IosSchedules, PlansThatSplitUnitsAreNotIosSchedules)
 
 TEST(IosMerge, Fig31TwoConvsBecomeOneOf384)
 {
-    auto model = samples::importIosConfig(fig31Config(1), "fig31.json");
+    auto model = importIosConfig(fig31Config(1), "fig31.json");
     ASSERT_TRUE(model.isOk()) << model.status().str();
     auto units = iosUnitsOf(*model);
     ASSERT_TRUE(units.isOk());
@@ -353,7 +353,7 @@ TEST(IosMerge, Fig31TwoConvsBecomeOneOf384)
 
 TEST(IosMerge, DifferentStridesDoNotMerge)
 {
-    auto model = samples::importIosConfig(fig31Config(2), "fig31s2.json");
+    auto model = importIosConfig(fig31Config(2), "fig31s2.json");
     ASSERT_TRUE(model.isOk()) << model.status().str();
     auto units = iosUnitsOf(*model);
     ASSERT_TRUE(units.isOk());
@@ -378,27 +378,27 @@ TEST(IosMerge, DifferentStridesDoNotMerge)
 
 TEST(IosConfigs, CyclicDisconnectedAndUnknownConfigsAreRejected)
 {
-    ASSERT_TRUE(samples::importIosConfig(fig31Config(1), "ok.json").isOk());
+    ASSERT_TRUE(importIosConfig(fig31Config(1), "ok.json").isOk());
     auto edited = [](std::string config, const std::string &from, const std::string &to) {
         const auto at = config.find(from);
         EXPECT_NE(at, std::string::npos) << from;
         return at == std::string::npos ? config : config.replace(at, from.size(), to);
     };
 
-    auto c = samples::importIosConfig(
+    auto c = importIosConfig(
         edited(fig31Config(1), R"([[["x", 0, 64]]], "out_channels": 128)", R"([[["pa", 0, 64]]], "out_channels": 128)"),
         "cyclic.json");
     ASSERT_FALSE(c.isOk());
     EXPECT_NE(c.status().message().find("a -> pa -> a"), std::string::npos) << c.status().str();
 
-    auto u = samples::importIosConfig(
+    auto u = importIosConfig(
         edited(fig31Config(1), R"("type": "pool", "name": "pa")", R"("type": "fft", "name": "pa")"), "unknown.json");
     ASSERT_FALSE(u.isOk());
     EXPECT_EQ(u.status().code(), ErrorCode::Unsupported);
     EXPECT_NE(u.status().message().find("unknown unit type 'fft'"), std::string::npos) << u.status().str();
 
     auto d =
-        samples::importIosConfig(edited(fig31Config(1), R"([[["pa", 0, 128]], [["pb", 0, 256]]], "output_shape": [384, 1, 1])",
+        importIosConfig(edited(fig31Config(1), R"([[["pa", 0, 128]], [["pb", 0, 256]]], "output_shape": [384, 1, 1])",
                                R"([[["pb", 0, 256]]], "output_shape": [256, 1, 1])"),
                         "disconnected.json");
     ASSERT_FALSE(d.isOk());
@@ -414,11 +414,11 @@ TEST(IosImport, KnownNetworkConfigsGetTheArtifactsParts)
 {
     auto config = samples::iosNetworkConfig("nasnet");
     ASSERT_TRUE(config.isOk());
-    auto fromFile = samples::importIosConfig(*config, "nasnet_large.ios.json");
+    auto fromFile = importIosConfig(*config, "nasnet_large.ios.json");
     ASSERT_TRUE(fromFile.isOk()) << fromFile.status().str();
     const ImportResult &embedded = iostest::iosNetwork("nasnet");
-    EXPECT_EQ(fromFile->metadata.properties.at(kIosBlocksKey), embedded.metadata.properties.at(kIosBlocksKey));
-    EXPECT_NE(fromFile->metadata.properties.at(kIosBlocksKey).find("\"parts\""), std::string::npos);
+    EXPECT_EQ(fromFile->metadata.properties.at(samples::kIosBlocksKey), embedded.metadata.properties.at(samples::kIosBlocksKey));
+    EXPECT_NE(fromFile->metadata.properties.at(samples::kIosBlocksKey).find("\"parts\""), std::string::npos);
 
     auto squeeze = samples::iosNetworkConfig("squeezenet");
     ASSERT_TRUE(squeeze.isOk());
@@ -426,7 +426,7 @@ TEST(IosImport, KnownNetworkConfigsGetTheArtifactsParts)
     const auto at = renamed.find("\"squeezenet\"");
     ASSERT_NE(at, std::string::npos);
     renamed.replace(at, std::string("\"squeezenet\"").size(), "\"nasnet_large\"");
-    auto impostor = samples::importIosConfig(renamed, "impostor.json");
+    auto impostor = importIosConfig(renamed, "impostor.json");
     ASSERT_TRUE(impostor.isOk()) << impostor.status().str();
-    EXPECT_EQ(impostor->metadata.properties.at(kIosBlocksKey).find("\"parts\""), std::string::npos);
+    EXPECT_EQ(impostor->metadata.properties.at(samples::kIosBlocksKey).find("\"parts\""), std::string::npos);
 }

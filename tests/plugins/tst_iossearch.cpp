@@ -3,7 +3,7 @@
 // pruning, overrides of choice[S], the too-wide message, the analytic stage
 // latency model's §2.3 effects, unit formation and the scheduler end to end.
 #include "core/cost/roofline.h"
-#include "core/io/iosmetadata.h"
+#include "samples/ios_networks.h"
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
 #include "plugins/greedy/greedy.h"
@@ -760,7 +760,7 @@ TEST(IosScheduler, ModelPropertiesCarryTheArtifactsUnitsAndParts)
     EXPECT_NE(withoutMetadata.status().message().find("part_size"), std::string::npos);
 
     setup.modelProperties = model.metadata.properties;
-    setup.modelProperties[kIosUnitsKey] = "[{\"name\": \"nope\"";
+    setup.modelProperties[samples::kIosUnitsKey] = "[{\"name\": \"nope\"";
     auto broken = scheduleGraph(model.graph, v100(), *scheduler, setup);
     ASSERT_FALSE(broken.isOk());
     EXPECT_NE(broken.status().message().find("ios.units"), std::string::npos) << broken.status().str();

@@ -18,7 +18,7 @@
 #include "app/gui/recentfiles.h"
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
-#include "core/io/iosformat.h"
+#include "plugins/ios/iosformat.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
 #include "core/store/project.h"
@@ -579,7 +579,8 @@ TEST_F(ProjectSessionTest, ExportWritesDocumentsTheSchemaAccepts)
     const auto o = someOverride(w);
     w.scheduleController()->setOverride(o.first, o.second);
     ASSERT_TRUE(scheduled(w));
-    EXPECT_FALSE(w.exportIosAction()->isEnabled()) << "layer-fusion made the last schedule";
+    ASSERT_NE(w.exportFormatAction("ios"), nullptr) << "the ios plugin's schedule format is listed";
+    EXPECT_FALSE(w.exportFormatAction("ios")->isEnabled()) << "layer-fusion made the last schedule";
 
     const QString schedule = file("out/schedule.json");
     QDir().mkpath(file("out"));
@@ -599,7 +600,7 @@ TEST_F(ProjectSessionTest, ExportWritesDocumentsTheSchemaAccepts)
 
     // Negative twins: not an ios schedule; a failed write keeps the old file.
     QSignalSpy errors(&w, &MainWindow::errorReported);
-    Status ios = w.exportSchedule(ScheduleExport::Ios, file("out/ios.json"));
+    Status ios = w.exportSchedule(QStringLiteral("ios"), file("out/ios.json"));
     EXPECT_FALSE(ios.isOk());
     EXPECT_NE(ios.message().find("not ios"), std::string::npos) << ios.str();
     EXPECT_FALSE(QFile::exists(file("out/ios.json")));
@@ -621,9 +622,9 @@ TEST_F(ProjectSessionTest, ExportsAnIosScheduleOfAnIosSample)
     ASSERT_TRUE(QTest::qWaitFor([&] { return loaded.count() == 1; }, kTimeoutMs));
     selectAlgorithm(w, "ios");
     ASSERT_TRUE(scheduled(w));
-    EXPECT_TRUE(w.exportIosAction()->isEnabled());
+    EXPECT_TRUE(w.exportFormatAction("ios")->isEnabled());
     const QString out = file("squeezenet_ios.json");
-    ASSERT_TRUE(w.exportSchedule(ScheduleExport::Ios, out).isOk());
+    ASSERT_TRUE(w.exportSchedule(QStringLiteral("ios"), out).isOk());
     const Graph &g = *w.modelData()->graph;
     auto units = iosUnitsFromMetadata(g, w.modelData()->properties);
     ASSERT_TRUE(units.isOk()) << units.status().str();

@@ -10,7 +10,7 @@
 #include "core/hw/deviceregistry.h"
 #include "core/sched/session.h"
 #include "plugins/ios/ios.h"
-#include "samples/ios_import.h"
+#include "plugins/ios/iosimport.h"
 #include "views/models/searchdaglayout.h"
 #include "views/models/searchspacemodel.h"
 #include "views/widgets/searchexplorer.h"
@@ -172,7 +172,7 @@ private slots:
         m_fig34 = fig34();
         m_small = schedule(m_fig34, {}, SearchSpaceRequest{});
         QVERIFY(m_small && m_small->result.searchSpace);
-        auto rw = samples::importIosNetwork("randwire");
+        auto rw = importIosNetwork("randwire");
         QVERIFY2(rw, rw.status().str().c_str());
         m_randwire = std::move(*rw);
         SearchSpaceRequest widest;

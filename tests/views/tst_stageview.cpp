@@ -14,7 +14,7 @@
 #include "core/ir/hierarchy.h"
 #include "core/sched/scheduler.h"
 #include "core/sched/session.h"
-#include "samples/ios_import.h"
+#include "plugins/ios/iosimport.h"
 #include "views/models/stagemodel.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/stageview.h"
@@ -172,7 +172,7 @@ private slots:
         auto device = DeviceRegistry::standard().lookup("nvidia-v100");
         QVERIFY2(device, device.status().str().c_str());
         m_v100 = *device;
-        auto model = samples::importIosNetwork("inception_v3");
+        auto model = importIosNetwork("inception_v3");
         QVERIFY2(model, model.status().str().c_str());
         m_inceptionProps = model->metadata.properties;
         m_inception = std::make_shared<const Graph>(std::move(model->graph));

@@ -593,7 +593,7 @@ QString SearchSpaceModel::toolTip(const QModelIndex &index) const
         return tip;
     }
     case Item::Level:
-        return QStringLiteral("states of size %1 (IOS: units still to schedule)")
+        return QStringLiteral("states of size %1 (what is still to schedule)")
             .arg(tableIndex(t).levelSize[static_cast<std::size_t>(i)]);
     case Item::State: {
         const auto &s = tab.states[static_cast<std::size_t>(i)];

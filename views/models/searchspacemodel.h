@@ -1,5 +1,5 @@
 // SearchSpaceModel: a scheduler's explored search space (core/sched/searchspace.h;
-// ios thesis §3.2, Fig. 3.4 (2)) as a tree for the DP explorer:
+// inter-operator scheduling thesis §3.2, Fig. 3.4 (2)) as a tree for the DP explorer:
 //
 //   table ("block3 (18 units)")
 //     level (state size, largest first: "level 3 · 4 states")

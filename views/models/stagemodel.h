@@ -1,11 +1,11 @@
 // The stage view's data: a schedule drawn as stages (columns, in time order)
 // and groups (lanes), with per-stage latency and estimated utilisation — the
-// picture of the IOS thesis, Fig. 1.2 (stages between dotted lines, each with
+// picture of the inter-operator scheduling thesis, Fig. 1.2 (stages between dotted lines, each with
 // GFLOPs, TFLOP/s and utilisation) and Fig. 3.1 (a stage of concurrent groups,
 // or one merged operator), with §2.3's low-utilisation problem as the number to
 // look at. Built from the ExecutionPlan only, so it works for every scheduler.
 //
-// Columns. A task's `stage` tag picks its column (IOS stages, the greedy and
+// Columns. A task's `stage` tag picks its column (inter-operator stages, the greedy and
 // sequential baselines' steps, GraphTurbo timestamps). Unstaged tasks (-1) are
 // clustered in issue order: a task joins the open unstaged column when it
 // starts before that column ends (it overlaps), else it opens a new one; a
@@ -15,13 +15,13 @@
 //
 // Lanes are the task's binding: its stream, else its first core, else its
 // cluster, else one "unbound" lane (a sequential plan has one lane). Within a
-// column, the tasks of one lane form one box (an IOS group: its operators run
+// column, the tasks of one lane form one box (a group: its operators run
 // in order); a kernel with strategy "merge" marks its box as merged.
 //
 // Timing: ExecutionPlan::estimatedTimeline(), or a measured RunResult timeline
 // passed in (every task must have exactly one timing). Column latency is
 // end − start over its tasks, the barrier included, so for barrier-separated
-// stages (IOS, greedy) the latencies sum to the plan's latency; stages that
+// stages (inter-operator, greedy) the latencies sum to the plan's latency; stages that
 // overlap in time (no barriers) can sum to more.
 //
 // Utilisation = Σ FLOPs of the column's compute tasks / (latency × peak),

@@ -256,9 +256,8 @@ void SearchExplorer::setSearchSpace(std::shared_ptr<const ScheduleRun> run)
     m_table = m_state = m_transition = -1;
     if (!space || space->tables.empty()) {
         m_syncing = false;
-        QString text = tr("No search space in this run.\n\nRun IOS with the explorer on: it keeps the dynamic "
-                          "programming table of each part — states, transitions and the chosen path "
-                          "(ios thesis Fig. 3.4).");
+        QString text = tr("No search space in this run.\n\nRun a searching scheduler with the explorer on: it keeps "
+                          "the dynamic programming table of each part — states, transitions and the chosen path.");
         if (space && !space->note.empty())
             text = tr("The search space is empty: %1").arg(QString::fromStdString(space->note));
         m_hint->setText(text);

@@ -1,5 +1,5 @@
 // SearchExplorer: the DP explorer — a scheduler's explored search space
-// (ScheduleResult::searchSpace; ios thesis §3.2, Fig. 3.4, Algorithm 1) as a
+// (ScheduleResult::searchSpace; inter-operator scheduling thesis §3.2, Fig. 3.4, Algorithm 1) as a
 // browsable tree and a drawing.
 //
 // Left: a table picker (one table per solved part), a filter line (unit or

@@ -1,4 +1,4 @@
-// StageView: a schedule as stages and groups (ios thesis Fig. 1.2 and 3.1):
+// StageView: a schedule as stages and groups (inter-operator scheduling thesis Fig. 1.2 and 3.1):
 // one column per stage, in time order, one lane per stream (or core), a box per
 // group of operators, a merged operator as one box with a double outline, the
 // stage's barrier as a dashed line. The header row shows the stage number, its

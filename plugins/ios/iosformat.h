@@ -20,7 +20,7 @@
 //    (saved_schedules_json/*.json: blocks → "stages" → groups of node names; a
 //    merged convolution is one node whose "hint_name" lists the originals) and
 //    writeIosSchedule() writes that format from the model's IOS graph config.
-//    The IOS configs themselves become models in samples/ios_import.h.
+//    The IOS configs themselves become models in plugins/ios/iosimport.h.
 #pragma once
 
 #include "core/cost/costmodel.h"

@@ -1,10 +1,7 @@
-#include "app/cli/modelinput.h"
+#include "core/plugin/modelinput.h"
 
+#include "core/plugin/extensions.h"
 #include "core/sched/options.h"
-
-#include "core/io/iosformat.h"
-#include "samples/ios_import.h"
-#include "core/support/fileio.h"
 
 namespace tessera::cli {
 
@@ -31,7 +28,7 @@ std::vector<ArgSpec> schedulingOptions(const std::string &defaultAlgo, const std
     return options;
 }
 
-Expected<ImportResult> loadModel(const std::string &path, const Args &args)
+Expected<ImportOptions> importOptions(const Args &args)
 {
     ImportOptions opts;
     auto batch = args.intValue("batch", opts.batchSize, 1, 1 << 20);
@@ -56,13 +53,15 @@ Expected<ImportResult> loadModel(const std::string &path, const Args &args)
             return usageError("--dim expects a positive integer, got '" + d + "'");
         }
     }
-    if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) { // an IOS graph config
-        auto text = readFile(path, std::int64_t(256) << 20);
-        if (!text)
-            return text.status();
-        return samples::importIosConfig(*text, path, opts.batchSize);
-    }
-    return importModel(path, opts);
+    return opts;
+}
+
+Expected<ImportResult> loadModel(const std::string &path, const Args &args, const Extensions &extensions)
+{
+    auto opts = importOptions(args);
+    if (!opts)
+        return opts.status();
+    return extensions.importModel(path, *opts);
 }
 
 Expected<std::map<std::string, std::string>> algorithmOptions(const Args &args)

@@ -1,10 +1,17 @@
-#include "app/cli/args.h"
+#include "core/plugin/command.h"
 
 #include <charconv>
+#include <cstdio>
 
 namespace tessera::cli {
 
 Status usageError(std::string message) { return Status::error(ErrorCode::Usage, std::move(message)); }
+
+int fail(const Status &status)
+{
+    std::fprintf(stderr, "tessera-cli: %s\n", status.diagnostic().str().c_str());
+    return exitCodeFor(status.code());
+}
 
 Expected<Args> Args::parse(const std::vector<std::string> &argv, const std::vector<ArgSpec> &specs)
 {

@@ -1,12 +1,12 @@
-#include "samples/ios_import.h"
+#include "plugins/ios/iosimport.h"
 
-#include "core/io/iosformat.h"
+#include "plugins/ios/iosformat.h"
 #include "samples/catalog.h"
 #include "samples/ios_networks.h"
 
 #include <onnx/onnx_pb.h>
 
-namespace tessera::samples {
+namespace tessera {
 
 namespace {
 
@@ -33,9 +33,9 @@ Expected<ImportResult> importProto(const onnx::ModelProto &proto, std::string so
 
 Expected<ImportResult> importIosConfig(std::string_view json, std::string sourceName, std::int64_t batch)
 {
-    SampleOptions opts;
+    samples::SampleOptions opts;
     opts.batch = batch;
-    auto proto = buildFromIosConfig(json, opts, sourceName);
+    auto proto = samples::buildFromIosConfig(json, opts, sourceName);
     if (!proto)
         return proto.status();
     return importProto(**proto, sourceName.empty() ? std::string("<ios config>") : std::move(sourceName));
@@ -43,12 +43,12 @@ Expected<ImportResult> importIosConfig(std::string_view json, std::string source
 
 Expected<ImportResult> importIosNetwork(std::string_view name, std::int64_t batch)
 {
-    SampleOptions opts;
+    samples::SampleOptions opts;
     opts.batch = batch;
-    auto proto = buildIosNetwork(name, opts);
+    auto proto = samples::buildIosNetwork(name, opts);
     if (!proto)
         return proto.status();
     return importProto(**proto, std::string(name));
 }
 
-} // namespace tessera::samples
+} // namespace tessera

@@ -1,4 +1,5 @@
-// tessera-cli import-ios / export-ios: the IOS artifact's formats (core/io/iosformat.h).
+// tessera-cli import-ios / export-ios: the IOS artifact's formats (iosformat.h),
+// contributed as plugin commands (core/plugin/extensions.h).
 //
 //   import-ios CONFIG --out MODEL.onnx [--schedule SCHEDULE.json [--plan PLAN.json]] [--device D] [--batch N]
 //     CONFIG is an IOS graph config (.json) or a built-in IOS network name
@@ -10,18 +11,19 @@
 //     Schedules MODEL (an IOS config, a network name, or an .onnx made by
 //     import-ios) and writes the schedule in IOS's format; the graph part comes
 //     from the IOS config (--config for an .onnx model).
-#include "app/cli/command.h"
-#include "app/cli/modelinput.h"
-#include "app/registerbuiltins.h"
+#include "plugins/ios/ioscommands.h"
+
 #include "core/cost/roofline.h"
 #include "core/hw/deviceregistry.h"
-#include "core/io/iosformat.h"
-#include "samples/ios_import.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
 #include "core/plan/verify.h"
+#include "core/plugin/extensions.h"
+#include "core/plugin/modelinput.h"
 #include "core/sched/session.h"
 #include "core/support/fileio.h"
+#include "plugins/ios/iosformat.h"
+#include "plugins/ios/iosimport.h"
 #include "samples/catalog.h"
 #include "samples/ios_networks.h"
 
@@ -29,7 +31,11 @@
 #include <cstdio>
 #include <onnx/onnx_pb.h>
 
-namespace tessera::cli {
+namespace tessera {
+
+using cli::Args;
+using cli::fail;
+using cli::usageError;
 
 namespace {
 
@@ -47,14 +53,14 @@ Expected<std::string> configText(const std::string &config)
     return readFile(config, std::int64_t(256) << 20);
 }
 
-Expected<ImportResult> loadIosModel(const std::string &model, const Args &args)
+Expected<ImportResult> loadIosModel(const std::string &model, const Args &args, const Extensions &extensions)
 {
     if (!isNetworkName(model))
-        return loadModel(model, args);
+        return cli::loadModel(model, args, extensions);
     auto batch = args.intValue("batch", 1, 1, 1 << 20);
     if (!batch)
         return batch.status();
-    return samples::importIosNetwork(model, *batch);
+    return importIosNetwork(model, *batch);
 }
 
 Expected<Device> device(const Args &args)
@@ -74,7 +80,7 @@ void printSchedule(const IosSchedule &s, const IosUnitSet &units, const Executio
     std::printf("est. latency   %.4f ms\n", plan.estimatedLatencyNs() / 1e6);
 }
 
-int runImport(const Args &args)
+int runImport(const Args &args, const Extensions &extensions)
 {
     if (args.positional().size() != 1)
         return fail(usageError("import-ios needs exactly one CONFIG (an ios graph config .json or a network name)"));
@@ -97,7 +103,7 @@ int runImport(const Args &args)
     }();
     if (!proto)
         return fail(proto.status());
-    auto model = loadIosModel(config, args); // the checks of importIosConfig (connectivity, units)
+    auto model = loadIosModel(config, args, extensions); // the checks of importIosConfig (connectivity, units)
     if (!model)
         return fail(model.status());
     auto units = iosUnitsOf(*model);
@@ -143,7 +149,7 @@ int runImport(const Args &args)
     return 0;
 }
 
-int runExport(const Args &args)
+int runExport(const Args &args, const Extensions &extensions)
 {
     if (args.positional().size() != 1)
         return fail(usageError("export-ios needs exactly one MODEL"));
@@ -161,20 +167,18 @@ int runExport(const Args &args)
     if (!configJson)
         return fail(configJson.status());
 
-    SchedulerRegistry schedulers;
-    registerBuiltinSchedulers(schedulers);
-    auto scheduler = schedulers.get(args.value("algo").value_or("ios"));
+    auto scheduler = extensions.schedulers().get(args.value("algo").value_or("ios"));
     if (!scheduler)
         return fail(scheduler.status());
     auto dev = device(args);
     if (!dev)
         return fail(dev.status());
     ScheduleSetup setup;
-    auto userOptions = algorithmOptions(args);
+    auto userOptions = cli::algorithmOptions(args);
     if (!userOptions)
         return fail(userOptions.status());
     setup.options = std::move(*userOptions);
-    auto model = loadIosModel(modelArg, args);
+    auto model = loadIosModel(modelArg, args, extensions);
     if (!model)
         return fail(model.status());
     auto units = iosUnitsOf(*model);
@@ -203,7 +207,7 @@ int runExport(const Args &args)
 
 } // namespace
 
-Command importIosCommand()
+cli::Command importIosCommand()
 {
     return {"import-ios",
             "import-ios CONFIG --out MODEL.onnx [--schedule S.json]",
@@ -215,16 +219,16 @@ Command importIosCommand()
                 {"device", true, false, "--device PRESET   device for the plan's estimates (default nvidia-v100)"},
                 {"batch", true, false, "--batch N         batch size (default 1)"},
             },
-            &runImport};
+            runImport};
 }
 
-Command exportIosCommand()
+cli::Command exportIosCommand()
 {
-    auto options = schedulingOptions("ios", "nvidia-v100");
+    auto options = cli::schedulingOptions("ios", "nvidia-v100");
     options.insert(options.end(), {{"config", true, false, "--config C.json   the IOS graph config of an .onnx MODEL"},
                                    {"out", true, false, "--out S.json      where to write the IOS schedule"}});
     return {"export-ios", "export-ios MODEL --algo NAME --out S.json [...]",
-            "schedule a model and write the schedule in the IOS artifact's format", options, &runExport};
+            "schedule a model and write the schedule in the IOS artifact's format", options, runExport};
 }
 
-} // namespace tessera::cli
+} // namespace tessera

@@ -1,10 +1,11 @@
 // Loading the MODEL argument of tessera-cli commands: ONNX files through the
 // importer, with --batch/--seq-len/--dim applied to symbolic dimensions; a
-// .json file is an IOS graph config (core/io/iosformat.h, batch from --batch).
+// file of a plugin's model format (Extensions::modelFormatFor, by suffix)
+// through that format. Shared by the built-in commands and plugin commands.
 #pragma once
 
-#include "app/cli/args.h"
 #include "core/onnx/importer.h"
+#include "core/plugin/command.h"
 
 #include <map>
 #include <string>
@@ -19,7 +20,9 @@ std::vector<ArgSpec> modelOptions();
 // prefixes the help of commands that schedule in one mode only ("(create) ").
 std::vector<ArgSpec> schedulingOptions(const std::string &defaultAlgo, const std::string &defaultDevice,
                                        const std::string &scope = {});
-Expected<ImportResult> loadModel(const std::string &path, const Args &args);
+Expected<ImportResult> loadModel(const std::string &path, const Args &args, const Extensions &extensions);
+// The --batch/--seq-len/--dim arguments as import options.
+Expected<ImportOptions> importOptions(const Args &args);
 // The repeatable --option K=V arguments as a key -> text map.
 Expected<std::map<std::string, std::string>> algorithmOptions(const Args &args);
 

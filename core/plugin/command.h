@@ -1,4 +1,7 @@
-// A small, strict command-line parser for tessera-cli's subcommands.
+// tessera-cli's subcommands as data, and the small, strict parser of their
+// arguments. The built-in commands live in app/cli/cmd_<name>.cpp; a plugin
+// adds its own through Extensions::addCommand (core/plugin/extensions.h), so
+// the types sit here, below app/, where a plugin can use them.
 //
 // Grammar: positional arguments and options `--name value`, `--name=value` or
 // boolean `--flag`. Each command declares which options it takes; anything
@@ -7,10 +10,15 @@
 
 #include "core/support/status.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace tessera {
+class Extensions;
+}
 
 namespace tessera::cli {
 
@@ -39,5 +47,18 @@ private:
 };
 
 Status usageError(std::string message);
+
+struct Command {
+    std::string name;
+    std::string synopsis; // "inspect MODEL [--json]"
+    std::string summary;  // one line
+    std::vector<ArgSpec> options;
+    // Returns the process exit code. `extensions` holds every registered
+    // scheduler, format and command (one registry for the whole process).
+    std::function<int(const Args &args, const Extensions &extensions)> run;
+};
+
+// Prints "tessera-cli: <diagnostic>" to stderr and returns the exit code for it.
+int fail(const Status &status);
 
 } // namespace tessera::cli
