@@ -13,6 +13,7 @@
 #include <QStandardPaths>
 
 #include <cerrno>
+#include <onnx/onnx_pb.h>
 #include <cstdio>
 
 namespace tessera::gui {
