@@ -33,7 +33,7 @@ int run(const Args &args)
         return fail(scheduler.status());
 
     DeviceRegistry devices = DeviceRegistry::standard();
-    auto device = devices.lookup(args.value("device").value_or("stcp920"));
+    auto device = devices.lookup(*args.value("device"));
     if (!device)
         return fail(device.status());
 

@@ -22,6 +22,7 @@ Command devicesCommand();
 Command sampleCommand();
 Command scheduleCommand();
 Command runCommand();
+Command backendsCommand();
 Command algorithmsCommand();
 Command importIosCommand();
 Command exportIosCommand();

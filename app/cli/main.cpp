@@ -12,7 +12,7 @@ namespace {
 std::vector<tessera::cli::Command> allCommands()
 {
     using namespace tessera::cli;
-    return {inspectCommand(), devicesCommand(), sampleCommand(), algorithmsCommand(), scheduleCommand(), runCommand(), projectCommand(),
+    return {inspectCommand(), devicesCommand(), sampleCommand(), algorithmsCommand(), scheduleCommand(), runCommand(), backendsCommand(), projectCommand(),
             replayCommand(), importIosCommand(), exportIosCommand()};
 }
 
