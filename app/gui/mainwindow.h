@@ -17,6 +17,7 @@
 #pragma once
 
 #include "core/backend/backend.h"
+#include "core/hw/deviceregistry.h"
 #include "core/sched/scheduler.h"
 #include "core/support/status.h"
 #include "views/models/metrics.h"
@@ -181,6 +182,9 @@ private:
     // Scheduling: algorithm and device pickers drive the controller; the
     // stepper and the comparison table show its runs.
     SchedulerRegistry m_schedulers;
+    // Built once (every preset parsed once) and passed by reference: the device
+    // picker, its changes and the project session look devices up here.
+    DeviceRegistry m_devices = DeviceRegistry::standard();
     std::vector<Diagnostic> m_pluginProblems; // scheduler plugins refused at start-up
     void showDiagnostics(std::vector<Diagnostic> diagnostics);
     views::ScheduleController *m_schedule = nullptr;
