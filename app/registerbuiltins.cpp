@@ -1,5 +1,6 @@
 #include "app/registerbuiltins.h"
 
+#include "backends/null/null.h"
 #include "backends/reference/reference.h"
 #include "core/backend/backend.h"
 #include "core/sched/pluginloader.h"
@@ -50,7 +51,8 @@ void registerBuiltinSchedulers(SchedulerRegistry &registry, std::vector<Diagnost
 
 void registerBuiltinBackends(BackendRegistry &registry)
 {
-    registry.add(createReferenceBackend());
+    registerReferenceBackend(registry); // the default: first in every list
+    registerNullBackend(registry);
 }
 
 } // namespace tessera

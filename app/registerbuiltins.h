@@ -27,6 +27,7 @@ void registerBuiltinSchedulers(SchedulerRegistry &registry, std::vector<Diagnost
 // $TESSERA_PLUGIN_PATH (':'-separated), then $XDG_DATA_HOME/tessera/plugins
 // (default ~/.local/share/tessera/plugins).
 std::vector<std::string> schedulerPluginFolders();
+// Each backend folder's register<Name>Backend(), reference first.
 void registerBuiltinBackends(BackendRegistry &registry);
 
 } // namespace tessera

@@ -42,7 +42,7 @@ int create(const std::string &path, const Args &args)
     request.overwrite = args.has("force");
     request.model.path = *modelPath;
     request.setup.algorithm = *algo;
-    request.setup.device = args.value("device").value_or("stcp920");
+    request.setup.device = *args.value("device");
     auto userOptions = algorithmOptions(args);
     if (!userOptions)
         return fail(userOptions.status());

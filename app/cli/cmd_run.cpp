@@ -8,9 +8,9 @@
 #include "core/plugin/extensions.h"
 #include "core/plugin/modelinput.h"
 #include "app/registerbuiltins.h"
-#include "backends/reference/tensorio.h"
 #include "core/backend/backend.h"
 #include "core/backend/inputs.h"
+#include "core/backend/tensorio.h"
 #include "core/hw/deviceregistry.h"
 #include "core/sched/session.h"
 
@@ -33,13 +33,13 @@ int run(const Args &args, const Extensions &extensions)
     const SchedulerRegistry &schedulers = extensions.schedulers();
     BackendRegistry backends;
     registerBuiltinBackends(backends);
-    auto scheduler = schedulers.get(args.value("algo").value_or("sequential"));
+    auto scheduler = schedulers.get(*args.value("algo"));
     if (!scheduler)
         return fail(scheduler.status());
-    auto backend = backends.get(args.value("backend").value_or("reference"));
+    auto backend = backends.get(*args.value("backend"));
     if (!backend)
         return fail(backend.status());
-    auto device = DeviceRegistry::standard().lookup(args.value("device").value_or("host"));
+    auto device = DeviceRegistry::standard().lookup(*args.value("device"));
     if (!device)
         return fail(device.status());
     ScheduleSetup setup;
@@ -155,7 +155,7 @@ Command runCommand()
 {
     auto options = schedulingOptions("sequential", "host");
     options.insert(options.end(),
-                   {{"backend", true, false, "--backend NAME   backend (default reference)"},
+                   {{"backend", true, false, "--backend NAME   backend (default reference; see 'tessera-cli backends')", "reference"},
                     {"input", true, true, "--input NAME=FILE.pb  an input as an ONNX TensorProto (repeatable)"},
                     {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
                     {"json", false, false, "--json           machine-readable summary"}});

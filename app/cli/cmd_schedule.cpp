@@ -32,7 +32,7 @@ int run(const Args &args, const Extensions &extensions)
         return fail(scheduler.status());
 
     DeviceRegistry devices = DeviceRegistry::standard();
-    auto device = devices.lookup(args.value("device").value_or("stcp920"));
+    auto device = devices.lookup(*args.value("device"));
     if (!device)
         return fail(device.status());
 
@@ -61,19 +61,7 @@ int run(const Args &args, const Extensions &extensions)
         return fail(run.status());
 
     const ExecutionPlan &plan = run->result.plan;
-    ScheduleDocument doc;
-    doc.model = args.positional().front();
-    doc.modelHash = plan.modelHash;
-    doc.algorithm = *algo;
-    doc.device = device->id;
-    doc.options = setup.options;
-    doc.overrides = setup.overrides;
-    doc.overrideReports = run->overrideReports;
-    doc.decisions = run->decisions.records();
-    doc.trace = run->trace.steps();
-    doc.stats = run->result.stats;
-    doc.searchMs = run->searchMs;
-    doc.plan = plan;
+    const ScheduleDocument doc = makeScheduleDocument(*run, args.positional().front(), setup.options);
     if (auto out = args.value("out"))
         if (Status s = writeFileAtomic(*out, scheduleToJson(doc, g)); !s.isOk())
             return fail(s);

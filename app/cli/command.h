@@ -14,6 +14,7 @@ Command devicesCommand();
 Command sampleCommand();
 Command scheduleCommand();
 Command runCommand();
+Command backendsCommand();
 Command algorithmsCommand();
 Command formatsCommand();
 Command replayCommand();

@@ -103,7 +103,7 @@ MainWindow::MainWindow(QWidget *parent, const PluginSet &plugins)
     if (!m_pluginProblems.empty())
         showDiagnostics({});
     restoreLayout();
-    m_session = new ProjectSession({this, m_loader, m_schedule, m_stepper, m_graphView}, this);
+    m_session = new ProjectSession({this, m_loader, m_schedule, m_stepper, m_graphView, &m_devices}, this);
     connectSession();
     updateScheduleActions();
 }

@@ -23,6 +23,7 @@
 
 #include "core/backend/backend.h"
 #include "core/plugin/extensions.h"
+#include "core/hw/deviceregistry.h"
 #include "core/sched/scheduler.h"
 #include "core/support/status.h"
 #include "views/models/metrics.h"
@@ -219,6 +220,9 @@ private:
     std::vector<std::pair<const ScheduleFormat *, QAction *>> m_exportFormatActions;
     std::vector<std::pair<const views::PlanAction *, QAction *>> m_pluginActions;
     std::vector<std::pair<const views::PlanDock *, QDockWidget *>> m_pluginDocks; // created when first shown
+    // Built once (every preset parsed once) and passed by reference: the device
+    // picker, its changes and the project session look devices up here.
+    DeviceRegistry m_devices = DeviceRegistry::standard();
     std::vector<Diagnostic> m_pluginProblems; // scheduler plugins refused at start-up
     void showDiagnostics(std::vector<Diagnostic> diagnostics);
     views::WorkbenchState *m_state = nullptr;

@@ -285,12 +285,11 @@ void MainWindow::createScheduling()
         m_algorithmBox->addItem(QString::fromStdString(s->info().title), QString::fromStdString(s->info().name));
     m_algorithmBox->setToolTip(tr("Scheduling algorithm; its steps and decisions appear in the stepper"));
     m_deviceBox = new QComboBox(this);
-    const DeviceRegistry devices = DeviceRegistry::standard();
-    for (const Device &d : devices.devices())
+    for (const Device &d : m_devices.devices())
         m_deviceBox->addItem(QString::fromStdString(d.id), QVariant::fromValue(QString::fromStdString(d.id)));
     m_deviceBox->setToolTip(tr("Target device model"));
     const auto applyDevice = [this] {
-        if (auto d = DeviceRegistry::standard().lookup(m_deviceBox->currentData().toString().toStdString()))
+        if (auto d = m_devices.lookup(m_deviceBox->currentData().toString().toStdString()))
             m_schedule->setDevice(*d);
     };
     QSettings settings;

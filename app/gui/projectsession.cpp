@@ -78,7 +78,7 @@ ModelRef modelRefOf(const views::ModelData &model, const ImportOptions &import)
 ProjectSession::ProjectSession(const SessionViews &views, QObject *parent)
     : QObject(parent), m_views(views), m_writtenPlanId(std::make_shared<std::atomic<std::int64_t>>(0))
 {
-    TS_ASSERT(views.window && views.loader && views.controller && views.stepper && views.graph);
+    TS_ASSERT(views.window && views.loader && views.controller && views.stepper && views.graph && views.devices);
     m_writer.setMaxThreadCount(1);
     ScheduleController *controller = m_views.controller;
     connect(controller, &ScheduleController::overridesChanged, this, &ProjectSession::onOverridesChanged);
@@ -174,7 +174,7 @@ Status ProjectSession::open(const QString &path, OpenMode mode)
             return refuse(title, s);
     if (auto s = m_views.controller->registry().get(setup->algorithm); !s)
         return refuse(title, s.status().at({.file = file}));
-    if (auto d = DeviceRegistry::standard().lookup(setup->device); !d)
+    if (auto d = m_views.devices->lookup(setup->device); !d)
         return refuse(title, d.status().at({.file = file}));
     auto modelPath = project->modelPath();
     if (!modelPath)
@@ -244,7 +244,7 @@ void ProjectSession::commit()
     emit setupRestored(qs(data.setup.algorithm), qs(data.setup.device));
     ScheduleController *controller = m_views.controller;
     controller->setScheduler(qs(data.setup.algorithm));
-    if (auto device = DeviceRegistry::standard().lookup(data.setup.device)) // checked in open()
+    if (auto device = m_views.devices->lookup(data.setup.device)) // checked in open()
         controller->setDevice(*device);
     controller->setOptions(data.setup.options);
     controller->loadOverrides(data.overrides);

@@ -61,6 +61,7 @@ class QMainWindow;
 class QUndoCommand;
 
 namespace tessera {
+class DeviceRegistry;
 class GraphView;
 struct ScheduleRun;
 namespace views {
@@ -80,6 +81,7 @@ struct SessionViews {
     ScheduleController *controller = nullptr;
     views::StepperWidget *stepper = nullptr; // selected step
     GraphView *graph = nullptr;              // expanded groups, zoom, centre
+    const DeviceRegistry *devices = nullptr; // the window's, built once; a project's device is looked up here
 };
 
 class ProjectSession final : public QObject

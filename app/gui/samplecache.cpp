@@ -17,6 +17,7 @@
 #include <onnx/onnx_pb.h> // buildSample()'s ModelProto
 
 #include <cerrno>
+#include <onnx/onnx_pb.h>
 #include <cstdio>
 
 namespace tessera::gui {

@@ -10,21 +10,7 @@ namespace tessera::gui {
 std::string scheduleDocumentJson(const ScheduleRun &run, const Graph &graph, const std::string &model,
                                  const std::map<std::string, std::string> &options)
 {
-    const ExecutionPlan &plan = run.result.plan;
-    ScheduleDocument doc;
-    doc.model = model;
-    doc.modelHash = plan.modelHash;
-    doc.algorithm = plan.algorithm;
-    doc.device = plan.device;
-    doc.options = options;
-    doc.overrides = run.decisions.overrides();
-    doc.overrideReports = run.overrideReports;
-    doc.decisions = run.decisions.records();
-    doc.trace = run.trace.steps();
-    doc.stats = run.result.stats;
-    doc.searchMs = run.searchMs;
-    doc.plan = plan;
-    return scheduleToJson(doc, graph);
+    return scheduleToJson(makeScheduleDocument(run, model, options), graph);
 }
 
 std::string timelineJson(const ScheduleRun &run, const Graph &graph)

@@ -25,6 +25,8 @@ using reference::KernelPtr;
 using reference::OutView;
 using Clock = std::chrono::steady_clock;
 
+constexpr const char *kName = "reference";
+
 // One node output computed by a task: the regions it writes.
 struct Step {
     NodeId node = kInvalidId;
@@ -41,8 +43,7 @@ struct TaskProgram {
 class ReferencePlan final : public CompiledPlan
 {
 public:
-    ReferencePlan() : CompiledPlan(BackendKind::Reference) {}
-    static bool classof(const CompiledPlan &p) { return p.kind() == BackendKind::Reference; }
+    ReferencePlan() : CompiledPlan(kName) {}
 
     Graph graph;                    // a copy: the compiled plan does not depend on the caller's graph
     std::vector<KernelPtr> kernels; // per node, null if not in the plan
@@ -328,9 +329,7 @@ public:
     Expected<RunResult> run(CompiledPlan &compiled, const std::vector<HostTensor> &inputs,
                             const RunObserver &observer) override
     {
-        if (!ReferencePlan::classof(compiled))
-            return Status::invalid("the plan was compiled by the '" + std::string(backendKindName(compiled.kind())) +
-                                   "' backend, not by the reference backend; compile it here first");
+        TS_TRY(checkCompiledBy(compiled, m_info));
         try {
             return runPlan(static_cast<const ReferencePlan &>(compiled), inputs, observer);
         } catch (const std::bad_alloc &) {
@@ -341,12 +340,13 @@ public:
     }
 
 private:
-    BackendInfo m_info{"reference",
+    BackendInfo m_info{kName,
                        "Reference (CPU)",
                        "runs any plan on the CPU with straightforward float32 kernels, honouring tiles and instance "
                        "splits; single-threaded and deterministic",
                        true,
-                       {}};
+                       {},
+                       {.functional = true, .timing = false, .measured = true, .deviceKinds = {"any"}}};
 };
 
 } // namespace
@@ -354,6 +354,11 @@ private:
 std::unique_ptr<IBackend> createReferenceBackend()
 {
     return std::make_unique<ReferenceBackend>();
+}
+
+void registerReferenceBackend(BackendRegistry &registry)
+{
+    registry.add(createReferenceBackend());
 }
 
 } // namespace tessera

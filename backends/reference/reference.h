@@ -1,7 +1,7 @@
 // The reference backend: runs any ExecutionPlan on the CPU with straightforward
 // float32 kernels (plus int64 and byte-moving paths for shape tensors), so
 // every test runs without an accelerator and a plan can be checked to compute
-// the same function as its graph (STYLE.md §10).
+// the same function as its graph.
 //
 // compile() verifies the plan against the graph (verifyPlan), prepares one
 // kernel per node (an opaque or unsupported node fails, naming it), loads
@@ -19,8 +19,11 @@
 // inputs and weights), "weight_bytes", "tasks", and "op_ms/<OpType>" per op
 // type. Nothing throws out of the backend: std::bad_alloc (and any other
 // exception, e.g. from an observer callback) becomes a Status. Compiled plans
-// carry BackendKind::Reference; run() refuses a plan of any other kind with
-// an InvalidInput error.
+// carry the name "reference"; run() refuses a plan compiled elsewhere with an
+// InvalidInput error (checkCompiledBy).
+//
+// Capabilities: functional and measured (wall-clock timeline), not timing;
+// it runs the plan of any device kind on the host CPU.
 #pragma once
 
 #include "core/backend/backend.h"
@@ -30,5 +33,7 @@
 namespace tessera {
 
 std::unique_ptr<IBackend> createReferenceBackend();
+// Adds createReferenceBackend() to `registry` (app/registerbuiltins.cpp).
+void registerReferenceBackend(BackendRegistry &registry);
 
 } // namespace tessera

@@ -2,25 +2,23 @@
 
 #include "core/support/assert.h"
 
+#include <algorithm>
+
 namespace tessera {
 
-std::string_view backendKindName(BackendKind kind)
+bool BackendCapabilities::supportsDeviceKind(std::string_view kind) const
 {
-    switch (kind) {
-    case BackendKind::Unknown:
-        return "unknown";
-    case BackendKind::Reference:
-        return "reference";
-    case BackendKind::Cpu:
-        return "cpu";
-    case BackendKind::Cuda:
-        return "cuda";
-    case BackendKind::DsaSim:
-        return "dsa-sim";
-    case BackendKind::External:
-        return "external";
-    }
-    return "unknown";
+    return std::find_if(deviceKinds.begin(), deviceKinds.end(),
+                        [&](const std::string &k) { return k == "any" || k == kind; }) != deviceKinds.end();
+}
+
+Status checkCompiledBy(const CompiledPlan &compiled, const BackendInfo &backend)
+{
+    if (!compiled.backend().empty() && compiled.backend() == backend.name)
+        return Status::ok();
+    const std::string by = compiled.backend().empty() ? std::string("unknown") : compiled.backend();
+    return Status::invalid("the plan was compiled by the '" + by + "' backend, not by the " + backend.name +
+                           " backend; compile it here first");
 }
 
 void BackendRegistry::add(std::unique_ptr<IBackend> backend)
@@ -43,8 +41,8 @@ Expected<IBackend *> BackendRegistry::get(std::string_view name) const
     IBackend *b = find(name);
     if (!b) {
         std::string known;
-        for (const auto &x : m_backends)
-            known += (known.empty() ? "" : ", ") + x->info().name;
+        for (const std::string &n : names())
+            known += (known.empty() ? "" : ", ") + n;
         return Status::error(ErrorCode::Usage, "unknown backend '" + std::string(name) + "'; known: " + known);
     }
     if (!b->info().available)
@@ -58,6 +56,23 @@ std::vector<IBackend *> BackendRegistry::all() const
     std::vector<IBackend *> out;
     for (const auto &b : m_backends)
         out.push_back(b.get());
+    return out;
+}
+
+std::vector<std::string> BackendRegistry::names() const
+{
+    std::vector<std::string> out;
+    for (const auto &b : m_backends)
+        out.push_back(b->info().name);
+    return out;
+}
+
+std::vector<IBackend *> BackendRegistry::forDeviceKind(std::string_view deviceKind) const
+{
+    std::vector<IBackend *> out;
+    for (const auto &b : m_backends)
+        if (b->info().capabilities.supportsDeviceKind(deviceKind))
+            out.push_back(b.get());
     return out;
 }
 

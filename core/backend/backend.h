@@ -31,12 +31,25 @@ struct HostTensor {
     std::int64_t elements() const { return numElements(shape).value_or(0); }
 };
 
+// What a backend can do, so callers pick one by capability instead of by name.
+struct BackendCapabilities {
+    bool functional = false; // computes the graph's outputs
+    bool timing = false;     // reports modelled time (a simulator's clock)
+    bool measured = false;   // reports measured time (wall clock of its run)
+    // Device kinds whose plans it runs: deviceKindName()s ("cpu", "gpu", "dsa")
+    // or "any".
+    std::vector<std::string> deviceKinds{"any"};
+
+    bool supportsDeviceKind(std::string_view kind) const;
+};
+
 struct BackendInfo {
-    std::string name;     // "reference", "dsa-sim", "cpu", "cuda"
+    std::string name;     // "reference", "null", "dsa-sim", "cpu", "cuda": the registry key
     std::string title;
     std::string summary;
     bool available = true;
     std::string unavailableReason; // why not, e.g. "no CUDA device: cudaGetDeviceCount returned 0"
+    BackendCapabilities capabilities;
 };
 
 struct RunResult {
@@ -52,31 +65,25 @@ struct RunObserver {
     const std::atomic<bool> *cancel = nullptr;
 };
 
-// Which backend compiled a plan. A backend's run() checks the tag before it
-// touches a CompiledPlan (STYLE.md §8: dispatch on a kind, not RTTI) and
-// refuses a foreign one with an InvalidInput error. Unknown is what a plan
-// built without a kind reports; no backend accepts it.
-enum class BackendKind : std::uint8_t {
-    Unknown,
-    Reference,
-    Cpu,
-    Cuda,
-    DsaSim,
-    External, // out-of-tree or test backends
-};
-std::string_view backendKindName(BackendKind kind); // "reference", "cpu", ...
-
+// Which backend compiled a plan: the compiling backend's registered name. A
+// backend's run() checks the tag with checkCompiledBy() before it touches a
+// CompiledPlan and refuses a foreign one with an InvalidInput error. A plan
+// built without a tag reports the backend "unknown"; no backend accepts it.
 class CompiledPlan
 {
 public:
     CompiledPlan() = default;
-    explicit CompiledPlan(BackendKind kind) : m_kind(kind) {}
+    explicit CompiledPlan(std::string backend) : m_backend(std::move(backend)) {}
     virtual ~CompiledPlan() = default;
-    BackendKind kind() const { return m_kind; }
+    const std::string &backend() const { return m_backend; } // empty when untagged
 
 private:
-    BackendKind m_kind = BackendKind::Unknown;
+    std::string m_backend;
 };
+
+// Ok when `compiled` carries `backend`'s name; otherwise InvalidInput: "the plan
+// was compiled by the 'x' backend, not by the <name> backend; compile it here first".
+Status checkCompiledBy(const CompiledPlan &compiled, const BackendInfo &backend);
 
 class IBackend
 {
@@ -85,20 +92,30 @@ public:
     virtual const BackendInfo &info() const = 0;
     // Whether this backend can run node n (opaque nodes typically not).
     virtual bool supports(const Graph &g, const Node &n) const = 0;
+    // The result is tagged with info().name (CompiledPlan's constructor).
     virtual Expected<std::unique_ptr<CompiledPlan>> compile(const Graph &g, const ExecutionPlan &plan) = 0;
-    // Inputs by graph-input name; missing inputs are an InvalidInput error.
+    // Inputs by graph-input name; missing inputs are an InvalidInput error, and
+    // so is a plan another backend compiled (checkCompiledBy).
     virtual Expected<RunResult> run(CompiledPlan &compiled, const std::vector<HostTensor> &inputs,
                                     const RunObserver &observer = {}) = 0;
 };
 
+// The open set of backends, keyed by BackendInfo::name. Each backend folder
+// offers a register<Name>Backend(BackendRegistry &) function; the app calls
+// them explicitly (app/registerbuiltins.cpp), there is no static registration.
 class BackendRegistry
 {
 public:
+    // A second backend of the same name is a programming error (asserted).
     void add(std::unique_ptr<IBackend> backend);
     IBackend *find(std::string_view name) const;
-    // Usage error for unknown names, Unavailable (exit code 4) for known but unavailable ones.
+    // Usage error for unknown names (listing the known ones), Unavailable
+    // (exit code 4) for known but unavailable ones.
     Expected<IBackend *> get(std::string_view name) const;
-    std::vector<IBackend *> all() const;
+    std::vector<IBackend *> all() const; // in registration order
+    std::vector<std::string> names() const;
+    // Backends whose capabilities list `deviceKind` (or "any"), in registration order.
+    std::vector<IBackend *> forDeviceKind(std::string_view deviceKind) const;
 
 private:
     std::vector<std::unique_ptr<IBackend>> m_backends;

@@ -11,8 +11,8 @@
 // to the type's range; bool is false unless the integer range reaches 1.
 // Strings and undefined dtypes get zeroed bytes.
 //
-// Reading inputs from files stays with the caller (backends/reference/
-// tensorio.h); this file only makes data up.
+// Reading inputs from files is core/backend/tensorio.h; this file only makes
+// data up.
 #pragma once
 
 #include "core/backend/backend.h"

@@ -331,6 +331,26 @@ Expected<QJsonObject> parseObject(std::string_view json, const std::string &sour
 
 } // namespace
 
+ScheduleDocument makeScheduleDocument(const ScheduleRun &run, std::string model,
+                                      std::map<std::string, std::string> options)
+{
+    const ExecutionPlan &plan = run.result.plan;
+    ScheduleDocument doc;
+    doc.model = std::move(model);
+    doc.modelHash = plan.modelHash;
+    doc.algorithm = plan.algorithm;
+    doc.device = plan.device;
+    doc.options = std::move(options);
+    doc.overrides = run.decisions.overrides();
+    doc.overrideReports = run.overrideReports;
+    doc.decisions = run.decisions.records();
+    doc.trace = run.trace.steps();
+    doc.stats = run.result.stats;
+    doc.searchMs = run.searchMs;
+    doc.plan = plan;
+    return doc;
+}
+
 std::string scheduleToJson(const ScheduleDocument &doc, const Graph &g)
 {
     QJsonObject options, overrides, stats;

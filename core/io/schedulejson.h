@@ -12,6 +12,7 @@
 #include "core/backend/backend.h"
 #include "core/plan/plan.h"
 #include "core/sched/decision.h"
+#include "core/sched/scheduler.h"
 #include "core/sched/trace.h"
 #include "core/support/status.h"
 
@@ -37,6 +38,15 @@ struct ScheduleDocument {
     double searchMs = 0;
     ExecutionPlan plan;
 };
+
+// The document of a finished run, the one way every writer fills it (tessera-cli
+// schedule, project replay, the workbench's export): algorithm, device and
+// model hash come from the run's plan; overrides, their reports, decisions,
+// trace, statistics and search time from the run. `model` is how the document
+// names the model (a path or a name); `options` are the scheduler options as
+// given (text).
+ScheduleDocument makeScheduleDocument(const ScheduleRun &run, std::string model,
+                                      std::map<std::string, std::string> options);
 
 // Writes a document; `graph` supplies names for ids. Deterministic output
 // (sorted keys, fixed number formatting) so documents diff well.

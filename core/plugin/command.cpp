@@ -16,6 +16,9 @@ int fail(const Status &status)
 Expected<Args> Args::parse(const std::vector<std::string> &argv, const std::vector<ArgSpec> &specs)
 {
     Args args;
+    for (const ArgSpec &s : specs)
+        if (s.takesValue && !s.defaultValue.empty())
+            args.m_defaults[s.name] = s.defaultValue;
     auto findSpec = [&](const std::string &name) -> const ArgSpec * {
         for (const ArgSpec &s : specs)
             if (s.name == name)
@@ -63,8 +66,11 @@ Expected<Args> Args::parse(const std::vector<std::string> &argv, const std::vect
 std::optional<std::string> Args::value(const std::string &name) const
 {
     auto it = m_values.find(name);
-    if (it == m_values.end() || it->second.empty())
+    if (it == m_values.end() || it->second.empty()) {
+        if (auto d = m_defaults.find(name); d != m_defaults.end())
+            return d->second;
         return std::nullopt;
+    }
     return it->second.back();
 }
 

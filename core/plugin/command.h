@@ -27,6 +27,7 @@ struct ArgSpec {
     bool takesValue = true; // false: a boolean flag
     bool repeatable = false;
     std::string help;       // "--batch N   batch size (default 1)"
+    std::string defaultValue; // what Args::value() returns when the option is not given; empty: none
 };
 
 class Args
@@ -35,7 +36,8 @@ public:
     static Expected<Args> parse(const std::vector<std::string> &argv, const std::vector<ArgSpec> &specs);
 
     const std::vector<std::string> &positional() const { return m_positional; }
-    bool has(const std::string &name) const { return m_values.count(name) > 0; }
+    bool has(const std::string &name) const { return m_values.count(name) > 0; } // given on the command line
+    // The last value given, else the spec's defaultValue, else nullopt.
     std::optional<std::string> value(const std::string &name) const;
     std::vector<std::string> values(const std::string &name) const;
     // Integer option within [min, max]; usage error naming the option otherwise.
@@ -44,6 +46,7 @@ public:
 private:
     std::vector<std::string> m_positional;
     std::map<std::string, std::vector<std::string>> m_values;
+    std::map<std::string, std::string> m_defaults; // from ArgSpec::defaultValue
 };
 
 Status usageError(std::string message);

@@ -22,8 +22,10 @@ std::vector<ArgSpec> schedulingOptions(const std::string &defaultAlgo, const std
         return " (" + (value.empty() ? std::string() : "default " + value + "; ") + "see 'tessera-cli " + list + "')";
     };
     options.insert(options.end(),
-                   {{"algo", true, false, "--algo NAME      " + scope + "scheduling algorithm" + defaulted(defaultAlgo, "algorithms")},
-                    {"device", true, false, "--device PRESET  " + scope + "target device" + defaulted(defaultDevice, "devices")},
+                   {{"algo", true, false, "--algo NAME      " + scope + "scheduling algorithm" + defaulted(defaultAlgo, "algorithms"),
+                     defaultAlgo},
+                    {"device", true, false, "--device PRESET  " + scope + "target device" + defaulted(defaultDevice, "devices"),
+                     defaultDevice},
                     {"option", true, true, "--option K=V     " + scope + "algorithm option (repeatable)"}});
     return options;
 }

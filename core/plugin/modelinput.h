@@ -16,8 +16,10 @@ namespace tessera::cli {
 // Options every command that reads a model accepts.
 std::vector<ArgSpec> modelOptions();
 // modelOptions() plus the rows of every scheduling command: --algo, --device
-// and the repeatable --option. An empty default is shown as required; `scope`
-// prefixes the help of commands that schedule in one mode only ("(create) ").
+// and the repeatable --option. The defaults are the specs' defaultValue, so
+// Args::value("algo") / value("device") return them when the option is not
+// given; an empty default is shown as required. `scope` prefixes the help of
+// commands that schedule in one mode only ("(create) ").
 std::vector<ArgSpec> schedulingOptions(const std::string &defaultAlgo, const std::string &defaultDevice,
                                        const std::string &scope = {});
 Expected<ImportResult> loadModel(const std::string &path, const Args &args, const Extensions &extensions);

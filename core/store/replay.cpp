@@ -43,19 +43,8 @@ Expected<ProjectSchedule> scheduleProjectSetup(const ModelRef &model, const Proj
         return run.status();
 
     const ExecutionPlan &plan = run->result.plan;
-    ScheduleDocument doc;
-    doc.model = model.relativePath.empty() ? model.path : model.relativePath;
-    doc.modelHash = plan.modelHash;
-    doc.algorithm = setup.algorithm;
-    doc.device = device->id;
-    doc.options = setup.options;
-    doc.overrides = overrides;
-    doc.overrideReports = run->overrideReports;
-    doc.decisions = run->decisions.records();
-    doc.trace = run->trace.steps();
-    doc.stats = run->result.stats;
-    doc.searchMs = run->searchMs;
-    doc.plan = plan;
+    const ScheduleDocument doc =
+        makeScheduleDocument(*run, model.relativePath.empty() ? model.path : model.relativePath, setup.options);
     std::string json = scheduleToJson(doc, imported->graph);
 
     PlanSummary summary;

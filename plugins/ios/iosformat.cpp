@@ -4,7 +4,7 @@
 
 #include "core/hw/device.h"
 #include "core/ir/analysis.h"
-#include "core/plan/builder.h"
+#include "core/sched/planbuilder.h"
 #include "samples/ios_networks.h"
 
 #include <QJsonArray>

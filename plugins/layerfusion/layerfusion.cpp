@@ -2,7 +2,7 @@
 
 #include "core/cost/costmodel.h"
 #include "core/ir/analysis.h"
-#include "core/plan/builder.h"
+#include "core/sched/planbuilder.h"
 #include "core/plugin/extensions.h"
 
 #include <cmath>

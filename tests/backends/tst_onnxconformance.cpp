@@ -20,7 +20,7 @@
 // op with a reference kernel has at least one passing node test.
 #include "backends/reference/kernel.h"
 #include "backends/reference/reference.h"
-#include "backends/reference/tensorio.h"
+#include "core/backend/tensorio.h"
 #include "core/onnx/importer.h"
 #include "core/ops/ops.h"
 #include "core/sched/session.h"

@@ -6,8 +6,8 @@
 // naming what is wrong. Each positive test has its negative twin next to it.
 #include "backends/reference/kernel.h"
 #include "backends/reference/reference.h"
-#include "backends/reference/tensorio.h"
 #include "core/backend/inputs.h"
+#include "core/backend/tensorio.h"
 #include "core/plan/verify.h"
 
 #include <algorithm>
@@ -607,13 +607,13 @@ TEST_F(ReferenceBackend, CancelStopsTheRun)
     EXPECT_EQ(r.status().message(), "run cancelled after 2 of 5 tasks");
 }
 
-// --- Kind tags: a backend runs only plans it compiled ------------------------------------
+// --- Backend tags: a backend runs only plans it compiled ---------------------------------
 
-// A plan another backend compiled (tagged Cpu), and one built with no tag at all.
+// A plan another backend compiled (tagged "cpu"), and one built with no tag at all.
 class ForeignPlan final : public CompiledPlan
 {
 public:
-    ForeignPlan() : CompiledPlan(BackendKind::Cpu) {}
+    ForeignPlan() : CompiledPlan("cpu") {}
 };
 class UntaggedPlan final : public CompiledPlan
 {
@@ -624,8 +624,8 @@ TEST_F(ReferenceBackend, CompiledPlanCarriesTheReferenceKind)
     const Graph g = testgraphs::residualChain(1);
     auto compiled = backend->compile(g, planutil::wholePlan(g, perNode(g)));
     ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
-    EXPECT_EQ((*compiled)->kind(), BackendKind::Reference);
-    EXPECT_EQ(backendKindName((*compiled)->kind()), "reference");
+    EXPECT_EQ((*compiled)->backend(), "reference");
+    EXPECT_EQ((*compiled)->backend(), backend->info().name);
     auto r = backend->run(**compiled, planutil::makeInputs(g, 3));
     EXPECT_TRUE(r.isOk()) << r.status().str();
 }
@@ -640,7 +640,7 @@ TEST_F(ReferenceBackend, ForeignCompiledPlanIsRefusedCleanly)
     EXPECT_EQ(r.status().message(),
               "the plan was compiled by the 'cpu' backend, not by the reference backend; compile it here first");
     UntaggedPlan untagged;
-    EXPECT_EQ(untagged.kind(), BackendKind::Unknown);
+    EXPECT_EQ(untagged.backend(), "");
     auto u = backend->run(untagged, {});
     ASSERT_FALSE(u.isOk());
     EXPECT_EQ(u.status().code(), ErrorCode::InvalidInput);
@@ -765,11 +765,54 @@ TEST_F(TensorFiles, ShortPayloadAndGarbageAreRefused)
     auto r = readTensorProto(path("short.pb"));
     ASSERT_FALSE(r.isOk());
     EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
-    EXPECT_NE(r.status().message().find("holds 4 bytes, f32 4 needs 16"), std::string::npos) << r.status().str();
+    EXPECT_NE(r.status().message().find("tensor has 1 values but its shape 4 needs 4"), std::string::npos)
+        << r.status().str();
     std::ofstream(path("junk.pb"), std::ios::binary) << "\xff\xff\xff not a tensor";
     EXPECT_FALSE(readTensorProto(path("junk.pb")).isOk());
     HostTensor bad = planutil::floatTensor("y", {3}, {1, 2});
     EXPECT_EQ(writeTensorProto(bad, path("y.pb")).code(), ErrorCode::Usage);
+}
+
+// The importer's decoder (core/onnx/tensorfile.h) reads the files: raw_data of
+// the wrong size is refused as it is for an initializer, and so are string and
+// external tensors.
+TEST_F(TensorFiles, WrongRawDataStringAndExternalTensorsAreRefused)
+{
+    onnx::TensorProto raw;
+    raw.set_name("r");
+    raw.set_data_type(onnx::TensorProto::FLOAT);
+    raw.add_dims(2);
+    raw.set_raw_data(std::string(4, '\0'));
+    std::ofstream(path("raw.pb"), std::ios::binary) << raw.SerializeAsString();
+    auto r = readTensorProto(path("raw.pb"));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
+    EXPECT_NE(r.status().message().find("tensor 'r' has 4 bytes of raw_data but its shape 2 f32 needs 8"),
+              std::string::npos)
+        << r.status().str();
+    EXPECT_EQ(r.status().location().file, path("raw.pb"));
+    raw.set_raw_data(std::string(8, '\0'));
+    std::ofstream(path("raw.pb"), std::ios::binary) << raw.SerializeAsString();
+    EXPECT_TRUE(readTensorProto(path("raw.pb")).isOk()); // the twin: the right size reads
+
+    onnx::TensorProto str;
+    str.set_data_type(onnx::TensorProto::STRING);
+    str.add_dims(1);
+    str.add_string_data("x");
+    std::ofstream(path("str.pb"), std::ios::binary) << str.SerializeAsString();
+    EXPECT_EQ(readTensorProto(path("str.pb")).status().code(), ErrorCode::Unsupported);
+
+    onnx::TensorProto ext;
+    ext.set_data_type(onnx::TensorProto::FLOAT);
+    ext.add_dims(1);
+    ext.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto *loc = ext.add_external_data();
+    loc->set_key("location");
+    loc->set_value("weights.bin");
+    std::ofstream(path("ext.pb"), std::ios::binary) << ext.SerializeAsString();
+    auto e = readTensorProto(path("ext.pb"));
+    EXPECT_EQ(e.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(e.status().message(), "external tensor data is not supported");
 }
 
 } // namespace

@@ -204,6 +204,53 @@ TEST_F(Cli, RunWritesOutputsAndAgreesAcrossSchedules)
     EXPECT_EQ(run("run " + model + " --backend warp-drive").code, 2);
 }
 
+// The null backend runs any plan through the same command: zero-filled outputs of
+// the reference backend's names and shapes, in zero time. Its twin: an unknown
+// backend is a usage error naming the registered ones.
+TEST_F(Cli, RunOnTheNullBackendWritesZeroOutputs)
+{
+    const std::string model = sample("nerf-mlp", "--batch 4");
+    const fs::path outDir = s_dir / "null-out";
+    Result ref = run("run " + model + " --json");
+    ASSERT_EQ(ref.code, 0) << ref.err;
+    EXPECT_EQ(json(ref)["backend"].toString(), "reference"); // the option spec's default
+    Result null = run("run " + model + " --backend null --json --output-dir " + outDir.string());
+    ASSERT_EQ(null.code, 0) << null.err;
+    const QJsonObject a = json(ref), b = json(null);
+    EXPECT_EQ(b["backend"].toString(), "null");
+    EXPECT_EQ(b["latency_ms"].toDouble(), 0);
+    const QJsonArray ao = a["outputs"].toArray(), bo = b["outputs"].toArray();
+    ASSERT_EQ(bo.size(), ao.size());
+    for (qsizetype i = 0; i < bo.size(); ++i) {
+        EXPECT_EQ(bo[i].toObject()["name"], ao[i].toObject()["name"]);
+        EXPECT_EQ(bo[i].toObject()["shape"], ao[i].toObject()["shape"]);
+        EXPECT_EQ(bo[i].toObject()["sum"].toDouble(), 0);
+    }
+    EXPECT_TRUE(fs::exists(outDir / "output_0.pb"));
+
+    Result unknown = run("run " + model + " --backend warp-drive");
+    EXPECT_EQ(unknown.code, 2);
+    EXPECT_NE(unknown.err.find("unknown backend 'warp-drive'; known: reference, null"), std::string::npos)
+        << unknown.err;
+}
+
+TEST_F(Cli, BackendsListsCapabilities)
+{
+    Result r = run("backends --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonArray list = QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).array();
+    ASSERT_EQ(list.size(), 2);
+    const QJsonObject ref = list[0].toObject(), null = list[1].toObject();
+    EXPECT_EQ(ref["name"].toString(), "reference");
+    EXPECT_TRUE(ref["functional"].toBool());
+    EXPECT_TRUE(ref["measured"].toBool());
+    EXPECT_EQ(null["name"].toString(), "null");
+    EXPECT_FALSE(null["functional"].toBool());
+    EXPECT_FALSE(null["timing"].toBool());
+    EXPECT_EQ(null["device_kinds"].toArray().first().toString(), "any");
+    EXPECT_EQ(run("backends extra").code, 2);
+}
+
 TEST_F(Cli, DecisionKeysAreStableAcrossImports)
 {
     // Two separate imports (two processes) of the same model ask the same decisions.

@@ -60,8 +60,10 @@ protected:
         doc.stats = run->result.stats;
         doc.plan = run->result.plan;
         json = scheduleToJson(doc, graph);
+        made = std::move(*run);
     }
     Device dev = device();
+    ScheduleRun made; // the run `doc` was filled from by hand
     Graph graph;
     ScheduleDocument doc;
     std::string json;
@@ -95,6 +97,44 @@ TEST_F(ScheduleJson, RoundTripKeepsPlanDecisionsAndTrace)
     EXPECT_EQ(back->trace[0].touched, doc.trace[0].touched);
     // Writing the read document again gives the same bytes.
     EXPECT_EQ(scheduleToJson(*back, graph).substr(0, 200), json.substr(0, 200));
+}
+
+// makeScheduleDocument fills every field from the run and its plan exactly as
+// the hand-filled fixture does; the overrides and their reports (one applied,
+// one stale) are the run's.
+TEST_F(ScheduleJson, MakeScheduleDocumentTakesEveryFieldFromTheRun)
+{
+    made.result.plan.device = dev.id; // scheduleGraph sets it; runSchedule does not
+    const ScheduleDocument d = makeScheduleDocument(made, "chain.onnx", {{"a", "1"}});
+    EXPECT_EQ(d.algorithm, "layer-fusion");
+    EXPECT_EQ(d.device, "test");
+    EXPECT_EQ(d.modelHash, doc.modelHash);
+    EXPECT_EQ(d.overrides.size(), 2u);
+    ASSERT_EQ(d.overrideReports.size(), 2u);
+    EXPECT_EQ(d.searchMs, made.searchMs);
+    ScheduleDocument byHand = doc;
+    byHand.searchMs = made.searchMs;
+    byHand.plan.device = dev.id;
+    EXPECT_EQ(scheduleToJson(d, graph), scheduleToJson(byHand, graph));
+}
+
+// The twin: a run without overrides gives a document without any, and the
+// options are only what the caller passes.
+TEST_F(ScheduleJson, MakeScheduleDocumentInventsNothing)
+{
+    RooflineCostModel cost(dev);
+    ScheduleRequest r;
+    r.graph = &graph;
+    r.device = &dev;
+    r.cost = &cost;
+    auto plain = runSchedule(*createLayerFusionScheduler(), r);
+    ASSERT_TRUE(plain.isOk()) << plain.status().str();
+    const ScheduleDocument d = makeScheduleDocument(*plain, "chain.onnx", {});
+    EXPECT_TRUE(d.overrides.empty());
+    EXPECT_TRUE(d.overrideReports.empty());
+    EXPECT_TRUE(d.options.empty());
+    EXPECT_EQ(d.device, ""); // not scheduled through scheduleGraph: no device on the plan
+    EXPECT_EQ(d.decisions.size(), plain->decisions.records().size());
 }
 
 TEST_F(ScheduleJson, ExportValidatesAgainstTheSchema)

@@ -323,6 +323,35 @@ TEST(CommandLine, Rejects)
     fails({"tessera", "--no-such-flag"}, "no-such-flag");
 }
 
+// The window builds its device registry once: picking a device looks it up
+// there, not in a registry rebuilt from the files (whose user device is gone by
+// then). The twin: a device file that appears later is not offered.
+TEST(MainWindowDevices, PickerUsesTheRegistryBuiltAtStart)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString user = dir.filePath(QStringLiteral("lab.json"));
+    ASSERT_TRUE(QFile::copy(QStringLiteral(TESSERA_TEST_DATA "/hw/data/user/good.json"), user));
+    qputenv("TESSERA_DEVICE_PATH", dir.path().toUtf8());
+    MainWindow w;
+    qunsetenv("TESSERA_DEVICE_PATH");
+    ASSERT_TRUE(QFile::remove(user));
+    QFile late(dir.filePath(QStringLiteral("late.json")));
+    QFile good(QStringLiteral(TESSERA_TEST_DATA "/hw/data/user/good.json"));
+    ASSERT_TRUE(good.open(QIODevice::ReadOnly) && late.open(QIODevice::WriteOnly));
+    late.write(good.readAll().replace("lab-npu", "late-npu"));
+    late.close();
+    qputenv("TESSERA_DEVICE_PATH", dir.path().toUtf8());
+
+    const int lab = w.deviceCombo()->findData(QStringLiteral("lab-npu"));
+    ASSERT_GE(lab, 0);
+    w.deviceCombo()->setCurrentIndex(lab);
+    ASSERT_NE(w.scheduleController()->device(), nullptr);
+    EXPECT_EQ(w.scheduleController()->device()->id, "lab-npu");
+    EXPECT_EQ(w.deviceCombo()->findData(QStringLiteral("late-npu")), -1);
+    qunsetenv("TESSERA_DEVICE_PATH");
+}
+
 } // namespace
 
 int main(int argc, char **argv)

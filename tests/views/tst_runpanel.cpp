@@ -8,6 +8,7 @@
 // models under QAbstractItemModelTester. Screenshot: screenshots/runpanel.png.
 #include "app/gui/runcontroller.h"
 #include "app/registerbuiltins.h"
+#include "backends/reference/reference.h"
 #include "core/backend/inputs.h"
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
@@ -160,7 +161,7 @@ private slots:
     void initTestCase()
     {
         registerBuiltinSchedulers(m_schedulers);
-        registerBuiltinBackends(m_backends);
+        registerReferenceBackend(m_backends); // then the absent one: the picker's rows 0 and 1
         m_backends.add(std::make_unique<AbsentBackend>());
         auto device = DeviceRegistry::standard().lookup("host");
         QVERIFY2(device, device.status().str().c_str());

@@ -10,7 +10,7 @@
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/ir/analysis.h"
-#include "core/plan/builder.h"
+#include "core/sched/planbuilder.h"
 #include "core/sched/scheduler.h"
 #include "views/models/decisionoptionsmodel.h"
 #include "views/models/decisionoverridesmodel.h"

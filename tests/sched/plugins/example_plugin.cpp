@@ -6,7 +6,7 @@
 // EXAMPLE_SCHEDULER_NAME and EXAMPLE_ABI_OFFSET let the tests build misfits
 // (a second scheduler of the same name; a plugin of another ABI).
 #include "core/ir/analysis.h"
-#include "core/plan/builder.h"
+#include "core/sched/planbuilder.h"
 #include "core/sched/pluginloader.h"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/plan/builder.h"
+#include "core/sched/planbuilder.h"
 
 #include "core/ir/analysis.h"
 #include "core/support/assert.h"

@@ -1,0 +1,2 @@
+#include "core/plan/plan.h"
+#include "core/support/status.h"

@@ -1,0 +1,1 @@
+// an algorithm of plugins/foo outside its folder

@@ -1,0 +1,1 @@
+#include "core/cost/costmodel.h"

@@ -1,0 +1,2 @@
+// scheduleGraph( in a comment is fine
+void f() { scheduleGraph(g); }
