@@ -3,7 +3,7 @@
 
 #include "core/hw/deviceregistry.h"
 #include "core/ir/analysis.h"
-#include "core/plan/builder.h"
+#include "core/sched/planbuilder.h"
 #include "core/plugin/extensions.h"
 #include "core/plugin/modelinput.h"
 #include "core/sched/session.h"
