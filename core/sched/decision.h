@@ -1,5 +1,5 @@
 // Decisions and overrides: every choice a scheduler makes is asked, not made
-// silently (STYLE.md §6).
+// silently; docs/architecture.md, "Decisions and replay".
 //
 //   int i = ctx.decide(key, role, options, preferred);
 //

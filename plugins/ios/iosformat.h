@@ -1,7 +1,7 @@
 // IOS artifact interop: schedule units and blocks, IOS schedules, and the
 // artifact's JSON formats (ios thesis §3.1: a schedule Q = {(S_1,T_1), ...,
 // (S_k,T_k)} of stages with a parallelisation strategy each; the formats are the
-// ones of mit-han-lab/inter-operator-scheduler, see /work/shared/reference/ios).
+// ones of the artifact mit-han-lab/inter-operator-scheduler; samples/ios/README.md).
 //
 //  - IosUnitSet: the units IOS schedules (a conv with its activation, a pool, a
 //    Sequential...) as sets of graph nodes, grouped in blocks. Read from the
