@@ -13,7 +13,7 @@
 #include "app/cli/command.h"
 #include "app/cli/modelinput.h"
 #include "app/registerbuiltins.h"
-#include "core/cost/roofline.h"
+#include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/iosformat.h"
 #include "samples/ios_import.h"
@@ -120,7 +120,7 @@ int runImport(const Args &args)
     auto dev = device(args);
     if (!dev)
         return fail(dev.status());
-    const RooflineCostModel cost(*dev);
+    const DeviceCostModel cost(*dev);
     auto plan = lowerIosSchedule(model->graph, *units, *schedule, cost);
     if (!plan)
         return fail(plan.status());

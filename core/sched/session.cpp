@@ -1,6 +1,6 @@
 #include "core/sched/session.h"
 
-#include "core/cost/roofline.h"
+#include "core/cost/devicecost.h"
 #include "core/ir/graphhash.h"
 #include "core/ir/hierarchy.h"
 
@@ -13,7 +13,7 @@ Expected<ScheduleRun> scheduleGraph(const Graph &graph, const Device &device, co
     if (!options)
         return options.status();
     const Hierarchy hierarchy = inferHierarchy(graph);
-    const RooflineCostModel cost(device);
+    const DeviceCostModel cost(device);
     ScheduleRequest request;
     request.graph = &graph;
     request.hierarchy = &hierarchy;
