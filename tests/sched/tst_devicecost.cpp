@@ -2,6 +2,7 @@
 // §2.3, the parts of an estimate, one number per plan whatever scheduler made
 // it, and the device file's calibration reaching every scheduler's estimate.
 #include "core/cost/devicecost.h"
+#include "core/cost/measuredcost.h"
 #include "core/hw/deviceregistry.h"
 #include "core/hw/devicejson.h"
 #include "core/sched/session.h"
@@ -203,4 +204,58 @@ TEST(DeviceCostModel, EveryPresetStatesItsCalibration)
         EXPECT_GT(d.calibration.computeEfficiency, 0) << d.id;
         EXPECT_LE(d.calibration.computeEfficiency, 1) << d.id;
     }
+}
+
+namespace {
+
+// Times one named node's kernel; everything else "cannot be measured".
+class FakeMeter final : public KernelMeter
+{
+public:
+    std::string node;
+    double ns = 0;
+    int calls = 0;
+    CostKind kind() const override { return CostKind::Measured; }
+    Expected<double> kernelNs(const Graph &g, const std::vector<NodeId> &nodes) override
+    {
+        ++calls;
+        if (nodes.size() == 1 && g.node(nodes[0]).name == node)
+            return ns;
+        return Status::error(ErrorCode::Unavailable, "no timer for this kernel");
+    }
+};
+
+} // namespace
+
+// Measured beats modelled: the measured kernel's time replaces the estimate,
+// the plan says which numbers are measured, the rest stay estimates.
+TEST(DeviceCostModel, MeasuredKernelsReplaceEstimates)
+{
+    const Graph g = convChain();
+    auto sequential = createSequentialScheduler();
+    auto modelled = scheduleGraph(g, v100(), *sequential, {});
+    ASSERT_TRUE(modelled.isOk());
+
+    FakeMeter meter;
+    meter.node = "c1";
+    meter.ns = 1e6; // 1 ms: far slower than the model's estimate
+    ScheduleSetup setup;
+    setup.meter = &meter;
+    auto measured = scheduleGraph(g, v100(), *sequential, setup);
+    ASSERT_TRUE(measured.isOk()) << measured.status().str();
+    EXPECT_GE(meter.calls, 4);
+    int measuredTasks = 0;
+    for (const Task &t : measured->result.plan.tasks) {
+        const std::string &name = g.node(measured->result.plan.kernels[t.kernel].nodes[0]).name;
+        if (name == "c1") {
+            EXPECT_EQ(t.cost.kind, CostKind::Measured);
+            EXPECT_NEAR(t.cost.computeNs + t.cost.memoryNs, 1e6, 1);
+            ++measuredTasks;
+        } else {
+            EXPECT_EQ(t.cost.kind, CostKind::Estimated) << name;
+        }
+    }
+    EXPECT_EQ(measuredTasks, 1);
+    EXPECT_EQ(measured->result.plan.totalCost().kind, CostKind::Estimated); // mixed: an estimate
+    EXPECT_GT(measured->result.plan.estimatedLatencyNs(), modelled->result.plan.estimatedLatencyNs() + 0.9e6);
 }
