@@ -6,13 +6,16 @@
 // memory as the process's peak resident set (VmHWM, the imports dominate it)
 // and the largest part's dp table with its stage latency cache.
 // Needs tessera_plugin_ios and tessera_samples linked.
+#include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
 #include "plugins/ios/iosformat.h"
 #include "core/sched/session.h"
 #include "plugins/ios/ios.h"
 #include "plugins/ios/iossearch.h"
+#include "plugins/greedy/greedy.h"
 #include "plugins/ios/stagelatency.h"
 #include "plugins/ios/iosimport.h"
+#include "plugins/sequential/sequential.h"
 
 #include <algorithm>
 #include <chrono>
@@ -42,11 +45,72 @@ long statusKb(const char *field)
     return -1;
 }
 
-} // namespace
-
-int main()
+// The fidelity table (issue 10): every scheduler's plan of the four IOS
+// networks, costed by the device cost model, against the artifact's V100
+// measurements (reference/ios/results_readme.csv, batch 1, ms); then IOS-Both
+// against sequential on the A100.
+int fidelity()
 {
     using namespace tessera;
+    struct Row {
+        const char *network;
+        double ms[5]; // Sequential, Greedy, IOS-Merge, IOS-Parallel, IOS-Both
+    };
+    const Row rows[] = {{"inception_v3", {6.51, 4.62, 5.39, 4.11, 4.03}},
+                        {"randwire", {8.49, 6.27, 8.54, 6.02, 6.02}},
+                        {"nasnet", {22.95, 16.78, 22.94, 16.04, 16.04}},
+                        {"squeezenet", {0.86, 0.98, 0.74, 0.82, 0.73}}};
+    const char *names[] = {"Sequential", "Greedy", "IOS-Merge", "IOS-Parallel", "IOS-Both"};
+    auto sequential = createSequentialScheduler();
+    auto greedy = createGreedyScheduler();
+    auto ios = createIosScheduler();
+    std::printf("| network | device |");
+    for (const char *n : names)
+        std::printf(" %s |", n);
+    std::printf("\n| --- | --- |%s\n", " ---: | ---: | ---: | ---: | ---: |");
+    for (const char *deviceId : {"nvidia-v100", "nvidia-a100"}) {
+        auto device = DeviceRegistry::standard().lookup(deviceId);
+        if (!device) {
+            std::fprintf(stderr, "%s\n", device.status().str().c_str());
+            return 1;
+        }
+        for (const Row &row : rows) {
+            auto model = samples::importIosNetwork(row.network);
+            if (!model) {
+                std::fprintf(stderr, "%s\n", model.status().str().c_str());
+                return 1;
+            }
+            std::printf("| %s | %s |", row.network, deviceId);
+            for (int v = 0; v < 5; ++v) {
+                ScheduleSetup setup;
+                setup.modelProperties = model->metadata.properties;
+                const IScheduler *scheduler = v == 0 ? sequential.get() : v == 1 ? greedy.get() : ios.get();
+                if (v >= 2)
+                    setup.options = {{"strategy", v == 2 ? "merge" : v == 3 ? "parallel" : "both"}};
+                auto run = scheduleGraph(model->graph, *device, *scheduler, setup);
+                if (!run) {
+                    std::printf(" %s |", run.status().str().c_str());
+                    continue;
+                }
+                const double ms = run->result.plan.estimatedLatencyNs() / 1e6;
+                if (std::string(deviceId) == "nvidia-v100")
+                    std::printf(" %.2f / %.2f = %.2f |", ms, row.ms[v], ms / row.ms[v]);
+                else
+                    std::printf(" %.2f |", ms);
+            }
+            std::printf("\n");
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    using namespace tessera;
+    if (argc > 1 && std::string(argv[1]) == "--fidelity")
+        return fidelity();
     auto device = DeviceRegistry::standard().lookup("nvidia-v100");
     if (!device) {
         std::fprintf(stderr, "%s\n", device.status().str().c_str());
@@ -77,7 +141,8 @@ int main()
         const double importMs = msSince(t0);
         const auto t1 = Clock::now();
         const std::clock_t c1 = std::clock();
-        const AnalyticGpuLatency latency(model->graph, *units, *device);
+        const DeviceCostModel cost(*device);
+        const ModelStageLatency latency(model->graph, *units, cost);
         IosSearchOptions options;
         options.maxGroupSize = c.r;
         options.maxGroups = c.s;
@@ -129,7 +194,8 @@ int main()
             std::fprintf(stderr, "%s\n", units.status().str().c_str());
             return 1;
         }
-        const AnalyticGpuLatency latency(model->graph, *units, *device);
+        const DeviceCostModel cost(*device);
+        const ModelStageLatency latency(model->graph, *units, cost);
         IosSearchOptions options;
         options.merge = m.merge;
         options.parallel = m.parallel;

@@ -89,7 +89,12 @@ int run(const Args &args, const Extensions &extensions)
         std::printf("kernels        %zu (%zu tasks)\n", plan.kernels.size(), plan.tasks.size());
         std::printf("steps          %zu, decisions %zu\n", run->trace.size(), run->decisions.records().size());
         std::printf("search         %.2f ms (verify %.2f ms)\n", run->searchMs, run->verifyMs);
-        std::printf("est. latency   %.4f ms, energy %.4g J\n", latencyMs, total.energyJ);
+        std::printf("est. latency   %.4f ms (%s), energy %.4g J\n", latencyMs,
+                    std::string(costKindName(total.kind)).c_str(), total.energyJ);
+        // The parts summed over tasks (concurrent tasks overlap, so they exceed the latency).
+        std::printf("cost parts     compute %.4f, memory %.4f, launch %.4f, contention %.4f, sync %.4f ms\n",
+                    total.computeNs / 1e6, total.memoryNs / 1e6, total.launchNs / 1e6, total.contentionNs / 1e6,
+                    total.syncNs / 1e6);
         for (const auto &[level, bytes] : total.bytesByLevel)
             std::printf("traffic %-6s %.3f MB\n", level.c_str(), static_cast<double>(bytes) / 1e6);
         for (const auto &[k, v] : run->result.stats)

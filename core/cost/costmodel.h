@@ -1,6 +1,8 @@
-// Cost models estimate what a task costs on a device: time, bytes moved at
-// each memory level, energy. Schedulers compare options with them; plans
-// carry their estimates (TaskCost) per task.
+// Cost models estimate what a task costs on a device: time and its parts,
+// bytes moved at each memory level, energy. Schedulers compare options with
+// them; plans carry their estimates (TaskCost) per task. Every scheduler and
+// every plan asks the same model (DeviceCostModel, devicecost.h;
+// docs/cost-model.md), so two schedules of one model on one device compare.
 #pragma once
 
 #include "core/ir/graph.h"
@@ -16,10 +18,46 @@ struct Device;
 // Where a kernel's data lives and how much of the machine it gets.
 struct KernelPlacement {
     std::int32_t cores = 0;           // cores (GPU: SMs) used; 0 = the whole device
-    std::string ioLevel;              // level of the kernel's external inputs/outputs ("" = slowest)
+    std::string ioLevel;              // level of the kernel's external inputs/outputs ("" = the model's choice)
     std::string intermediateLevel;    // level of tensors produced and consumed inside ("" = fastest that fits)
     double workFraction = 1.0;        // fraction of the kernel's outputs computed (a tile or an instance)
     bool includeWeights = true;       // weights read from ioLevel (false when already resident)
+};
+
+// One launch on the device. A plan kernel is one or more launches: a heavy op
+// with its element-wise epilogue is one, several convolutions of one input
+// merged into one are one, a reshape is none (docs/cost-model.md "kernels").
+struct Launch {
+    double flops = 0;
+    double bytes = 0;
+    std::int64_t blocks = 1;        // thread blocks (GPU) or work items spread over the cores
+    double tileFlops = 0;           // FLOPs of one whole output tile (GEMM launches): a partial tile costs as much
+    int threadsPerBlock = 256;
+    int registersPerThread = 32;
+    std::int64_t sharedBytesPerBlock = 0;
+    int cores = 1;                  // cores it may use (placement, units carried by some cores only)
+    // Derived by the model:
+    int residentBlocks = 1;         // blocks resident per core (occupancy)
+    double blockNs = 0;             // one block at a core's full throughput
+    double aloneNs = 0;             // alone on the device: waves, tail and occupancy included
+    double demandCores = 0;         // cores' worth of throughput it uses alone (≤ cores)
+    bool memoryBound = false;       // bytes, not FLOPs, limit a block
+};
+
+// A kernel as the model sees it: its launches and its cost alone on the
+// device (issued, run, no other kernel around).
+struct KernelEstimate {
+    std::vector<Launch> launches;
+    TaskCost cost;
+};
+
+// Kernels issued together between two synchronisations: per stream, per
+// kernel, the kernel's cost in the stage (launch wait and contention filled
+// in) and where it ends; spanNs is the stage's length without its barrier.
+struct StageEstimate {
+    std::vector<std::vector<TaskCost>> costs;
+    std::vector<std::vector<double>> endNs;
+    double spanNs = 0;
 };
 
 class CostModel
@@ -27,12 +65,23 @@ class CostModel
 public:
     virtual ~CostModel() = default;
     virtual std::string name() const = 0;
-    // Cost of running `nodes` (in topological order) as one kernel.
-    virtual TaskCost kernelCost(const Graph &g, const std::vector<NodeId> &nodes, const KernelPlacement &p) const = 0;
+    // `nodes` (in topological order) as one kernel.
+    virtual KernelEstimate estimateKernel(const Graph &g, const std::vector<NodeId> &nodes,
+                                          const KernelPlacement &p) const = 0;
+    // Streams of kernels (issue order) run concurrently after one barrier.
+    virtual StageEstimate estimateStage(const std::vector<std::vector<const KernelEstimate *>> &streams) const = 0;
+    // estimateStage(streams).spanNs without the per-kernel parts (the searches' hot path).
+    virtual double stageSpanNs(const std::vector<std::vector<const KernelEstimate *>> &streams) const = 0;
     // Cost of moving `bytes` from one memory level to another ("" = slowest).
     virtual TaskCost transferCost(std::int64_t bytes, const std::string &fromLevel, const std::string &toLevel) const = 0;
     // Cost of one synchronisation (stage barrier) on the device.
     virtual double syncNs() const = 0;
+
+    // The cost of `nodes` as one kernel alone on the device.
+    TaskCost kernelCost(const Graph &g, const std::vector<NodeId> &nodes, const KernelPlacement &p) const
+    {
+        return estimateKernel(g, nodes, p).cost;
+    }
 };
 
 } // namespace tessera

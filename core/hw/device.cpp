@@ -329,7 +329,9 @@ std::set<std::string> fieldPaths(const Device &d)
 {
     std::set<std::string> p = {"id", "name", "kind", "vendor", "description", "source", "notes", "clock",
         "topology", "topology.clusters", "topology.coresPerCluster", "topology.unitsPerCore", "levels", "units",
-        "overheads", "overheads.kernelLaunch", "overheads.sync", "overheads.dmaSetup", "overheads.atomic", "power",
+        "overheads", "overheads.kernelLaunch", "overheads.sync", "overheads.dmaSetup", "overheads.atomic", "calibration",
+        "calibration.computeEfficiency", "calibration.memoryEfficiency", "calibration.latencyHidingOccupancy",
+        "calibration.source", "power",
         "power.tdpWatts", "power.staticWatts"};
     for (std::size_t i = 0; i < d.levels.size(); ++i) {
         const std::string l = "levels[" + std::to_string(i) + "]";
@@ -458,6 +460,18 @@ Status validateDevice(const Device &d)
     TS_TRY(nonNegative("overheads.sync", d.overheads.syncNs));
     TS_TRY(nonNegative("overheads.dmaSetup", d.overheads.dmaSetupNs));
     TS_TRY(nonNegative("overheads.atomic", d.overheads.atomicNs));
+    auto fraction = [](const std::string &path, double v) {
+        return v > 0 && v <= 1 ? Status::ok() : fieldError(path, "must be in (0, 1], got " + num(v));
+    };
+    TS_TRY(fraction("calibration.computeEfficiency", d.calibration.computeEfficiency));
+    TS_TRY(fraction("calibration.memoryEfficiency", d.calibration.memoryEfficiency));
+    TS_TRY(fraction("calibration.latencyHidingOccupancy", d.calibration.latencyHidingOccupancy));
+    if (d.kind == DeviceKind::Gpu) {
+        // The GPU model's launch and stage terms (docs/cost-model.md): a GPU
+        // without them would look free to launch and to synchronise.
+        TS_TRY(positive("overheads.kernelLaunch", d.overheads.kernelLaunchNs));
+        TS_TRY(positive("overheads.sync", d.overheads.syncNs));
+    }
     TS_TRY(nonNegative("power.tdpWatts", d.power.tdpWatts));
     TS_TRY(nonNegative("power.staticWatts", d.power.staticWatts));
     if (d.power.tdpWatts > 0 && d.power.staticWatts > d.power.tdpWatts)

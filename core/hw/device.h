@@ -126,6 +126,19 @@ struct Overheads {
     friend bool operator==(const Overheads &, const Overheads &) = default;
 };
 
+// How much of the data sheet a kernel reaches, and where that figure comes
+// from (docs/cost-model.md). Every device file states it; the cost model
+// (core/cost/devicecost.h) reads nothing else to calibrate itself.
+struct Calibration {
+    double computeEfficiency = 1.0; // fraction of a unit's peak a well-shaped kernel sustains, (0, 1]
+    double memoryEfficiency = 1.0;  // fraction of a level's bandwidth a streaming kernel sustains, (0, 1]
+    // GPU only: fraction of an SM's warp slots whose warps hide the latency of
+    // ILP-rich code; fewer resident warps leave the SM latency-bound. (0, 1]
+    double latencyHidingOccupancy = 0.25;
+    std::string source; // where the numbers come from (a paper's table, a micro-benchmark)
+    friend bool operator==(const Calibration &, const Calibration &) = default;
+};
+
 struct PowerModel {
     double tdpWatts = 0;    // 0 = unknown
     double staticWatts = 0; // drawn whenever the device is on
@@ -146,6 +159,7 @@ struct Device {
     std::vector<ComputeUnit> units;
     std::optional<GpuParams> gpu; // present exactly when kind == Gpu
     Overheads overheads;
+    Calibration calibration;
     PowerModel power;
     // Field paths ("levels[0].bandwidth", "units[1]") whose values are
     // estimates rather than published; a path covers everything below it.

@@ -394,6 +394,14 @@ Expected<Device> parseDevice(const QByteArray &json, const QString &sourceName)
     d.overheads.atomicNs = ov.quantity("atomic", Quantity::TimeNs, 0.0);
     ov.finish();
 
+    ObjectReader cal(c, top.raw("calibration", true), "calibration");
+    d.calibration.computeEfficiency = cal.number("computeEfficiency", std::nullopt);
+    d.calibration.memoryEfficiency = cal.number("memoryEfficiency", std::nullopt);
+    d.calibration.latencyHidingOccupancy =
+        cal.number("latencyHidingOccupancy", d.kind == DeviceKind::Gpu ? std::nullopt : std::optional<double>(1.0));
+    d.calibration.source = cal.text("source", true);
+    cal.finish();
+
     ObjectReader pw(c, top.raw("power", false), "power");
     d.power.tdpWatts = pw.number("tdpWatts", 0.0);
     d.power.staticWatts = pw.number("staticWatts", 0.0);
@@ -469,6 +477,10 @@ QByteArray toJson(const Device &d)
                               {"sync", q(d.overheads.syncNs, Quantity::TimeNs)},
                               {"dmaSetup", q(d.overheads.dmaSetupNs, Quantity::TimeNs)},
                               {"atomic", q(d.overheads.atomicNs, Quantity::TimeNs)}});
+    o.insert("calibration", QJsonObject{{"computeEfficiency", d.calibration.computeEfficiency},
+                                {"memoryEfficiency", d.calibration.memoryEfficiency},
+                                {"latencyHidingOccupancy", d.calibration.latencyHidingOccupancy},
+                                {"source", s(d.calibration.source)}});
     o.insert("power", QJsonObject{{"tdpWatts", d.power.tdpWatts}, {"staticWatts", d.power.staticWatts}});
     QJsonArray estimated;
     for (const std::string &e : d.estimated)

@@ -33,7 +33,15 @@ QJsonObject costJson(const TaskCost &c)
     QJsonObject bytes;
     for (const auto &[level, n] : c.bytesByLevel)
         bytes[qs(level)] = static_cast<qint64>(n);
-    return {{"time_ns", c.timeNs}, {"compute_ns", c.computeNs}, {"energy_j", c.energyJ}, {"bytes", bytes}};
+    return {{"time_ns", c.timeNs},
+            {"compute_ns", c.computeNs},
+            {"memory_ns", c.memoryNs},
+            {"launch_ns", c.launchNs},
+            {"contention_ns", c.contentionNs},
+            {"sync_ns", c.syncNs},
+            {"kind", qs(std::string(costKindName(c.kind)))},
+            {"energy_j", c.energyJ},
+            {"bytes", bytes}};
 }
 
 QJsonObject planJson(const ExecutionPlan &p, const Graph &g)
@@ -305,9 +313,26 @@ Expected<ExecutionPlan> readPlan(const Reader &r, const QJsonObject &o, const Gr
         TS_READ(time, r.real(c.contains("time_ns") ? c["time_ns"] : QJsonValue(0.0), path + "cost.time_ns"));
         TS_READ(compute, r.real(c.contains("compute_ns") ? c["compute_ns"] : QJsonValue(0.0), path + "cost.compute_ns"));
         TS_READ(energy, r.real(c.contains("energy_j") ? c["energy_j"] : QJsonValue(0.0), path + "cost.energy_j"));
+        auto part = [&](const char *key) { return c.contains(key) ? c[key] : QJsonValue(0.0); };
+        TS_READ(memory, r.real(part("memory_ns"), path + "cost.memory_ns"));
+        TS_READ(launch, r.real(part("launch_ns"), path + "cost.launch_ns"));
+        TS_READ(contention, r.real(part("contention_ns"), path + "cost.contention_ns"));
+        TS_READ(sync, r.real(part("sync_ns"), path + "cost.sync_ns"));
         task.cost.timeNs = time;
         task.cost.computeNs = compute;
+        task.cost.memoryNs = memory;
+        task.cost.launchNs = launch;
+        task.cost.contentionNs = contention;
+        task.cost.syncNs = sync;
         task.cost.energyJ = energy;
+        // Documents written before cost kinds existed hold estimates.
+        if (c.contains("kind")) {
+            const std::string kind = c["kind"].toString().toStdString();
+            const auto k = costKindFromName(kind);
+            if (!k)
+                return r.error(path + "cost.kind", "unknown cost kind '" + kind + "'; known: estimated, measured, simulated");
+            task.cost.kind = *k;
+        }
         const QJsonObject bytes = c["bytes"].toObject();
         for (auto it = bytes.begin(); it != bytes.end(); ++it) {
             TS_READ(n, r.integer(it.value(), path + "cost.bytes." + it.key().toStdString(), 0, INT64_MAX / 2));

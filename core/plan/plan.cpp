@@ -7,6 +7,24 @@
 
 namespace tessera {
 
+std::string_view costKindName(CostKind k)
+{
+    switch (k) {
+    case CostKind::Estimated: return "estimated";
+    case CostKind::Simulated: return "simulated";
+    case CostKind::Measured: return "measured";
+    }
+    return "?";
+}
+
+std::optional<CostKind> costKindFromName(std::string_view name)
+{
+    for (CostKind k : {CostKind::Estimated, CostKind::Simulated, CostKind::Measured})
+        if (costKindName(k) == name)
+            return k;
+    return std::nullopt;
+}
+
 std::string_view taskKindName(TaskKind k)
 {
     switch (k) {
@@ -51,6 +69,12 @@ TaskCost ExecutionPlan::totalCost() const
     for (const Task &t : tasks) {
         sum.timeNs += t.cost.timeNs;
         sum.computeNs += t.cost.computeNs;
+        sum.memoryNs += t.cost.memoryNs;
+        sum.launchNs += t.cost.launchNs;
+        sum.contentionNs += t.cost.contentionNs;
+        sum.syncNs += t.cost.syncNs;
+        // The least trustworthy kind of any part: one estimate makes the sum an estimate.
+        sum.kind = &t == &tasks.front() ? t.cost.kind : std::min(sum.kind, t.cost.kind);
         sum.energyJ += t.cost.energyJ;
         for (const auto &[level, bytes] : t.cost.bytesByLevel)
             sum.bytesByLevel[level] += bytes;

@@ -20,7 +20,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera {
@@ -54,10 +56,27 @@ struct NodeTile {
     ops::Region region;
 };
 
+// Where a cost comes from: a model's estimate, a simulator's run, or a
+// measurement on the device (measured beats modelled: docs/cost-model.md).
+enum class CostKind : std::uint8_t { Estimated, Simulated, Measured };
+std::string_view costKindName(CostKind k); // "estimated", "simulated", "measured"
+std::optional<CostKind> costKindFromName(std::string_view name);
+
+// The cost of one task and its parts (docs/cost-model.md). For tasks costed
+// by the device cost model the parts add up to the duration:
+//   timeNs = launchNs + computeNs + memoryNs + contentionNs + syncNs
+// (computeNs / memoryNs: time running alone, on whichever bound limits each
+// launch; launchNs: waiting for the host to issue it; contentionNs: running
+// slower because concurrent kernels share the cores; syncNs: a barrier).
 struct TaskCost {
-    double timeNs = 0;     // estimated duration
-    double computeNs = 0;  // the compute part of it
+    double timeNs = 0;        // duration in the plan's timeline
+    double computeNs = 0;     // running alone, compute-bound
+    double memoryNs = 0;      // running alone, memory-bound
+    double launchNs = 0;      // waiting to be issued
+    double contentionNs = 0;  // sharing cores with concurrent kernels
+    double syncNs = 0;        // synchronisation (barriers)
     double energyJ = 0;
+    CostKind kind = CostKind::Estimated;
     std::map<std::string, std::int64_t> bytesByLevel; // traffic per memory level name
 };
 

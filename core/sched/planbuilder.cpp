@@ -30,7 +30,8 @@ TaskId PlanBuilder::addKernel(std::string name, std::vector<NodeId> nodes, const
     task.binding = binding;
     task.stage = stage;
     task.label = name;
-    task.cost = m_cost.kernelCost(m_graph, nodes, placement);
+    KernelEstimate estimate = m_cost.estimateKernel(m_graph, nodes, placement);
+    task.cost = estimate.cost;
     if (m_lastBarrier >= 0)
         task.deps.push_back(m_lastBarrier);
     for (NodeId n : nodes)
@@ -73,16 +74,50 @@ TaskId PlanBuilder::addKernel(std::string name, std::vector<NodeId> nodes, const
             m_buffer[t] = bid;
             task.writes.push_back(bid);
         }
+    m_pending.emplace_back(id, std::move(estimate));
     return m_plan.addTask(std::move(task));
+}
+
+void PlanBuilder::costStage()
+{
+    if (m_pending.empty())
+        return;
+    std::vector<std::int32_t> streamIds; // in order of first use
+    std::vector<std::vector<const KernelEstimate *>> streams;
+    std::vector<std::vector<TaskId>> tasks;
+    for (const auto &[id, estimate] : m_pending) {
+        const std::int32_t stream = m_plan.tasks[static_cast<std::size_t>(id)].binding.stream;
+        auto it = std::find(streamIds.begin(), streamIds.end(), stream);
+        const auto s = static_cast<std::size_t>(it - streamIds.begin());
+        if (it == streamIds.end()) {
+            streamIds.push_back(stream);
+            streams.emplace_back();
+            tasks.emplace_back();
+        }
+        streams[s].push_back(&estimate);
+        tasks[s].push_back(id);
+    }
+    const StageEstimate stage = m_cost.estimateStage(streams);
+    for (std::size_t s = 0; s < tasks.size(); ++s)
+        for (std::size_t k = 0; k < tasks[s].size(); ++k)
+            m_plan.tasks[static_cast<std::size_t>(tasks[s][k])].cost = stage.costs[s][k];
+    m_pending.clear();
+}
+
+ExecutionPlan PlanBuilder::finish()
+{
+    costStage();
+    return std::move(m_plan);
 }
 
 TaskId PlanBuilder::addBarrier(std::int32_t stage)
 {
+    costStage();
     Task t;
     t.kind = TaskKind::Barrier;
     t.stage = stage;
     t.label = "barrier";
-    t.cost.timeNs = m_cost.syncNs();
+    t.cost.timeNs = t.cost.syncNs = m_cost.syncNs();
     for (std::size_t i = m_sinceBarrier; i < m_plan.tasks.size(); ++i)
         t.deps.push_back(static_cast<TaskId>(i));
     if (t.deps.empty() && m_lastBarrier >= 0)

@@ -3,6 +3,13 @@
 // instance-split schedulers (GraphTurbo, Welder, BrickDL) add their tasks
 // directly to an ExecutionPlan.
 //
+// Costs come from the cost model in two steps: each kernel alone
+// (CostModel::estimateKernel), then, at each barrier and at finish(), the
+// kernels issued since the previous barrier as one stage, one stream per
+// binding.stream (CostModel::estimateStage: launch waits and contention for
+// cores). A task's time is then from its stream's previous task's end to its
+// own end, so the plan's estimated timeline reproduces the model's stages.
+//
 // Dependencies are derived, not declared: a kernel task depends on the tasks
 // that produced its external inputs and on the last barrier. Each escaping
 // tensor gets a buffer at the kernel's I/O level so liveness is visible.
@@ -29,10 +36,15 @@ public:
     // tasks depend on it. Costs the cost model's syncNs.
     TaskId addBarrier(std::int32_t stage = -1);
 
+    // The plan so far; tasks since the last barrier carry their costs alone
+    // until the next barrier or finish() costs their stage.
     const ExecutionPlan &plan() const { return m_plan; }
-    ExecutionPlan finish() { return std::move(m_plan); }
+    ExecutionPlan finish();
 
 private:
+    void costStage(); // the pending kernels as one stage
+
+    std::vector<std::pair<TaskId, KernelEstimate>> m_pending; // kernels since the last barrier
     const Graph &m_graph;
     const CostModel &m_cost;
     ExecutionPlan m_plan;

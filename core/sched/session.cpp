@@ -1,6 +1,7 @@
 #include "core/sched/session.h"
 
-#include "core/cost/roofline.h"
+#include "core/cost/devicecost.h"
+#include "core/cost/measuredcost.h"
 #include "core/ir/graphhash.h"
 #include "core/ir/hierarchy.h"
 
@@ -13,7 +14,11 @@ Expected<ScheduleRun> scheduleGraph(const Graph &graph, const Device &device, co
     if (!options)
         return options.status();
     const Hierarchy hierarchy = inferHierarchy(graph);
-    const RooflineCostModel cost(device);
+    const DeviceCostModel model(device);
+    std::optional<MeasuredCostModel> measured;
+    if (setup.meter)
+        measured.emplace(model, *setup.meter);
+    const CostModel &cost = measured ? static_cast<const CostModel &>(*measured) : model;
     ScheduleRequest request;
     request.graph = &graph;
     request.hierarchy = &hierarchy;

@@ -1,6 +1,6 @@
 // scheduleGraph: the whole "pick an algorithm and a device, schedule" step as
-// the CLI, the workbench and project replay all run it — hierarchy, default
-// cost model, option resolution, overrides, verification.
+// the CLI, the workbench and project replay all run it — hierarchy, the
+// device's cost model (measured kernels first when a meter is given), option resolution, overrides, verification.
 #pragma once
 
 #include "core/sched/scheduler.h"
@@ -13,6 +13,8 @@
 
 namespace tessera {
 
+class KernelMeter;
+
 struct ScheduleSetup {
     std::map<std::string, std::string> options; // as text, resolved against the scheduler's specs
     Overrides overrides;
@@ -20,6 +22,9 @@ struct ScheduleSetup {
     std::function<void(double)> progress;
     std::map<std::string, std::string> modelProperties; // ImportResult::metadata.properties
     std::optional<SearchSpaceRequest> searchSpace;      // ask for the explored search space
+    // A backend that measures kernels on the device: its times replace the
+    // device model's (MeasuredCostModel, core/cost/measuredcost.h). Null: estimates.
+    KernelMeter *meter = nullptr;
 };
 
 Expected<ScheduleRun> scheduleGraph(const Graph &graph, const Device &device, const IScheduler &scheduler,

@@ -85,7 +85,8 @@ public:
                              "units from " + units->source);
         s0.numbers = {{"units", double(units->units.size())}, {"blocks", double(units->blocks.size())}};
 
-        const AnalyticGpuLatency latency(g, *units, *req.device);
+        // The request's cost model: the one every scheduler's plan is costed with.
+        const ModelStageLatency latency(g, *units, *req.cost);
         // The DP explorer's tables, only when asked: the default run keeps no log.
         IosSearchLog log;
         if (req.searchSpace)
@@ -94,7 +95,12 @@ public:
         auto search = iosSearch(g, *units, latency, iosSearchOptions(req.options), context);
         if (!search)
             return search.status();
-        auto plan = lowerIosSchedule(g, *units, search->schedule, *req.cost);
+        // The plan is costed by the same model, stage by stage (PlanBuilder), so
+        // it needs no stage estimates to scale its tasks to: drop them.
+        IosSchedule lowered = search->schedule;
+        for (IosStage &stage : lowered.stages)
+            stage.latencyNs = std::nan("");
+        auto plan = lowerIosSchedule(g, *units, lowered, *req.cost);
         if (!plan)
             return plan.status().prefix("ios schedule");
 

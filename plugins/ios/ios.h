@@ -3,7 +3,7 @@
 //
 // Units and blocks come from iosUnitsForGraph() (the IOS converter's node
 // names, else the structural rule of iosunits.h); stage latencies from the
-// analytic GPU model on the request's device (stagelatency.h); the search is
+// request's cost model, the one every plan is costed with (stagelatency.h); the search is
 // iosSearch() (iossearch.h); the schedule is lowered by lowerIosSchedule()
 // (iosformat.h): each stage's groups as kernels on streams 0..k-1,
 // a merged convolution as one kernel (strategy "merge"), then a barrier.

@@ -13,7 +13,7 @@
 //     from the IOS config (--config for an .onnx model).
 #include "plugins/ios/ioscommands.h"
 
-#include "core/cost/roofline.h"
+#include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
@@ -126,7 +126,7 @@ int runImport(const Args &args, const Extensions &extensions)
     auto dev = device(args);
     if (!dev)
         return fail(dev.status());
-    const RooflineCostModel cost(*dev);
+    const DeviceCostModel cost(*dev);
     auto plan = lowerIosSchedule(model->graph, *units, *schedule, cost);
     if (!plan)
         return fail(plan.status());

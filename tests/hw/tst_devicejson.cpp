@@ -27,6 +27,7 @@ const char *kMinimal = R"({
   ],
   "units": [{"name": "MME", "kind": "matrix", "peak": {"f16": "8 TFLOP/s", "i8": "16 TOP/s"}, "ops": ["gemm"]}],
   "overheads": {"kernelLaunch": "5 us"},
+  "calibration": {"computeEfficiency": 0.8, "memoryEfficiency": 0.9, "source": "test"},
   "power": {"tdpWatts": 20, "staticWatts": 3},
   "estimated": ["levels[1].bandwidth"]
 })";
@@ -178,15 +179,77 @@ TEST(DeviceJson, GpuBlockIsChecked)
     const QJsonObject gpu{{"warpSize", 32}, {"smPartitions", 4}, {"maxThreadsPerSm", 2048},
         {"maxThreadsPerBlock", 1024}, {"maxBlocksPerSm", 32}, {"registersPerSm", 65536},
         {"maxRegistersPerThread", 255}, {"sharedMemPerSm", "96 KiB"}, {"maxSharedMemPerBlock", "48 KiB"}};
-    Expected<Device> d = parseDevice(edited([&](QJsonObject &o) { o["kind"] = "gpu"; o["gpu"] = gpu; }), "g.json");
+    // A GPU also states its occupancy calibration and its launch and sync overheads.
+    auto asGpu = [](QJsonObject &o) {
+        o["kind"] = "gpu";
+        QJsonObject cal = o["calibration"].toObject();
+        cal["latencyHidingOccupancy"] = 0.25;
+        o["calibration"] = cal;
+        o["overheads"] = QJsonObject{{"kernelLaunch", "5 us"}, {"sync", "5 us"}};
+    };
+    Expected<Device> d = parseDevice(edited([&](QJsonObject &o) { asGpu(o); o["gpu"] = gpu; }), "g.json");
     ASSERT_TRUE(d.isOk()) << d.status().str();
     EXPECT_EQ(d->gpu->maxSharedMemPerBlock, 49152);
 
     QJsonObject partial = gpu;
     partial.remove("warpSize");
-    EXPECT_EQ(errorOf(edited([&](QJsonObject &o) { o["kind"] = "gpu"; o["gpu"] = partial; })),
+    EXPECT_EQ(errorOf(edited([&](QJsonObject &o) { asGpu(o); o["gpu"] = partial; })),
         "gpu.warpSize: required field is missing");
-    EXPECT_EQ(errorOf(edited([](QJsonObject &o) { o["kind"] = "gpu"; })), "gpu: required for kind 'gpu'");
+    EXPECT_EQ(errorOf(edited([&](QJsonObject &o) { asGpu(o); })), "gpu: required for kind 'gpu'");
+
+    // Missing or contradictory calibration of a GPU (issue 10): refused, naming the field.
+    EXPECT_EQ(errorOf(edited([&](QJsonObject &o) {
+                  asGpu(o);
+                  o["gpu"] = gpu;
+                  QJsonObject cal = o["calibration"].toObject();
+                  cal.remove("latencyHidingOccupancy");
+                  o["calibration"] = cal;
+              })),
+              "calibration.latencyHidingOccupancy: required field is missing");
+    EXPECT_EQ(errorOf(edited([&](QJsonObject &o) {
+                  asGpu(o);
+                  o["gpu"] = gpu;
+                  o["overheads"] = QJsonObject{{"kernelLaunch", "5 us"}};
+              })),
+              "overheads.sync: must be positive, got 0");
+    // A GPU without its SM count.
+    EXPECT_EQ(errorOf(edited([&](QJsonObject &o) {
+                  asGpu(o);
+                  o["gpu"] = gpu;
+                  o["topology"] = QJsonObject{{"clusters", 1}, {"unitsPerCore", 2}};
+              })),
+              "topology.coresPerCluster: required field is missing");
+}
+
+TEST(DeviceJson, CalibrationIsChecked)
+{
+    Expected<Device> d = parseDevice(kMinimal, "test.json");
+    ASSERT_TRUE(d.isOk()) << d.status().str();
+    EXPECT_EQ(d->calibration.computeEfficiency, 0.8);
+    EXPECT_EQ(d->calibration.memoryEfficiency, 0.9);
+    EXPECT_EQ(d->calibration.source, "test");
+
+    auto setCal = [](const char *key, const QJsonValue &v) {
+        return edited([&](QJsonObject &o) {
+            QJsonObject cal = o["calibration"].toObject();
+            if (v.isUndefined())
+                cal.remove(key);
+            else
+                cal[key] = v;
+            o["calibration"] = cal;
+        });
+    };
+    EXPECT_EQ(errorOf(edited([](QJsonObject &o) { o.remove("calibration"); })),
+              "calibration: required field is missing");
+    EXPECT_EQ(errorOf(setCal("computeEfficiency", 1.5)), "calibration.computeEfficiency: must be in (0, 1], got 1.5");
+    EXPECT_EQ(errorOf(setCal("memoryEfficiency", 0)), "calibration.memoryEfficiency: must be in (0, 1], got 0");
+    EXPECT_EQ(errorOf(setCal("memoryEfficiency", QJsonValue::Undefined)),
+              "calibration.memoryEfficiency: required field is missing");
+    EXPECT_EQ(errorOf(setCal("source", QJsonValue::Undefined)), "calibration.source: required field is missing");
+    EXPECT_EQ(errorOf(setCal("efficiency", 0.5)).rfind("calibration.efficiency", 0), 0u); // a typo
+    // Zero bandwidth: no silent default.
+    EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "levels", 1, "bandwidth", 0); })),
+              "levels[1].bandwidth: must be positive, got 0");
 }
 
 TEST(DeviceJson, RoundTrip)

@@ -1,5 +1,5 @@
 // Schedule documents: round trip, schema validity, and refusal of bad input.
-#include "core/cost/roofline.h"
+#include "core/cost/devicecost.h"
 #include "core/hw/device.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
@@ -39,7 +39,7 @@ protected:
     void SetUp() override
     {
         graph = testgraphs::residualChain(2);
-        RooflineCostModel cost(dev);
+        DeviceCostModel cost(dev);
         ScheduleRequest r;
         r.graph = &graph;
         r.device = &dev;
@@ -122,7 +122,7 @@ TEST_F(ScheduleJson, MakeScheduleDocumentTakesEveryFieldFromTheRun)
 // options are only what the caller passes.
 TEST_F(ScheduleJson, MakeScheduleDocumentInventsNothing)
 {
-    RooflineCostModel cost(dev);
+    DeviceCostModel cost(dev);
     ScheduleRequest r;
     r.graph = &graph;
     r.device = &dev;

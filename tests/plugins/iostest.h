@@ -2,6 +2,7 @@
 // stage latency model, the V100 preset and the IOS networks imported once.
 #pragma once
 
+#include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
 #include "plugins/ios/iosformat.h"
 #include "plugins/ios/iosimport.h"
@@ -66,6 +67,13 @@ inline const Device &v100()
         return *dev;
     }();
     return d;
+}
+
+// The V100's cost model: every scheduler's and every stage's estimate.
+inline const DeviceCostModel &v100Cost()
+{
+    static const DeviceCostModel m(v100());
+    return m;
 }
 
 // The four IOS networks, imported once per test binary.

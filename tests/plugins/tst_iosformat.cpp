@@ -3,7 +3,7 @@
 // export → import round trips, the merge of Fig. 3.1 written in IOS's format,
 // and the bad inputs (cyclic, disconnected or unknown configs; schedules that
 // break a dependency or name unknown operators).
-#include "core/cost/roofline.h"
+#include "core/cost/devicecost.h"
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
 #include "plugins/ios/ios.h"
@@ -156,7 +156,7 @@ TEST(IosSchedules, SavedInceptionScheduleImportsAndVerifies)
     EXPECT_EQ(blockText(units, *schedule, 5), "{41+42+45} ; 43 | 46,47,48 | 50,51 ; 44 ; 49 ; 52");
     EXPECT_EQ(blockText(units, *schedule, 11), "108 | 109 | 112,113 | 116,117 ; 110 | 111 | 114 | 115 ; 118");
 
-    const RooflineCostModel cost(v100());
+    const DeviceCostModel cost(v100());
     auto plan = lowerIosSchedule(model.graph, units, *schedule, cost);
     ASSERT_TRUE(plan.isOk()) << plan.status().str();
     EXPECT_TRUE(verifyPlan(*plan, model.graph, &v100()).isOk());
@@ -319,7 +319,7 @@ TEST(IosMerge, Fig31TwoConvsBecomeOneOf384)
     ASSERT_TRUE(model.isOk()) << model.status().str();
     auto units = iosUnitsOf(*model);
     ASSERT_TRUE(units.isOk());
-    const AnalyticGpuLatency lat(model->graph, *units, v100());
+    const ModelStageLatency lat(model->graph, *units, v100Cost());
     IosSearchOptions merge;
     merge.parallel = false;
     auto r = iosSearch(model->graph, *units, lat, merge);
@@ -343,7 +343,7 @@ TEST(IosMerge, Fig31TwoConvsBecomeOneOf384)
             pb = n.toObject();
     EXPECT_EQ(pb.value("inputs").toArray(), (QJsonArray{QJsonArray{QJsonArray{"a", 128, 384}}}));
 
-    const RooflineCostModel cost(v100());
+    const DeviceCostModel cost(v100());
     auto plan = lowerIosSchedule(model->graph, *units, r->schedule, cost);
     ASSERT_TRUE(plan.isOk());
     EXPECT_EQ(plan->kernels[0].strategy, "merge");
@@ -357,7 +357,7 @@ TEST(IosMerge, DifferentStridesDoNotMerge)
     ASSERT_TRUE(model.isOk()) << model.status().str();
     auto units = iosUnitsOf(*model);
     ASSERT_TRUE(units.isOk());
-    const AnalyticGpuLatency lat(model->graph, *units, v100());
+    const ModelStageLatency lat(model->graph, *units, v100Cost());
     IosSearchOptions merge;
     merge.parallel = false;
     auto r = iosSearch(model->graph, *units, lat, merge);

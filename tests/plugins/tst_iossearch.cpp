@@ -2,7 +2,7 @@
 // sequential and greedy schedules of §4.2, Table 3.1's largest blocks),
 // pruning, overrides of choice[S], the too-wide message, the analytic stage
 // latency model's §2.3 effects, unit formation and the scheduler end to end.
-#include "core/cost/roofline.h"
+#include "core/cost/devicecost.h"
 #include "samples/ios_networks.h"
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
@@ -194,7 +194,7 @@ TEST(IosSpecialCases, ROneSOneIsTheSequentialSchedule)
 {
     const ImportResult &model = iosNetwork("inception_v3");
     const IosUnitSet units = iosUnits("inception_v3");
-    const AnalyticGpuLatency lat(model.graph, units, v100());
+    const ModelStageLatency lat(model.graph, units, v100Cost());
     IosSearchOptions o;
     o.merge = false;
     o.maxGroupSize = 1;
@@ -216,8 +216,8 @@ TEST(IosSpecialCases, GreedyAndSequentialPlansAreInTheSearchSpace)
 {
     const Graph g = convBlock();
     const IosUnitSet units = unitsPerNode(g);
-    const AnalyticGpuLatency lat(g, units, v100());
-    const RooflineCostModel cost(v100());
+    const ModelStageLatency lat(g, units, v100Cost());
+    const DeviceCostModel cost(v100());
 
     ScheduleRequest req;
     req.graph = &g;
@@ -279,7 +279,7 @@ TEST(IosTable31, LargestBlocksMatchTheThesis)
                            Row{"nasnet", 18, 8, 3.1e5, 7.2e12}, Row{"randwire", 33, 8, 1.2e6, 9.2e22}}) {
         const ImportResult &model = iosNetwork(row.network);
         const IosUnitSet units = iosUnits(row.network);
-        const AnalyticGpuLatency lat(model.graph, units, v100());
+        const ModelStageLatency lat(model.graph, units, v100Cost());
         auto r = iosSearch(model.graph, units, lat, unpruned(false));
         ASSERT_TRUE(r.isOk()) << row.network;
         const IosPartStats *largest = &r->parts.front();
@@ -304,7 +304,7 @@ TEST(IosTable31, CountsAreDeterministicAndMergeAddsStages)
     for (const char *network : {"inception_v3", "squeezenet", "nasnet"}) {
         const ImportResult &model = iosNetwork(network);
         const IosUnitSet units = iosUnits(network);
-        const AnalyticGpuLatency lat(model.graph, units, v100());
+        const ModelStageLatency lat(model.graph, units, v100Cost());
         auto both = iosSearch(model.graph, units, lat, unpruned(true));
         auto again = iosSearch(model.graph, units, lat, unpruned(true));
         auto parallel = iosSearch(model.graph, units, lat, unpruned(false));
@@ -328,7 +328,7 @@ TEST(IosPruning, SmallerRAndSShrinkTheSpaceMonotonically)
 {
     const ImportResult &model = iosNetwork("inception_v3");
     const IosUnitSet units = iosUnits("inception_v3");
-    const AnalyticGpuLatency lat(model.graph, units, v100());
+    const ModelStageLatency lat(model.graph, units, v100Cost());
     double lastTransitions = 0, lastOptimum = 1e300;
     for (auto [r, s] : {std::pair{1, 1}, {1, 3}, {1, 8}, {2, 8}, {3, 8}, {64, 64}}) {
         IosSearchOptions o;
@@ -414,7 +414,7 @@ TEST(IosOverrides, ForcedStageReoptimisesTheRest)
 {
     const Graph g = convBlock();
     const IosUnitSet units = unitsPerNode(g);
-    const AnalyticGpuLatency lat(g, units, v100());
+    const ModelStageLatency lat(g, units, v100Cost());
     const IosSearchOptions o = unpruned(true);
     DecisionContext plain;
     IosSearchContext ctx;
@@ -440,7 +440,7 @@ TEST(IosOverrides, ForcedStageReoptimisesTheRest)
     EXPECT_NEAR(r->chosenNs, first.options[static_cast<std::size_t>(other)].cost, 1e-6);
     // The forced stage is the last one; the rest is optimal for what remains.
     EXPECT_EQ(stageUnits(units, r->schedule.stages.back()), idUnits(forced));
-    const RooflineCostModel cost(v100());
+    const DeviceCostModel cost(v100());
     auto plan = lowerIosSchedule(g, units, r->schedule, cost);
     ASSERT_TRUE(plan.isOk()) << plan.status().str();
     EXPECT_TRUE(verifyPlan(*plan, g, &v100()).isOk());
@@ -450,7 +450,7 @@ TEST(IosOverrides, StageOutsideThePrunedSpaceIsComputed)
 {
     const Graph g = convBlock();
     const IosUnitSet units = unitsPerNode(g);
-    const AnalyticGpuLatency lat(g, units, v100());
+    const ModelStageLatency lat(g, units, v100Cost());
     IosSearchOptions o;
     o.merge = false;
     o.maxGroupSize = 1;
@@ -466,7 +466,7 @@ TEST(IosOverrides, StageOutsideThePrunedSpaceIsComputed)
     ASSERT_TRUE(r.isOk()) << r.status().str();
     EXPECT_EQ(forced.overrideReports().at(0).outcome, OverrideReport::Outcome::Applied);
     EXPECT_EQ(r->schedule.stages.size(), 1u);
-    const RooflineCostModel cost(v100());
+    const DeviceCostModel cost(v100());
     auto plan = lowerIosSchedule(g, units, r->schedule, cost);
     ASSERT_TRUE(plan.isOk()) << plan.status().str();
     EXPECT_TRUE(verifyPlan(*plan, g, &v100()).isOk());
@@ -511,64 +511,8 @@ TEST(IosOverrides, StaleAndIllegalOverridesAreReported)
     EXPECT_NE(unknown.overrideReports().at(0).reason.find("'q' is not an operator of this part"), std::string::npos);
 }
 
-// ---- the analytic latency model (§2.3) ----------------------------------------------------
-
-TEST(IosLatencyModel, ReproducesTheLowUtilisationEffects)
-{
-    const Graph empty;
-    const IosUnitSet none;
-    const AnalyticGpuLatency m(empty, none, v100());
-    ASSERT_EQ(m.sms(), 80);
-
-    // §2.3's cuDNN kernel: 375 → 750 channels, 3×3, 15×15 output: 48 thread
-    // blocks of 256 threads × 126 registers, 2 resident per SM.
-    const GpuKernel small = m.finish(m.convKernel(1, 375, 750, 1, 3, 3, 15, 15));
-    EXPECT_EQ(small.blocks, 48);
-    EXPECT_EQ(small.residentBlocks, 2);
-    EXPECT_LT(small.demandSms, 0.5 * m.sms()); // a small kernel leaves most SMs idle
-
-    // Concurrency helps small kernels: two side by side take about as long as one.
-    // (The host issues one kernel per launch overhead.)
-    const double launch = v100().overheads.kernelLaunchNs;
-    const double one = m.streamsNs({{&small}});
-    const double serial = m.streamsNs({{&small, &small}});
-    const double side = m.streamsNs({{&small}, {&small}});
-    EXPECT_NEAR(side, one + launch, 1e-6 * one);
-    EXPECT_NEAR(serial, 2 * one - launch, 1e-6 * one); // the second launch hides behind the first kernel
-    EXPECT_LT(side, 0.6 * serial);
-
-    // Negative twin: a kernel that fills the device (64 registers: 4 blocks of
-    // 8 warps per SM) gains nothing from a partner.
-    GpuKernel big = m.convKernel(8, 256, 1024, 1, 3, 3, 56, 56);
-    big.registersPerThread = 64;
-    big = m.finish(big);
-    EXPECT_NEAR(big.demandSms, m.sms(), 0.05 * m.sms());
-    const double bigSide = m.streamsNs({{&big}, {&big}});
-    const double bigSerial = m.streamsNs({{&big, &big}});
-    EXPECT_GT(bigSide, 0.95 * bigSerial);
-
-    // Tail effect: one block more than a full wave costs a whole block time more.
-    GpuKernel wave;
-    wave.flops = 1e9;
-    wave.blocks = 160; // 80 SMs × 2 resident
-    wave.threadsPerBlock = 256;
-    wave.registersPerThread = 126;
-    const GpuKernel full = m.finish(wave);
-    wave.flops = 1e9 * 161.0 / 160.0;
-    wave.blocks = 161;
-    const GpuKernel tail = m.finish(wave);
-    EXPECT_GT(tail.aloneNs, 1.4 * full.aloneNs);
-    EXPECT_LT(tail.demandSms, 0.7 * full.demandSms);
-
-    // Low occupancy: the register-limited conv uses half the SM's warps; a
-    // light element-wise kernel fits beside it.
-    GpuKernel light;
-    light.bytes = 4e6;
-    light.blocks = 1000;
-    const GpuKernel lightK = m.finish(light);
-    EXPECT_EQ(lightK.residentBlocks, 8);
-    EXPECT_LT(m.streamsNs({{&full}, {&lightK}}), m.streamsNs({{&full, &lightK}}));
-}
+// ---- the stage latency on the device cost model (core/cost/devicecost.h) -------------------
+// The model's own formulas are tested in tests/sched/tst_devicecost.cpp.
 
 TEST(IosLatencyModel, MergedConvolutionCostsItsPaddedFlops)
 {
@@ -583,17 +527,19 @@ TEST(IosLatencyModel, MergedConvolutionCostsItsPaddedFlops)
            {{"kernel_shape", {std::vector<std::int64_t>{3, 3}}}, {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}});
     g.outputs = {a, b};
     const IosUnitSet units = unitsPerNode(g);
-    const AnalyticGpuLatency m(g, units, v100());
-    const GpuKernel merged = m.mergedKernel({0, 1});
+    const ModelStageLatency m(g, units, v100Cost());
+    const KernelEstimate mergedKernel = m.mergedKernel({0, 1});
+    ASSERT_EQ(mergedKernel.launches.size(), 1u); // one launch: the model merges the convolutions
+    const Launch &merged = mergedKernel.launches[0];
     EXPECT_DOUBLE_EQ(merged.flops, 2.0 * 16 * 16 * 192 * 32 * 9);
-    EXPECT_GT(merged.flops, m.unitKernels(0)[0].flops + m.unitKernels(1)[0].flops);
+    EXPECT_GT(merged.flops, m.unitKernel(0).launches[0].flops + m.unitKernel(1).launches[0].flops);
     EXPECT_EQ(merged.blocks, 4 * 3); // ⌈256/64⌉ × ⌈192/64⌉
     EXPECT_TRUE(std::isfinite(m.stageNs(IosStrategy::Merge, {{0, 1}})));
 
     // A unit that is not a plain convolution cannot be merged.
     const Graph fig = fig34();
     const IosUnitSet relus = unitsPerNode(fig);
-    const AnalyticGpuLatency r(fig, relus, v100());
+    const ModelStageLatency r(fig, relus, v100Cost());
     EXPECT_TRUE(std::isinf(r.stageNs(IosStrategy::Merge, {{0, 2}})));
 }
 
@@ -766,9 +712,10 @@ TEST(IosScheduler, ModelPropertiesCarryTheArtifactsUnitsAndParts)
     EXPECT_NE(broken.status().message().find("ios.units"), std::string::npos) << broken.status().str();
 }
 
-// The plan's estimated timeline agrees with the DP: each stage spans the
-// latency the stage model gave it. A schedule without estimates (as imported
-// from the artifact) keeps the cost model's task times.
+// The plan's estimated timeline agrees with the DP: the search and the plan
+// ask the same cost model, so each stage spans in the plan what it cost in the
+// search — without scaling anything. A schedule without estimates (as
+// imported from the artifact) lowered with the same model gets the same number.
 TEST(IosScheduler, PlanTimelineAgreesWithTheStageLatencies)
 {
     auto scheduler = createIosScheduler();
@@ -783,11 +730,18 @@ TEST(IosScheduler, PlanTimelineAgreesWithTheStageLatencies)
     ASSERT_TRUE(schedule.isOk()) << schedule.status().str();
     for (const IosStage &stage : schedule->stages)
         EXPECT_TRUE(std::isnan(stage.latencyNs));
-    const RooflineCostModel roofline(v100());
-    auto unscaled = lowerIosSchedule(model.graph, units, *schedule, roofline);
-    ASSERT_TRUE(unscaled.isOk()) << unscaled.status().str();
-    EXPECT_EQ(unscaled->tasks.size(), run->result.plan.tasks.size());
-    EXPECT_GT(std::abs(unscaled->estimatedLatencyNs() - chosenNs), chosenNs * 0.05);
+    auto relowered = lowerIosSchedule(model.graph, units, *schedule, v100Cost());
+    ASSERT_TRUE(relowered.isOk()) << relowered.status().str();
+    EXPECT_EQ(relowered->tasks.size(), run->result.plan.tasks.size());
+    EXPECT_NEAR(relowered->estimatedLatencyNs(), chosenNs, chosenNs * 1e-9);
+
+    // Negative twin: another device's model gives another number.
+    auto a100 = DeviceRegistry::standard().lookup("nvidia-a100");
+    ASSERT_TRUE(a100.isOk());
+    const DeviceCostModel other(*a100);
+    auto elsewhere = lowerIosSchedule(model.graph, units, *schedule, other);
+    ASSERT_TRUE(elsewhere.isOk());
+    EXPECT_GT(std::abs(elsewhere->estimatedLatencyNs() - chosenNs), chosenNs * 0.01);
 }
 
 // NasNet has 10^334 feasible schedules: beyond a double, so only

@@ -1,5 +1,5 @@
 // ExecutionPlan verifier: a valid plan passes; each broken invariant is named.
-#include "core/cost/roofline.h"
+#include "core/cost/devicecost.h"
 #include "core/hw/device.h"
 #include "core/plan/tiles.h"
 #include "core/plan/verify.h"
@@ -36,7 +36,7 @@ protected:
     void SetUp() override
     {
         graph = testgraphs::residualChain(1);
-        RooflineCostModel cost(dev);
+        DeviceCostModel cost(dev);
         ScheduleRequest r;
         r.graph = &graph;
         r.device = &dev;

@@ -1,7 +1,7 @@
 // Scheduler plugins loaded from a folder (core/sched/pluginloader.h): the
 // example plugin registers, schedules and verifies like a built-in; every kind
 // of misfit is refused with a one-line diagnostic while the rest still loads.
-#include "core/cost/roofline.h"
+#include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
 #include "core/plan/verify.h"
 #include "core/sched/pluginloader.h"

@@ -1,5 +1,5 @@
 // Scheduling framework: options, decisions and overrides, baselines, replay.
-#include "core/cost/roofline.h"
+#include "core/cost/devicecost.h"
 #include "core/hw/device.h"
 #include "core/plan/verify.h"
 #include "core/sched/scheduler.h"
@@ -36,7 +36,7 @@ Device smallDsa()
 
 struct Fixture {
     Device device = smallDsa();
-    RooflineCostModel cost{device};
+    DeviceCostModel cost{device};
     ScheduleRequest request(const Graph &g)
     {
         ScheduleRequest r;

@@ -1,0 +1,261 @@
+// The device cost model (core/cost/devicecost.h): the GPU effects of ios thesis
+// §2.3, the parts of an estimate, one number per plan whatever scheduler made
+// it, and the device file's calibration reaching every scheduler's estimate.
+#include "core/cost/devicecost.h"
+#include "core/cost/measuredcost.h"
+#include "core/hw/deviceregistry.h"
+#include "core/hw/devicejson.h"
+#include "core/sched/session.h"
+#include "plugins/greedy/greedy.h"
+#include "plugins/layerfusion/layerfusion.h"
+#include "plugins/sequential/sequential.h"
+#include "tests/common/testgraphs.h"
+
+#include <gtest/gtest.h>
+
+using namespace tessera;
+using namespace tessera::testgraphs;
+
+namespace {
+
+const Device &v100()
+{
+    static const Device d = [] {
+        auto dev = DeviceRegistry::standard().lookup("nvidia-v100");
+        EXPECT_TRUE(dev.isOk()) << dev.status().str();
+        return *dev;
+    }();
+    return d;
+}
+
+// Per-SM peak (f32) and HBM bandwidth of the V100 as the model uses them, per ns.
+double peakPerSm()
+{
+    return 15.7e12 * v100().calibration.computeEfficiency / 80 / 1e9;
+}
+double bandwidthPerSm()
+{
+    return 900e9 * v100().calibration.memoryEfficiency / 80 / 1e9;
+}
+
+KernelEstimate one(const Launch &l)
+{
+    KernelEstimate e;
+    e.launches = {l};
+    return e;
+}
+
+// A chain of convolutions: no fusion, no concurrency — sequential and
+// layer-fusion build the same plan.
+Graph convChain()
+{
+    Graph g;
+    g.name = "convs";
+    const TensorId x = tensor(g, "x", {1, 32, 28, 28}, Tensor::Kind::Input);
+    g.inputs = {x};
+    TensorId t = x;
+    for (int i = 0; i < 4; ++i)
+        t = conv28(g, "c" + std::to_string(i), t, 32, 32, 3);
+    g.outputs = {t};
+    return g;
+}
+
+double latencyOf(const Graph &g, const Device &d, const IScheduler &s)
+{
+    auto run = scheduleGraph(g, d, s, {});
+    EXPECT_TRUE(run.isOk()) << run.status().str();
+    return run ? run->result.plan.estimatedLatencyNs() : 0.0;
+}
+
+} // namespace
+
+TEST(DeviceCostModel, ReproducesTheLowUtilisationEffects)
+{
+    const DeviceCostModel m(v100());
+    const double P = peakPerSm(), B = bandwidthPerSm();
+
+    // §2.3's cuDNN kernel: 375 → 750 channels, 3×3, 15×15 output: 48 thread
+    // blocks of 256 threads × 126 registers, 2 resident per SM.
+    const Launch small = m.finish(DeviceCostModel::convLaunch(1, 375, 750, 1, 3, 3, 15, 15), P, B);
+    EXPECT_EQ(small.blocks, 48);
+    EXPECT_EQ(small.residentBlocks, 2);
+    EXPECT_LT(small.demandCores, 0.5 * 80); // a small kernel leaves most SMs idle
+
+    // Concurrency helps small kernels: two side by side take about as long as one.
+    const KernelEstimate k = one(small);
+    const double launch = v100().overheads.kernelLaunchNs;
+    const double alone = m.stageSpanNs({{&k}});
+    const double serial = m.stageSpanNs({{&k, &k}});
+    const double side = m.stageSpanNs({{&k}, {&k}});
+    EXPECT_NEAR(side, alone + launch, 1e-6 * alone);
+    EXPECT_NEAR(serial, 2 * alone - launch, 1e-6 * alone); // the second launch hides behind the first kernel
+    EXPECT_LT(side, 0.6 * serial);
+
+    // Negative twin: a kernel that fills the device (64 registers: 4 blocks of
+    // 8 warps per SM) gains nothing from a partner.
+    Launch big = DeviceCostModel::convLaunch(8, 256, 1024, 1, 3, 3, 56, 56);
+    big.registersPerThread = 64;
+    big.cores = 80;
+    big = m.finish(big, P, B);
+    EXPECT_NEAR(big.demandCores, 80, 0.05 * 80);
+    const KernelEstimate b = one(big);
+    EXPECT_GT(m.stageSpanNs({{&b}, {&b}}), 0.95 * m.stageSpanNs({{&b, &b}}));
+
+    // Tail effect: one block more than a full wave costs a whole block time more.
+    Launch wave;
+    wave.flops = 1e9;
+    wave.blocks = 160; // 80 SMs × 2 resident
+    wave.threadsPerBlock = 256;
+    wave.registersPerThread = 126;
+    wave.cores = 80;
+    const Launch full = m.finish(wave, P, B);
+    wave.flops = 1e9 * 161.0 / 160.0;
+    wave.blocks = 161;
+    const Launch tail = m.finish(wave, P, B);
+    EXPECT_GT(tail.aloneNs, 1.4 * full.aloneNs);
+    EXPECT_LT(tail.demandCores, 0.7 * full.demandCores);
+
+    // Low occupancy: the register-limited conv uses half the SM's warps; a
+    // light element-wise kernel fits beside it.
+    Launch light;
+    light.bytes = 4e6;
+    light.blocks = 1000;
+    light.cores = 80;
+    const Launch lightL = m.finish(light, P, B);
+    EXPECT_EQ(lightL.residentBlocks, 8);
+    EXPECT_TRUE(lightL.memoryBound);
+    const KernelEstimate f = one(full), l = one(lightL);
+    EXPECT_LT(m.stageSpanNs({{&f}, {&l}}), m.stageSpanNs({{&f, &l}}));
+}
+
+// The parts of every task add up to its time; a concurrent stage shows contention.
+TEST(DeviceCostModel, EstimatesCarryTheirParts)
+{
+    const DeviceCostModel m(v100());
+    const Graph g = fig34();
+    const KernelEstimate a = m.estimateKernel(g, {0}, {});
+    const KernelEstimate c = m.estimateKernel(g, {2}, {});
+    EXPECT_EQ(a.cost.kind, CostKind::Estimated);
+    EXPECT_NEAR(a.cost.launchNs, v100().overheads.kernelLaunchNs, 1e-9);
+    EXPECT_EQ(a.cost.contentionNs, 0);
+    EXPECT_GT(a.cost.computeNs + a.cost.memoryNs, 0);
+    EXPECT_GT(a.cost.bytesByLevel.at("HBM"), 0);
+
+    Launch heavy = DeviceCostModel::convLaunch(8, 256, 1024, 1, 3, 3, 56, 56);
+    heavy.cores = 80;
+    const KernelEstimate h = one(m.finish(heavy, peakPerSm(), bandwidthPerSm()));
+    const StageEstimate stage = m.estimateStage({{&h, &a}, {&h, &c}});
+    for (const auto &stream : stage.costs)
+        for (const TaskCost &t : stream)
+            EXPECT_NEAR(t.timeNs, t.launchNs + t.computeNs + t.memoryNs + t.contentionNs + t.syncNs, 1e-6 * t.timeNs);
+    EXPECT_GT(stage.costs[1][0].contentionNs, 0); // two device-filling kernels share the SMs
+    EXPECT_NEAR(std::max(stage.endNs[0][1], stage.endNs[1][1]), stage.spanNs, 1e-9);
+}
+
+// Done-when (issue 10): two schedulers producing the same plan get the same number.
+TEST(DeviceCostModel, SamePlanSameNumberWhicheverScheduler)
+{
+    const Graph g = convChain();
+    auto sequential = createSequentialScheduler();
+    auto fusion = createLayerFusionScheduler();
+    auto a = scheduleGraph(g, v100(), *sequential, {});
+    auto b = scheduleGraph(g, v100(), *fusion, {});
+    ASSERT_TRUE(a.isOk() && b.isOk());
+    ASSERT_EQ(a->result.plan.tasks.size(), b->result.plan.tasks.size());
+    for (std::size_t i = 0; i < a->result.plan.tasks.size(); ++i)
+        EXPECT_EQ(a->result.plan.tasks[i].cost.timeNs, b->result.plan.tasks[i].cost.timeNs) << i;
+    EXPECT_EQ(a->result.plan.estimatedLatencyNs(), b->result.plan.estimatedLatencyNs());
+    EXPECT_GT(a->result.plan.estimatedLatencyNs(), 0);
+
+    // Negative twin: greedy's plan of the same chain adds a barrier per stage.
+    auto greedy = createGreedyScheduler();
+    EXPECT_GT(latencyOf(g, v100(), *greedy), a->result.plan.estimatedLatencyNs() + 3 * v100().overheads.syncNs);
+}
+
+// A user edits the calibration in a device file: every scheduler's estimate changes.
+TEST(DeviceCostModel, DeviceFileCalibrationReachesEveryScheduler)
+{
+    const Graph g = fig34();
+    Device slow = v100();
+    slow.calibration.computeEfficiency = v100().calibration.computeEfficiency / 2;
+    slow.calibration.memoryEfficiency = v100().calibration.memoryEfficiency / 2;
+    // Through the file format, as a user would.
+    auto edited = parseDevice(toJson(slow), "edited.json");
+    ASSERT_TRUE(edited.isOk()) << edited.status().str();
+    for (auto make : {createSequentialScheduler, createGreedyScheduler, createLayerFusionScheduler}) {
+        auto s = make();
+        const double base = latencyOf(g, v100(), *s);
+        const double slower = latencyOf(g, *edited, *s);
+        EXPECT_GT(slower, base * 1.2) << s->info().name;
+    }
+    Device launch = v100();
+    launch.overheads.kernelLaunchNs *= 3;
+    auto seq = createSequentialScheduler();
+    EXPECT_GT(latencyOf(g, launch, *seq), latencyOf(g, v100(), *seq));
+}
+
+// Every preset loads with a calibration that names its source.
+TEST(DeviceCostModel, EveryPresetStatesItsCalibration)
+{
+    const DeviceRegistry registry = DeviceRegistry::standard();
+    ASSERT_GE(registry.devices().size(), 9u);
+    for (const Device &d : registry.devices()) {
+        EXPECT_FALSE(d.calibration.source.empty()) << d.id;
+        EXPECT_GT(d.calibration.computeEfficiency, 0) << d.id;
+        EXPECT_LE(d.calibration.computeEfficiency, 1) << d.id;
+    }
+}
+
+namespace {
+
+// Times one named node's kernel; everything else "cannot be measured".
+class FakeMeter final : public KernelMeter
+{
+public:
+    std::string node;
+    double ns = 0;
+    int calls = 0;
+    CostKind kind() const override { return CostKind::Measured; }
+    Expected<double> kernelNs(const Graph &g, const std::vector<NodeId> &nodes) override
+    {
+        ++calls;
+        if (nodes.size() == 1 && g.node(nodes[0]).name == node)
+            return ns;
+        return Status::error(ErrorCode::Unavailable, "no timer for this kernel");
+    }
+};
+
+} // namespace
+
+// Measured beats modelled: the measured kernel's time replaces the estimate,
+// the plan says which numbers are measured, the rest stay estimates.
+TEST(DeviceCostModel, MeasuredKernelsReplaceEstimates)
+{
+    const Graph g = convChain();
+    auto sequential = createSequentialScheduler();
+    auto modelled = scheduleGraph(g, v100(), *sequential, {});
+    ASSERT_TRUE(modelled.isOk());
+
+    FakeMeter meter;
+    meter.node = "c1";
+    meter.ns = 1e6; // 1 ms: far slower than the model's estimate
+    ScheduleSetup setup;
+    setup.meter = &meter;
+    auto measured = scheduleGraph(g, v100(), *sequential, setup);
+    ASSERT_TRUE(measured.isOk()) << measured.status().str();
+    EXPECT_GE(meter.calls, 4);
+    int measuredTasks = 0;
+    for (const Task &t : measured->result.plan.tasks) {
+        const std::string &name = g.node(measured->result.plan.kernels[t.kernel].nodes[0]).name;
+        if (name == "c1") {
+            EXPECT_EQ(t.cost.kind, CostKind::Measured);
+            EXPECT_NEAR(t.cost.computeNs + t.cost.memoryNs, 1e6, 1);
+            ++measuredTasks;
+        } else {
+            EXPECT_EQ(t.cost.kind, CostKind::Estimated) << name;
+        }
+    }
+    EXPECT_EQ(measuredTasks, 1);
+    EXPECT_EQ(measured->result.plan.totalCost().kind, CostKind::Estimated); // mixed: an estimate
+    EXPECT_GT(measured->result.plan.estimatedLatencyNs(), modelled->result.plan.estimatedLatencyNs() + 0.9e6);
+}
