@@ -75,7 +75,7 @@ int fidelity()
             return 1;
         }
         for (const Row &row : rows) {
-            auto model = samples::importIosNetwork(row.network);
+            auto model = importIosNetwork(row.network);
             if (!model) {
                 std::fprintf(stderr, "%s\n", model.status().str().c_str());
                 return 1;
