@@ -5,10 +5,11 @@
 #pragma once
 
 #include "core/plugin/extensions.h"
-#include "registerallplugins.h" // generated: registerAllPlugins()
 
 #include <string>
 #include <vector>
+
+#include "registerallplugins.h" // generated: registerAllPlugins()
 
 namespace tessera {
 

@@ -17,8 +17,8 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QScrollBar>
 #include <QEventLoop>
+#include <QScrollBar>
 #include <QTimer>
 
 #include <cstdio>
@@ -82,7 +82,8 @@ Row run(const Case &c, int frames, const QString &shots)
 
     QElapsedTimer open;
     open.start();
-    if (!layoutAfter(v, [&] { v.setGraph(s.graph, std::move(s.hierarchy)); }, &row.layoutMs))
+    if (!layoutAfter(
+            v, [&] { v.setGraph(s.graph, std::move(s.hierarchy)); }, &row.layoutMs))
         return row;
     v.viewport()->repaint();
     row.openMs = static_cast<double>(open.nsecsElapsed()) / 1e6;
@@ -97,7 +98,8 @@ Row run(const Case &c, int frames, const QString &shots)
         QElapsedTimer t;
         t.start();
         qint64 ms = 0;
-        if (layoutAfter(v, [&] { v.expandGroup(g); }, &ms)) {
+        if (layoutAfter(
+                v, [&] { v.expandGroup(g); }, &ms)) {
             v.viewport()->repaint();
             row.expandMs = static_cast<double>(t.nsecsElapsed()) / 1e6;
         }
@@ -121,7 +123,8 @@ Row run(const Case &c, int frames, const QString &shots)
     QElapsedTimer t;
     t.start();
     qint64 ms = 0;
-    if (layoutAfter(v, [&] { v.expandAll(); }, &ms)) {
+    if (layoutAfter(
+            v, [&] { v.expandAll(); }, &ms)) {
         v.viewport()->repaint();
         row.expandAllMs = static_cast<double>(t.nsecsElapsed()) / 1e6;
     }
@@ -152,12 +155,14 @@ int main(int argc, char **argv)
         {"resnet50", [] { return layout::resnet50Like(); }, 500},
         {"bert-base", [] { return layout::bertBaseLike(); }, 1500},
         {"dag-20k", [] { return layout::layeredDag(20000); }, 2000},
-        {"dag-20k-flat", [] {
+        {"dag-20k-flat",
+         [] {
              auto s = layout::layeredDag(20000);
              s.hierarchy.reset(s.graph->nodeCount());
              s.hierarchy.finalize();
              return s;
-         }, 2000},
+         },
+         2000},
     };
     std::printf("%-13s %7s %6s %10s %9s %10s %9s %9s %14s %s\n", "graph", "nodes", "items", "layout ms", "open ms",
                 "expand ms", "pan fps", "zoom fps", "expandAll ms", "target");

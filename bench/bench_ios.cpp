@@ -8,13 +8,13 @@
 // Needs tessera_plugin_ios and tessera_samples linked.
 #include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
-#include "plugins/ios/iosformat.h"
 #include "core/sched/session.h"
-#include "plugins/ios/ios.h"
-#include "plugins/ios/iossearch.h"
 #include "plugins/greedy/greedy.h"
-#include "plugins/ios/stagelatency.h"
+#include "plugins/ios/ios.h"
+#include "plugins/ios/iosformat.h"
 #include "plugins/ios/iosimport.h"
+#include "plugins/ios/iossearch.h"
+#include "plugins/ios/stagelatency.h"
 #include "plugins/sequential/sequential.h"
 
 #include <algorithm>
@@ -179,12 +179,18 @@ int main(int argc, char **argv)
         double ms;
     };
     const Measured measured[] = {
-        {"inception_v3", "Sequential", false, true, 1, 1, 6.51}, {"inception_v3", "IOS-Merge", true, false, 3, 8, 5.39},
-        {"inception_v3", "IOS-Parallel", false, true, 3, 8, 4.11}, {"inception_v3", "IOS-Both", true, true, 3, 8, 4.03},
-        {"randwire", "Sequential", false, true, 1, 1, 8.49},      {"randwire", "IOS-Parallel", false, true, 3, 8, 6.02},
-        {"nasnet", "Sequential", false, true, 1, 1, 22.95},       {"nasnet", "IOS-Parallel", false, true, 3, 8, 16.04},
-        {"squeezenet", "Sequential", false, true, 1, 1, 0.86},    {"squeezenet", "IOS-Merge", true, false, 3, 8, 0.74},
-        {"squeezenet", "IOS-Parallel", false, true, 3, 8, 0.82},  {"squeezenet", "IOS-Both", true, true, 3, 8, 0.73},
+        {"inception_v3", "Sequential", false, true, 1, 1, 6.51},
+        {"inception_v3", "IOS-Merge", true, false, 3, 8, 5.39},
+        {"inception_v3", "IOS-Parallel", false, true, 3, 8, 4.11},
+        {"inception_v3", "IOS-Both", true, true, 3, 8, 4.03},
+        {"randwire", "Sequential", false, true, 1, 1, 8.49},
+        {"randwire", "IOS-Parallel", false, true, 3, 8, 6.02},
+        {"nasnet", "Sequential", false, true, 1, 1, 22.95},
+        {"nasnet", "IOS-Parallel", false, true, 3, 8, 16.04},
+        {"squeezenet", "Sequential", false, true, 1, 1, 0.86},
+        {"squeezenet", "IOS-Merge", true, false, 3, 8, 0.74},
+        {"squeezenet", "IOS-Parallel", false, true, 3, 8, 0.82},
+        {"squeezenet", "IOS-Both", true, true, 3, 8, 0.73},
     };
     std::printf("\n%-13s %-13s %11s %11s %7s\n", "network", "variant", "analytic_ms", "measured_ms", "ratio");
     for (const Measured &m : measured) {
@@ -238,11 +244,13 @@ int main(int argc, char **argv)
         double bytes = 0;
         for (const SearchSpace::Table &t : explored->result.searchSpace->tables) {
             transitions += t.transitions.size();
-            bytes += double(t.states.size() * sizeof(SearchSpace::State) + t.transitions.size() * sizeof(SearchSpace::Transition));
+            bytes += double(t.states.size() * sizeof(SearchSpace::State) +
+                            t.transitions.size() * sizeof(SearchSpace::Transition));
             for (const SearchSpace::State &st : t.states)
                 bytes += double(st.label.size() + st.nodes.size() * sizeof(NodeId));
             for (const SearchSpace::Transition &tr : t.transitions)
-                bytes += double(tr.label.size() + tr.decisionKey.size() + tr.optionId.size() + tr.nodes.size() * sizeof(NodeId));
+                bytes += double(tr.label.size() + tr.decisionKey.size() + tr.optionId.size() +
+                                tr.nodes.size() * sizeof(NodeId));
         }
         std::printf("%-13s %13.1f %13.1f %9zu %12zu %10.1f\n", network, plainMs, exploredMs,
                     explored->result.searchSpace->tables.size(), transitions, bytes / (1 << 20));

@@ -8,14 +8,13 @@
 #include "core/sched/session.h"
 #include "samples/catalog.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <QCoreApplication>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <onnx/onnx_pb.h>
 #include <vector>
 
 using namespace tessera;

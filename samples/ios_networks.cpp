@@ -17,8 +17,6 @@
 #include "samples/builder.h"
 #include "samples/catalog.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -31,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <onnx/onnx_pb.h>
 #include <optional>
 #include <unordered_map>
 
@@ -64,8 +63,9 @@ enum class Kind : std::uint8_t { Conv, Pool, Identity, Relu, Activation, Element
 
 // IOS's node types (ir.py Node.from_config), placeholder aside.
 constexpr std::pair<std::string_view, Kind> kKinds[] = {
-    {"activation", Kind::Activation}, {"conv", Kind::Conv}, {"element", Kind::Element},   {"identity", Kind::Identity},
-    {"pool", Kind::Pool},             {"relu", Kind::Relu}, {"sequential", Kind::Sequential},
+    {"activation", Kind::Activation}, {"conv", Kind::Conv}, {"element", Kind::Element},
+    {"identity", Kind::Identity},     {"pool", Kind::Pool}, {"relu", Kind::Relu},
+    {"sequential", Kind::Sequential},
 };
 
 // One IOS node: a unit, or a node inside a Sequential unit.
@@ -116,8 +116,7 @@ public:
     // `subject` starts the messages ("unit 'a'", "block 2"); `node` is their location.
     Fields(const QJsonObject &obj, std::string subject, std::string node, std::string file)
         : m_obj(obj), m_subject(std::move(subject)), m_node(std::move(node)), m_file(std::move(file))
-    {
-    }
+    {}
     const Status &status() const { return m_status; }
 
     bool has(const char *key) const { return m_obj.contains(QLatin1String(key)); }
@@ -183,7 +182,8 @@ public:
                     fail("an input value must be [name, begin, end]");
                     continue;
                 }
-                term.push_back({ref[0].toString().toStdString(), toInt(ref[1], "inputs", 0), toInt(ref[2], "inputs", 0)});
+                term.push_back(
+                    {ref[0].toString().toStdString(), toInt(ref[1], "inputs", 0), toInt(ref[2], "inputs", 0)});
             }
         }
         return out;
@@ -261,16 +261,11 @@ Expected<Kernel> parseKernel(const QJsonObject &obj, const std::string &unit, co
             k.padding = f.pair("padding", 0);
         }
         break;
-    case Kind::Activation:
-        oneOf("act_type", {"relu", "tanh", "sigmoid"});
-        break;
-    case Kind::Element:
-        oneOf("op_type", {"add", "mul"});
-        break;
+    case Kind::Activation: oneOf("act_type", {"relu", "tanh", "sigmoid"}); break;
+    case Kind::Element: oneOf("op_type", {"add", "mul"}); break;
     case Kind::Identity:
     case Kind::Relu:
-    case Kind::Sequential:
-        break;
+    case Kind::Sequential: break;
     }
     TS_TRY(f.status());
     return k;
@@ -320,7 +315,8 @@ Expected<IosGraph> parseConfig(std::string_view json, std::string_view source)
                                Location{g.source, error.offset, {}, {}});
     const QJsonObject root = doc.object();
     if (!doc.isObject() || !root.value(QLatin1String("blocks")).isArray())
-        return Status::invalid("an ios config is an object with \"input\" and \"blocks\"", Location{g.source, -1, {}, {}});
+        return Status::invalid("an ios config is an object with \"input\" and \"blocks\"",
+                               Location{g.source, -1, {}, {}});
 
     Fields graph(root, "the config", {}, g.source);
     g.name = root.contains(QLatin1String("name")) ? graph.string("name") : std::string("ios");
@@ -376,7 +372,8 @@ std::string findCycle(const IosGraph &g, const std::unordered_map<std::string, D
         for (std::size_t k = 0; k < g.units[u].kernels.size(); ++k)
             for (const Term &t : g.units[u].kernels[k].inputs)
                 for (const ValueRef &r : t)
-                    if (auto it = defs.find(r.node); it != defs.end() && it->second.unit >= 0 &&
+                    if (auto it = defs.find(r.node);
+                        it != defs.end() && it->second.unit >= 0 &&
                         (it->second.unit != static_cast<int>(u) || it->second.position >= static_cast<int>(k)))
                         reads[u].push_back(it->second.unit);
     enum : std::uint8_t { White, Grey, Black };
@@ -461,8 +458,9 @@ Status checkReferences(const IosGraph &g)
                             known += ", ...";
                         for (std::size_t i = names.size() > 12 ? names.size() - 10 : 1; i < names.size(); ++i)
                             known += ", " + names[i];
-                        return unitError(unit.name, "input '" + r.node + "' is not defined (block " +
-                                                        std::to_string(unit.block) + " can read: " + known + ")",
+                        return unitError(unit.name,
+                                         "input '" + r.node + "' is not defined (block " + std::to_string(unit.block) +
+                                             " can read: " + known + ")",
                                          g.source);
                     }
                     const Definition d = it->second;
@@ -471,13 +469,17 @@ Status checkReferences(const IosGraph &g)
                     if (!earlier) {
                         if (const std::string cycle = findCycle(g, defs); !cycle.empty())
                             return unitError(unit.name, "the config has a cycle: " + cycle, g.source);
-                        return unitError(unit.name, "input '" + r.node + "' is listed after it (ios configs list "
-                                                    "units in topological order)", g.source);
+                        return unitError(unit.name,
+                                         "input '" + r.node +
+                                             "' is listed after it (ios configs list "
+                                             "units in topological order)",
+                                         g.source);
                     }
                     if (r.node != block.enter && (d.unit < 0 || g.units[d.unit].block != unit.block))
-                        return unitError(unit.name, "input '" + r.node + "' lies outside block " +
-                                                        std::to_string(unit.block) + ", which reads only its enter '" +
-                                                        block.enter + "' and its own units", g.source);
+                        return unitError(unit.name,
+                                         "input '" + r.node + "' lies outside block " + std::to_string(unit.block) +
+                                             ", which reads only its enter '" + block.enter + "' and its own units",
+                                         g.source);
                 }
     }
     return {};
@@ -493,10 +495,7 @@ std::int64_t windowOut(std::int64_t in, std::int64_t kernel, std::int64_t stride
 class Converter
 {
 public:
-    Converter(const IosGraph &g, const SampleOptions &opts)
-        : m_g(g), m_batch(opts.batch), m_b(g.name, opts.seed)
-    {
-    }
+    Converter(const IosGraph &g, const SampleOptions &opts) : m_g(g), m_batch(opts.batch), m_b(g.name, opts.seed) {}
 
     Expected<std::unique_ptr<onnx::ModelProto>> run()
     {
@@ -603,8 +602,9 @@ private:
         switch (k.kind) {
         case Kind::Conv: {
             if (in.shape.c % k.groups || k.outChannels % k.groups)
-                return fail("groups " + std::to_string(k.groups) + " does not divide its " + std::to_string(in.shape.c) +
-                            " input and " + std::to_string(k.outChannels) + " output channels");
+                return fail("groups " + std::to_string(k.groups) + " does not divide its " +
+                            std::to_string(in.shape.c) + " input and " + std::to_string(k.outChannels) +
+                            " output channels");
             out.shape = {k.outChannels, windowOut(in.shape.h, k.kernel[0], k.stride[0], k.padding[0]),
                          windowOut(in.shape.w, k.kernel[1], k.stride[1], k.padding[1])};
             if (out.shape.h < 1 || out.shape.w < 1)
@@ -635,19 +635,14 @@ private:
             out.onnx = node(max ? "MaxPool" : "AveragePool", {in.onnx}, out.shape, attrs);
             break;
         }
-        case Kind::Relu:
-            activation("relu");
-            break;
-        case Kind::Activation:
-            activation(k.variant);
-            break;
+        case Kind::Relu: activation("relu"); break;
+        case Kind::Activation: activation(k.variant); break;
         case Kind::Identity:
         case Kind::Element:
             if (m_unitNodes->size() == before) // nothing to gather: still one node for the unit
                 out.onnx = node("Identity", {in.onnx}, out.shape);
             break;
-        case Kind::Sequential:
-            TS_UNREACHABLE("sequential units are flattened into kernels by the parser");
+        case Kind::Sequential: TS_UNREACHABLE("sequential units are flattened into kernels by the parser");
         }
         if (out.shape.h < 1 || out.shape.w < 1)
             return fail("window " + std::to_string(k.kernel[0]) + "x" + std::to_string(k.kernel[1]) +
@@ -672,7 +667,8 @@ private:
             m_values[k.name] = out;
         }
         if (u.declared && *u.declared != out.shape)
-            return fail("output_shape " + u.declared->str() + " in the config, " + out.shape.str() + " from its inputs");
+            return fail("output_shape " + u.declared->str() + " in the config, " + out.shape.str() +
+                        " from its inputs");
         m_values[u.name] = out;
         return {};
     }
@@ -729,9 +725,9 @@ Status checkOptions(const IosGraph &g, const SampleOptions &opts)
         return Status::error(ErrorCode::Usage, "batch must be at least 1, got " + std::to_string(opts.batch));
     if (opts.imageSize != 0 && (opts.imageSize != g.inputShape.h || opts.imageSize != g.inputShape.w))
         return Status::error(ErrorCode::Usage, "ios network '" + g.name + "' has a fixed " +
-                                                   std::to_string(g.inputShape.h) + "x" + std::to_string(g.inputShape.w) +
-                                                   " input; image size " + std::to_string(opts.imageSize) +
-                                                   " is not available");
+                                                   std::to_string(g.inputShape.h) + "x" +
+                                                   std::to_string(g.inputShape.w) + " input; image size " +
+                                                   std::to_string(opts.imageSize) + " is not available");
     return {};
 }
 

@@ -37,7 +37,6 @@
 #include "core/support/status.h"
 
 #include <memory>
-
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,6 +1,5 @@
 // tessera-cli algorithms [--json]: the registered schedulers and their options.
 #include "app/cli/command.h"
-
 #include "core/plugin/extensions.h"
 #include "core/sched/scheduler.h"
 
@@ -49,8 +48,11 @@ int run(const Args &args, const Extensions &extensions)
 
 Command algorithmsCommand()
 {
-    return {"algorithms", "algorithms [--json]", "list the scheduling algorithms and their options",
-            {ArgSpec{"json", false, false, "--json           machine-readable output"}}, run};
+    return {"algorithms",
+            "algorithms [--json]",
+            "list the scheduling algorithms and their options",
+            {ArgSpec{"json", false, false, "--json           machine-readable output"}},
+            run};
 }
 
 } // namespace tessera::cli

@@ -17,7 +17,8 @@ namespace {
 std::string capabilityText(const BackendCapabilities &c)
 {
     std::string out;
-    for (const auto &[on, name] : {std::pair{c.functional, "functional"}, {c.timing, "timing"}, {c.measured, "measured"}})
+    for (const auto &[on, name] :
+         {std::pair{c.functional, "functional"}, {c.timing, "timing"}, {c.measured, "measured"}})
         if (on)
             out += (out.empty() ? "" : ",") + std::string(name);
     std::string kinds;
@@ -39,14 +40,11 @@ int run(const Args &args, const Extensions &)
             QJsonArray kinds;
             for (const std::string &k : info.capabilities.deviceKinds)
                 kinds.append(QString::fromStdString(k));
-            QJsonObject o{{"name", QString::fromStdString(info.name)},
-                          {"title", QString::fromStdString(info.title)},
-                          {"summary", QString::fromStdString(info.summary)},
-                          {"available", info.available},
-                          {"functional", info.capabilities.functional},
-                          {"timing", info.capabilities.timing},
-                          {"measured", info.capabilities.measured},
-                          {"device_kinds", kinds}};
+            QJsonObject o{
+                {"name", QString::fromStdString(info.name)},       {"title", QString::fromStdString(info.title)},
+                {"summary", QString::fromStdString(info.summary)}, {"available", info.available},
+                {"functional", info.capabilities.functional},      {"timing", info.capabilities.timing},
+                {"measured", info.capabilities.measured},          {"device_kinds", kinds}};
             if (!info.available)
                 o["unavailable_reason"] = QString::fromStdString(info.unavailableReason);
             list.append(o);
@@ -66,8 +64,11 @@ int run(const Args &args, const Extensions &)
 
 Command backendsCommand()
 {
-    return {"backends", "backends [--json]", "list the backends, their capabilities and availability",
-            {{"json", false, false, "--json           machine-readable output"}}, &run};
+    return {"backends",
+            "backends [--json]",
+            "list the backends, their capabilities and availability",
+            {{"json", false, false, "--json           machine-readable output"}},
+            &run};
 }
 
 } // namespace tessera::cli

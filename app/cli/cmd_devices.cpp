@@ -1,8 +1,8 @@
 // tessera-cli devices [--json] [--dir DIR]: the device presets.
 #include "app/cli/command.h"
-#include "core/plugin/extensions.h"
 #include "core/hw/devicejson.h"
 #include "core/hw/deviceregistry.h"
+#include "core/plugin/extensions.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -35,8 +35,8 @@ int run(const Args &args, const Extensions &extensions)
     } else {
         for (const Device &d : reg.devices()) {
             const std::string origin = reg.origin(d.id);
-            std::printf("%-14s %-8s %s\n", d.id.c_str(), origin == "builtin" || origin == "host" ? origin.c_str() : "user",
-                        deviceSummary(d).c_str());
+            std::printf("%-14s %-8s %s\n", d.id.c_str(),
+                        origin == "builtin" || origin == "host" ? origin.c_str() : "user", deviceSummary(d).c_str());
         }
     }
     // A broken user file is bad input even though the others listed fine.

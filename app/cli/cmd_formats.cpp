@@ -1,7 +1,6 @@
 // tessera-cli formats [--json]: the model and schedule formats plugins add
 // (core/plugin/extensions.h), besides ONNX models and schedule documents.
 #include "app/cli/command.h"
-
 #include "core/plugin/extensions.h"
 
 #include <QJsonArray>
@@ -62,8 +61,11 @@ int run(const Args &args, const Extensions &extensions)
 
 Command formatsCommand()
 {
-    return {"formats", "formats [--json]", "list the model and schedule formats plugins add",
-            {ArgSpec{"json", false, false, "--json           machine-readable output"}}, run};
+    return {"formats",
+            "formats [--json]",
+            "list the model and schedule formats plugins add",
+            {ArgSpec{"json", false, false, "--json           machine-readable output"}},
+            run};
 }
 
 } // namespace tessera::cli

@@ -1,9 +1,9 @@
 // tessera-cli inspect MODEL [--json]: what is in a model.
 #include "app/cli/command.h"
-#include "core/plugin/extensions.h"
-#include "core/plugin/modelinput.h"
 #include "core/ir/analysis.h"
 #include "core/ops/ops.h"
+#include "core/plugin/extensions.h"
+#include "core/plugin/modelinput.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -99,8 +99,8 @@ int run(const Args &args, const Extensions &extensions)
     auto printIo = [&](const char *title, const std::vector<TensorId> &ids) {
         std::printf("%s\n", title);
         for (TensorId id : ids)
-            std::printf("  %-32s %-5s %s\n", g.tensor(id).name.c_str(), std::string(dtypeName(g.tensor(id).dtype)).c_str(),
-                        shapeStr(g.tensor(id).shape).c_str());
+            std::printf("  %-32s %-5s %s\n", g.tensor(id).name.c_str(),
+                        std::string(dtypeName(g.tensor(id).dtype)).c_str(), shapeStr(g.tensor(id).shape).c_str());
     };
     printIo("inputs", g.inputs);
     printIo("outputs", g.outputs);

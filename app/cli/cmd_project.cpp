@@ -8,11 +8,11 @@
 // overrides are kept in the project and reported (exit 3), as `schedule` does.
 // `show` lists what a project holds.
 #include "app/cli/command.h"
-#include "core/plugin/extensions.h"
-#include "core/plugin/modelinput.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
+#include "core/plugin/extensions.h"
+#include "core/plugin/modelinput.h"
 #include "core/store/replay.h"
 #include "core/support/fileio.h"
 

@@ -7,10 +7,10 @@
 // --force) or an override was stale or rejected; a differing plan is
 // reported, not an error.
 #include "app/cli/command.h"
-#include "core/plugin/extensions.h"
 #include "app/cli/runsummary.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
+#include "core/plugin/extensions.h"
 #include "core/store/replay.h"
 #include "core/support/fileio.h"
 
@@ -43,8 +43,8 @@ void printJson(const Project &project, const ReplayResult &r)
     QJsonArray notes;
     for (const Diagnostic &d : r.notes.items())
         notes.append(qs(d.message));
-    QJsonObject root = runSummaryJson(run, r.schedule.summary.algorithm, r.schedule.device.id,
-                                      r.schedule.model.metadata.path);
+    QJsonObject root =
+        runSummaryJson(run, r.schedule.summary.algorithm, r.schedule.device.id, r.schedule.model.metadata.path);
     root["project"] = qs(project.path());
     root["est_latency_ms"] = r.schedule.summary.estLatencyMs;
     root["reproduced"] = r.reproduced;

@@ -5,13 +5,13 @@
 // deterministically by core/backend/inputs.h (floats uniform in [-1, 1),
 // integers 0; the n-th synthesised input uses seed n), as the workbench does.
 #include "app/cli/command.h"
-#include "core/plugin/extensions.h"
-#include "core/plugin/modelinput.h"
 #include "app/registerbuiltins.h"
 #include "core/backend/backend.h"
 #include "core/backend/inputs.h"
 #include "core/backend/tensorio.h"
 #include "core/hw/deviceregistry.h"
+#include "core/plugin/extensions.h"
+#include "core/plugin/modelinput.h"
 #include "core/sched/session.h"
 
 #include <QJsonArray>
@@ -80,7 +80,8 @@ int run(const Args &args, const Extensions &extensions)
         std::string known;
         for (TensorId id : g.inputs)
             known += (known.empty() ? "" : ", ") + g.tensor(id).name;
-        return fail(usageError("--input names '" + inputFiles.begin()->first + "', which is not a graph input; inputs: " + known));
+        return fail(usageError("--input names '" + inputFiles.begin()->first +
+                               "', which is not a graph input; inputs: " + known));
     }
 
     auto schedule = scheduleGraph(g, *device, **scheduler, setup);
@@ -99,14 +100,16 @@ int run(const Args &args, const Extensions &extensions)
         std::error_code ec;
         std::filesystem::create_directories(*dir, ec);
         if (ec)
-            return fail(Status::error(ErrorCode::Io, "cannot create the output folder: " + ec.message(), {.file = *dir}));
+            return fail(
+                Status::error(ErrorCode::Io, "cannot create the output folder: " + ec.message(), {.file = *dir}));
     }
     for (std::size_t i = 0; i < result->outputs.size(); ++i) {
         const HostTensor &o = result->outputs[i];
         QJsonArray shape;
         for (auto d : o.shape)
             shape.append(static_cast<qint64>(d));
-        QJsonObject entry{{"name", QString::fromStdString(o.name)}, {"shape", shape},
+        QJsonObject entry{{"name", QString::fromStdString(o.name)},
+                          {"shape", shape},
                           {"dtype", QString::fromUtf8(dtypeName(o.dtype).data())}};
         if (o.dtype == DType::Float32 && o.elements() > 0) {
             double sum = 0;
@@ -142,8 +145,8 @@ int run(const Args &args, const Extensions &extensions)
                     schedule->result.plan.estimatedLatencyNs() / 1e6);
         for (const auto &o : outputs) {
             const QJsonObject e = o.toObject();
-            std::printf("output     %s  sum %.6g%s%s\n", e["name"].toString().toStdString().c_str(), e["sum"].toDouble(),
-                        dir ? "  -> " : "", dir ? e["file"].toString().toStdString().c_str() : "");
+            std::printf("output     %s  sum %.6g%s%s\n", e["name"].toString().toStdString().c_str(),
+                        e["sum"].toDouble(), dir ? "  -> " : "", dir ? e["file"].toString().toStdString().c_str() : "");
         }
     }
     return 0;
@@ -155,7 +158,8 @@ Command runCommand()
 {
     auto options = schedulingOptions("sequential", "host");
     options.insert(options.end(),
-                   {{"backend", true, false, "--backend NAME   backend (default reference; see 'tessera-cli backends')", "reference"},
+                   {{"backend", true, false, "--backend NAME   backend (default reference; see 'tessera-cli backends')",
+                     "reference"},
                     {"input", true, true, "--input NAME=FILE.pb  an input as an ONNX TensorProto (repeatable)"},
                     {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
                     {"json", false, false, "--json           machine-readable summary"}});

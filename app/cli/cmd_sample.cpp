@@ -3,9 +3,8 @@
 #include "core/plugin/extensions.h"
 #include "samples/catalog.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <cstdio>
+#include <onnx/onnx_pb.h>
 
 namespace tessera::cli {
 

@@ -1,11 +1,11 @@
 // tessera-cli schedule MODEL --algo NAME --device PRESET [--option k=v]...
 //   [--override FILE] [--out PLAN.json] [--trace TRACE.json] [--json]
 #include "app/cli/command.h"
-#include "core/plugin/extensions.h"
-#include "core/plugin/modelinput.h"
 #include "app/cli/runsummary.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
+#include "core/plugin/extensions.h"
+#include "core/plugin/modelinput.h"
 #include "core/sched/session.h"
 #include "core/support/fileio.h"
 

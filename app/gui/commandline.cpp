@@ -26,7 +26,8 @@ Status usage(const QString &message)
 Expected<CommandLine> parseCommandLine(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Tessera: a workbench for scheduling DNN graphs onto accelerators."));
+    parser.setApplicationDescription(
+        QStringLiteral("Tessera: a workbench for scheduling DNN graphs onto accelerators."));
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
     const QCommandLineOption sample(QStringLiteral("sample"),
@@ -35,11 +36,13 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments)
     const QCommandLineOption project(QStringLiteral("project"),
                                      QStringLiteral("Open a project (a *.tessera file) and restore its session."),
                                      QStringLiteral("FILE.tessera"));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                        QStringLiteral("Save a picture of the window once the graph is laid out, then exit."),
-                                        QStringLiteral("FILE.png"));
-    const QCommandLineOption quit(QStringLiteral("quit-after-load"),
-                                  QStringLiteral("Exit once the model is loaded (status 0, or the error's exit code)."));
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save a picture of the window once the graph is laid out, then exit."),
+        QStringLiteral("FILE.png"));
+    const QCommandLineOption quit(
+        QStringLiteral("quit-after-load"),
+        QStringLiteral("Exit once the model is loaded (status 0, or the error's exit code)."));
     parser.addOptions({sample, project, screenshot, quit});
     parser.addPositionalArgument(QStringLiteral("MODEL.onnx"), QStringLiteral("The model to open."),
                                  QStringLiteral("[MODEL.onnx]"));
@@ -52,8 +55,8 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments)
         return cl;
     }
     if (parser.isSet(version)) {
-        cl.exitText = QStringLiteral("%1 %2\n").arg(QCoreApplication::applicationName(),
-                                                    QCoreApplication::applicationVersion());
+        cl.exitText =
+            QStringLiteral("%1 %2\n").arg(QCoreApplication::applicationName(), QCoreApplication::applicationVersion());
         return cl;
     }
     const QStringList positional = parser.positionalArguments();

@@ -12,12 +12,12 @@
 namespace tessera::gui {
 
 struct CommandLine {
-    QString model;         // positional MODEL.onnx
-    QString sample;        // --sample NAME (a samples/catalog.h name)
-    QString project;       // --project FILE.tessera
-    QString screenshot;    // --screenshot FILE.png: save the window after layout, then exit
+    QString model;      // positional MODEL.onnx
+    QString sample;     // --sample NAME (a samples/catalog.h name)
+    QString project;    // --project FILE.tessera
+    QString screenshot; // --screenshot FILE.png: save the window after layout, then exit
     bool quitAfterLoad = false;
-    QString exitText;      // --help / --version: print this and exit 0
+    QString exitText; // --help / --version: print this and exit 0
 };
 
 // `arguments` as QCoreApplication::arguments() (the program first). Errors

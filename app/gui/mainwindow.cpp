@@ -13,7 +13,6 @@
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "app/registerbuiltins.h"
-#include "registerallpluginviews.h" // generated: registerAllPluginViews()
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
@@ -50,6 +49,8 @@
 
 #include <limits>
 #include <utility>
+
+#include "registerallpluginviews.h" // generated: registerAllPluginViews()
 
 namespace tessera::gui {
 
@@ -179,8 +180,8 @@ void MainWindow::connectViews()
         QStringList names;
         for (const QString &f : missing)
             names << QFileInfo(f).fileName();
-        statusBar()->showMessage(tr("Removed from Open Recent (file no longer exists): %1").arg(names.join(QStringLiteral(", "))),
-                                 8000);
+        statusBar()->showMessage(
+            tr("Removed from Open Recent (file no longer exists): %1").arg(names.join(QStringLiteral(", "))), 8000);
     });
 
     connect(m_colourBy, &QComboBox::currentIndexChanged, this, &MainWindow::applyOverlay);
@@ -193,8 +194,8 @@ void MainWindow::restoreLayout()
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(1440, 900);
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
-    m_colourBy->setCurrentIndex(qBound(0, settings.value(QStringLiteral("view/colourBy"), 0).toInt(),
-                                       m_colourBy->count() - 1));
+    m_colourBy->setCurrentIndex(
+        qBound(0, settings.value(QStringLiteral("view/colourBy"), 0).toInt(), m_colourBy->count() - 1));
     m_logScaleAction->setChecked(settings.value(QStringLiteral("view/logScale"), true).toBool());
 }
 
@@ -217,7 +218,8 @@ void MainWindow::openFile(const QString &path)
     }
     if (!QFileInfo::exists(path)) {
         m_recent->remove(path);
-        onLoadFailed(Diagnostic{Severity::Error, ErrorCode::Io, "file not found", Location{path.toStdString(), -1, {}, {}}});
+        onLoadFailed(
+            Diagnostic{Severity::Error, ErrorCode::Io, "file not found", Location{path.toStdString(), -1, {}, {}}});
         return;
     }
     m_loader->load(QFileInfo(path).absoluteFilePath());
@@ -368,8 +370,8 @@ void MainWindow::onLayoutFinished(qint64 ms)
 void MainWindow::maybeTakeScreenshot()
 {
     // Wait for both the layout and the summary's DAG width, so the picture is final.
-    const bool widthPending = m_summary->dagWidth() < 0 && m_model &&
-                              m_model->graph->nodeCount() <= views::SummaryWidget::kDagWidthNodeLimit;
+    const bool widthPending =
+        m_summary->dagWidth() < 0 && m_model && m_model->graph->nodeCount() <= views::SummaryWidget::kDagWidthNodeLimit;
     const bool projectPending = m_session && (m_session->isOpening() || m_session->isRestoring());
     if (m_screenshotPath.isEmpty() || !m_model || m_awaitingFirstLayout || widthPending || projectPending)
         return;
@@ -589,7 +591,8 @@ void MainWindow::updateScheduleActions()
     for (const auto &[format, action] : m_exportFormatActions)
         action->setEnabled(current && format->accepts(run->result.plan.algorithm));
     for (const auto &[planAction, action] : m_pluginActions)
-        action->setEnabled(current && views::PlanExtensions::applies(planAction->algorithms, run->result.plan.algorithm));
+        action->setEnabled(current &&
+                           views::PlanExtensions::applies(planAction->algorithms, run->result.plan.algorithm));
     m_importOverridesAction->setEnabled(run && m_model);
     if (m_session)
         updateTitle();
@@ -748,7 +751,8 @@ void MainWindow::showPluginViews()
     for (const views::PlanDock &d : m_planExtensions.docks()) {
         const bool applies =
             shown.run && views::PlanExtensions::applies(d.algorithms, shown.run->result.plan.algorithm);
-        auto it = std::find_if(m_pluginDocks.begin(), m_pluginDocks.end(), [&](const auto &e) { return e.first == &d; });
+        auto it =
+            std::find_if(m_pluginDocks.begin(), m_pluginDocks.end(), [&](const auto &e) { return e.first == &d; });
         QDockWidget *dock = it == m_pluginDocks.end() ? nullptr : it->second;
         if (!applies) {
             if (dock)

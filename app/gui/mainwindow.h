@@ -22,8 +22,8 @@
 #pragma once
 
 #include "core/backend/backend.h"
-#include "core/plugin/extensions.h"
 #include "core/hw/deviceregistry.h"
+#include "core/plugin/extensions.h"
 #include "core/sched/scheduler.h"
 #include "core/support/status.h"
 #include "views/models/metrics.h"
@@ -74,8 +74,8 @@ enum class ScheduleExport { Schedule, Timeline };
 
 // The plugins a window registers (default: every plugin of plugins/CMakeLists.txt).
 struct PluginSet {
-    RegisterPlugins core = nullptr;                          // null: registerAllPlugins
-    void (*views)(views::PlanExtensions &) = nullptr;        // null: registerAllPluginViews
+    RegisterPlugins core = nullptr;                   // null: registerAllPlugins
+    void (*views)(views::PlanExtensions &) = nullptr; // null: registerAllPluginViews
 };
 
 class MainWindow final : public QMainWindow
@@ -172,7 +172,7 @@ private:
     void showNode(NodeId node); // the inspector dock and the outline follow a selection
     void showGroup(GroupId group);
     void onOutlineCurrentChanged(const QModelIndex &index);
-    void syncOutlineExpansion();  // tree follows the view's expanded groups
+    void syncOutlineExpansion(); // tree follows the view's expanded groups
     void applyOverlay();
     void exportImage(bool svg);
     void reportError(const QString &title, const QString &message);
@@ -215,7 +215,7 @@ private:
     // Scheduling: algorithm and device pickers drive the controller, which
     // reports into the state; the panels follow the state.
     SchedulerRegistry m_schedulers;
-    Extensions m_extensions{m_schedulers}; // formats and commands of the plugins
+    Extensions m_extensions{m_schedulers};  // formats and commands of the plugins
     views::PlanExtensions m_planExtensions; // their docks and actions
     std::vector<std::pair<const ScheduleFormat *, QAction *>> m_exportFormatActions;
     std::vector<std::pair<const views::PlanAction *, QAction *>> m_pluginActions;

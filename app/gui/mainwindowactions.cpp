@@ -2,7 +2,6 @@
 // pickers) and status bar (see mainwindow.h); the docks are built in
 // mainwindowdocks.cpp, the wiring in mainwindow.cpp.
 #include "app/gui/mainwindow.h"
-
 #include "app/gui/modelloader.h"
 #include "app/gui/projectsession.h"
 #include "app/gui/recentfiles.h"
@@ -46,7 +45,8 @@ void MainWindow::createActions()
             QStringList patterns;
             for (const std::string &suffix : f.suffixes)
                 patterns << QStringLiteral("*") + QString::fromStdString(suffix);
-            filters += QStringLiteral(";;%1 (%2)").arg(QString::fromStdString(f.title), patterns.join(QLatin1Char(' ')));
+            filters +=
+                QStringLiteral(";;%1 (%2)").arg(QString::fromStdString(f.title), patterns.join(QLatin1Char(' ')));
         }
         const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"),
                                                           settings.value(QStringLiteral("lastOpenDir")).toString(),
@@ -204,9 +204,9 @@ void MainWindow::createMenus()
     view->addSeparator();
     view->addAction(m_findAction);
     view->addSeparator();
-    for (QDockWidget *dock : {m_outlineDock, m_searchDock, m_inspectorDock, m_summaryDock, m_diagnosticsDock,
-                              m_miniMapDock, m_stepperDock, m_stageDock, m_runDock, m_explorerDock,
-                              m_comparisonDock, m_optionsDock})
+    for (QDockWidget *dock :
+         {m_outlineDock, m_searchDock, m_inspectorDock, m_summaryDock, m_diagnosticsDock, m_miniMapDock, m_stepperDock,
+          m_stageDock, m_runDock, m_explorerDock, m_comparisonDock, m_optionsDock})
         view->addAction(dock->toggleViewAction());
     view->addSeparator(); // the plugins' docks join here when first shown (showPluginViews)
 
@@ -293,7 +293,8 @@ void MainWindow::createScheduling()
             m_schedule->setDevice(*d);
     };
     QSettings settings;
-    const int algo = m_algorithmBox->findData(settings.value(QStringLiteral("schedule/algorithm"), QStringLiteral("layer-fusion")));
+    const int algo =
+        m_algorithmBox->findData(settings.value(QStringLiteral("schedule/algorithm"), QStringLiteral("layer-fusion")));
     m_algorithmBox->setCurrentIndex(std::max(0, algo));
     const int dev = m_deviceBox->findData(settings.value(QStringLiteral("schedule/device"), QStringLiteral("stcp920")));
     m_deviceBox->setCurrentIndex(std::max(0, dev));

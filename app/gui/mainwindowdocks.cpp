@@ -1,7 +1,6 @@
 // MainWindow's docks (see mainwindow.h): every panel is built here, given
 // the WorkbenchState it follows, and placed; the wiring is in mainwindow.cpp.
 #include "app/gui/mainwindow.h"
-
 #include "app/gui/schedulecontroller.h"
 #include "views/models/hierarchymodel.h"
 #include "views/models/workbenchstate.h"

@@ -22,8 +22,7 @@
 #include <memory>
 #include <string>
 
-template <typename T>
-class QFutureWatcher;
+template <typename T> class QFutureWatcher;
 
 namespace tessera {
 class Extensions;

@@ -22,8 +22,8 @@ public:
     void add(const QString &path);
     void remove(const QString &path);
     void clear();
-    QStringList files();        // prunes missing files first
-    QString mostRecent();       // empty if none
+    QStringList files();  // prunes missing files first
+    QString mostRecent(); // empty if none
 
 signals:
     void fileTriggered(const QString &path);

@@ -155,45 +155,45 @@ void RunController::launch(Request request)
     emit started();
     m_state->reportBackendRunProgress(0, total);
     emit progress(0, total);
-    m_watcher.setFuture(QtConcurrent::run([request = std::move(request), observer = std::move(observer),
-                                           cancel = m_cancel, generation]() -> Outcome {
-        Outcome out;
-        out.generation = generation;
-        try {
-            if (std::string bad = unsupportedNodes(*request.backend, *request.graph, *request.plan); !bad.empty()) {
-                out.error = QString::fromStdString(bad);
-                return out;
+    m_watcher.setFuture(QtConcurrent::run(
+        [request = std::move(request), observer = std::move(observer), cancel = m_cancel, generation]() -> Outcome {
+            Outcome out;
+            out.generation = generation;
+            try {
+                if (std::string bad = unsupportedNodes(*request.backend, *request.graph, *request.plan); !bad.empty()) {
+                    out.error = QString::fromStdString(bad);
+                    return out;
+                }
+                if (cancel->load()) {
+                    out.cancelled = true;
+                    return out;
+                }
+                auto compiled = request.backend->compile(*request.graph, *request.plan);
+                if (!compiled) {
+                    out.error = messageOf(compiled.status());
+                    return out;
+                }
+                if (cancel->load()) {
+                    out.cancelled = true;
+                    return out;
+                }
+                auto result = request.backend->run(**compiled, *request.inputs, observer);
+                if (cancel->load() || (!result && result.status().code() == ErrorCode::Cancelled)) {
+                    out.cancelled = true;
+                    return out;
+                }
+                if (!result) {
+                    out.error = messageOf(result.status());
+                    return out;
+                }
+                out.result = std::make_shared<const RunResult>(std::move(*result));
+            } catch (const std::exception &e) { // a backend broke the no-throw contract
+                out.error = QStringLiteral("the backend failed: ") + QString::fromUtf8(e.what());
+            } catch (...) {
+                out.error = QStringLiteral("the backend failed with an unknown exception");
             }
-            if (cancel->load()) {
-                out.cancelled = true;
-                return out;
-            }
-            auto compiled = request.backend->compile(*request.graph, *request.plan);
-            if (!compiled) {
-                out.error = messageOf(compiled.status());
-                return out;
-            }
-            if (cancel->load()) {
-                out.cancelled = true;
-                return out;
-            }
-            auto result = request.backend->run(**compiled, *request.inputs, observer);
-            if (cancel->load() || (!result && result.status().code() == ErrorCode::Cancelled)) {
-                out.cancelled = true;
-                return out;
-            }
-            if (!result) {
-                out.error = messageOf(result.status());
-                return out;
-            }
-            out.result = std::make_shared<const RunResult>(std::move(*result));
-        } catch (const std::exception &e) { // a backend broke the no-throw contract
-            out.error = QStringLiteral("the backend failed: ") + QString::fromUtf8(e.what());
-        } catch (...) {
-            out.error = QStringLiteral("the backend failed with an unknown exception");
-        }
-        return out;
-    }));
+            return out;
+        }));
 }
 
 void RunController::onFinished()

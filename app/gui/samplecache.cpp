@@ -4,21 +4,18 @@
 
 #include "samples/catalog.h"
 
-#include <onnx/onnx_pb.h> // samples::buildSample returns a ModelProto
-
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 
-#include <QStandardPaths>
-
-#include <onnx/onnx_pb.h> // buildSample()'s ModelProto
-
 #include <cerrno>
-#include <onnx/onnx_pb.h>
 #include <cstdio>
+#include <onnx/onnx_pb.h> // samples::buildSample returns a ModelProto
+#include <onnx/onnx_pb.h> // buildSample()'s ModelProto
+#include <onnx/onnx_pb.h>
 
 namespace tessera::gui {
 namespace {
@@ -34,9 +31,7 @@ QString buildKey()
     const QFileInfo exe(QCoreApplication::applicationFilePath());
     if (!exe.exists())
         return QStringLiteral("0");
-    return QStringLiteral("%1%2")
-        .arg(exe.size(), 0, 36)
-        .arg(exe.lastModified().toMSecsSinceEpoch(), 0, 36);
+    return QStringLiteral("%1%2").arg(exe.size(), 0, 36).arg(exe.lastModified().toMSecsSinceEpoch(), 0, 36);
 }
 
 void removeStaleVersions(const QDir &cache, const QString &name, const QString &current)

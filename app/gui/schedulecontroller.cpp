@@ -26,8 +26,7 @@ private:
     Overrides m_before, m_after;
 };
 
-ScheduleController::ScheduleController(const SchedulerRegistry &registry, views::WorkbenchState *state,
-                                       QObject *parent)
+ScheduleController::ScheduleController(const SchedulerRegistry &registry, views::WorkbenchState *state, QObject *parent)
     : QObject(parent), m_registry(registry), m_state(state ? state : new views::WorkbenchState(this)),
       m_undo(new QUndoStack(this))
 {
@@ -59,7 +58,8 @@ ScheduleController::~ScheduleController()
     m_watcher.waitForFinished();
 }
 
-void ScheduleController::setGraph(std::shared_ptr<const Graph> graph, std::map<std::string, std::string> modelProperties)
+void ScheduleController::setGraph(std::shared_ptr<const Graph> graph,
+                                  std::map<std::string, std::string> modelProperties)
 {
     m_state->setGraph(std::move(graph), std::move(modelProperties));
 }

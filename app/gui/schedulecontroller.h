@@ -84,9 +84,9 @@ public:
     int debounceInterval() const { return m_debounce.interval(); }
 
     bool isReady() const { return m_state->isReady(); } // graph, device and scheduler name set
-    void requestRun();    // debounced
-    void runNow();        // starts (or supersedes) immediately
-    void cancel();        // the running schedule ends with failed("cancelled")
+    void requestRun();                                  // debounced
+    void runNow();                                      // starts (or supersedes) immediately
+    void cancel();                                      // the running schedule ends with failed("cancelled")
     // From launch until its result is delivered: a finished future whose
     // finished() is still queued counts as running, so isBusy() never reports
     // idle while lastRun() is about to change.

@@ -15,9 +15,9 @@ class NullPlan final : public CompiledPlan
 public:
     NullPlan() : CompiledPlan(kName) {}
 
-    std::vector<std::string> inputs;  // graph input names
-    std::vector<HostTensor> outputs;  // zero-filled, in graph order
-    std::vector<TaskId> tasks;        // in issue order
+    std::vector<std::string> inputs; // graph input names
+    std::vector<HostTensor> outputs; // zero-filled, in graph order
+    std::vector<TaskId> tasks;       // in issue order
 };
 
 class NullBackend final : public IBackend
@@ -35,7 +35,8 @@ public:
                 out->inputs.push_back(g.tensor(id).name);
             for (TensorId id : g.outputs) {
                 const Tensor &t = g.tensor(id);
-                out->outputs.push_back({t.name, t.dtype, t.shape, std::vector<std::uint8_t>(static_cast<std::size_t>(t.bytes()))});
+                out->outputs.push_back(
+                    {t.name, t.dtype, t.shape, std::vector<std::uint8_t>(static_cast<std::size_t>(t.bytes()))});
             }
             for (const Task &t : plan.tasks)
                 out->tasks.push_back(t.id);

@@ -44,7 +44,7 @@ struct BackendCapabilities {
 };
 
 struct BackendInfo {
-    std::string name;     // "reference", "null", "dsa-sim", "cpu", "cuda": the registry key
+    std::string name; // "reference", "null", "dsa-sim", "cpu", "cuda": the registry key
     std::string title;
     std::string summary;
     bool available = true;

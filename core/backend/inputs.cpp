@@ -52,23 +52,21 @@ std::uint16_t toBFloat16(float f)
     return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
-template <typename T>
-void store(std::vector<std::uint8_t> &bytes, std::int64_t i, T v)
+template <typename T> void store(std::vector<std::uint8_t> &bytes, std::int64_t i, T v)
 {
     std::memcpy(bytes.data() + static_cast<std::size_t>(i) * sizeof(T), &v, sizeof(T));
 }
 
 template <typename T>
-void fillInts(std::vector<std::uint8_t> &bytes, std::int64_t n, std::uint64_t seed, std::int64_t low,
-              std::int64_t high)
+void fillInts(std::vector<std::uint8_t> &bytes, std::int64_t n, std::uint64_t seed, std::int64_t low, std::int64_t high)
 {
     using Limits = std::numeric_limits<T>;
-    const auto lo = std::clamp<std::int64_t>(low, static_cast<std::int64_t>(Limits::lowest()),
-                                             static_cast<std::int64_t>(std::min<std::uint64_t>(
-                                                 Limits::max(), std::numeric_limits<std::int64_t>::max())));
-    const auto hi = std::clamp<std::int64_t>(std::max(high, low), lo,
-                                             static_cast<std::int64_t>(std::min<std::uint64_t>(
-                                                 Limits::max(), std::numeric_limits<std::int64_t>::max())));
+    const auto lo = std::clamp<std::int64_t>(
+        low, static_cast<std::int64_t>(Limits::lowest()),
+        static_cast<std::int64_t>(std::min<std::uint64_t>(Limits::max(), std::numeric_limits<std::int64_t>::max())));
+    const auto hi = std::clamp<std::int64_t>(
+        std::max(high, low), lo,
+        static_cast<std::int64_t>(std::min<std::uint64_t>(Limits::max(), std::numeric_limits<std::int64_t>::max())));
     if (lo == 0 && hi == 0)
         return; // already zeroed
     // Span of [lo, hi] as an unsigned count; 0 means the whole 64-bit range.
@@ -107,28 +105,17 @@ HostTensor syntheticInput(const Tensor &t, std::uint64_t seed, const SyntheticIn
         for (std::int64_t i = 0; i < n; ++i)
             store(h.bytes, i, toBFloat16(lo + unitFloat(next(s)) * width));
         break;
-    case DType::Int8:
-        fillInts<std::int8_t>(h.bytes, n, seed, options.intLow, options.intHigh);
-        break;
-    case DType::UInt8:
-        fillInts<std::uint8_t>(h.bytes, n, seed, options.intLow, options.intHigh);
-        break;
-    case DType::Int16:
-        fillInts<std::int16_t>(h.bytes, n, seed, options.intLow, options.intHigh);
-        break;
-    case DType::Int32:
-        fillInts<std::int32_t>(h.bytes, n, seed, options.intLow, options.intHigh);
-        break;
-    case DType::Int64:
-        fillInts<std::int64_t>(h.bytes, n, seed, options.intLow, options.intHigh);
-        break;
+    case DType::Int8: fillInts<std::int8_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
+    case DType::UInt8: fillInts<std::uint8_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
+    case DType::Int16: fillInts<std::int16_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
+    case DType::Int32: fillInts<std::int32_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
+    case DType::Int64: fillInts<std::int64_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
     case DType::Bool:
         fillInts<std::uint8_t>(h.bytes, n, seed, std::clamp<std::int64_t>(options.intLow, 0, 1),
                                std::clamp<std::int64_t>(options.intHigh, 0, 1));
         break;
     case DType::String:
-    case DType::Undefined:
-        break;
+    case DType::Undefined: break;
     }
     return h;
 }

@@ -17,11 +17,11 @@ struct Device;
 
 // Where a kernel's data lives and how much of the machine it gets.
 struct KernelPlacement {
-    std::int32_t cores = 0;           // cores (GPU: SMs) used; 0 = the whole device
-    std::string ioLevel;              // level of the kernel's external inputs/outputs ("" = the model's choice)
-    std::string intermediateLevel;    // level of tensors produced and consumed inside ("" = fastest that fits)
-    double workFraction = 1.0;        // fraction of the kernel's outputs computed (a tile or an instance)
-    bool includeWeights = true;       // weights read from ioLevel (false when already resident)
+    std::int32_t cores = 0;        // cores (GPU: SMs) used; 0 = the whole device
+    std::string ioLevel;           // level of the kernel's external inputs/outputs ("" = the model's choice)
+    std::string intermediateLevel; // level of tensors produced and consumed inside ("" = fastest that fits)
+    double workFraction = 1.0;     // fraction of the kernel's outputs computed (a tile or an instance)
+    bool includeWeights = true;    // weights read from ioLevel (false when already resident)
 };
 
 // One launch on the device. A plan kernel is one or more launches: a heavy op
@@ -30,18 +30,18 @@ struct KernelPlacement {
 struct Launch {
     double flops = 0;
     double bytes = 0;
-    std::int64_t blocks = 1;        // thread blocks (GPU) or work items spread over the cores
-    double tileFlops = 0;           // FLOPs of one whole output tile (GEMM launches): a partial tile costs as much
+    std::int64_t blocks = 1; // thread blocks (GPU) or work items spread over the cores
+    double tileFlops = 0;    // FLOPs of one whole output tile (GEMM launches): a partial tile costs as much
     int threadsPerBlock = 256;
     int registersPerThread = 32;
     std::int64_t sharedBytesPerBlock = 0;
-    int cores = 1;                  // cores it may use (placement, units carried by some cores only)
+    int cores = 1; // cores it may use (placement, units carried by some cores only)
     // Derived by the model:
-    int residentBlocks = 1;         // blocks resident per core (occupancy)
-    double blockNs = 0;             // one block at a core's full throughput
-    double aloneNs = 0;             // alone on the device: waves, tail and occupancy included
-    double demandCores = 0;         // cores' worth of throughput it uses alone (≤ cores)
-    bool memoryBound = false;       // bytes, not FLOPs, limit a block
+    int residentBlocks = 1;   // blocks resident per core (occupancy)
+    double blockNs = 0;       // one block at a core's full throughput
+    double aloneNs = 0;       // alone on the device: waves, tail and occupancy included
+    double demandCores = 0;   // cores' worth of throughput it uses alone (≤ cores)
+    bool memoryBound = false; // bytes, not FLOPs, limit a block
 };
 
 // A kernel as the model sees it: its launches and its cost alone on the
@@ -73,7 +73,8 @@ public:
     // estimateStage(streams).spanNs without the per-kernel parts (the searches' hot path).
     virtual double stageSpanNs(const std::vector<std::vector<const KernelEstimate *>> &streams) const = 0;
     // Cost of moving `bytes` from one memory level to another ("" = slowest).
-    virtual TaskCost transferCost(std::int64_t bytes, const std::string &fromLevel, const std::string &toLevel) const = 0;
+    virtual TaskCost transferCost(std::int64_t bytes, const std::string &fromLevel,
+                                  const std::string &toLevel) const = 0;
     // Cost of one synchronisation (stage barrier) on the device.
     virtual double syncNs() const = 0;
 

@@ -84,8 +84,8 @@ DeviceCostModel::DeviceCostModel(const Device &device) : m_device(device)
     if (device.gpu) {
         m_gpu = true;
         const GpuParams &p = *device.gpu;
-        m_saturatingWarps = std::max(1.0, device.calibration.latencyHidingOccupancy * p.maxThreadsPerSm /
-                                              std::max(1, p.warpSize));
+        m_saturatingWarps =
+            std::max(1.0, device.calibration.latencyHidingOccupancy * p.maxThreadsPerSm / std::max(1, p.warpSize));
     }
 }
 
@@ -281,9 +281,8 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
                 if (t == kInvalidId)
                     continue;
                 const Tensor &tt = g.tensor(t);
-                const bool escapes = graphOutputs.count(t) ||
-                                     std::any_of(tt.consumers.begin(), tt.consumers.end(),
-                                                 [&](NodeId c) { return !inside.count(c); });
+                const bool escapes = graphOutputs.count(t) || std::any_of(tt.consumers.begin(), tt.consumers.end(),
+                                                                          [&](NodeId c) { return !inside.count(c); });
                 if (escapes)
                     bytes += static_cast<double>(tt.bytes()) * wf;
             }
@@ -291,7 +290,8 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         k.flops = flops * wf;
         k.bytes = bytes;
         if (wf < 1)
-            k.blocks = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(k.blocks) * wf)));
+            k.blocks =
+                std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(k.blocks) * wf)));
 
         // The unit that runs it and the level its data moves at.
         const DType dt = launchDtype(g, head);
@@ -488,16 +488,17 @@ TaskCost DeviceCostModel::transferCost(std::int64_t bytes, const std::string &fr
     TaskCost cost;
     const MemoryLevel &from = levelOrSlowest(fromLevel);
     const MemoryLevel &to = levelOrSlowest(toLevel);
-    const double bw = std::min(from.bandwidthBytesPerSec, to.bandwidthBytesPerSec) *
-                      m_device.calibration.memoryEfficiency;
+    const double bw =
+        std::min(from.bandwidthBytesPerSec, to.bandwidthBytesPerSec) * m_device.calibration.memoryEfficiency;
     cost.memoryNs = static_cast<double>(bytes) / std::max(bw, 1.0) * 1e9;
     cost.launchNs = m_device.overheads.dmaSetupNs;
     cost.timeNs = cost.memoryNs + cost.launchNs;
     cost.bytesByLevel[from.name] += bytes;
     if (&to != &from)
         cost.bytesByLevel[to.name] += bytes;
-    cost.energyJ = static_cast<double>(bytes) * (from.energyPerBytePj + (&to != &from ? to.energyPerBytePj : 0)) * 1e-12 +
-                   m_device.power.staticWatts * cost.timeNs * 1e-9;
+    cost.energyJ =
+        static_cast<double>(bytes) * (from.energyPerBytePj + (&to != &from ? to.energyPerBytePj : 0)) * 1e-12 +
+        m_device.power.staticWatts * cost.timeNs * 1e-9;
     return cost;
 }
 

@@ -75,8 +75,7 @@ private:
         double issueNs, startNs, endNs;
     };
     // S4: the stage's span; per launch its issue/start/end when `events` is given.
-    double simulate(const std::vector<std::vector<const KernelEstimate *>> &streams,
-                    std::vector<Event> *events) const;
+    double simulate(const std::vector<std::vector<const KernelEstimate *>> &streams, std::vector<Event> *events) const;
     double blockNs(const Launch &k, double resident) const;
     const MemoryLevel &ioLevel(const KernelPlacement &p, double bytes) const;
 

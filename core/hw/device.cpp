@@ -15,24 +15,28 @@ namespace tessera {
 
 namespace {
 
-template <typename E>
-struct Named {
+template <typename E> struct Named {
     E value;
     std::string_view name;
 };
 
-constexpr std::array<Named<DeviceKind>, 3> kDeviceKinds = {{
-    {DeviceKind::Dsa, "dsa"}, {DeviceKind::Gpu, "gpu"}, {DeviceKind::Cpu, "cpu"}}};
+constexpr std::array<Named<DeviceKind>, 3> kDeviceKinds = {
+    {{DeviceKind::Dsa, "dsa"}, {DeviceKind::Gpu, "gpu"}, {DeviceKind::Cpu, "cpu"}}};
 constexpr std::array<Named<MemoryScope>, 4> kScopes = {{{MemoryScope::PerUnit, "per-unit"},
-    {MemoryScope::PerCore, "per-core"}, {MemoryScope::PerCluster, "per-cluster"}, {MemoryScope::Shared, "shared"}}};
-constexpr std::array<Named<UnitKind>, 4> kUnitKinds = {{
-    {UnitKind::Scalar, "scalar"}, {UnitKind::Vector, "vector"}, {UnitKind::Matrix, "matrix"}, {UnitKind::Simt, "simt"}}};
+                                                        {MemoryScope::PerCore, "per-core"},
+                                                        {MemoryScope::PerCluster, "per-cluster"},
+                                                        {MemoryScope::Shared, "shared"}}};
+constexpr std::array<Named<UnitKind>, 4> kUnitKinds = {{{UnitKind::Scalar, "scalar"},
+                                                        {UnitKind::Vector, "vector"},
+                                                        {UnitKind::Matrix, "matrix"},
+                                                        {UnitKind::Simt, "simt"}}};
 constexpr std::array<Named<OpClass>, 5> kOpClasses = {{{OpClass::Gemm, "gemm"},
-    {OpClass::Elementwise, "elementwise"}, {OpClass::Reduction, "reduction"}, {OpClass::Movement, "movement"},
-    {OpClass::Other, "other"}}};
+                                                       {OpClass::Elementwise, "elementwise"},
+                                                       {OpClass::Reduction, "reduction"},
+                                                       {OpClass::Movement, "movement"},
+                                                       {OpClass::Other, "other"}}};
 
-template <typename E, std::size_t N>
-std::string_view nameOf(const std::array<Named<E>, N> &table, E v)
+template <typename E, std::size_t N> std::string_view nameOf(const std::array<Named<E>, N> &table, E v)
 {
     for (const auto &e : table)
         if (e.value == v)
@@ -55,23 +59,86 @@ struct OpClassRule {
     std::vector<std::string_view> ops;
 };
 const std::array<OpClassRule, 4> kOpClassRules = {{
-    {OpClass::Gemm, {"Conv", "ConvTranspose", "ConvInteger", "Gemm", "MatMul", "MatMulInteger", "QLinearConv",
-                        "QLinearMatMul", "Einsum"}},
+    {OpClass::Gemm,
+     {"Conv", "ConvTranspose", "ConvInteger", "Gemm", "MatMul", "MatMulInteger", "QLinearConv", "QLinearMatMul",
+      "Einsum"}},
     {OpClass::Elementwise,
-        {"Abs", "Add", "And", "BatchNormalization", "Cast", "Ceil", "Clip", "Cos", "Div", "Elu", "Equal", "Erf", "Exp",
-            "Floor", "Gelu", "Greater", "HardSigmoid", "HardSwish", "Identity", "LeakyRelu", "Less", "Log", "Max",
-            "Mean", "Min", "Mod", "Mul", "Neg", "Not", "Or", "PRelu", "Pow", "Reciprocal", "Relu", "Round", "Selu",
-            "Sigmoid", "Sign", "Sin", "Softplus", "Softsign", "Sqrt", "Sub", "Sum", "Tanh", "Where", "Xor",
-            "QuantizeLinear", "DequantizeLinear"}},
+     {"Abs",
+      "Add",
+      "And",
+      "BatchNormalization",
+      "Cast",
+      "Ceil",
+      "Clip",
+      "Cos",
+      "Div",
+      "Elu",
+      "Equal",
+      "Erf",
+      "Exp",
+      "Floor",
+      "Gelu",
+      "Greater",
+      "HardSigmoid",
+      "HardSwish",
+      "Identity",
+      "LeakyRelu",
+      "Less",
+      "Log",
+      "Max",
+      "Mean",
+      "Min",
+      "Mod",
+      "Mul",
+      "Neg",
+      "Not",
+      "Or",
+      "PRelu",
+      "Pow",
+      "Reciprocal",
+      "Relu",
+      "Round",
+      "Selu",
+      "Sigmoid",
+      "Sign",
+      "Sin",
+      "Softplus",
+      "Softsign",
+      "Sqrt",
+      "Sub",
+      "Sum",
+      "Tanh",
+      "Where",
+      "Xor",
+      "QuantizeLinear",
+      "DequantizeLinear"}},
     {OpClass::Reduction,
-        {"ArgMax", "ArgMin", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "InstanceNormalization",
-            "LayerNormalization", "LogSoftmax", "LpNormalization", "LRN", "MaxPool", "ReduceL1", "ReduceL2",
-            "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare",
-            "Softmax", "TopK"}},
+     {"ArgMax",
+      "ArgMin",
+      "AveragePool",
+      "GlobalAveragePool",
+      "GlobalMaxPool",
+      "InstanceNormalization",
+      "LayerNormalization",
+      "LogSoftmax",
+      "LpNormalization",
+      "LRN",
+      "MaxPool",
+      "ReduceL1",
+      "ReduceL2",
+      "ReduceLogSumExp",
+      "ReduceMax",
+      "ReduceMean",
+      "ReduceMin",
+      "ReduceProd",
+      "ReduceSum",
+      "ReduceSumSquare",
+      "Softmax",
+      "TopK"}},
     {OpClass::Movement,
-        {"Concat", "DepthToSpace", "Expand", "Flatten", "Gather", "GatherElements", "GatherND", "Pad", "Reshape",
-            "Resize", "ScatterElements", "ScatterND", "Slice", "SpaceToDepth", "Split", "Squeeze", "Tile",
-            "Transpose", "Unsqueeze", "Upsample"}},
+     {"Concat", "DepthToSpace", "Expand", "Flatten",         "Gather",    "GatherElements", "GatherND",
+      "Pad",    "Reshape",      "Resize", "ScatterElements", "ScatterND", "Slice",          "SpaceToDepth",
+      "Split",  "Squeeze",      "Tile",   "Transpose",       "Unsqueeze", "Upsample"}},
 }};
 
 // Units of each quantity. value = number × 10^exp10, or number × binary when
@@ -85,14 +152,16 @@ struct UnitDef {
 
 const std::vector<UnitDef> &unitsOf(Quantity q)
 {
-    static const std::vector<UnitDef> bytes = {{"B", 0}, {"KiB", -1, 0x1p10}, {"MiB", -1, 0x1p20},
-        {"GiB", -1, 0x1p30}, {"TiB", -1, 0x1p40}, {"KB", 3}, {"kB", 3, 0, true}, {"MB", 6}, {"GB", 9}, {"TB", 12}};
-    static const std::vector<UnitDef> bandwidth = {{"B/s", 0}, {"KB/s", 3}, {"kB/s", 3, 0, true}, {"MB/s", 6},
-        {"GB/s", 9}, {"TB/s", 12}, {"KiB/s", -1, 0x1p10}, {"MiB/s", -1, 0x1p20}, {"GiB/s", -1, 0x1p30},
-        {"TiB/s", -1, 0x1p40}};
-    static const std::vector<UnitDef> ops = {{"FLOP/s", 0}, {"KFLOP/s", 3}, {"MFLOP/s", 6}, {"GFLOP/s", 9},
-        {"TFLOP/s", 12}, {"PFLOP/s", 15}, {"OP/s", 0, 0, true}, {"KOP/s", 3, 0, true}, {"MOP/s", 6, 0, true},
-        {"GOP/s", 9, 0, true}, {"TOP/s", 12, 0, true}, {"POP/s", 15, 0, true}};
+    static const std::vector<UnitDef> bytes = {
+        {"B", 0},  {"KiB", -1, 0x1p10}, {"MiB", -1, 0x1p20}, {"GiB", -1, 0x1p30}, {"TiB", -1, 0x1p40},
+        {"KB", 3}, {"kB", 3, 0, true},  {"MB", 6},           {"GB", 9},           {"TB", 12}};
+    static const std::vector<UnitDef> bandwidth = {
+        {"B/s", 0},   {"KB/s", 3},           {"kB/s", 3, 0, true},  {"MB/s", 6},           {"GB/s", 9},
+        {"TB/s", 12}, {"KiB/s", -1, 0x1p10}, {"MiB/s", -1, 0x1p20}, {"GiB/s", -1, 0x1p30}, {"TiB/s", -1, 0x1p40}};
+    static const std::vector<UnitDef> ops = {{"FLOP/s", 0},         {"KFLOP/s", 3},         {"MFLOP/s", 6},
+                                             {"GFLOP/s", 9},        {"TFLOP/s", 12},        {"PFLOP/s", 15},
+                                             {"OP/s", 0, 0, true},  {"KOP/s", 3, 0, true},  {"MOP/s", 6, 0, true},
+                                             {"GOP/s", 9, 0, true}, {"TOP/s", 12, 0, true}, {"POP/s", 15, 0, true}};
     static const std::vector<UnitDef> time = {{"ns", 0}, {"us", 3}, {"µs", 3, 0, true}, {"ms", 6}, {"s", 9}};
     static const std::vector<UnitDef> freq = {{"Hz", 0}, {"kHz", 3}, {"MHz", 6}, {"GHz", 9}};
     switch (q) {
@@ -138,14 +207,38 @@ double scaled(std::string_view number, const UnitDef &u, double value)
 
 } // namespace
 
-std::string_view deviceKindName(DeviceKind k) { return nameOf(kDeviceKinds, k); }
-std::string_view memoryScopeName(MemoryScope s) { return nameOf(kScopes, s); }
-std::string_view unitKindName(UnitKind k) { return nameOf(kUnitKinds, k); }
-std::string_view opClassName(OpClass c) { return nameOf(kOpClasses, c); }
-std::optional<DeviceKind> deviceKindFromName(std::string_view n) { return valueOf(kDeviceKinds, n); }
-std::optional<MemoryScope> memoryScopeFromName(std::string_view n) { return valueOf(kScopes, n); }
-std::optional<UnitKind> unitKindFromName(std::string_view n) { return valueOf(kUnitKinds, n); }
-std::optional<OpClass> opClassFromName(std::string_view n) { return valueOf(kOpClasses, n); }
+std::string_view deviceKindName(DeviceKind k)
+{
+    return nameOf(kDeviceKinds, k);
+}
+std::string_view memoryScopeName(MemoryScope s)
+{
+    return nameOf(kScopes, s);
+}
+std::string_view unitKindName(UnitKind k)
+{
+    return nameOf(kUnitKinds, k);
+}
+std::string_view opClassName(OpClass c)
+{
+    return nameOf(kOpClasses, c);
+}
+std::optional<DeviceKind> deviceKindFromName(std::string_view n)
+{
+    return valueOf(kDeviceKinds, n);
+}
+std::optional<MemoryScope> memoryScopeFromName(std::string_view n)
+{
+    return valueOf(kScopes, n);
+}
+std::optional<UnitKind> unitKindFromName(std::string_view n)
+{
+    return valueOf(kUnitKinds, n);
+}
+std::optional<OpClass> opClassFromName(std::string_view n)
+{
+    return valueOf(kOpClasses, n);
+}
 
 const std::vector<OpClass> &allOpClasses()
 {
@@ -304,8 +397,7 @@ double Device::energyPerOpPj(DType t, UnitKind kind) const
 {
     const ComputeUnit *best = nullptr;
     for (const ComputeUnit &u : units)
-        if (u.kind == kind && u.peakOpsPerSec.count(t)
-            && (!best || u.peakOpsPerSec.at(t) > best->peakOpsPerSec.at(t)))
+        if (u.kind == kind && u.peakOpsPerSec.count(t) && (!best || u.peakOpsPerSec.at(t) > best->peakOpsPerSec.at(t)))
             best = &u;
     if (!best)
         return 0;
@@ -316,8 +408,8 @@ double Device::energyPerOpPj(DType t, UnitKind kind) const
 bool Device::isEstimated(std::string_view path) const
 {
     for (const std::string &e : estimated)
-        if (path.substr(0, e.size()) == e
-            && (path.size() == e.size() || path[e.size()] == '.' || path[e.size()] == '['))
+        if (path.substr(0, e.size()) == e &&
+            (path.size() == e.size() || path[e.size()] == '.' || path[e.size()] == '['))
             return true;
     return false;
 }
@@ -327,16 +419,37 @@ namespace {
 // Every field path a device file can name, for checking `estimated`.
 std::set<std::string> fieldPaths(const Device &d)
 {
-    std::set<std::string> p = {"id", "name", "kind", "vendor", "description", "source", "notes", "clock",
-        "topology", "topology.clusters", "topology.coresPerCluster", "topology.unitsPerCore", "levels", "units",
-        "overheads", "overheads.kernelLaunch", "overheads.sync", "overheads.dmaSetup", "overheads.atomic", "calibration",
-        "calibration.computeEfficiency", "calibration.memoryEfficiency", "calibration.latencyHidingOccupancy",
-        "calibration.source", "power",
-        "power.tdpWatts", "power.staticWatts"};
+    std::set<std::string> p = {"id",
+                               "name",
+                               "kind",
+                               "vendor",
+                               "description",
+                               "source",
+                               "notes",
+                               "clock",
+                               "topology",
+                               "topology.clusters",
+                               "topology.coresPerCluster",
+                               "topology.unitsPerCore",
+                               "levels",
+                               "units",
+                               "overheads",
+                               "overheads.kernelLaunch",
+                               "overheads.sync",
+                               "overheads.dmaSetup",
+                               "overheads.atomic",
+                               "calibration",
+                               "calibration.computeEfficiency",
+                               "calibration.memoryEfficiency",
+                               "calibration.latencyHidingOccupancy",
+                               "calibration.source",
+                               "power",
+                               "power.tdpWatts",
+                               "power.staticWatts"};
     for (std::size_t i = 0; i < d.levels.size(); ++i) {
         const std::string l = "levels[" + std::to_string(i) + "]";
         for (const char *f : {"", ".name", ".scope", ".capacity", ".bandwidth", ".transaction", ".transaction.read",
-                 ".transaction.write", ".latency", ".energyPerBytePj"})
+                              ".transaction.write", ".latency", ".energyPerBytePj"})
             p.insert(l + f);
     }
     for (std::size_t i = 0; i < d.units.size(); ++i) {
@@ -350,8 +463,8 @@ std::set<std::string> fieldPaths(const Device &d)
     }
     if (d.gpu)
         for (const char *f : {"gpu", "gpu.warpSize", "gpu.smPartitions", "gpu.maxThreadsPerSm",
-                 "gpu.maxThreadsPerBlock", "gpu.maxBlocksPerSm", "gpu.registersPerSm", "gpu.maxRegistersPerThread",
-                 "gpu.sharedMemPerSm", "gpu.maxSharedMemPerBlock"})
+                              "gpu.maxThreadsPerBlock", "gpu.maxBlocksPerSm", "gpu.registersPerSm",
+                              "gpu.maxRegistersPerThread", "gpu.sharedMemPerSm", "gpu.maxSharedMemPerBlock"})
             p.insert(f);
     return p;
 }
@@ -361,7 +474,10 @@ Status fieldError(const std::string &path, const std::string &message)
     return Status::invalid(path + ": " + message);
 }
 
-std::string num(double v) { return shortest(v); }
+std::string num(double v)
+{
+    return shortest(v);
+}
 
 } // namespace
 
@@ -404,14 +520,15 @@ Status validateDevice(const Device &d)
             continue;
         const MemoryLevel &prev = d.levels[i - 1];
         if (l.capacityBytes < prev.capacityBytes)
-            return fieldError(p + ".capacity", "'" + l.name + "' (" + formatQuantity(double(l.capacityBytes), Quantity::Bytes)
-                                                   + ") is smaller than '" + prev.name + "' ("
-                                                   + formatQuantity(double(prev.capacityBytes), Quantity::Bytes)
-                                                   + ") before it; levels go fast to slow");
+            return fieldError(p + ".capacity", "'" + l.name + "' (" +
+                                                   formatQuantity(double(l.capacityBytes), Quantity::Bytes) +
+                                                   ") is smaller than '" + prev.name + "' (" +
+                                                   formatQuantity(double(prev.capacityBytes), Quantity::Bytes) +
+                                                   ") before it; levels go fast to slow");
         if (l.scope < prev.scope)
-            return fieldError(p + ".scope", "'" + std::string(memoryScopeName(l.scope)) + "' is narrower than '"
-                                                + std::string(memoryScopeName(prev.scope)) + "' of '" + prev.name
-                                                + "' before it; levels go fast to slow");
+            return fieldError(p + ".scope", "'" + std::string(memoryScopeName(l.scope)) + "' is narrower than '" +
+                                                std::string(memoryScopeName(prev.scope)) + "' of '" + prev.name +
+                                                "' before it; levels go fast to slow");
     }
 
     if (d.units.empty())
@@ -425,8 +542,8 @@ Status validateDevice(const Device &d)
             return fieldError(p + ".name", "duplicate unit '" + u.name + "'");
         TS_TRY(positive(p + ".countPerCore", u.countPerCore));
         if (u.cores < 0 || u.cores > d.totalCores())
-            return fieldError(p + ".cores", "must be between 0 and the " + std::to_string(d.totalCores())
-                                                + " cores of the topology, got " + std::to_string(u.cores));
+            return fieldError(p + ".cores", "must be between 0 and the " + std::to_string(d.totalCores()) +
+                                                " cores of the topology, got " + std::to_string(u.cores));
         if (u.peakOpsPerSec.empty())
             return fieldError(p + ".peak", "needs the peak rate of at least one dtype");
         for (const auto &[t, v] : u.peakOpsPerSec)
@@ -525,9 +642,8 @@ std::string formatOpsRate(double opsPerSec, DType t)
 
 std::string deviceSummary(const Device &d)
 {
-    std::string out = d.name + "; " + std::string(deviceKindName(d.kind)) + "; "
-        + std::to_string(d.topology.clusters) + "x" + std::to_string(d.topology.coresPerCluster) + "x"
-        + std::to_string(d.topology.unitsPerCore);
+    std::string out = d.name + "; " + std::string(deviceKindName(d.kind)) + "; " + std::to_string(d.topology.clusters) +
+                      "x" + std::to_string(d.topology.coresPerCluster) + "x" + std::to_string(d.topology.unitsPerCore);
     DType best = DType::Float32;
     for (DType t : {DType::Float16, DType::BFloat16})
         if (d.peakFlops(t) > d.peakFlops(best))
@@ -537,8 +653,8 @@ std::string deviceSummary(const Device &d)
             out += "; " + std::string(dtypeName(t)) + " " + integerOps(display(d.peakFlops(t), Quantity::OpsRate), t);
     if (!d.levels.empty()) {
         const MemoryLevel &m = d.levels.back();
-        out += "; " + m.name + " " + display(double(d.totalCapacity(m)), Quantity::Bytes) + " @ "
-            + display(m.bandwidthBytesPerSec, Quantity::Bandwidth);
+        out += "; " + m.name + " " + display(double(d.totalCapacity(m)), Quantity::Bytes) + " @ " +
+               display(m.bandwidthBytesPerSec, Quantity::Bandwidth);
     }
     return out;
 }

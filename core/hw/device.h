@@ -59,10 +59,10 @@ enum class OpClass : std::uint8_t {
     Other,       // everything else (control, scalar work)
 };
 
-std::string_view deviceKindName(DeviceKind k); // "dsa", "gpu", "cpu"
+std::string_view deviceKindName(DeviceKind k);   // "dsa", "gpu", "cpu"
 std::string_view memoryScopeName(MemoryScope s); // "per-unit", "per-core", "per-cluster", "shared"
-std::string_view unitKindName(UnitKind k); // "scalar", "vector", "matrix", "simt"
-std::string_view opClassName(OpClass c); // "gemm", "elementwise", ...
+std::string_view unitKindName(UnitKind k);       // "scalar", "vector", "matrix", "simt"
+std::string_view opClassName(OpClass c);         // "gemm", "elementwise", ...
 std::optional<DeviceKind> deviceKindFromName(std::string_view name);
 std::optional<MemoryScope> memoryScopeFromName(std::string_view name);
 std::optional<UnitKind> unitKindFromName(std::string_view name);
@@ -75,9 +75,9 @@ OpClass opClassOf(std::string_view onnxOpType);
 struct MemoryLevel {
     std::string name; // "L1", "LLB", "DDR", "SMEM", "L2", "HBM", ...
     MemoryScope scope = MemoryScope::Shared;
-    std::int64_t capacityBytes = 0;   // of one instance
-    double bandwidthBytesPerSec = 0;  // all instances together
-    int readTransactionBytes = 1;     // accesses round up to whole transactions
+    std::int64_t capacityBytes = 0;  // of one instance
+    double bandwidthBytesPerSec = 0; // all instances together
+    int readTransactionBytes = 1;    // accesses round up to whole transactions
     int writeTransactionBytes = 1;
     double latencyNs = 0;
     double energyPerBytePj = 0;
@@ -86,7 +86,7 @@ struct MemoryLevel {
 
 struct ComputeUnit {
     UnitKind kind = UnitKind::Vector;
-    std::string name;                      // "MME", "Tensor Core", "TPC"
+    std::string name; // "MME", "Tensor Core", "TPC"
     int countPerCore = 1;
     int cores = 0;                         // cores that carry this unit; 0 = every core
     std::map<DType, double> peakOpsPerSec; // all instances together
@@ -174,7 +174,7 @@ struct Device {
 
     const MemoryLevel *level(std::string_view name) const; // nullptr if absent
     int levelIndex(std::string_view name) const;           // -1 if absent
-    int instances(const MemoryLevel &l) const;              // copies of the level on the device
+    int instances(const MemoryLevel &l) const;             // copies of the level on the device
     std::int64_t totalCapacity(const MemoryLevel &l) const { return l.capacityBytes * instances(l); }
     double bandwidthPerInstance(const MemoryLevel &l) const { return l.bandwidthBytesPerSec / instances(l); }
 

@@ -28,8 +28,7 @@ std::string describe(const QJsonValue &v)
     return "nothing";
 }
 
-template <typename Range>
-std::string joined(const Range &names)
+template <typename Range> std::string joined(const Range &names)
 {
     std::string out;
     for (const auto &n : names)
@@ -141,7 +140,8 @@ public:
 
     std::int64_t bytes(const char *key, std::optional<std::int64_t> fallback)
     {
-        const double v = quantity(key, Quantity::Bytes, fallback ? std::optional<double>(double(*fallback)) : std::nullopt);
+        const double v =
+            quantity(key, Quantity::Bytes, fallback ? std::optional<double>(double(*fallback)) : std::nullopt);
         if (v != std::floor(v) || std::fabs(v) > 9e15) {
             m_c.fail(path(key), "expected a whole number of bytes, got " + formatQuantity(v, Quantity::Bytes));
             return 0;
@@ -235,14 +235,13 @@ const std::vector<std::string_view> &deviceKindNames()
 }
 const std::vector<std::string_view> &scopeNames()
 {
-    static const auto n = namesOf(memoryScopeName,
-        {MemoryScope::PerUnit, MemoryScope::PerCore, MemoryScope::PerCluster, MemoryScope::Shared});
+    static const auto n = namesOf(
+        memoryScopeName, {MemoryScope::PerUnit, MemoryScope::PerCore, MemoryScope::PerCluster, MemoryScope::Shared});
     return n;
 }
 const std::vector<std::string_view> &unitKindNames()
 {
-    static const auto n =
-        namesOf(unitKindName, {UnitKind::Scalar, UnitKind::Vector, UnitKind::Matrix, UnitKind::Simt});
+    static const auto n = namesOf(unitKindName, {UnitKind::Scalar, UnitKind::Vector, UnitKind::Matrix, UnitKind::Simt});
     return n;
 }
 
@@ -303,7 +302,7 @@ ComputeUnit readUnit(Context &c, const QJsonValue &v, const std::string &path)
                 for (OpClass k : allOpClasses())
                     names.push_back(opClassName(k));
                 c.fail(r.path("ops") + "[" + std::to_string(i) + "]",
-                    "unknown op class " + describe(a[i]) + "; known: " + joined(names));
+                       "unknown op class " + describe(a[i]) + "; known: " + joined(names));
             } else if (!u.supports(*cls)) {
                 u.opClasses.push_back(*cls);
             }
@@ -336,12 +335,18 @@ QJsonObject dtypeObject(const std::map<DType, double> &m, bool asRate)
     QJsonObject o;
     for (const auto &[t, v] : m)
         o.insert(QString::fromUtf8(dtypeName(t)),
-            asRate ? QJsonValue(QString::fromStdString(formatOpsRate(v, t))) : QJsonValue(v));
+                 asRate ? QJsonValue(QString::fromStdString(formatOpsRate(v, t))) : QJsonValue(v));
     return o;
 }
 
-QJsonValue q(double v, Quantity quantity) { return QString::fromStdString(formatQuantity(v, quantity)); }
-QJsonValue s(const std::string &text) { return QString::fromStdString(text); }
+QJsonValue q(double v, Quantity quantity)
+{
+    return QString::fromStdString(formatQuantity(v, quantity));
+}
+QJsonValue s(const std::string &text)
+{
+    return QString::fromStdString(text);
+}
 
 } // namespace
 
@@ -352,7 +357,7 @@ Expected<Device> parseDevice(const QByteArray &json, const QString &sourceName)
     const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (pe.error != QJsonParseError::NoError)
         return Status::invalid("malformed json: " + pe.errorString().toStdString(),
-            Location{.file = file, .offset = pe.offset});
+                               Location{.file = file, .offset = pe.offset});
     if (!doc.isObject())
         return Status::invalid("expected a json object at the top level", Location{.file = file});
 
@@ -360,8 +365,8 @@ Expected<Device> parseDevice(const QByteArray &json, const QString &sourceName)
     ObjectReader top(c, doc.object(), "");
     Device d;
     if (const int schema = top.integer("schema", kDeviceSchemaVersion); schema != kDeviceSchemaVersion)
-        c.fail("schema", "unsupported version " + std::to_string(schema) + "; this build reads version "
-                             + std::to_string(kDeviceSchemaVersion));
+        c.fail("schema", "unsupported version " + std::to_string(schema) + "; this build reads version " +
+                             std::to_string(kDeviceSchemaVersion));
     d.id = top.text("id", true);
     d.name = top.text("name", true);
     d.kind = top.choice<DeviceKind>("kind", deviceKindFromName, deviceKindNames(), "device kind");
@@ -439,14 +444,16 @@ QByteArray toJson(const Device &d)
     o.insert("notes", s(d.notes));
     o.insert("clock", q(d.clockHz, Quantity::Frequency));
     o.insert("topology", QJsonObject{{"clusters", d.topology.clusters},
-                             {"coresPerCluster", d.topology.coresPerCluster},
-                             {"unitsPerCore", d.topology.unitsPerCore}});
+                                     {"coresPerCluster", d.topology.coresPerCluster},
+                                     {"unitsPerCore", d.topology.unitsPerCore}});
     QJsonArray levels;
     for (const MemoryLevel &l : d.levels) {
-        QJsonObject lo{{"name", s(l.name)}, {"scope", s(std::string(memoryScopeName(l.scope)))},
-            {"capacity", q(double(l.capacityBytes), Quantity::Bytes)},
-            {"bandwidth", q(l.bandwidthBytesPerSec, Quantity::Bandwidth)}, {"latency", q(l.latencyNs, Quantity::TimeNs)},
-            {"energyPerBytePj", l.energyPerBytePj}};
+        QJsonObject lo{{"name", s(l.name)},
+                       {"scope", s(std::string(memoryScopeName(l.scope)))},
+                       {"capacity", q(double(l.capacityBytes), Quantity::Bytes)},
+                       {"bandwidth", q(l.bandwidthBytesPerSec, Quantity::Bandwidth)},
+                       {"latency", q(l.latencyNs, Quantity::TimeNs)},
+                       {"energyPerBytePj", l.energyPerBytePj}};
         if (l.readTransactionBytes == l.writeTransactionBytes)
             lo.insert("transaction", l.readTransactionBytes);
         else
@@ -459,28 +466,35 @@ QByteArray toJson(const Device &d)
         QJsonArray ops;
         for (OpClass c : u.opClasses)
             ops.append(s(std::string(opClassName(c))));
-        units.append(QJsonObject{{"name", s(u.name)}, {"kind", s(std::string(unitKindName(u.kind)))},
-            {"countPerCore", u.countPerCore}, {"cores", u.cores}, {"peak", dtypeObject(u.peakOpsPerSec, true)},
-            {"ops", ops}, {"energyPerOpPj", dtypeObject(u.energyPerOpPj, false)}});
+        units.append(QJsonObject{{"name", s(u.name)},
+                                 {"kind", s(std::string(unitKindName(u.kind)))},
+                                 {"countPerCore", u.countPerCore},
+                                 {"cores", u.cores},
+                                 {"peak", dtypeObject(u.peakOpsPerSec, true)},
+                                 {"ops", ops},
+                                 {"energyPerOpPj", dtypeObject(u.energyPerOpPj, false)}});
     }
     o.insert("units", units);
     if (d.gpu) {
         const GpuParams &g = *d.gpu;
-        o.insert("gpu", QJsonObject{{"warpSize", g.warpSize}, {"smPartitions", g.smPartitions},
-                            {"maxThreadsPerSm", g.maxThreadsPerSm}, {"maxThreadsPerBlock", g.maxThreadsPerBlock},
-                            {"maxBlocksPerSm", g.maxBlocksPerSm}, {"registersPerSm", g.registersPerSm},
-                            {"maxRegistersPerThread", g.maxRegistersPerThread},
-                            {"sharedMemPerSm", q(double(g.sharedMemPerSm), Quantity::Bytes)},
-                            {"maxSharedMemPerBlock", q(double(g.maxSharedMemPerBlock), Quantity::Bytes)}});
+        o.insert("gpu", QJsonObject{{"warpSize", g.warpSize},
+                                    {"smPartitions", g.smPartitions},
+                                    {"maxThreadsPerSm", g.maxThreadsPerSm},
+                                    {"maxThreadsPerBlock", g.maxThreadsPerBlock},
+                                    {"maxBlocksPerSm", g.maxBlocksPerSm},
+                                    {"registersPerSm", g.registersPerSm},
+                                    {"maxRegistersPerThread", g.maxRegistersPerThread},
+                                    {"sharedMemPerSm", q(double(g.sharedMemPerSm), Quantity::Bytes)},
+                                    {"maxSharedMemPerBlock", q(double(g.maxSharedMemPerBlock), Quantity::Bytes)}});
     }
     o.insert("overheads", QJsonObject{{"kernelLaunch", q(d.overheads.kernelLaunchNs, Quantity::TimeNs)},
-                              {"sync", q(d.overheads.syncNs, Quantity::TimeNs)},
-                              {"dmaSetup", q(d.overheads.dmaSetupNs, Quantity::TimeNs)},
-                              {"atomic", q(d.overheads.atomicNs, Quantity::TimeNs)}});
+                                      {"sync", q(d.overheads.syncNs, Quantity::TimeNs)},
+                                      {"dmaSetup", q(d.overheads.dmaSetupNs, Quantity::TimeNs)},
+                                      {"atomic", q(d.overheads.atomicNs, Quantity::TimeNs)}});
     o.insert("calibration", QJsonObject{{"computeEfficiency", d.calibration.computeEfficiency},
-                                {"memoryEfficiency", d.calibration.memoryEfficiency},
-                                {"latencyHidingOccupancy", d.calibration.latencyHidingOccupancy},
-                                {"source", s(d.calibration.source)}});
+                                        {"memoryEfficiency", d.calibration.memoryEfficiency},
+                                        {"latencyHidingOccupancy", d.calibration.latencyHidingOccupancy},
+                                        {"source", s(d.calibration.source)}});
     o.insert("power", QJsonObject{{"tdpWatts", d.power.tdpWatts}, {"staticWatts", d.power.staticWatts}});
     QJsonArray estimated;
     for (const std::string &e : d.estimated)

@@ -45,12 +45,13 @@ Status DeviceRegistry::loadBuiltins()
     const QDir dir(builtinPrefix());
     const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
     if (files.isEmpty())
-        return Status::error(ErrorCode::Internal, "no built-in device presets in the resource "
-                                                      + builtinPrefix().toStdString());
+        return Status::error(ErrorCode::Internal,
+                             "no built-in device presets in the resource " + builtinPrefix().toStdString());
     for (const QString &name : files) {
         QFile f(dir.filePath(name));
         if (!f.open(QIODevice::ReadOnly))
-            return Status::error(ErrorCode::Internal, "cannot open built-in preset", {.file = f.fileName().toStdString()});
+            return Status::error(ErrorCode::Internal, "cannot open built-in preset",
+                                 {.file = f.fileName().toStdString()});
         Expected<Device> d = parseDevice(f.readAll(), f.fileName());
         if (!d) {
             Status s = d.status();
@@ -78,9 +79,8 @@ int DeviceRegistry::loadFolder(const QString &path)
         const Location loc{.file = file.toStdString()};
         QFile f(file);
         if (!f.open(QIODevice::ReadOnly)) {
-            m_diagnostics.push_back({Severity::Error, ErrorCode::Io, "cannot read device file: "
-                                                                          + f.errorString().toLower().toStdString(),
-                loc});
+            m_diagnostics.push_back({Severity::Error, ErrorCode::Io,
+                                     "cannot read device file: " + f.errorString().toLower().toStdString(), loc});
             continue;
         }
         Expected<Device> d = parseDevice(f.readAll(), file);
@@ -91,12 +91,13 @@ int DeviceRegistry::loadFolder(const QString &path)
         const std::string id = d->id;
         if (std::find(seen.begin(), seen.end(), id) != seen.end()) {
             m_diagnostics.push_back({Severity::Warning, ErrorCode::InvalidInput,
-                "device '" + id + "' is already defined by another file in this folder; skipped", loc});
+                                     "device '" + id + "' is already defined by another file in this folder; skipped",
+                                     loc});
             continue;
         }
         if (find(id))
-            m_diagnostics.push_back({Severity::Note, ErrorCode::Ok,
-                "device '" + id + "' replaces the " + origin(id) + " definition", loc});
+            m_diagnostics.push_back(
+                {Severity::Note, ErrorCode::Ok, "device '" + id + "' replaces the " + origin(id) + " definition", loc});
         seen.push_back(id);
         add(std::move(d).value(), file.toStdString());
         ++added;
@@ -140,7 +141,7 @@ Expected<Device> DeviceRegistry::lookup(std::string_view id) const
     for (const Device &d : m_devices)
         known += (known.empty() ? "" : ", ") + d.id;
     return Status::error(ErrorCode::Usage,
-        "unknown device '" + std::string(id) + "'; known: " + (known.empty() ? "none" : known));
+                         "unknown device '" + std::string(id) + "'; known: " + (known.empty() ? "none" : known));
 }
 
 std::string DeviceRegistry::origin(std::string_view id) const

@@ -156,11 +156,11 @@ Device hostDevice(const HostCpuInfo &info)
     d.topology = {sockets, (cores + sockets - 1) / sockets, 1};
 
     const Estimates est = vectorEstimate(info);
-    d.notes = "estimates: peak f32 = " + std::to_string(d.totalCores()) + " cores x "
-        + formatQuantity(d.clockHz, Quantity::Frequency) + " x " + std::to_string(est.flopsPerCycleF32)
-        + " FLOP/cycle (" + est.unitName
-        + ", two FMA pipes assumed); cache bandwidth = B/cycle/core (L1 128, L2 64, L3+ 32) x cores x clock; "
-          "latencies 4/14/50 cycles; DRAM 10 GB/s per core up to 100 GB/s, 90 ns";
+    d.notes = "estimates: peak f32 = " + std::to_string(d.totalCores()) + " cores x " +
+              formatQuantity(d.clockHz, Quantity::Frequency) + " x " + std::to_string(est.flopsPerCycleF32) +
+              " FLOP/cycle (" + est.unitName +
+              ", two FMA pipes assumed); cache bandwidth = B/cycle/core (L1 128, L2 64, L3+ 32) x cores x clock; "
+              "latencies 4/14/50 cycles; DRAM 10 GB/s per core up to 100 GB/s, 90 ns";
     if (!clockKnown) {
         d.notes += "; clock unknown, 2 GHz assumed";
         d.estimated.push_back("clock");
@@ -170,9 +170,9 @@ Device hostDevice(const HostCpuInfo &info)
     for (const HostCpuInfo::Cache &c : info.caches) {
         MemoryLevel l;
         l.name = "L" + std::to_string(c.level);
-        l.scope = c.sharedBy <= threadsPerCore  ? MemoryScope::PerCore
-            : c.sharedBy >= info.logicalCpus     ? MemoryScope::Shared
-                                                 : MemoryScope::PerCluster;
+        l.scope = c.sharedBy <= threadsPerCore     ? MemoryScope::PerCore
+                  : c.sharedBy >= info.logicalCpus ? MemoryScope::Shared
+                                                   : MemoryScope::PerCluster;
         l.capacityBytes = c.bytes;
         const double bytesPerCycle = c.level == 1 ? 128 : c.level == 2 ? 64 : 32;
         l.bandwidthBytesPerSec = bytesPerCycle * d.totalCores() * clock;
@@ -223,7 +223,9 @@ Device hostDevice(const HostCpuInfo &info)
     d.estimated.push_back("overheads");
     // docs/cost-model.md "host": vectorised loops of the reference backend reach
     // about half of the AVX peak and 70 % of the stream bandwidth.
-    d.calibration = {.computeEfficiency = 0.5, .memoryEfficiency = 0.7, .latencyHidingOccupancy = 1.0,
+    d.calibration = {.computeEfficiency = 0.5,
+                     .memoryEfficiency = 0.7,
+                     .latencyHidingOccupancy = 1.0,
                      .source = "estimate for compiler-vectorised loops (docs/cost-model.md)"};
     d.estimated.push_back("calibration");
     d.notes += "; overheads: 2 us task launch, 1 us barrier, 20 ns atomic (thread-pool figures)";

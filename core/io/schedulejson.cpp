@@ -13,12 +13,21 @@ namespace tessera {
 
 namespace {
 
-QString qs(const std::string &s) { return QString::fromStdString(s); }
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 // --- writing -----------------------------------------------------------------
 
-QJsonValue number(double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null); }
+QJsonValue number(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
+}
 
 QJsonArray regionJson(const ops::Region &r)
 {
@@ -64,7 +73,8 @@ QJsonObject planJson(const ExecutionPlan &p, const Graph &g)
         for (BufferId b : t.writes)
             writes.append(b);
         for (const NodeTile &tile : t.tiles)
-            tiles.append(QJsonObject{{"node", nodeName(tile.node)}, {"output", tile.output}, {"region", regionJson(tile.region)}});
+            tiles.append(QJsonObject{
+                {"node", nodeName(tile.node)}, {"output", tile.output}, {"region", regionJson(tile.region)}});
         const Binding &b = t.binding;
         tasks.append(QJsonObject{
             {"id", t.id},
@@ -72,8 +82,11 @@ QJsonObject planJson(const ExecutionPlan &p, const Graph &g)
             {"kernel", t.kernel},
             {"tiles", tiles},
             {"deps", deps},
-            {"binding", QJsonObject{{"cluster", b.cluster}, {"core", b.core}, {"core_count", b.coreCount},
-                                    {"unit", b.unit}, {"stream", b.stream}}},
+            {"binding", QJsonObject{{"cluster", b.cluster},
+                                    {"core", b.core},
+                                    {"core_count", b.coreCount},
+                                    {"unit", b.unit},
+                                    {"stream", b.stream}}},
             {"stage", t.stage},
             {"reads", reads},
             {"writes", writes},
@@ -84,16 +97,18 @@ QJsonObject planJson(const ExecutionPlan &p, const Graph &g)
     }
     QJsonArray buffers;
     for (const Buffer &b : p.buffers)
-        buffers.append(QJsonObject{{"id", b.id},
-                                   {"tensor", b.tensor == kInvalidId ? QJsonValue() : QJsonValue(qs(g.tensor(b.tensor).name))},
-                                   {"level", qs(b.level)},
-                                   {"scope", b.scopeIndex},
-                                   {"region", regionJson(b.region)},
-                                   {"bytes", static_cast<qint64>(b.bytes)},
-                                   {"offset", static_cast<qint64>(b.offset)}});
-    return {{"graph", qs(p.graphName)}, {"algorithm", qs(p.algorithm)}, {"device", qs(p.device)},
-            {"model_hash", qs(p.modelHash)}, {"kernels", kernels}, {"tasks", tasks}, {"buffers", buffers},
-            {"est_latency_ns", p.estimatedLatencyNs()}};
+        buffers.append(
+            QJsonObject{{"id", b.id},
+                        {"tensor", b.tensor == kInvalidId ? QJsonValue() : QJsonValue(qs(g.tensor(b.tensor).name))},
+                        {"level", qs(b.level)},
+                        {"scope", b.scopeIndex},
+                        {"region", regionJson(b.region)},
+                        {"bytes", static_cast<qint64>(b.bytes)},
+                        {"offset", static_cast<qint64>(b.offset)}});
+    return {{"graph", qs(p.graphName)}, {"algorithm", qs(p.algorithm)},
+            {"device", qs(p.device)},   {"model_hash", qs(p.modelHash)},
+            {"kernels", kernels},       {"tasks", tasks},
+            {"buffers", buffers},       {"est_latency_ns", p.estimatedLatencyNs()}};
 }
 
 // --- reading -----------------------------------------------------------------
@@ -121,7 +136,8 @@ public:
             return error(path + key, o.contains(key) ? "expected an array" : "missing");
         return o[key].toArray();
     }
-    Expected<std::string> string(const QJsonObject &o, const char *key, const std::string &path, bool optional = false) const
+    Expected<std::string> string(const QJsonObject &o, const char *key, const std::string &path,
+                                 bool optional = false) const
     {
         if (!o.contains(key) && optional)
             return std::string();
@@ -129,7 +145,8 @@ public:
             return error(path + key, o.contains(key) ? "expected a string" : "missing");
         return o[key].toString().toStdString();
     }
-    Expected<std::int64_t> integer(const QJsonValue &v, const std::string &path, std::int64_t min, std::int64_t max) const
+    Expected<std::int64_t> integer(const QJsonValue &v, const std::string &path, std::int64_t min,
+                                   std::int64_t max) const
     {
         if (!v.isDouble())
             return error(path, v.isUndefined() ? "missing" : "expected an integer");
@@ -175,7 +192,8 @@ Expected<ops::Region> readRegion(const Reader &r, const QJsonValue &v, const std
     return out;
 }
 
-Expected<std::vector<std::int32_t>> readIds(const Reader &r, const QJsonValue &v, const std::string &path, std::int64_t max)
+Expected<std::vector<std::int32_t>> readIds(const Reader &r, const QJsonValue &v, const std::string &path,
+                                            std::int64_t max)
 {
     if (!v.isArray())
         return r.error(path, "expected an array");
@@ -194,7 +212,8 @@ Expected<NodeId> resolveNode(const Reader &r, const Graph &g, const QJsonValue &
         return r.error(path, "expected a node name");
     const NodeId n = g.findNode(v.toString().toStdString());
     if (n == kInvalidId)
-        return r.error(path, "unknown node '" + v.toString().toStdString() + "' (the schedule was made for another model?)");
+        return r.error(path,
+                       "unknown node '" + v.toString().toStdString() + "' (the schedule was made for another model?)");
     return n;
 }
 
@@ -240,7 +259,8 @@ Expected<ExecutionPlan> readPlan(const Reader &r, const QJsonObject &o, const Gr
         TS_READ(level, r.string(b, "level", path, true));
         TS_READ(scope, r.integer(b["scope"], path + "scope", -1, INT32_MAX));
         TS_READ(bytes, r.integer(b["bytes"], path + "bytes", 0, INT64_MAX / 2));
-        TS_READ(offset, r.integer(b.contains("offset") ? b["offset"] : QJsonValue(-1), path + "offset", -1, INT64_MAX / 2));
+        TS_READ(offset,
+                r.integer(b.contains("offset") ? b["offset"] : QJsonValue(-1), path + "offset", -1, INT64_MAX / 2));
         TS_READ(region, readRegion(r, b.contains("region") ? b["region"] : QJsonValue(QJsonArray()), path + "region"));
         buf.level = level;
         buf.scopeIndex = static_cast<std::int32_t>(scope);
@@ -265,15 +285,17 @@ Expected<ExecutionPlan> readPlan(const Reader &r, const QJsonObject &o, const Gr
                 known = true;
             }
         if (!known)
-            return r.error(path + "kind", "unknown task kind '" + kind + "'; valid: compute, copy, concat, split, "
-                                                                         "redistribute, barrier");
+            return r.error(path + "kind", "unknown task kind '" + kind +
+                                              "'; valid: compute, copy, concat, split, "
+                                              "redistribute, barrier");
         TS_READ(kernel, r.integer(t["kernel"], path + "kernel", -1, static_cast<std::int64_t>(p.kernels.size()) - 1));
         task.kernel = static_cast<KernelId>(kernel);
         if (task.kind == TaskKind::Compute && task.kernel < 0)
             return r.error(path + "kernel", "a compute task needs a kernel");
         TS_READ(deps, readIds(r, t["deps"], path + "deps", i - 1));
         TS_READ(reads, readIds(r, t.contains("reads") ? t["reads"] : QJsonValue(QJsonArray()), path + "reads", nbuf));
-        TS_READ(writes, readIds(r, t.contains("writes") ? t["writes"] : QJsonValue(QJsonArray()), path + "writes", nbuf));
+        TS_READ(writes,
+                readIds(r, t.contains("writes") ? t["writes"] : QJsonValue(QJsonArray()), path + "writes", nbuf));
         task.deps = std::move(deps);
         task.reads = std::move(reads);
         task.writes = std::move(writes);
@@ -285,7 +307,8 @@ Expected<ExecutionPlan> readPlan(const Reader &r, const QJsonObject &o, const Gr
                 const std::string tp = path + "tiles[" + std::to_string(j) + "].";
                 const QJsonObject tile = tiles[j].toObject();
                 TS_READ(node, resolveNode(r, g, tile["node"], tp + "node"));
-                TS_READ(output, r.integer(tile.contains("output") ? tile["output"] : QJsonValue(0), tp + "output", 0, 64));
+                TS_READ(output,
+                        r.integer(tile.contains("output") ? tile["output"] : QJsonValue(0), tp + "output", 0, 64));
                 TS_READ(region, readRegion(r, tile["region"], tp + "region"));
                 task.tiles.push_back({node, static_cast<std::int32_t>(output), std::move(region)});
             }
@@ -311,7 +334,8 @@ Expected<ExecutionPlan> readPlan(const Reader &r, const QJsonObject &o, const Gr
         task.label = t["label"].toString().toStdString();
         const QJsonObject c = t["cost"].toObject();
         TS_READ(time, r.real(c.contains("time_ns") ? c["time_ns"] : QJsonValue(0.0), path + "cost.time_ns"));
-        TS_READ(compute, r.real(c.contains("compute_ns") ? c["compute_ns"] : QJsonValue(0.0), path + "cost.compute_ns"));
+        TS_READ(compute,
+                r.real(c.contains("compute_ns") ? c["compute_ns"] : QJsonValue(0.0), path + "cost.compute_ns"));
         TS_READ(energy, r.real(c.contains("energy_j") ? c["energy_j"] : QJsonValue(0.0), path + "cost.energy_j"));
         auto part = [&](const char *key) { return c.contains(key) ? c[key] : QJsonValue(0.0); };
         TS_READ(memory, r.real(part("memory_ns"), path + "cost.memory_ns"));
@@ -330,7 +354,8 @@ Expected<ExecutionPlan> readPlan(const Reader &r, const QJsonObject &o, const Gr
             const std::string kind = c["kind"].toString().toStdString();
             const auto k = costKindFromName(kind);
             if (!k)
-                return r.error(path + "cost.kind", "unknown cost kind '" + kind + "'; known: estimated, measured, simulated");
+                return r.error(path + "cost.kind",
+                               "unknown cost kind '" + kind + "'; known: estimated, measured, simulated");
             task.cost.kind = *k;
         }
         const QJsonObject bytes = c["bytes"].toObject();
@@ -346,9 +371,11 @@ Expected<ExecutionPlan> readPlan(const Reader &r, const QJsonObject &o, const Gr
 Expected<QJsonObject> parseObject(std::string_view json, const std::string &source)
 {
     QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(json.data(), static_cast<qsizetype>(json.size())), &err);
+    const QJsonDocument doc =
+        QJsonDocument::fromJson(QByteArray(json.data(), static_cast<qsizetype>(json.size())), &err);
     if (err.error != QJsonParseError::NoError)
-        return Status::invalid("malformed JSON: " + err.errorString().toStdString(), {.file = source, .offset = err.offset});
+        return Status::invalid("malformed JSON: " + err.errorString().toStdString(),
+                               {.file = source, .offset = err.offset});
     if (!doc.isObject())
         return Status::invalid("expected a JSON object at the top level", {.file = source});
     return doc.object();
@@ -387,16 +414,25 @@ std::string scheduleToJson(const ScheduleDocument &doc, const Graph &g)
         stats[qs(k)] = number(v);
     QJsonArray reports;
     for (const OverrideReport &r : doc.overrideReports)
-        reports.append(QJsonObject{{"key", qs(r.key)}, {"option", qs(r.optionId)}, {"outcome", qs(outcomeName(r.outcome))},
+        reports.append(QJsonObject{{"key", qs(r.key)},
+                                   {"option", qs(r.optionId)},
+                                   {"outcome", qs(outcomeName(r.outcome))},
                                    {"reason", qs(r.reason)}});
     QJsonArray decisions;
     for (const DecisionRecord &d : doc.decisions) {
         QJsonArray opts;
         for (const DecisionOption &o : d.options)
-            opts.append(QJsonObject{{"id", qs(o.id)}, {"label", qs(o.label)}, {"cost", number(o.cost)},
-                                    {"detail", qs(o.detail)}, {"illegal", qs(o.illegalReason)}});
-        decisions.append(QJsonObject{{"key", qs(d.key)}, {"role", qs(d.role)}, {"preferred", d.preferred},
-                                     {"chosen", d.chosen}, {"overridden", d.overridden}, {"step", d.step},
+            opts.append(QJsonObject{{"id", qs(o.id)},
+                                    {"label", qs(o.label)},
+                                    {"cost", number(o.cost)},
+                                    {"detail", qs(o.detail)},
+                                    {"illegal", qs(o.illegalReason)}});
+        decisions.append(QJsonObject{{"key", qs(d.key)},
+                                     {"role", qs(d.role)},
+                                     {"preferred", d.preferred},
+                                     {"chosen", d.chosen},
+                                     {"overridden", d.overridden},
+                                     {"step", d.step},
                                      {"options", opts}});
     }
     QJsonArray trace;
@@ -408,9 +444,15 @@ std::string scheduleToJson(const ScheduleDocument &doc, const Graph &g)
             touched.append(qs(g.node(n).name));
         for (const std::string &d : s.delta)
             delta.append(qs(d));
-        trace.append(QJsonObject{{"index", s.index}, {"phase", qs(s.phase)}, {"title", qs(s.title)},
-                                 {"conclusion", qs(s.conclusion)}, {"why", qs(s.why)}, {"numbers", numbers},
-                                 {"touched", touched}, {"delta", delta}, {"decision", s.decision},
+        trace.append(QJsonObject{{"index", s.index},
+                                 {"phase", qs(s.phase)},
+                                 {"title", qs(s.title)},
+                                 {"conclusion", qs(s.conclusion)},
+                                 {"why", qs(s.why)},
+                                 {"numbers", numbers},
+                                 {"touched", touched},
+                                 {"delta", delta},
+                                 {"decision", s.decision},
                                  {"elapsed_ms", s.elapsedMs}});
     }
     QJsonObject root{{"format", "tessera-schedule"},
@@ -452,7 +494,8 @@ Expected<ScheduleDocument> scheduleFromJson(std::string_view json, const Graph &
     doc.device = device;
     const std::string actual = modelStructureHash(g);
     if (!hash.empty() && hash != actual)
-        return r.error("model_hash", "the schedule was made for another model (hash " + hash + ", this model " + actual + ")");
+        return r.error("model_hash",
+                       "the schedule was made for another model (hash " + hash + ", this model " + actual + ")");
     for (const char *key : {"options", "overrides"}) {
         const QJsonObject o = root[key].toObject();
         for (auto it = o.begin(); it != o.end(); ++it) {
@@ -505,7 +548,8 @@ Expected<ScheduleDocument> scheduleFromJson(std::string_view json, const Graph &
             step.numbers.push_back({nv.toArray()[0].toString().toStdString(), nv.toArray()[1].toDouble(std::nan(""))});
         const QJsonArray touched = s["touched"].toArray();
         for (qsizetype j = 0; j < touched.size(); ++j) {
-            TS_READ(n, resolveNode(r, g, touched[j], "trace[" + std::to_string(i) + "].touched[" + std::to_string(j) + "]"));
+            TS_READ(n, resolveNode(r, g, touched[j],
+                                   "trace[" + std::to_string(i) + "].touched[" + std::to_string(j) + "]"));
             step.touched.push_back(n);
         }
         for (const QJsonValue &dv : s["delta"].toArray())
@@ -573,10 +617,16 @@ std::string perfettoTraceJson(const ExecutionPlan &plan, const Graph &g, const R
                                   {"tid", t.lane},
                                   {"args", args}});
     }
-    events.append(QJsonObject{{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
-                              {"args", QJsonObject{{"name", qs(plan.algorithm + (run ? " (measured)" : " (estimated)"))}}}});
+    events.append(
+        QJsonObject{{"name", "process_name"},
+                    {"ph", "M"},
+                    {"pid", 1},
+                    {"args", QJsonObject{{"name", qs(plan.algorithm + (run ? " (measured)" : " (estimated)"))}}}});
     for (const auto &[lane, unused] : lanes)
-        events.append(QJsonObject{{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", lane},
+        events.append(QJsonObject{{"name", "thread_name"},
+                                  {"ph", "M"},
+                                  {"pid", 1},
+                                  {"tid", lane},
                                   {"args", QJsonObject{{"name", "lane " + QString::number(lane)}}}});
     return QJsonDocument(QJsonObject{{"traceEvents", events}, {"displayTimeUnit", "ns"}})
         .toJson(QJsonDocument::Compact)

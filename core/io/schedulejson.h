@@ -25,7 +25,7 @@ namespace tessera {
 
 struct ScheduleDocument {
     static constexpr int kFormatVersion = 1;
-    std::string model;                          // model path or name as the user gave it
+    std::string model; // model path or name as the user gave it
     std::string modelHash;
     std::string algorithm;
     std::string device;
@@ -55,7 +55,8 @@ std::string scheduleToJson(const ScheduleDocument &doc, const Graph &graph);
 // Reads a document and resolves it against `graph`. Malformed JSON (with the
 // byte offset), a wrong or future format_version, missing fields, unknown
 // node/tensor names and a model-hash mismatch are InvalidInput errors.
-Expected<ScheduleDocument> scheduleFromJson(std::string_view json, const Graph &graph, std::string_view sourceName = {});
+Expected<ScheduleDocument> scheduleFromJson(std::string_view json, const Graph &graph,
+                                            std::string_view sourceName = {});
 
 // Overrides alone: either a full schedule document (its "overrides") or a
 // plain object {"key": "option-id", ...}.

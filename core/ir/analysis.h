@@ -36,8 +36,8 @@ private:
 };
 
 struct DagWidth {
-    std::int64_t width = 0;         // size of a maximum antichain
-    std::vector<NodeId> antichain;  // one maximum antichain, ascending ids
+    std::int64_t width = 0;        // size of a maximum antichain
+    std::vector<NodeId> antichain; // one maximum antichain, ascending ids
 };
 
 // Exact width by Dilworth's theorem: n minus a maximum matching in the

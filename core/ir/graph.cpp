@@ -3,9 +3,9 @@
 #include "core/ir/analysis.h"
 #include "core/support/assert.h"
 
-#include <limits>
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace tessera {
@@ -13,8 +13,7 @@ namespace tessera {
 // --- Attribute ---------------------------------------------------------------
 
 namespace {
-template <typename T>
-std::string joinClipped(const std::vector<T> &v, std::size_t maxItems = 16)
+template <typename T> std::string joinClipped(const std::vector<T> &v, std::size_t maxItems = 16)
 {
     std::ostringstream os;
     os << '[';
@@ -83,9 +82,21 @@ std::optional<std::int64_t> TensorData::intAt(std::int64_t i) const
         return std::nullopt;
     const std::uint8_t *p = bytes.data() + static_cast<std::size_t>(i) * sz;
     switch (dtype) {
-    case DType::Int64: { std::int64_t v; std::memcpy(&v, p, 8); return v; }
-    case DType::Int32: { std::int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::Int16: { std::int16_t v; std::memcpy(&v, p, 2); return v; }
+    case DType::Int64: {
+        std::int64_t v;
+        std::memcpy(&v, p, 8);
+        return v;
+    }
+    case DType::Int32: {
+        std::int32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    case DType::Int16: {
+        std::int16_t v;
+        std::memcpy(&v, p, 2);
+        return v;
+    }
     case DType::Int8: return static_cast<std::int8_t>(*p);
     case DType::UInt8:
     case DType::Bool: return *p;
@@ -100,8 +111,16 @@ std::optional<double> TensorData::floatAt(std::int64_t i) const
         return std::nullopt;
     const std::uint8_t *p = bytes.data() + static_cast<std::size_t>(i) * sz;
     switch (dtype) {
-    case DType::Float32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::Float64: { double v; std::memcpy(&v, p, 8); return v; }
+    case DType::Float32: {
+        float v;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    case DType::Float64: {
+        double v;
+        std::memcpy(&v, p, 8);
+        return v;
+    }
     default: {
         auto v = intAt(i);
         return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
@@ -109,7 +128,10 @@ std::optional<double> TensorData::floatAt(std::int64_t i) const
     }
 }
 
-std::int64_t Tensor::elements() const { return numElements(shape).value_or(0); }
+std::int64_t Tensor::elements() const
+{
+    return numElements(shape).value_or(0);
+}
 
 std::int64_t Tensor::bytes() const
 {

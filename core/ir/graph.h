@@ -31,8 +31,8 @@ struct TensorData;
 // An operator attribute. Tensor attributes (Constant's value) are held as data.
 struct Attribute {
     enum class Kind : std::uint8_t { Int, Float, String, Ints, Floats, Strings, Tensor };
-    using Value = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>,
-                               std::vector<double>, std::vector<std::string>, std::shared_ptr<const TensorData>>;
+    using Value = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>,
+                               std::vector<std::string>, std::shared_ptr<const TensorData>>;
     Value value;
 
     Kind kind() const { return static_cast<Kind>(value.index()); }
@@ -75,12 +75,12 @@ struct Tensor {
     Shape shape;
     Kind kind = Kind::Intermediate;
     NodeId producer = kInvalidId;
-    std::vector<NodeId> consumers; // one entry per use, in node order
+    std::vector<NodeId> consumers;          // one entry per use, in node order
     std::shared_ptr<const TensorData> data; // initializers (and folded constants)
 
     bool isConstant() const { return data != nullptr; }
     std::int64_t elements() const; // 0 if the shape overflows
-    std::int64_t bytes() const; // elements() * dtype size, saturating at INT64_MAX
+    std::int64_t bytes() const;    // elements() * dtype size, saturating at INT64_MAX
 };
 
 struct Node {
@@ -104,7 +104,7 @@ class Graph
 public:
     std::string name;
     std::int64_t opsetVersion = 17;
-    std::vector<TensorId> inputs;  // graph inputs that are not initializers
+    std::vector<TensorId> inputs; // graph inputs that are not initializers
     std::vector<TensorId> outputs;
 
     // Construction. Names must be unique; adding a duplicate is an assertion.

@@ -19,12 +19,12 @@ using GroupId = std::int32_t;
 
 struct Group {
     enum class Kind : std::uint8_t { Root, Stage, Block, Layer };
-    std::string name;  // short label, e.g. "layer1.0"
-    std::string path;  // full path from the root, e.g. "layer1/layer1.0"; stable across imports
+    std::string name; // short label, e.g. "layer1.0"
+    std::string path; // full path from the root, e.g. "layer1/layer1.0"; stable across imports
     Kind kind = Kind::Block;
     GroupId parent = -1;
     std::vector<GroupId> children;
-    std::vector<NodeId> nodes; // nodes directly in this group (not in a child)
+    std::vector<NodeId> nodes;   // nodes directly in this group (not in a child)
     std::int64_t totalNodes = 0; // nodes in this group and all descendants
 };
 
@@ -44,7 +44,7 @@ public:
     GroupId addGroup(std::string name, Group::Kind kind, GroupId parent);
     void assign(NodeId n, GroupId g);
     void reset(std::size_t nodeCount); // a root group only
-    void finalize(); // sorts node lists, computes totals
+    void finalize();                   // sorts node lists, computes totals
 
 private:
     std::vector<Group> m_groups;

@@ -26,12 +26,24 @@ constexpr std::array<DTypeInfo, 12> kDTypes = {{
     {DType::Bool, "bool", 1, 9},
     {DType::String, "string", 0, 8},
 }};
-const DTypeInfo &info(DType t) { return kDTypes[static_cast<std::size_t>(t)]; }
+const DTypeInfo &info(DType t)
+{
+    return kDTypes[static_cast<std::size_t>(t)];
+}
 } // namespace
 
-std::size_t dtypeSize(DType t) { return info(t).size; }
-std::string_view dtypeName(DType t) { return info(t).name; }
-int onnxDType(DType t) { return info(t).onnx; }
+std::size_t dtypeSize(DType t)
+{
+    return info(t).size;
+}
+std::string_view dtypeName(DType t)
+{
+    return info(t).name;
+}
+int onnxDType(DType t)
+{
+    return info(t).onnx;
+}
 
 std::optional<DType> dtypeFromName(std::string_view name)
 {

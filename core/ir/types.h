@@ -26,7 +26,7 @@ enum class DType : std::uint8_t {
     String,
 };
 
-std::size_t dtypeSize(DType t); // bytes per element, 0 for Undefined/String
+std::size_t dtypeSize(DType t);      // bytes per element, 0 for Undefined/String
 std::string_view dtypeName(DType t); // "f32", "i64", ...
 std::optional<DType> dtypeFromName(std::string_view name);
 bool isFloat(DType t);

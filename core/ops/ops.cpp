@@ -182,8 +182,8 @@ OpCost opCost(const Graph &g, const Node &n)
         }
     for (TensorId t : n.outputs)
         if (t >= 0 && static_cast<std::size_t>(t) < g.tensorCount())
-            cost.bytesWritten = addChecked(cost.bytesWritten, g.tensor(t).bytes())
-                                    .value_or(std::numeric_limits<std::int64_t>::max());
+            cost.bytesWritten =
+                addChecked(cost.bytesWritten, g.tensor(t).bytes()).value_or(std::numeric_limits<std::int64_t>::max());
     const OpDef *def = findOp(n.opType);
     OpContext c(g, n);
     if (runInfer(def, c).isOk())

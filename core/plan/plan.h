@@ -33,18 +33,18 @@ using BufferId = std::int32_t;
 
 struct Kernel {
     KernelId id = 0;
-    std::string name;            // stable, e.g. "k12:layer1.0/conv1+bn1+relu"
-    std::vector<NodeId> nodes;   // in a topological order of the graph
-    std::string strategy;        // free-form tag: "fused", "merge", "opaque", ...
+    std::string name;          // stable, e.g. "k12:layer1.0/conv1+bn1+relu"
+    std::vector<NodeId> nodes; // in a topological order of the graph
+    std::string strategy;      // free-form tag: "fused", "merge", "opaque", ...
 };
 
 // Where a task runs. -1 means "not bound" (the backend chooses).
 struct Binding {
     std::int32_t cluster = -1;
-    std::int32_t core = -1;      // first core of a range
-    std::int32_t coreCount = 1;  // cores used from `core` on
-    std::int32_t unit = -1;      // compute unit index within a core (vector, MME...)
-    std::int32_t stream = -1;    // GPU stream / CPU worker group
+    std::int32_t core = -1;     // first core of a range
+    std::int32_t coreCount = 1; // cores used from `core` on
+    std::int32_t unit = -1;     // compute unit index within a core (vector, MME...)
+    std::int32_t stream = -1;   // GPU stream / CPU worker group
 };
 
 // The output region one node computes in a task (output 0 unless stated).
@@ -69,12 +69,12 @@ std::optional<CostKind> costKindFromName(std::string_view name);
 // launch; launchNs: waiting for the host to issue it; contentionNs: running
 // slower because concurrent kernels share the cores; syncNs: a barrier).
 struct TaskCost {
-    double timeNs = 0;        // duration in the plan's timeline
-    double computeNs = 0;     // running alone, compute-bound
-    double memoryNs = 0;      // running alone, memory-bound
-    double launchNs = 0;      // waiting to be issued
-    double contentionNs = 0;  // sharing cores with concurrent kernels
-    double syncNs = 0;        // synchronisation (barriers)
+    double timeNs = 0;       // duration in the plan's timeline
+    double computeNs = 0;    // running alone, compute-bound
+    double memoryNs = 0;     // running alone, memory-bound
+    double launchNs = 0;     // waiting to be issued
+    double contentionNs = 0; // sharing cores with concurrent kernels
+    double syncNs = 0;       // synchronisation (barriers)
     double energyJ = 0;
     CostKind kind = CostKind::Estimated;
     std::map<std::string, std::int64_t> bytesByLevel; // traffic per memory level name
@@ -93,14 +93,14 @@ std::string_view taskKindName(TaskKind k);
 struct Task {
     TaskId id = 0;
     TaskKind kind = TaskKind::Compute;
-    KernelId kernel = -1;           // Compute only
-    std::vector<NodeTile> tiles;    // Compute only; see NodeTile
-    std::vector<TaskId> deps;       // tasks that must finish first (all earlier in `tasks`)
+    KernelId kernel = -1;        // Compute only
+    std::vector<NodeTile> tiles; // Compute only; see NodeTile
+    std::vector<TaskId> deps;    // tasks that must finish first (all earlier in `tasks`)
     Binding binding;
-    std::int32_t stage = -1;        // display/grouping: a stage, GraphTurbo timestamp
+    std::int32_t stage = -1; // display/grouping: a stage, GraphTurbo timestamp
     std::vector<BufferId> reads;
     std::vector<BufferId> writes;
-    bool recompute = false;         // recomputes nodes another task also computes (halo, BrickDL)
+    bool recompute = false; // recomputes nodes another task also computes (halo, BrickDL)
     TaskCost cost;
     std::string label;
 };
@@ -108,12 +108,12 @@ struct Task {
 // Storage for (a region of) a tensor at one memory level.
 struct Buffer {
     BufferId id = 0;
-    TensorId tensor = kInvalidId;   // kInvalidId: scratch space
-    std::string level;              // memory level name from the device ("DDR", "L1", "SMEM"...); "" = slowest
-    std::int32_t scopeIndex = -1;   // which cluster/core's instance of a per-cluster/per-core level
-    ops::Region region;             // part of the tensor held (empty = whole tensor)
+    TensorId tensor = kInvalidId; // kInvalidId: scratch space
+    std::string level;            // memory level name from the device ("DDR", "L1", "SMEM"...); "" = slowest
+    std::int32_t scopeIndex = -1; // which cluster/core's instance of a per-cluster/per-core level
+    ops::Region region;           // part of the tensor held (empty = whole tensor)
     std::int64_t bytes = 0;
-    std::int64_t offset = -1;       // within the level, -1 if not allocated statically
+    std::int64_t offset = -1; // within the level, -1 if not allocated statically
 };
 
 // When a task runs: estimated (ExecutionPlan::estimatedTimeline) or measured
@@ -127,17 +127,17 @@ struct TaskTiming {
 
 struct ExecutionPlan {
     static constexpr int kFormatVersion = 1;
-    std::string algorithm;           // scheduler name
-    std::string device;              // device id
-    std::string modelHash;           // hash of the model the plan was made for
+    std::string algorithm; // scheduler name
+    std::string device;    // device id
+    std::string modelHash; // hash of the model the plan was made for
     std::string graphName;
     std::vector<Kernel> kernels;
-    std::vector<Task> tasks;         // issue order; a topological order of deps
+    std::vector<Task> tasks; // issue order; a topological order of deps
     std::vector<Buffer> buffers;
 
     KernelId addKernel(std::string name, std::vector<NodeId> nodes, std::string strategy = {});
-    TaskId addTask(Task t);          // sets t.id
-    BufferId addBuffer(Buffer b);    // sets b.id
+    TaskId addTask(Task t);       // sets t.id
+    BufferId addBuffer(Buffer b); // sets b.id
 
     // Sums of the per-task estimates.
     TaskCost totalCost() const;

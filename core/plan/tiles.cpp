@@ -101,7 +101,8 @@ Expected<TaskRegions> taskRegions(const Graph &g, const Kernel &kernel, const st
             const TensorId t = n.outputs[static_cast<std::size_t>(tile.output)];
             if (!regionContains(ops::fullRegion(g.tensor(t).shape), tile.region) ||
                 tile.region.size() != g.tensor(t).shape.size())
-                return Status::invalid("tile lies outside the output's bounds", {.node = n.name, .tensor = g.tensor(t).name});
+                return Status::invalid("tile lies outside the output's bounds",
+                                       {.node = n.name, .tensor = g.tensor(t).name});
             hullInto(need, t, tile.region);
         }
         // Kernel output nodes without a tile compute everything.

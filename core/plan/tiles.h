@@ -26,7 +26,7 @@ std::vector<NodeId> kernelOutputNodes(const Graph &g, const std::vector<NodeId> 
 struct TaskRegions {
     std::map<TensorId, ops::Region> computed; // outputs of kernel nodes (whole tensor ids)
     std::map<TensorId, ops::Region> read;     // tensors from outside the kernel, clipped to bounds
-    bool exact = true; // false when an opaque op forced a whole-tensor assumption
+    bool exact = true;                        // false when an opaque op forced a whole-tensor assumption
 };
 
 // Regions for one compute task. A kernel output node without a tile computes its

@@ -14,9 +14,10 @@ namespace {
 
 Location taskLoc(const ExecutionPlan &p, TaskId t)
 {
-    return {.node = "task " + std::to_string(t) + (p.tasks[static_cast<std::size_t>(t)].label.empty()
-                                                        ? std::string()
-                                                        : " (" + p.tasks[static_cast<std::size_t>(t)].label + ")")};
+    return {.node = "task " + std::to_string(t) +
+                    (p.tasks[static_cast<std::size_t>(t)].label.empty()
+                         ? std::string()
+                         : " (" + p.tasks[static_cast<std::size_t>(t)].label + ")")};
 }
 
 // Ancestor sets of tasks (transitive deps) as bitsets. Plans are verified
@@ -47,7 +48,8 @@ public:
             return true;
         if (m_n <= kMaxDense)
             return (m_bits[static_cast<std::size_t>(t) * m_words + static_cast<std::size_t>(ancestor) / 64] >>
-                    (static_cast<std::size_t>(ancestor) % 64)) & 1ULL;
+                    (static_cast<std::size_t>(ancestor) % 64)) &
+                   1ULL;
         std::vector<TaskId> stack{t};
         std::vector<bool> seen(m_n, false);
         while (!stack.empty()) {
@@ -72,7 +74,10 @@ private:
     std::vector<std::uint64_t> m_bits;
 };
 
-bool overlaps(const ops::Region &a, const ops::Region &b) { return !regionEmpty(regionIntersect(a, b)); }
+bool overlaps(const ops::Region &a, const ops::Region &b)
+{
+    return !regionEmpty(regionIntersect(a, b));
+}
 
 } // namespace
 
@@ -111,10 +116,12 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
                                        taskLoc(plan, t.id));
         for (BufferId b : t.reads)
             if (b < 0 || static_cast<std::size_t>(b) >= plan.buffers.size())
-                return Status::invalid("reads buffer " + std::to_string(b) + " which does not exist", taskLoc(plan, t.id));
+                return Status::invalid("reads buffer " + std::to_string(b) + " which does not exist",
+                                       taskLoc(plan, t.id));
         for (BufferId b : t.writes)
             if (b < 0 || static_cast<std::size_t>(b) >= plan.buffers.size())
-                return Status::invalid("writes buffer " + std::to_string(b) + " which does not exist", taskLoc(plan, t.id));
+                return Status::invalid("writes buffer " + std::to_string(b) + " which does not exist",
+                                       taskLoc(plan, t.id));
         if (t.kind == TaskKind::Compute) {
             if (t.kernel < 0 || static_cast<std::size_t>(t.kernel) >= plan.kernels.size())
                 return Status::invalid("computes kernel " + std::to_string(t.kernel) + " which does not exist",
@@ -130,8 +137,8 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
             const int cores = b.cluster >= 0 ? device->topology.coresPerCluster : device->totalCores();
             if (b.core >= 0 && (b.coreCount < 1 || b.core + b.coreCount > cores))
                 return Status::invalid("bound to cores [" + std::to_string(b.core) + ", " +
-                                           std::to_string(b.core + b.coreCount) + ") but only " + std::to_string(cores) +
-                                           " exist",
+                                           std::to_string(b.core + b.coreCount) + ") but only " +
+                                           std::to_string(cores) + " exist",
                                        taskLoc(plan, t.id));
             if (b.unit >= static_cast<int>(device->units.size()))
                 return Status::invalid("bound to compute unit " + std::to_string(b.unit) + " which does not exist",
@@ -202,7 +209,8 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
                 continue; // graph input or constant
             auto it = producers.find(tensor);
             if (it == producers.end())
-                return Status::invalid("reads a tensor no task produces", {.node = taskLoc(plan, t.id).node, .tensor = src.name});
+                return Status::invalid("reads a tensor no task produces",
+                                       {.node = taskLoc(plan, t.id).node, .tensor = src.name});
             bool covered = false;
             for (const auto &[p, pr] : it->second) {
                 if (!overlaps(pr, region))
@@ -210,7 +218,8 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
                 if (p >= t.id || !ancestry.dependsOn(t.id, p)) {
                     // Another task computing the same region that t does depend on is fine (recompute).
                     const bool alternative = std::any_of(it->second.begin(), it->second.end(), [&](const auto &q) {
-                        return q.first < t.id && ancestry.dependsOn(t.id, q.first) && regionContains(q.second, regionIntersect(pr, region));
+                        return q.first < t.id && ancestry.dependsOn(t.id, q.first) &&
+                               regionContains(q.second, regionIntersect(pr, region));
                     });
                     if (!alternative)
                         return Status::invalid("reads " + src.name + " produced by task " + std::to_string(p) +
@@ -249,7 +258,7 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
             if (first < 0)
                 continue;
             auto &ev = events[{level->name, b.scopeIndex}];
-            ev.push_back({first * 2, b.bytes});    // allocated before `first` runs
+            ev.push_back({first * 2, b.bytes});     // allocated before `first` runs
             ev.push_back({last * 2 + 1, -b.bytes}); // freed after `last`
         }
         for (auto &[key, ev] : events) {
@@ -259,11 +268,11 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
             for (const auto &[when, delta] : ev) {
                 liveBytes += delta;
                 if (liveBytes > level->capacityBytes)
-                    return Status::invalid("level " + key.first + (key.second >= 0 ? "[" + std::to_string(key.second) + "]" : "") +
-                                               " holds " + std::to_string(liveBytes) + " bytes at task " +
-                                               std::to_string(when / 2) + ", capacity " +
-                                               std::to_string(level->capacityBytes),
-                                           taskLoc(plan, when / 2));
+                    return Status::invalid(
+                        "level " + key.first + (key.second >= 0 ? "[" + std::to_string(key.second) + "]" : "") +
+                            " holds " + std::to_string(liveBytes) + " bytes at task " + std::to_string(when / 2) +
+                            ", capacity " + std::to_string(level->capacityBytes),
+                        taskLoc(plan, when / 2));
             }
         }
     }

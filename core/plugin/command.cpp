@@ -5,7 +5,10 @@
 
 namespace tessera::cli {
 
-Status usageError(std::string message) { return Status::error(ErrorCode::Usage, std::move(message)); }
+Status usageError(std::string message)
+{
+    return Status::error(ErrorCode::Usage, std::move(message));
+}
 
 int fail(const Status &status)
 {
@@ -80,7 +83,8 @@ std::vector<std::string> Args::values(const std::string &name) const
     return it == m_values.end() ? std::vector<std::string>{} : it->second;
 }
 
-Expected<std::int64_t> Args::intValue(const std::string &name, std::int64_t def, std::int64_t min, std::int64_t max) const
+Expected<std::int64_t> Args::intValue(const std::string &name, std::int64_t def, std::int64_t min,
+                                      std::int64_t max) const
 {
     auto v = value(name);
     if (!v)

@@ -26,7 +26,7 @@ struct ArgSpec {
     std::string name;       // without dashes
     bool takesValue = true; // false: a boolean flag
     bool repeatable = false;
-    std::string help;       // "--batch N   batch size (default 1)"
+    std::string help;         // "--batch N   batch size (default 1)"
     std::string defaultValue; // what Args::value() returns when the option is not given; empty: none
 };
 
@@ -41,7 +41,8 @@ public:
     std::optional<std::string> value(const std::string &name) const;
     std::vector<std::string> values(const std::string &name) const;
     // Integer option within [min, max]; usage error naming the option otherwise.
-    Expected<std::int64_t> intValue(const std::string &name, std::int64_t def, std::int64_t min, std::int64_t max) const;
+    Expected<std::int64_t> intValue(const std::string &name, std::int64_t def, std::int64_t min,
+                                    std::int64_t max) const;
 
 private:
     std::vector<std::string> m_positional;

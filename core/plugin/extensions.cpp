@@ -12,14 +12,12 @@ namespace {
 
 bool endsWithNoCase(std::string_view s, std::string_view suffix)
 {
-    return s.size() >= suffix.size() &&
-           std::equal(suffix.rbegin(), suffix.rend(), s.rbegin(), [](char a, char b) {
+    return s.size() >= suffix.size() && std::equal(suffix.rbegin(), suffix.rend(), s.rbegin(), [](char a, char b) {
                return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
            });
 }
 
-template <typename T>
-bool hasName(const std::vector<T> &items, std::string_view name)
+template <typename T> bool hasName(const std::vector<T> &items, std::string_view name)
 {
     return std::any_of(items.begin(), items.end(), [&](const T &t) { return t.name == name; });
 }
@@ -88,8 +86,8 @@ Expected<const ScheduleFormat *> Extensions::scheduleFormat(std::string_view nam
     std::string known;
     for (const ScheduleFormat &f : m_scheduleFormats)
         known += (known.empty() ? "" : ", ") + f.name;
-    return Status::error(ErrorCode::Usage, "unknown schedule format '" + std::string(name) + "'; known: " +
-                                               (known.empty() ? std::string("none") : known));
+    return Status::error(ErrorCode::Usage, "unknown schedule format '" + std::string(name) +
+                                               "'; known: " + (known.empty() ? std::string("none") : known));
 }
 
 Expected<ImportResult> Extensions::importModel(const std::string &path, const ImportOptions &options) const

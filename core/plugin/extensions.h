@@ -44,17 +44,17 @@ struct ScheduleExportRequest {
     const ScheduleRun *run = nullptr;
     const Graph *graph = nullptr;
     const std::map<std::string, std::string> *modelProperties = nullptr; // the model's metadata_props
-    std::string modelPath;  // the model file (or sample name) the run scheduled
-    std::string companion;  // the file the format asked for (ScheduleFormat::companion); empty: look it up
+    std::string modelPath; // the model file (or sample name) the run scheduled
+    std::string companion; // the file the format asked for (ScheduleFormat::companion); empty: look it up
 };
 
 // A schedule file format a plugin writes (e.g. a paper artifact's schedule JSON).
 struct ScheduleFormat {
-    std::string name;       // "<plugin>": key for the workbench and `tessera-cli formats`
-    std::string title;      // "<Paper> Schedule": the File ▸ Export entry
-    std::string summary;    // one line: the entry's status tip
-    std::string suffix;     // ".<plugin>.json": appended to suggested file names
-    std::string filter;     // "<Paper> schedule (*.json)": the save dialog's filter
+    std::string name;    // "<plugin>": key for the workbench and `tessera-cli formats`
+    std::string title;   // "<Paper> Schedule": the File ▸ Export entry
+    std::string summary; // one line: the entry's status tip
+    std::string suffix;  // ".<plugin>.json": appended to suggested file names
+    std::string filter;  // "<Paper> schedule (*.json)": the save dialog's filter
     // The algorithms whose plans the format can express; empty: every plan.
     std::vector<std::string> algorithms;
     // A second input some formats need (e.g. the graph config the model was

@@ -21,12 +21,13 @@ std::vector<ArgSpec> schedulingOptions(const std::string &defaultAlgo, const std
     const auto defaulted = [](const std::string &value, const std::string &list) {
         return " (" + (value.empty() ? std::string() : "default " + value + "; ") + "see 'tessera-cli " + list + "')";
     };
-    options.insert(options.end(),
-                   {{"algo", true, false, "--algo NAME      " + scope + "scheduling algorithm" + defaulted(defaultAlgo, "algorithms"),
-                     defaultAlgo},
-                    {"device", true, false, "--device PRESET  " + scope + "target device" + defaulted(defaultDevice, "devices"),
-                     defaultDevice},
-                    {"option", true, true, "--option K=V     " + scope + "algorithm option (repeatable)"}});
+    options.insert(
+        options.end(),
+        {{"algo", true, false,
+          "--algo NAME      " + scope + "scheduling algorithm" + defaulted(defaultAlgo, "algorithms"), defaultAlgo},
+         {"device", true, false, "--device PRESET  " + scope + "target device" + defaulted(defaultDevice, "devices"),
+          defaultDevice},
+         {"option", true, true, "--option K=V     " + scope + "algorithm option (repeatable)"}});
     return options;
 }
 

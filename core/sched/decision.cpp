@@ -31,8 +31,8 @@ std::int32_t DecisionContext::decide(std::string key, std::string role, std::vec
     rec.chosen = preferred;
     if (auto it = m_overrides.find(key); it != m_overrides.end()) {
         OverrideReport report{key, it->second, OverrideReport::Outcome::Applied, {}};
-        auto opt = std::find_if(options.begin(), options.end(),
-                                [&](const DecisionOption &o) { return o.id == it->second; });
+        auto opt =
+            std::find_if(options.begin(), options.end(), [&](const DecisionOption &o) { return o.id == it->second; });
         if (opt == options.end()) {
             report.outcome = OverrideReport::Outcome::Rejected;
             std::string valid;
@@ -94,8 +94,8 @@ std::string decisionKey(std::string_view role, std::vector<std::string> nodeName
         }
         char hex[17];
         std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-        scope = nodeNames.front() + "|…" + std::to_string(nodeNames.size() - 2) + " more…|" + nodeNames.back() +
-                "#" + hex;
+        scope =
+            nodeNames.front() + "|…" + std::to_string(nodeNames.size() - 2) + " more…|" + nodeNames.back() + "#" + hex;
     }
     return std::string(role) + ":" + scope;
 }

@@ -25,22 +25,22 @@
 namespace tessera {
 
 struct DecisionOption {
-    std::string id;            // stable within its decision, e.g. "{conv1,conv2}|concurrent"
-    std::string label;         // short human text
+    std::string id;             // stable within its decision, e.g. "{conv1,conv2}|concurrent"
+    std::string label;          // short human text
     double cost = std::nan(""); // the number the scheduler compared (lower is better), NaN if none
-    std::string detail;        // the numbers behind it, one line
-    std::string illegalReason; // non-empty: listed for the user but cannot be chosen
+    std::string detail;         // the numbers behind it, one line
+    std::string illegalReason;  // non-empty: listed for the user but cannot be chosen
     bool legal() const { return illegalReason.empty(); }
 };
 
 struct DecisionRecord {
     std::string key;
-    std::string role;               // what is being decided, e.g. "sequential.next"
+    std::string role; // what is being decided, e.g. "sequential.next"
     std::vector<DecisionOption> options;
-    std::int32_t preferred = 0;     // the scheduler's own choice
-    std::int32_t chosen = 0;        // what was used
-    bool overridden = false;        // chosen came from an override
-    std::int32_t step = -1;         // trace step that asked (set by the Trace)
+    std::int32_t preferred = 0; // the scheduler's own choice
+    std::int32_t chosen = 0;    // what was used
+    bool overridden = false;    // chosen came from an override
+    std::int32_t step = -1;     // trace step that asked (set by the Trace)
 };
 
 struct OverrideReport {
@@ -62,8 +62,7 @@ public:
 
     // Returns the index of the option to use. `preferred` must name a legal
     // option (asserted). Options must have distinct ids (asserted).
-    std::int32_t decide(std::string key, std::string role, std::vector<DecisionOption> options,
-                        std::int32_t preferred);
+    std::int32_t decide(std::string key, std::string role, std::vector<DecisionOption> options, std::int32_t preferred);
 
     // Links the most recent decision to a trace step (called by Trace).
     void setStepOfLast(std::int32_t step);

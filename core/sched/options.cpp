@@ -95,7 +95,8 @@ Expected<OptionValues> OptionValues::resolve(const std::vector<OptionSpec> &spec
             for (const OptionSpec &s : specs)
                 valid += (valid.empty() ? "" : ", ") + s.key;
             return Status::error(ErrorCode::Usage,
-                                 "unknown option '" + key + "'" + (valid.empty() ? "; this algorithm has none" : "; valid: " + valid));
+                                 "unknown option '" + key + "'" +
+                                     (valid.empty() ? "; this algorithm has none" : "; valid: " + valid));
         }
         auto v = parseValue(*spec, text);
         if (!v)

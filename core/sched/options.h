@@ -36,7 +36,7 @@ public:
                                           const std::map<std::string, std::string> &user);
     static OptionValues defaults(const std::vector<OptionSpec> &specs);
 
-    std::int64_t getInt(const std::string &key) const;      // asserts the key and type
+    std::int64_t getInt(const std::string &key) const; // asserts the key and type
     double getDouble(const std::string &key) const;
     bool getBool(const std::string &key) const;
     const std::string &getString(const std::string &key) const; // String and Enum

@@ -61,9 +61,9 @@ TaskId PlanBuilder::addKernel(std::string name, std::vector<NodeId> nodes, const
                 continue;
             m_producer[t] = id;
             const Tensor &tt = m_graph.tensor(t);
-            const bool escapes = std::any_of(tt.consumers.begin(), tt.consumers.end(),
-                                             [&](NodeId c) { return !inKernel.count(c); }) ||
-                                 std::find(m_graph.outputs.begin(), m_graph.outputs.end(), t) != m_graph.outputs.end();
+            const bool escapes =
+                std::any_of(tt.consumers.begin(), tt.consumers.end(), [&](NodeId c) { return !inKernel.count(c); }) ||
+                std::find(m_graph.outputs.begin(), m_graph.outputs.end(), t) != m_graph.outputs.end();
             if (!escapes)
                 continue;
             Buffer b;

@@ -48,11 +48,11 @@ private:
     const Graph &m_graph;
     const CostModel &m_cost;
     ExecutionPlan m_plan;
-    std::vector<std::int32_t> m_rank;                  // topological rank per node
-    std::unordered_map<TensorId, TaskId> m_producer;   // tensor -> task that wrote it
-    std::unordered_map<TensorId, BufferId> m_buffer;   // tensor -> buffer holding it
+    std::vector<std::int32_t> m_rank;                // topological rank per node
+    std::unordered_map<TensorId, TaskId> m_producer; // tensor -> task that wrote it
+    std::unordered_map<TensorId, BufferId> m_buffer; // tensor -> buffer holding it
     TaskId m_lastBarrier = -1;
-    std::size_t m_sinceBarrier = 0;                    // first task index after the last barrier
+    std::size_t m_sinceBarrier = 0; // first task index after the last barrier
 };
 
 } // namespace tessera

@@ -32,9 +32,9 @@ void loadOne(SchedulerRegistry &registry, const std::string &file, PluginLoadRep
     const auto abi = reinterpret_cast<AbiFn>(::dlsym(handle, "tessera_scheduler_plugin_abi"));
     const auto create = reinterpret_cast<CreateFn>(::dlsym(handle, "tessera_create_schedulers"));
     if (!abi || !create) {
-        report.problems.push_back(problem(
-            file, "not a tessera scheduler plugin: it must export tessera_scheduler_plugin_abi and "
-                  "tessera_create_schedulers"));
+        report.problems.push_back(
+            problem(file, "not a tessera scheduler plugin: it must export tessera_scheduler_plugin_abi and "
+                          "tessera_create_schedulers"));
         return;
     }
     if (const std::uint32_t theirs = abi(); theirs != kSchedulerPluginAbi) {
@@ -51,9 +51,9 @@ void loadOne(SchedulerRegistry &registry, const std::string &file, PluginLoadRep
             continue;
         const std::string name = s->info().name;
         if (name.empty() || registry.find(name)) {
-            report.problems.push_back(problem(file, name.empty() ? std::string("a scheduler has an empty name")
-                                                                 : "scheduler '" + name +
-                                                                       "' is already registered; the plugin's is ignored"));
+            report.problems.push_back(problem(
+                file, name.empty() ? std::string("a scheduler has an empty name")
+                                   : "scheduler '" + name + "' is already registered; the plugin's is ignored"));
             continue;
         }
         registry.add(std::move(s));

@@ -38,8 +38,8 @@ inline constexpr std::uint32_t kSchedulerPluginAbi =
     static_cast<std::uint32_t>(sizeof(DecisionRecord) << 2);
 
 struct PluginLoadReport {
-    std::vector<std::string> loaded;   // "name (file)" per registered scheduler
-    std::vector<Diagnostic> problems;  // one per file or scheduler that was refused
+    std::vector<std::string> loaded;  // "name (file)" per registered scheduler
+    std::vector<Diagnostic> problems; // one per file or scheduler that was refused
 };
 
 // Loads every *.so in `folder` (sorted by name) into `registry`. A folder that
@@ -48,8 +48,8 @@ PluginLoadReport loadSchedulerPlugins(SchedulerRegistry &registry, const std::st
 
 } // namespace tessera
 
-#define TESSERA_SCHEDULER_PLUGIN                                                                                      \
-    extern "C" __attribute__((visibility("default"))) std::uint32_t tessera_scheduler_plugin_abi()                    \
+#define TESSERA_SCHEDULER_PLUGIN                                                                                       \
+    extern "C" __attribute__((visibility("default"))) std::uint32_t tessera_scheduler_plugin_abi()                     \
     {                                                                                                                  \
         return tessera::kSchedulerPluginAbi;                                                                           \
     }

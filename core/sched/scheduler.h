@@ -54,8 +54,8 @@ struct ScheduleRequest {
     std::map<std::string, std::string> modelProperties;
     // When set, a searching scheduler fills ScheduleResult::searchSpace.
     const SearchSpaceRequest *searchSpace = nullptr;
-    const std::atomic<bool> *cancel = nullptr;           // checked between steps
-    std::function<void(double fraction)> progress;       // may be empty
+    const std::atomic<bool> *cancel = nullptr;     // checked between steps
+    std::function<void(double fraction)> progress; // may be empty
 
     bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
 };

@@ -36,12 +36,12 @@ struct SearchSpaceRequest {
 
 struct SearchSpace {
     struct State {
-        std::string label;          // short, e.g. "{a, b, c}"
-        std::vector<NodeId> nodes;  // the nodes the state stands for (e.g. still to schedule)
-        std::int32_t size = 0;      // level in the view (e.g. units still to schedule)
-        double cost = 0;            // best cost from here (ns)
-        double count = 0;           // e.g. schedules from here
-        std::int32_t choice = -1;   // index into transitions of the chosen way on, -1 if none
+        std::string label;         // short, e.g. "{a, b, c}"
+        std::vector<NodeId> nodes; // the nodes the state stands for (e.g. still to schedule)
+        std::int32_t size = 0;     // level in the view (e.g. units still to schedule)
+        double cost = 0;           // best cost from here (ns)
+        double count = 0;          // e.g. schedules from here
+        std::int32_t choice = -1;  // index into transitions of the chosen way on, -1 if none
         bool onPath = false;
     };
     struct Transition {
@@ -58,13 +58,13 @@ struct SearchSpace {
         std::vector<std::pair<std::string, std::string>> extraDecisions;
     };
     struct Table {
-        std::string title;                 // "block 3, part 1"
+        std::string title; // "block 3, part 1"
         std::vector<State> states;
         std::vector<Transition> transitions;
-        std::vector<std::int32_t> path;    // state indices from the start to the end, as walked
-        bool complete = true;              // false: over the request's limits
-        std::string note;                  // why incomplete, or anything the view should say
-        std::int64_t searchedStates = 0;      // what the search explored (≥ the kept ones)
+        std::vector<std::int32_t> path;  // state indices from the start to the end, as walked
+        bool complete = true;            // false: over the request's limits
+        std::string note;                // why incomplete, or anything the view should say
+        std::int64_t searchedStates = 0; // what the search explored (≥ the kept ones)
         std::int64_t searchedTransitions = 0;
     };
     std::string algorithm;

@@ -18,15 +18,15 @@ class DecisionContext;
 
 struct TraceStep {
     std::int32_t index = 0;
-    std::string phase;        // algorithm stage, e.g. "S2: group sub-graphs" or "dp"
-    std::string title;        // what was looked at
-    std::string conclusion;   // what was concluded
-    std::string why;          // the reasoning in one line
+    std::string phase;                                   // algorithm stage, e.g. "S2: group sub-graphs" or "dp"
+    std::string title;                                   // what was looked at
+    std::string conclusion;                              // what was concluded
+    std::string why;                                     // the reasoning in one line
     std::vector<std::pair<std::string, double>> numbers; // named numbers behind it
-    std::vector<NodeId> touched;  // nodes the step concerned
-    std::vector<std::string> delta; // state changes, e.g. "kernel k3 = {conv1, relu1}"
-    std::int32_t decision = -1;   // index into DecisionContext::records(), -1 if none
-    double elapsedMs = 0;         // since the run started
+    std::vector<NodeId> touched;                         // nodes the step concerned
+    std::vector<std::string> delta;                      // state changes, e.g. "kernel k3 = {conv1, relu1}"
+    std::int32_t decision = -1;                          // index into DecisionContext::records(), -1 if none
+    double elapsedMs = 0;                                // since the run started
 };
 
 class Trace

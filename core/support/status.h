@@ -80,8 +80,7 @@ private:
 };
 
 // A value or the Status explaining why there is none.
-template <typename T>
-class [[nodiscard]] Expected
+template <typename T> class [[nodiscard]] Expected
 {
 public:
     Expected(T value) : m_v(std::in_place_index<0>, std::move(value)) {}
@@ -126,9 +125,9 @@ private:
 } // namespace tessera
 
 // Propagates a failed Status out of the current function.
-#define TS_TRY(expr)                                                                               \
-    do {                                                                                           \
-        ::tessera::Status ts_status_ = (expr);                                                     \
-        if (!ts_status_.isOk())                                                                    \
-            return ts_status_;                                                                     \
+#define TS_TRY(expr)                                                                                                   \
+    do {                                                                                                               \
+        ::tessera::Status ts_status_ = (expr);                                                                         \
+        if (!ts_status_.isOk())                                                                                        \
+            return ts_status_;                                                                                         \
     } while (false)

@@ -2,11 +2,11 @@
 
 #include "core/cost/costmodel.h"
 #include "core/ir/analysis.h"
-#include "core/sched/planbuilder.h"
 #include "core/plugin/extensions.h"
+#include "core/sched/planbuilder.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 
 namespace tessera {
 
@@ -23,7 +23,9 @@ public:
             "every ready operator in one stage, one stream each, a barrier between stages",
             "ios thesis §4.2 (greedy schedule)",
             {},
-            {{"stages", "stages issued"}, {"kernels", "kernels issued"}, {"max_stage_width", "most operators in one stage"}},
+            {{"stages", "stages issued"},
+             {"kernels", "kernels issued"},
+             {"max_stage_width", "most operators in one stage"}},
         };
         return kInfo;
     }
@@ -35,7 +37,9 @@ public:
         if (!order)
             return order.status();
         const std::vector<std::int32_t> rank = topologicalRanks(*order);
-        auto byRank = [&](NodeId a, NodeId b) { return rank[static_cast<std::size_t>(a)] < rank[static_cast<std::size_t>(b)]; };
+        auto byRank = [&](NodeId a, NodeId b) {
+            return rank[static_cast<std::size_t>(a)] < rank[static_cast<std::size_t>(b)];
+        };
 
         std::vector<int> missing(g.nodeCount());
         std::vector<NodeId> ready;
@@ -53,12 +57,14 @@ public:
             std::vector<std::string> names;
             for (NodeId n : ready)
                 names.push_back(g.node(n).name);
-            std::vector<DecisionOption> options{{"all", "all " + std::to_string(ready.size()) + " ready operators", std::nan(""), {}, {}}};
+            std::vector<DecisionOption> options{
+                {"all", "all " + std::to_string(ready.size()) + " ready operators", std::nan(""), {}, {}}};
             if (ready.size() > 1)
                 for (NodeId n : ready)
                     options.push_back({"only:" + g.node(n).name, "only " + g.node(n).name, std::nan(""), {}, {}});
             const std::int32_t pick = decisions.decide(decisionKey("greedy.stage", names), "greedy.stage", options, 0);
-            std::vector<NodeId> stageOps = pick == 0 ? ready : std::vector<NodeId>{ready[static_cast<std::size_t>(pick - 1)]};
+            std::vector<NodeId> stageOps =
+                pick == 0 ? ready : std::vector<NodeId>{ready[static_cast<std::size_t>(pick - 1)]};
 
             double stageNs = 0;
             for (std::size_t i = 0; i < stageOps.size(); ++i) {
@@ -70,9 +76,10 @@ public:
             builder.addBarrier(stage);
             widest = std::max(widest, stageOps.size());
 
-            auto &s = trace.add("stage", "ready: " + std::to_string(ready.size()) + " operators",
-                                "stage " + std::to_string(stage) + " runs " + std::to_string(stageOps.size()),
-                                pick == 0 ? "greedy: every ready operator joins the stage" : "override: one operator only");
+            auto &s =
+                trace.add("stage", "ready: " + std::to_string(ready.size()) + " operators",
+                          "stage " + std::to_string(stage) + " runs " + std::to_string(stageOps.size()),
+                          pick == 0 ? "greedy: every ready operator joins the stage" : "override: one operator only");
             s.touched = stageOps;
             s.numbers = {{"stage_ns", stageNs}, {"operators", double(stageOps.size())}};
             trace.linkLastDecision(decisions);
@@ -102,7 +109,10 @@ public:
 
 } // namespace
 
-std::unique_ptr<IScheduler> createGreedyScheduler() { return std::make_unique<GreedyScheduler>(); }
+std::unique_ptr<IScheduler> createGreedyScheduler()
+{
+    return std::make_unique<GreedyScheduler>();
+}
 
 void registerGreedyPlugin(Extensions &extensions)
 {

@@ -15,4 +15,4 @@ class Extensions;
 // The plugin: its one scheduler (listed in plugins/CMakeLists.txt).
 void registerGreedyPlugin(Extensions &extensions);
 std::unique_ptr<IScheduler> createGreedyScheduler();
-}
+} // namespace tessera

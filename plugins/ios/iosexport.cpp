@@ -64,8 +64,9 @@ ScheduleFormat iosScheduleFormat()
     f.suffix = ".ios.json";
     f.filter = "IOS schedule (*.json)";
     f.algorithms = {"ios"};
-    f.companion = ScheduleFormat::Companion{"IOS graph config", "IOS graph configs (*.json)",
-                                            [](const std::string &modelPath) { return iosConfigFor(modelPath).isOk(); }};
+    f.companion =
+        ScheduleFormat::Companion{"IOS graph config", "IOS graph configs (*.json)",
+                                  [](const std::string &modelPath) { return iosConfigFor(modelPath).isOk(); }};
     f.write = [](const ScheduleExportRequest &r) -> Expected<std::string> {
         auto config = r.companion.empty() ? iosConfigFor(r.modelPath) : readFile(r.companion, std::int64_t(256) << 20);
         if (!config)

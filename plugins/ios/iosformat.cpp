@@ -418,7 +418,7 @@ namespace {
 void scaleToStageLatencies(ExecutionPlan &plan, const IosSchedule &schedule)
 {
     std::map<std::int32_t, std::map<std::int32_t, double>> streamNs; // stage -> stream -> Σ time
-    std::map<std::int32_t, double> barrierNs;                         // the stage's synchronisation
+    std::map<std::int32_t, double> barrierNs;                        // the stage's synchronisation
     for (const Task &t : plan.tasks) {
         if (t.kind == TaskKind::Compute && t.stage >= 0)
             streamNs[t.stage][t.binding.stream] += t.cost.timeNs;

@@ -1,10 +1,9 @@
 // The IOS plugin's registration (ios.h): the scheduler, the IOS graph config
 // as a model format, the IOS schedule as a schedule format, and the
 // import-ios / export-ios subcommands.
-#include "plugins/ios/ios.h"
-
 #include "core/plugin/extensions.h"
 #include "core/support/fileio.h"
+#include "plugins/ios/ios.h"
 #include "plugins/ios/ioscommands.h"
 #include "plugins/ios/iosexport.h"
 #include "plugins/ios/iosimport.h"
@@ -14,7 +13,9 @@ namespace tessera {
 void registerIosPlugin(Extensions &extensions)
 {
     extensions.schedulers().add(createIosScheduler());
-    extensions.addModelFormat({"ios-config", "IOS graph config", {".json"},
+    extensions.addModelFormat({"ios-config",
+                               "IOS graph config",
+                               {".json"},
                                [](const std::string &path, const ImportOptions &options) -> Expected<ImportResult> {
                                    auto text = readFile(path, std::int64_t(256) << 20);
                                    if (!text)

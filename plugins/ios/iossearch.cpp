@@ -324,8 +324,8 @@ public:
             m_paths[i] = paths;
             if (m_transitions > m_opt.maxTransitions)
                 return Status::error(ErrorCode::Unsupported,
-                                     blockName() + " part " + std::to_string(m_part.index) + " (" + std::to_string(m_n) +
-                                         " units, width " + std::to_string(width) + ", " +
+                                     blockName() + " part " + std::to_string(m_part.index) + " (" +
+                                         std::to_string(m_n) + " units, width " + std::to_string(width) + ", " +
                                          std::to_string(m_states.size()) + " states): more than " +
                                          std::to_string(m_opt.maxTransitions) +
                                          " stage candidates; prune with smaller r and s (e.g. --option r=2 "
@@ -585,7 +585,8 @@ private:
     {
         std::vector<NodeId> out;
         s.forEach([&](int u) {
-            const auto &nodes = m_units.units[static_cast<std::size_t>(m_part.units[static_cast<std::size_t>(u)])].nodes;
+            const auto &nodes =
+                m_units.units[static_cast<std::size_t>(m_part.units[static_cast<std::size_t>(u)])].nodes;
             out.insert(out.end(), nodes.begin(), nodes.end());
         });
         return out;

@@ -40,9 +40,9 @@
 // asked for, keeps the DP table itself for a DP explorer.
 #pragma once
 
-#include "plugins/ios/iosformat.h"
 #include "core/sched/decision.h"
 #include "core/sched/trace.h"
+#include "plugins/ios/iosformat.h"
 #include "plugins/ios/stagelatency.h"
 
 #include <atomic>

@@ -3,9 +3,9 @@
 #include "plugins/ios/iosunits.h"
 
 #include "core/hw/device.h"
-#include "samples/ios_networks.h"
 #include "core/ir/analysis.h"
 #include "core/support/assert.h"
+#include "samples/ios_networks.h"
 
 #include <queue>
 

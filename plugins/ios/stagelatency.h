@@ -57,9 +57,9 @@ private:
     const Graph &m_graph;
     const IosUnitSet &m_units;
     const CostModel &m_cost;
-    std::vector<KernelEstimate> m_kernels;          // per unit
-    std::vector<bool> m_conv;                       // per unit: a plain convolution (iosConvUnit)
-    std::vector<std::int32_t> m_rank;               // topological rank per node
+    std::vector<KernelEstimate> m_kernels; // per unit
+    std::vector<bool> m_conv;              // per unit: a plain convolution (iosConvUnit)
+    std::vector<std::int32_t> m_rank;      // topological rank per node
 };
 
 // A backend that can run one stage and time it (the artifact: 2 warm-ups,

@@ -2,11 +2,11 @@
 
 #include "core/cost/costmodel.h"
 #include "core/ir/analysis.h"
-#include "core/sched/planbuilder.h"
 #include "core/plugin/extensions.h"
+#include "core/sched/planbuilder.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string_view>
 
@@ -19,8 +19,8 @@ enum class Pattern { Follower, GemmAnchor, ReduceAnchor, Opaque };
 Pattern patternOf(const Node &n)
 {
     static const std::set<std::string_view> kGemm{"Conv", "ConvTranspose", "MatMul", "Gemm"};
-    static const std::set<std::string_view> kReduce{"ReduceMean", "ReduceSum", "Softmax", "MaxPool", "AveragePool",
-                                                    "GlobalAveragePool", "LayerNormalization"};
+    static const std::set<std::string_view> kReduce{"ReduceMean",  "ReduceSum",         "Softmax",           "MaxPool",
+                                                    "AveragePool", "GlobalAveragePool", "LayerNormalization"};
     if (n.opaque)
         return Pattern::Opaque;
     if (kGemm.count(n.opType))
@@ -121,7 +121,8 @@ public:
         for (std::size_t i = 0; i < issue.size(); ++i)
             issue[i] = i;
         std::sort(issue.begin(), issue.end(), [&](std::size_t a, std::size_t b) {
-            return rank[static_cast<std::size_t>(groups[a].nodes.back())] < rank[static_cast<std::size_t>(groups[b].nodes.back())];
+            return rank[static_cast<std::size_t>(groups[a].nodes.back())] <
+                   rank[static_cast<std::size_t>(groups[b].nodes.back())];
         });
         PlanBuilder builder(g, *req.cost);
         for (std::size_t i : issue) {
@@ -142,7 +143,10 @@ public:
 
 } // namespace
 
-std::unique_ptr<IScheduler> createLayerFusionScheduler() { return std::make_unique<LayerFusionScheduler>(); }
+std::unique_ptr<IScheduler> createLayerFusionScheduler()
+{
+    return std::make_unique<LayerFusionScheduler>();
+}
 
 void registerLayerfusionPlugin(Extensions &extensions)
 {

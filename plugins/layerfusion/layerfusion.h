@@ -24,4 +24,4 @@ class Extensions;
 // The plugin: its one scheduler (listed in plugins/CMakeLists.txt).
 void registerLayerfusionPlugin(Extensions &extensions);
 std::unique_ptr<IScheduler> createLayerFusionScheduler();
-}
+} // namespace tessera

@@ -2,8 +2,8 @@
 
 #include "core/cost/costmodel.h"
 #include "core/ir/analysis.h"
-#include "core/sched/planbuilder.h"
 #include "core/plugin/extensions.h"
+#include "core/sched/planbuilder.h"
 
 #include <cmath>
 #include <set>
@@ -55,8 +55,11 @@ public:
             for (const auto &[r, n] : ready) {
                 candidates.push_back(n);
                 names.push_back(g.node(n).name);
-                options.push_back({g.node(n).name, g.node(n).opType + " " + g.node(n).name, std::nan(""),
-                                   "topological index " + std::to_string(r), {}});
+                options.push_back({g.node(n).name,
+                                   g.node(n).opType + " " + g.node(n).name,
+                                   std::nan(""),
+                                   "topological index " + std::to_string(r),
+                                   {}});
             }
             const std::int32_t pick =
                 decisions.decide(decisionKey("sequential.next", names), "sequential.next", std::move(options), 0);
@@ -86,7 +89,10 @@ public:
 
 } // namespace
 
-std::unique_ptr<IScheduler> createSequentialScheduler() { return std::make_unique<SequentialScheduler>(); }
+std::unique_ptr<IScheduler> createSequentialScheduler()
+{
+    return std::make_unique<SequentialScheduler>();
+}
 
 void registerSequentialPlugin(Extensions &extensions)
 {

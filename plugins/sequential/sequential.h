@@ -15,4 +15,4 @@ class Extensions;
 // The plugin: its one scheduler (listed in plugins/CMakeLists.txt).
 void registerSequentialPlugin(Extensions &extensions);
 std::unique_ptr<IScheduler> createSequentialScheduler();
-}
+} // namespace tessera

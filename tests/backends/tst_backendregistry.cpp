@@ -5,13 +5,13 @@
 #include "app/registerbuiltins.h"
 #include "backends/null/null.h"
 #include "core/backend/backend.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+
 #include "tests/backends/planutil.h"
 #include "tests/backends/testbackend/testbackend.h"
 #include "tests/common/testgraphs.h"
-
-#include <gtest/gtest.h>
-
-#include <algorithm>
 
 namespace tessera {
 namespace {

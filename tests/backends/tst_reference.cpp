@@ -690,8 +690,7 @@ TEST(SyntheticInputs, PerDtypeRanges)
     };
     const TensorId idsId = add("ids", DType::Int64), maskId = add("mask", DType::Bool),
                    halfId = add("half", DType::Float16), bytesId = add("bytes", DType::UInt8);
-    const Tensor &ids = g.tensor(idsId), &mask = g.tensor(maskId), &half = g.tensor(halfId),
-                 &bytes = g.tensor(bytesId);
+    const Tensor &ids = g.tensor(idsId), &mask = g.tensor(maskId), &half = g.tensor(halfId), &bytes = g.tensor(bytesId);
     // Integers default to zeros: a valid index for any Gather.
     const HostTensor zeros = syntheticInput(ids, 5);
     EXPECT_EQ(zeros.bytes.size(), 64u * 8);

@@ -3,11 +3,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -43,12 +42,15 @@ protected:
     static Result run(const std::string &args)
     {
         const fs::path out = s_dir / "stdout", err = s_dir / "stderr";
-        const std::string cmd = std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" + out.string() +
-                                " 2>" + err.string();
+        const std::string cmd =
+            std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" + out.string() + " 2>" + err.string();
         const int status = std::system(cmd.c_str());
         return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
     }
-    static QJsonObject json(const Result &r) { return QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object(); }
+    static QJsonObject json(const Result &r)
+    {
+        return QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object();
+    }
     static std::string sample(const std::string &name, const std::string &extra = {})
     {
         const fs::path p = s_dir / (name + ".onnx");

@@ -53,7 +53,8 @@ Graph residualChain(int blocks)
     g.name = "residual_chain";
     TensorId x = tensor(g, "x", {1, 8, 16, 16}, Tensor::Kind::Input);
     g.inputs = {x};
-    AttrMap conv{{"kernel_shape", {std::vector<std::int64_t>{3, 3}}}, {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}};
+    AttrMap conv{{"kernel_shape", {std::vector<std::int64_t>{3, 3}}},
+                 {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}};
     for (int b = 0; b < blocks; ++b) {
         const std::string p = "block" + std::to_string(b) + "/";
         TensorId c1 = op(g, p + "conv1", "Conv", {x, weight(g, p + "w1", {8, 8, 3, 3})}, {1, 8, 16, 16}, conv);
@@ -88,7 +89,8 @@ Graph fan(int n)
     std::vector<TensorId> branches;
     for (int i = 0; i < n; ++i)
         branches.push_back(op(g, "r" + std::to_string(i), "Relu", {x}, {1, 4}));
-    g.outputs = {op(g, "cat", "Concat", branches, {1, 4 * static_cast<std::int64_t>(n)}, {{"axis", {std::int64_t{1}}}})};
+    g.outputs = {
+        op(g, "cat", "Concat", branches, {1, 4 * static_cast<std::int64_t>(n)}, {{"axis", {std::int64_t{1}}}})};
     return g;
 }
 

@@ -100,8 +100,6 @@ TEST(DeviceErrors, GpuWithoutSmCount)
 
 TEST(DeviceErrors, GpuWithoutLaunchOverhead)
 {
-    const std::string m = loadEdited([](QJsonObject &o) {
-        o["overheads"] = QJsonObject{{"sync", "5 us"}};
-    });
+    const std::string m = loadEdited([](QJsonObject &o) { o["overheads"] = QJsonObject{{"sync", "5 us"}}; });
     EXPECT_NE(m.find("overheads.kernelLaunch: must be positive, got 0"), std::string::npos) << m;
 }

@@ -18,14 +18,23 @@ Device sampleDevice()
     d.levels = {
         {.name = "L1", .scope = MemoryScope::PerCore, .capacityBytes = 64 << 10, .bandwidthBytesPerSec = 4e12},
         {.name = "LLB", .scope = MemoryScope::PerCluster, .capacityBytes = 8 << 20, .bandwidthBytesPerSec = 1e12},
-        {.name = "DDR", .scope = MemoryScope::Shared, .capacityBytes = std::int64_t(16) << 30,
-            .bandwidthBytesPerSec = 100e9},
+        {.name = "DDR",
+         .scope = MemoryScope::Shared,
+         .capacityBytes = std::int64_t(16) << 30,
+         .bandwidthBytesPerSec = 100e9},
     };
-    ComputeUnit vec{.kind = UnitKind::Vector, .name = "VME", .countPerCore = 1,
-        .peakOpsPerSec = {{DType::Float32, 2e12}, {DType::Float16, 4e12}},
-        .opClasses = {OpClass::Elementwise, OpClass::Reduction}, .energyPerOpPj = {{DType::Float16, 4}}};
-    ComputeUnit mat{.kind = UnitKind::Matrix, .name = "MME", .countPerCore = 1,
-        .peakOpsPerSec = {{DType::Float16, 64e12}}, .opClasses = {OpClass::Gemm}, .energyPerOpPj = {{DType::Float16, 0.5}}};
+    ComputeUnit vec{.kind = UnitKind::Vector,
+                    .name = "VME",
+                    .countPerCore = 1,
+                    .peakOpsPerSec = {{DType::Float32, 2e12}, {DType::Float16, 4e12}},
+                    .opClasses = {OpClass::Elementwise, OpClass::Reduction},
+                    .energyPerOpPj = {{DType::Float16, 4}}};
+    ComputeUnit mat{.kind = UnitKind::Matrix,
+                    .name = "MME",
+                    .countPerCore = 1,
+                    .peakOpsPerSec = {{DType::Float16, 64e12}},
+                    .opClasses = {OpClass::Gemm},
+                    .energyPerOpPj = {{DType::Float16, 0.5}}};
     d.units = {vec, mat};
     return d;
 }
@@ -69,7 +78,8 @@ TEST(Quantity, FormatsShortestExactText)
     EXPECT_EQ(formatQuantity(235.9296e9, Quantity::OpsRate), "235.9296 GFLOP/s");
     EXPECT_EQ(formatQuantity(0, Quantity::TimeNs), "0 ns");
     for (double v : {1.0, 123457.0, 1.23456789e13, 3.35e12, 921.6e6, 87.45, 0.1})
-        for (Quantity q : {Quantity::Bytes, Quantity::Bandwidth, Quantity::OpsRate, Quantity::TimeNs, Quantity::Frequency})
+        for (Quantity q :
+             {Quantity::Bytes, Quantity::Bandwidth, Quantity::OpsRate, Quantity::TimeNs, Quantity::Frequency})
             EXPECT_EQ(parseQuantity(formatQuantity(v, q), q), v) << formatQuantity(v, q);
 }
 
@@ -177,17 +187,17 @@ TEST(Validate, RejectsBadValues)
         return validateDevice(d).message();
     };
     EXPECT_EQ(messageOf([](Device &d) { d.levels[2].bandwidthBytesPerSec = 0; }),
-        "levels[2].bandwidth: must be positive, got 0");
+              "levels[2].bandwidth: must be positive, got 0");
     EXPECT_EQ(messageOf([](Device &d) { d.units[1].name = "VME"; }), "units[1].name: duplicate unit 'VME'");
     EXPECT_EQ(messageOf([](Device &d) { d.units[0].cores = 5; }),
-        "units[0].cores: must be between 0 and the 4 cores of the topology, got 5");
+              "units[0].cores: must be between 0 and the 4 cores of the topology, got 5");
     EXPECT_EQ(messageOf([](Device &d) { d.kind = DeviceKind::Gpu; }), "gpu: required for kind 'gpu'");
     EXPECT_EQ(messageOf([](Device &d) { d.gpu = GpuParams{}; }), "gpu: only allowed for kind 'gpu'");
     EXPECT_EQ(messageOf([](Device &d) { d.estimated = {"levels[7].bandwidth"}; }),
-        "estimated[0]: no field 'levels[7].bandwidth'");
+              "estimated[0]: no field 'levels[7].bandwidth'");
     EXPECT_EQ(messageOf([](Device &d) { d.id = "Big GPU"; }).rfind("id: 'Big GPU' must be", 0), 0u);
     EXPECT_EQ(messageOf([](Device &d) { d.power = {.tdpWatts = 10, .staticWatts = 20}; }),
-        "power.staticWatts: exceeds power.tdpWatts");
+              "power.staticWatts: exceeds power.tdpWatts");
 }
 
 TEST(Summary, NamesPeakAndLastLevel)

@@ -5,9 +5,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <gtest/gtest.h>
-
 #include <functional>
+#include <gtest/gtest.h>
 
 using namespace tessera;
 
@@ -88,8 +87,8 @@ TEST(DeviceJson, ParsesMinimalDevice)
 
 TEST(DeviceJson, OmittedOpsMeanEveryClass)
 {
-    Expected<Device> d = parseDevice(edited([](QJsonObject &o) { setIn(o, "units", 0, "ops", QJsonValue::Undefined); }),
-        "x.json");
+    Expected<Device> d =
+        parseDevice(edited([](QJsonObject &o) { setIn(o, "units", 0, "ops", QJsonValue::Undefined); }), "x.json");
     ASSERT_TRUE(d.isOk()) << d.status().str();
     EXPECT_EQ(d->units[0].opClasses, allOpClasses());
 }
@@ -105,7 +104,7 @@ TEST(DeviceJson, MalformedJsonReportsOffset)
     EXPECT_LE(offset, 12);
     EXPECT_EQ(d.status().message().rfind("malformed json: ", 0), 0u) << d.status().message();
     EXPECT_NE(d.status().str().find("broken.json@" + std::to_string(offset) + ": error: malformed json"),
-        std::string::npos)
+              std::string::npos)
         << d.status().str();
 }
 
@@ -117,7 +116,7 @@ TEST(DeviceJson, TopLevelMustBeAnObject)
 TEST(DeviceJson, MissingField)
 {
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "levels", 1, "bandwidth", QJsonValue::Undefined); })),
-        "levels[1].bandwidth: required field is missing");
+              "levels[1].bandwidth: required field is missing");
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { o.remove("source"); })), "source: required field is missing");
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { o.remove("topology"); })), "topology: required field is missing");
 }
@@ -125,41 +124,46 @@ TEST(DeviceJson, MissingField)
 TEST(DeviceJson, WrongType)
 {
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "levels", 0, "capacity", true); })),
-        "levels[0].capacity: expected a number or a string like '64 KiB', got true");
-    EXPECT_EQ(errorOf(edited([](QJsonObject &o) { o["topology"] = QJsonObject{{"clusters", 1.5},
-                                                      {"coresPerCluster", 2}, {"unitsPerCore", 1}}; })),
-        "topology.clusters: expected an integer, got 1.5");
+              "levels[0].capacity: expected a number or a string like '64 KiB', got true");
+    EXPECT_EQ(errorOf(edited([](QJsonObject &o) {
+                  o["topology"] = QJsonObject{{"clusters", 1.5}, {"coresPerCluster", 2}, {"unitsPerCore", 1}};
+              })),
+              "topology.clusters: expected an integer, got 1.5");
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { o["levels"] = QJsonObject(); })),
-        "levels: expected an array, got an object");
+              "levels: expected an array, got an object");
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { o["name"] = 7; })), "name: expected a string, got 7");
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "levels", 0, "bandwidth", "1 TB/sec"); })),
-        "levels[0].bandwidth: expected a number or a string like '900 GB/s', got '1 TB/sec'");
+              "levels[0].bandwidth: expected a number or a string like '900 GB/s', got '1 TB/sec'");
 }
 
 TEST(DeviceJson, NegativeCapacity)
 {
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "levels", 0, "capacity", "-64 KiB"); })),
-        "levels[0].capacity: must be positive, got -65536");
+              "levels[0].capacity: must be positive, got -65536");
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "levels", 0, "capacity", "0.5 B"); })),
-        "levels[0].capacity: expected a whole number of bytes, got 0.5 B");
+              "levels[0].capacity: expected a whole number of bytes, got 0.5 B");
 }
 
 TEST(DeviceJson, UnknownKinds)
 {
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "units", 0, "kind", "tensor"); })),
-        "units[0].kind: unknown unit kind 'tensor'; known: scalar, vector, matrix, simt");
+              "units[0].kind: unknown unit kind 'tensor'; known: scalar, vector, matrix, simt");
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { o["kind"] = "tpu"; })),
-        "kind: unknown device kind 'tpu'; known: dsa, gpu, cpu");
+              "kind: unknown device kind 'tpu'; known: dsa, gpu, cpu");
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "levels", 1, "scope", "global"); })),
-        "levels[1].scope: unknown scope 'global'; known: per-unit, per-core, per-cluster, shared");
-    EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "units", 0, "ops", QJsonArray{"gemm", "conv"}); })),
-        "units[0].ops[1]: unknown op class 'conv'; known: gemm, elementwise, reduction, movement, other");
+              "levels[1].scope: unknown scope 'global'; known: per-unit, per-core, per-cluster, shared");
+    EXPECT_EQ(errorOf(edited([](QJsonObject &o) {
+                  setIn(o, "units", 0, "ops", QJsonArray{"gemm", "conv"});
+              })),
+              "units[0].ops[1]: unknown op class 'conv'; known: gemm, elementwise, reduction, movement, other");
 }
 
 TEST(DeviceJson, UnknownDType)
 {
-    EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "units", 0, "peak", QJsonObject{{"fp16", "8 TFLOP/s"}}); })),
-        "units[0].peak.fp16: unknown dtype 'fp16'; known: f32, f16, bf16, f64, i8, u8, i16, i32, i64, bool");
+    EXPECT_EQ(errorOf(edited([](QJsonObject &o) {
+                  setIn(o, "units", 0, "peak", QJsonObject{{"fp16", "8 TFLOP/s"}});
+              })),
+              "units[0].peak.fp16: unknown dtype 'fp16'; known: f32, f16, bf16, f64, i8, u8, i16, i32, i64, bool");
 }
 
 TEST(DeviceJson, UnknownFieldIsATypo)
@@ -171,14 +175,20 @@ TEST(DeviceJson, UnknownFieldIsATypo)
 TEST(DeviceJson, UnsupportedSchemaVersion)
 {
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) { o["schema"] = 2; })),
-        "schema: unsupported version 2; this build reads version 1");
+              "schema: unsupported version 2; this build reads version 1");
 }
 
 TEST(DeviceJson, GpuBlockIsChecked)
 {
-    const QJsonObject gpu{{"warpSize", 32}, {"smPartitions", 4}, {"maxThreadsPerSm", 2048},
-        {"maxThreadsPerBlock", 1024}, {"maxBlocksPerSm", 32}, {"registersPerSm", 65536},
-        {"maxRegistersPerThread", 255}, {"sharedMemPerSm", "96 KiB"}, {"maxSharedMemPerBlock", "48 KiB"}};
+    const QJsonObject gpu{{"warpSize", 32},
+                          {"smPartitions", 4},
+                          {"maxThreadsPerSm", 2048},
+                          {"maxThreadsPerBlock", 1024},
+                          {"maxBlocksPerSm", 32},
+                          {"registersPerSm", 65536},
+                          {"maxRegistersPerThread", 255},
+                          {"sharedMemPerSm", "96 KiB"},
+                          {"maxSharedMemPerBlock", "48 KiB"}};
     // A GPU also states its occupancy calibration and its launch and sync overheads.
     auto asGpu = [](QJsonObject &o) {
         o["kind"] = "gpu";
@@ -187,14 +197,21 @@ TEST(DeviceJson, GpuBlockIsChecked)
         o["calibration"] = cal;
         o["overheads"] = QJsonObject{{"kernelLaunch", "5 us"}, {"sync", "5 us"}};
     };
-    Expected<Device> d = parseDevice(edited([&](QJsonObject &o) { asGpu(o); o["gpu"] = gpu; }), "g.json");
+    Expected<Device> d = parseDevice(edited([&](QJsonObject &o) {
+                                         asGpu(o);
+                                         o["gpu"] = gpu;
+                                     }),
+                                     "g.json");
     ASSERT_TRUE(d.isOk()) << d.status().str();
     EXPECT_EQ(d->gpu->maxSharedMemPerBlock, 49152);
 
     QJsonObject partial = gpu;
     partial.remove("warpSize");
-    EXPECT_EQ(errorOf(edited([&](QJsonObject &o) { asGpu(o); o["gpu"] = partial; })),
-        "gpu.warpSize: required field is missing");
+    EXPECT_EQ(errorOf(edited([&](QJsonObject &o) {
+                  asGpu(o);
+                  o["gpu"] = partial;
+              })),
+              "gpu.warpSize: required field is missing");
     EXPECT_EQ(errorOf(edited([&](QJsonObject &o) { asGpu(o); })), "gpu: required for kind 'gpu'");
 
     // Missing or contradictory calibration of a GPU (issue 10): refused, naming the field.

@@ -1,8 +1,7 @@
 // Built-in presets (from the compiled-in resource), their consistency and
 // published figures, user folders, and lookup.
-#include "core/hw/deviceregistry.h"
-
 #include "core/hw/devicejson.h"
+#include "core/hw/deviceregistry.h"
 
 #include <QDir>
 #include <QFile>
@@ -45,8 +44,9 @@ void writeFile(const QString &path, const QByteArray &data)
 
 TEST(Presets, AllBuiltinsLoadFromTheResource)
 {
-    const std::vector<std::string> expected = {"ascend-910", "graphcore-ipu", "habana-goya", "jetson-nano",
-        "nvidia-a100", "nvidia-h100", "nvidia-v100", "rtx-3090", "stcp920"};
+    const std::vector<std::string> expected = {"ascend-910",  "graphcore-ipu", "habana-goya",
+                                               "jetson-nano", "nvidia-a100",   "nvidia-h100",
+                                               "nvidia-v100", "rtx-3090",      "stcp920"};
     EXPECT_EQ(builtins().ids(), expected);
     EXPECT_TRUE(builtins().diagnostics().empty());
     for (const Device &d : builtins().devices())
@@ -185,8 +185,8 @@ TEST(Registry, LookupUnknownListsKnownIds)
     ASSERT_FALSE(d.isOk());
     EXPECT_EQ(d.status().code(), ErrorCode::Usage);
     EXPECT_EQ(d.status().message(),
-        "unknown device 'tpu-v9'; known: ascend-910, graphcore-ipu, habana-goya, jetson-nano, nvidia-a100, "
-        "nvidia-h100, nvidia-v100, rtx-3090, stcp920");
+              "unknown device 'tpu-v9'; known: ascend-910, graphcore-ipu, habana-goya, jetson-nano, nvidia-a100, "
+              "nvidia-h100, nvidia-v100, rtx-3090, stcp920");
     EXPECT_EQ(builtins().origin("tpu-v9"), "");
 }
 

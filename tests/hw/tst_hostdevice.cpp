@@ -1,7 +1,6 @@
 // Host CPU detection: the live machine, a fixed fake /proc + /sys, and nothing.
-#include "core/hw/hostdevice.h"
-
 #include "core/hw/devicejson.h"
+#include "core/hw/hostdevice.h"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +30,7 @@ TEST(HostDevice, ReadsFakeProcAndSys)
     EXPECT_EQ(info.logicalCpus, 4);
     EXPECT_EQ(info.physicalCores, 2);
     EXPECT_EQ(info.sockets, 1);
-    EXPECT_EQ(info.clockHz, 2e9); // cpuinfo_max_freq wins over "cpu MHz"
+    EXPECT_EQ(info.clockHz, 2e9);      // cpuinfo_max_freq wins over "cpu MHz"
     ASSERT_EQ(info.caches.size(), 3u); // the instruction cache is skipped
     EXPECT_EQ(info.caches[2].bytes, 16 << 20);
     EXPECT_EQ(info.caches[2].sharedBy, 4);

@@ -8,13 +8,20 @@ namespace {
 
 bool hasType(const QJsonValue &v, const QString &type)
 {
-    if (type == "object") return v.isObject();
-    if (type == "array") return v.isArray();
-    if (type == "string") return v.isString();
-    if (type == "boolean") return v.isBool();
-    if (type == "null") return v.isNull();
-    if (type == "number") return v.isDouble();
-    if (type == "integer") return v.isDouble() && v.toDouble() == static_cast<double>(static_cast<qint64>(v.toDouble()));
+    if (type == "object")
+        return v.isObject();
+    if (type == "array")
+        return v.isArray();
+    if (type == "string")
+        return v.isString();
+    if (type == "boolean")
+        return v.isBool();
+    if (type == "null")
+        return v.isNull();
+    if (type == "number")
+        return v.isDouble();
+    if (type == "integer")
+        return v.isDouble() && v.toDouble() == static_cast<double>(static_cast<qint64>(v.toDouble()));
     return false;
 }
 

@@ -5,8 +5,6 @@
 #include "core/ir/graphhash.h"
 #include "core/sched/scheduler.h"
 #include "plugins/layerfusion/layerfusion.h"
-#include "tests/common/testgraphs.h"
-#include "tests/io/jsonschema.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -14,6 +12,9 @@
 #include <QJsonObject>
 
 #include <gtest/gtest.h>
+
+#include "tests/common/testgraphs.h"
+#include "tests/io/jsonschema.h"
 
 using namespace tessera;
 
@@ -24,7 +25,8 @@ Device device()
     Device d;
     d.id = "test";
     d.topology = {1, 2, 1};
-    d.levels = {{"L1", MemoryScope::PerCore, 1 << 20, 1e12, 32, 32, 1, 0}, {"DDR", MemoryScope::Shared, 1LL << 32, 1e11, 64, 64, 1, 0}};
+    d.levels = {{"L1", MemoryScope::PerCore, 1 << 20, 1e12, 32, 32, 1, 0},
+                {"DDR", MemoryScope::Shared, 1LL << 32, 1e11, 64, 64, 1, 0}};
     ComputeUnit u;
     u.name = "VEC";
     u.peakOpsPerSec = {{DType::Float32, 1e12}};
@@ -235,7 +237,8 @@ TEST(Overrides, PlainObjectAndDocumentForms)
 
 TEST_F(ScheduleJson, PerfettoTraceHasOneEventPerTask)
 {
-    const QJsonObject t = QJsonDocument::fromJson(QByteArray::fromStdString(perfettoTraceJson(doc.plan, graph))).object();
+    const QJsonObject t =
+        QJsonDocument::fromJson(QByteArray::fromStdString(perfettoTraceJson(doc.plan, graph))).object();
     ASSERT_TRUE(t.contains("traceEvents"));
     int complete = 0;
     for (const auto &e : t["traceEvents"].toArray())

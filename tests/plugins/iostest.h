@@ -4,9 +4,9 @@
 
 #include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
+#include "core/ir/analysis.h"
 #include "plugins/ios/iosformat.h"
 #include "plugins/ios/iosimport.h"
-#include "core/ir/analysis.h"
 #include "plugins/ios/stagelatency.h"
 
 #include <algorithm>

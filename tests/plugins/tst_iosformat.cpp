@@ -7,10 +7,9 @@
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
 #include "plugins/ios/ios.h"
+#include "plugins/ios/iosimport.h"
 #include "plugins/ios/iossearch.h"
 #include "plugins/sequential/sequential.h"
-#include "samples/ios_networks.h"
-#include "plugins/ios/iosimport.h"
 #include "samples/ios_networks.h"
 
 #include <QFile>
@@ -417,7 +416,8 @@ TEST(IosImport, KnownNetworkConfigsGetTheArtifactsParts)
     auto fromFile = importIosConfig(*config, "nasnet_large.ios.json");
     ASSERT_TRUE(fromFile.isOk()) << fromFile.status().str();
     const ImportResult &embedded = iostest::iosNetwork("nasnet");
-    EXPECT_EQ(fromFile->metadata.properties.at(samples::kIosBlocksKey), embedded.metadata.properties.at(samples::kIosBlocksKey));
+    EXPECT_EQ(fromFile->metadata.properties.at(samples::kIosBlocksKey),
+              embedded.metadata.properties.at(samples::kIosBlocksKey));
     EXPECT_NE(fromFile->metadata.properties.at(samples::kIosBlocksKey).find("\"parts\""), std::string::npos);
 
     auto squeeze = samples::iosNetworkConfig("squeezenet");

@@ -3,7 +3,6 @@
 // pruning, overrides of choice[S], the too-wide message, the analytic stage
 // latency model's §2.3 effects, unit formation and the scheduler end to end.
 #include "core/cost/devicecost.h"
-#include "samples/ios_networks.h"
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
 #include "plugins/greedy/greedy.h"
@@ -11,6 +10,7 @@
 #include "plugins/ios/iossearch.h"
 #include "plugins/ios/iosunits.h"
 #include "plugins/sequential/sequential.h"
+#include "samples/ios_networks.h"
 
 #include <cmath>
 

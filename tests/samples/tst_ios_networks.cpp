@@ -6,13 +6,8 @@
 // counts and FLOPs as IOS's ir.py counts them. A small hand-written config
 // covers what the four do not use (slices, Element mul, 3-value sums, a plain
 // identity), and its broken variants are the negative twins.
-#include "samples/ios_networks.h"
-
 #include "samples/catalog.h"
-
-#include <gtest/gtest.h>
-#include <onnx/checker.h>
-#include <onnx/onnx_pb.h>
+#include "samples/ios_networks.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -20,7 +15,10 @@
 #include <QJsonObject>
 
 #include <cmath>
+#include <gtest/gtest.h>
 #include <map>
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -191,7 +189,10 @@ struct Reference {
     int units;
 };
 
-void PrintTo(const Reference &r, std::ostream *os) { *os << r.network; }
+void PrintTo(const Reference &r, std::ostream *os)
+{
+    *os << r.network;
+}
 
 class IosNetworkTest : public ::testing::TestWithParam<Reference>
 {
@@ -290,7 +291,8 @@ INSTANTIATE_TEST_SUITE_P(Networks, IosNetworkTest,
 
 TEST(IosNetworks, EmbeddedConfigsAreTheArtifactsFiles)
 {
-    for (const auto &[name, file] : {std::pair{"squeezenet", "squeezenet.ios.json"}, {"nasnet", "nasnet_large.ios.json"}}) {
+    for (const auto &[name, file] :
+         {std::pair{"squeezenet", "squeezenet.ios.json"}, {"nasnet", "nasnet_large.ios.json"}}) {
         QFile f(QStringLiteral(TESSERA_SOURCE_DIR "/samples/ios/") + file);
         ASSERT_TRUE(f.open(QIODevice::ReadOnly));
         auto embedded = tessera::samples::iosNetworkConfig(name);

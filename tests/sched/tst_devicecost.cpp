@@ -3,15 +3,16 @@
 // it, and the device file's calibration reaching every scheduler's estimate.
 #include "core/cost/devicecost.h"
 #include "core/cost/measuredcost.h"
-#include "core/hw/deviceregistry.h"
 #include "core/hw/devicejson.h"
+#include "core/hw/deviceregistry.h"
 #include "core/sched/session.h"
 #include "plugins/greedy/greedy.h"
 #include "plugins/layerfusion/layerfusion.h"
 #include "plugins/sequential/sequential.h"
-#include "tests/common/testgraphs.h"
 
 #include <gtest/gtest.h>
+
+#include "tests/common/testgraphs.h"
 
 using namespace tessera;
 using namespace tessera::testgraphs;

@@ -5,9 +5,10 @@
 #include "core/plan/verify.h"
 #include "core/sched/scheduler.h"
 #include "plugins/sequential/sequential.h"
-#include "tests/common/testgraphs.h"
 
 #include <gtest/gtest.h>
+
+#include "tests/common/testgraphs.h"
 
 using namespace tessera;
 
@@ -61,7 +62,10 @@ protected:
 
 } // namespace
 
-TEST_F(PlanVerify, SequentialPlanIsValid) { EXPECT_TRUE(verifyPlan(plan, graph, &dev).isOk()); }
+TEST_F(PlanVerify, SequentialPlanIsValid)
+{
+    EXPECT_TRUE(verifyPlan(plan, graph, &dev).isOk());
+}
 
 TEST_F(PlanVerify, MissingNodeIsReported)
 {

@@ -8,10 +8,9 @@
 #include "core/sched/session.h"
 #include "plugins/sequential/sequential.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <string>
 
 #include "tests/common/testgraphs.h"
@@ -27,7 +26,7 @@ protected:
     void SetUp() override
     {
         m_dir = fs::temp_directory_path() / ("tessera-plugins-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(m_dir);
         fs::create_directories(m_dir);
         m_registry.add(createSequentialScheduler());

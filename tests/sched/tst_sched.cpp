@@ -6,9 +6,10 @@
 #include "plugins/greedy/greedy.h"
 #include "plugins/layerfusion/layerfusion.h"
 #include "plugins/sequential/sequential.h"
-#include "tests/common/testgraphs.h"
 
 #include <gtest/gtest.h>
+
+#include "tests/common/testgraphs.h"
 
 using namespace tessera;
 
@@ -51,8 +52,9 @@ struct Fixture {
 
 TEST(Options, ResolveDefaultsAndUserValues)
 {
-    std::vector<OptionSpec> specs{{"r", OptionSpec::Kind::Int, std::int64_t{3}, "ops per group", 1, 64, {}},
-                                  {"strategy", OptionSpec::Kind::Enum, std::string("both"), "", 0, 0, {"merge", "parallel", "both"}}};
+    std::vector<OptionSpec> specs{
+        {"r", OptionSpec::Kind::Int, std::int64_t{3}, "ops per group", 1, 64, {}},
+        {"strategy", OptionSpec::Kind::Enum, std::string("both"), "", 0, 0, {"merge", "parallel", "both"}}};
     auto v = OptionValues::resolve(specs, {{"r", "5"}});
     ASSERT_TRUE(v.isOk()) << v.status().str();
     EXPECT_EQ(v->getInt("r"), 5);
@@ -61,8 +63,9 @@ TEST(Options, ResolveDefaultsAndUserValues)
 
 TEST(Options, RejectsUnknownKeysBadValuesAndRanges)
 {
-    std::vector<OptionSpec> specs{{"r", OptionSpec::Kind::Int, std::int64_t{3}, "", 1, 64, {}},
-                                  {"strategy", OptionSpec::Kind::Enum, std::string("both"), "", 0, 0, {"merge", "both"}}};
+    std::vector<OptionSpec> specs{
+        {"r", OptionSpec::Kind::Int, std::int64_t{3}, "", 1, 64, {}},
+        {"strategy", OptionSpec::Kind::Enum, std::string("both"), "", 0, 0, {"merge", "both"}}};
     auto unknown = OptionValues::resolve(specs, {{"q", "1"}});
     ASSERT_FALSE(unknown.isOk());
     EXPECT_NE(unknown.status().message().find("valid: r, strategy"), std::string::npos);
@@ -91,7 +94,8 @@ TEST(Decisions, KeysAreSortedAndBounded)
 TEST(Decisions, OverrideAppliedRejectedAndStale)
 {
     DecisionContext ctx({{"k1", "b"}, {"k2", "zz"}, {"k3", "c"}, {"gone", "x"}});
-    std::vector<DecisionOption> opts{{"a", "A", 1, {}, {}}, {"b", "B", 2, {}, {}}, {"c", "C", 3, {}, "exceeds L1 capacity"}};
+    std::vector<DecisionOption> opts{
+        {"a", "A", 1, {}, {}}, {"b", "B", 2, {}, {}}, {"c", "C", 3, {}, "exceeds L1 capacity"}};
     EXPECT_EQ(ctx.decide("k1", "r", opts, 0), 1);
     EXPECT_EQ(ctx.decide("k2", "r", opts, 0), 0);
     EXPECT_EQ(ctx.decide("k3", "r", opts, 0), 0);

@@ -3,9 +3,9 @@
 // reporting through QtTest.
 #pragma once
 
+#include "app/gui/schedulecontroller.h"
 #include "core/hw/device.h"
 #include "core/sched/scheduler.h"
-#include "app/gui/schedulecontroller.h"
 
 #include <QAbstractItemModelTester>
 
@@ -15,8 +15,8 @@ namespace tessera::testviews {
 
 // No debounce: a change schedules on the next event-loop turn.
 inline std::unique_ptr<gui::ScheduleController> makeController(const SchedulerRegistry &registry,
-                                                                 std::shared_ptr<const Graph> graph,
-                                                                 const Device &device, const QString &algorithm)
+                                                               std::shared_ptr<const Graph> graph, const Device &device,
+                                                               const QString &algorithm)
 {
     auto c = std::make_unique<gui::ScheduleController>(registry);
     c->setDebounceInterval(0);

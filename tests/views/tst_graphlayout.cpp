@@ -6,12 +6,10 @@
 #include "views/models/layoutnodes.h"
 #include "views/models/layoutsynthetic.h"
 
-#include <gtest/gtest.h>
-
-#include <cstdio>
-
 #include <QElapsedTimer>
 
+#include <cstdio>
+#include <gtest/gtest.h>
 #include <set>
 
 namespace tessera::layout {
@@ -22,7 +20,8 @@ struct Fixture {
     std::shared_ptr<const Hierarchy> h;
     NestedLayout nl;
     explicit Fixture(SyntheticGraph g)
-        : s(std::move(g)), h(std::make_shared<const Hierarchy>(s.hierarchy)), nl(s.graph, h) {}
+        : s(std::move(g)), h(std::make_shared<const Hierarchy>(s.hierarchy)), nl(s.graph, h)
+    {}
     Expansion collapsed() const { return Expansion(h->groups().size(), 0); }
     GroupId find(const std::string &path) const
     {
@@ -45,7 +44,9 @@ bool overlapFree(const Level &l)
 {
     for (std::size_t a = 0; a < l.items.size(); ++a)
         for (std::size_t b = a + 1; b < l.items.size(); ++b)
-            if (l.items[a].rect.adjusted(0.5, 0.5, -0.5, -0.5).intersects(l.items[b].rect.adjusted(0.5, 0.5, -0.5, -0.5)))
+            if (l.items[a]
+                    .rect.adjusted(0.5, 0.5, -0.5, -0.5)
+                    .intersects(l.items[b].rect.adjusted(0.5, 0.5, -0.5, -0.5)))
                 return false;
     return true;
 }

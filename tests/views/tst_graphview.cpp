@@ -22,8 +22,7 @@ using namespace tessera;
 namespace {
 
 // Runs `action` and waits for the layout it triggers to land.
-template <typename F>
-bool layoutAfter(GraphView &v, F &&action, int timeoutMs = 15000)
+template <typename F> bool layoutAfter(GraphView &v, F &&action, int timeoutMs = 15000)
 {
     QSignalSpy spy(&v, &GraphView::layoutFinished);
     action();
@@ -187,7 +186,8 @@ private slots:
         QSignalSpy groups(m_view.get(), &GraphView::groupSelected);
         const QRectF scene = m_view->scene()->sceneRect();
         m_view->centerOn(scene.topLeft());
-        QTest::mouseClick(m_view->viewport(), Qt::LeftButton, {}, m_view->mapFromScene(scene.topLeft() + QPointF(5, 5)));
+        QTest::mouseClick(m_view->viewport(), Qt::LeftButton, {},
+                          m_view->mapFromScene(scene.topLeft() + QPointF(5, 5)));
         QCOMPARE(nodes.count(), 0);
         QCOMPARE(groups.count(), 0);
         QCOMPARE(m_view->selectedNode(), kInvalidId);
@@ -284,7 +284,8 @@ private slots:
     void svgCarriesLabelsAndFlops()
     {
         QTemporaryDir dir;
-        const QString plain = dir.filePath(QStringLiteral("plain.svg")), flops = dir.filePath(QStringLiteral("flops.svg"));
+        const QString plain = dir.filePath(QStringLiteral("plain.svg")),
+                      flops = dir.filePath(QStringLiteral("flops.svg"));
         QVERIFY(layoutAfter(*m_view, [&] { m_view->collapseGroup(groupByPath(m_view->hierarchy(), "block3")); }));
         QVERIFY(m_view->exportSvg(plain));
         m_view->setNodeFlops(std::vector<double>(m_graph->nodeCount(), 1.5e9));

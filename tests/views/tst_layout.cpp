@@ -4,13 +4,11 @@
 #include "views/models/layout.h"
 #include "views/models/layoutnodes.h"
 
-#include <gtest/gtest.h>
-
-#include <cstdio>
-
 #include <QElapsedTimer>
 
 #include <cmath>
+#include <cstdio>
+#include <gtest/gtest.h>
 #include <random>
 
 namespace tessera::layout {
@@ -36,7 +34,7 @@ Input randomDag(int n, std::uint64_t seed)
     for (int i = 0; i < n; ++i)
         in.sizes.push_back(QSizeF(60 + static_cast<double>(rng() % 80), 40));
     for (int i = 1; i < n; ++i) {
-        in.edges.push_back({static_cast<int>(rng() % static_cast<std::uint64_t>(i)) , i, 1});
+        in.edges.push_back({static_cast<int>(rng() % static_cast<std::uint64_t>(i)), i, 1});
         if (i > 4 && rng() % 2)
             in.edges.push_back({i - 1 - static_cast<int>(rng() % 4), i, 1});
     }
@@ -113,7 +111,8 @@ TEST(LayoutDot, ResidualChainIsWellFormedAndTopDown)
     EXPECT_EQ(out.engine, Engine::Dot);
     expectWellFormed(in, out);
     for (int i = 0; i + 1 < 12; ++i) // a chain runs downwards
-        EXPECT_LT(out.boxes[static_cast<std::size_t>(i)].center().y(), out.boxes[static_cast<std::size_t>(i + 1)].center().y());
+        EXPECT_LT(out.boxes[static_cast<std::size_t>(i)].center().y(),
+                  out.boxes[static_cast<std::size_t>(i + 1)].center().y());
 }
 
 TEST(LayoutDot, EmptyInputGivesEmptyOutput)
@@ -157,7 +156,8 @@ TEST(LayoutLayered, RandomDagIsWellFormed)
     EXPECT_EQ(out.engine, Engine::Layered);
     expectWellFormed(in, out);
     for (const Edge &e : in.edges) // acyclic input: every edge points down
-        EXPECT_LT(out.boxes[static_cast<std::size_t>(e.from)].center().y(), out.boxes[static_cast<std::size_t>(e.to)].center().y());
+        EXPECT_LT(out.boxes[static_cast<std::size_t>(e.from)].center().y(),
+                  out.boxes[static_cast<std::size_t>(e.to)].center().y());
 }
 
 TEST(LayoutLayered, CycleIsBrokenAndBackEdgeRunsUpward)

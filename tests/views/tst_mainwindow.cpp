@@ -4,32 +4,28 @@
 // cancel drops a load, layout and recent files persist, drops take .onnx only,
 // the command line parses. Saves a screenshot of the whole window to
 // <build>/screenshots/mainwindow.png for people to look at.
-#include "tests/common/isolatedhome.h"
 #include "app/gui/commandline.h"
 #include "app/gui/mainwindow.h"
 #include "app/gui/modelloader.h"
 #include "app/gui/recentfiles.h"
 #include "app/gui/schedulecontroller.h"
 #include "samples/builder.h"
-#include "tests/views/smallmodel.h"
+#include "views/models/diagnosticsmodel.h"
 #include "views/models/hierarchymodel.h"
 #include "views/models/nodeinspectormodel.h"
 #include "views/models/ophistogrammodel.h"
+#include "views/models/optionsmodel.h"
 #include "views/models/propertymodel.h"
-#include "views/models/diagnosticsmodel.h"
+#include "views/models/stagemodel.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/inspectorwidget.h"
-#include "views/models/stagemodel.h"
-#include "views/models/optionsmodel.h"
 #include "views/widgets/optionseditor.h"
 #include "views/widgets/runpanel.h"
 #include "views/widgets/searchexplorer.h"
-#include "views/widgets/stageview.h"
 #include "views/widgets/searchpanel.h"
+#include "views/widgets/stageview.h"
 #include "views/widgets/summarywidget.h"
-
-#include <onnx/onnx_pb.h>
 
 #include <QApplication>
 #include <QComboBox>
@@ -47,7 +43,11 @@
 #include <QUrl>
 
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 #include <set>
+
+#include "tests/common/isolatedhome.h"
+#include "tests/views/smallmodel.h"
 
 using namespace tessera;
 using tessera::gui::MainWindow;
@@ -402,8 +402,9 @@ TEST_F(MainWindowTest, ScheduleShowsStagesAndRunsOnTheReferenceBackend)
     for (const Task &t : run->result.plan.tasks)
         if (t.stage >= 0)
             stages.insert(t.stage);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return w.stageView()->stageLayout() && w.stageView()->stageLayout()->columns.size() == stages.size(); },
-                                kTimeoutMs));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return w.stageView()->stageLayout() && w.stageView()->stageLayout()->columns.size() == stages.size(); },
+        kTimeoutMs));
     w.raiseDock(QStringLiteral("stageDock"));
     QTest::qWait(300);
     ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-stages.png")));
@@ -412,7 +413,8 @@ TEST_F(MainWindowTest, ScheduleShowsStagesAndRunsOnTheReferenceBackend)
     QSignalSpy ran(w.runPanel(), &views::RunPanel::runFinished);
     ASSERT_TRUE(w.runPanel()->selectBackend(QStringLiteral("reference")));
     ASSERT_TRUE(w.runPanel()->run());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() == 1; }, 2 * kTimeoutMs)) << w.runPanel()->statusText().toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() == 1; }, 2 * kTimeoutMs))
+        << w.runPanel()->statusText().toStdString();
     const auto result = w.runPanel()->lastResult();
     ASSERT_TRUE(result);
     EXPECT_EQ(result->outputs.size(), w.modelData()->graph->outputs.size());
@@ -434,7 +436,10 @@ TEST_F(MainWindowTest, ExplorerShowsTheSearchAndForcesAStage)
 
     w.raiseDock(QStringLiteral("explorerDock"));
     ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return controller->lastRun()->result.searchSpace && !controller->isBusy() && w.searchExplorer()->hasSearchSpace(); },
+        [&] {
+            return controller->lastRun()->result.searchSpace && !controller->isBusy() &&
+                   w.searchExplorer()->hasSearchSpace();
+        },
         kTimeoutMs));
     const SearchSpace &space = *controller->lastRun()->result.searchSpace;
     ASSERT_FALSE(space.tables.empty());
@@ -455,13 +460,17 @@ TEST_F(MainWindowTest, ExplorerShowsTheSearchAndForcesAStage)
             }
     }
     ASSERT_GE(forced, 0) << "squeezenet has a block with a choice at its start";
-    const std::string key = space.tables[static_cast<std::size_t>(table)].transitions[static_cast<std::size_t>(forced)].decisionKey;
+    const std::string key =
+        space.tables[static_cast<std::size_t>(table)].transitions[static_cast<std::size_t>(forced)].decisionKey;
     w.searchExplorer()->setCurrentTable(table);
     QSignalSpy replayed(controller, &gui::ScheduleController::finished);
     ASSERT_TRUE(w.searchExplorer()->forceTransition(forced));
     EXPECT_EQ(controller->overrides().count(key), 1u);
     ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return replayed.count() >= 1 && !controller->isBusy() && controller->lastRun()->decisions.overrides().count(key); },
+        [&] {
+            return replayed.count() >= 1 && !controller->isBusy() &&
+                   controller->lastRun()->decisions.overrides().count(key);
+        },
         kTimeoutMs));
     const auto &reports = controller->lastRun()->overrideReports;
     ASSERT_FALSE(reports.empty());
@@ -525,8 +534,10 @@ TEST_F(MainWindowTest, PluginAlgorithmsAreOfferedAndMisfitsListed)
     w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("example-chain")));
     auto *controller = w.scheduleController();
     ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return controller->lastRun() && controller->lastRun()->result.plan.algorithm == "example-chain" &&
-                     !controller->isBusy(); },
+        [&] {
+            return controller->lastRun() && controller->lastRun()->result.plan.algorithm == "example-chain" &&
+                   !controller->isBusy();
+        },
         kTimeoutMs));
     EXPECT_EQ(controller->lastRun()->result.plan.kernels.size(), w.modelData()->graph->nodeCount());
 }

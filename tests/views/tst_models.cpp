@@ -14,7 +14,6 @@
 #include <QCoreApplication>
 
 #include <gtest/gtest.h>
-
 #include <memory>
 
 using namespace tessera;
@@ -80,10 +79,15 @@ std::shared_ptr<ModelData> smallModel()
         t[i] = g->addTensor({.name = "t" + std::to_string(i), .shape = i == 4 ? Shape{1, 4, 1, 1} : Shape{1, 4, 8, 8}});
     g->inputs = {x};
     g->outputs = {t[4]};
-    AttrMap convAttrs{{"kernel_shape", {std::vector<std::int64_t>{3, 3}}}, {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}};
+    AttrMap convAttrs{{"kernel_shape", {std::vector<std::int64_t>{3, 3}}},
+                      {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}};
     g->addNode({.name = "stem/conv", .opType = "Conv", .attrs = convAttrs, .inputs = {x, w1, b1}, .outputs = {t[0]}});
     g->addNode({.name = "stem/relu", .opType = "Relu", .inputs = {t[0]}, .outputs = {t[1]}});
-    g->addNode({.name = "layer1/conv", .opType = "Conv", .attrs = convAttrs, .inputs = {t[1], w2, kInvalidId}, .outputs = {t[2]}});
+    g->addNode({.name = "layer1/conv",
+                .opType = "Conv",
+                .attrs = convAttrs,
+                .inputs = {t[1], w2, kInvalidId},
+                .outputs = {t[2]}});
     g->addNode({.name = "layer1/add", .opType = "Add", .inputs = {t[2], t[1]}, .outputs = {t[3]}});
     g->addNode({.name = "head/pool", .opType = "GlobalAveragePool", .inputs = {t[3]}, .outputs = {t[4]}});
     EXPECT_TRUE(g->verify().isOk()) << g->verify().str();
@@ -100,7 +104,9 @@ std::shared_ptr<ModelData> smallModel()
     h.finalize();
     data->metrics = computeMetrics(*g);
     data->graph = std::move(g);
-    data->diagnostics.push_back({Severity::Warning, ErrorCode::Unsupported, "op 'Foo' is unknown, imported as opaque",
+    data->diagnostics.push_back({Severity::Warning,
+                                 ErrorCode::Unsupported,
+                                 "op 'Foo' is unknown, imported as opaque",
                                  {"small.onnx", -1, "foo1", ""}});
     data->path = "/models/small.onnx";
     return data;

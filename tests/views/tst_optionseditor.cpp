@@ -24,8 +24,8 @@
 #include <QTest>
 
 #include "tests/common/screenshots.h"
-#include "tests/views/controllertesting.h"
 #include "tests/common/testgraphs.h"
+#include "tests/views/controllertesting.h"
 
 using namespace tessera;
 using namespace tessera::views;
@@ -131,7 +131,10 @@ private slots:
         QCOMPARE(valueIndex(m, "r").data(Qt::EditRole).toLongLong(), 3);
         QCOMPARE(valueIndex(m, "strategy").data(Qt::EditRole).toString(), QStringLiteral("both"));
         QVERIFY(valueIndex(m, "r").data(Qt::ToolTipRole).toString().contains(QStringLiteral("range [1, 64]")));
-        QVERIFY(valueIndex(m, "strategy").data(Qt::ToolTipRole).toString().contains(QStringLiteral("merge, parallel, both")));
+        QVERIFY(valueIndex(m, "strategy")
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("merge, parallel, both")));
         QVERIFY(valueIndex(m, "r").flags() & Qt::ItemIsEditable);
         QVERIFY(!(m.index(0, OptionsModel::KeyColumn).flags() & Qt::ItemIsEditable));
         QCOMPARE(m.headerData(OptionsModel::HelpColumn, Qt::Horizontal).toString(), QStringLiteral("Help"));
@@ -162,11 +165,11 @@ private slots:
         // Negative twins: out of range, unknown choice, not a number — nothing changes.
         const OptionMap before = m.userOptions();
         const int edits = int(changed.size());
-        for (const auto &[key, value] : std::vector<std::pair<std::string, QVariant>>{
-                 {"r", QVariant::fromValue(qlonglong(0))},
-                 {"r", QVariant::fromValue(qlonglong(1000))},
-                 {"strategy", QStringLiteral("fast")},
-                 {"s", QStringLiteral("many")}}) {
+        for (const auto &[key, value] :
+             std::vector<std::pair<std::string, QVariant>>{{"r", QVariant::fromValue(qlonglong(0))},
+                                                           {"r", QVariant::fromValue(qlonglong(1000))},
+                                                           {"strategy", QStringLiteral("fast")},
+                                                           {"s", QStringLiteral("many")}}) {
             QVERIFY(!m.setData(valueIndex(m, key), value));
             QVERIFY2(m.lastError().contains(QStringLiteral("option '%1'").arg(QString::fromStdString(key))),
                      qPrintable(m.lastError()));
@@ -246,7 +249,8 @@ private slots:
         OptionsModel *m = editor.model();
         editor.view()->setCurrentIndex(valueIndex(*m, "r"));
         QSignalSpy resets(m, &QAbstractItemModel::modelReset);
-        const auto r2 = runAfter(*c, [&] { QVERIFY(m->setData(valueIndex(*m, "r"), QVariant::fromValue(qlonglong(2)))); });
+        const auto r2 =
+            runAfter(*c, [&] { QVERIFY(m->setData(valueIndex(*m, "r"), QVariant::fromValue(qlonglong(2)))); });
         QVERIFY(r2);
         QCOMPARE(c->options(), (OptionMap{{"r", "2"}}));
         QCOMPARE(m->userOptions(), (OptionMap{{"r", "2"}}));
@@ -268,7 +272,8 @@ private slots:
         QVERIFY(setup.isEmpty());
 
         // Back to the default: the key goes, the error clears, the run matches the default.
-        const auto r3 = runAfter(*c, [&] { QVERIFY(m->setData(valueIndex(*m, "r"), QVariant::fromValue(qlonglong(3)))); });
+        const auto r3 =
+            runAfter(*c, [&] { QVERIFY(m->setData(valueIndex(*m, "r"), QVariant::fromValue(qlonglong(3)))); });
         QVERIFY(r3);
         QVERIFY(c->options().empty());
         QVERIFY(editor.errorLabel()->isHidden());
@@ -291,7 +296,9 @@ private slots:
         QCOMPARE(editor.loadedScheduler(), QStringLiteral("greedy"));
         QCOMPARE(m->rowCount(), 0);
         QCOMPARE(editor.findChild<QLabel *>(QStringLiteral("optionsTitle"))->text(), QStringLiteral("Greedy"));
-        QVERIFY(editor.findChild<QLabel *>(QStringLiteral("optionsSummary"))->text().contains(QStringLiteral("no options")));
+        QVERIFY(editor.findChild<QLabel *>(QStringLiteral("optionsSummary"))
+                    ->text()
+                    .contains(QStringLiteral("no options")));
         // Stale keys from the previous scheduler are reported, and reset clears them.
         c->setOptions({{"r", "2"}});
         QVERIFY2(editor.errorLabel()->text().contains(QStringLiteral("unknown option 'r'")),

@@ -10,7 +10,6 @@
 // and lists the rejected ones in Diagnostics. Saves
 // <build>/screenshots/projectsession.png (the window with a project open, its
 // title drawn above it) for people to look at.
-#include "tests/common/isolatedhome.h"
 #include "app/gui/commandline.h"
 #include "app/gui/mainwindow.h"
 #include "app/gui/modelloader.h"
@@ -18,13 +17,12 @@
 #include "app/gui/recentfiles.h"
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
-#include "plugins/ios/iosformat.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
 #include "core/store/project.h"
 #include "core/support/fileio.h"
+#include "plugins/ios/iosformat.h"
 #include "samples/builder.h"
-#include "tests/views/smallmodel.h"
 #include "views/models/steplistmodel.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
@@ -55,7 +53,9 @@
 #include <random>
 #include <unistd.h>
 
+#include "tests/common/isolatedhome.h"
 #include "tests/io/jsonschema.h"
+#include "tests/views/smallmodel.h"
 
 using namespace tessera;
 using tessera::gui::MainWindow;

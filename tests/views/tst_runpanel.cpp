@@ -30,7 +30,6 @@
 
 #include <atomic>
 #include <cstring>
-
 #include <onnx/onnx_pb.h>
 
 #include "tests/common/screenshots.h"
@@ -286,10 +285,9 @@ private slots:
         const qint64 ms = clock.elapsed();
         const int total = static_cast<int>(m_resnet.run->result.plan.tasks.size());
         // One report at start, the last task, and at most one per 200 ms in between.
-        QVERIFY2(progress.count() <= 2 + ms / 200 + 1, qPrintable(QStringLiteral("%1 reports in %2 ms for %3 tasks")
-                                                                       .arg(progress.count())
-                                                                       .arg(ms)
-                                                                       .arg(total)));
+        QVERIFY2(
+            progress.count() <= 2 + ms / 200 + 1,
+            qPrintable(QStringLiteral("%1 reports in %2 ms for %3 tasks").arg(progress.count()).arg(ms).arg(total)));
         QVERIFY(progress.count() < total);
         QCOMPARE(progress.last().at(0).toInt(), total);
     }

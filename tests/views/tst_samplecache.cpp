@@ -9,7 +9,6 @@
 // prints the path.
 #include "app/gui/samplecache.h"
 #include "core/onnx/importer.h"
-#include "tests/common/isolatedhome.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -18,14 +17,14 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
-#include <gtest/gtest.h>
-
-#include <utime.h>
-
 #include <cstdio>
 #include <ctime>
+#include <gtest/gtest.h>
 #include <memory>
+#include <utime.h>
 #include <vector>
+
+#include "tests/common/isolatedhome.h"
 
 using namespace tessera;
 
@@ -110,7 +109,9 @@ TEST(SampleCache, EightProcessesMaterialiseOneSampleTwentyTimes)
             const QString old = QFileInfo(current).absolutePath() + QStringLiteral("/squeezenet-oldbuild");
             ASSERT_TRUE(QDir().rename(current, old));
             const std::time_t longAgo = std::time(nullptr) - 2 * 24 * 3600;
-            const struct utimbuf times{longAgo, longAgo};
+            const struct utimbuf times {
+                longAgo, longAgo
+            };
             ASSERT_EQ(::utime(QFile::encodeName(old).constData(), &times), 0);
         }
         const auto results = raceWorkers(cache.path(), QStringLiteral("squeezenet"), kWorkers);

@@ -22,9 +22,9 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
-#include <QHelpEvent>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QHelpEvent>
 #include <QImage>
 #include <QMenu>
 #include <QSignalSpy>
@@ -149,14 +149,16 @@ class TestStageView : public QObject
         QCOMPARE(l.columns.size(), stageTags(plan).size());
         const double planNs = plan.estimatedLatencyNs();
         QVERIFY2(std::abs(sumLatency(l) - planNs) <= 0.01 * planNs,
-                 qPrintable(QStringLiteral("%1: Σ stage latency %2 ns, plan %3 ns").arg(what).arg(sumLatency(l)).arg(planNs)));
+                 qPrintable(
+                     QStringLiteral("%1: Σ stage latency %2 ns, plan %3 ns").arg(what).arg(sumLatency(l)).arg(planNs)));
         QCOMPARE(l.peakFlops, 15.7e12); // f32 on the CUDA cores
         // One stream cannot beat the roofline's reachable fraction of peak. Concurrent groups can
         // show more than 100 %: the estimated timeline runs streams side by side without contention.
         int over = 0;
         for (std::size_t c = 0; c < l.columns.size(); ++c) {
             const StageColumn &col = l.columns[c];
-            const QString where = QStringLiteral("%1: %2 utilisation %3").arg(what, stageTitle(l, int(c))).arg(col.utilisation);
+            const QString where =
+                QStringLiteral("%1: %2 utilisation %3").arg(what, stageTitle(l, int(c))).arg(col.utilisation);
             QVERIFY2(col.flops > 0 ? col.utilisation > 0 : col.utilisation == 0, qPrintable(where));
             QVERIFY2(col.utilisation <= 1 || col.groups > 1, qPrintable(where));
             over += col.utilisation > 1;
@@ -201,7 +203,8 @@ private slots:
         const auto run = schedule(g, "ios", {{"strategy", "merge"}});
         QVERIFY(run);
         const StageLayout l = layoutOf(g, *run, &m_v100);
-        const auto merged = std::find_if(l.columns.begin(), l.columns.end(), [](const StageColumn &c) { return c.merged; });
+        const auto merged =
+            std::find_if(l.columns.begin(), l.columns.end(), [](const StageColumn &c) { return c.merged; });
         QVERIFY(merged != l.columns.end());
         QCOMPARE(merged->boxCount, 1);
         const StageBox &box = l.boxes[static_cast<std::size_t>(merged->firstBox)];
@@ -223,7 +226,8 @@ private slots:
         QVERIFY(std::none_of(p.columns.begin(), p.columns.end(), [](const StageColumn &c) { return c.merged; }));
         const NodeId a = g.findNode("a"), b = g.findNode("b");
         QVERIFY(std::none_of(p.boxes.begin(), p.boxes.end(), [&](const StageBox &box) {
-            return std::count(box.nodes.begin(), box.nodes.end(), a) && std::count(box.nodes.begin(), box.nodes.end(), b);
+            return std::count(box.nodes.begin(), box.nodes.end(), a) &&
+                   std::count(box.nodes.begin(), box.nodes.end(), b);
         }));
     }
 
@@ -281,7 +285,8 @@ private slots:
         QVERIFY(l->measured);
         QCOMPARE(l->columns.size(), est.columns.size());
         QVERIFY(std::abs(sumLatency(*l) - 2 * sumLatency(est)) < 1e-6 * sumLatency(est));
-        const auto busy = std::find_if(est.columns.begin(), est.columns.end(), [](const StageColumn &c) { return c.flops > 0; });
+        const auto busy =
+            std::find_if(est.columns.begin(), est.columns.end(), [](const StageColumn &c) { return c.flops > 0; });
         QVERIFY(busy != est.columns.end());
         const auto bi = std::size_t(busy - est.columns.begin());
         QVERIFY(std::abs(l->columns[bi].utilisation * 2 - busy->utilisation) < 1e-9 * busy->utilisation);
@@ -387,7 +392,8 @@ private slots:
             for (NodeId n : touched)
                 QCOMPARE(columnOf[std::size_t(n)], c);
             const auto list = decisionsForStage(l, c, *m_ios, m_inception->nodeCount());
-            const auto it = std::find_if(list.begin(), list.end(), [&](const StageDecision &d) { return d.record == int(i); });
+            const auto it =
+                std::find_if(list.begin(), list.end(), [&](const StageDecision &d) { return d.record == int(i); });
             QVERIFY2(it != list.end(), qPrintable(stageTitle(l, c)));
             QCOMPARE(it->decision, &records[i]);
             QCOMPARE(it->inside, it->touched);
@@ -544,7 +550,8 @@ private slots:
         view.setRun(m_inception, m_ios, nullptr); // no device: stages, utilisation unknown
         QVERIFY(view.stageLayout());
         QVERIFY(std::isnan(view.stageLayout()->columns[0].utilisation));
-        QCOMPARE(view.tableModel()->index(0, StageTableModel::UtilisationColumn).data().toString(), QStringLiteral("—"));
+        QCOMPARE(view.tableModel()->index(0, StageTableModel::UtilisationColumn).data().toString(),
+                 QStringLiteral("—"));
     }
 
     void paintsThousandsOfStagesQuickly()
@@ -668,7 +675,8 @@ private slots:
                     for (int x = x0; x < x1; ++x) {
                         const QColor c = img.pixelColor(x, y);
                         ink += std::abs(c.red() - fill.red()) + std::abs(c.green() - fill.green()) +
-                                   std::abs(c.blue() - fill.blue()) > 60;
+                                   std::abs(c.blue() - fill.blue()) >
+                               60;
                     }
                 return ink;
             };

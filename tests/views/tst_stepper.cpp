@@ -37,8 +37,8 @@
 #include <cmath>
 
 #include "tests/common/screenshots.h"
-#include "tests/views/controllertesting.h"
 #include "tests/common/testgraphs.h"
+#include "tests/views/controllertesting.h"
 
 using namespace tessera;
 using namespace tessera::views;

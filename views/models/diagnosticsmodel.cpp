@@ -16,8 +16,8 @@ void DiagnosticsModel::setDiagnostics(std::vector<Diagnostic> diagnostics)
 
 int DiagnosticsModel::count(Severity severity) const
 {
-    return static_cast<int>(
-        std::count_if(m_items.begin(), m_items.end(), [severity](const Diagnostic &d) { return d.severity == severity; }));
+    return static_cast<int>(std::count_if(m_items.begin(), m_items.end(),
+                                          [severity](const Diagnostic &d) { return d.severity == severity; }));
 }
 
 int DiagnosticsModel::rowCount(const QModelIndex &parent) const

@@ -12,10 +12,10 @@
 
 namespace tessera::views {
 
-QString formatCount(double value);        // "950", "1.23 k", "25.6 M"
-QString formatFlops(double flops);        // "0 FLOP", "8.21 GFLOP"
-QString formatBytes(std::int64_t bytes);  // "512 B", "784 KiB", "97.5 MiB"
-QString formatShape(const Shape &shape);  // "1×3×224×224", "scalar"
-QString formatRatio(double value);        // "12.4" (3 significant digits)
+QString formatCount(double value);       // "950", "1.23 k", "25.6 M"
+QString formatFlops(double flops);       // "0 FLOP", "8.21 GFLOP"
+QString formatBytes(std::int64_t bytes); // "512 B", "784 KiB", "97.5 MiB"
+QString formatShape(const Shape &shape); // "1×3×224×224", "scalar"
+QString formatRatio(double value);       // "12.4" (3 significant digits)
 
 } // namespace tessera::views

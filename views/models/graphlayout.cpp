@@ -89,8 +89,7 @@ std::size_t LevelCache::misses() const
 
 NestedLayout::NestedLayout(std::shared_ptr<const Graph> graph, std::shared_ptr<const Hierarchy> hierarchy)
     : m_graph(std::move(graph)), m_hierarchy(std::move(hierarchy))
-{
-}
+{}
 
 LevelCache::Key NestedLayout::cacheKey(GroupId g, const Expansion &expanded) const
 {
@@ -166,7 +165,8 @@ Level NestedLayout::buildLevel(GroupId g, const Expansion &expanded, const std::
     };
     std::unordered_map<std::uint64_t, std::size_t> edgeIndex;
     const auto addEdge = [&](int a, int b) {
-        const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+        const std::uint64_t key =
+            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
         const auto [it, fresh] = edgeIndex.try_emplace(key, level.edges.size());
         if (fresh)
             level.edges.push_back({a, b, 1, {}});
@@ -240,8 +240,9 @@ std::shared_ptr<const Level> NestedLayout::levelFor(GroupId g, const Expansion &
     }
     std::vector<QSizeF> childSizes;
     for (GroupId c : m_hierarchy->group(g).children)
-        childSizes.push_back(isExpanded(expanded, c) ? frameSize(levelFor(c, expanded, cache, dotLimit, stats, got)->size)
-                                                     : groupBoxSize(m_hierarchy->group(c)));
+        childSizes.push_back(isExpanded(expanded, c)
+                                 ? frameSize(levelFor(c, expanded, cache, dotLimit, stats, got)->size)
+                                 : groupBoxSize(m_hierarchy->group(c)));
     auto level = std::make_shared<const Level>(buildLevel(g, expanded, childSizes, dotLimit));
     ++stats.levelsLaidOut;
     cache.insert(std::move(key), level);
@@ -287,7 +288,8 @@ Composition NestedLayout::compose(const Expansion &expanded, LevelCache &cache, 
                 continue;
             auto child = levelFor(item.id, expanded, cache, dotLimit, comp, got);
             const QRectF frame = item.rect.translated(placed.origin);
-            comp.levels.push_back({child, frame.topLeft() + contentOffset(), frame, static_cast<int>(i), placed.depth + 1});
+            comp.levels.push_back(
+                {child, frame.topLeft() + contentOffset(), frame, static_cast<int>(i), placed.depth + 1});
         }
     }
     comp.bounds = QRectF(QPointF(0, 0), root->size);

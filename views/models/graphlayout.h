@@ -46,9 +46,9 @@ struct LevelItem {
 };
 
 struct LevelEdge {
-    int from = 0;  // item indices
+    int from = 0; // item indices
     int to = 0;
-    int count = 1; // graph edges (tensor uses) aggregated into this one
+    int count = 1;             // graph edges (tensor uses) aggregated into this one
     std::vector<QPointF> path; // level-local cubic Bézier control points (layout.h)
 };
 
@@ -56,10 +56,10 @@ struct Level {
     GroupId group = 0;
     std::vector<LevelItem> items;
     std::vector<LevelEdge> edges;
-    QSizeF size;                  // content size
+    QSizeF size; // content size
     Engine engine = Engine::Dot;
-    double ms = 0;                // time taken by the layout engine
-    int nodeItems = 0;            // items[0, nodeItems) are the direct nodes, ascending
+    double ms = 0;                    // time taken by the layout engine
+    int nodeItems = 0;                // items[0, nodeItems) are the direct nodes, ascending
     int itemOfNode(NodeId n) const;   // -1 if n is not a direct item here
     int itemOfGroup(GroupId g) const; // -1 if g is not a direct child here
 };
@@ -70,8 +70,8 @@ QPointF contentOffset(); // content's top-left relative to the frame's
 
 struct PlacedLevel {
     std::shared_ptr<const Level> level;
-    QPointF origin; // scene position of the content's top-left
-    QRectF frame;   // scene rect of the group's frame; empty for the root
+    QPointF origin;  // scene position of the content's top-left
+    QRectF frame;    // scene rect of the group's frame; empty for the root
     int parent = -1; // index of the parent PlacedLevel, -1 for the root
     int depth = 0;
 };
@@ -87,7 +87,7 @@ struct Composition {
 class LevelCache
 {
 public:
-    using Key = std::pair<GroupId, std::vector<GroupId>>; // group, expanded groups inside it
+    using Key = std::pair<GroupId, std::vector<GroupId>>;    // group, expanded groups inside it
     std::shared_ptr<const Level> find(const Key &key) const; // counts a hit or a miss
     bool contains(const Key &key) const;                     // counts nothing
     void insert(Key key, std::shared_ptr<const Level> level);

@@ -129,7 +129,8 @@ QModelIndex HierarchyModel::index(int row, int column, const QModelIndex &parent
 {
     if (!hasIndex(row, column, parent))
         return {};
-    return createIndex(row, column, m_rows[static_cast<std::size_t>(containerOf(parent))][static_cast<std::size_t>(row)]);
+    return createIndex(row, column,
+                       m_rows[static_cast<std::size_t>(containerOf(parent))][static_cast<std::size_t>(row)]);
 }
 
 QModelIndex HierarchyModel::parent(const QModelIndex &child) const
@@ -178,10 +179,12 @@ QVariant HierarchyModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case NameColumn:
-            return n != kInvalidId ? shortName(graph.node(n).name, m_data->hierarchy.group(m_data->hierarchy.groupOf(n)).path)
-                                   : QString::fromStdString(m_data->hierarchy.group(g).name);
+            return n != kInvalidId
+                       ? shortName(graph.node(n).name, m_data->hierarchy.group(m_data->hierarchy.groupOf(n)).path)
+                       : QString::fromStdString(m_data->hierarchy.group(g).name);
         case KindColumn:
-            return n != kInvalidId ? QString::fromStdString(graph.node(n).opType) : kindName(m_data->hierarchy.group(g).kind);
+            return n != kInvalidId ? QString::fromStdString(graph.node(n).opType)
+                                   : kindName(m_data->hierarchy.group(g).kind);
         case NodesColumn:
             return n != kInvalidId ? QVariant() : QVariant(QString::number(m_data->hierarchy.group(g).totalNodes));
         case FlopsColumn: return flops > 0 ? formatFlops(flops) : QString();

@@ -35,8 +35,8 @@ public:
 
     QModelIndex indexForNode(NodeId n, int column = 0) const;
     QModelIndex indexForGroup(GroupId g, int column = 0) const; // invalid for the root
-    NodeId nodeAt(const QModelIndex &index) const;   // kInvalidId if not a node row
-    GroupId groupAt(const QModelIndex &index) const; // -1 if not a group row
+    NodeId nodeAt(const QModelIndex &index) const;              // kInvalidId if not a node row
+    GroupId groupAt(const QModelIndex &index) const;            // -1 if not a group row
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -53,9 +53,9 @@ private:
 
     std::shared_ptr<const ModelData> m_data;
     std::vector<std::vector<quintptr>> m_rows; // per group: the keys of its rows, in order
-    std::vector<int> m_groupRow;     // row of each group within its parent
-    std::vector<int> m_nodeRow;      // row of each node within its group
-    std::vector<double> m_groupFlops; // FLOPs under each group
+    std::vector<int> m_groupRow;               // row of each group within its parent
+    std::vector<int> m_nodeRow;                // row of each node within its group
+    std::vector<double> m_groupFlops;          // FLOPs under each group
 };
 
 } // namespace tessera::views

@@ -35,8 +35,8 @@ struct Input {
     std::vector<QSizeF> sizes; // one per box
     std::vector<Pin> pins;     // empty, or one per box
     std::vector<Edge> edges;
-    double nodeSep = 18;  // horizontal gap between boxes
-    double rankSep = 26;  // vertical gap between ranks
+    double nodeSep = 18; // horizontal gap between boxes
+    double rankSep = 26; // vertical gap between ranks
 };
 
 enum class Engine : std::uint8_t { Dot, Layered };
@@ -46,9 +46,9 @@ struct Output {
     // One curve per input edge, as cubic Bézier control points P0 (C1 C2 P)*,
     // from the source box border to the target box border. Empty for self-loops.
     std::vector<std::vector<QPointF>> edges;
-    QSizeF size;               // bounding size of everything above
+    QSizeF size; // bounding size of everything above
     Engine engine = Engine::Layered;
-    bool ok = true;            // false if dot failed (the caller may fall back)
+    bool ok = true; // false if dot failed (the caller may fall back)
 };
 
 Output layoutDot(const Input &in);

@@ -6,13 +6,12 @@
 // made with invisible edges, never with rank=source/sink subgraphs (see below).
 #include "views/models/layout.h"
 
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
-
 #include <QByteArray>
 
 #include <algorithm>
 #include <cmath>
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
 #include <mutex>
 #include <string>
 
@@ -27,14 +26,20 @@ GVC_t *context()
     return gvc;
 }
 
-char *cstr(const char *s) { return const_cast<char *>(s); } // cgraph's API predates const
+char *cstr(const char *s)
+{
+    return const_cast<char *>(s);
+} // cgraph's API predates const
 
 void set(void *obj, const char *name, const std::string &value)
 {
     agsafeset(obj, cstr(name), cstr(value.c_str()), cstr(""));
 }
 
-std::string num(double v) { return QByteArray::number(v, 'f', 4).toStdString(); }
+std::string num(double v)
+{
+    return QByteArray::number(v, 'f', 4).toStdString();
+}
 
 double dist2(QPointF a, QPointF b)
 {
@@ -123,7 +128,8 @@ Output layoutDot(const Input &in)
     for (int i = 0; i < n; ++i) {
         const QSizeF s = in.sizes[static_cast<std::size_t>(i)];
         const QPointF c = map(ND_coord(nodes[static_cast<std::size_t>(i)]));
-        out.boxes[static_cast<std::size_t>(i)] = QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
+        out.boxes[static_cast<std::size_t>(i)] =
+            QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
     }
     for (std::size_t k = 0; k < edges.size(); ++k) {
         const splines *spl = edges[k] ? ED_spl(edges[k]) : nullptr;

@@ -132,7 +132,10 @@ void isotonic(std::vector<double> &x, const std::vector<double> &want, const std
     std::vector<double> offset(m, 0);
     for (std::size_t i = 1; i < m; ++i)
         offset[i] = offset[i - 1] + gap[i - 1];
-    struct Block { double sum, weight; std::size_t count; };
+    struct Block {
+        double sum, weight;
+        std::size_t count;
+    };
     std::vector<Block> blocks;
     for (std::size_t i = 0; i < m; ++i) {
         blocks.push_back({(want[i] - offset[i]) * w[i], w[i], 1});
@@ -172,7 +175,8 @@ Output layoutLayered(const Input &in)
         if (e.from == e.to)
             continue;
         const double w = std::max(1, e.weight);
-        arcs.push_back(rev[k] ? Arc{e.to, e.from, static_cast<int>(k), true, w} : Arc{e.from, e.to, static_cast<int>(k), false, w});
+        arcs.push_back(rev[k] ? Arc{e.to, e.from, static_cast<int>(k), true, w}
+                              : Arc{e.from, e.to, static_cast<int>(k), false, w});
     }
 
     // S2
@@ -183,7 +187,7 @@ Output layoutLayered(const Input &in)
     std::vector<double> width(n);
     for (std::size_t v = 0; v < n; ++v)
         width[v] = in.sizes[v].width();
-    std::vector<std::vector<int>> chain(arcs.size()); // vertices from top to bottom
+    std::vector<std::vector<int>> chain(arcs.size());                // vertices from top to bottom
     std::vector<std::vector<std::pair<int, double>>> up(n), down(n); // (neighbour, weight)
     const auto addVertex = [&](int l) {
         layer.push_back(l);
@@ -213,8 +217,9 @@ Output layoutLayered(const Input &in)
         std::vector<int> stack;
         std::vector<int> byLayer(total);
         std::iota(byLayer.begin(), byLayer.end(), 0);
-        std::stable_sort(byLayer.begin(), byLayer.end(),
-                         [&](int a, int b) { return layer[static_cast<std::size_t>(a)] < layer[static_cast<std::size_t>(b)]; });
+        std::stable_sort(byLayer.begin(), byLayer.end(), [&](int a, int b) {
+            return layer[static_cast<std::size_t>(a)] < layer[static_cast<std::size_t>(b)];
+        });
         for (int root : byLayer) {
             if (seen[static_cast<std::size_t>(root)])
                 continue;
@@ -253,8 +258,9 @@ Output layoutLayered(const Input &in)
                 }
                 key[static_cast<std::size_t>(v)] = w > 0 ? s / w : coord[static_cast<std::size_t>(v)];
             }
-            std::stable_sort(row.begin(), row.end(),
-                             [&](int a, int b) { return key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)]; });
+            std::stable_sort(row.begin(), row.end(), [&](int a, int b) {
+                return key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)];
+            });
             renumber(row);
         }
     };
@@ -270,7 +276,8 @@ Output layoutLayered(const Input &in)
     std::vector<double> x(total);
     const auto gapBetween = [&](int a, int b) {
         const bool dummy = static_cast<std::size_t>(a) >= n || static_cast<std::size_t>(b) >= n;
-        return (width[static_cast<std::size_t>(a)] + width[static_cast<std::size_t>(b)]) / 2 + (dummy ? dummySep : in.nodeSep);
+        return (width[static_cast<std::size_t>(a)] + width[static_cast<std::size_t>(b)]) / 2 +
+               (dummy ? dummySep : in.nodeSep);
     };
     for (const auto &row : rows) {
         double cursor = 0;
@@ -323,7 +330,8 @@ Output layoutLayered(const Input &in)
     // y per layer: rows as tall as their tallest box.
     std::vector<double> rowTop(static_cast<std::size_t>(layers)), rowHeight(static_cast<std::size_t>(layers), 0);
     for (std::size_t v = 0; v < n; ++v)
-        rowHeight[static_cast<std::size_t>(layer[v])] = std::max(rowHeight[static_cast<std::size_t>(layer[v])], in.sizes[v].height());
+        rowHeight[static_cast<std::size_t>(layer[v])] =
+            std::max(rowHeight[static_cast<std::size_t>(layer[v])], in.sizes[v].height());
     double y = 0;
     for (int l = 0; l < layers; ++l) {
         rowTop[static_cast<std::size_t>(l)] = y;
@@ -355,7 +363,9 @@ Output layoutLayered(const Input &in)
             const QRectF &b = out.boxes[v];
             const double span = std::min(b.width() * 0.6, 10.0 * static_cast<double>(p.size() - (p.empty() ? 0 : 1)));
             for (std::size_t i = 0; i < p.size(); ++i)
-                at[p[i].second] = b.center().x() + (p.size() > 1 ? span * (static_cast<double>(i) / static_cast<double>(p.size() - 1) - 0.5) : 0.0);
+                at[p[i].second] =
+                    b.center().x() +
+                    (p.size() > 1 ? span * (static_cast<double>(i) / static_cast<double>(p.size() - 1) - 0.5) : 0.0);
         }
     };
     spread(outPorts, startX);

@@ -114,7 +114,10 @@ constexpr bool sortedTable()
 }
 static_assert(sortedTable(), "kCategories must stay sorted for binary search");
 
-double textWidth(qsizetype chars, double scale = 1.0) { return static_cast<double>(chars) * BoxMetrics::kCharWidth * scale; }
+double textWidth(qsizetype chars, double scale = 1.0)
+{
+    return static_cast<double>(chars) * BoxMetrics::kCharWidth * scale;
+}
 
 } // namespace
 
@@ -127,8 +130,8 @@ OpCategory opCategory(std::string_view opType)
 
 std::string_view opCategoryName(OpCategory c)
 {
-    static constexpr std::array<std::string_view, kOpCategoryCount> names{
-        "conv", "matmul", "elementwise", "norm", "pool", "shape", "data movement", "other"};
+    static constexpr std::array<std::string_view, kOpCategoryCount> names{"conv", "matmul", "elementwise",   "norm",
+                                                                          "pool", "shape",  "data movement", "other"};
     return names[static_cast<std::size_t>(c)];
 }
 
@@ -148,7 +151,12 @@ QString flopsText(double flops)
         flops /= 1000;
         ++u;
     }
-    return QStringLiteral("%1 %2FLOPs").arg(flops, 0, 'f', flops < 10 ? 2 : flops < 100 ? 1 : 0).arg(QLatin1String(units[u]));
+    return QStringLiteral("%1 %2FLOPs")
+        .arg(flops, 0, 'f',
+             flops < 10    ? 2
+             : flops < 100 ? 1
+                           : 0)
+        .arg(QLatin1String(units[u]));
 }
 
 QSizeF nodeBoxSize(const Graph &g, const Node &n)

@@ -44,8 +44,8 @@ struct BoxMetrics {
     static constexpr double kMaxNodeWidth = 190;
     static constexpr double kMinGroupWidth = 120;
     static constexpr double kMaxGroupWidth = 240;
-    static constexpr double kPadding = 12;     // inside an expanded group's frame
-    static constexpr double kHeader = 26;      // title strip of an expanded group's frame
+    static constexpr double kPadding = 12; // inside an expanded group's frame
+    static constexpr double kHeader = 26;  // title strip of an expanded group's frame
     static constexpr double kPortSize = 6;
 };
 

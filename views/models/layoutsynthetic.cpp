@@ -242,7 +242,8 @@ SyntheticGraph bertBaseLike(int layers)
         for (int i = 0; i < 3; ++i) {
             const TensorId p = linear(x, names[i], kHidden);
             const TensorId r = dynReshape(p, std::string(names[i]) + "/view", {1, kSeq, kHeads, kHidden / kHeads});
-            qkv[i] = b.op("Transpose", std::string(names[i]) + "/Transpose", {r}, i == 1 ? Shape{1, kHeads, kHidden / kHeads, kSeq} : heads);
+            qkv[i] = b.op("Transpose", std::string(names[i]) + "/Transpose", {r},
+                          i == 1 ? Shape{1, kHeads, kHidden / kHeads, kSeq} : heads);
         }
         TensorId s = b.op("MatMul", "scores/MatMul", {qkv[0], qkv[1]}, {1, kHeads, kSeq, kSeq});
         const TensorId scale = b.op("Constant", "scores/Constant", {}, {});
@@ -287,8 +288,9 @@ SyntheticGraph bertBaseLike(int layers)
 
 SyntheticGraph layeredDag(int nodes, int blockSize, int blocksPerStage, std::uint64_t seed)
 {
-    static const char *const kOps[] = {"Conv", "Relu", "Add", "MatMul", "BatchNormalization", "Mul", "Concat",
-                                       "Reshape", "Transpose", "MaxPool", "Sigmoid", "Gemm", "CustomOp"};
+    static const char *const kOps[] = {"Conv",    "Relu",   "Add",     "MatMul",    "BatchNormalization",
+                                       "Mul",     "Concat", "Reshape", "Transpose", "MaxPool",
+                                       "Sigmoid", "Gemm",   "CustomOp"};
     std::mt19937_64 rng(seed);
     Builder b("layered_dag");
     TensorId x = b.input("input", {1, 64, 56, 56});
@@ -309,7 +311,8 @@ SyntheticGraph layeredDag(int nodes, int blockSize, int blocksPerStage, std::uin
                     b.markLastOpaque("com.vendor");
             }
             // The block's output joins every dangling value so the next block has one input.
-            x = b.op("Concat", "out", std::vector<TensorId>(recent.end() - std::min<std::size_t>(recent.size(), 4), recent.end()),
+            x = b.op("Concat", "out",
+                     std::vector<TensorId>(recent.end() - std::min<std::size_t>(recent.size(), 4), recent.end()),
                      {1, 256, 56, 56});
             ++made;
             b.pop();

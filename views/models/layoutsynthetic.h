@@ -20,9 +20,9 @@ struct SyntheticGraph {
     Hierarchy hierarchy;
 };
 
-SyntheticGraph residualChain(int blocks);         // stem, `blocks` basic blocks (one group each), an opaque op, head
-SyntheticGraph resnet50Like();                    // stages layer1..layer4 ⊃ bottleneck blocks
-SyntheticGraph bertBaseLike(int layers = 12);     // embeddings, encoder ⊃ layer.i ⊃ attention/ffn, pooler
+SyntheticGraph residualChain(int blocks);     // stem, `blocks` basic blocks (one group each), an opaque op, head
+SyntheticGraph resnet50Like();                // stages layer1..layer4 ⊃ bottleneck blocks
+SyntheticGraph bertBaseLike(int layers = 12); // embeddings, encoder ⊃ layer.i ⊃ attention/ffn, pooler
 SyntheticGraph layeredDag(int nodes, int blockSize = 50, int blocksPerStage = 10, std::uint64_t seed = 1);
 
 } // namespace tessera::layout

@@ -14,11 +14,11 @@
 namespace tessera::views {
 
 struct NodeMetrics {
-    double flops = 0;               // multiply-add counts as 2
-    std::int64_t bytesRead = 0;     // every input once, weights included
-    std::int64_t bytesWritten = 0;  // every output once
-    std::int64_t params = 0;        // elements of the node's constant inputs
-    std::int64_t outputBytes = 0;   // bytes of the node's outputs
+    double flops = 0;              // multiply-add counts as 2
+    std::int64_t bytesRead = 0;    // every input once, weights included
+    std::int64_t bytesWritten = 0; // every output once
+    std::int64_t params = 0;       // elements of the node's constant inputs
+    std::int64_t outputBytes = 0;  // bytes of the node's outputs
 
     std::int64_t bytes() const { return bytesRead + bytesWritten; }
     double intensity() const; // FLOP per byte moved, 0 if nothing moves
@@ -42,7 +42,7 @@ NodeMetrics sumMetrics(const GraphMetrics &m, const std::vector<NodeId> &nodes);
 
 double metricValue(const NodeMetrics &m, Metric metric);
 std::vector<double> metricValues(const GraphMetrics &m, Metric metric); // one per node
-QString metricName(Metric metric);                   // "FLOPs", "arithmetic intensity", ...
-QString formatMetric(double value, Metric metric);   // "8.21 GFLOP", "784 KiB", "12.4 FLOP/B"
+QString metricName(Metric metric);                                      // "FLOPs", "arithmetic intensity", ...
+QString formatMetric(double value, Metric metric);                      // "8.21 GFLOP", "784 KiB", "12.4 FLOP/B"
 
 } // namespace tessera::views

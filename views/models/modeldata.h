@@ -21,10 +21,10 @@ struct ModelData {
     std::shared_ptr<const Graph> graph;
     Hierarchy hierarchy;
     GraphMetrics metrics;
-    std::vector<Diagnostic> diagnostics;                        // import warnings and notes
-    std::vector<std::pair<std::string, std::string>> metadata;  // producer, opset, ... for the summary
-    std::map<std::string, std::string> properties;              // metadata_props, handed to schedulers
-    std::string path;                                           // file it came from, empty if built in memory
+    std::vector<Diagnostic> diagnostics;                       // import warnings and notes
+    std::vector<std::pair<std::string, std::string>> metadata; // producer, opset, ... for the summary
+    std::map<std::string, std::string> properties;             // metadata_props, handed to schedulers
+    std::string path;                                          // file it came from, empty if built in memory
 };
 
 // Completes a ModelData from a graph: infers the hierarchy (falling back to

@@ -46,7 +46,9 @@ std::vector<PropertyModel::Section> summarySections(const ModelData &data, std::
     counts.rows.push_back({QStringLiteral("Edges"), QString::number(g.edgeCount()), {}});
     counts.rows.push_back({QStringLiteral("Tensors"), QString::number(g.tensorCount()), {}});
     counts.rows.push_back({QStringLiteral("Initializers"), QString::number(initializers), {}});
-    counts.rows.push_back({QStringLiteral("Groups"), QString::number(data.hierarchy.groups().empty() ? 0 : data.hierarchy.groups().size() - 1), {}});
+    counts.rows.push_back({QStringLiteral("Groups"),
+                           QString::number(data.hierarchy.groups().empty() ? 0 : data.hierarchy.groups().size() - 1),
+                           {}});
     counts.rows.push_back({QStringLiteral("DAG width"),
                            dagWidth < 0 ? QStringLiteral("computing…") : QString::number(dagWidth),
                            QStringLiteral("most operators that could run at once (maximum antichain)")});
@@ -58,9 +60,10 @@ std::vector<PropertyModel::Section> summarySections(const ModelData &data, std::
     totals.rows.push_back({QStringLiteral("Params"), formatCount(static_cast<double>(data.metrics.parameters)),
                            QString::number(data.metrics.parameters)});
     totals.rows.push_back({QStringLiteral("Weights"), formatBytes(data.metrics.weightBytes), {}});
-    totals.rows.push_back({QStringLiteral("Activations"), formatBytes(t.outputBytes),
-                           QStringLiteral("sum of all node outputs")});
-    totals.rows.push_back({QStringLiteral("Arithmetic intensity"), formatRatio(t.intensity()) + QStringLiteral(" FLOP/B"),
+    totals.rows.push_back(
+        {QStringLiteral("Activations"), formatBytes(t.outputBytes), QStringLiteral("sum of all node outputs")});
+    totals.rows.push_back({QStringLiteral("Arithmetic intensity"),
+                           formatRatio(t.intensity()) + QStringLiteral(" FLOP/B"),
                            QStringLiteral("total FLOPs / total bytes moved, no reuse")});
     sections.push_back(std::move(totals));
 

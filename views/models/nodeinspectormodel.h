@@ -24,7 +24,7 @@ public:
     void showGroup(std::shared_ptr<const ModelData> data, GroupId group);
     void clearSelection(); // empty model, no title
 
-    QString title() const { return m_title; }       // "conv1 (Conv)", "layer1 — 33 nodes"
+    QString title() const { return m_title; }        // "conv1 (Conv)", "layer1 — 33 nodes"
     NodeId currentNode() const { return m_node; }    // kInvalidId unless a node is shown
     GroupId currentGroup() const { return m_group; } // -1 unless a group is shown
 

@@ -285,8 +285,7 @@ QVariant OptionsModel::data(const QModelIndex &index, int role) const
 
 bool OptionsModel::setData(const QModelIndex &index, const QVariant &value, int role)
 {
-    if (!isRow(index) ||
-        index.column() != ValueColumn)
+    if (!isRow(index) || index.column() != ValueColumn)
         return false;
     const OptionSpec &spec = m_specs[static_cast<std::size_t>(index.row())];
     QString text;

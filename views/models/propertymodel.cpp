@@ -62,8 +62,7 @@ QVariant PropertyModel::data(const QModelIndex &index, int role) const
     const Row &r = m_sections[index.internalId() - 1].rows[static_cast<std::size_t>(index.row())];
     switch (role) {
     case Qt::DisplayRole: return index.column() == KeyColumn ? r.key : r.value;
-    case Qt::ToolTipRole:
-        return index.column() == KeyColumn ? r.key : r.toolTip.isEmpty() ? r.value : r.toolTip;
+    case Qt::ToolTipRole: return index.column() == KeyColumn ? r.key : r.toolTip.isEmpty() ? r.value : r.toolTip;
     default: return {};
     }
 }

@@ -63,8 +63,7 @@ float halfToFloat(std::uint16_t h)
     return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
 }
 
-template <typename T>
-T load(const HostTensor &t, std::int64_t i)
+template <typename T> T load(const HostTensor &t, std::int64_t i)
 {
     T v;
     std::memcpy(&v, t.bytes.data() + static_cast<std::size_t>(i) * sizeof(T), sizeof(T));
@@ -75,28 +74,18 @@ T load(const HostTensor &t, std::int64_t i)
 double element(const HostTensor &t, std::int64_t i)
 {
     switch (t.dtype) {
-    case DType::Float32:
-        return load<float>(t, i);
-    case DType::Float64:
-        return load<double>(t, i);
-    case DType::Float16:
-        return halfToFloat(load<std::uint16_t>(t, i));
-    case DType::BFloat16:
-        return std::bit_cast<float>(static_cast<std::uint32_t>(load<std::uint16_t>(t, i)) << 16);
-    case DType::Int8:
-        return load<std::int8_t>(t, i);
+    case DType::Float32: return load<float>(t, i);
+    case DType::Float64: return load<double>(t, i);
+    case DType::Float16: return halfToFloat(load<std::uint16_t>(t, i));
+    case DType::BFloat16: return std::bit_cast<float>(static_cast<std::uint32_t>(load<std::uint16_t>(t, i)) << 16);
+    case DType::Int8: return load<std::int8_t>(t, i);
     case DType::UInt8:
-    case DType::Bool:
-        return load<std::uint8_t>(t, i);
-    case DType::Int16:
-        return load<std::int16_t>(t, i);
-    case DType::Int32:
-        return load<std::int32_t>(t, i);
-    case DType::Int64:
-        return static_cast<double>(load<std::int64_t>(t, i));
+    case DType::Bool: return load<std::uint8_t>(t, i);
+    case DType::Int16: return load<std::int16_t>(t, i);
+    case DType::Int32: return load<std::int32_t>(t, i);
+    case DType::Int64: return static_cast<double>(load<std::int64_t>(t, i));
     case DType::String:
-    case DType::Undefined:
-        break;
+    case DType::Undefined: break;
     }
     return std::nan("");
 }
@@ -205,24 +194,19 @@ QVariant RunMetricsModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NameColumn:
-            return r.label;
-        case ValueColumn:
-            return r.text;
+        case NameColumn: return r.label;
+        case ValueColumn: return r.text;
         case ShareColumn:
             return std::isnan(r.share) ? QString() : QString::number(r.share * 100, 'f', 1) + QStringLiteral(" %");
         }
         break;
-    case Qt::ToolTipRole:
-        return r.key;
+    case Qt::ToolTipRole: return r.key;
     case Qt::TextAlignmentRole:
         if (index.column() != NameColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         break;
-    case KeyRole:
-        return r.key;
-    case ValueRole:
-        return index.column() == ShareColumn ? r.share : r.value;
+    case KeyRole: return r.key;
+    case ValueRole: return index.column() == ShareColumn ? r.share : r.value;
     }
     return {};
 }
@@ -232,12 +216,9 @@ QVariant RunMetricsModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case NameColumn:
-        return tr("Metric");
-    case ValueColumn:
-        return tr("Value");
-    case ShareColumn:
-        return tr("Share");
+    case NameColumn: return tr("Metric");
+    case ValueColumn: return tr("Value");
+    case ShareColumn: return tr("Share");
     }
     return {};
 }
@@ -277,19 +258,15 @@ QVariant RunOutputsModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NameColumn:
-            return QString::fromStdString(t.name);
-        case TypeColumn:
-            return QString::fromUtf8(dtypeName(t.dtype).data());
-        case ShapeColumn:
-            return formatShape(t.shape);
+        case NameColumn: return QString::fromStdString(t.name);
+        case TypeColumn: return QString::fromUtf8(dtypeName(t.dtype).data());
+        case ShapeColumn: return formatShape(t.shape);
         case SumColumn:
             if (std::isnan(d.sum))
                 return QStringLiteral("—");
             return QString::number(d.sum, 'g', 8) +
                    (d.nonFinite ? QStringLiteral("  (%1 non-finite)").arg(d.nonFinite) : QString());
-        case ValuesColumn:
-            return d.preview;
+        case ValuesColumn: return d.preview;
         }
         break;
     case Qt::ToolTipRole:
@@ -315,16 +292,11 @@ QVariant RunOutputsModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case NameColumn:
-        return tr("Output");
-    case TypeColumn:
-        return tr("Type");
-    case ShapeColumn:
-        return tr("Shape");
-    case SumColumn:
-        return tr("Sum");
-    case ValuesColumn:
-        return tr("First values");
+    case NameColumn: return tr("Output");
+    case TypeColumn: return tr("Type");
+    case ShapeColumn: return tr("Shape");
+    case SumColumn: return tr("Sum");
+    case ValuesColumn: return tr("First values");
     }
     return {};
 }

@@ -34,8 +34,7 @@ QPointF SearchDagLayout::Edge::pointAt(double t) const
 
 QString searchStateCostText(const SearchSpace::State &state)
 {
-    return QStringLiteral("cost ") +
-           (std::isfinite(state.cost) ? formatDurationNs(state.cost) : QStringLiteral("—"));
+    return QStringLiteral("cost ") + (std::isfinite(state.cost) ? formatDurationNs(state.cost) : QStringLiteral("—"));
 }
 
 namespace {

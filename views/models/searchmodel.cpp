@@ -7,7 +7,7 @@ namespace tessera::views {
 
 namespace {
 struct Term {
-    QString text;      // lower-cased
+    QString text; // lower-cased
     bool opOnly = false;
 };
 
@@ -28,9 +28,8 @@ std::vector<Term> parseQuery(const QString &query)
 
 bool matches(const QString &name, const QString &op, const std::vector<Term> &terms)
 {
-    return std::all_of(terms.begin(), terms.end(), [&](const Term &t) {
-        return op == t.text || (!t.opOnly && name.contains(t.text));
-    });
+    return std::all_of(terms.begin(), terms.end(),
+                       [&](const Term &t) { return op == t.text || (!t.opOnly && name.contains(t.text)); });
 }
 
 std::vector<NodeId> run(const QStringList &names, const QStringList &ops, const QString &query)
@@ -96,7 +95,7 @@ void SearchModel::rerun()
 NodeId SearchModel::nodeAt(int row) const
 {
     return row >= 0 && static_cast<std::size_t>(row) < m_matches.size() ? m_matches[static_cast<std::size_t>(row)]
-                                                                         : kInvalidId;
+                                                                        : kInvalidId;
 }
 
 int SearchModel::rowOf(NodeId n) const

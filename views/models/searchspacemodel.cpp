@@ -491,8 +491,7 @@ QVariant SearchSpaceModel::display(const QModelIndex &index) const
         const auto &states = ix.levels[static_cast<std::size_t>(i)];
         switch (index.column()) {
         case NameColumn: return QStringLiteral("level %1").arg(ix.levelSize[static_cast<std::size_t>(i)]);
-        case ViaColumn:
-            return duration(ix.levelVia[static_cast<std::size_t>(i)]);
+        case ViaColumn: return duration(ix.levelVia[static_cast<std::size_t>(i)]);
         case OutColumn:
             return QStringLiteral("%1 %2").arg(formatCount(static_cast<double>(states.size())),
                                                states.size() == 1 ? QStringLiteral("state") : QStringLiteral("states"));

@@ -183,7 +183,7 @@ private:
     mutable std::vector<Accepted> m_accepted; // per table, recomputed when the filter or space changes
 };
 
-QString searchDeltaText(double fraction);                     // "best", "+1.7%", "+12%"; "—" when unknown
-QString searchCountText(double count); // "950", "25.6 M"; past 10^6 "7.85e+27" (schedules overflow prefixes)
+QString searchDeltaText(double fraction); // "best", "+1.7%", "+12%"; "—" when unknown
+QString searchCountText(double count);    // "950", "25.6 M"; past 10^6 "7.85e+27" (schedules overflow prefixes)
 
 } // namespace tessera::views

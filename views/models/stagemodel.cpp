@@ -72,9 +72,9 @@ Status checkPlan(const Graph &g, const ExecutionPlan &plan)
                                                               ", the plan has " + std::to_string(plan.kernels.size()));
         for (const NodeTile &tile : t.tiles)
             if (tile.node < 0 || tile.node >= nodes)
-                return Status::error(ErrorCode::InvalidInput,
-                                     name + " tiles node " + std::to_string(tile.node) + ", the graph has " +
-                                         std::to_string(nodes) + " nodes");
+                return Status::error(ErrorCode::InvalidInput, name + " tiles node " + std::to_string(tile.node) +
+                                                                  ", the graph has " + std::to_string(nodes) +
+                                                                  " nodes");
     }
     return {};
 }
@@ -92,7 +92,8 @@ Expected<std::vector<TaskTiming>> timingOf(const ExecutionPlan &plan, const std:
                                                               " is not in the plan (" +
                                                               std::to_string(plan.tasks.size()) + " tasks)");
         if (seen[static_cast<std::size_t>(t.task)]++)
-            return Status::error(ErrorCode::InvalidInput, "timeline: task " + std::to_string(t.task) + " is timed twice");
+            return Status::error(ErrorCode::InvalidInput,
+                                 "timeline: task " + std::to_string(t.task) + " is timed twice");
         if (!(t.endNs >= t.startNs))
             return Status::error(ErrorCode::InvalidInput,
                                  "timeline: task " + std::to_string(t.task) + " ends before it starts");
@@ -362,7 +363,7 @@ Expected<StageLayout> buildStageLayout(const Graph &g, const ExecutionPlan &plan
             for (std::size_t i = 0; i < b.tasks.size() && i < kMaxNames; ++i) {
                 const Task &t = plan.tasks[static_cast<std::size_t>(b.tasks[i])];
                 names << (t.label.empty() ? QString::fromLatin1(taskKindName(t.kind).data(),
-                                                                 static_cast<qsizetype>(taskKindName(t.kind).size()))
+                                                                static_cast<qsizetype>(taskKindName(t.kind).size()))
                                           : QString::fromStdString(t.label));
             }
         }
@@ -512,7 +513,10 @@ int StageTableModel::rowCount(const QModelIndex &parent) const
     return parent.isValid() || !m_layout ? 0 : static_cast<int>(m_layout->columns.size());
 }
 
-int StageTableModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int StageTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant StageTableModel::data(const QModelIndex &index, int role) const
 {
@@ -551,8 +555,7 @@ QVariant StageTableModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case StageColumnIndex:
-        return stageTitle(*m_layout, row) + (c.merged ? QStringLiteral(" (merged)") : QString());
+    case StageColumnIndex: return stageTitle(*m_layout, row) + (c.merged ? QStringLiteral(" (merged)") : QString());
     case GroupsColumn: return c.groups;
     case OpsColumn: return c.ops;
     case FlopsColumn: return formatFlops(c.flops);

@@ -79,12 +79,12 @@ struct StageBox {
     std::int32_t opTypeCount = 0;  // nodes of that type in the box
     double startNs = 0, endNs = 0;
     double flops = 0;
-    bool merged = false;           // a kernel with strategy "merge"
-    bool compute = false;          // holds a compute task (else only data movement)
+    bool merged = false;  // a kernel with strategy "merge"
+    bool compute = false; // holds a compute task (else only data movement)
 };
 
 struct StageColumn {
-    std::int32_t stage = -1;                 // the plan's stage tag, -1 for an unstaged cluster
+    std::int32_t stage = -1; // the plan's stage tag, -1 for an unstaged cluster
     double startNs = 0, endNs = 0;
     double flops = 0;
     double utilisation = std::nan("");       // see the header comment
@@ -93,20 +93,20 @@ struct StageColumn {
     std::int32_t ops = 0;                    // computed nodes
     TaskId barrier = -1;                     // its barrier task, -1 if none
     double barrierStartNs = 0;
-    bool merged = false;                     // some box is merged
+    bool merged = false; // some box is merged
     double latencyNs() const { return endNs - startNs; }
 };
 
 struct StageLayout {
     std::vector<StageColumn> columns;
-    std::vector<StageBox> boxes;             // grouped by column
-    std::vector<StageLane> lanes;            // streams, then cores, clusters, unbound
-    std::vector<TaskTiming> timing;          // by task id
-    std::vector<std::int32_t> columnOfTask;  // by task id
-    double peakFlops = 0;                    // 0: unknown (utilisation NaN)
+    std::vector<StageBox> boxes;            // grouped by column
+    std::vector<StageLane> lanes;           // streams, then cores, clusters, unbound
+    std::vector<TaskTiming> timing;         // by task id
+    std::vector<std::int32_t> columnOfTask; // by task id
+    double peakFlops = 0;                   // 0: unknown (utilisation NaN)
     DType peakDtype = DType::Float32;
-    double totalNs = 0;                      // end of the timeline
-    bool measured = false;                   // timing came from a run
+    double totalNs = 0;    // end of the timeline
+    bool measured = false; // timing came from a run
     bool empty() const { return columns.empty(); }
     // The distinct nodes of a column (its boxes' nodes in order).
     std::vector<NodeId> columnNodes(std::int32_t column) const;
@@ -159,9 +159,17 @@ class StageTableModel final : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { StageColumnIndex, GroupsColumn, OpsColumn, FlopsColumn, LatencyColumn, UtilisationColumn, ColumnCount };
-    static constexpr int ValueRole = Qt::UserRole + 1;   // double: the number behind the text
-    static constexpr int NodesRole = Qt::UserRole + 2;   // QList<int>: the column's nodes
+    enum Column {
+        StageColumnIndex,
+        GroupsColumn,
+        OpsColumn,
+        FlopsColumn,
+        LatencyColumn,
+        UtilisationColumn,
+        ColumnCount
+    };
+    static constexpr int ValueRole = Qt::UserRole + 1; // double: the number behind the text
+    static constexpr int NodesRole = Qt::UserRole + 2; // QList<int>: the column's nodes
 
     explicit StageTableModel(QObject *parent = nullptr);
     void setLayout(std::shared_ptr<const StageLayout> layout, std::shared_ptr<const Graph> graph); // nullptr clears

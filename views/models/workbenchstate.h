@@ -41,7 +41,7 @@ namespace tessera::views {
 
 // A request to run a schedule's plan on a backend (WorkbenchState::requestBackendRun).
 struct BackendRunRequest {
-    IBackend *backend = nullptr;                 // must outlive the run
+    IBackend *backend = nullptr; // must outlive the run
     std::shared_ptr<const Graph> graph;
     std::shared_ptr<const ScheduleRun> schedule; // its result.plan is what runs
 };

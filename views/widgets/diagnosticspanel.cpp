@@ -26,7 +26,8 @@ DiagnosticsPanel::DiagnosticsPanel(QWidget *parent)
     m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::SeverityColumn, QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::LocationColumn, QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setColumnWidth(DiagnosticsModel::LocationColumn, m_table->fontMetrics().horizontalAdvance(QLatin1Char('m')) * 12);
+    m_table->setColumnWidth(DiagnosticsModel::LocationColumn,
+                            m_table->fontMetrics().horizontalAdvance(QLatin1Char('m')) * 12);
 
     auto *empty = new QLabel(tr("No import warnings."), this);
     empty->setAlignment(Qt::AlignCenter);

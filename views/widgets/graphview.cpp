@@ -2,10 +2,9 @@
 // job pipeline, navigation, selection, overlays and export.
 #include "views/widgets/graphview.h"
 
+#include "core/support/assert.h"
 #include "views/widgets/graphviewitems.h"
 #include "views/widgets/graphviewprivate.h"
-
-#include "core/support/assert.h"
 
 #include <QApplication>
 #include <QFileInfo>
@@ -273,19 +272,25 @@ QString GraphViewPrivate::toolTip(const Hit &hit) const
         for (std::size_t i = 0; i < n.outputs.size(); ++i)
             if (const Tensor *o = graph->output(n, i))
                 t += QStringLiteral("<br>→ %1 <span style='color:#6b7380'>%2 %3</span>")
-                         .arg(QString::fromStdString(o->name).toHtmlEscaped(), QString::fromStdString(shapeStr(o->shape)),
-                              QString::fromLatin1(dtypeName(o->dtype).data(), static_cast<qsizetype>(dtypeName(o->dtype).size())));
+                         .arg(QString::fromStdString(o->name).toHtmlEscaped(),
+                              QString::fromStdString(shapeStr(o->shape)),
+                              QString::fromLatin1(dtypeName(o->dtype).data(),
+                                                  static_cast<qsizetype>(dtypeName(o->dtype).size())));
         if (const double f = flops.empty() ? 0 : flops[static_cast<std::size_t>(hit.id)]; f > 0)
             t += QStringLiteral("<br>") + layout::flopsText(f);
         if (scale.valid())
-            t += QStringLiteral("<br>%1: %2").arg(metricName.toHtmlEscaped(), graphstyle::formatValue(nodeOverlay(hit.id)));
+            t += QStringLiteral("<br>%1: %2")
+                     .arg(metricName.toHtmlEscaped(), graphstyle::formatValue(nodeOverlay(hit.id)));
     } else if (hit.kind != Hit::Kind::None) {
         const Group &g = hierarchy->group(hit.id);
-        t = QStringLiteral("<b>%1</b><br>%2 nodes").arg(QString::fromStdString(g.path).toHtmlEscaped()).arg(g.totalNodes);
+        t = QStringLiteral("<b>%1</b><br>%2 nodes")
+                .arg(QString::fromStdString(g.path).toHtmlEscaped())
+                .arg(g.totalNodes);
         if (const QString f = layout::flopsText(groupFlopsTotal(hit.id)); !f.isEmpty())
             t += QStringLiteral(" · ") + f;
         if (scale.valid())
-            t += QStringLiteral("<br>%1: Σ %2").arg(metricName.toHtmlEscaped(), graphstyle::formatValue(groupOverlaySum(hit.id)));
+            t += QStringLiteral("<br>%1: Σ %2")
+                     .arg(metricName.toHtmlEscaped(), graphstyle::formatValue(groupOverlaySum(hit.id)));
         t += QStringLiteral("<br><span style='color:#6b7380'>double-click to %1</span>")
                  .arg(hit.kind == Hit::Kind::GroupBox ? QStringLiteral("expand") : QStringLiteral("collapse"));
     }
@@ -435,7 +440,10 @@ void GraphView::clear()
     emit viewportChanged();
 }
 
-std::shared_ptr<const Graph> GraphView::graph() const { return d->graph; }
+std::shared_ptr<const Graph> GraphView::graph() const
+{
+    return d->graph;
+}
 
 const Hierarchy &GraphView::hierarchy() const
 {
@@ -443,12 +451,27 @@ const Hierarchy &GraphView::hierarchy() const
     return d->hierarchy ? *d->hierarchy : empty;
 }
 
-void GraphView::setAutoExpandBudget(int visibleItems) { d->autoExpandBudget = std::max(0, visibleItems); }
-int GraphView::autoExpandBudget() const { return d->autoExpandBudget; }
+void GraphView::setAutoExpandBudget(int visibleItems)
+{
+    d->autoExpandBudget = std::max(0, visibleItems);
+}
+int GraphView::autoExpandBudget() const
+{
+    return d->autoExpandBudget;
+}
 
-void GraphView::expandGroup(GroupId g) { d->setExpanded(g, true, true); }
-void GraphView::collapseGroup(GroupId g) { d->setExpanded(g, false, true); }
-void GraphView::toggleGroup(GroupId g) { d->setExpanded(g, !isExpanded(g), true); }
+void GraphView::expandGroup(GroupId g)
+{
+    d->setExpanded(g, true, true);
+}
+void GraphView::collapseGroup(GroupId g)
+{
+    d->setExpanded(g, false, true);
+}
+void GraphView::toggleGroup(GroupId g)
+{
+    d->setExpanded(g, !isExpanded(g), true);
+}
 
 void GraphView::expandAll()
 {
@@ -476,7 +499,10 @@ void GraphView::expandToNode(NodeId n)
     d->requestLayout();
 }
 
-bool GraphView::isExpanded(GroupId g) const { return d->hierarchy && layout::isExpanded(d->expansion, g); }
+bool GraphView::isExpanded(GroupId g) const
+{
+    return d->hierarchy && layout::isExpanded(d->expansion, g);
+}
 
 void GraphView::setHighlighted(std::vector<NodeId> nodes)
 {
@@ -485,7 +511,8 @@ void GraphView::setHighlighted(std::vector<NodeId> nodes)
     d->highlighted.assign(d->graph->nodeCount(), 0);
     d->groupHighlights.assign(d->hierarchy->groups().size(), 0);
     for (NodeId n : nodes) {
-        if (n < 0 || static_cast<std::size_t>(n) >= d->graph->nodeCount() || d->highlighted[static_cast<std::size_t>(n)])
+        if (n < 0 || static_cast<std::size_t>(n) >= d->graph->nodeCount() ||
+            d->highlighted[static_cast<std::size_t>(n)])
             continue;
         d->highlighted[static_cast<std::size_t>(n)] = 1;
         for (GroupId g = d->hierarchy->groupOf(n); g >= 0; g = d->hierarchy->group(g).parent)
@@ -521,8 +548,14 @@ void GraphView::selectNode(NodeId n)
         emit nodeSelected(d->selectedNode);
 }
 
-NodeId GraphView::selectedNode() const { return d->selectedNode; }
-GroupId GraphView::selectedGroup() const { return d->selectedGroup; }
+NodeId GraphView::selectedNode() const
+{
+    return d->selectedNode;
+}
+GroupId GraphView::selectedGroup() const
+{
+    return d->selectedGroup;
+}
 
 void GraphView::setNodeFlops(std::vector<double> flopsPerNode)
 {
@@ -561,7 +594,10 @@ void GraphView::clearOverlay()
     d->repaint();
 }
 
-bool GraphView::hasOverlay() const { return d->scale.valid(); }
+bool GraphView::hasOverlay() const
+{
+    return d->scale.valid();
+}
 
 void GraphView::fitAll()
 {
@@ -576,10 +612,22 @@ void GraphView::fitAll()
     emit viewportChanged();
 }
 
-void GraphView::zoomIn() { d->zoomBy(kZoomStep, viewport()->rect().center()); }
-void GraphView::zoomOut() { d->zoomBy(1 / kZoomStep, viewport()->rect().center()); }
-void GraphView::resetZoom() { d->zoomBy(1 / transform().m11(), viewport()->rect().center()); }
-qreal GraphView::zoomLevel() const { return transform().m11(); }
+void GraphView::zoomIn()
+{
+    d->zoomBy(kZoomStep, viewport()->rect().center());
+}
+void GraphView::zoomOut()
+{
+    d->zoomBy(1 / kZoomStep, viewport()->rect().center());
+}
+void GraphView::resetZoom()
+{
+    d->zoomBy(1 / transform().m11(), viewport()->rect().center());
+}
+qreal GraphView::zoomLevel() const
+{
+    return transform().m11();
+}
 
 bool GraphView::exportSvg(const QString &path)
 {
@@ -616,18 +664,28 @@ bool GraphView::exportPng(const QString &path, qreal scale)
     return image.save(path, "PNG");
 }
 
-bool GraphView::isLayoutPending() const { return d->running || d->dirty; }
+bool GraphView::isLayoutPending() const
+{
+    return d->running || d->dirty;
+}
 
-QRectF GraphView::nodeRect(NodeId n) const { return d->sceneRectOfNode(n); }
+QRectF GraphView::nodeRect(NodeId n) const
+{
+    return d->sceneRectOfNode(n);
+}
 
 QRectF GraphView::groupRect(GroupId g) const
 {
-    if (g >= 0 && static_cast<std::size_t>(g) < d->groupPlaced.size() && d->groupPlaced[static_cast<std::size_t>(g)] > 0)
+    if (g >= 0 && static_cast<std::size_t>(g) < d->groupPlaced.size() &&
+        d->groupPlaced[static_cast<std::size_t>(g)] > 0)
         return d->comp.levels[static_cast<std::size_t>(d->groupPlaced[static_cast<std::size_t>(g)])].frame;
     return d->sceneRectOfGroup(g);
 }
 
-int GraphView::visibleItemCount() const { return static_cast<int>(d->scene->items().size()); }
+int GraphView::visibleItemCount() const
+{
+    return static_cast<int>(d->scene->items().size());
+}
 
 void GraphView::wheelEvent(QWheelEvent *e)
 {
@@ -719,29 +777,17 @@ void GraphView::keyPressEvent(QKeyEvent *e)
 {
     switch (e->key()) {
     case Qt::Key_Plus:
-    case Qt::Key_Equal:
-        zoomIn();
-        break;
-    case Qt::Key_Minus:
-        zoomOut();
-        break;
-    case Qt::Key_0:
-        resetZoom();
-        break;
-    case Qt::Key_F:
-        fitAll();
-        break;
+    case Qt::Key_Equal: zoomIn(); break;
+    case Qt::Key_Minus: zoomOut(); break;
+    case Qt::Key_0: resetZoom(); break;
+    case Qt::Key_F: fitAll(); break;
     case Qt::Key_Return:
     case Qt::Key_Enter:
         if (d->selectedGroup > 0)
             toggleGroup(d->selectedGroup);
         break;
-    case Qt::Key_Escape:
-        selectNode(kInvalidId);
-        break;
-    default:
-        QGraphicsView::keyPressEvent(e);
-        return;
+    case Qt::Key_Escape: selectNode(kInvalidId); break;
+    default: QGraphicsView::keyPressEvent(e); return;
     }
     e->accept();
 }
@@ -775,8 +821,7 @@ bool GraphView::viewportEvent(QEvent *e)
         }
         break;
     }
-    default:
-        break;
+    default: break;
     }
     return QGraphicsView::viewportEvent(e);
 }

@@ -77,7 +77,7 @@ public:
     void fitAll();
     void zoomIn();
     void zoomOut();
-    void resetZoom(); // 100 %
+    void resetZoom();        // 100 %
     qreal zoomLevel() const; // 1.0 = 100 %
 
     // The whole scene at full detail (not just the viewport).
@@ -88,7 +88,7 @@ public:
     // Scene rectangles of what is on screen now; empty if hidden in a collapsed group.
     QRectF nodeRect(NodeId n) const;
     QRectF groupRect(GroupId g) const; // a collapsed box or an expanded frame
-    int visibleItemCount() const; // graphics items in the scene: one per laid-out level (root + expanded groups)
+    int visibleItemCount() const;      // graphics items in the scene: one per laid-out level (root + expanded groups)
 
 signals:
     void nodeSelected(tessera::NodeId node);

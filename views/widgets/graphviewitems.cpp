@@ -100,7 +100,10 @@ void drawCentred(QPainter *p, const QStaticText &text, const QRectF &box)
     p->drawStaticText(QPointF(box.center().x() - s.width() / 2, box.center().y() - s.height() / 2), text);
 }
 
-QString nodeCountText(std::int64_t n) { return n == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(n); }
+QString nodeCountText(std::int64_t n)
+{
+    return n == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(n);
+}
 
 void drawPlusMinus(QPainter *p, QPointF c, bool plus, const QColor &colour)
 {
@@ -127,8 +130,7 @@ void drawBadge(QPainter *p, QPointF topRight, int count)
 
 } // namespace
 
-LevelGraphicsItem::LevelGraphicsItem(const GraphViewPrivate *d, int placedIndex)
-    : d(d), m_index(placedIndex)
+LevelGraphicsItem::LevelGraphicsItem(const GraphViewPrivate *d, int placedIndex) : d(d), m_index(placedIndex)
 {
     const layout::PlacedLevel &placed = d->comp.levels[static_cast<std::size_t>(placedIndex)];
     m_level = placed.level;
@@ -152,7 +154,8 @@ LevelGraphicsItem::LevelGraphicsItem(const GraphViewPrivate *d, int placedIndex)
             const LevelItem &to = items[static_cast<std::size_t>(e.to)];
             if (from.kind == LevelItem::Kind::Group && from.expanded)
                 if (const LevelItem *port = portOf(d, from.id, LevelItem::Kind::OutPort, &childOrigin)) {
-                    const QPointF start(port->rect.center().x() + childOrigin.x() - placed.origin.x(), from.rect.bottom());
+                    const QPointF start(port->rect.center().x() + childOrigin.x() - placed.origin.x(),
+                                        from.rect.bottom());
                     const QPointF delta = start - pts[0];
                     pts[0] += delta;
                     pts[1] += delta;
@@ -165,7 +168,8 @@ LevelGraphicsItem::LevelGraphicsItem(const GraphViewPrivate *d, int placedIndex)
                     pts[pts.size() - 2] += delta;
                 }
             geo.polyline = flatten(pts);
-            const bool runsOn = to.kind == LevelItem::Kind::OutPort || (to.kind == LevelItem::Kind::Group && to.expanded);
+            const bool runsOn =
+                to.kind == LevelItem::Kind::OutPort || (to.kind == LevelItem::Kind::Group && to.expanded);
             if (!runsOn)
                 geo.arrow = arrowHead(pts);
             geo.chord = QLineF(pts.front(), pts.back());
@@ -186,7 +190,10 @@ LevelGraphicsItem::LevelGraphicsItem(const GraphViewPrivate *d, int placedIndex)
     m_labels.resize(items.size());
 }
 
-QRectF LevelGraphicsItem::boundingRect() const { return m_bounds; }
+QRectF LevelGraphicsItem::boundingRect() const
+{
+    return m_bounds;
+}
 
 const LevelGraphicsItem::Labels &LevelGraphicsItem::labels(std::size_t index) const
 {
@@ -198,12 +205,16 @@ const LevelGraphicsItem::Labels &LevelGraphicsItem::labels(std::size_t index) co
     const qreal w = item.rect.width();
     if (item.kind == LevelItem::Kind::Node) {
         const Node &n = d->graph->node(item.id);
-        l.title = staticText(title.elidedText(QString::fromStdString(n.opType), Qt::ElideRight, w - 10), gs::titleFont());
-        l.body = staticText(body.elidedText(layout::nodeShapeText(*d->graph, n), Qt::ElideRight, w - 10), gs::bodyFont());
-        l.detail = staticText(small.elidedText(QString::fromStdString(n.name), Qt::ElideMiddle, w - 8), gs::smallFont());
+        l.title =
+            staticText(title.elidedText(QString::fromStdString(n.opType), Qt::ElideRight, w - 10), gs::titleFont());
+        l.body =
+            staticText(body.elidedText(layout::nodeShapeText(*d->graph, n), Qt::ElideRight, w - 10), gs::bodyFont());
+        l.detail =
+            staticText(small.elidedText(QString::fromStdString(n.name), Qt::ElideMiddle, w - 8), gs::smallFont());
     } else {
-        l.title = staticText(title.elidedText(QString::fromStdString(d->hierarchy->group(item.id).name), Qt::ElideMiddle, w - 44),
-                             gs::titleFont());
+        l.title = staticText(
+            title.elidedText(QString::fromStdString(d->hierarchy->group(item.id).name), Qt::ElideMiddle, w - 44),
+            gs::titleFont());
     }
     l.ready = true;
     return l;
@@ -339,7 +350,7 @@ void LevelGraphicsItem::paintNode(QPainter *p, const LevelItem &item, std::size_
     const Node &node = d->graph->node(item.id);
     const QRectF r = item.rect;
     const bool overlay = d->scale.valid();
-    const QColor header = overlay ? d->scale.color(d->nodeOverlay(item.id))
+    const QColor header = overlay       ? d->scale.color(d->nodeOverlay(item.id))
                           : node.opaque ? gs::opaqueColor()
                                         : gs::categoryColor(layout::opCategory(node.opType));
     const bool selected = d->selectedNode == item.id;
@@ -397,7 +408,9 @@ void LevelGraphicsItem::paintGroupBox(QPainter *p, const LevelItem &item, std::s
     p->setPen(QPen(gs::frameBorder(), 1));
     p->setBrush(QColor(0xee, 0xf1, 0xf5));
     p->drawRoundedRect(r.translated(3, 3), kGroupRadius, kGroupRadius);
-    p->setPen(QPen(selected ? gs::selectionColor() : hits ? gs::highlightColor() : QColor(0x8f, 0x99, 0xa8),
+    p->setPen(QPen(selected ? gs::selectionColor()
+                   : hits   ? gs::highlightColor()
+                            : QColor(0x8f, 0x99, 0xa8),
                    selected || hits ? 2.5 : 1.2));
     p->setBrush(fill);
     p->drawRoundedRect(r, kGroupRadius, kGroupRadius);
@@ -421,8 +434,8 @@ void LevelGraphicsItem::paintGroupBox(QPainter *p, const LevelItem &item, std::s
     p->setFont(gs::bodyFont());
     p->setPen(overlay ? text : QColor(0x6b, 0x73, 0x80));
     static const QFontMetricsF bodyMetrics(gs::bodyFont());
-    p->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignLeft | Qt::AlignVCenter,
-                bodyMetrics.elidedText(info, Qt::ElideRight, inner.width()));
+    p->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2),
+                Qt::AlignLeft | Qt::AlignVCenter, bodyMetrics.elidedText(info, Qt::ElideRight, inner.width()));
     drawPlusMinus(p, QPointF(r.right() - 14, r.center().y()), true, overlay ? text : QColor(0x6b, 0x73, 0x80));
     if (hits)
         drawBadge(p, r.topRight(), hits);

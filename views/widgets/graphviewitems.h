@@ -34,8 +34,8 @@ public:
 private:
     struct EdgeGeometry {
         QPolygonF polyline; // the Bézier flattened once (2-unit steps)
-        QPolygonF arrow; // empty where the line runs on (into a port or an expanded group)
-        QLineF chord; // start to end, for sketch level of detail
+        QPolygonF arrow;    // empty where the line runs on (into a port or an expanded group)
+        QLineF chord;       // start to end, for sketch level of detail
         QRectF bounds;
     };
     struct Labels {

@@ -48,10 +48,13 @@ public:
     void setExpanded(GroupId g, bool on, bool anchor);
 
     Hit hitTest(QPointF scenePos) const;
-    QRectF sceneRectOfNode(NodeId n) const;  // empty if not visible
+    QRectF sceneRectOfNode(NodeId n) const;   // empty if not visible
     QRectF sceneRectOfGroup(GroupId g) const; // box or frame; empty if not visible
     QString toolTip(const Hit &hit) const;
-    bool nodeVisible(NodeId n) const { return n >= 0 && static_cast<std::size_t>(n) < nodeLevel.size() && nodeLevel[static_cast<std::size_t>(n)] >= 0; }
+    bool nodeVisible(NodeId n) const
+    {
+        return n >= 0 && static_cast<std::size_t>(n) < nodeLevel.size() && nodeLevel[static_cast<std::size_t>(n)] >= 0;
+    }
     bool needsExpansionFor(NodeId n) const;
     void zoomBy(qreal factor, QPoint anchor);
     void renderScene(QPainter *p, const QRectF &target) const; // whole scene + legend
@@ -72,14 +75,14 @@ public:
     std::shared_ptr<const layout::NestedLayout> nested;
     std::shared_ptr<layout::LevelCache> cache;
     layout::Expansion expansion;
-    layout::Composition comp; // what the scene shows
+    layout::Composition comp;               // what the scene shows
     std::vector<LevelGraphicsItem *> items; // one per comp.levels entry
     std::vector<int> nodeLevel, nodeItem;   // visible nodes: placed level and item index, else -1
     std::vector<int> groupLevel, groupItem; // groups shown as an item of some level, else -1
     std::vector<int> groupPlaced;           // expanded groups: their placed level, else -1
 
-    std::vector<char> highlighted;          // per node
-    std::vector<int> groupHighlights;       // highlighted nodes under each group
+    std::vector<char> highlighted;    // per node
+    std::vector<int> groupHighlights; // highlighted nodes under each group
     NodeId selectedNode = kInvalidId;
     GroupId selectedGroup = -1;
     std::vector<double> flops, groupFlops;
@@ -98,7 +101,7 @@ public:
     QElapsedTimer requestTimer;
     bool fitOnNext = false;
     NodeId pendingCenter = kInvalidId;
-    GroupId anchorGroup = -1;   // keep this group where it was on screen across a relayout
+    GroupId anchorGroup = -1; // keep this group where it was on screen across a relayout
     QPointF anchorScenePos;
 
     QPoint pressPos, lastPos;

@@ -10,7 +10,10 @@
 
 namespace tessera::graphstyle {
 
-QColor background() { return QColor(0xfb, 0xfb, 0xfc); }
+QColor background()
+{
+    return QColor(0xfb, 0xfb, 0xfc);
+}
 
 QColor categoryColor(layout::OpCategory c)
 {
@@ -27,12 +30,30 @@ QColor categoryColor(layout::OpCategory c)
     return colors[static_cast<std::size_t>(c)];
 }
 
-QColor opaqueColor() { return QColor(0x9a, 0x9a, 0x9a); }
-QColor edgeColor() { return QColor(0x7d, 0x84, 0x90); }
-QColor frameFill(int depth) { return depth % 2 ? QColor(0xf0, 0xf3, 0xf7) : QColor(0xe6, 0xeb, 0xf2); }
-QColor frameBorder() { return QColor(0xb4, 0xbd, 0xca); }
-QColor highlightColor() { return QColor(0xff, 0x9f, 0x1a); }
-QColor selectionColor() { return QColor(0x1e, 0x88, 0xe5); }
+QColor opaqueColor()
+{
+    return QColor(0x9a, 0x9a, 0x9a);
+}
+QColor edgeColor()
+{
+    return QColor(0x7d, 0x84, 0x90);
+}
+QColor frameFill(int depth)
+{
+    return depth % 2 ? QColor(0xf0, 0xf3, 0xf7) : QColor(0xe6, 0xeb, 0xf2);
+}
+QColor frameBorder()
+{
+    return QColor(0xb4, 0xbd, 0xca);
+}
+QColor highlightColor()
+{
+    return QColor(0xff, 0x9f, 0x1a);
+}
+QColor selectionColor()
+{
+    return QColor(0x1e, 0x88, 0xe5);
+}
 
 QColor textOn(const QColor &fill)
 {
@@ -51,9 +72,18 @@ QFont font(qreal px, bool bold)
 }
 } // namespace
 
-QFont titleFont() { return font(11, true); }
-QFont bodyFont() { return font(10, false); }
-QFont smallFont() { return font(7, false); }
+QFont titleFont()
+{
+    return font(11, true);
+}
+QFont bodyFont()
+{
+    return font(10, false);
+}
+QFont smallFont()
+{
+    return font(7, false);
+}
 
 MetricScale::MetricScale(const std::vector<double> &values, bool logScale) : m_log(logScale)
 {
@@ -70,8 +100,9 @@ MetricScale::MetricScale(const std::vector<double> &values, bool logScale) : m_l
 QColor MetricScale::ramp(double t)
 {
     // Viridis at five stops, linearly interpolated.
-    static const std::array<QColor, 5> stops{QColor(0x44, 0x01, 0x54), QColor(0x3b, 0x52, 0x8b), QColor(0x21, 0x91, 0x8c),
-                                             QColor(0x5e, 0xc9, 0x62), QColor(0xfd, 0xe7, 0x25)};
+    static const std::array<QColor, 5> stops{QColor(0x44, 0x01, 0x54), QColor(0x3b, 0x52, 0x8b),
+                                             QColor(0x21, 0x91, 0x8c), QColor(0x5e, 0xc9, 0x62),
+                                             QColor(0xfd, 0xe7, 0x25)};
     t = std::clamp(t, 0.0, 1.0) * (stops.size() - 1);
     const auto i = std::min(static_cast<std::size_t>(t), stops.size() - 2);
     const double f = t - static_cast<double>(i);

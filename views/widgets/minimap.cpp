@@ -22,7 +22,10 @@ MiniMap::MiniMap(GraphView *view, QWidget *parent) : QWidget(parent), m_view(vie
     connect(view->scene(), &QGraphicsScene::changed, this, &MiniMap::invalidate);
 }
 
-QSize MiniMap::sizeHint() const { return {220, 160}; }
+QSize MiniMap::sizeHint() const
+{
+    return {220, 160};
+}
 
 void MiniMap::invalidate()
 {
@@ -71,8 +74,8 @@ void MiniMap::paintEvent(QPaintEvent *)
     const QRectF scene = m_view->scene()->sceneRect();
     const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect().intersected(scene);
     const qreal s = target.width() / scene.width();
-    const QRectF box(target.left() + (visible.left() - scene.left()) * s, target.top() + (visible.top() - scene.top()) * s,
-                     visible.width() * s, visible.height() * s);
+    const QRectF box(target.left() + (visible.left() - scene.left()) * s,
+                     target.top() + (visible.top() - scene.top()) * s, visible.width() * s, visible.height() * s);
     p.setRenderHint(QPainter::Antialiasing);
     QColor fill = graphstyle::selectionColor();
     fill.setAlpha(40);
@@ -93,7 +96,8 @@ void MiniMap::navigateTo(QPointF widgetPos)
         return;
     const QRectF scene = m_view->scene()->sceneRect();
     const qreal s = scene.width() / target.width();
-    m_view->centerOn(scene.left() + (widgetPos.x() - target.left()) * s, scene.top() + (widgetPos.y() - target.top()) * s);
+    m_view->centerOn(scene.left() + (widgetPos.x() - target.left()) * s,
+                     scene.top() + (widgetPos.y() - target.top()) * s);
 }
 
 void MiniMap::mousePressEvent(QMouseEvent *e)

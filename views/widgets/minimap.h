@@ -28,7 +28,7 @@ protected:
     void mouseMoveEvent(QMouseEvent *e) override;
 
 private:
-    void invalidate();   // the scene changed: re-render the pixmap on next paint
+    void invalidate(); // the scene changed: re-render the pixmap on next paint
     void rebuildPixmap();
     QRectF targetRect() const; // where the scene lands inside the widget
     void navigateTo(QPointF widgetPos);

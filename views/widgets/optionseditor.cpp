@@ -57,7 +57,8 @@ public:
             }
             auto *edit = new QLineEdit(parent); // the model checks the range and says so
             edit->setFrame(false);
-            edit->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("-?\\d{1,19}")), edit));
+            edit->setValidator(
+                new QRegularExpressionValidator(QRegularExpression(QStringLiteral("-?\\d{1,19}")), edit));
             return edit;
         }
         case OptionSpec::Kind::Double: {

@@ -34,7 +34,7 @@ namespace tessera::views {
 struct PlanShown {
     std::shared_ptr<const Graph> graph;
     std::shared_ptr<const ScheduleRun> run;
-    const Device *device = nullptr;                                       // may be null
+    const Device *device = nullptr;                                      // may be null
     const std::map<std::string, std::string> *modelProperties = nullptr; // the model's metadata_props; may be null
     std::string modelPath;
 };
@@ -60,7 +60,7 @@ struct PlanAction {
 class PlanExtensions
 {
 public:
-    void addDock(PlanDock dock);     // object names are unique (asserted)
+    void addDock(PlanDock dock); // object names are unique (asserted)
     void addAction(PlanAction action);
 
     const std::vector<PlanDock> &docks() const { return m_docks; }

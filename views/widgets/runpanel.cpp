@@ -40,18 +40,12 @@ constexpr TaskKind kKinds[] = {TaskKind::Compute, TaskKind::Copy,         TaskKi
 QColor kindColor(TaskKind kind)
 {
     switch (kind) {
-    case TaskKind::Compute:
-        return {0x3b, 0x82, 0xf6};
-    case TaskKind::Copy:
-        return {0xf5, 0x9e, 0x0b};
-    case TaskKind::Concat:
-        return {0x8b, 0x5c, 0xf6};
-    case TaskKind::Split:
-        return {0x14, 0xb8, 0xa6};
-    case TaskKind::Redistribute:
-        return {0xef, 0x44, 0x44};
-    case TaskKind::Barrier:
-        return {0x9c, 0xa3, 0xaf};
+    case TaskKind::Compute: return {0x3b, 0x82, 0xf6};
+    case TaskKind::Copy: return {0xf5, 0x9e, 0x0b};
+    case TaskKind::Concat: return {0x8b, 0x5c, 0xf6};
+    case TaskKind::Split: return {0x14, 0xb8, 0xa6};
+    case TaskKind::Redistribute: return {0xef, 0x44, 0x44};
+    case TaskKind::Barrier: return {0x9c, 0xa3, 0xaf};
     }
     return Qt::gray;
 }
@@ -198,11 +192,10 @@ void RunTimelineStrip::paintEvent(QPaintEvent *)
         x += fm.horizontalAdvance(text) + 14;
     }
     p.setPen(faint);
-    const QString lanesText =
-        m_timeline.laneCount() == 1 ? tr("1 lane") : tr("%1 lanes").arg(m_timeline.laneCount());
-    p.drawText(QRect(g.plot.left(), g.legendTop, g.plot.width(), fm.height() + 2), Qt::AlignRight | Qt::AlignVCenter,
-               tr("%1 tasks · %2 · %3").arg(m_timeline.taskCount()).arg(lanesText,
-                                                                          formatDurationNs(m_timeline.spanNs())));
+    const QString lanesText = m_timeline.laneCount() == 1 ? tr("1 lane") : tr("%1 lanes").arg(m_timeline.laneCount());
+    p.drawText(
+        QRect(g.plot.left(), g.legendTop, g.plot.width(), fm.height() + 2), Qt::AlignRight | Qt::AlignVCenter,
+        tr("%1 tasks · %2 · %3").arg(m_timeline.taskCount()).arg(lanesText, formatDurationNs(m_timeline.spanNs())));
 
     // Lanes: alternating backgrounds, then the cached segments.
     const int w = g.plot.width();
@@ -304,11 +297,10 @@ bool RunTimelineStrip::event(QEvent *event)
 // --- RunPanel --------------------------------------------------------------------------------
 
 RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
-    : QWidget(parent), m_state(state), m_metrics(new RunMetricsModel(this)),
-      m_outputs(new RunOutputsModel(this)), m_backendBox(new QComboBox(this)),
-      m_runButton(new QPushButton(tr("Run"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
-      m_progress(new QProgressBar(this)), m_live(new QLabel(this)), m_status(new QLabel(this)),
-      m_timeline(new RunTimelineStrip(this)), m_metricsView(new QTableView(this)),
+    : QWidget(parent), m_state(state), m_metrics(new RunMetricsModel(this)), m_outputs(new RunOutputsModel(this)),
+      m_backendBox(new QComboBox(this)), m_runButton(new QPushButton(tr("Run"), this)),
+      m_cancelButton(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)), m_live(new QLabel(this)),
+      m_status(new QLabel(this)), m_timeline(new RunTimelineStrip(this)), m_metricsView(new QTableView(this)),
       m_outputsView(new QTableView(this)), m_liveTimer(new QTimer(this)), m_elapsed(new QElapsedTimer)
 {
     setObjectName(QStringLiteral("runPanel"));
@@ -535,8 +527,8 @@ bool RunPanel::run()
         return false;
     }
     m_runPlan = std::shared_ptr<const ExecutionPlan>(m_schedule, &m_schedule->result.plan);
-    m_runBackendTitle = QString::fromStdString(backend->info().title.empty() ? backend->info().name
-                                                                             : backend->info().title);
+    m_runBackendTitle =
+        QString::fromStdString(backend->info().title.empty() ? backend->info().name : backend->info().title);
     m_state->requestBackendRun({backend, m_graph, m_schedule}); // inputs: synthetic, seed 1
     updateButtons();
     return true;

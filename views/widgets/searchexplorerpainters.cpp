@@ -124,9 +124,8 @@ void SearchNeighbourhoodView::paintEvent(QPaintEvent *)
         QStringLiteral("cost[S] %1 · best schedule through S %2 (%3)")
             .arg(formatDurationNs(s.cost), std::isfinite(via) ? formatDurationNs(via) : QStringLiteral("—"),
                  searchDeltaText(m_model->stateDelta(m_table, m_state)));
-    const QString line2 = QStringLiteral("%1 schedules to ∅ · %2 ways on, cheapest first")
-                              .arg(searchCountText(s.count))
-                              .arg(out.size());
+    const QString line2 =
+        QStringLiteral("%1 schedules to ∅ · %2 ways on, cheapest first").arg(searchCountText(s.count)).arg(out.size());
     p.drawText(QRectF(10, 24, w - 20, 16), Qt::AlignLeft | Qt::AlignVCenter,
                sfm.elidedText(line1, Qt::ElideRight, w - 20));
     p.drawText(QRectF(10, 40, w - 20, 16), Qt::AlignLeft | Qt::AlignVCenter,
@@ -275,8 +274,7 @@ QTransform SearchDagView::transform() const
     if (m_layout.whole && sz.width() > 0 && sz.height() > 0)
         scale = std::clamp(std::min(width() / sz.width(), height() / sz.height()), 1.0, 1.5);
     QTransform t;
-    t.translate(std::max(0.0, (width() - sz.width() * scale) / 2),
-                std::max(0.0, (height() - sz.height() * scale) / 2));
+    t.translate(std::max(0.0, (width() - sz.width() * scale) / 2), std::max(0.0, (height() - sz.height() * scale) / 2));
     t.scale(scale, scale);
     return t;
 }
@@ -300,8 +298,7 @@ void SearchDagView::paintEvent(QPaintEvent *)
         return from.onPath && from.choice == e.transition;
     };
     auto isSelected = [&](const SearchDagLayout::Edge &e) {
-        return t->transitions[static_cast<std::size_t>(e.transition)].from == m_state ||
-               e.transition == m_transition;
+        return t->transitions[static_cast<std::size_t>(e.transition)].from == m_state || e.transition == m_transition;
     };
     auto curve = [](const SearchDagLayout::Edge &e) {
         QPainterPath path(e.points.front());

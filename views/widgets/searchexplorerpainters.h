@@ -29,8 +29,8 @@ namespace tessera::views {
 
 // The explorer's palette, shared by the drawings and the explorer's labels.
 namespace explorercolors {
-QColor pathColor();      // the path, the transition taken
-QColor pathInk();        // text on the path
+QColor pathColor(); // the path, the transition taken
+QColor pathInk();   // text on the path
 QColor pathFill();
 QColor selectColor();
 QColor edgeGrey();

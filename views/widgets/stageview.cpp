@@ -29,27 +29,51 @@ namespace gs = tessera::graphstyle;
 
 namespace {
 
-constexpr int kGutter = 84;        // lane labels
-constexpr int kHeader = 60;        // stage number, latency, utilisation bar
+constexpr int kGutter = 84; // lane labels
+constexpr int kHeader = 60; // stage number, latency, utilisation bar
 constexpr int kLaneHeight = 44;
 constexpr int kLaneGap = 8;
 constexpr int kLanePitch = kLaneHeight + kLaneGap;
-constexpr double kMinColumn = 36;  // px, proportional mode
+constexpr double kMinColumn = 36; // px, proportional mode
 constexpr double kEqualColumn = 132;
 constexpr double kMedianColumn = 120; // px the median stage gets at zoom 1
 constexpr double kColumnPad = 3;
 constexpr double kMinZoom = 0.01, kMaxZoom = 400;
 
-QColor backgroundColor() { return QColor(0xfb, 0xfc, 0xfd); }
-QColor stripeColor() { return QColor(0xf2, 0xf4, 0xf8); }
-QColor mutedText() { return QColor(0x6b, 0x73, 0x80); }
-QColor darkText() { return QColor(0x2b, 0x31, 0x3b); }
-QColor ruleColor() { return QColor(0xc9, 0xcf, 0xd8); }
+QColor backgroundColor()
+{
+    return QColor(0xfb, 0xfc, 0xfd);
+}
+QColor stripeColor()
+{
+    return QColor(0xf2, 0xf4, 0xf8);
+}
+QColor mutedText()
+{
+    return QColor(0x6b, 0x73, 0x80);
+}
+QColor darkText()
+{
+    return QColor(0x2b, 0x31, 0x3b);
+}
+QColor ruleColor()
+{
+    return QColor(0xc9, 0xcf, 0xd8);
+}
 
-QString html(const QString &s) { return s.toHtmlEscaped(); }
-QString html(const std::string &s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString html(const QString &s)
+{
+    return s.toHtmlEscaped();
+}
+QString html(const std::string &s)
+{
+    return QString::fromStdString(s).toHtmlEscaped();
+}
 
-QString menuText(QString s) { return s.replace(QLatin1Char('&'), QStringLiteral("&&")); }
+QString menuText(QString s)
+{
+    return s.replace(QLatin1Char('&'), QStringLiteral("&&"));
+}
 
 QString costText(const DecisionOption &o)
 {
@@ -135,8 +159,9 @@ StageView::~StageView() = default;
 
 void StageView::setState(WorkbenchState *state)
 {
-    connect(state, &WorkbenchState::scheduleFinished, this,
-            [this, state](const std::shared_ptr<const ScheduleRun> &run) { setRun(state->graph(), run, state->device()); });
+    connect(
+        state, &WorkbenchState::scheduleFinished, this,
+        [this, state](const std::shared_ptr<const ScheduleRun> &run) { setRun(state->graph(), run, state->device()); });
     // A measured timeline replaces the estimate only for the plan on show.
     connect(state, &WorkbenchState::backendRunFinished, this, [this, state](const std::shared_ptr<const RunResult> &r) {
         if (r && state->resultIsCurrent())
@@ -163,18 +188,51 @@ void StageView::setTimeline(std::vector<TaskTiming> measured)
     rebuild();
 }
 
-void StageView::clear() { setRun(nullptr, nullptr, nullptr); }
+void StageView::clear()
+{
+    setRun(nullptr, nullptr, nullptr);
+}
 
-const StageLayout *StageView::stageLayout() const { return d->layout.get(); }
-StageTableModel *StageView::tableModel() const { return d->table; }
-QString StageView::hint() const { return d->hint; }
-bool StageView::equalWidths() const { return d->equal; }
-double StageView::zoom() const { return d->zoom; }
-QAction *StageView::equalWidthsAction() const { return d->equalAction; }
-QAction *StageView::zoomInAction() const { return d->zoomInAction; }
-QAction *StageView::zoomOutAction() const { return d->zoomOutAction; }
-QAction *StageView::fitAction() const { return d->fitAction; }
-int StageView::selectedBox() const { return d->selectedBox; }
+const StageLayout *StageView::stageLayout() const
+{
+    return d->layout.get();
+}
+StageTableModel *StageView::tableModel() const
+{
+    return d->table;
+}
+QString StageView::hint() const
+{
+    return d->hint;
+}
+bool StageView::equalWidths() const
+{
+    return d->equal;
+}
+double StageView::zoom() const
+{
+    return d->zoom;
+}
+QAction *StageView::equalWidthsAction() const
+{
+    return d->equalAction;
+}
+QAction *StageView::zoomInAction() const
+{
+    return d->zoomInAction;
+}
+QAction *StageView::zoomOutAction() const
+{
+    return d->zoomOutAction;
+}
+QAction *StageView::fitAction() const
+{
+    return d->fitAction;
+}
+int StageView::selectedBox() const
+{
+    return d->selectedBox;
+}
 
 void StageView::rebuild()
 {
@@ -267,9 +325,18 @@ void StageView::setZoom(double zoom, int anchorX)
     }
 }
 
-void StageView::zoomIn() { setZoom(d->zoom * 1.25); }
-void StageView::zoomOut() { setZoom(d->zoom / 1.25); }
-void StageView::resetZoom() { setZoom(1.0); }
+void StageView::zoomIn()
+{
+    setZoom(d->zoom * 1.25);
+}
+void StageView::zoomOut()
+{
+    setZoom(d->zoom / 1.25);
+}
+void StageView::resetZoom()
+{
+    setZoom(1.0);
+}
 
 void StageView::fitAll()
 {
@@ -480,9 +547,7 @@ void StageView::paintHeader(QPainter &p, std::size_t c, double x0) const
     p.setFont(gs::titleFont());
     p.setPen(darkText());
     p.drawText(QRectF(inner.left(), inner.top(), inner.width(), 16), Qt::AlignLeft | Qt::AlignVCenter, name);
-    const QString shape = col.merged       ? tr("merged")
-                          : col.groups > 1 ? tr("%1 groups").arg(col.groups)
-                                           : QString();
+    const QString shape = col.merged ? tr("merged") : col.groups > 1 ? tr("%1 groups").arg(col.groups) : QString();
     const double shapeLeft = inner.left() + title.horizontalAdvance(name) + 8;
     if (!shape.isEmpty() && inner.right() - shapeLeft >= body.horizontalAdvance(shape)) {
         p.setFont(gs::bodyFont());
@@ -565,7 +630,10 @@ void StageView::resizeEvent(QResizeEvent *e)
     updateScrollBars();
 }
 
-void StageView::scrollContentsBy(int, int) { viewport()->update(); }
+void StageView::scrollContentsBy(int, int)
+{
+    viewport()->update();
+}
 
 void StageView::mousePressEvent(QMouseEvent *e)
 {
@@ -600,8 +668,7 @@ void StageView::wheelEvent(QWheelEvent *e)
         return;
     }
     // A timeline scrolls sideways: the vertical wheel pans horizontally unless lanes overflow.
-    const bool sideways =
-        delta.x() != 0 || (e->modifiers() & Qt::ShiftModifier) || verticalScrollBar()->maximum() == 0;
+    const bool sideways = delta.x() != 0 || (e->modifiers() & Qt::ShiftModifier) || verticalScrollBar()->maximum() == 0;
     if (sideways) {
         const int step = delta.x() != 0 ? delta.x() : delta.y();
         horizontalScrollBar()->setValue(horizontalScrollBar()->value() - step);
@@ -661,8 +728,7 @@ void StageView::fillDecisionMenu(QMenu &menu, int column)
                                     : tr("cannot be chosen: %1").arg(QString::fromStdString(o.illegalReason)));
             if (i == chosen)
                 continue; // choosing what was used changes nothing
-            connect(a, &QAction::triggered, this,
-                    [this, key = r.key, id = o.id] { emit overrideRequested(key, id); });
+            connect(a, &QAction::triggered, this, [this, key = r.key, id = o.id] { emit overrideRequested(key, id); });
         }
     }
 }
@@ -703,8 +769,8 @@ QString StageView::toolTipAt(const QPoint &pos) const
     const StageColumn &col = layout.columns[static_cast<std::size_t>(column)];
     const double latency = col.latencyNs();
     if (pos.y() < kHeader) {
-        QString t = QStringLiteral("<b>%1</b>%2<br>").arg(html(stageTitle(layout, column)),
-                                                           col.merged ? tr(" — merged operator") : QString());
+        QString t = QStringLiteral("<b>%1</b>%2<br>")
+                        .arg(html(stageTitle(layout, column)), col.merged ? tr(" — merged operator") : QString());
         t += tr("latency %1 (%2 → %3)<br>")
                  .arg(formatMs(latency / 1e6), formatMs(col.startNs / 1e6), formatMs(col.endNs / 1e6));
         t += tr("%1 in %2 group(s), %3 operator(s)<br>").arg(formatFlops(col.flops)).arg(col.groups).arg(col.ops);

@@ -33,7 +33,7 @@ public:
     ~SummaryWidget() override;
 
     void setModelData(std::shared_ptr<const ModelData> data); // nullptr clears
-    void setState(WorkbenchState *state); // shows its model; it must outlive the widget
+    void setState(WorkbenchState *state);                     // shows its model; it must outlive the widget
     PropertyModel *summaryModel() const { return m_summary; }
     OpHistogramModel *histogramModel() const { return m_histogram; }
     std::int64_t dagWidth() const { return m_dagWidth; } // -1 until computed

@@ -26,8 +26,7 @@ public:
         return std::unique_ptr<CompiledPlan>(std::move(out));
     }
 
-    Expected<RunResult> run(CompiledPlan &compiled, const std::vector<HostTensor> &,
-                            const RunObserver &) override
+    Expected<RunResult> run(CompiledPlan &compiled, const std::vector<HostTensor> &, const RunObserver &) override
     {
         TS_TRY(checkCompiledBy(compiled, m_info));
         RunResult result;
@@ -42,7 +41,11 @@ public:
     }
 
 private:
-    BackendInfo m_info{kTestBackendName, "Test DSA model", "a timing-only backend the tests register", true, {},
+    BackendInfo m_info{kTestBackendName,
+                       "Test DSA model",
+                       "a timing-only backend the tests register",
+                       true,
+                       {},
                        {.functional = false, .timing = true, .measured = false, .deviceKinds = {"dsa"}}};
 };
 

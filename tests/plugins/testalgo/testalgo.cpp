@@ -3,9 +3,9 @@
 
 #include "core/hw/deviceregistry.h"
 #include "core/ir/analysis.h"
-#include "core/sched/planbuilder.h"
 #include "core/plugin/extensions.h"
 #include "core/plugin/modelinput.h"
+#include "core/sched/planbuilder.h"
 #include "core/sched/session.h"
 #include "core/support/fileio.h"
 
@@ -20,8 +20,12 @@ class TestalgoScheduler final : public IScheduler
 public:
     const SchedulerInfo &info() const override
     {
-        static const SchedulerInfo kInfo{"testalgo", "Test algorithm", "one kernel per operator (test plugin)",
-                                         "docs/plugins.md", {}, {{"kernels", "kernels issued"}}};
+        static const SchedulerInfo kInfo{"testalgo",
+                                         "Test algorithm",
+                                         "one kernel per operator (test plugin)",
+                                         "docs/plugins.md",
+                                         {},
+                                         {{"kernels", "kernels issued"}}};
         return kInfo;
     }
 
@@ -88,7 +92,10 @@ int runOrder(const cli::Args &args, const Extensions &extensions)
 
 } // namespace
 
-std::unique_ptr<IScheduler> createTestalgoScheduler() { return std::make_unique<TestalgoScheduler>(); }
+std::unique_ptr<IScheduler> createTestalgoScheduler()
+{
+    return std::make_unique<TestalgoScheduler>();
+}
 
 std::string testalgoOrder(const ExecutionPlan &plan)
 {

@@ -2,16 +2,11 @@
 // subcommand runs, its schedule format is listed and writes, and the workbench
 // creates its dock and enables its action when a testalgo plan is shown — and
 // none of them exists in the production set (tessera, tessera-cli).
-#include "tests/common/isolatedhome.h"
 #include "app/gui/mainwindow.h"
+#include "app/gui/schedulecontroller.h"
 #include "core/plugin/extensions.h"
 #include "core/support/fileio.h"
-#include "registeralltestpluginviews.h"
-#include "registeralltestplugins.h"
-#include "tests/plugins/testalgo/testalgo.h"
-#include "tests/views/smallmodel.h"
 #include "views/widgets/graphview.h"
-#include "app/gui/schedulecontroller.h"
 
 #include <QAction>
 #include <QApplication>
@@ -30,6 +25,12 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <sys/wait.h>
+
+#include "registeralltestplugins.h"
+#include "registeralltestpluginviews.h"
+#include "tests/common/isolatedhome.h"
+#include "tests/plugins/testalgo/testalgo.h"
+#include "tests/views/smallmodel.h"
 
 using namespace tessera;
 using tessera::gui::MainWindow;
@@ -55,7 +56,10 @@ Result runCli(const std::string &cli, const std::string &args, const QString &di
     return r;
 }
 
-std::size_t lines(const std::string &text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+std::size_t lines(const std::string &text)
+{
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
 
 class TestPlugin : public ::testing::Test
 {
@@ -104,8 +108,8 @@ TEST_F(TestPlugin, CliSubcommandRunsAndItsFormatIsListed)
     EXPECT_NE(formats.out.find("ios"), std::string::npos) << "the built-in plugins stay: " << formats.out;
 
     const QString order = m_dir.filePath(QStringLiteral("small.order.txt"));
-    const Result ran = runCli(cli, "testalgo-order " + m_model.toStdString() + " --out " + order.toStdString(),
-                              m_dir.path());
+    const Result ran =
+        runCli(cli, "testalgo-order " + m_model.toStdString() + " --out " + order.toStdString(), m_dir.path());
     ASSERT_EQ(ran.code, 0) << ran.err;
     auto text = readFile(order.toStdString());
     ASSERT_TRUE(text.isOk()) << text.status().str();
