@@ -12,6 +12,7 @@
 #include "samples/networks.h"
 
 #ifdef TESSERA_HAVE_IOS_NETWORKS
+#include "core/support/names.h"
 #include "samples/ios_networks.h"
 #endif
 
@@ -189,7 +190,7 @@ const std::vector<SampleInfo> &sampleCatalog()
 Expected<std::unique_ptr<onnx::ModelProto>> buildSample(std::string_view name, const SampleOptions &options)
 {
     for (const Entry &e : entries()) {
-        if (e.info.name != name)
+        if (!sameName(e.info.name, name))
             continue;
         if (Status s = checkOptions(e, options); !s)
             return s;

@@ -83,10 +83,10 @@ int run(const Args &args, const Extensions &extensions)
     const TaskCost total = plan.totalCost();
     const double latencyMs = plan.estimatedLatencyNs() / 1e6;
     if (args.has("json")) {
-        const QJsonObject root = runSummaryJson(*run, *algo, device->id, args.positional().front());
+        const QJsonObject root = runSummaryJson(*run, (*scheduler)->info().name, device->id, args.positional().front());
         std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
     } else {
-        std::printf("algorithm      %s on %s\n", algo->c_str(), device->id.c_str());
+        std::printf("algorithm      %s on %s\n", (*scheduler)->info().name.c_str(), device->id.c_str());
         std::printf("kernels        %zu (%zu tasks)\n", plan.kernels.size(), plan.tasks.size());
         std::printf("steps          %zu, decisions %zu\n", run->trace.size(), run->decisions.records().size());
         std::printf("search         %s (verify %s)\n", units::durationMs(run->searchMs).c_str(),

@@ -1,6 +1,7 @@
 // The workbench's command line (see commandline.h).
 #include "app/gui/commandline.h"
 
+#include "core/support/names.h"
 #include "samples/catalog.h"
 
 #include <QCommandLineParser>
@@ -72,11 +73,14 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments)
     if (!cl.project.isEmpty() && (!cl.model.isEmpty() || !cl.sample.isEmpty()))
         return usage(QStringLiteral("--project opens its own model; give no model or --sample with it"));
     if (!cl.sample.isEmpty()) {
-        bool known = false;
+        // Names match without regard to case; the catalog's spelling is kept.
+        QString known;
         for (const auto &s : samples::sampleCatalog())
-            known = known || QString::fromStdString(s.name) == cl.sample;
-        if (!known)
+            if (sameName(s.name, cl.sample.toStdString()))
+                known = QString::fromStdString(s.name);
+        if (known.isEmpty())
             return usage(QStringLiteral("unknown sample '%1'; known: %2").arg(cl.sample, sampleNames()));
+        cl.sample = known;
     }
     return cl;
 }

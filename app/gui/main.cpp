@@ -78,7 +78,10 @@ int main(int argc, char **argv)
         };
         QObject::connect(&window, &tessera::gui::MainWindow::loadFailed, &app,
                          [exitOnce](const tessera::Diagnostic &d) { exitOnce(tessera::exitCodeFor(d.code)); });
-        QObject::connect(&window, &tessera::gui::MainWindow::errorReported, &app, [exitOnce] { exitOnce(1); });
+        // Deferred: a refused project reports errorReported first and then
+        // loadFailed with the error's kind, which decides the exit code.
+        QObject::connect(&window, &tessera::gui::MainWindow::errorReported, &app,
+                         [exitOnce] { QTimer::singleShot(0, [exitOnce] { exitOnce(1); }); });
     }
     if (!cl->screenshot.isEmpty()) {
         window.setScreenshotOnLoad(cl->screenshot);

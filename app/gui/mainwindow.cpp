@@ -229,7 +229,10 @@ void MainWindow::openProject(const QString &path)
 {
     if (!QFileInfo::exists(path))
         m_recent->remove(path);
-    (void)m_session->open(path); // reported through errorReported
+    // The session shows the message (errorReported); loadFailed carries the
+    // error's kind, so `tessera --project missing.tessera` exits 3 like the CLI.
+    if (const Status s = m_session->open(path); !s.isOk())
+        emit loadFailed(Diagnostic{Severity::Error, s.code(), s.message(), Location{path.toStdString(), -1, {}, {}}});
 }
 
 void MainWindow::openSample(const QString &name)

@@ -1,6 +1,7 @@
 #include "core/backend/backend.h"
 
 #include "core/support/assert.h"
+#include "core/support/names.h"
 
 #include <algorithm>
 
@@ -31,7 +32,7 @@ void BackendRegistry::add(std::unique_ptr<IBackend> backend)
 IBackend *BackendRegistry::find(std::string_view name) const
 {
     for (const auto &b : m_backends)
-        if (b->info().name == name)
+        if (sameName(b->info().name, name))
             return b.get();
     return nullptr;
 }

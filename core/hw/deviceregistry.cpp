@@ -3,6 +3,7 @@
 
 #include "core/hw/devicejson.h"
 #include "core/hw/hostdevice.h"
+#include "core/support/names.h"
 
 #include <QDir>
 #include <QFile>
@@ -128,7 +129,7 @@ std::vector<std::string> DeviceRegistry::ids() const
 const Device *DeviceRegistry::find(std::string_view id) const
 {
     for (const Device &d : m_devices)
-        if (d.id == id)
+        if (sameName(d.id, id))
             return &d;
     return nullptr;
 }

@@ -2,6 +2,7 @@
 
 #include "core/plan/verify.h"
 #include "core/support/assert.h"
+#include "core/support/names.h"
 
 #include <chrono>
 
@@ -17,7 +18,7 @@ void SchedulerRegistry::add(std::unique_ptr<IScheduler> scheduler)
 const IScheduler *SchedulerRegistry::find(std::string_view name) const
 {
     for (const auto &s : m_schedulers)
-        if (s->info().name == name)
+        if (sameName(s->info().name, name))
             return s.get();
     return nullptr;
 }

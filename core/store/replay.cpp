@@ -65,6 +65,9 @@ Expected<CreatedProject> createProject(const CreateProjectRequest &request, cons
         return schedule.status();
     ProjectInfo info{request.model, request.setup, request.overrides};
     info.model.structureHash = schedule->summary.modelHash;
+    // Names are matched without regard to case; the project keeps the registered spelling.
+    info.setup.algorithm = schedule->run.result.plan.algorithm;
+    info.setup.device = schedule->device.id;
     auto project = Project::create(request.projectPath, info, request.overwrite);
     if (!project)
         return project.status();

@@ -64,7 +64,16 @@ TEST_F(BackendRegistryTest, UnknownNameIsAUsageErrorListingTheKnownNames)
     ASSERT_FALSE(b.isOk());
     EXPECT_EQ(b.status().code(), ErrorCode::Usage);
     EXPECT_EQ(b.status().message(), "unknown backend 'warp'; known: reference, null, test-dsa");
-    EXPECT_FALSE(registry.get("Reference").isOk()); // names are exact
+    EXPECT_FALSE(registry.get("referenc").isOk()); // whole names only
+}
+
+// Names users type match without regard to case (issue 18); the registered spelling is kept.
+TEST_F(BackendRegistryTest, NamesMatchWithoutRegardToCase)
+{
+    auto b = registry.get("Reference");
+    ASSERT_TRUE(b.isOk()) << b.status().str();
+    EXPECT_EQ((*b)->info().name, "reference");
+    EXPECT_EQ(registry.find("NULL"), registry.find("null"));
 }
 
 // --- capabilities ------------------------------------------------------------------------

@@ -164,6 +164,23 @@ TEST_F(Cli, ScheduleReportsThePlan)
     EXPECT_NE(slurp(traceFile).find("traceEvents"), std::string::npos);
 }
 
+// Issue 18: names users type match without regard to case; the output keeps
+// the registered spelling.
+TEST_F(Cli, NamesMatchWithoutRegardToCase)
+{
+    Result r = run("schedule " + sample("squeezenet") + " --algo IOS --device NVIDIA-V100 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonObject o = json(r);
+    EXPECT_EQ(o["algorithm"].toString(), "ios");
+    EXPECT_EQ(o["device"].toString(), "nvidia-v100");
+    Result text = run("schedule " + sample("squeezenet") + " --algo Sequential --device STCP920");
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.out.find("algorithm      sequential on stcp920"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("est. latency   "), std::string::npos) << text.out;
+    EXPECT_EQ(run("sample ResNet50 --out " + (s_dir / "upper.onnx").string()).code, 0);
+    EXPECT_EQ(run("schedule " + sample("squeezenet") + " --algo I-O-S").code, 2); // not a looser match
+}
+
 TEST_F(Cli, ScheduleUsageAndOverrideErrors)
 {
     const std::string model = sample("squeezenet");

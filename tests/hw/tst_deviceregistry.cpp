@@ -190,6 +190,14 @@ TEST(Registry, LookupUnknownListsKnownIds)
     EXPECT_EQ(builtins().origin("tpu-v9"), "");
 }
 
+TEST(Registry, DeviceIdsMatchWithoutRegardToCase)
+{
+    Expected<Device> d = builtins().lookup("NVIDIA-V100");
+    ASSERT_TRUE(d.isOk()) << d.status().str();
+    EXPECT_EQ(d->id, "nvidia-v100");
+    EXPECT_FALSE(builtins().lookup("nvidia_v100").isOk()); // case, not punctuation
+}
+
 TEST(Registry, LookupKnown)
 {
     Expected<Device> d = builtins().lookup("nvidia-v100");

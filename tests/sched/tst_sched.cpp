@@ -200,6 +200,19 @@ TEST(Replay, SameOverridesGiveTheSamePlan)
         EXPECT_EQ(a->decisions.records()[i].key, b->decisions.records()[i].key);
 }
 
+// Issue 18: `--algo IOS` failed although the README writes "IOS".
+TEST(Registry, AlgorithmNamesMatchWithoutRegardToCase)
+{
+    SchedulerRegistry reg;
+    reg.add(createGreedyScheduler());
+    auto upper = reg.get("GREEDY");
+    ASSERT_TRUE(upper.isOk()) << upper.status().str();
+    EXPECT_EQ((*upper)->info().name, "greedy"); // the registered spelling
+    EXPECT_EQ(reg.find("Greedy"), reg.find("greedy"));
+    EXPECT_EQ(reg.find("greedy2"), nullptr); // the same letters, not a prefix
+    EXPECT_EQ(reg.find("gready"), nullptr);
+}
+
 TEST(Registry, UnknownAlgorithmListsKnownOnes)
 {
     SchedulerRegistry reg;
