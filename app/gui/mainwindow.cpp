@@ -461,9 +461,17 @@ void MainWindow::syncOutlineExpansion()
 std::optional<views::Metric> MainWindow::overlayMetric() const
 {
     const QVariant data = m_colourBy->currentData();
-    if (!data.isValid())
+    if (!data.isValid() || data.toInt() >= kFacetData)
         return std::nullopt;
     return static_cast<views::Metric>(data.toInt());
+}
+
+std::optional<views::PlanFacet> MainWindow::overlayFacet() const
+{
+    const QVariant data = m_colourBy->currentData();
+    if (!data.isValid() || data.toInt() < kFacetData)
+        return std::nullopt;
+    return static_cast<views::PlanFacet>(data.toInt() - kFacetData);
 }
 
 void MainWindow::applyOverlay()
@@ -472,6 +480,19 @@ void MainWindow::applyOverlay()
     m_logScaleAction->setEnabled(metric.has_value());
     if (!m_model)
         return;
+    if (const auto facet = overlayFacet()) {
+        const auto run = m_state->lastRun();
+        // Only a plan of the graph on screen (a new model's first schedule may still run).
+        if (!run || !m_graphView->graph() || run->result.plan.modelHash != modelStructureHash(*m_graphView->graph())) {
+            m_graphView->clearOverlay();
+            statusBar()->showMessage(tr("Schedule the model to see its plan on the graph"), 5000);
+            return;
+        }
+        views::NodeCategories c = views::planCategories(*m_graphView->graph(), run->result.plan, *facet);
+        const QString title = tr("%1 (%2)").arg(views::planFacetName(*facet), QString::number(c.names.size()));
+        m_graphView->setCategories(std::move(c.perNode), std::move(c.names), title);
+        return;
+    }
     if (!metric) {
         m_graphView->clearOverlay();
         return;
@@ -546,6 +567,10 @@ void MainWindow::connectSession()
     connect(m_state, &WorkbenchState::scheduleFinished, this, &MainWindow::updateScheduleActions);
     connect(m_state, &WorkbenchState::scheduleFailed, this, &MainWindow::updateScheduleActions);
     connect(m_state, &WorkbenchState::scheduleFinished, this, &MainWindow::showPluginViews);
+    connect(m_state, &WorkbenchState::scheduleFinished, this, [this] {
+        if (overlayFacet())
+            applyOverlay(); // the plan on the graph follows every re-schedule
+    });
     // Recording the search costs time and memory, so it starts the first time
     // the explorer is shown and then stays on (no replay on every tab switch).
     connect(m_explorerDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {

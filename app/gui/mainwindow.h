@@ -28,6 +28,7 @@
 #include "core/support/status.h"
 #include "views/models/metrics.h"
 #include "views/models/modeldata.h"
+#include "views/models/planfacets.h"
 #include "views/widgets/planextensions.h"
 
 #include <QMainWindow>
@@ -189,7 +190,9 @@ private:
     views::PlanShown planShown() const;
     void showPluginViews(); // the plugins' docks and actions follow the shown plan
 
-    std::optional<views::Metric> overlayMetric() const; // nullopt: colour by op type
+    std::optional<views::Metric> overlayMetric() const;   // nullopt: colour by op type or a plan facet
+    std::optional<views::PlanFacet> overlayFacet() const; // nullopt: colour by op type or a metric
+    static constexpr int kFacetData = 100;                // m_colourBy's data: metrics, then 100 + facet
 
     std::shared_ptr<const views::ModelData> m_model; // the state's model, as onModelChanged() last saw it
 

@@ -260,6 +260,10 @@ void MainWindow::createToolBar()
     m_colourBy->addItem(tr("op type"));
     for (views::Metric m : views::kAllMetrics)
         m_colourBy->addItem(views::metricName(m), static_cast<int>(m));
+    // The schedule on the graph: any scheduler's plan, through the ExecutionPlan.
+    m_colourBy->insertSeparator(m_colourBy->count());
+    for (views::PlanFacet f : views::kAllPlanFacets)
+        m_colourBy->addItem(tr("plan: %1").arg(views::planFacetName(f)), kFacetData + static_cast<int>(f));
     m_colourBy->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_colourBy->setToolTip(tr("What the node colours show"));
     bar->addWidget(m_colourBy);

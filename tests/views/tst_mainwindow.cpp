@@ -15,6 +15,7 @@
 #include "views/models/nodeinspectormodel.h"
 #include "views/models/ophistogrammodel.h"
 #include "views/models/optionsmodel.h"
+#include "views/models/planfacets.h"
 #include "views/models/propertymodel.h"
 #include "views/models/stagemodel.h"
 #include "views/widgets/diagnosticspanel.h"
@@ -422,6 +423,39 @@ TEST_F(MainWindowTest, ScheduleShowsStagesAndRunsOnTheReferenceBackend)
     w.raiseDock(QStringLiteral("runDock"));
     QTest::qWait(300);
     ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-run.png")));
+}
+
+// Issue 18: the plan on the graph. Colouring by a plan facet shows one
+// category per IOS stage and follows a re-schedule; without a schedule the
+// graph keeps its op-type colours. Screenshot: screenshots/workbench-plan-stages.png.
+TEST_F(MainWindowTest, ColourByThePlansStages)
+{
+    MainWindow w;
+    ASSERT_TRUE(scheduleSqueezeNetWithIos(w));
+    const auto run = w.scheduleController()->lastRun();
+    std::set<std::int32_t> stages;
+    for (const Task &t : run->result.plan.tasks)
+        if (t.kind == TaskKind::Compute && t.stage >= 0)
+            stages.insert(t.stage);
+    QComboBox *combo = w.colourByCombo();
+    const int stageItem = combo->findText(QStringLiteral("plan: stage"));
+    ASSERT_GE(stageItem, 0);
+    combo->setCurrentIndex(stageItem);
+    ASSERT_TRUE(w.graphView()->hasCategories());
+    // Every node the plan computes is coloured; stage sets only add categories.
+    const views::NodeCategories c =
+        views::planCategories(*w.modelData()->graph, run->result.plan, views::PlanFacet::Stage);
+    EXPECT_GE(c.names.size(), stages.size());
+    EXPECT_TRUE(std::none_of(c.perNode.begin(), c.perNode.end(), [](int i) { return i < 0; }));
+    w.graphView()->fitAll();
+    QTest::qWait(300);
+    ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-plan-stages.png")));
+
+    combo->setCurrentIndex(combo->findText(QStringLiteral("plan: kernel")));
+    EXPECT_TRUE(w.graphView()->hasCategories());
+    combo->setCurrentIndex(0); // the negative twin: op type has no categories
+    EXPECT_FALSE(w.graphView()->hasCategories());
+    EXPECT_FALSE(w.graphView()->hasOverlay());
 }
 
 // The DP explorer in the workbench: showing it makes IOS record its search

@@ -281,6 +281,12 @@ QString GraphViewPrivate::toolTip(const Hit &hit) const
         if (scale.valid())
             t += QStringLiteral("<br>%1: %2")
                      .arg(metricName.toHtmlEscaped(), graphstyle::formatValue(nodeOverlay(hit.id)));
+        if (hasCategories()) {
+            const int c = categories[static_cast<std::size_t>(hit.id)];
+            t += QStringLiteral("<br>%1: %2")
+                     .arg(categoryTitle.toHtmlEscaped(),
+                          c >= 0 ? categoryNames[static_cast<std::size_t>(c)].toHtmlEscaped() : QStringLiteral("—"));
+        }
     } else if (hit.kind != Hit::Kind::None) {
         const Group &g = hierarchy->group(hit.id);
         t = QStringLiteral("<b>%1</b><br>%2 nodes")
@@ -327,6 +333,8 @@ void GraphViewPrivate::renderScene(QPainter *p, const QRectF &target) const
         p->translate(target.topLeft());
         p->scale(s, s);
         graphstyle::drawLegend(p, QRectF(QPointF(0, 0), exportRect().size()), scale, metricName);
+        if (hasCategories())
+            graphstyle::drawCategoryLegend(p, QRectF(QPointF(0, 0), exportRect().size()), categoryNames, categoryTitle);
         p->restore();
     }
 }
@@ -408,6 +416,9 @@ void GraphView::setGraph(std::shared_ptr<const Graph> graph, Hierarchy hierarchy
     d->groupHighlights.clear();
     d->selectedNode = kInvalidId;
     d->selectedGroup = -1;
+    d->categories.clear();
+    d->groupCategory.clear();
+    d->categoryNames.clear();
     d->flops.clear();
     d->groupFlops.clear();
     d->overlay.clear();
@@ -572,6 +583,9 @@ void GraphView::setOverlay(std::vector<double> perNode, QString metricName, bool
     if (!d->graph)
         return;
     perNode.resize(d->graph->nodeCount(), kNaN);
+    d->categories.clear();
+    d->groupCategory.clear();
+    d->categoryNames.clear();
     d->scale = graphstyle::MetricScale(perNode, logScale);
     std::vector<double> usable = perNode; // values the scale cannot show do not add up either
     for (double &v : usable)
@@ -584,8 +598,53 @@ void GraphView::setOverlay(std::vector<double> perNode, QString metricName, bool
     d->repaint();
 }
 
+void GraphView::setCategories(std::vector<int> perNode, std::vector<QString> names, QString title)
+{
+    if (!d->graph)
+        return;
+    perNode.resize(d->graph->nodeCount(), -1);
+    d->scale = {};
+    d->overlay.clear();
+    d->metricName.clear();
+    // A group's category: the one all its nodes share (-1 for none), else -2.
+    d->groupCategory.assign(d->hierarchy->groups().size(), -3); // -3: no node seen yet
+    for (std::size_t n = 0; n < perNode.size(); ++n)
+        for (GroupId g = d->hierarchy->groupOf(static_cast<NodeId>(n)); g >= 0; g = d->hierarchy->group(g).parent) {
+            int &c = d->groupCategory[static_cast<std::size_t>(g)];
+            c = c == -3 || c == perNode[n] ? perNode[n] : -2;
+        }
+    for (int &c : d->groupCategory)
+        if (c == -3)
+            c = -1;
+    d->categories = std::move(perNode);
+    d->categoryNames = std::move(names);
+    d->categoryTitle = std::move(title);
+    d->repaint();
+}
+
+bool GraphView::hasCategories() const
+{
+    return d->hasCategories();
+}
+
+QColor GraphViewPrivate::nodeCategoryColor(NodeId n) const
+{
+    return graphstyle::paletteColor(
+        static_cast<std::size_t>(n) < categories.size() ? categories[static_cast<std::size_t>(n)] : -1);
+}
+
+QColor GraphViewPrivate::groupCategoryColor(GroupId g) const
+{
+    const int c = static_cast<std::size_t>(g) < groupCategory.size() ? groupCategory[static_cast<std::size_t>(g)] : -1;
+    return c == -2 ? graphstyle::mixedColor() : graphstyle::paletteColor(c);
+}
+
 void GraphView::clearOverlay()
 {
+    d->categories.clear();
+    d->groupCategory.clear();
+    d->categoryNames.clear();
+    d->categoryTitle.clear();
     d->scale = {};
     d->overlay.clear();
     d->groupMax.clear();
@@ -596,7 +655,7 @@ void GraphView::clearOverlay()
 
 bool GraphView::hasOverlay() const
 {
-    return d->scale.valid();
+    return d->scale.valid() || d->hasCategories();
 }
 
 void GraphView::fitAll()
@@ -846,13 +905,15 @@ void GraphView::drawBackground(QPainter *p, const QRectF &rect)
 void GraphView::drawForeground(QPainter *p, const QRectF &)
 {
     const bool pending = isLayoutPending();
-    if (!d->scale.valid() && !pending)
+    if (!d->scale.valid() && !d->hasCategories() && !pending)
         return;
     p->save();
     p->resetTransform();
     const QRectF area = viewport()->rect();
     if (d->scale.valid())
         graphstyle::drawLegend(p, area, d->scale, d->metricName);
+    if (d->hasCategories())
+        graphstyle::drawCategoryLegend(p, area, d->categoryNames, d->categoryTitle);
     if (pending) {
         p->setRenderHint(QPainter::Antialiasing);
         p->setFont(graphstyle::titleFont());

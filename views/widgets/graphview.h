@@ -71,8 +71,13 @@ public:
     // legend; a collapsed group takes the colour of its hottest node and shows
     // the sum over its nodes. logScale maps log10 (values <= 0 have no colour).
     void setOverlay(std::vector<double> perNode, QString metricName, bool logScale);
-    void clearOverlay();
+    // Colours every node by a category (size = node count; -1 = none) with a
+    // legend of `names`; a collapsed group takes its nodes' category when they
+    // share one, else a neutral "mixed" fill. Replaces a metric overlay.
+    void setCategories(std::vector<int> perNode, std::vector<QString> names, QString title);
+    void clearOverlay(); // metric or categories
     bool hasOverlay() const;
+    bool hasCategories() const;
 
     void fitAll();
     void zoomIn();

@@ -350,9 +350,10 @@ void LevelGraphicsItem::paintNode(QPainter *p, const LevelItem &item, std::size_
     const Node &node = d->graph->node(item.id);
     const QRectF r = item.rect;
     const bool overlay = d->scale.valid();
-    const QColor header = overlay       ? d->scale.color(d->nodeOverlay(item.id))
-                          : node.opaque ? gs::opaqueColor()
-                                        : gs::categoryColor(layout::opCategory(node.opType));
+    const QColor header = overlay              ? d->scale.color(d->nodeOverlay(item.id))
+                          : d->hasCategories() ? d->nodeCategoryColor(item.id)
+                          : node.opaque        ? gs::opaqueColor()
+                                               : gs::categoryColor(layout::opCategory(node.opType));
     const bool selected = d->selectedNode == item.id;
     const bool highlighted = !d->highlighted.empty() && d->highlighted[static_cast<std::size_t>(item.id)];
 
@@ -399,8 +400,10 @@ void LevelGraphicsItem::paintGroupBox(QPainter *p, const LevelItem &item, std::s
 {
     const GroupId g = item.id;
     const QRectF r = item.rect;
-    const bool overlay = d->scale.valid();
-    const QColor fill = overlay ? d->scale.color(d->groupOverlayMax(g)) : QColor(Qt::white);
+    const bool overlay = d->scale.valid() || d->hasCategories();
+    const QColor fill = d->scale.valid()     ? d->scale.color(d->groupOverlayMax(g))
+                        : d->hasCategories() ? d->groupCategoryColor(g)
+                                             : QColor(Qt::white);
     const bool selected = d->selectedGroup == g;
     const int hits = d->groupHighlights.empty() ? 0 : d->groupHighlights[static_cast<std::size_t>(g)];
 
@@ -427,8 +430,10 @@ void LevelGraphicsItem::paintGroupBox(QPainter *p, const LevelItem &item, std::s
     p->setPen(text);
     p->drawStaticText(QPointF(inner.left(), inner.top() + (inner.height() / 2 - l.title.size().height()) / 2), l.title);
     QString info = nodeCountText(d->hierarchy->group(g).totalNodes);
-    if (overlay)
+    if (d->scale.valid())
         info += QStringLiteral(" · Σ ") + gs::formatValue(d->groupOverlaySum(g));
+    else if (d->hasCategories() && d->groupCategory[static_cast<std::size_t>(g)] == -2)
+        info += QStringLiteral(" · mixed");
     else if (const QString f = layout::flopsText(d->groupFlopsTotal(g)); !f.isEmpty())
         info += QStringLiteral(" · ") + f;
     p->setFont(gs::bodyFont());

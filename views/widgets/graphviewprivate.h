@@ -89,6 +89,12 @@ public:
     std::vector<double> overlay, groupMax, groupSum;
     QString metricName;
     graphstyle::MetricScale scale;
+    std::vector<int> categories, groupCategory; // groupCategory: -1 none, -2 mixed
+    std::vector<QString> categoryNames;
+    QString categoryTitle;
+    bool hasCategories() const { return !categories.empty(); }
+    QColor nodeCategoryColor(NodeId n) const;
+    QColor groupCategoryColor(GroupId g) const;
 
     int autoExpandBudget = 160;
     int dotLimit = layout::kDefaultDotLimit;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 
 namespace tessera::graphstyle {
 
@@ -157,6 +158,72 @@ void drawLegend(QPainter *p, const QRectF &area, const MetricScale &scale, const
     const QRectF labels(bar.left(), bar.bottom() + 3, bar.width(), 14);
     p->drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, label(scale.min()));
     p->drawText(labels, Qt::AlignRight | Qt::AlignVCenter, label(scale.max()));
+    p->restore();
+}
+
+QColor paletteColor(int category)
+{
+    if (category < 0)
+        return QColor(0xd5, 0xd9, 0xe0);
+    // ColorBrewer "Paired" reordered so that neighbours differ in hue.
+    static const QColor base[] = {{0x1f, 0x78, 0xb4}, {0xff, 0x7f, 0x00}, {0x33, 0xa0, 0x2c}, {0xe3, 0x1a, 0x1c},
+                                  {0x6a, 0x3d, 0x9a}, {0xb1, 0x59, 0x28}, {0xa6, 0xce, 0xe3}, {0xfd, 0xbf, 0x6f},
+                                  {0xb2, 0xdf, 0x8a}, {0xfb, 0x9a, 0x99}, {0xca, 0xb2, 0xd6}, {0xe6, 0xc8, 0x3c}};
+    constexpr int n = static_cast<int>(std::size(base));
+    const QColor c = base[category % n];
+    switch ((category / n) % 3) {
+    case 1: return c.darker(135);
+    case 2: return c.lighter(125);
+    default: return c;
+    }
+}
+
+QColor mixedColor()
+{
+    return QColor(0xf3, 0xf4, 0xf6);
+}
+
+void drawCategoryLegend(QPainter *p, const QRectF &area, const std::vector<QString> &names, const QString &title,
+                        int maxRows)
+{
+    if (names.empty())
+        return;
+    p->save();
+    p->setRenderHint(QPainter::Antialiasing);
+    const QFont titleF = titleFont(), body = bodyFont();
+    const QFontMetricsF tm(titleF), bm(body);
+    const int shown = std::min<int>(maxRows, static_cast<int>(names.size()));
+    const bool more = shown < static_cast<int>(names.size());
+    const qreal row = 16;
+    const qreal maxText = 260;
+    qreal w = tm.horizontalAdvance(title);
+    for (int i = 0; i < shown; ++i)
+        w = std::max(w, 18 + std::min(maxText, bm.horizontalAdvance(names[static_cast<std::size_t>(i)])));
+    w += 24;
+    const qreal h = 30 + row * (shown + (more ? 1 : 0));
+    const QRectF box(area.left() + 12, area.bottom() - 12 - h, w, h);
+    p->setPen(QPen(frameBorder(), 1));
+    p->setBrush(QColor(255, 255, 255, 235));
+    p->drawRoundedRect(box, 6, 6);
+    p->setFont(titleF);
+    p->setPen(QColor(0x20, 0x24, 0x2a));
+    p->drawText(QRectF(box.left() + 12, box.top() + 6, w - 24, 16), Qt::AlignLeft | Qt::AlignVCenter, title);
+    p->setFont(body);
+    for (int i = 0; i < shown + (more ? 1 : 0); ++i) {
+        const qreal y = box.top() + 26 + row * i;
+        if (i == shown) {
+            p->setPen(QColor(0x6b, 0x73, 0x80));
+            p->drawText(QRectF(box.left() + 12, y, w - 24, row), Qt::AlignLeft | Qt::AlignVCenter,
+                        QStringLiteral("… %1 more").arg(names.size() - static_cast<std::size_t>(shown)));
+            break;
+        }
+        p->setPen(Qt::NoPen);
+        p->setBrush(paletteColor(i));
+        p->drawRoundedRect(QRectF(box.left() + 12, y + 3, 10, 10), 2, 2);
+        p->setPen(QColor(0x30, 0x36, 0x40));
+        p->drawText(QRectF(box.left() + 30, y, w - 42, row), Qt::AlignLeft | Qt::AlignVCenter,
+                    bm.elidedText(names[static_cast<std::size_t>(i)], Qt::ElideMiddle, maxText));
+    }
     p->restore();
 }
 

@@ -58,6 +58,16 @@ private:
 
 // The legend box (metric name, gradient, min/max) anchored at bottom-left of `area`.
 void drawLegend(QPainter *p, const QRectF &area, const MetricScale &scale, const QString &metric);
+
+// Categories (a plan's kernels, stages, cores …): a qualitative palette of 12
+// colours, repeated lighter and darker beyond; neighbouring indices differ in hue.
+QColor paletteColor(int category); // category < 0: "none", light grey
+// "Mixed": a collapsed group whose nodes fall into several categories.
+QColor mixedColor();
+// The legend of categories anchored at bottom-left of `area`: the title, then
+// one swatch per category (the first `maxRows`, then "… N more").
+void drawCategoryLegend(QPainter *p, const QRectF &area, const std::vector<QString> &names, const QString &title,
+                        int maxRows = 10);
 QString formatValue(double v);
 
 } // namespace tessera::graphstyle
