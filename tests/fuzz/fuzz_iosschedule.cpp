@@ -1,8 +1,8 @@
 // libFuzzer target: arbitrary bytes as an IOS optimised-graph schedule file
 // (the artifact's saved_schedules_json format; plugins/ios/iosformat.h
-// parseIosSchedule) read against SqueezeNet's IOS units, then lowered to a
+// parseIosSchedule) read against the IOS units of Fig. 3.1 (fig31.h), then lowered to a
 // plan when accepted. Any input must end in a Status, never a crash, hang or
-// sanitizer report. The model is imported once, before the first input.
+// sanitizer report. The model is imported once.
 #include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
 #include "plugins/ios/iosformat.h"
@@ -14,50 +14,30 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "tests/fuzz/fig31.h"
+
 namespace {
 
-struct Fixture {
-    tessera::ImportResult model;
-    tessera::IosUnitSet units;
-    tessera::Device device;
-};
-
-const Fixture &fixture()
+const tessera::Device &device()
 {
-    static const Fixture f = [] {
-        Fixture out;
-        auto model = tessera::importIosNetwork("squeezenet");
-        if (!model) {
-            std::fprintf(stderr, "fuzz_iosschedule: %s\n", model.status().str().c_str());
-            std::abort();
-        }
-        out.model = std::move(*model);
-        auto units = tessera::iosUnitsOf(out.model);
-        if (!units) {
-            std::fprintf(stderr, "fuzz_iosschedule: %s\n", units.status().str().c_str());
-            std::abort();
-        }
-        out.units = std::move(*units);
+    static const tessera::Device d = [] {
         tessera::DeviceRegistry registry;
-        registry.loadBuiltins();
-        const tessera::Device *v100 = registry.find("nvidia-v100");
-        if (!v100)
+        if (!registry.loadBuiltins().isOk() || !registry.find("nvidia-v100"))
             std::abort();
-        out.device = *v100;
-        return out;
+        return *registry.find("nvidia-v100");
     }();
-    return f;
+    return d;
 }
 
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
-    const Fixture &f = fixture();
+    const tessera::fuzz::Fig31 &f = tessera::fuzz::fig31();
     auto schedule = tessera::parseIosSchedule(std::string_view(reinterpret_cast<const char *>(data), size),
                                               f.model.graph, f.units, "fuzz.json");
     if (schedule) {
-        tessera::DeviceCostModel cost(f.device);
+        tessera::DeviceCostModel cost(device());
         (void)tessera::lowerIosSchedule(f.model.graph, f.units, *schedule, cost);
     }
     return 0;

@@ -1,11 +1,10 @@
 // libFuzzer target: arbitrary bytes as a Tessera schedule document
 // (core/io/schedulejson.h, docs/schedule-schema.json) read against
-// SqueezeNet's graph (the IOS network the seed corpus was written for); an
+// the graph of fig31.h (the model the seed corpus was written for); an
 // accepted document's plan then goes through verifyPlan() and is written back.
 // Any input must end in a Status, never a crash, hang or sanitizer report.
 #include "core/io/schedulejson.h"
 #include "core/plan/verify.h"
-#include "plugins/ios/iosimport.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -13,26 +12,11 @@
 #include <cstdlib>
 #include <string_view>
 
-namespace {
-
-const tessera::Graph &graph()
-{
-    static const tessera::ImportResult model = [] {
-        auto m = tessera::importIosNetwork("squeezenet");
-        if (!m) {
-            std::fprintf(stderr, "fuzz_schedulejson: %s\n", m.status().str().c_str());
-            std::abort();
-        }
-        return std::move(*m);
-    }();
-    return model.graph;
-}
-
-} // namespace
+#include "tests/fuzz/fig31.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
-    const tessera::Graph &g = graph();
+    const tessera::Graph &g = tessera::fuzz::fig31().model.graph;
     auto doc = tessera::scheduleFromJson(std::string_view(reinterpret_cast<const char *>(data), size), g, "fuzz.json");
     if (doc) {
         (void)tessera::verifyPlan(doc->plan, g);
