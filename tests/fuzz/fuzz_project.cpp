@@ -1,9 +1,10 @@
 // libFuzzer target: arbitrary bytes as a project file (*.tessera, an SQLite
 // database; core/store/project.h). The bytes are written to a file in a
-// private temporary folder and opened as a project, read-write (so an old
-// schema is migrated) and read-only; a file that opens is then read in full
-// and written once. A corrupted database must be refused with a Status, not
-// trusted: no crash, hang or sanitizer report whatever the tables hold.
+// private temporary folder ($TMPDIR; /dev/shm makes SQLite's fsyncs free) and
+// opened as a project, read-write (so an old schema is migrated) and
+// read-only; a file that opens is then read in full and written once. A
+// corrupted database must be refused with a Status, not trusted: no crash,
+// hang or sanitizer report whatever the tables hold.
 #include "core/store/project.h"
 
 #include <cstddef>
@@ -18,19 +19,26 @@
 
 namespace {
 
-std::string folder()
-{
-    static const std::string dir = [] {
-        std::string pattern = (std::filesystem::temp_directory_path() / "tessera-fuzz-project-XXXXXX").string();
-        if (!::mkdtemp(pattern.data()))
+// A private folder for the run, removed at exit.
+struct TempFolder {
+    std::string path;
+    TempFolder()
+    {
+        path = (std::filesystem::temp_directory_path() / "tessera-fuzz-project-XXXXXX").string();
+        if (!::mkdtemp(path.data()))
             std::abort();
-        std::atexit([] {
-            std::error_code ec;
-            std::filesystem::remove_all(folder(), ec);
-        });
-        return pattern;
-    }();
-    return dir;
+    }
+    ~TempFolder()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+const std::string &folder()
+{
+    static const TempFolder dir;
+    return dir.path;
 }
 
 void removeFiles(const std::string &path)
