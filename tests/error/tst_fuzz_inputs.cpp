@@ -115,6 +115,33 @@ TEST(FuzzInputs, EverySeedIsAcceptedOrRefusedAsNamed)
     EXPECT_GE(seeds, 7);
 }
 
+// Each finding, minimised or as found, with the diagnostic its fix gives.
+struct Finding {
+    const char *format, *file, *message;
+};
+const Finding kFindings[] = {
+    // A trace step's "numbers" entry that is not a two-element array was indexed past its end
+    // (QJsonArray::operator[] on an empty array: SEGV in Qt).
+    {"schedulejson", "numbers-entry-too-short.json", "trace[0].numbers[0]: expected [name, number]"},
+};
+
+TEST(FuzzInputs, EveryFindingIsRefusedWithItsDiagnostic)
+{
+    std::size_t listed = 0;
+    for (const Finding &f : kFindings) {
+        SCOPED_TRACE(std::string(f.format) + "/" + f.file);
+        const Status s = readAs(f.format, kFuzzDir / "findings" / f.format / f.file);
+        ASSERT_FALSE(s.isOk());
+        EXPECT_NE(s.message().find(f.message), std::string::npos) << s.str();
+        ++listed;
+    }
+    // Every committed finding is listed above.
+    std::size_t files = 0;
+    for (const char *format : kFormats)
+        files += filesIn(kFuzzDir / "findings" / format).size();
+    EXPECT_EQ(files, listed);
+}
+
 // The negative twin: a seed cut in half is refused, so the check above is not
 // vacuous.
 TEST(FuzzInputs, ATruncatedSeedIsRefused)
