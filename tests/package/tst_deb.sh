@@ -7,7 +7,8 @@
 # Usage: tst_deb.sh BUILD_DIR
 set -euo pipefail
 build="${1:?usage: tst_deb.sh BUILD_DIR}"
-cmake --build "$build" --target package >/dev/null
+# TESSERA_DEB_NO_BUILD=1: test the .deb already built (e.g. by `cpack` after building only the programs).
+if [[ -z "${TESSERA_DEB_NO_BUILD:-}" ]]; then cmake --build "$build" --target package >/dev/null; fi
 deb="$(ls -t "$build"/tessera_*.deb | head -1)"
 root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
