@@ -544,8 +544,15 @@ Expected<ScheduleDocument> scheduleFromJson(std::string_view json, const Graph &
         step.title = s["title"].toString().toStdString();
         step.conclusion = s["conclusion"].toString().toStdString();
         step.why = s["why"].toString().toStdString();
-        for (const QJsonValue &nv : s["numbers"].toArray())
-            step.numbers.push_back({nv.toArray()[0].toString().toStdString(), nv.toArray()[1].toDouble(std::nan(""))});
+        const QJsonArray numbers = s["numbers"].toArray();
+        for (qsizetype j = 0; j < numbers.size(); ++j) {
+            // [name, value]; a shorter array must not be indexed past its end (fuzz finding).
+            const QJsonArray nv = numbers[j].toArray();
+            if (nv.size() != 2 || !nv.at(0).isString())
+                return r.error("trace[" + std::to_string(i) + "].numbers[" + std::to_string(j) + "]",
+                               "expected [name, number]");
+            step.numbers.push_back({nv.at(0).toString().toStdString(), nv.at(1).toDouble(std::nan(""))});
+        }
         const QJsonArray touched = s["touched"].toArray();
         for (qsizetype j = 0; j < touched.size(); ++j) {
             TS_READ(n, resolveNode(r, g, touched[j],

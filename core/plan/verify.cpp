@@ -217,9 +217,10 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
                     continue;
                 if (p >= t.id || !ancestry.dependsOn(t.id, p)) {
                     // Another task computing the same region that t does depend on is fine (recompute).
+                    // (The intersection is taken out here: clang 14 cannot capture structured bindings.)
+                    const auto needed = regionIntersect(pr, region);
                     const bool alternative = std::any_of(it->second.begin(), it->second.end(), [&](const auto &q) {
-                        return q.first < t.id && ancestry.dependsOn(t.id, q.first) &&
-                               regionContains(q.second, regionIntersect(pr, region));
+                        return q.first < t.id && ancestry.dependsOn(t.id, q.first) && regionContains(q.second, needed);
                     });
                     if (!alternative)
                         return Status::invalid("reads " + src.name + " produced by task " + std::to_string(p) +

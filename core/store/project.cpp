@@ -91,6 +91,35 @@ void syncFolder(const fs::path &folder)
     }
 }
 
+// A file about to be replaced may have a -wal beside it, left by a writer that
+// was killed before it checkpointed. SQLite pairs a -wal with whatever database
+// file has its name, so renaming a new file over the old one would replay the
+// old project's pages into the new one ("mispairing database files and hot
+// journals", sqlite.org/howtocorrupt.html). The -wal is folded into the old
+// file first, so a crash before the rename still leaves the old project
+// complete; a -wal beside a file that is no database is removed.
+Status retireWal(const fs::path &target, const std::string &name, int busyTimeoutMs)
+{
+    std::error_code ec;
+    const std::string wal = target.string() + "-wal", shm = target.string() + "-shm";
+    if (!fs::exists(wal, ec) && !fs::exists(shm, ec))
+        return Status::ok();
+    if (fs::is_regular_file(target, ec)) {
+        auto db = Db::open(target.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, name, busyTimeoutMs);
+        if (db) {
+            auto busy = db->queryInt("PRAGMA wal_checkpoint(TRUNCATE)");
+            if (busy && *busy != 0)
+                return Status::error(ErrorCode::Io, "project is locked by another Tessera", at(name));
+            if (!busy && busy.status().code() != ErrorCode::InvalidInput)
+                return busy.status(); // locked or unreadable: leave the old project alone
+            TS_TRY(db->close());
+        }
+    }
+    fs::remove(wal, ec);
+    fs::remove(shm, ec);
+    return Status::ok();
+}
+
 // Tables each schema version must have (a file with our id but missing tables
 // was damaged or hand-edited).
 struct RequiredTable {
@@ -382,6 +411,8 @@ Expected<Project> Project::create(const std::string &path, const ProjectInfo &in
         }));
         return project.close(); // checkpoints: the temporary file is complete on its own
     }();
+    if (s.isOk() && overwrite)
+        s = retireWal(target, path, options.busyTimeoutMs);
     if (s.isOk()) {
         fs::rename(temp, target, ec);
         if (ec)

@@ -273,7 +273,9 @@ private:
         const std::string_view kind = stageSize == 1 ? std::string_view("single") : iosStrategyName(stage->strategy);
 
         // S3: the transition taken (two share `to` only when a stage could run either way).
-        const auto [begin, end] = m_range[static_cast<std::size_t>(from)];
+        // (Not a structured binding: clang 14 cannot capture one in the lambda of S4.)
+        const std::int32_t begin = m_range[static_cast<std::size_t>(from)].first;
+        const std::int32_t end = m_range[static_cast<std::size_t>(from)].second;
         std::int32_t taken = -1;
         for (std::int32_t i = begin; i < end; ++i) {
             const SearchSpace::Transition &tr = t.transitions[static_cast<std::size_t>(i)];

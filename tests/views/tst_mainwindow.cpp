@@ -69,7 +69,8 @@ protected:
         writeSmallModel(s_dir->filePath("small.onnx"));
         QFile bad(s_dir->filePath("bad.onnx"));
         ASSERT_TRUE(bad.open(QIODevice::WriteOnly));
-        bad.write("\x08\x07this is not a protobuf model\xff\xff\xff\xff", 36);
+        static constexpr char kNotAModel[] = "\x08\x07this is not a protobuf model\xff\xff\xff\xff";
+        bad.write(kNotAModel, sizeof kNotAModel - 1); // the literal's own length, not a guess
     }
     static void TearDownTestSuite()
     {
