@@ -289,7 +289,8 @@ def run_test(cli, test_dir, work):
             args += ["--input", "%s=%s" % (name, path)]
     model_path = os.path.join(test_dir, "model.onnx")
     if baked:
-        names = {n for n, _ in baked}
+        # IR version < 4 requires every initializer to be a graph input as well.
+        names = {n for n, _ in baked} if first(model, 1, 0) >= 4 else set()
         new_graph = [x for x in graph if not (x[0] == 11 and first(parse(x[2]), 1, b"").decode() in names)]
         new_graph += [(5, 2, t) for _, t in baked]
         new_model = [x for x in model if x[0] != 7] + [(7, 2, serialize(new_graph))]
