@@ -6,8 +6,9 @@
 // ConstantOfShape's shape, Range's start/limit/delta) must be constants.
 //
 // Index maps: Expand reads the numpy-broadcast position of X (exact, like
-// Add); Trilu reads X at the output's own position (and its scalar k whole);
-// CumSum reads X's whole line along `axis` at the output's other positions.
+// Add); Trilu reads X at the output's own position; CumSum reads X's whole
+// line along `axis` at the output's other positions (their k and axis inputs
+// are compile-time constants, not read by the kernel).
 // The others read their inputs whole (a documented conservative hull: the
 // positions depend on a block permutation, a modulo or index data) and
 // declare their axes opaque, so schedulers tile them by output only.
@@ -205,13 +206,11 @@ Status regions(const OpContext &c, int, const Region &tile, std::vector<InputReg
         std::vector<DimRange> dims;
         for (std::size_t d = 0; d < x.size(); ++d)
             dims.push_back(static_cast<std::int64_t>(d) == axis ? fullDim(x[d]) : identityDim(tile[d], x[d]));
-        in[0] = makeRegion(dims);
-        if (c.has(1))
-            in[1] = makeRegion(std::vector<DimRange>(c.shape(1).size(), fullDim(1)));
+        in[0] = makeRegion(dims); // k and axis are compile-time values: not read
         return Status::ok();
     }
     for (std::size_t i = 0; i < c.n.inputs.size(); ++i)
-        if (c.has(i)) {
+        if (c.has(i) && !(i == 1 && (op == "Tile" || op == "OneHot"))) { // repeats, depth: compile-time
             std::vector<DimRange> dims;
             for (std::int64_t d : c.shape(i))
                 dims.push_back(fullDim(d));
@@ -243,7 +242,7 @@ void axes(const OpContext &c, int, std::vector<InputAxes> &in)
         return;
     }
     for (std::size_t i = 0; i < c.n.inputs.size(); ++i)
-        if (c.has(i))
+        if (c.has(i) && !(i == 1 && (op == "Tile" || op == "OneHot")))
             in[i].opaque = true;
 }
 
