@@ -83,6 +83,7 @@ std::span<const KernelEntry> matmulKernels();
 std::span<const KernelEntry> elementwiseKernels();
 std::span<const KernelEntry> mathKernels();
 std::span<const KernelEntry> indexedKernels();
+std::span<const KernelEntry> lossKernels();
 std::span<const KernelEntry> poolKernels();
 std::span<const KernelEntry> normKernels();
 std::span<const KernelEntry> reduceKernels();

@@ -549,7 +549,8 @@ TEST(Shapes, KnownOps)
         "ReduceMin", "ReduceProd",   "ReduceL1",     "ReduceL2",       "ReduceLogSum", "ReduceLogSumExp",
         "ReduceSumSquare", "ArgMax", "ArgMin",       "LogSoftmax",     "Hardmax",      "Expand",
         "Tile",      "DepthToSpace", "SpaceToDepth", "Trilu",          "GatherElements", "CumSum",
-        "OneHot",    "ConstantOfShape", "Range",     "EyeLike",        "Size"};
+        "OneHot",    "ConstantOfShape", "Range",     "EyeLike",        "Size",         "NegativeLogLikelihoodLoss",
+        "SoftmaxCrossEntropyLoss"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
