@@ -30,28 +30,59 @@ enum class Out { Same, Bool, Second }; // result type: input 0's, bool, input 1'
 struct MathInfo {
     std::string_view op;
     Out out;
-    int flops;          // per output element (variadic: per extra input)
-    bool like = false;  // CastLike: input 1 contributes its type only
+    int flops;         // per output element (variadic: per extra input)
+    bool like = false; // CastLike: input 1 contributes its type only
 };
 
 // Attribute-free, output-typed facts per op; looked up by the family functions.
 constexpr MathInfo kInfo[] = {
-    {"Abs", Out::Same, 1},         {"Neg", Out::Same, 1},          {"Sign", Out::Same, 1},
-    {"Exp", Out::Same, 1},         {"Log", Out::Same, 1},          {"Reciprocal", Out::Same, 1},
-    {"Floor", Out::Same, 1},       {"Ceil", Out::Same, 1},         {"Round", Out::Same, 1},
-    {"Sin", Out::Same, 1},         {"Cos", Out::Same, 1},          {"Tan", Out::Same, 1},
-    {"Asin", Out::Same, 1},        {"Acos", Out::Same, 1},         {"Atan", Out::Same, 1},
-    {"Sinh", Out::Same, 1},        {"Cosh", Out::Same, 1},         {"Asinh", Out::Same, 1},
-    {"Acosh", Out::Same, 1},       {"Atanh", Out::Same, 1},        {"Softplus", Out::Same, 2},
-    {"Softsign", Out::Same, 3},    {"Elu", Out::Same, 2},          {"Selu", Out::Same, 3},
-    {"Celu", Out::Same, 3},        {"ThresholdedRelu", Out::Same, 1}, {"HardSigmoid", Out::Same, 3},
-    {"Shrink", Out::Same, 2},      {"IsNaN", Out::Bool, 1},        {"IsInf", Out::Bool, 1},
-    {"Not", Out::Bool, 1},         {"Mod", Out::Same, 1},          {"BitShift", Out::Same, 1},
-    {"PRelu", Out::Same, 2},       {"Equal", Out::Bool, 1},        {"Less", Out::Bool, 1},
-    {"Greater", Out::Bool, 1},     {"LessOrEqual", Out::Bool, 1},  {"GreaterOrEqual", Out::Bool, 1},
-    {"And", Out::Bool, 1},         {"Or", Out::Bool, 1},           {"Xor", Out::Bool, 1},
-    {"Max", Out::Same, 1},         {"Min", Out::Same, 1},          {"Mean", Out::Same, 1},
-    {"Where", Out::Second, 1},     {"CastLike", Out::Second, 0, true},
+    {"Abs", Out::Same, 1},
+    {"Neg", Out::Same, 1},
+    {"Sign", Out::Same, 1},
+    {"Exp", Out::Same, 1},
+    {"Log", Out::Same, 1},
+    {"Reciprocal", Out::Same, 1},
+    {"Floor", Out::Same, 1},
+    {"Ceil", Out::Same, 1},
+    {"Round", Out::Same, 1},
+    {"Sin", Out::Same, 1},
+    {"Cos", Out::Same, 1},
+    {"Tan", Out::Same, 1},
+    {"Asin", Out::Same, 1},
+    {"Acos", Out::Same, 1},
+    {"Atan", Out::Same, 1},
+    {"Sinh", Out::Same, 1},
+    {"Cosh", Out::Same, 1},
+    {"Asinh", Out::Same, 1},
+    {"Acosh", Out::Same, 1},
+    {"Atanh", Out::Same, 1},
+    {"Softplus", Out::Same, 2},
+    {"Softsign", Out::Same, 3},
+    {"Elu", Out::Same, 2},
+    {"Selu", Out::Same, 3},
+    {"Celu", Out::Same, 3},
+    {"ThresholdedRelu", Out::Same, 1},
+    {"HardSigmoid", Out::Same, 3},
+    {"Shrink", Out::Same, 2},
+    {"IsNaN", Out::Bool, 1},
+    {"IsInf", Out::Bool, 1},
+    {"Not", Out::Bool, 1},
+    {"Mod", Out::Same, 1},
+    {"BitShift", Out::Same, 1},
+    {"PRelu", Out::Same, 2},
+    {"Equal", Out::Bool, 1},
+    {"Less", Out::Bool, 1},
+    {"Greater", Out::Bool, 1},
+    {"LessOrEqual", Out::Bool, 1},
+    {"GreaterOrEqual", Out::Bool, 1},
+    {"And", Out::Bool, 1},
+    {"Or", Out::Bool, 1},
+    {"Xor", Out::Bool, 1},
+    {"Max", Out::Same, 1},
+    {"Min", Out::Same, 1},
+    {"Mean", Out::Same, 1},
+    {"Where", Out::Second, 1},
+    {"CastLike", Out::Second, 0, true},
 };
 
 const MathInfo &info(const OpContext &c)

@@ -75,7 +75,8 @@ Status infer(const OpContext &c, std::vector<TensorType> &outs)
 double flops(const OpContext &c)
 {
     const std::string_view op = c.n.opType;
-    const double perIn = op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare" || op == "ReduceLogSumExp" ? 2 : 1;
+    const double perIn =
+        op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare" || op == "ReduceLogSumExp" ? 2 : 1;
     const bool perOut = op == "ReduceMean" || op == "ReduceL2" || op == "ReduceLogSum" || op == "ReduceLogSumExp";
     return perIn * elements(c.shape(0)) + (perOut ? elements(c.outs[0].shape) : 0);
 }
@@ -126,9 +127,16 @@ constexpr OpDef reduce(std::string_view name)
     return {name, 1, 2, 1, 1, kAttrs, infer, flops, regions, axes};
 }
 constexpr OpDef kOps[] = {
-    reduce("ReduceMean"),      reduce("ReduceSum"),    reduce("ReduceMax"),    reduce("ReduceMin"),
-    reduce("ReduceProd"),      reduce("ReduceL1"),     reduce("ReduceL2"),     reduce("ReduceLogSum"),
-    reduce("ReduceLogSumExp"), reduce("ReduceSumSquare"),
+    reduce("ReduceMean"),
+    reduce("ReduceSum"),
+    reduce("ReduceMax"),
+    reduce("ReduceMin"),
+    reduce("ReduceProd"),
+    reduce("ReduceL1"),
+    reduce("ReduceL2"),
+    reduce("ReduceLogSum"),
+    reduce("ReduceLogSumExp"),
+    reduce("ReduceSumSquare"),
     {"ArgMax", 1, 1, 1, 1, kArgAttrs, infer, flops, regions, axes},
     {"ArgMin", 1, 1, 1, 1, kArgAttrs, infer, flops, regions, axes},
 };

@@ -597,9 +597,10 @@ Case globalPoolCase(Rng &r)
 Case unaryCase(Rng &r)
 {
     const std::string op = r.pick<std::string>(
-        {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Erf", "HardSwish", "Sqrt", "Cast", "Identity", "Dropout", "Clip",
-         "Abs", "Neg", "Exp", "Log", "Round", "Sin", "Acosh", "Softplus", "Softsign", "Elu", "Selu", "Celu",
-         "ThresholdedRelu", "HardSigmoid", "Shrink", "IsNaN", "IsInf", "Sign"});
+        {"Relu",        "LeakyRelu", "Sigmoid",  "Tanh",     "Erf", "HardSwish", "Sqrt", "Cast",
+         "Identity",    "Dropout",   "Clip",     "Abs",      "Neg", "Exp",       "Log",  "Round",
+         "Sin",         "Acosh",     "Softplus", "Softsign", "Elu", "Selu",      "Celu", "ThresholdedRelu",
+         "HardSigmoid", "Shrink",    "IsNaN",    "IsInf",    "Sign"});
     const Shape xs = randomShape(r, 0, 4, 4, 0.05);
     OpGraph og(r.pick<std::int64_t>({11, 13, 17}));
     std::vector<TensorId> in{og.input(xs)};

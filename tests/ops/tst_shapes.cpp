@@ -537,20 +537,79 @@ TEST(Shapes, KnownOps)
                                                     "Cast",
                                                     "Shape"};
     // Issue 11: element-wise math, reductions, softmax variants, index-mapped movement.
-    const std::vector<std::string_view> added = {
-        "Abs",       "Neg",          "Sign",         "Exp",            "Log",          "Reciprocal",
-        "Floor",     "Ceil",         "Round",        "Sin",            "Cos",          "Tan",
-        "Asin",      "Acos",         "Atan",         "Sinh",           "Cosh",         "Asinh",
-        "Acosh",     "Atanh",        "Softplus",     "Softsign",       "Elu",          "Selu",
-        "Celu",      "ThresholdedRelu", "HardSigmoid", "Shrink",       "IsNaN",        "IsInf",
-        "Not",       "Mod",          "BitShift",     "PRelu",          "Equal",        "Less",
-        "Greater",   "LessOrEqual",  "GreaterOrEqual", "And",          "Or",           "Xor",
-        "Max",       "Min",          "Mean",         "Where",          "CastLike",     "ReduceMax",
-        "ReduceMin", "ReduceProd",   "ReduceL1",     "ReduceL2",       "ReduceLogSum", "ReduceLogSumExp",
-        "ReduceSumSquare", "ArgMax", "ArgMin",       "LogSoftmax",     "Hardmax",      "Expand",
-        "Tile",      "DepthToSpace", "SpaceToDepth", "Trilu",          "GatherElements", "CumSum",
-        "OneHot",    "ConstantOfShape", "Range",     "EyeLike",        "Size",         "NegativeLogLikelihoodLoss",
-        "SoftmaxCrossEntropyLoss"};
+    const std::vector<std::string_view> added = {"Abs",
+                                                 "Neg",
+                                                 "Sign",
+                                                 "Exp",
+                                                 "Log",
+                                                 "Reciprocal",
+                                                 "Floor",
+                                                 "Ceil",
+                                                 "Round",
+                                                 "Sin",
+                                                 "Cos",
+                                                 "Tan",
+                                                 "Asin",
+                                                 "Acos",
+                                                 "Atan",
+                                                 "Sinh",
+                                                 "Cosh",
+                                                 "Asinh",
+                                                 "Acosh",
+                                                 "Atanh",
+                                                 "Softplus",
+                                                 "Softsign",
+                                                 "Elu",
+                                                 "Selu",
+                                                 "Celu",
+                                                 "ThresholdedRelu",
+                                                 "HardSigmoid",
+                                                 "Shrink",
+                                                 "IsNaN",
+                                                 "IsInf",
+                                                 "Not",
+                                                 "Mod",
+                                                 "BitShift",
+                                                 "PRelu",
+                                                 "Equal",
+                                                 "Less",
+                                                 "Greater",
+                                                 "LessOrEqual",
+                                                 "GreaterOrEqual",
+                                                 "And",
+                                                 "Or",
+                                                 "Xor",
+                                                 "Max",
+                                                 "Min",
+                                                 "Mean",
+                                                 "Where",
+                                                 "CastLike",
+                                                 "ReduceMax",
+                                                 "ReduceMin",
+                                                 "ReduceProd",
+                                                 "ReduceL1",
+                                                 "ReduceL2",
+                                                 "ReduceLogSum",
+                                                 "ReduceLogSumExp",
+                                                 "ReduceSumSquare",
+                                                 "ArgMax",
+                                                 "ArgMin",
+                                                 "LogSoftmax",
+                                                 "Hardmax",
+                                                 "Expand",
+                                                 "Tile",
+                                                 "DepthToSpace",
+                                                 "SpaceToDepth",
+                                                 "Trilu",
+                                                 "GatherElements",
+                                                 "CumSum",
+                                                 "OneHot",
+                                                 "ConstantOfShape",
+                                                 "Range",
+                                                 "EyeLike",
+                                                 "Size",
+                                                 "NegativeLogLikelihoodLoss",
+                                                 "SoftmaxCrossEntropyLoss"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
@@ -570,13 +629,14 @@ TEST(Shapes, MathReductionsAndIndexedOps)
     std::vector<TensorType> out;
     ASSERT_TRUE(og.infer(og.node("Less", {og.input({2, 1, 4}), og.input({3, 1})}), out).isOk());
     EXPECT_EQ(out[0], (TensorType{DType::Bool, {2, 3, 4}}));
-    ASSERT_TRUE(
-        og.infer(og.node("Where", {og.input({3, 1}, DType::Bool), og.input({4}, DType::Int64), og.input({1, 4}, DType::Int64)}),
-                 out)
-            .isOk());
+    ASSERT_TRUE(og.infer(og.node("Where", {og.input({3, 1}, DType::Bool), og.input({4}, DType::Int64),
+                                           og.input({1, 4}, DType::Int64)}),
+                         out)
+                    .isOk());
     EXPECT_EQ(out[0], (TensorType{DType::Int64, {3, 4}}));
     EXPECT_EQ(og.shapeOf(og.node("Max", {og.input({5}), og.input({2, 1}), og.input({1})})), (Shape{2, 5}));
-    ASSERT_TRUE(og.infer(og.node("ArgMax", {og.input({2, 7, 3})}, {{"axis", i64(-2)}, {"keepdims", i64(0)}}), out).isOk());
+    ASSERT_TRUE(
+        og.infer(og.node("ArgMax", {og.input({2, 7, 3})}, {{"axis", i64(-2)}, {"keepdims", i64(0)}}), out).isOk());
     EXPECT_EQ(out[0], (TensorType{DType::Int64, {2, 3}}));
     EXPECT_EQ(og.shapeOf(og.node("ReduceLogSumExp", {og.input({2, 7, 3})}, {{"axes", ints({1})}})), (Shape{2, 1, 3}));
     EXPECT_EQ(og.shapeOf(og.node("Expand", {og.input({3, 1}), og.constInts({2, 1, 6})})), (Shape{2, 3, 6}));
@@ -585,12 +645,12 @@ TEST(Shapes, MathReductionsAndIndexedOps)
               (Shape{1, 2, 4, 6}));
     EXPECT_EQ(og.shapeOf(og.node("SpaceToDepth", {og.input({1, 2, 4, 6})}, {{"blocksize", i64(2)}})),
               (Shape{1, 8, 2, 3}));
-    EXPECT_EQ(og.shapeOf(og.node("OneHot", {og.input({2, 3}, DType::Int64), og.constInts({5}, Shape{}),
-                                            og.constFloats({0.f, 1.f})},
-                                 {{"axis", i64(1)}})),
+    EXPECT_EQ(og.shapeOf(og.node(
+                  "OneHot", {og.input({2, 3}, DType::Int64), og.constInts({5}, Shape{}), og.constFloats({0.f, 1.f})},
+                  {{"axis", i64(1)}})),
               (Shape{2, 5, 3}));
-    EXPECT_EQ(og.shapeOf(og.node("Range", {og.constInts({1}, Shape{}), og.constInts({10}, Shape{}),
-                                           og.constInts({3}, Shape{})})),
+    EXPECT_EQ(og.shapeOf(og.node(
+                  "Range", {og.constInts({1}, Shape{}), og.constInts({10}, Shape{}), og.constInts({3}, Shape{})})),
               (Shape{3}));
     EXPECT_EQ(og.shapeOf(og.node("ConstantOfShape", {og.constInts({4, 0, 2})})), (Shape{4, 0, 2}));
     ASSERT_TRUE(og.infer(og.node("Size", {og.input({4, 5})}), out).isOk());
@@ -609,8 +669,8 @@ TEST(Shapes, MathReductionsAndIndexedOpsInvalid)
     expectError(og, og.node("Tile", {og.input({2, 3}), og.constInts({3})}), "repeats has 1 entries for a rank-2 input");
     expectError(og, og.node("DepthToSpace", {og.input({1, 6, 2, 3})}, {{"blocksize", i64(2)}}),
                 "not a multiple of blocksize");
-    expectError(og, og.node("Range", {og.constInts({1}, Shape{}), og.constInts({10}, Shape{}),
-                                      og.constInts({0}, Shape{})}),
+    expectError(og,
+                og.node("Range", {og.constInts({1}, Shape{}), og.constInts({10}, Shape{}), og.constInts({0}, Shape{})}),
                 "delta is zero");
     expectError(og, og.node("ConstantOfShape", {og.constInts({4, -1})}), "negative entry");
 }

@@ -49,19 +49,18 @@ private:
 // Copies element `from` of input `in` to output element `to`.
 inline void copyElement(const KernelArgs &a, std::size_t in, std::int64_t from, std::int64_t to, std::size_t size)
 {
-    std::memcpy(a.out[0].data + to * static_cast<std::int64_t>(size), a.in[in].data + from * static_cast<std::int64_t>(size),
-                size);
+    std::memcpy(a.out[0].data + to * static_cast<std::int64_t>(size),
+                a.in[in].data + from * static_cast<std::int64_t>(size), size);
 }
 
 Expected<KernelPtr> make(const Graph &g, const Node &n, ElementFn f)
 {
     for (std::size_t i = 0; i < n.inputs.size(); ++i)
         if (hasInput(n, i) && !isNumeric(inTensor(g, n, i).dtype))
-            return unsupported(n, "element type " + std::string(dtypeName(inTensor(g, n, i).dtype)) +
-                                      " is not supported");
+            return unsupported(n,
+                               "element type " + std::string(dtypeName(inTensor(g, n, i).dtype)) + " is not supported");
     if (!isNumeric(outTensor(g, n, 0).dtype))
-        return unsupported(n, "element type " + std::string(dtypeName(outTensor(g, n, 0).dtype)) +
-                                  " is not supported");
+        return unsupported(n, "element type " + std::string(dtypeName(outTensor(g, n, 0).dtype)) + " is not supported");
     return KernelPtr(std::make_unique<IndexedKernel>(n.opType, outTensor(g, n, 0).shape, std::move(f)));
 }
 

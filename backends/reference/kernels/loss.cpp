@@ -98,8 +98,7 @@ Expected<KernelPtr> makeLoss(const Graph &g, const Node &n)
     TS_TRY(expectType(g, n, 0, {DType::Float32, DType::Float64, DType::Float16}));
     TS_TRY(expectType(g, n, 1, {DType::Int32, DType::Int64}));
     TS_TRY(expectType(g, n, 2, {DType::Float32, DType::Float64, DType::Float16}));
-    return KernelPtr(
-        std::make_unique<LossKernel>(n, inTensor(g, n, 0).shape, n.opType == "SoftmaxCrossEntropyLoss"));
+    return KernelPtr(std::make_unique<LossKernel>(n, inTensor(g, n, 0).shape, n.opType == "SoftmaxCrossEntropyLoss"));
 }
 
 constexpr KernelEntry kKernels[] = {

@@ -255,11 +255,8 @@ Expected<KernelPtr> makeSoftmax(const Graph &g, const Node &n)
 }
 
 constexpr KernelEntry kKernels[] = {
-    {"BatchNormalization", makeBatchNorm},
-    {"Hardmax", makeSoftmax},
-    {"LayerNormalization", makeLayerNorm},
-    {"LogSoftmax", makeSoftmax},
-    {"Softmax", makeSoftmax},
+    {"BatchNormalization", makeBatchNorm}, {"Hardmax", makeSoftmax}, {"LayerNormalization", makeLayerNorm},
+    {"LogSoftmax", makeSoftmax},           {"Softmax", makeSoftmax},
 };
 
 } // namespace

@@ -26,10 +26,18 @@ struct KindName {
     Kind kind;
 };
 constexpr KindName kKinds[] = {
-    {"ReduceSum", Kind::Sum},       {"ReduceMean", Kind::Mean},     {"ReduceMax", Kind::Max},
-    {"ReduceMin", Kind::Min},       {"ReduceProd", Kind::Prod},     {"ReduceL1", Kind::L1},
-    {"ReduceL2", Kind::L2},         {"ReduceLogSum", Kind::LogSum}, {"ReduceLogSumExp", Kind::LogSumExp},
-    {"ReduceSumSquare", Kind::SumSquare}, {"ArgMax", Kind::ArgMax}, {"ArgMin", Kind::ArgMin},
+    {"ReduceSum", Kind::Sum},
+    {"ReduceMean", Kind::Mean},
+    {"ReduceMax", Kind::Max},
+    {"ReduceMin", Kind::Min},
+    {"ReduceProd", Kind::Prod},
+    {"ReduceL1", Kind::L1},
+    {"ReduceL2", Kind::L2},
+    {"ReduceLogSum", Kind::LogSum},
+    {"ReduceLogSumExp", Kind::LogSumExp},
+    {"ReduceSumSquare", Kind::SumSquare},
+    {"ArgMax", Kind::ArgMax},
+    {"ArgMin", Kind::ArgMin},
 };
 
 class ReduceKernel final : public NodeKernel
@@ -170,10 +178,10 @@ Expected<KernelPtr> makeReduce(const Graph &g, const Node &n)
 }
 
 constexpr KernelEntry kKernels[] = {
-    {"ArgMax", makeReduce},          {"ArgMin", makeReduce},          {"ReduceL1", makeReduce},
-    {"ReduceL2", makeReduce},        {"ReduceLogSum", makeReduce},    {"ReduceLogSumExp", makeReduce},
-    {"ReduceMax", makeReduce},       {"ReduceMean", makeReduce},      {"ReduceMin", makeReduce},
-    {"ReduceProd", makeReduce},      {"ReduceSum", makeReduce},       {"ReduceSumSquare", makeReduce},
+    {"ArgMax", makeReduce},     {"ArgMin", makeReduce},       {"ReduceL1", makeReduce},
+    {"ReduceL2", makeReduce},   {"ReduceLogSum", makeReduce}, {"ReduceLogSumExp", makeReduce},
+    {"ReduceMax", makeReduce},  {"ReduceMean", makeReduce},   {"ReduceMin", makeReduce},
+    {"ReduceProd", makeReduce}, {"ReduceSum", makeReduce},    {"ReduceSumSquare", makeReduce},
 };
 
 } // namespace
