@@ -81,6 +81,9 @@ std::vector<std::string_view> kernelOps(); // sorted
 std::span<const KernelEntry> convKernels();
 std::span<const KernelEntry> matmulKernels();
 std::span<const KernelEntry> elementwiseKernels();
+std::span<const KernelEntry> mathKernels();
+std::span<const KernelEntry> indexedKernels();
+std::span<const KernelEntry> lossKernels();
 std::span<const KernelEntry> poolKernels();
 std::span<const KernelEntry> normKernels();
 std::span<const KernelEntry> reduceKernels();

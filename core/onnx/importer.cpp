@@ -62,7 +62,8 @@ Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::
     ::onnx::ModelProto model;
     TS_TRY(parseModel(bytes, ctx, model)); // S2
     r.metadata = metadataOf(model, path, static_cast<std::int64_t>(bytes.size()));
-    auto g = buildStructure(model, ctx); // S3
+    dropUnusedOptionalOutputs(*model.mutable_graph(), ctx); // S2b
+    auto g = buildStructure(model, ctx);                    // S3
     if (!g)
         return g.status();
     TS_TRY(validateProto(model, ctx));                        // S4

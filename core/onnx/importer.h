@@ -4,6 +4,7 @@
 // Status that names the file and, where there is one, the node or tensor:
 //   S1 read      importer.cpp        size limit, empty/missing file
 //   S2 parse     parse.cpp           protobuf with a total-bytes limit
+//   S2b optional drop_unused_outputs.cpp unread optional outputs (Dropout mask, MaxPool Indices...)
 //   S3 structure structure.cpp       unique names, wiring, dangling/duplicate/cycle, topo order
 //   S4 validate  validate_proto.cpp  dims, ranks, sizes, initializer data, external refs, attributes
 //   S5 dims      resolve_dims.cpp    symbolic dims → numbers (batch, sequence, ImportOptions::dims)

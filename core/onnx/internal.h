@@ -31,6 +31,11 @@ std::string normalDomain(const std::string &domain);
 // corrupt or graph-less input.
 Status parseModel(std::string_view bytes, const ImportContext &ctx, ::onnx::ModelProto &model);
 
+// S2b drop_unused_outputs.cpp: optional outputs nothing reads (Dropout's mask,
+// MaxPool's Indices, BatchNormalization's training outputs, recurrent Y_h/Y_c)
+// become omitted outputs, whatever type the model declares for them.
+void dropUnusedOptionalOutputs(::onnx::GraphProto &graph, const ImportContext &ctx);
+
 // S3 structure.cpp: the Graph's tensors and nodes (names made unique and
 // written back to the proto), dangling inputs, duplicate producers and cycles;
 // reorders the proto's nodes topologically when they are not. Attributes, types

@@ -1,5 +1,6 @@
 // Normalizations: BatchNormalization (ONNX -7/-9/-14/-15), LayerNormalization
-// (-17) and Softmax (-11 and -13, chosen by the graph's opset).
+// (-17) and Softmax, LogSoftmax, Hardmax (-11 and -13, chosen by the graph's
+// opset; the three share their geometry).
 //
 // BatchNormalization: X [N, C, D...] (rank 1: C = 1), scale/B/mean/var [C].
 //   Inference: Y = (X - mean[c]) / sqrt(var[c] + eps) * scale[c] + B[c],
@@ -18,7 +19,8 @@
 // FLOPs per element: BatchNormalization 2 (the folded a*x + b), 5 in
 // training (plus mean, centred square); LayerNormalization 8 (mean 1,
 // variance 3, normalize 2, scale 1, bias 1; 7 without B); Softmax 5 (max,
-// subtract, exp, sum, divide).
+// subtract, exp, sum, divide); LogSoftmax 5 (max, subtract, exp, sum, log
+// shared per row: counted per element like Softmax); Hardmax 2 (max, compare).
 #include "core/ops/opdef.h"
 
 namespace tessera::ops::detail {
@@ -234,7 +236,7 @@ Status inferSoftmax(const OpContext &c, std::vector<TensorType> &outs)
 
 double flopsSoftmax(const OpContext &c)
 {
-    return 5 * elements(c.shape(0));
+    return (c.n.opType == "Hardmax" ? 2 : 5) * elements(c.shape(0));
 }
 
 Status regionsSoftmax(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
@@ -269,6 +271,8 @@ constexpr OpDef kOps[] = {
     {"LayerNormalization", 2, 3, 1, 3, kLayerNormAttrs, inferLayerNorm, flopsLayerNorm, regionsLayerNorm,
      axesLayerNorm},
     {"Softmax", 1, 1, 1, 1, kSoftmaxAttrs, inferSoftmax, flopsSoftmax, regionsSoftmax, axesSoftmax},
+    {"LogSoftmax", 1, 1, 1, 1, kSoftmaxAttrs, inferSoftmax, flopsSoftmax, regionsSoftmax, axesSoftmax},
+    {"Hardmax", 1, 1, 1, 1, kSoftmaxAttrs, inferSoftmax, flopsSoftmax, regionsSoftmax, axesSoftmax},
 };
 
 } // namespace

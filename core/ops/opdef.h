@@ -88,6 +88,9 @@ struct OpDef {
 std::span<const OpDef> convOps();        // conv.cpp
 std::span<const OpDef> poolOps();        // pool.cpp
 std::span<const OpDef> elementwiseOps(); // elementwise.cpp
+std::span<const OpDef> mathOps();        // math.cpp
+std::span<const OpDef> indexedOps();     // indexed.cpp
+std::span<const OpDef> lossOps();        // loss.cpp
 std::span<const OpDef> matmulOps();      // matmul.cpp
 std::span<const OpDef> normOps();        // norm.cpp
 std::span<const OpDef> reduceOps();      // reduce.cpp

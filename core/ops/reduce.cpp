@@ -1,9 +1,14 @@
-// ReduceMean and ReduceSum (ONNX ReduceMean-13, ReduceSum-13; axes from the
-// `axes` input when present (ReduceSum >= 13, ReduceMean >= 18), else the
-// attribute). keepdims (default 1) keeps reduced dims as extent 1; empty or
-// absent axes reduce everything unless noop_with_empty_axes=1, which makes
-// the op an identity. Each output element reads its reduced dims whole.
-// FLOPs: one add per input element, plus one divide per output for the mean.
+// Reductions (ONNX Reduce*-13, ReduceSum-13/Reduce*-18 with an `axes` input):
+// ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, and ArgMax/ArgMin (one
+// `axis` attribute, default 0, an int64 result). Axes come from the `axes`
+// input when present, else the attribute. keepdims (default 1) keeps reduced
+// dims as extent 1; empty or absent axes reduce everything unless
+// noop_with_empty_axes=1, which makes the op an identity. Each output element
+// reads its reduced dims whole; the kept dims tile one to one.
+// FLOPs: one step per input element (two for L1/L2/SumSquare/LogSumExp:
+// the element's own function and the combine), plus one per output element
+// for Mean's divide and L2/LogSum/LogSumExp's final sqrt/log.
 #include "core/ops/opdef.h"
 
 #include <algorithm>
@@ -17,9 +22,24 @@ struct ReduceGeom {
     bool keepdims = true;
 };
 
+bool isArg(const OpContext &c)
+{
+    return c.n.opType == "ArgMax" || c.n.opType == "ArgMin";
+}
+
 Expected<ReduceGeom> geometry(const OpContext &c)
 {
     const std::int64_t r = c.rank(0);
+    if (isArg(c)) {
+        auto a = c.axis(c.n.attrInt("axis", 0), r, "axis");
+        if (!a)
+            return a.status();
+        ReduceGeom g;
+        g.keepdims = c.n.attrInt("keepdims", 1) != 0;
+        g.reduced.assign(static_cast<std::size_t>(r), false);
+        g.reduced[static_cast<std::size_t>(*a)] = true;
+        return g;
+    }
     auto given = c.intsFromInputOrAttr(1, "axes");
     if (!given)
         return given.status();
@@ -48,13 +68,17 @@ Status infer(const OpContext &c, std::vector<TensorType> &outs)
             s.push_back(x[d]);
         else if (g->keepdims)
             s.push_back(1);
-    outs = {{c.in(0).dtype, s}};
+    outs = {{isArg(c) ? DType::Int64 : c.in(0).dtype, s}};
     return Status::ok();
 }
 
 double flops(const OpContext &c)
 {
-    return elements(c.shape(0)) + (c.n.opType == "ReduceMean" ? elements(c.outs[0].shape) : 0);
+    const std::string_view op = c.n.opType;
+    const double perIn =
+        op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare" || op == "ReduceLogSumExp" ? 2 : 1;
+    const bool perOut = op == "ReduceMean" || op == "ReduceL2" || op == "ReduceLogSum" || op == "ReduceLogSumExp";
+    return perIn * elements(c.shape(0)) + (perOut ? elements(c.outs[0].shape) : 0);
 }
 
 Status regions(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
@@ -97,9 +121,24 @@ void axes(const OpContext &c, int, std::vector<InputAxes> &in)
 
 using K = Attribute::Kind;
 constexpr AttrSpec kAttrs[] = {{"axes", K::Ints}, {"keepdims", K::Int}, {"noop_with_empty_axes", K::Int}};
+constexpr AttrSpec kArgAttrs[] = {{"axis", K::Int}, {"keepdims", K::Int}, {"select_last_index", K::Int}};
+constexpr OpDef reduce(std::string_view name)
+{
+    return {name, 1, 2, 1, 1, kAttrs, infer, flops, regions, axes};
+}
 constexpr OpDef kOps[] = {
-    {"ReduceMean", 1, 2, 1, 1, kAttrs, infer, flops, regions, axes},
-    {"ReduceSum", 1, 2, 1, 1, kAttrs, infer, flops, regions, axes},
+    reduce("ReduceMean"),
+    reduce("ReduceSum"),
+    reduce("ReduceMax"),
+    reduce("ReduceMin"),
+    reduce("ReduceProd"),
+    reduce("ReduceL1"),
+    reduce("ReduceL2"),
+    reduce("ReduceLogSum"),
+    reduce("ReduceLogSumExp"),
+    reduce("ReduceSumSquare"),
+    {"ArgMax", 1, 1, 1, 1, kArgAttrs, infer, flops, regions, axes},
+    {"ArgMin", 1, 1, 1, 1, kArgAttrs, infer, flops, regions, axes},
 };
 
 } // namespace

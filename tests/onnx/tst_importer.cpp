@@ -237,6 +237,44 @@ TEST(ImportStructure, OpaqueOutputWithoutDeclaredShapeIsAnError)
     EXPECT_EQ(r.status().location().node, "fancy");
 }
 
+// --- optional outputs nothing reads (S2b) ------------------------------------------
+
+// Old-opset Dropout as the model zoo's AlexNet declares it: a mask of undefined
+// type and scalar shape that nothing reads.
+ProtoBuilder dropoutWithMask(bool maskIsGraphOutput)
+{
+    ProtoBuilder m(10);
+    m.input("x", {1, 4});
+    m.node("Dropout", {"x"}, {"d", "mask"}, "drop");
+    if (maskIsGraphOutput)
+        m.output("mask", {}, TP::FLOAT);
+    else
+        m.valueInfo("mask", {}, TP::UNDEFINED);
+    m.node("Relu", {"d"}, {"y"}, "relu");
+    m.output("y", {1, 4});
+    return m;
+}
+
+TEST(ImportOptionalOutputs, UnreadDropoutMaskIsDroppedWhateverItsDeclaredType)
+{
+    auto r = importModelFromBytes(dropoutWithMask(false).bytes(), "dropout.onnx");
+    ASSERT_TRUE(r) << r.status().str();
+    const Graph &g = r->graph;
+    const Node &drop = g.node(g.findNode("drop"));
+    EXPECT_EQ(drop.outputs.size(), 1u);
+    EXPECT_EQ(g.findTensor("mask"), kInvalidId);
+    EXPECT_TRUE(logHas(r->log, Severity::Note, "Dropout 'mask'"));
+}
+
+TEST(ImportOptionalOutputs, MaskThatIsAGraphOutputIsKeptAndChecked)
+{
+    // The twin: a graph output is read, so its (wrong) declared type is checked.
+    auto r = importModelFromBytes(dropoutWithMask(true).bytes(), "dropout.onnx");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.status().message().find("elem type"), std::string::npos) << r.status().str();
+    EXPECT_EQ(r.status().location().node, "drop");
+}
+
 // --- initializer payloads ------------------------------------------------------
 
 TEST(ImportInitializers, RawAndTypedFieldsArePackedLittleEndian)

@@ -597,7 +597,10 @@ Case globalPoolCase(Rng &r)
 Case unaryCase(Rng &r)
 {
     const std::string op = r.pick<std::string>(
-        {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Erf", "HardSwish", "Sqrt", "Cast", "Identity", "Dropout", "Clip"});
+        {"Relu",        "LeakyRelu", "Sigmoid",  "Tanh",     "Erf", "HardSwish", "Sqrt", "Cast",
+         "Identity",    "Dropout",   "Clip",     "Abs",      "Neg", "Exp",       "Log",  "Round",
+         "Sin",         "Acosh",     "Softplus", "Softsign", "Elu", "Selu",      "Celu", "ThresholdedRelu",
+         "HardSigmoid", "Shrink",    "IsNaN",    "IsInf",    "Sign"});
     const Shape xs = randomShape(r, 0, 4, 4, 0.05);
     OpGraph og(r.pick<std::int64_t>({11, 13, 17}));
     std::vector<TensorId> in{og.input(xs)};
@@ -636,9 +639,11 @@ Case unaryCase(Rng &r)
 
 Case binaryCase(Rng &r)
 {
-    const std::string op = r.pick<std::string>({"Add", "Sub", "Mul", "Div", "Pow", "Sum"});
+    const std::string op = r.pick<std::string>({"Add", "Sub", "Mul", "Div", "Pow", "Sum", "Max", "Min", "Mean", "Mod",
+                                                "Equal", "Less", "GreaterOrEqual", "And", "Xor"});
     const Shape target = randomShape(r, 0, 4, 4, 0.05);
-    const std::size_t n = op == "Sum" ? static_cast<std::size_t>(r(1, 4)) : 2;
+    const bool variadic = op == "Sum" || op == "Max" || op == "Min" || op == "Mean";
+    const std::size_t n = variadic ? static_cast<std::size_t>(r(1, 4)) : 2;
     std::vector<Shape> shapes;
     OpGraph og;
     std::vector<TensorId> in;
@@ -857,7 +862,11 @@ Case reduceCase(Rng &r)
     for (std::size_t d = 0; d < xs.size(); ++d)
         if (!reduced[d] || keep)
             out.push_back(reduced[d] ? 1 : xs[d]);
-    Case c = makeCase(std::move(og), sum ? "ReduceSum" : "ReduceMean", in, a, {out}, [=](int, const Idx &o, Deps &dp) {
+    const std::string op =
+        sum ? "ReduceSum"
+            : r.pick<std::string>({"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+                                   "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"});
+    Case c = makeCase(std::move(og), op, in, a, {out}, [=](int, const Idx &o, Deps &dp) {
         Region box;
         std::size_t j = 0;
         for (std::size_t d = 0; d < xs.size(); ++d) {
@@ -865,6 +874,71 @@ Case reduceCase(Rng &r)
             j += !reduced[d] || keep;
         }
         forEach(box, [&](const Idx &x) { dp.tap(0, x); });
+    });
+    c.used = [](int, std::size_t i) { return i == 0; };
+    return c;
+}
+
+// ArgMax/ArgMin: one axis reduced whole, the rest one to one.
+Case argCase(Rng &r)
+{
+    const Shape xs = randomShape(r, 1, 4, 4, 0.05);
+    const auto rank = static_cast<std::int64_t>(xs.size());
+    const std::int64_t axis = r(-rank, rank - 1);
+    const auto ax = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    const bool keep = r.coin();
+    OpGraph og;
+    std::vector<TensorId> in{og.input(xs)};
+    Shape out;
+    for (std::size_t d = 0; d < xs.size(); ++d)
+        if (d != ax || keep)
+            out.push_back(d == ax ? 1 : xs[d]);
+    return makeCase(std::move(og), r.coin() ? "ArgMax" : "ArgMin", in, {{"axis", i64(axis)}, {"keepdims", i64(keep)}},
+                    {out}, [=](int, const Idx &o, Deps &dp) {
+                        Idx x;
+                        for (std::size_t d = 0, j = 0; d < xs.size(); ++d) {
+                            x.push_back(d == ax ? 0 : o[j]);
+                            j += d != ax || keep;
+                        }
+                        for (std::int64_t k = 0; k < xs[ax]; ++k) {
+                            x[ax] = k;
+                            dp.tap(0, x);
+                        }
+                    });
+}
+
+// Expand: X broadcast to the shape input's numpy broadcast with X.
+Case expandCase(Rng &r)
+{
+    const Shape target = randomShape(r, 0, 4, 4, 0.05);
+    const Shape xs = broadcastable(target, r), ss = broadcastable(target, r);
+    OpGraph og;
+    std::vector<TensorId> in{og.input(xs), og.constInts(ss)};
+    Case c = makeCase(std::move(og), "Expand", in, {}, {npBroadcast(xs, ss)},
+                      [=](int, const Idx &o, Deps &dp) { dp.tap(0, broadcastIndex(o, xs)); });
+    c.used = [](int, std::size_t i) { return i == 0; };
+    return c;
+}
+
+// Trilu and CumSum keep the shape; CumSum reads its whole line along the axis.
+Case triluCumSumCase(Rng &r)
+{
+    const bool cum = r.coin();
+    const Shape xs = randomShape(r, cum ? 1 : 2, 4, 4, 0.05);
+    const auto rank = static_cast<std::int64_t>(xs.size());
+    const std::int64_t axis = r(0, rank - 1);
+    OpGraph og;
+    std::vector<TensorId> in{og.input(xs)};
+    if (cum)
+        in.push_back(og.constInts({axis}, Shape{}));
+    Case c = makeCase(std::move(og), cum ? "CumSum" : "Trilu", in, {}, {xs}, [=](int, const Idx &o, Deps &dp) {
+        if (!cum)
+            return dp.tap(0, o);
+        Idx x = o;
+        for (std::int64_t k = 0; k < xs[static_cast<std::size_t>(axis)]; ++k) {
+            x[static_cast<std::size_t>(axis)] = k;
+            dp.tap(0, x);
+        }
     });
     c.used = [](int, std::size_t i) { return i == 0; };
     return c;
@@ -1584,6 +1658,18 @@ TEST(IndexMap, Softmax)
 TEST(IndexMap, Reduce)
 {
     run(reduceCase, 12, 250);
+}
+TEST(IndexMap, ArgMaxArgMin)
+{
+    run(argCase, 41, 200);
+}
+TEST(IndexMap, Expand)
+{
+    run(expandCase, 42, 200);
+}
+TEST(IndexMap, TriluAndCumSum)
+{
+    run(triluCumSumCase, 43, 200);
 }
 TEST(IndexMap, Concat)
 {

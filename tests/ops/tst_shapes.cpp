@@ -480,7 +480,7 @@ TEST(Shapes, OverflowingDims)
 TEST(Shapes, UnknownOpsAndAttributeKinds)
 {
     OpGraph og;
-    expectError(og, og.node("Frobnicate", {og.input({2})}), "unknown op 'Frobnicate'; known ops: Add, AveragePool",
+    expectError(og, og.node("Frobnicate", {og.input({2})}), "unknown op 'Frobnicate'; known ops: Abs, Acos",
                 ErrorCode::Unsupported);
     Node n{.name = "fused", .opType = "Conv", .domain = "com.microsoft"};
     std::vector<TensorType> out;
@@ -536,11 +536,141 @@ TEST(Shapes, KnownOps)
                                                     "Dropout",
                                                     "Cast",
                                                     "Shape"};
+    // Issue 11: element-wise math, reductions, softmax variants, index-mapped movement.
+    const std::vector<std::string_view> added = {"Abs",
+                                                 "Neg",
+                                                 "Sign",
+                                                 "Exp",
+                                                 "Log",
+                                                 "Reciprocal",
+                                                 "Floor",
+                                                 "Ceil",
+                                                 "Round",
+                                                 "Sin",
+                                                 "Cos",
+                                                 "Tan",
+                                                 "Asin",
+                                                 "Acos",
+                                                 "Atan",
+                                                 "Sinh",
+                                                 "Cosh",
+                                                 "Asinh",
+                                                 "Acosh",
+                                                 "Atanh",
+                                                 "Softplus",
+                                                 "Softsign",
+                                                 "Elu",
+                                                 "Selu",
+                                                 "Celu",
+                                                 "ThresholdedRelu",
+                                                 "HardSigmoid",
+                                                 "Shrink",
+                                                 "IsNaN",
+                                                 "IsInf",
+                                                 "Not",
+                                                 "Mod",
+                                                 "BitShift",
+                                                 "PRelu",
+                                                 "Equal",
+                                                 "Less",
+                                                 "Greater",
+                                                 "LessOrEqual",
+                                                 "GreaterOrEqual",
+                                                 "And",
+                                                 "Or",
+                                                 "Xor",
+                                                 "Max",
+                                                 "Min",
+                                                 "Mean",
+                                                 "Where",
+                                                 "CastLike",
+                                                 "ReduceMax",
+                                                 "ReduceMin",
+                                                 "ReduceProd",
+                                                 "ReduceL1",
+                                                 "ReduceL2",
+                                                 "ReduceLogSum",
+                                                 "ReduceLogSumExp",
+                                                 "ReduceSumSquare",
+                                                 "ArgMax",
+                                                 "ArgMin",
+                                                 "LogSoftmax",
+                                                 "Hardmax",
+                                                 "Expand",
+                                                 "Tile",
+                                                 "DepthToSpace",
+                                                 "SpaceToDepth",
+                                                 "Trilu",
+                                                 "GatherElements",
+                                                 "CumSum",
+                                                 "OneHot",
+                                                 "ConstantOfShape",
+                                                 "Range",
+                                                 "EyeLike",
+                                                 "Size",
+                                                 "NegativeLogLikelihoodLoss",
+                                                 "SoftmaxCrossEntropyLoss"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
+    for (auto op : added)
+        EXPECT_TRUE(isKnownOp(op)) << op;
     const auto known = knownOps();
-    EXPECT_EQ(known.size(), required.size());
+    EXPECT_EQ(known.size(), required.size() + added.size());
     EXPECT_TRUE(std::is_sorted(known.begin(), known.end()));
     EXPECT_FALSE(isKnownOp("Frobnicate"));
     EXPECT_FALSE(isKnownOp("conv"));
+}
+
+// --- issue 11: element-wise math, reductions and index-mapped movement -------------------------
+
+TEST(Shapes, MathReductionsAndIndexedOps)
+{
+    OpGraph og;
+    std::vector<TensorType> out;
+    ASSERT_TRUE(og.infer(og.node("Less", {og.input({2, 1, 4}), og.input({3, 1})}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Bool, {2, 3, 4}}));
+    ASSERT_TRUE(og.infer(og.node("Where", {og.input({3, 1}, DType::Bool), og.input({4}, DType::Int64),
+                                           og.input({1, 4}, DType::Int64)}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int64, {3, 4}}));
+    EXPECT_EQ(og.shapeOf(og.node("Max", {og.input({5}), og.input({2, 1}), og.input({1})})), (Shape{2, 5}));
+    ASSERT_TRUE(
+        og.infer(og.node("ArgMax", {og.input({2, 7, 3})}, {{"axis", i64(-2)}, {"keepdims", i64(0)}}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int64, {2, 3}}));
+    EXPECT_EQ(og.shapeOf(og.node("ReduceLogSumExp", {og.input({2, 7, 3})}, {{"axes", ints({1})}})), (Shape{2, 1, 3}));
+    EXPECT_EQ(og.shapeOf(og.node("Expand", {og.input({3, 1}), og.constInts({2, 1, 6})})), (Shape{2, 3, 6}));
+    EXPECT_EQ(og.shapeOf(og.node("Tile", {og.input({2, 3}), og.constInts({3, 2})})), (Shape{6, 6}));
+    EXPECT_EQ(og.shapeOf(og.node("DepthToSpace", {og.input({1, 8, 2, 3})}, {{"blocksize", i64(2)}})),
+              (Shape{1, 2, 4, 6}));
+    EXPECT_EQ(og.shapeOf(og.node("SpaceToDepth", {og.input({1, 2, 4, 6})}, {{"blocksize", i64(2)}})),
+              (Shape{1, 8, 2, 3}));
+    EXPECT_EQ(og.shapeOf(og.node(
+                  "OneHot", {og.input({2, 3}, DType::Int64), og.constInts({5}, Shape{}), og.constFloats({0.f, 1.f})},
+                  {{"axis", i64(1)}})),
+              (Shape{2, 5, 3}));
+    EXPECT_EQ(og.shapeOf(og.node(
+                  "Range", {og.constInts({1}, Shape{}), og.constInts({10}, Shape{}), og.constInts({3}, Shape{})})),
+              (Shape{3}));
+    EXPECT_EQ(og.shapeOf(og.node("ConstantOfShape", {og.constInts({4, 0, 2})})), (Shape{4, 0, 2}));
+    ASSERT_TRUE(og.infer(og.node("Size", {og.input({4, 5})}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int64, {}}));
+}
+
+TEST(Shapes, MathReductionsAndIndexedOpsInvalid)
+{
+    OpGraph og;
+    expectError(og, og.node("Less", {og.input({2}), og.input({2}, DType::Int64)}), "input 1 is i64, input 0 is f32");
+    expectError(og, og.node("Where", {og.input({2}), og.input({2}), og.input({2})}), "condition is f32, expected bool");
+    expectError(og, og.node("PRelu", {og.input({3}), og.input({2, 3})}), "does not broadcast to X");
+    expectError(og, og.node("ArgMax", {og.input({2, 7})}, {{"axis", i64(2)}}), "axis");
+    expectError(og, og.node("Expand", {og.input({3, 2}), og.constInts({4, 5})}), "cannot broadcast 3x2 to 4x5");
+    expectError(og, og.node("Expand", {og.input({3}), og.input({1}, DType::Int64)}), "not a constant");
+    expectError(og, og.node("Tile", {og.input({2, 3}), og.constInts({3})}), "repeats has 1 entries for a rank-2 input");
+    expectError(og, og.node("DepthToSpace", {og.input({1, 6, 2, 3})}, {{"blocksize", i64(2)}}),
+                "not a multiple of blocksize");
+    expectError(og,
+                og.node("Range", {og.constInts({1}, Shape{}), og.constInts({10}, Shape{}), og.constInts({0}, Shape{})}),
+                "delta is zero");
+    expectError(og, og.node("ConstantOfShape", {og.constInts({4, -1})}), "negative entry");
 }

@@ -1,7 +1,7 @@
 // Element-wise kernels: unary Relu, LeakyRelu, Sigmoid, Tanh, Erf, HardSwish,
 // Sqrt, Clip (float32); Identity and Dropout (inference: a copy, the mask all
 // true) on any element type; Cast between the numeric types; binary Add, Sub,
-// Mul, Div (float32 and int64 — shape arithmetic), Pow (float32/int32/int64
+// Mul, Div (float32, float64, int32, int64 and uint8), Pow (float32/int32/int64
 // base, any numeric exponent) and variadic Sum (float32), all with numpy
 // broadcasting.
 //
@@ -340,7 +340,13 @@ template <typename Op> Expected<KernelPtr> makeBinary(const Graph &g, const Node
         return KernelPtr(std::make_unique<BinaryKernel<float, Op>>(y, a.shape, b.shape));
     if (a.dtype == DType::Int64)
         return KernelPtr(std::make_unique<BinaryKernel<std::int64_t, Op>>(y, a.shape, b.shape));
-    return expectType(g, n, 0, {DType::Float32, DType::Int64});
+    if (a.dtype == DType::Float64)
+        return KernelPtr(std::make_unique<BinaryKernel<double, Op>>(y, a.shape, b.shape));
+    if (a.dtype == DType::Int32)
+        return KernelPtr(std::make_unique<BinaryKernel<std::int32_t, Op>>(y, a.shape, b.shape));
+    if (a.dtype == DType::UInt8)
+        return KernelPtr(std::make_unique<BinaryKernel<std::uint8_t, Op>>(y, a.shape, b.shape));
+    return expectType(g, n, 0, {DType::Float32, DType::Float64, DType::Int32, DType::Int64});
 }
 
 // Pow: float32, int32 or int64 base, exponent of any numeric type. A float

@@ -1,6 +1,7 @@
 // Normalizations on float32: BatchNormalization (inference form only),
 // LayerNormalization (with its optional Mean and InvStdDev outputs) and
-// Softmax (opset < 13: over the dims [axis, rank) flattened; opset >= 13:
+// Softmax, LogSoftmax (x - max - log Σexp) and Hardmax (1 at the first
+// maximum) (opset < 13: over the dims [axis, rank) flattened; opset >= 13:
 // along the one axis).
 //
 // BatchNormalization: y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + B[c],
@@ -191,7 +192,8 @@ Expected<KernelPtr> makeLayerNorm(const Graph &g, const Node &n)
 class SoftmaxKernel final : public NodeKernel
 {
 public:
-    explicit SoftmaxKernel(RowView v) : m_v(std::move(v)) {}
+    enum class Mode { Softmax, LogSoftmax, Hardmax };
+    SoftmaxKernel(RowView v, Mode mode) : m_v(std::move(v)), m_mode(mode) {}
 
     Status compute(const KernelArgs &a, int, const ops::Region &r) const override
     {
@@ -203,13 +205,28 @@ public:
             for (std::int64_t i : inners) {
                 const float *xr = x + o * L * I + i;
                 float mx = -std::numeric_limits<float>::infinity();
+                std::int64_t arg = 0; // Hardmax: the first maximum
                 for (std::int64_t j = 0; j < L; ++j)
-                    mx = std::max(mx, xr[j * I]);
+                    if (xr[j * I] > mx || j == 0) {
+                        mx = xr[j * I];
+                        arg = j;
+                    }
+                float *yr = y + o * L * I + i;
+                if (m_mode == Mode::Hardmax) {
+                    for (std::int64_t j : rows)
+                        yr[j * I] = j == arg ? 1.0f : 0.0f;
+                    continue;
+                }
                 double sum = 0;
                 for (std::int64_t j = 0; j < L; ++j)
                     sum += std::exp(xr[j * I] - mx);
+                if (m_mode == Mode::LogSoftmax) {
+                    const double logSum = std::log(sum);
+                    for (std::int64_t j : rows)
+                        yr[j * I] = static_cast<float>(static_cast<double>(xr[j * I] - mx) - logSum);
+                    continue;
+                }
                 const auto s = static_cast<float>(sum);
-                float *yr = y + o * L * I + i;
                 for (std::int64_t j : rows)
                     yr[j * I] = std::exp(xr[j * I] - mx) / s;
             }
@@ -218,6 +235,7 @@ public:
 
 private:
     RowView m_v;
+    Mode m_mode;
 };
 
 Expected<KernelPtr> makeSoftmax(const Graph &g, const Node &n)
@@ -230,13 +248,15 @@ Expected<KernelPtr> makeSoftmax(const Graph &g, const Node &n)
     if (!axis)
         return axis.status();
     const auto a = static_cast<std::size_t>(*axis);
-    return KernelPtr(std::make_unique<SoftmaxKernel>(RowView(x, a, coerce2d ? x.size() : a + 1)));
+    const auto mode = n.opType == "LogSoftmax" ? SoftmaxKernel::Mode::LogSoftmax
+                      : n.opType == "Hardmax"  ? SoftmaxKernel::Mode::Hardmax
+                                               : SoftmaxKernel::Mode::Softmax;
+    return KernelPtr(std::make_unique<SoftmaxKernel>(RowView(x, a, coerce2d ? x.size() : a + 1), mode));
 }
 
 constexpr KernelEntry kKernels[] = {
-    {"BatchNormalization", makeBatchNorm},
-    {"LayerNormalization", makeLayerNorm},
-    {"Softmax", makeSoftmax},
+    {"BatchNormalization", makeBatchNorm}, {"Hardmax", makeSoftmax}, {"LayerNormalization", makeLayerNorm},
+    {"LogSoftmax", makeSoftmax},           {"Softmax", makeSoftmax},
 };
 
 } // namespace

@@ -1,0 +1,283 @@
+// Kernels for the index-mapped ops of core/ops/indexed.cpp: Expand, Tile,
+// DepthToSpace (DCR and CRD), SpaceToDepth, Trilu, GatherElements, CumSum
+// (exclusive, reverse), OneHot, ConstantOfShape, Range, EyeLike and Size, on
+// every numeric element type.
+//
+// One kernel class: for each output element of the region, a per-op
+// function maps the output index to the element's value. Data movement
+// copies the element's bytes from the input offset the op's index formula
+// gives (bit-exact for every type); generators and CumSum compute in double
+// and round once into the output type (CumSum sums in index order along the
+// axis). A GatherElements or OneHot index out of range is a run-time error
+// naming the node (OneHot: an out-of-range index gives an all-off row, as
+// ONNX specifies).
+#include "backends/reference/kernel.h"
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+namespace tessera::reference {
+
+namespace {
+
+// Writes output element `off` (flat) at index `idx`; returns false on a bad index.
+using ElementFn = std::function<bool(const KernelArgs &, std::span<const std::int64_t> idx, std::int64_t off)>;
+
+class IndexedKernel final : public NodeKernel
+{
+public:
+    IndexedKernel(std::string name, Shape out, ElementFn f)
+        : m_name(std::move(name)), m_y(stridesOf(out)), m_f(std::move(f))
+    {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        bool ok = true;
+        forEachIndex(r, [&](std::span<const std::int64_t> idx) { ok = m_f(a, idx, dot(idx, m_y)) && ok; });
+        if (!ok)
+            return Status::invalid(m_name + ": an index is out of range");
+        return Status::ok();
+    }
+
+private:
+    std::string m_name;
+    std::vector<std::int64_t> m_y;
+    ElementFn m_f;
+};
+
+// Copies element `from` of input `in` to output element `to`.
+inline void copyElement(const KernelArgs &a, std::size_t in, std::int64_t from, std::int64_t to, std::size_t size)
+{
+    std::memcpy(a.out[0].data + to * static_cast<std::int64_t>(size),
+                a.in[in].data + from * static_cast<std::int64_t>(size), size);
+}
+
+Expected<KernelPtr> make(const Graph &g, const Node &n, ElementFn f)
+{
+    for (std::size_t i = 0; i < n.inputs.size(); ++i)
+        if (hasInput(n, i) && !isNumeric(inTensor(g, n, i).dtype))
+            return unsupported(n,
+                               "element type " + std::string(dtypeName(inTensor(g, n, i).dtype)) + " is not supported");
+    if (!isNumeric(outTensor(g, n, 0).dtype))
+        return unsupported(n, "element type " + std::string(dtypeName(outTensor(g, n, 0).dtype)) + " is not supported");
+    return KernelPtr(std::make_unique<IndexedKernel>(n.opType, outTensor(g, n, 0).shape, std::move(f)));
+}
+
+Expected<KernelPtr> makeExpand(const Graph &g, const Node &n)
+{
+    const Tensor &x = inTensor(g, n, 0);
+    const auto st = broadcastStrides(outTensor(g, n, 0).shape, x.shape);
+    const std::size_t size = dtypeSize(x.dtype);
+    return make(g, n, [st, size](const KernelArgs &a, std::span<const std::int64_t> idx, std::int64_t off) {
+        copyElement(a, 0, dot(idx, st), off, size);
+        return true;
+    });
+}
+
+Expected<KernelPtr> makeTile(const Graph &g, const Node &n)
+{
+    const Tensor &x = inTensor(g, n, 0);
+    const Shape shape = x.shape;
+    const auto st = stridesOf(shape);
+    const std::size_t size = dtypeSize(x.dtype);
+    return make(g, n, [shape, st, size](const KernelArgs &a, std::span<const std::int64_t> idx, std::int64_t off) {
+        std::int64_t from = 0;
+        for (std::size_t d = 0; d < idx.size(); ++d)
+            from += (idx[d] % shape[d]) * st[d];
+        copyElement(a, 0, from, off, size);
+        return true;
+    });
+}
+
+Expected<KernelPtr> makeBlocks(const Graph &g, const Node &n)
+{
+    const Tensor &x = inTensor(g, n, 0);
+    const auto st = stridesOf(x.shape);
+    const std::int64_t b = n.attrInt("blocksize", 1), c = x.shape[1];
+    const std::size_t size = dtypeSize(x.dtype);
+    if (n.opType == "SpaceToDepth")
+        return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+            const std::int64_t ci = i[1] % c, blk = i[1] / c;
+            copyElement(a, 0, i[0] * st[0] + ci * st[1] + (i[2] * b + blk / b) * st[2] + (i[3] * b + blk % b) * st[3],
+                        off, size);
+            return true;
+        });
+    const bool crd = n.attrString("mode", "DCR") == "CRD";
+    const std::int64_t co = c / (b * b);
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        const std::int64_t bh = i[2] % b, bw = i[3] % b;
+        const std::int64_t ci = crd ? i[1] * b * b + bh * b + bw : (bh * b + bw) * co + i[1];
+        copyElement(a, 0, i[0] * st[0] + ci * st[1] + (i[2] / b) * st[2] + (i[3] / b) * st[3], off, size);
+        return true;
+    });
+}
+
+Expected<KernelPtr> makeTrilu(const Graph &g, const Node &n)
+{
+    const Tensor &x = inTensor(g, n, 0);
+    std::int64_t k = 0;
+    if (hasInput(n, 1)) {
+        auto v = constInts(g, n, 1);
+        if (!v)
+            return v.status();
+        k = v->empty() ? 0 : (*v)[0];
+    }
+    const bool upper = n.attrInt("upper", 1) != 0;
+    const std::size_t size = dtypeSize(x.dtype);
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        const std::int64_t row = i[i.size() - 2], col = i[i.size() - 1];
+        if (upper ? col - row >= k : col - row <= k)
+            copyElement(a, 0, off, off, size);
+        else
+            std::memset(a.out[0].data + off * static_cast<std::int64_t>(size), 0, size);
+        return true;
+    });
+}
+
+Expected<KernelPtr> makeGatherElements(const Graph &g, const Node &n)
+{
+    const Tensor &x = inTensor(g, n, 0), &ind = inTensor(g, n, 1);
+    auto axis = normAxis(n, n.attrInt("axis", 0), static_cast<std::int64_t>(x.shape.size()));
+    if (!axis)
+        return axis.status();
+    const auto st = stridesOf(x.shape), ist = stridesOf(ind.shape);
+    const auto ax = static_cast<std::size_t>(*axis);
+    const std::int64_t extent = x.shape[ax];
+    const std::size_t size = dtypeSize(x.dtype);
+    const DType it = ind.dtype;
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        auto v = static_cast<std::int64_t>(loadNumber(it, a.in[1].data, dot(i, ist)));
+        if (v < 0)
+            v += extent;
+        if (v < 0 || v >= extent)
+            return false;
+        copyElement(a, 0, dot(i, st) + (v - i[ax]) * st[ax], off, size);
+        return true;
+    });
+}
+
+Expected<KernelPtr> makeCumSum(const Graph &g, const Node &n)
+{
+    const Tensor &x = inTensor(g, n, 0);
+    auto av = constInts(g, n, 1);
+    if (!av)
+        return av.status();
+    auto axis = normAxis(n, av->empty() ? 0 : (*av)[0], static_cast<std::int64_t>(x.shape.size()));
+    if (!axis)
+        return axis.status();
+    const auto st = stridesOf(x.shape);
+    const auto ax = static_cast<std::size_t>(*axis);
+    const std::int64_t extent = x.shape[ax];
+    const bool exclusive = n.attrInt("exclusive", 0) != 0, reverse = n.attrInt("reverse", 0) != 0;
+    const DType xt = x.dtype, yt = outTensor(g, n, 0).dtype;
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        const std::int64_t base = dot(i, st) - i[ax] * st[ax];
+        double sum = 0;
+        const std::int64_t from = reverse ? i[ax] + (exclusive ? 1 : 0) : 0;
+        const std::int64_t to = reverse ? extent : i[ax] + (exclusive ? 0 : 1);
+        for (std::int64_t j = from; j < to; ++j)
+            sum += loadNumber(xt, a.in[0].data, base + j * st[ax]);
+        storeNumber(yt, a.out[0].data, off, sum);
+        return true;
+    });
+}
+
+Expected<KernelPtr> makeOneHot(const Graph &g, const Node &n)
+{
+    const Tensor &ind = inTensor(g, n, 0);
+    const Shape &y = outTensor(g, n, 0).shape;
+    auto axis = normAxis(n, n.attrInt("axis", -1), static_cast<std::int64_t>(y.size()));
+    if (!axis)
+        return axis.status();
+    const auto ax = static_cast<std::size_t>(*axis);
+    const auto ist = stridesOf(ind.shape);
+    const std::int64_t depth = y[ax];
+    const DType it = ind.dtype, vt = inTensor(g, n, 2).dtype;
+    const std::size_t size = dtypeSize(vt);
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        std::int64_t src = 0;
+        for (std::size_t d = 0, k = 0; d < i.size(); ++d)
+            if (d != ax)
+                src += i[d] * ist[k++];
+        auto v = static_cast<std::int64_t>(loadNumber(it, a.in[0].data, src));
+        if (v < 0)
+            v += depth;
+        copyElement(a, 2, v == i[ax] ? 1 : 0, off, size);
+        return true;
+    });
+}
+
+Expected<KernelPtr> makeConstantOfShape(const Graph &g, const Node &n)
+{
+    const Tensor &y = outTensor(g, n, 0);
+    std::vector<std::uint8_t> value(dtypeSize(y.dtype), 0);
+    if (const Attribute *v = n.attr("value")) {
+        const auto &data = std::get<std::shared_ptr<const TensorData>>(v->value);
+        if (!data || data->bytes.size() != value.size())
+            return unsupported(n, "attribute 'value' has no inline element of the output's type");
+        value = data->bytes;
+    }
+    return make(g, n, [value](const KernelArgs &a, std::span<const std::int64_t>, std::int64_t off) {
+        std::memcpy(a.out[0].data + off * static_cast<std::int64_t>(value.size()), value.data(), value.size());
+        return true;
+    });
+}
+
+Expected<KernelPtr> makeRange(const Graph &g, const Node &n)
+{
+    auto start = constFloats(g, n, 0), delta = constFloats(g, n, 2);
+    if (!start)
+        return start.status();
+    if (!delta)
+        return delta.status();
+    const double s = start->at(0), d = delta->at(0);
+    const DType yt = outTensor(g, n, 0).dtype;
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        storeNumber(yt, a.out[0].data, off, s + static_cast<double>(i[0]) * d);
+        return true;
+    });
+}
+
+Expected<KernelPtr> makeEyeLike(const Graph &g, const Node &n)
+{
+    const std::int64_t k = n.attrInt("k", 0);
+    const DType yt = outTensor(g, n, 0).dtype;
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        storeNumber(yt, a.out[0].data, off, i[1] - i[0] == k ? 1.0 : 0.0);
+        return true;
+    });
+}
+
+Expected<KernelPtr> makeSize(const Graph &g, const Node &n)
+{
+    const std::int64_t count = inTensor(g, n, 0).elements();
+    return make(g, n, [count](const KernelArgs &a, std::span<const std::int64_t>, std::int64_t off) {
+        std::memcpy(a.out[0].data + off * 8, &count, 8);
+        return true;
+    });
+}
+
+constexpr KernelEntry kKernels[] = {
+    {"ConstantOfShape", makeConstantOfShape},
+    {"CumSum", makeCumSum},
+    {"DepthToSpace", makeBlocks},
+    {"Expand", makeExpand},
+    {"EyeLike", makeEyeLike},
+    {"GatherElements", makeGatherElements},
+    {"OneHot", makeOneHot},
+    {"Range", makeRange},
+    {"Size", makeSize},
+    {"SpaceToDepth", makeBlocks},
+    {"Tile", makeTile},
+    {"Trilu", makeTrilu},
+};
+
+} // namespace
+
+std::span<const KernelEntry> indexedKernels()
+{
+    return kKernels;
+}
+
+} // namespace tessera::reference

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""ONNX conformance of Tessera through the user's path (issue 11, docs/conformance.md).
+
+Runs every test of Debian's libonnx-testdata suites (node, pytorch-converted,
+pytorch-operator, simple) the way a user runs a model:
+
+    tessera-cli run MODEL --algo sequential --backend reference \
+        --input NAME=input_K.pb ... --output-dir DIR
+
+and compares DIR/output_N.pb with the suite's test_data_set_0/output_N.pb.
+Integer and bool graph inputs are baked into the model as initializers first
+(Tessera's shapes are static: shape tensors, axes, indices are compile-time
+values); float inputs are passed with --input.
+
+In scope: a test whose model and test_data_set_0 exist, whose graph inputs and
+outputs are all tensors (no sequence/map/optional types), whose tensors are
+not strings, and whose nodes are all in the default ONNX domain (not
+ai.onnx.ml, not ai.onnx.preview.training). Everything else is counted as
+out of scope with its reason.
+
+Comparison: element type and shape exactly; floats with ONNX's backend-test
+tolerance |got - want| <= 1e-7 + 1e-3 |want| (NaN equals NaN); integers and
+bools exactly.
+
+Python standard library only: the protobuf wire format is read and written by
+hand (the few fields of ModelProto/GraphProto/TensorProto this needs).
+
+Usage:
+    tools/onnx_conformance.py --cli build/app/tessera-cli [--data DIR]
+        [--suite node ...] [--jobs N] [--markdown docs/conformance.md]
+        [--failures FILE] [--filter SUBSTRING]
+"""
+
+import argparse
+import concurrent.futures
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+DATA = "/usr/share/libonnx-testdata/data"
+SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
+
+# --- protobuf wire format ---------------------------------------------------------
+
+
+def read_varint(buf, pos):
+    result = shift = 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, pos
+        shift += 7
+
+
+def parse(buf):
+    """A message as a list of (field, wire type, value); value is an int or bytes."""
+    fields, pos = [], 0
+    while pos < len(buf):
+        key, pos = read_varint(buf, pos)
+        field, wt = key >> 3, key & 7
+        if wt == 0:
+            v, pos = read_varint(buf, pos)
+        elif wt == 1:
+            v, pos = buf[pos:pos + 8], pos + 8
+        elif wt == 2:
+            n, pos = read_varint(buf, pos)
+            v, pos = buf[pos:pos + n], pos + n
+        elif wt == 5:
+            v, pos = buf[pos:pos + 4], pos + 4
+        else:
+            raise ValueError("unsupported wire type %d" % wt)
+        fields.append((field, wt, v))
+    return fields
+
+
+def varint(v):
+    if v < 0:
+        v += 1 << 64
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def serialize(fields):
+    out = bytearray()
+    for field, wt, v in fields:
+        out += varint(field << 3 | wt)
+        if wt == 0:
+            out += varint(v)
+        elif wt == 2:
+            out += varint(len(v)) + v
+        else:
+            out += v
+    return bytes(out)
+
+
+def get(fields, field):
+    return [v for f, _, v in fields if f == field]
+
+
+def first(fields, field, default=None):
+    vals = get(fields, field)
+    return vals[0] if vals else default
+
+
+def ints(fields, field):
+    """A repeated integer field, packed or not."""
+    out = []
+    for f, wt, v in fields:
+        if f != field:
+            continue
+        if wt == 0:
+            out.append(v)
+        else:
+            pos = 0
+            while pos < len(v):
+                x, pos = read_varint(v, pos)
+                out.append(x)
+    return out
+
+
+def signed64(v):
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+# TensorProto.DataType
+FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL = 1, 2, 3, 4, 5, 6, 7, 8, 9
+FLOAT16, DOUBLE, UINT32, UINT64, COMPLEX64, COMPLEX128, BFLOAT16 = 10, 11, 12, 13, 14, 15, 16
+TYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
+              8: "string", 9: "bool", 10: "float16", 11: "float64", 12: "uint32", 13: "uint64",
+              14: "complex64", 15: "complex128", 16: "bfloat16"}
+INTEGER_TYPES = {UINT8, INT8, UINT16, INT16, INT32, INT64, BOOL, UINT32, UINT64}
+FLOAT_TYPES = {FLOAT, FLOAT16, DOUBLE, BFLOAT16}
+RAW_FORMAT = {FLOAT: "f", UINT8: "B", INT8: "b", UINT16: "H", INT16: "h", INT32: "i", INT64: "q",
+              BOOL: "?", FLOAT16: "e", DOUBLE: "d", UINT32: "I", UINT64: "Q"}
+
+
+def tensor_values(t):
+    """(data type, dims, list of numbers) of a TensorProto's fields."""
+    dt = first(t, 2, 0)
+    dims = [signed64(d) for d in ints(t, 1)]
+    n = 1
+    for d in dims:
+        n *= d
+    raw = first(t, 9)
+    if raw is not None:
+        if dt == BFLOAT16:
+            vals = [struct.unpack("<f", struct.pack("<I", h << 16))[0]
+                    for h in struct.unpack("<%dH" % (len(raw) // 2), raw)]
+        elif dt in RAW_FORMAT:
+            fmt = RAW_FORMAT[dt]
+            vals = list(struct.unpack("<%d%s" % (len(raw) // struct.calcsize(fmt), fmt), raw))
+        else:
+            raise ValueError("element type %s" % TYPE_NAMES.get(dt, dt))
+    elif dt == FLOAT:
+        vals = []
+        for f, wt, v in t:
+            if f == 4:
+                vals += struct.unpack("<%df" % (len(v) // 4), v) if wt == 2 else struct.unpack("<f", v)
+    elif dt == DOUBLE:
+        vals = []
+        for f, wt, v in t:
+            if f == 10:
+                vals += struct.unpack("<%dd" % (len(v) // 8), v) if wt == 2 else struct.unpack("<d", v)
+    elif dt == INT64:
+        vals = [signed64(v) for v in ints(t, 7)]
+    elif dt in (UINT32, UINT64):
+        vals = ints(t, 11)
+    elif dt in (FLOAT16, BFLOAT16):
+        bits = ints(t, 5)
+        if dt == FLOAT16:
+            vals = [struct.unpack("<e", struct.pack("<H", b & 0xFFFF))[0] for b in bits]
+        else:
+            vals = [struct.unpack("<f", struct.pack("<I", (b & 0xFFFF) << 16))[0] for b in bits]
+    elif dt in (INT32, INT16, INT8, UINT16, UINT8, BOOL):
+        vals = [v - (1 << 64) if v >= 1 << 63 else v for v in ints(t, 5)]
+        vals = [bool(v) if dt == BOOL else v for v in vals]
+    else:
+        raise ValueError("element type %s" % TYPE_NAMES.get(dt, dt))
+    if len(vals) != n:
+        raise ValueError("%d values for %d elements" % (len(vals), n))
+    return dt, dims, vals
+
+
+def compare(got_bytes, want_bytes, index):
+    got, want = parse(got_bytes), parse(want_bytes)
+    gdt, gdims, gvals = tensor_values(got)
+    wdt, wdims, wvals = tensor_values(want)
+    if gdt != wdt or gdims != wdims:
+        return "output %d is %s %s, expected %s %s" % (
+            index, TYPE_NAMES.get(gdt, gdt), gdims, TYPE_NAMES.get(wdt, wdt), wdims)
+    for i, (a, b) in enumerate(zip(gvals, wvals)):
+        if wdt in FLOAT_TYPES:
+            if math.isnan(a) and math.isnan(b):
+                continue
+            if a == b:
+                continue
+            if not abs(a - b) <= 1e-7 + 1e-3 * abs(b):
+                return "output %d element %d is %r, expected %r" % (index, i, a, b)
+        elif a != b:
+            return "output %d element %d is %r, expected %r" % (index, i, a, b)
+    return None
+
+
+# --- one test -----------------------------------------------------------------------
+
+
+def graph_info(model):
+    graph = parse(first(model, 7, b""))
+    nodes = [parse(n) for n in get(graph, 1)]
+    inits = {first(parse(t), 8, b"").decode() for t in get(graph, 5)}
+    return graph, nodes, inits
+
+
+def value_type(vi):
+    """('tensor', elem_type) or (kind, None) of a ValueInfoProto."""
+    tp = parse(first(vi, 2, b""))
+    tensor = first(tp, 1)
+    if tensor is not None:
+        return "tensor", first(parse(tensor), 1, 0)
+    for field, kind in ((4, "sequence"), (5, "map"), (9, "optional"), (8, "sparse tensor")):
+        if first(tp, field) is not None:
+            return kind, None
+    return "unknown", None
+
+
+def scope(test_dir):
+    """None when in scope, else the reason it is not."""
+    if not os.path.exists(os.path.join(test_dir, "model.onnx")):
+        return "no model.onnx"
+    if not os.path.isdir(os.path.join(test_dir, "test_data_set_0")):
+        return "no test_data_set_0"
+    with open(os.path.join(test_dir, "model.onnx"), "rb") as f:
+        model = parse(f.read())
+    graph, nodes, _ = graph_info(model)
+    for n in nodes:
+        domain = first(n, 7, b"").decode()
+        if domain not in ("", "ai.onnx"):
+            return "op domain " + domain
+    for vi in get(graph, 11) + get(graph, 12):
+        kind, et = value_type(parse(vi))
+        if kind != "tensor":
+            return kind + " type"
+        if et == STRING:
+            return "string tensors"
+    for t in get(graph, 5):
+        if first(parse(t), 2, 0) == STRING:
+            return "string tensors"
+    return None
+
+
+def ops_of(test_dir):
+    with open(os.path.join(test_dir, "model.onnx"), "rb") as f:
+        _, nodes, _ = graph_info(parse(f.read()))
+    return sorted({first(n, 4, b"").decode() for n in nodes})
+
+
+def run_test(cli, test_dir, work):
+    """(passed, message)."""
+    data = os.path.join(test_dir, "test_data_set_0")
+    with open(os.path.join(test_dir, "model.onnx"), "rb") as f:
+        model = parse(f.read())
+    graph, _, inits = graph_info(model)
+    inputs = [parse(vi) for vi in get(graph, 11)]
+    inputs = [vi for vi in inputs if first(vi, 1, b"").decode() not in inits]
+    baked, args = [], []
+    for k, vi in enumerate(inputs):
+        name = first(vi, 1, b"").decode()
+        path = os.path.join(data, "input_%d.pb" % k)
+        _, et = value_type(vi)
+        if et in INTEGER_TYPES:
+            with open(path, "rb") as f:
+                t = [x for x in parse(f.read()) if x[0] != 8]
+            baked.append((name, serialize(t + [(8, 2, name.encode())])))
+        else:
+            args += ["--input", "%s=%s" % (name, path)]
+    model_path = os.path.join(test_dir, "model.onnx")
+    if baked:
+        # IR version < 4 requires every initializer to be a graph input as well.
+        names = {n for n, _ in baked} if first(model, 1, 0) >= 4 else set()
+        new_graph = [x for x in graph if not (x[0] == 11 and first(parse(x[2]), 1, b"").decode() in names)]
+        new_graph += [(5, 2, t) for _, t in baked]
+        new_model = [x for x in model if x[0] != 7] + [(7, 2, serialize(new_graph))]
+        model_path = os.path.join(work, "model.onnx")
+        with open(model_path, "wb") as f:
+            f.write(serialize(new_model))
+    out_dir = os.path.join(work, "out")
+    cmd = [cli, "run", model_path, "--algo", "sequential", "--backend", "reference", "--output-dir", out_dir] + args
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return False, "timeout after 120 s"
+    if p.returncode != 0:
+        msg = (p.stderr.strip() or p.stdout.strip() or "exit code %d" % p.returncode).splitlines()
+        return False, msg[0] if msg else "exit code %d" % p.returncode
+    n_out = len(get(graph, 12))
+    for k in range(n_out):
+        got = os.path.join(out_dir, "output_%d.pb" % k)
+        if not os.path.exists(got):
+            return False, "no output %d" % k
+        with open(got, "rb") as f:
+            got_bytes = f.read()
+        with open(os.path.join(data, "output_%d.pb" % k), "rb") as f:
+            want_bytes = f.read()
+        try:
+            diff = compare(got_bytes, want_bytes, k)
+        except ValueError as e:
+            return False, "cannot compare output %d: %s" % (k, e)
+        if diff:
+            return False, diff
+    return True, ""
+
+
+def job(cli, suite, test_dir):
+    reason = scope(test_dir)
+    if reason:
+        return suite, os.path.basename(test_dir), "out", reason, []
+    ops = ops_of(test_dir)
+    work = tempfile.mkdtemp(prefix="tessera-conf-")
+    try:
+        ok, msg = run_test(cli, test_dir, work)
+    except (ValueError, IndexError, struct.error) as e:
+        ok, msg = False, "harness: %s" % e
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return suite, os.path.basename(test_dir), "pass" if ok else "fail", msg, ops
+
+
+# --- report -------------------------------------------------------------------------
+
+
+def markdown(results, elapsed):
+    lines = ["# ONNX conformance", "",
+             "Generated by `tools/onnx_conformance.py` (do not edit by hand): every test of Debian's",
+             "`libonnx-testdata` run through the user's path, `tessera-cli run MODEL --algo sequential",
+             "--backend reference --input … --output-dir …`, integer inputs baked in as initializers.",
+             "See the script's header for what is in scope and how outputs are compared.", "",
+             "## Per suite", "", "| suite | tests | in scope | pass | fail | pass % |", "|---|---:|---:|---:|---:|---:|"]
+    total = [0, 0, 0, 0]
+    for suite in SUITES:
+        rs = [r for r in results if r[0] == suite]
+        ins = [r for r in rs if r[2] != "out"]
+        p = sum(r[2] == "pass" for r in rs)
+        row = [len(rs), len(ins), p, len(ins) - p]
+        total = [a + b for a, b in zip(total, row)]
+        pct = 100.0 * p / len(ins) if ins else 0.0
+        lines.append("| %s | %d | %d | %d | %d | %.1f |" % (suite, row[0], row[1], row[2], row[3], pct))
+    pct = 100.0 * total[2] / total[1] if total[1] else 0.0
+    lines.append("| **all** | %d | %d | %d | %d | %.1f |" % (total[0], total[1], total[2], total[3], pct))
+    lines += ["", "Run time: %.0f s." % elapsed, "", "## Out of scope", "", "| reason | tests |", "|---|---:|"]
+    reasons = {}
+    for r in results:
+        if r[2] == "out":
+            reasons[r[3]] = reasons.get(r[3], 0) + 1
+    for reason, n in sorted(reasons.items(), key=lambda x: -x[1]):
+        lines.append("| %s | %d |" % (reason, n))
+    lines += ["", "## Per op (in-scope tests that use the op)", "", "| op | pass | fail |", "|---|---:|---:|"]
+    per_op = {}
+    for r in results:
+        if r[2] == "out":
+            continue
+        for op in r[4]:
+            c = per_op.setdefault(op, [0, 0])
+            c[0 if r[2] == "pass" else 1] += 1
+    for op in sorted(per_op):
+        lines.append("| %s | %d | %d |" % (op, per_op[op][0], per_op[op][1]))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cli", default="build/app/tessera-cli")
+    ap.add_argument("--data", default=DATA)
+    ap.add_argument("--suite", action="append", choices=SUITES)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--markdown")
+    ap.add_argument("--failures", help="write one line per failing test: suite/test<TAB>message")
+    a = ap.parse_args()
+    if not os.path.exists(a.cli):
+        sys.exit("tessera-cli not found at %s (build it or pass --cli)" % a.cli)
+    cli = os.path.abspath(a.cli)
+    todo = []
+    for suite in a.suite or SUITES:
+        root = os.path.join(a.data, suite)
+        if not os.path.isdir(root):
+            sys.exit("no suite folder %s (is libonnx-testdata installed?)" % root)
+        for t in sorted(os.listdir(root)):
+            if t.startswith("test_") and a.filter in t:
+                todo.append((suite, os.path.join(root, t)))
+    start = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        results = list(pool.map(lambda st: job(cli, st[0], st[1]), todo))
+    elapsed = time.time() - start
+    report = markdown(results, elapsed)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(report)
+    if a.failures:
+        with open(a.failures, "w") as f:
+            for r in results:
+                if r[2] == "fail":
+                    f.write("%s/%s\t%s\t%s\n" % (r[0], r[1], " ".join(r[4]), r[3]))
+    print(report.split("## Out of scope")[0].strip())
+
+
+if __name__ == "__main__":
+    main()
