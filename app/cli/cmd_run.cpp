@@ -1,7 +1,10 @@
 // tessera-cli run MODEL --algo NAME --backend NAME --device PRESET
-//   [--input NAME=FILE.pb]... [--output-dir DIR] [--json]
-// Schedules the model, compiles the plan on a backend, runs it and writes the
-// outputs as ONNX TensorProto files. Inputs not given are synthesised
+//   [--input NAME=FILE.pb]... [--output-dir DIR] [--functional] [--trace FILE] [--json]
+// Schedules the model, compiles the plan on a backend (with the device and
+// the backend options: --functional asks a timing backend such as sim to
+// compute values too), runs it and writes the outputs as ONNX TensorProto
+// files; --trace writes the run's timeline as a Perfetto/Chrome trace. In the
+// JSON, metric keys "a/b" nest as metrics.a.b. Inputs not given are synthesised
 // deterministically by core/backend/inputs.h (floats uniform in [-1, 1),
 // integers 0; the n-th synthesised input uses seed n), as the workbench does.
 #include "app/cli/command.h"
@@ -10,9 +13,11 @@
 #include "core/backend/inputs.h"
 #include "core/backend/tensorio.h"
 #include "core/hw/deviceregistry.h"
+#include "core/io/schedulejson.h"
 #include "core/plugin/extensions.h"
 #include "core/plugin/modelinput.h"
 #include "core/sched/session.h"
+#include "core/support/fileio.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -87,7 +92,11 @@ int run(const Args &args, const Extensions &extensions)
     auto schedule = scheduleGraph(g, *device, **scheduler, setup);
     if (!schedule)
         return fail(schedule.status());
-    auto compiled = (*backend)->compile(g, schedule->result.plan);
+    CompileContext context;
+    context.device = &*device;
+    if (args.has("functional"))
+        context.options["functional"] = "1";
+    auto compiled = (*backend)->compileFor(g, schedule->result.plan, context);
     if (!compiled)
         return fail(compiled.status());
     auto result = (*backend)->run(**compiled, inputs);
@@ -125,9 +134,21 @@ int run(const Args &args, const Extensions &extensions)
         }
         outputs.append(entry);
     }
+    if (const auto trace = args.value("trace")) {
+        if (Status s = writeFileAtomic(*trace, perfettoTraceJson(schedule->result.plan, g, &*result)); !s.isOk())
+            return fail(s);
+    }
     QJsonObject metrics;
-    for (const auto &[k, v] : result->metrics)
-        metrics[QString::fromStdString(k)] = v;
+    std::map<std::string, QJsonObject> groups;
+    for (const auto &[k, v] : result->metrics) {
+        const auto slash = k.find('/');
+        if (slash == std::string::npos)
+            metrics[QString::fromStdString(k)] = v;
+        else
+            groups[k.substr(0, slash)][QString::fromStdString(k.substr(slash + 1))] = v;
+    }
+    for (const auto &[k, group] : groups)
+        metrics[QString::fromStdString(k)] = group;
     if (args.has("json")) {
         QJsonObject root{{"backend", QString::fromStdString((*backend)->info().name)},
                          {"algorithm", QString::fromStdString((*scheduler)->info().name)},
@@ -141,8 +162,12 @@ int run(const Args &args, const Extensions &extensions)
     } else {
         std::printf("backend    %s (%s on %s, %zu kernels)\n", (*backend)->info().name.c_str(),
                     (*scheduler)->info().name.c_str(), device->id.c_str(), schedule->result.plan.kernels.size());
-        std::printf("latency    %.3f ms measured, %.3f ms estimated\n", result->latencyMs,
+        std::printf("latency    %.3f ms %s, %.3f ms estimated\n", result->latencyMs,
+                    (*backend)->info().capabilities.timing ? "simulated" : "measured",
                     schedule->result.plan.estimatedLatencyNs() / 1e6);
+        for (const char *key : {"throughput", "energy_j", "avg_power_w"})
+            if (auto it = result->metrics.find(key); it != result->metrics.end())
+                std::printf("%-10s %.6g\n", key, it->second);
         for (const auto &o : outputs) {
             const QJsonObject e = o.toObject();
             std::printf("output     %s  sum %.6g%s%s\n", e["name"].toString().toStdString().c_str(),
@@ -162,6 +187,8 @@ Command runCommand()
                      "reference"},
                     {"input", true, true, "--input NAME=FILE.pb  an input as an ONNX TensorProto (repeatable)"},
                     {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
+                    {"functional", false, false, "--functional     timing backends (sim) also compute the outputs"},
+                    {"trace", true, false, "--trace FILE     write the run's timeline as a Perfetto/Chrome trace"},
                     {"json", false, false, "--json           machine-readable summary"}});
     return {"run", "run MODEL --algo NAME --backend NAME [...]",
             "schedule a model, run the plan on a backend and write its outputs", options, run};

@@ -28,8 +28,16 @@ void BackendRegistry::add(std::unique_ptr<IBackend> backend)
     m_backends.push_back(std::move(backend));
 }
 
+void BackendRegistry::addAlias(std::string alias, std::string_view name)
+{
+    TS_ASSERT_MSG(find(name) && !find(alias), "alias of an unknown backend or a taken name");
+    m_aliases.emplace(std::move(alias), std::string(name));
+}
+
 IBackend *BackendRegistry::find(std::string_view name) const
 {
+    if (auto it = m_aliases.find(name); it != m_aliases.end())
+        name = it->second;
     for (const auto &b : m_backends)
         if (b->info().name == name)
             return b.get();
