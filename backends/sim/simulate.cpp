@@ -98,6 +98,8 @@ public:
                 return Status::error(ErrorCode::Cancelled, "the simulation was cancelled at " + timeText(m_now));
             if (Status s = startReady(); !s.isOk())
                 return s;
+            updateRates();
+            recordSeries();
             // The next event.
             double next = std::numeric_limits<double>::infinity();
             for (const RunningPart &rp : m_running)
@@ -142,8 +144,6 @@ public:
                 if (m_obs.metricsUpdated && m_finished % reportEvery == 0)
                     m_obs.metricsUpdated(metrics());
             }
-            updateRates();
-            recordSeries();
         }
         m_out.simTimeNs = m_now;
         m_out.metrics = metrics();
