@@ -1,5 +1,5 @@
 // tessera-cli run MODEL --algo NAME --backend NAME --device PRESET
-//   [--input NAME=FILE.pb]... [--output-dir DIR] [--plan FILE] [--functional] [--trace FILE] [--json]
+//   [--input NAME=FILE.pb]... [--output-dir DIR] [--plan FILE] [--functional] [--dtype T] [--trace FILE] [--json]
 // Schedules the model (or reads a stored schedule document with --plan; the
 // backend checks it is for this device), compiles the plan on a backend (with the device and
 // the backend options: --functional asks a timing backend such as sim to
@@ -111,6 +111,8 @@ int run(const Args &args, const Extensions &extensions)
     context.device = &*device;
     if (args.has("functional"))
         context.options["functional"] = "1";
+    if (const auto dtype = args.value("dtype"))
+        context.options["dtype"] = *dtype;
     auto compiled = (*backend)->compileFor(g, plan, context);
     if (!compiled)
         return fail(compiled.status());

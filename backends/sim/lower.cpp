@@ -32,7 +32,13 @@ double regionVolume(const ops::Region &r)
 class Lowering
 {
 public:
-    Lowering(const Graph &g, const ExecutionPlan &plan, const Device &d) : m_g(g), m_plan(plan), m_d(d) {}
+    Lowering(const Graph &g, const ExecutionPlan &plan, const Device &d, const LowerOptions &o)
+        : m_g(g), m_plan(plan), m_d(d), m_opts(o)
+    {
+        if (o.computeDtype)
+            m_byteScale =
+                static_cast<double>(dtypeSize(*o.computeDtype)) / static_cast<double>(dtypeSize(DType::Float32));
+    }
 
     Expected<LoweredPlan> run()
     {
@@ -188,6 +194,7 @@ private:
 
     void addMemoryPart(SimTask &st, int li, const std::vector<int> &instances, std::int64_t bytes, bool write)
     {
+        bytes = static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) * m_byteScale));
         if (bytes <= 0 || instances.empty())
             return;
         const MemoryLevel &l = m_d.levels[static_cast<std::size_t>(li)];
@@ -291,8 +298,10 @@ private:
                     return Status::invalid(
                         "kernel computes node " + std::to_string(nid) + " which the graph does not have", taskLoc(t));
                 const Node &n = m_g.node(nid);
-                const DType dt =
+                DType dt =
                     !n.outputs.empty() && n.outputs[0] != kInvalidId ? m_g.tensor(n.outputs[0]).dtype : DType::Float32;
+                if (dt == DType::Float32 && m_opts.computeDtype)
+                    dt = *m_opts.computeDtype;
                 const ComputeUnit *u = unitFor(n, dt, bd.unit);
                 if (!u)
                     continue;
@@ -378,6 +387,8 @@ private:
     const Graph &m_g;
     const ExecutionPlan &m_plan;
     const Device &m_d;
+    LowerOptions m_opts;
+    double m_byteScale = 1;
     LoweredPlan m_out;
     std::vector<std::vector<int>> m_unitResource;  // [unit][core] -> resource or -1
     std::vector<std::vector<int>> m_levelResource; // [level][instance] -> resource
@@ -389,9 +400,10 @@ private:
 
 } // namespace
 
-Expected<LoweredPlan> lowerPlan(const Graph &g, const ExecutionPlan &plan, const Device &device)
+Expected<LoweredPlan> lowerPlan(const Graph &g, const ExecutionPlan &plan, const Device &device,
+                                const LowerOptions &options)
 {
-    return Lowering(g, plan, device).run();
+    return Lowering(g, plan, device, options).run();
 }
 
 } // namespace tessera::sim

@@ -80,11 +80,7 @@ Expected<std::unique_ptr<CompiledPlan>> SimBackend::compileFor(const Graph &g, c
                                modelStructureHash(g) + ")");
     if (Status s = validateDevice(out->device); !s.isOk())
         return s.prefix("device '" + out->device.id + "'");
-    auto lowered = sim::lowerPlan(g, plan, out->device);
-    if (!lowered)
-        return lowered.status();
-    out->lowered = std::move(*lowered);
-
+    sim::LowerOptions lowerOptions;
     out->batch = 1;
     if (!g.inputs.empty() && !g.tensor(g.inputs.front()).shape.empty())
         out->batch = static_cast<double>(std::max<std::int64_t>(1, g.tensor(g.inputs.front()).shape.front()));
@@ -96,6 +92,12 @@ Expected<std::unique_ptr<CompiledPlan>> SimBackend::compileFor(const Graph &g, c
                 return Status::error(ErrorCode::Usage,
                                      "sim option batch expects a positive integer, got '" + value + "'");
             out->batch = static_cast<double>(n);
+        } else if (key == "dtype") {
+            const auto t = dtypeFromName(value);
+            if (!t || !isFloat(*t))
+                return Status::error(ErrorCode::Usage,
+                                     "sim option dtype expects a float type (f16, bf16, f32), got '" + value + "'");
+            lowerOptions.computeDtype = *t;
         } else if (key == "functional") {
             if (!truthy(value))
                 continue;
@@ -107,9 +109,13 @@ Expected<std::unique_ptr<CompiledPlan>> SimBackend::compileFor(const Graph &g, c
                 return f.status();
             out->functional = std::move(*f);
         } else {
-            return Status::error(ErrorCode::Usage, "unknown sim option '" + key + "'; known: batch, functional");
+            return Status::error(ErrorCode::Usage, "unknown sim option '" + key + "'; known: batch, dtype, functional");
         }
     }
+    auto lowered = sim::lowerPlan(g, plan, out->device, lowerOptions);
+    if (!lowered)
+        return lowered.status();
+    out->lowered = std::move(*lowered);
     for (TensorId id : g.inputs)
         out->inputNames.push_back(g.tensor(id).name);
     return std::unique_ptr<CompiledPlan>(std::move(out));

@@ -11,7 +11,9 @@
 // line. Options (CompileContext::options):
 //   functional=1  also compute the graph's outputs (see below);
 //   batch=N       items per run for the throughput metric (default: the first
-//                 dimension of the first graph input, else 1).
+//                 dimension of the first graph input, else 1);
+//   dtype=f16     time float32 tensors as this float type (units, peaks and
+//                 bytes of the deployment precision; simulator.h LowerOptions).
 // Timing-only runs (the default) return no outputs.
 //
 // Functional mode delegates the values to the functional backend given at

@@ -64,6 +64,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,9 +113,18 @@ struct LoweredPlan {
     std::vector<std::int64_t> levelCapacity; // per level, one instance
 };
 
+struct LowerOptions {
+    // Run float32 tensors as this dtype (the deployment precision of an
+    // inference chip: STCP920's MME has no f32 rate): float32 nodes use the
+    // units and peaks of `computeDtype`, and every byte moved is scaled by
+    // dtypeSize(computeDtype) / 4. Unset: the model's own dtypes.
+    std::optional<DType> computeDtype;
+};
+
 // S1 and S2: checks bindings, buffers and dependencies against the device and
 // lowers the plan. Errors name the task (one line).
-Expected<LoweredPlan> lowerPlan(const Graph &g, const ExecutionPlan &plan, const Device &device);
+Expected<LoweredPlan> lowerPlan(const Graph &g, const ExecutionPlan &plan, const Device &device,
+                                const LowerOptions &options = {});
 
 struct SimOutcome {
     double simTimeNs = 0;

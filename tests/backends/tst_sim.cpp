@@ -5,7 +5,8 @@
 // capacity, deadlock).
 //
 // The toy device: 1 cluster × 2 cores; per core one "VEC" (vector, f32
-// 1 FLOP/ns) and one "MAT" (matrix, gemm only, f32 10 FLOP/ns); per-core L1
+// 1 FLOP/ns) and one "MAT" (matrix, gemm only, f32 10 FLOP/ns, f16 20
+// FLOP/ns); per-core L1
 // of 4096 B at 1 B/ns each (2 GB/s over both), a shared DDR of 1 MiB at
 // 1 B/ns with 64-byte transactions. Calibration 1.0, every overhead 0 unless
 // a test sets one, latencies 0, static power 1 W, 2 pJ/B at DDR, 1 pJ/B at
@@ -42,6 +43,7 @@ Device toyDevice()
     mat.kind = UnitKind::Matrix;
     mat.name = "MAT";
     mat.peakOpsPerSec[DType::Float32] = 2e10;
+    mat.peakOpsPerSec[DType::Float16] = 4e10;
     mat.opClasses = {OpClass::Gemm};
     mat.energyPerOpPj[DType::Float32] = 1.0;
     d.units = {vec, mat};
@@ -475,7 +477,26 @@ TEST_F(SimTiming, OptionsAndFunctionalModeWithoutAReferenceBackend)
     EXPECT_EQ(functional.status().code(), ErrorCode::Unavailable);
     auto unknown = run(p, {{"speed", "fast"}});
     ASSERT_FALSE(unknown.isOk());
-    EXPECT_EQ(unknown.status().message(), "unknown sim option 'speed'; known: batch, functional");
+    EXPECT_EQ(unknown.status().message(), "unknown sim option 'speed'; known: batch, dtype, functional");
+}
+
+// dtype=f16: the MatMul runs at MAT's f16 rate, 2000 FLOPs over 2 cores × 20
+// FLOP/ns = 50 ns; the Relu, with no f16 rate on VEC, at its f32 rate:
+// 100 / 2 = 50 ns; a 1024-byte f32 copy moves 512 bytes: 512 ns.
+// (The f32 twins: 100 ns in OptionsAndFunctionalMode..., 1024 ns in OneDma.)
+TEST_F(SimTiming, DtypeOptionUsesItsPeaksAndBytes)
+{
+    ExecutionPlan p = emptyPlan();
+    const TaskId mm = matmul(p, {});
+    const TaskId c = copy(p, 1024, 1, {mm});
+    auto r = run(p, {{"dtype", "f16"}});
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_NEAR(endOf(*r, mm), 50, 1e-6);
+    EXPECT_NEAR(endOf(*r, c), 50 + 512, 1e-6);
+    EXPECT_EQ(r->metrics.at("bytes_by_level/DDR"), 512);
+    auto bad = run(p, {{"dtype", "i8"}});
+    ASSERT_FALSE(bad.isOk());
+    EXPECT_EQ(bad.status().message(), "sim option dtype expects a float type (f16, bf16, f32), got 'i8'");
 }
 
 TEST(SimRegistry, RegisteredAsSimAndDsa)
