@@ -202,16 +202,17 @@ private:
         }
     }
 
-    bool canStart(std::size_t i) const
+    enum class Ready : std::uint8_t { Yes, NotIssued, Queued };
+    Ready readiness(std::size_t i) const
     {
-        if (m_issueAt[i] < 0 || m_issueAt[i] > m_now)
-            return false;
         for (int q : m_p.tasks[i].queues) {
             const auto &list = m_queueTasks[static_cast<std::size_t>(q)];
             if (list[m_queueHead[static_cast<std::size_t>(q)]] != i)
-                return false;
+                return Ready::Queued;
         }
-        return true;
+        if (m_issueAt[i] < 0 || m_issueAt[i] > m_now)
+            return Ready::NotIssued;
+        return Ready::Yes;
     }
 
     Status startReady()
@@ -220,7 +221,12 @@ private:
             progress = false;
             for (auto it = m_candidates.begin(); it != m_candidates.end();) {
                 const std::size_t i = *it;
-                if (!canStart(i)) {
+                const Ready ready = readiness(i);
+                if (ready == Ready::Queued) { // re-added when it reaches the head (finish)
+                    it = m_candidates.erase(it);
+                    continue;
+                }
+                if (ready == Ready::NotIssued) {
                     ++it;
                     continue;
                 }
@@ -310,8 +316,14 @@ private:
         for (std::size_t d : m_dependents[i])
             if (--m_depsLeft[d] == 0)
                 m_candidates.insert(d);
-        for (int q : t.queues)
-            ++m_queueHead[static_cast<std::size_t>(q)];
+        for (int q : t.queues) {
+            const auto &list = m_queueTasks[static_cast<std::size_t>(q)];
+            if (std::size_t &head = m_queueHead[static_cast<std::size_t>(q)]; ++head < list.size()) {
+                const std::size_t next = list[head];
+                if (m_depsLeft[next] == 0 && m_state[next] == State::Waiting)
+                    m_candidates.insert(next);
+            }
+        }
         if (t.kind == TaskKind::Barrier)
             advanceHost();
     }
