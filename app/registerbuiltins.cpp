@@ -2,6 +2,7 @@
 
 #include "backends/null/null.h"
 #include "backends/reference/reference.h"
+#include "backends/sim/sim.h"
 #include "core/backend/backend.h"
 #include "core/sched/pluginloader.h"
 #include "core/sched/scheduler.h"
@@ -53,6 +54,7 @@ void registerBuiltinBackends(BackendRegistry &registry)
 {
     registerReferenceBackend(registry); // the default: first in every list
     registerNullBackend(registry);
+    registerSimBackend(registry); // after reference: its functional mode uses it
 }
 
 } // namespace tessera

@@ -1,7 +1,11 @@
 // tessera-cli run MODEL --algo NAME --backend NAME --device PRESET
-//   [--input NAME=FILE.pb]... [--output-dir DIR] [--json]
-// Schedules the model, compiles the plan on a backend, runs it and writes the
-// outputs as ONNX TensorProto files. Inputs not given are synthesised
+//   [--input NAME=FILE.pb]... [--output-dir DIR] [--plan FILE] [--functional] [--dtype T] [--trace FILE] [--json]
+// Schedules the model (or reads a stored schedule document with --plan; the
+// backend checks it is for this device), compiles the plan on a backend (with the device and
+// the backend options: --functional asks a timing backend such as sim to
+// compute values too), runs it and writes the outputs as ONNX TensorProto
+// files; --trace writes the run's timeline as a Perfetto/Chrome trace. In the
+// JSON, metric keys "a/b" nest as metrics.a.b. Inputs not given are synthesised
 // deterministically by core/backend/inputs.h (floats uniform in [-1, 1),
 // integers 0; the n-th synthesised input uses seed n), as the workbench does.
 #include "app/cli/command.h"
@@ -10,9 +14,11 @@
 #include "core/backend/inputs.h"
 #include "core/backend/tensorio.h"
 #include "core/hw/deviceregistry.h"
+#include "core/io/schedulejson.h"
 #include "core/plugin/extensions.h"
 #include "core/plugin/modelinput.h"
 #include "core/sched/session.h"
+#include "core/support/fileio.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -84,10 +90,30 @@ int run(const Args &args, const Extensions &extensions)
                                "', which is not a graph input; inputs: " + known));
     }
 
-    auto schedule = scheduleGraph(g, *device, **scheduler, setup);
-    if (!schedule)
-        return fail(schedule.status());
-    auto compiled = (*backend)->compile(g, schedule->result.plan);
+    ExecutionPlan plan;
+    std::string algorithm = (*scheduler)->info().name;
+    if (const auto planFile = args.value("plan")) {
+        auto text = readFile(*planFile);
+        if (!text)
+            return fail(text.status());
+        auto doc = scheduleFromJson(*text, g, *planFile);
+        if (!doc)
+            return fail(doc.status());
+        plan = std::move(doc->plan);
+        algorithm = plan.algorithm;
+    } else {
+        auto schedule = scheduleGraph(g, *device, **scheduler, setup);
+        if (!schedule)
+            return fail(schedule.status());
+        plan = std::move(schedule->result.plan);
+    }
+    CompileContext context;
+    context.device = &*device;
+    if (args.has("functional"))
+        context.options["functional"] = "1";
+    if (const auto dtype = args.value("dtype"))
+        context.options["dtype"] = *dtype;
+    auto compiled = (*backend)->compileFor(g, plan, context);
     if (!compiled)
         return fail(compiled.status());
     auto result = (*backend)->run(**compiled, inputs);
@@ -125,24 +151,39 @@ int run(const Args &args, const Extensions &extensions)
         }
         outputs.append(entry);
     }
+    if (const auto trace = args.value("trace")) {
+        if (Status s = writeFileAtomic(*trace, perfettoTraceJson(plan, g, &*result)); !s.isOk())
+            return fail(s);
+    }
     QJsonObject metrics;
-    for (const auto &[k, v] : result->metrics)
-        metrics[QString::fromStdString(k)] = v;
+    std::map<std::string, QJsonObject> groups;
+    for (const auto &[k, v] : result->metrics) {
+        const auto slash = k.find('/');
+        if (slash == std::string::npos)
+            metrics[QString::fromStdString(k)] = v;
+        else
+            groups[k.substr(0, slash)][QString::fromStdString(k.substr(slash + 1))] = v;
+    }
+    for (const auto &[k, group] : groups)
+        metrics[QString::fromStdString(k)] = group;
     if (args.has("json")) {
         QJsonObject root{{"backend", QString::fromStdString((*backend)->info().name)},
-                         {"algorithm", QString::fromStdString((*scheduler)->info().name)},
+                         {"algorithm", QString::fromStdString(algorithm)},
                          {"device", QString::fromStdString(device->id)},
-                         {"kernels", static_cast<qint64>(schedule->result.plan.kernels.size())},
-                         {"est_latency_ms", schedule->result.plan.estimatedLatencyNs() / 1e6},
+                         {"kernels", static_cast<qint64>(plan.kernels.size())},
+                         {"est_latency_ms", plan.estimatedLatencyNs() / 1e6},
                          {"latency_ms", result->latencyMs},
                          {"outputs", outputs},
                          {"metrics", metrics}};
         std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
     } else {
-        std::printf("backend    %s (%s on %s, %zu kernels)\n", (*backend)->info().name.c_str(),
-                    (*scheduler)->info().name.c_str(), device->id.c_str(), schedule->result.plan.kernels.size());
-        std::printf("latency    %.3f ms measured, %.3f ms estimated\n", result->latencyMs,
-                    schedule->result.plan.estimatedLatencyNs() / 1e6);
+        std::printf("backend    %s (%s on %s, %zu kernels)\n", (*backend)->info().name.c_str(), algorithm.c_str(),
+                    device->id.c_str(), plan.kernels.size());
+        std::printf("latency    %.3f ms %s, %.3f ms estimated\n", result->latencyMs,
+                    (*backend)->info().capabilities.timing ? "simulated" : "measured", plan.estimatedLatencyNs() / 1e6);
+        for (const char *key : {"throughput", "energy_j", "avg_power_w"})
+            if (auto it = result->metrics.find(key); it != result->metrics.end())
+                std::printf("%-10s %.6g\n", key, it->second);
         for (const auto &o : outputs) {
             const QJsonObject e = o.toObject();
             std::printf("output     %s  sum %.6g%s%s\n", e["name"].toString().toStdString().c_str(),
@@ -157,12 +198,16 @@ int run(const Args &args, const Extensions &extensions)
 Command runCommand()
 {
     auto options = schedulingOptions("sequential", "host");
-    options.insert(options.end(),
-                   {{"backend", true, false, "--backend NAME   backend (default reference; see 'tessera-cli backends')",
-                     "reference"},
-                    {"input", true, true, "--input NAME=FILE.pb  an input as an ONNX TensorProto (repeatable)"},
-                    {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
-                    {"json", false, false, "--json           machine-readable summary"}});
+    options.insert(
+        options.end(),
+        {{"backend", true, false, "--backend NAME   backend (default reference; see 'tessera-cli backends')",
+          "reference"},
+         {"input", true, true, "--input NAME=FILE.pb  an input as an ONNX TensorProto (repeatable)"},
+         {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
+         {"plan", true, false, "--plan FILE      run a stored schedule ('schedule --out') instead of scheduling"},
+         {"functional", false, false, "--functional     timing backends (sim) also compute the outputs"},
+         {"trace", true, false, "--trace FILE     write the run's timeline as a Perfetto/Chrome trace"},
+         {"json", false, false, "--json           machine-readable summary"}});
     return {"run", "run MODEL --algo NAME --backend NAME [...]",
             "schedule a model, run the plan on a backend and write its outputs", options, run};
 }

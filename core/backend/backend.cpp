@@ -29,8 +29,19 @@ void BackendRegistry::add(std::unique_ptr<IBackend> backend)
     m_backends.push_back(std::move(backend));
 }
 
+void BackendRegistry::addAlias(std::string alias, std::string_view name)
+{
+    TS_ASSERT_MSG(find(name) && !find(alias), "alias of an unknown backend or a taken name");
+    m_aliases.emplace(std::move(alias), std::string(name));
+}
+
 IBackend *BackendRegistry::find(std::string_view name) const
 {
+    for (const auto &[alias, target] : m_aliases)
+        if (sameName(alias, name)) {
+            name = target;
+            break;
+        }
     for (const auto &b : m_backends)
         if (sameName(b->info().name, name))
             return b.get();

@@ -19,6 +19,8 @@
 
 namespace tessera {
 
+struct Device;
+
 // A tensor in host memory, packed little-endian.
 struct HostTensor {
     std::string name;
@@ -52,17 +54,40 @@ struct BackendInfo {
     BackendCapabilities capabilities;
 };
 
+// A value over (simulated or measured) time: (time ns, value) points, each
+// value holding until the next point (a step function).
+struct CounterSeries {
+    std::string name; // "occupancy/LLB" (bytes), "utilisation/matrix" (0..1)
+    std::string unit; // "bytes", "fraction"
+    std::vector<std::pair<double, double>> points;
+};
+
 struct RunResult {
     std::vector<HostTensor> outputs; // graph outputs, in graph order
     double latencyMs = 0;
     std::vector<TaskTiming> timeline;
+    // Names of timeline lanes by TaskTiming::lane ("MME c0.3", "DMA DDR"); may
+    // be empty (lanes are then just numbers).
+    std::vector<std::string> laneNames;
     std::map<std::string, double> metrics;
+    std::vector<CounterSeries> counters; // timelines of occupancy, utilisation...
 };
 
 // Streaming progress while a plan runs (may be called from worker threads).
 struct RunObserver {
     std::function<void(TaskId task, double fractionDone)> taskFinished;
+    // Metrics so far (the keys of RunResult::metrics), at a bounded rate.
+    std::function<void(const std::map<std::string, double> &metrics)> metricsUpdated;
     const std::atomic<bool> *cancel = nullptr;
+};
+
+// What a caller knows beyond the graph and the plan: the device the plan was
+// made for (the caller's DeviceRegistry entry for plan.device, which may be a
+// user file) and backend options by name ("functional" = "1"). Backends that
+// need neither ignore it.
+struct CompileContext {
+    const Device *device = nullptr;
+    std::map<std::string, std::string> options;
 };
 
 // Which backend compiled a plan: the compiling backend's registered name. A
@@ -94,6 +119,13 @@ public:
     virtual bool supports(const Graph &g, const Node &n) const = 0;
     // The result is tagged with info().name (CompiledPlan's constructor).
     virtual Expected<std::unique_ptr<CompiledPlan>> compile(const Graph &g, const ExecutionPlan &plan) = 0;
+    // compile() with the caller's device and options; the default ignores them.
+    virtual Expected<std::unique_ptr<CompiledPlan>> compileFor(const Graph &g, const ExecutionPlan &plan,
+                                                               const CompileContext &context)
+    {
+        (void)context;
+        return compile(g, plan);
+    }
     // Inputs by graph-input name; missing inputs are an InvalidInput error, and
     // so is a plan another backend compiled (checkCompiledBy).
     virtual Expected<RunResult> run(CompiledPlan &compiled, const std::vector<HostTensor> &inputs,
@@ -108,7 +140,10 @@ class BackendRegistry
 public:
     // A second backend of the same name is a programming error (asserted).
     void add(std::unique_ptr<IBackend> backend);
-    IBackend *find(std::string_view name) const;
+    // A second name for a registered backend ("dsa" for "sim"); find() and
+    // get() accept it, names() and all() list the backend once.
+    void addAlias(std::string alias, std::string_view name);
+    IBackend *find(std::string_view name) const; // by name or alias
     // Usage error for unknown names (listing the known ones), Unavailable
     // (exit code 4) for known but unavailable ones.
     Expected<IBackend *> get(std::string_view name) const;
@@ -119,6 +154,7 @@ public:
 
 private:
     std::vector<std::unique_ptr<IBackend>> m_backends;
+    std::map<std::string, std::string, std::less<>> m_aliases;
 };
 
 } // namespace tessera

@@ -624,17 +624,38 @@ std::string perfettoTraceJson(const ExecutionPlan &plan, const Graph &g, const R
                                   {"tid", t.lane},
                                   {"args", args}});
     }
-    events.append(
-        QJsonObject{{"name", "process_name"},
-                    {"ph", "M"},
-                    {"pid", 1},
-                    {"args", QJsonObject{{"name", qs(plan.algorithm + (run ? " (measured)" : " (estimated)"))}}}});
-    for (const auto &[lane, unused] : lanes)
-        events.append(QJsonObject{{"name", "thread_name"},
+    events.append(QJsonObject{
+        {"name", "process_name"},
+        {"ph", "M"},
+        {"pid", 1},
+        {"args",
+         QJsonObject{{"name", qs(plan.algorithm + (run ? (run->counters.empty() ? " (measured)" : " (simulated)")
+                                                       : " (estimated)"))}}}});
+    for (const auto &[lane, unused] : lanes) {
+        const bool named = run && lane >= 0 && static_cast<std::size_t>(lane) < run->laneNames.size();
+        events.append(
+            QJsonObject{{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", 1},
+                        {"tid", lane},
+                        {"args", QJsonObject{{"name", named ? qs(run->laneNames[static_cast<std::size_t>(lane)])
+                                                            : "lane " + QString::number(lane)}}}});
+        events.append(QJsonObject{{"name", "thread_sort_index"},
                                   {"ph", "M"},
                                   {"pid", 1},
                                   {"tid", lane},
-                                  {"args", QJsonObject{{"name", "lane " + QString::number(lane)}}}});
+                                  {"args", QJsonObject{{"sort_index", lane}}}});
+    }
+    // Counter tracks (occupancy, utilisation): one "C" event per point.
+    if (run)
+        for (const CounterSeries &c : run->counters)
+            for (const auto &[ns, value] : c.points)
+                events.append(
+                    QJsonObject{{"name", qs(c.name)},
+                                {"ph", "C"},
+                                {"ts", ns / 1000.0},
+                                {"pid", 1},
+                                {"args", QJsonObject{{qs(c.unit.empty() ? std::string("value") : c.unit), value}}}});
     return QJsonDocument(QJsonObject{{"traceEvents", events}, {"displayTimeUnit", "ns"}})
         .toJson(QJsonDocument::Compact)
         .toStdString();

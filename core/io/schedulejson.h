@@ -63,7 +63,9 @@ Expected<ScheduleDocument> scheduleFromJson(std::string_view json, const Graph &
 Expected<Overrides> overridesFromJson(std::string_view json, std::string_view sourceName = {});
 std::string overridesToJson(const Overrides &overrides);
 
-// Chrome/Perfetto "traceEvents" JSON of a run (one track per lane) or, when
+// Chrome/Perfetto "traceEvents" JSON of a run (one track per lane, named by
+// RunResult::laneNames when given, plus a counter track per
+// RunResult::counters series) or, when
 // `run` is null, of the plan's estimated timeline (list-scheduled like
 // ExecutionPlan::estimatedLatencyNs).
 std::string perfettoTraceJson(const ExecutionPlan &plan, const Graph &graph, const RunResult *run = nullptr);

@@ -1,0 +1,168 @@
+// tessera-cli run on the simulator backend: the metrics JSON, the Perfetto
+// trace, --functional against the reference backend, the "dsa" alias, stored
+// plans with --plan, and the one-line exit-3 refusals of bad plans.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path &p)
+{
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+class CliSim : public ::testing::Test
+{
+protected:
+    static void SetUpTestSuite()
+    {
+        s_dir = fs::temp_directory_path() / ("tessera-clisim-test-" + std::to_string(::getpid()));
+        fs::create_directories(s_dir);
+    }
+    static void TearDownTestSuite() { fs::remove_all(s_dir); }
+
+    static Result run(const std::string &args)
+    {
+        const fs::path out = s_dir / "stdout", err = s_dir / "stderr";
+        const std::string cmd =
+            std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" + out.string() + " 2>" + err.string();
+        const int status = std::system(cmd.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    }
+    static QJsonObject json(const std::string &text)
+    {
+        return QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
+    }
+    static std::string sample(const std::string &name, const std::string &extra = {})
+    {
+        const fs::path p = s_dir / (name + ".onnx");
+        if (!fs::exists(p)) {
+            Result r = run("sample " + name + " --out " + p.string() + " " + extra);
+            EXPECT_EQ(r.code, 0) << r.err;
+        }
+        return p.string();
+    }
+    // A stored layer-fusion plan for stcp920 written to `name`; edit "core"
+    // binds its first task to core 40.
+    static std::string plan(const std::string &model, const std::string &name, const std::string &edit = {})
+    {
+        const fs::path p = s_dir / name;
+        Result r = run("schedule " + model + " --algo layer-fusion --device stcp920 --out " + p.string());
+        EXPECT_EQ(r.code, 0) << r.err;
+        if (!edit.empty()) {
+            QJsonObject d = json(slurp(p));
+            QJsonObject planObj = d["plan"].toObject();
+            QJsonArray tasks = planObj["tasks"].toArray();
+            QJsonObject t0 = tasks[0].toObject();
+            QJsonObject binding = t0["binding"].toObject();
+            if (edit == "core")
+                binding["core"] = 40;
+            t0["binding"] = binding;
+            tasks[0] = t0;
+            planObj["tasks"] = tasks;
+            d["plan"] = planObj;
+            std::ofstream(p) << QJsonDocument(d).toJson().toStdString();
+        }
+        return p.string();
+    }
+
+    inline static fs::path s_dir;
+};
+
+TEST_F(CliSim, RunReportsMetricsAndWritesATrace)
+{
+    const std::string model = sample("squeezenet");
+    const fs::path trace = s_dir / "sim-trace.json";
+    Result r =
+        run("run " + model + " --algo layer-fusion --backend sim --device stcp920 --json --trace " + trace.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonObject o = json(r.out);
+    EXPECT_EQ(o["backend"].toString(), "sim");
+    const QJsonObject m = o["metrics"].toObject();
+    for (const char *key : {"sim_time_ms", "throughput", "bytes_by_level", "peak_occupancy_by_level",
+                            "utilisation_by_unit", "energy_j", "avg_power_w"})
+        EXPECT_TRUE(m.contains(key)) << key;
+    EXPECT_DOUBLE_EQ(o["latency_ms"].toDouble(), m["sim_time_ms"].toDouble());
+    EXPECT_GT(m["bytes_by_level"].toObject()["DDR"].toDouble(), 0);
+    EXPECT_TRUE(m["utilisation_by_unit"].toObject().contains("MME"));
+    // Batch 1: throughput is one image per simulated time.
+    EXPECT_NEAR(m["throughput"].toDouble(), 1e3 / m["sim_time_ms"].toDouble(), 1e-6);
+    EXPECT_TRUE(o["outputs"].toArray().isEmpty()); // timing only
+
+    const QJsonArray events = json(slurp(trace))["traceEvents"].toArray();
+    bool unitTrack = false, occupancy = false;
+    for (const auto &v : events) {
+        const QJsonObject e = v.toObject();
+        if (e["name"] == "thread_name" && e["args"].toObject()["name"].toString().contains(" core "))
+            unitTrack = true;
+        if (e["ph"] == "C" && e["name"] == "occupancy/DDR")
+            occupancy = true;
+    }
+    EXPECT_TRUE(unitTrack);
+    EXPECT_TRUE(occupancy);
+}
+
+// Twin of the timing-only run: --functional (through the "dsa" alias) returns
+// the reference backend's outputs.
+TEST_F(CliSim, FunctionalRunMatchesTheReferenceBackend)
+{
+    const std::string model = sample("nerf-mlp", "--batch 4");
+    Result ref = run("run " + model + " --algo greedy --backend reference --device stcp920 --json");
+    ASSERT_EQ(ref.code, 0) << ref.err;
+    Result sim = run("run " + model + " --algo greedy --backend dsa --device stcp920 --functional --json");
+    ASSERT_EQ(sim.code, 0) << sim.err;
+    const QJsonArray a = json(ref.out)["outputs"].toArray(), b = json(sim.out)["outputs"].toArray();
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_GE(a.size(), 1);
+    for (qsizetype i = 0; i < a.size(); ++i)
+        EXPECT_EQ(a[i].toObject()["sum"].toDouble(), b[i].toObject()["sum"].toDouble());
+    EXPECT_EQ(json(sim.out)["backend"].toString(), "sim");
+}
+
+TEST_F(CliSim, StoredPlanRunsOnItsDevice)
+{
+    const std::string model = sample("squeezenet");
+    Result r = run("run " + model + " --plan " + plan(model, "good.json") + " --backend sim --device stcp920 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(json(r.out)["algorithm"].toString(), "layer-fusion");
+}
+
+// Twins: the same plan on another device, and bound to a core stcp920 does not
+// have: exit 3, one line naming the problem (and the task).
+TEST_F(CliSim, BadPlansExitThreeWithOneLine)
+{
+    const std::string model = sample("squeezenet");
+    Result other = run("run " + model + " --plan " + plan(model, "p.json") + " --backend sim --device nvidia-v100");
+    EXPECT_EQ(other.code, 3);
+    EXPECT_EQ(other.err, "tessera-cli: error: the plan was made for device 'stcp920', not for 'nvidia-v100'\n");
+    Result core =
+        run("run " + model + " --plan " + plan(model, "bad.json", "core") + " --backend sim --device stcp920");
+    EXPECT_EQ(core.code, 3);
+    EXPECT_NE(core.err.find("error: bound to cores [40, 41) but stcp920 has 32"), std::string::npos) << core.err;
+    EXPECT_NE(core.err.find("node '"), std::string::npos) << core.err; // the task
+    EXPECT_EQ(std::count(core.err.begin(), core.err.end(), '\n'), 1);
+}
+
+} // namespace
