@@ -1,5 +1,6 @@
 #include "app/registerbuiltins.h"
 
+#include "backends/cpu/cpu.h"
 #include "backends/null/null.h"
 #include "backends/reference/reference.h"
 #include "core/backend/backend.h"
@@ -53,6 +54,7 @@ void registerBuiltinBackends(BackendRegistry &registry)
 {
     registerReferenceBackend(registry); // the default: first in every list
     registerNullBackend(registry);
+    registerCpuBackend(registry);
 }
 
 } // namespace tessera
