@@ -48,7 +48,7 @@ protected:
 
 TEST_F(BackendRegistryTest, EveryBackendIsFoundByName)
 {
-    EXPECT_EQ(registry.names(), (std::vector<std::string>{"reference", "null", "test-dsa"}));
+    EXPECT_EQ(registry.names(), (std::vector<std::string>{"reference", "null", "cpu", "test-dsa"}));
     for (const std::string &name : registry.names()) {
         auto b = registry.get(name);
         ASSERT_TRUE(b.isOk()) << b.status().str();
@@ -63,7 +63,7 @@ TEST_F(BackendRegistryTest, UnknownNameIsAUsageErrorListingTheKnownNames)
     auto b = registry.get("warp");
     ASSERT_FALSE(b.isOk());
     EXPECT_EQ(b.status().code(), ErrorCode::Usage);
-    EXPECT_EQ(b.status().message(), "unknown backend 'warp'; known: reference, null, test-dsa");
+    EXPECT_EQ(b.status().message(), "unknown backend 'warp'; known: reference, null, cpu, test-dsa");
     EXPECT_FALSE(registry.get("Reference").isOk()); // names are exact
 }
 
@@ -86,8 +86,9 @@ TEST_F(BackendRegistryTest, CapabilitiesSayWhatEachBackendReports)
 
 TEST_F(BackendRegistryTest, DeviceKindQueryKeepsRegistrationOrder)
 {
-    EXPECT_EQ(namesOf(registry.forDeviceKind("dsa")), (std::vector<std::string>{"reference", "null", "test-dsa"}));
-    EXPECT_EQ(namesOf(registry.forDeviceKind("gpu")), (std::vector<std::string>{"reference", "null"}));
+    EXPECT_EQ(namesOf(registry.forDeviceKind("dsa")),
+              (std::vector<std::string>{"reference", "null", "cpu", "test-dsa"}));
+    EXPECT_EQ(namesOf(registry.forDeviceKind("gpu")), (std::vector<std::string>{"reference", "null", "cpu"}));
     BackendRegistry dsaOnly;
     testing::registerTestBackend(dsaOnly);
     EXPECT_TRUE(dsaOnly.forDeviceKind("cpu").empty());
