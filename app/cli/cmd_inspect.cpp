@@ -4,6 +4,7 @@
 #include "core/ops/ops.h"
 #include "core/plugin/extensions.h"
 #include "core/plugin/modelinput.h"
+#include "core/support/units.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -94,8 +95,9 @@ int run(const Args &args, const Extensions &extensions)
     std::printf("model    %s (%s, opset %lld)\n", args.positional().front().c_str(), g.name.c_str(),
                 static_cast<long long>(model->metadata.opsetVersion));
     std::printf("nodes    %zu\nedges    %zu\ntensors  %zu\n", s.nodes, s.edges, s.tensors);
-    std::printf("flops    %.4g (%.3f GFLOP)\nparams   %lld (%.2f M)\nwidth    %lld\n", s.flops, s.flops / 1e9,
-                static_cast<long long>(s.params), static_cast<double>(s.params) / 1e6, static_cast<long long>(s.width));
+    std::printf("flops    %.4g (%s)\nparams   %lld (%s)\nwidth    %lld\n", s.flops, units::flops(s.flops).c_str(),
+                static_cast<long long>(s.params), units::count(static_cast<double>(s.params)).c_str(),
+                static_cast<long long>(s.width));
     auto printIo = [&](const char *title, const std::vector<TensorId> &ids) {
         std::printf("%s\n", title);
         for (TensorId id : ids)

@@ -15,6 +15,7 @@
 #include "core/plugin/modelinput.h"
 #include "core/store/replay.h"
 #include "core/support/fileio.h"
+#include "core/support/units.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -87,9 +88,9 @@ int create(const std::string &path, const Args &args)
             exitCode = 3;
         }
     const PlanSummary &plan = created->schedule.summary;
-    std::printf("created %s: %s on %s, plan %lld with %lld kernels, est. latency %.4f ms\n", path.c_str(),
+    std::printf("created %s: %s on %s, plan %lld with %lld kernels, est. latency %s\n", path.c_str(),
                 plan.algorithm.c_str(), plan.device.c_str(), static_cast<long long>(created->planId),
-                static_cast<long long>(plan.kernels), plan.estLatencyMs);
+                static_cast<long long>(plan.kernels), units::durationMs(plan.estLatencyMs).c_str());
     if (Status s = created->project.close(); !s.isOk())
         return fail(s);
     return exitCode;
@@ -151,8 +152,9 @@ int show(const std::string &path, const Args &args)
         std::printf("option         %s=%s\n", k.c_str(), v.c_str());
     std::printf("overrides      %zu\n", overrides->size());
     for (const PlanSummary &p : *plans)
-        std::printf("plan %-9lld %s  %lld kernels, est. latency %.4f ms  %s\n", static_cast<long long>(p.id),
-                    p.created.c_str(), static_cast<long long>(p.kernels), p.estLatencyMs, p.label.c_str());
+        std::printf("plan %-9lld %s  %lld kernels, est. latency %s  %s\n", static_cast<long long>(p.id),
+                    p.created.c_str(), static_cast<long long>(p.kernels), units::durationMs(p.estLatencyMs).c_str(),
+                    p.label.c_str());
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "core/plugin/extensions.h"
 #include "core/store/replay.h"
 #include "core/support/fileio.h"
+#include "core/support/units.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -62,16 +63,18 @@ void printText(const ReplayResult &r)
     std::printf("algorithm      %s on %s\n", now.algorithm.c_str(), r.schedule.device.id.c_str());
     std::printf("kernels        %lld (%zu tasks)\n", static_cast<long long>(now.kernels), run.result.plan.tasks.size());
     std::printf("steps          %zu, decisions %zu\n", run.trace.size(), run.decisions.records().size());
-    std::printf("search         %.2f ms (verify %.2f ms)\n", run.searchMs, run.verifyMs);
-    std::printf("est. latency   %.4f ms\n", now.estLatencyMs);
+    std::printf("search         %s (verify %s)\n", units::durationMs(run.searchMs).c_str(),
+                units::durationMs(run.verifyMs).c_str());
+    std::printf("est. latency   %s\n", units::durationMs(now.estLatencyMs).c_str());
     if (!r.previous)
         std::printf("replay         no earlier plan to compare with\n");
     else if (r.reproduced)
         std::printf("replay         reproduced plan %lld\n", static_cast<long long>(r.previous->id));
     else
-        std::printf("replay         differs from plan %lld: kernels %lld -> %lld, est. latency %.4f -> %.4f ms\n",
+        std::printf("replay         differs from plan %lld: kernels %lld -> %lld, est. latency %s -> %s\n",
                     static_cast<long long>(r.previous->id), static_cast<long long>(r.previous->kernels),
-                    static_cast<long long>(now.kernels), r.previous->estLatencyMs, now.estLatencyMs);
+                    static_cast<long long>(now.kernels), units::durationMs(r.previous->estLatencyMs).c_str(),
+                    units::durationMs(now.estLatencyMs).c_str());
     if (r.planId > 0)
         std::printf("stored         plan %lld\n", static_cast<long long>(r.planId));
 }

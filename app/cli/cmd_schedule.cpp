@@ -8,6 +8,7 @@
 #include "core/plugin/modelinput.h"
 #include "core/sched/session.h"
 #include "core/support/fileio.h"
+#include "core/support/units.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -88,15 +89,17 @@ int run(const Args &args, const Extensions &extensions)
         std::printf("algorithm      %s on %s\n", algo->c_str(), device->id.c_str());
         std::printf("kernels        %zu (%zu tasks)\n", plan.kernels.size(), plan.tasks.size());
         std::printf("steps          %zu, decisions %zu\n", run->trace.size(), run->decisions.records().size());
-        std::printf("search         %.2f ms (verify %.2f ms)\n", run->searchMs, run->verifyMs);
-        std::printf("est. latency   %.4f ms (%s), energy %.4g J\n", latencyMs,
-                    std::string(costKindName(total.kind)).c_str(), total.energyJ);
+        std::printf("search         %s (verify %s)\n", units::durationMs(run->searchMs).c_str(),
+                    units::durationMs(run->verifyMs).c_str());
+        std::printf("est. latency   %s (%s), energy %s\n", units::durationMs(latencyMs).c_str(),
+                    std::string(costKindName(total.kind)).c_str(), units::energyJ(total.energyJ).c_str());
         // The parts summed over tasks (concurrent tasks overlap, so they exceed the latency).
-        std::printf("cost parts     compute %.4f, memory %.4f, launch %.4f, contention %.4f, sync %.4f ms\n",
-                    total.computeNs / 1e6, total.memoryNs / 1e6, total.launchNs / 1e6, total.contentionNs / 1e6,
-                    total.syncNs / 1e6);
+        std::printf("cost parts     compute %s, memory %s, launch %s, contention %s, sync %s\n",
+                    units::durationNs(total.computeNs).c_str(), units::durationNs(total.memoryNs).c_str(),
+                    units::durationNs(total.launchNs).c_str(), units::durationNs(total.contentionNs).c_str(),
+                    units::durationNs(total.syncNs).c_str());
         for (const auto &[level, bytes] : total.bytesByLevel)
-            std::printf("traffic %-6s %.3f MB\n", level.c_str(), static_cast<double>(bytes) / 1e6);
+            std::printf("traffic %-6s %s\n", level.c_str(), units::bytes(static_cast<double>(bytes)).c_str());
         for (const auto &[k, v] : run->result.stats)
             std::printf("stat %-9s %g\n", k.c_str(), v);
     }

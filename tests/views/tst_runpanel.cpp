@@ -552,8 +552,8 @@ private slots:
 
     void digestsAndMetricFormats()
     {
-        QCOMPARE(formatRunMetric("total_ms", 12.34), QStringLiteral("12.3 ms"));
-        QCOMPARE(formatRunMetric("op_ms/Conv", 0.5), QStringLiteral("0.500 ms"));
+        QCOMPARE(formatRunMetric("total_ms", 12.34), QStringLiteral("12.34 ms"));
+        QCOMPARE(formatRunMetric("op_ms/Conv", 0.5), QStringLiteral("500.0 µs"));
         QCOMPARE(formatRunMetric("peak_host_bytes", 2048), QStringLiteral("2.00 KiB"));
         QCOMPARE(formatRunMetric("tasks", 42), QStringLiteral("42"));
         HostTensor ids{"ids", DType::Int64, {3}, std::vector<std::uint8_t>(24)};

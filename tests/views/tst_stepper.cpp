@@ -158,12 +158,12 @@ private slots:
         QTest::addColumn<QString>("expected");
         QTest::newRow("0 ns") << formatDurationNs(0) << QStringLiteral("0 ns");
         QTest::newRow("ns") << formatDurationNs(950) << QStringLiteral("950 ns");
-        QTest::newRow("µs") << formatDurationNs(12345) << QStringLiteral("12.3 µs");
-        QTest::newRow("ms") << formatDurationNs(4.56e6) << QStringLiteral("4.56 ms");
-        QTest::newRow("s") << formatDurationNs(1.2e9) << QStringLiteral("1.20 s");
+        QTest::newRow("µs") << formatDurationNs(12340) << QStringLiteral("12.34 µs");
+        QTest::newRow("ms") << formatDurationNs(4.56e6) << QStringLiteral("4.560 ms");
+        QTest::newRow("s") << formatDurationNs(1.2e9) << QStringLiteral("1.200 s");
         QTest::newRow("no energy") << formatEnergy(0) << QStringLiteral("0 J");
-        QTest::newRow("mJ") << formatEnergy(4.56e-3) << QStringLiteral("4.56 mJ");
-        QTest::newRow("small ms") << formatMs(0.0421) << QStringLiteral("0.042 ms");
+        QTest::newRow("mJ") << formatEnergy(4.56e-3) << QStringLiteral("4.560 mJ");
+        QTest::newRow("small ms") << formatMs(0.0421) << QStringLiteral("42.10 µs");
     }
     void formats()
     {

@@ -1,7 +1,8 @@
 // Number formatting shared by the workbench's models: counts with SI prefixes
 // ("25.6 M"), FLOPs ("8.21 GFLOP"), bytes with binary prefixes ("784 KiB") and
-// shapes ("1×3×224×224"). Pure functions, locale-independent so tests and
-// screenshots read the same everywhere.
+// shapes ("1×3×224×224"). The numbers are core/support/units (the rules are
+// there, shared with the CLI); these are its QString faces. Pure functions,
+// locale-independent so tests and screenshots read the same everywhere.
 #pragma once
 
 #include "core/ir/types.h"

@@ -2,6 +2,7 @@
 #include "views/models/plansummary.h"
 
 #include "core/sched/scheduler.h"
+#include "core/support/units.h"
 #include "views/models/format.h"
 
 #include <algorithm>
@@ -9,27 +10,6 @@
 namespace tessera::views {
 
 namespace {
-
-QString threeDigits(double v)
-{
-    const double mag = std::fabs(v);
-    return QString::number(v, 'f', mag < 10 ? 2 : mag < 100 ? 1 : 0);
-}
-
-// Scales `value` by 1000s through `units` (smallest first).
-QString scaled1000(double value, std::initializer_list<const char *> units)
-{
-    if (value == 0)
-        return QStringLiteral("0 ") + QString::fromUtf8(*units.begin());
-    double v = value;
-    auto unit = units.begin();
-    while (std::fabs(v) >= 999.5 && std::next(unit) != units.end()) {
-        v /= 1000;
-        ++unit;
-    }
-    return (unit == units.begin() ? QString::number(std::llround(v)) : threeDigits(v)) + QLatin1Char(' ') +
-           QString::fromUtf8(*unit);
-}
 
 void add(PlanSummary &s, SummaryRow::Section section, QString key, QString label, double value, QString text,
          Better better)
@@ -47,19 +27,17 @@ const SummaryRow *PlanSummary::find(const QString &key) const
 
 QString formatDurationNs(double ns)
 {
-    return scaled1000(ns, {"ns", "µs", "ms", "s"});
+    return QString::fromStdString(units::durationNs(ns));
 }
 
 QString formatMs(double ms)
 {
-    return QString::number(ms, 'f', ms < 1 ? 3 : ms < 100 ? 1 : 0) + QStringLiteral(" ms");
+    return QString::fromStdString(units::durationMs(ms));
 }
 
 QString formatEnergy(double joules)
 {
-    if (joules == 0)
-        return QStringLiteral("0 J");
-    return scaled1000(joules * 1e9, {"nJ", "µJ", "mJ", "J"});
+    return QString::fromStdString(units::energyJ(joules));
 }
 
 bool nearlyEqual(double a, double b)

@@ -44,8 +44,9 @@ bool nearlyEqual(double a, double b);
 // Which of two values wins under `better`: -1 a, +1 b, 0 tie / not comparable.
 int compareValues(double a, double b, Better better);
 
-QString formatDurationNs(double ns); // "950 ns", "12.3 µs", "4.56 ms", "1.20 s"
-QString formatMs(double ms);         // "0.042 ms", "12.3 ms"
-QString formatEnergy(double joules); // "0 J", "12.3 µJ", "4.56 mJ"
+// core/support/units' times and energy (four significant figures).
+QString formatDurationNs(double ns); // "950 ns", "12.34 µs", "4.812 ms", "1.200 s"
+QString formatMs(double ms);         // formatDurationNs(ms * 1e6): "42.10 µs", "12.34 ms"
+QString formatEnergy(double joules); // "0 J", "12.30 µJ", "4.560 mJ"
 
 } // namespace tessera::views
