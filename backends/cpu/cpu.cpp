@@ -129,7 +129,7 @@ public:
         m_info.capabilities = {.functional = true, .timing = false, .measured = true, .deviceKinds = {"any"}};
         m_info.summary = "compiles the plan to native code: Conv/MatMul/Gemm and their fused epilogues on oneDNN, "
                          "element-wise chains by LLVM's ORC JIT for the host (" +
-                         m_jit.hostCpu() +
+                         cpu::JitCache::hostCpu() +
                          "), every other op on the reference kernels; concurrent tasks on a thread pool";
     }
 
@@ -276,6 +276,8 @@ private:
                 m["ops/" + std::string(cpu::engineName(op->engine))] += 1;
         m["jit_kernels_compiled"] = m_jit.compiled() - compiledBefore;
         m["jit_cache_hits"] = m_jit.hits() - hitsBefore;
+        if (!stats.jitUnavailable.empty())
+            m["jit_unavailable"] = 1; // element-wise chains ran on the reference kernels
         m["compile_ms"] = nsSince(t0) / 1e6;
         return std::unique_ptr<CompiledPlan>(std::move(out));
     }

@@ -1,5 +1,7 @@
-// LLVM 16 ORC JIT for element-wise chains (see jit.h); the only file of the
-// backend that includes LLVM headers.
+// LLVM 16 ORC JIT for element-wise chains (see jit.h): the shared module
+// libtessera_cpu_jit.so, the only part of the backend that links libLLVM. The
+// backend dlopen()s it on the first chain to compile (jitcache.cpp), so a
+// process that never compiles a plan never loads or relocates libLLVM.
 //
 // For an EwProgram of rank r the generated function is
 //   void ew(float *noalias out, const float *const *ins)
@@ -27,19 +29,9 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <mutex>
-#include <unordered_map>
+#include <memory>
 
 namespace tessera::cpu {
-
-struct JitCache::Impl {
-    std::unique_ptr<llvm::orc::LLJIT> jit;
-    std::unique_ptr<llvm::TargetMachine> tm;
-    std::string error; // why the JIT is unavailable
-    std::unordered_map<std::string, EwFunction> cache;
-    int compiled = 0, hits = 0, serial = 0;
-    std::mutex mutex;
-};
 
 namespace {
 
@@ -179,98 +171,93 @@ void optimise(llvm::Module &m, llvm::TargetMachine &tm)
 
 } // namespace
 
-JitCache::JitCache() : m_impl(std::make_unique<Impl>())
+// The engine: LLVM's native target, the host's target machine and an LLJIT
+// whose main dylib resolves libm symbols in the host process.
+class LlvmJitEngine final : public JitEngine
 {
-    static const bool initialised = [] {
-        llvm::InitializeNativeTarget();
-        llvm::InitializeNativeTargetAsmPrinter();
-        return true;
-    }();
-    (void)initialised;
-    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!jtmb) {
-        m_impl->error = errorText(jtmb.takeError());
-        return;
+public:
+    LlvmJitEngine()
+    {
+        static const bool initialised = [] {
+            llvm::InitializeNativeTarget();
+            llvm::InitializeNativeTargetAsmPrinter();
+            return true;
+        }();
+        (void)initialised;
+        auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+        if (!jtmb) {
+            m_error = errorText(jtmb.takeError());
+            return;
+        }
+        jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+        auto tm = jtmb->createTargetMachine();
+        if (!tm) {
+            m_error = errorText(tm.takeError());
+            return;
+        }
+        m_tm = std::move(*tm);
+        auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+        if (!jit) {
+            m_error = errorText(jit.takeError());
+            return;
+        }
+        m_jit = std::move(*jit);
+        auto gen =
+            llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(m_jit->getDataLayout().getGlobalPrefix());
+        if (!gen) {
+            m_error = errorText(gen.takeError());
+            m_jit.reset();
+            return;
+        }
+        m_jit->getMainJITDylib().addGenerator(std::move(*gen));
     }
-    jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
-    auto tm = jtmb->createTargetMachine();
-    if (!tm) {
-        m_impl->error = errorText(tm.takeError());
-        return;
+
+    const std::string &error() const { return m_error; }
+
+    EwFunction compile(const EwProgram &p, const std::string &name, std::string &error) override
+    {
+        auto ctx = std::make_unique<llvm::LLVMContext>();
+        auto m = std::make_unique<llvm::Module>("tessera_ew", *ctx);
+        m->setDataLayout(m_tm->createDataLayout());
+        m->setTargetTriple(m_tm->getTargetTriple().str());
+        emitFunction(*m, name, p, *m_tm);
+        std::string problems;
+        llvm::raw_string_ostream os(problems);
+        if (llvm::verifyModule(*m, &os)) {
+            error = "generated element-wise kernel is invalid: " + os.str();
+            return nullptr;
+        }
+        optimise(*m, *m_tm);
+        if (std::getenv("TESSERA_CPU_DUMP_IR"))
+            m->print(llvm::errs(), nullptr);
+        if (llvm::Error e = m_jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)))) {
+            error = "the LLVM JIT rejected a kernel: " + errorText(std::move(e));
+            return nullptr;
+        }
+        auto sym = m_jit->lookup(name);
+        if (!sym) {
+            error = "the LLVM JIT lost a kernel: " + errorText(sym.takeError());
+            return nullptr;
+        }
+        return sym->toPtr<EwFunction>();
     }
-    m_impl->tm = std::move(*tm);
-    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
-    if (!jit) {
-        m_impl->error = errorText(jit.takeError());
-        return;
-    }
-    m_impl->jit = std::move(*jit);
-    auto gen =
-        llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(m_impl->jit->getDataLayout().getGlobalPrefix());
-    if (!gen) {
-        m_impl->error = errorText(gen.takeError());
-        m_impl->jit.reset();
-        return;
-    }
-    m_impl->jit->getMainJITDylib().addGenerator(std::move(*gen));
-}
 
-JitCache::~JitCache() = default;
+    bool ok() const { return m_jit != nullptr; }
 
-Expected<EwFunction> JitCache::get(const EwProgram &p)
-{
-    std::lock_guard lock(m_impl->mutex);
-    if (!m_impl->jit)
-        return Status::error(ErrorCode::Unavailable, "the LLVM JIT is unavailable: " + m_impl->error);
-    const std::string key = p.key();
-    if (auto it = m_impl->cache.find(key); it != m_impl->cache.end()) {
-        ++m_impl->hits;
-        return it->second;
-    }
-    auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto m = std::make_unique<llvm::Module>("tessera_ew", *ctx);
-    m->setDataLayout(m_impl->tm->createDataLayout());
-    m->setTargetTriple(m_impl->tm->getTargetTriple().str());
-    const std::string name = "tessera_ew_" + std::to_string(m_impl->serial++);
-    emitFunction(*m, name, p, *m_impl->tm);
-    std::string problems;
-    llvm::raw_string_ostream os(problems);
-    if (llvm::verifyModule(*m, &os))
-        return Status::error(ErrorCode::Internal, "generated element-wise kernel is invalid: " + os.str());
-    optimise(*m, *m_impl->tm);
-    if (std::getenv("TESSERA_CPU_DUMP_IR"))
-        m->print(llvm::errs(), nullptr);
-    if (llvm::Error e = m_impl->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
-        return Status::error(ErrorCode::Internal, "the LLVM JIT rejected a kernel: " + errorText(std::move(e)));
-    auto sym = m_impl->jit->lookup(name);
-    if (!sym)
-        return Status::error(ErrorCode::Internal, "the LLVM JIT lost a kernel: " + errorText(sym.takeError()));
-    auto fn = sym->toPtr<EwFunction>();
-    ++m_impl->compiled;
-    m_impl->cache.emplace(key, fn);
-    return fn;
-}
-
-int JitCache::compiled() const
-{
-    return m_impl->compiled;
-}
-
-int JitCache::hits() const
-{
-    return m_impl->hits;
-}
-
-std::string JitCache::hostCpu() const
-{
-    if (!m_impl->tm)
-        return "JIT unavailable: " + m_impl->error;
-    const std::string features = m_impl->tm->getTargetFeatureString().str() + ",";
-    std::string isa;
-    for (const char *f : {"avx512f", "avx2", "fma", "avx", "sse4.2"})
-        if (features.find(std::string("+") + f + ",") != std::string::npos)
-            isa += (isa.empty() ? "" : ", ") + std::string(f);
-    return m_impl->tm->getTargetCPU().str() + (isa.empty() ? "" : " (" + isa + ")");
-}
+private:
+    std::unique_ptr<llvm::orc::LLJIT> m_jit;
+    std::unique_ptr<llvm::TargetMachine> m_tm;
+    std::string m_error;
+};
 
 } // namespace tessera::cpu
+
+extern "C" tessera::cpu::JitEngine *tesseraCpuJitCreate(std::string *error)
+{
+    auto engine = std::make_unique<tessera::cpu::LlvmJitEngine>();
+    if (!engine->ok()) {
+        *error = engine->error();
+        return nullptr;
+    }
+    return engine.release();
+}

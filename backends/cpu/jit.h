@@ -7,7 +7,11 @@
 // a loop nest whose innermost loop LLVM vectorises for the host CPU. The
 // JitCache keys compiled functions by the program's text (its content), so
 // the same chain in another plan — or after an override changed some other
-// kernel — is not compiled again. LLVM headers stay inside jit.cpp.
+// kernel — is not compiled again. libLLVM is loaded (dlopen of the module
+// libtessera_cpu_jit.so, jit.cpp) and set up by the first get(), never by the
+// constructor: the backend is built at registration, by every CLI start, and
+// linking libLLVM alone costs ~90 ms of CPU per process start (BENCHMARKS.md).
+// LLVM headers stay inside jit.cpp.
 #pragma once
 
 #include "core/support/status.h"
@@ -62,6 +66,20 @@ struct EwProgram {
 // out[i] = program(ins...)(i), for the whole output.
 using EwFunction = void (*)(float *out, const float *const *ins);
 
+// The LLVM side (jit.cpp, built as the shared module libtessera_cpu_jit.so,
+// the only code linking libLLVM): one engine per JitCache, created by the
+// module's entry point tesseraCpuJitCreate (null and `*error` set when the
+// host's target cannot be set up). compile() returns null and sets `error`
+// on failure. Not thread-safe: JitCache serialises the calls.
+class JitEngine
+{
+public:
+    virtual ~JitEngine() = default;
+    virtual EwFunction compile(const EwProgram &p, const std::string &name, std::string &error) = 0;
+};
+using JitCreateFn = JitEngine *(*)(std::string *error);
+constexpr const char *kJitEntryPoint = "tesseraCpuJitCreate";
+
 class JitCache
 {
 public:
@@ -71,10 +89,12 @@ public:
     JitCache &operator=(const JitCache &) = delete;
 
     // The compiled function of `p` (from the cache when its key was seen).
+    // The first call loads the LLVM module; Unavailable when it cannot.
     Expected<EwFunction> get(const EwProgram &p);
-    int compiled() const;        // functions generated since construction
-    int hits() const;            // get() calls answered from the cache
-    std::string hostCpu() const; // e.g. "znver3 (avx2, fma)"
+    int compiled() const;         // functions generated since construction
+    int hits() const;             // get() calls answered from the cache
+    bool started() const;         // whether the LLVM module was loaded (the first get() does it)
+    static std::string hostCpu(); // e.g. "x86-64 (avx2, fma)", from CPUID; loads nothing
 
 private:
     struct Impl;

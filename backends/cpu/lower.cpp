@@ -334,7 +334,15 @@ done:
     p.instrs = std::move(instrs);
 
     // S3: compile (or find) the function.
+    // An unavailable JIT (its module missing) leaves the chain to the
+    // reference kernels; the compile metrics say so ("jit_unavailable").
     auto fn = jit.get(p);
+    if (!fn && fn.status().code() == ErrorCode::Unavailable) {
+        for (std::size_t c : chain)
+            s.done[c] = false;
+        stats.jitUnavailable = fn.status().message();
+        return CpuOpPtr();
+    }
     if (!fn)
         return fn.status().at({.node = first.name});
     ++stats.jitChains;

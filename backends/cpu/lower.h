@@ -17,7 +17,8 @@
 namespace tessera::cpu {
 
 struct LowerStats {
-    int jitChains = 0; // element-wise chains handed to the JitCache
+    int jitChains = 0;          // element-wise chains handed to the JitCache
+    std::string jitUnavailable; // why the JIT could not be used (empty: it could)
 };
 
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,

@@ -7,6 +7,7 @@
 // only what changed), which engine runs what, an opaque op refused by name,
 // a plan compiled by another backend refused, capabilities and timing.
 #include "backends/cpu/cpu.h"
+#include "backends/cpu/jit.h"
 #include "backends/reference/reference.h"
 #include "core/onnx/importer.h"
 #include "core/sched/session.h"
@@ -259,6 +260,62 @@ TEST_F(CpuBackendTest, PlanCompiledByAnotherBackendIsRefused)
     auto own = cpu->compile(g, *p);
     ASSERT_TRUE(own.isOk());
     EXPECT_TRUE(cpu->run(**own, inputs).isOk());
+}
+
+// LLVM is loaded by the first element-wise chain compiled, not when the cache
+// (or the backend holding it, at registration) is constructed.
+TEST_F(CpuBackendTest, JitLoadsLlvmOnFirstCompileOnly)
+{
+    cpu::JitCache cache;
+    EXPECT_FALSE(cache.started());
+    EXPECT_FALSE(cpu::JitCache::hostCpu().empty());
+    EXPECT_FALSE(cache.started());
+    cpu::EwProgram relu;
+    relu.dims = {8};
+    relu.strides = {{1}};
+    relu.instrs = {{cpu::EwInstr::Op::Relu, 0, 0, 0}};
+    auto fn = cache.get(relu);
+    ASSERT_TRUE(fn.isOk()) << fn.status().str();
+    EXPECT_TRUE(cache.started());
+    const float in[8] = {-2, -1, 0, 1, 2, -3, 3, -0.5f};
+    const float *ins[] = {in};
+    float out[8] = {};
+    (*fn)(out, ins);
+    for (int i = 0; i < 8; ++i)
+        EXPECT_EQ(out[i], std::max(in[i], 0.f));
+    EXPECT_EQ(cache.compiled(), 1);
+}
+
+// Negative twin: a JIT module that cannot be loaded makes get() Unavailable
+// (naming the module), and the backend runs the chains on the reference
+// kernels instead, reported in the metrics, still matching.
+TEST_F(CpuBackendTest, MissingJitModuleFallsBackToReferenceKernels)
+{
+    const std::string bogus = (dir / "no-such-jit.so").string();
+    ::setenv("TESSERA_CPU_JIT", bogus.c_str(), 1);
+    cpu::JitCache cache;
+    cpu::EwProgram relu;
+    relu.dims = {8};
+    relu.strides = {{1}};
+    relu.instrs = {{cpu::EwInstr::Op::Relu, 0, 0, 0}};
+    auto fn = cache.get(relu);
+    auto backend = createCpuBackend();
+    const Graph g = sample("squeezenet", 0, false);
+    auto p = plan(g, "sequential");
+    ASSERT_TRUE(p.isOk());
+    const auto inputs = planutil::makeInputs(g, 4);
+    auto got = planutil::compileAndRun(*backend, g, *p, inputs);
+    ::unsetenv("TESSERA_CPU_JIT");
+    ASSERT_FALSE(fn.isOk());
+    EXPECT_EQ(fn.status().code(), ErrorCode::Unavailable);
+    EXPECT_NE(fn.status().message().find("no-such-jit.so"), std::string::npos) << fn.status().str();
+    EXPECT_TRUE(cache.started());
+    ASSERT_TRUE(got.isOk()) << got.status().str();
+    EXPECT_EQ(got->metrics["jit_unavailable"], 1);
+    EXPECT_EQ(got->metrics["ops/llvm-jit"], 0);
+    auto expected = planutil::compileAndRun(*reference, g, *p, inputs);
+    ASSERT_TRUE(expected.isOk());
+    EXPECT_LT(relativeL2(got->outputs[0], expected->outputs[0]), kTolerance);
 }
 
 TEST_F(CpuBackendTest, ReportsMeasuredFunctionalCapabilities)
