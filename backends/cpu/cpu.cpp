@@ -191,6 +191,7 @@ private:
     {
         const auto t0 = Clock::now();
         const int compiledBefore = m_jit.compiled(), hitsBefore = m_jit.hits();
+        const int preparedBefore = m_dnnlConstants.prepared(), constHitsBefore = m_dnnlConstants.hits();
         Status verified = verifyPlan(plan, g);
         if (!verified)
             return verified.prefix("the cpu backend refuses an invalid plan");
@@ -199,14 +200,23 @@ private:
         const Graph &graph = out->graph;
 
         // S1: constants, loaded and checked once.
+        std::map<std::shared_ptr<const TensorData>, std::shared_ptr<const TensorData>> loaded;
         out->constants.data.resize(graph.tensorCount());
         for (std::size_t i = 0; i < graph.tensorCount(); ++i) {
             const Tensor &tensor = graph.tensor(static_cast<TensorId>(i));
             if (!tensor.isConstant())
                 continue;
-            auto data = loadTensorData(tensor.data);
+            // External data read by an earlier compile (the same immutable
+            // TensorData: the same graph, or an override's plan of it) is reused.
+            Expected<std::shared_ptr<const TensorData>> data = std::shared_ptr<const TensorData>();
+            if (auto hit = m_loaded.find(tensor.data); hit != m_loaded.end())
+                data = hit->second;
+            else
+                data = loadTensorData(tensor.data);
             if (!data)
                 return data.status().at({.tensor = tensor.name});
+            if (*data != tensor.data)
+                loaded.emplace(tensor.data, *data);
             if (static_cast<std::int64_t>((*data)->bytes.size()) != tensor.bytes())
                 return Status::invalid("data of '" + tensor.name + "' holds " + std::to_string((*data)->bytes.size()) +
                                            " bytes, its type needs " + std::to_string(tensor.bytes()),
@@ -214,6 +224,8 @@ private:
             out->constants.data[i] = std::move(*data);
         }
 
+        m_loaded = std::move(loaded); // only the last compile's: a bounded cache
+        const double constantsMs = nsSince(t0) / 1e6;
         // S2: ops per task; S3: dependencies (plan's, plus writer -> reader).
         cpu::LowerStats stats;
         std::vector<std::vector<int>> writersOf(graph.tensorCount());
@@ -222,7 +234,7 @@ private:
             TaskProgram p;
             p.id = t.id;
             if (t.kind == TaskKind::Compute) {
-                auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, stats);
+                auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, &m_dnnlConstants, stats);
                 if (!ops)
                     return ops.status();
                 p.ops = std::move(*ops);
@@ -248,6 +260,7 @@ private:
             indexOfTask[t.id] = self;
             out->tasks.push_back(std::move(p));
         }
+        const double lowerMs = nsSince(t0) / 1e6 - constantsMs;
         out->written.assign(graph.tensorCount(), false);
         for (std::size_t t = 0; t < writersOf.size(); ++t)
             out->written[t] = !writersOf[t].empty();
@@ -276,9 +289,14 @@ private:
                 m["ops/" + std::string(cpu::engineName(op->engine))] += 1;
         m["jit_kernels_compiled"] = m_jit.compiled() - compiledBefore;
         m["jit_cache_hits"] = m_jit.hits() - hitsBefore;
+        m["dnnl_constants_prepared"] = m_dnnlConstants.prepared() - preparedBefore;
+        m["dnnl_constants_cached"] = m_dnnlConstants.hits() - constHitsBefore;
         if (!stats.jitUnavailable.empty())
             m["jit_unavailable"] = 1; // element-wise chains ran on the reference kernels
+        m_dnnlConstants.keepOnlyLastCompile();
         m["compile_ms"] = nsSince(t0) / 1e6;
+        m["compile_ms/constants"] = constantsMs; // verify, copy the graph, load constants
+        m["compile_ms/lower"] = lowerMs;
         return std::unique_ptr<CompiledPlan>(std::move(out));
     }
 
@@ -427,6 +445,9 @@ private:
 
     CpuBackendOptions m_options;
     cpu::JitCache m_jit;
+    cpu::DnnlConstantCache m_dnnlConstants;
+    // External constants read by the last compile, by their (immutable) source.
+    std::map<std::shared_ptr<const TensorData>, std::shared_ptr<const TensorData>> m_loaded;
     std::mutex m_compileMutex;
     BackendInfo m_info{kName, "CPU (oneDNN + LLVM JIT)", {}, true, {}, {}};
 };

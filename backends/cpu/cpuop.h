@@ -56,6 +56,29 @@ struct Constants {
     }
 };
 
+// onednn.cpp: the constants of oneDNN ops prepared at compile time (weights
+// with their BatchNormalization folded in, reordered into the primitive's
+// layout; the bias), keyed by their content and the layout, so a re-compile
+// (the same plan, or an override's plan) prepares only the anchors whose
+// weights, folded parameters or chosen layout changed. Thread-safe; owned by
+// the backend.
+class DnnlConstantCache
+{
+public:
+    DnnlConstantCache();
+    ~DnnlConstantCache();
+    DnnlConstantCache(const DnnlConstantCache &) = delete;
+    DnnlConstantCache &operator=(const DnnlConstantCache &) = delete;
+    int prepared() const; // anchors whose constants were folded/reordered
+    int hits() const;     // anchors whose constants came from the cache
+    // Drops the entries the compile that just ended did not use (the cache
+    // holds one plan's constants, not every plan's ever compiled).
+    void keepOnlyLastCompile();
+
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
 // Nodes of the task's kernel the fusion pass may absorb into an anchor: whole
 // tensors, in the kernel, not yet emitted.
 struct FusionScope {
@@ -63,6 +86,7 @@ struct FusionScope {
     const std::vector<NodeId> &kernelNodes; // kernel order
     std::vector<bool> &done;                // per kernel position: already emitted or absorbed
     const Constants &constants;
+    DnnlConstantCache *dnnlCache = nullptr; // null: prepare every anchor's constants afresh
     // Whether tensor t is available when an op at the current position runs
     // (a constant, a graph input, produced outside the kernel, or by an
     // already emitted node).

@@ -402,7 +402,8 @@ Expected<std::vector<CpuOpPtr>> lowerTiled(const Graph &g, const Kernel &k, cons
 } // namespace
 
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
-                                          const Constants &constants, JitCache *jit, LowerStats &stats)
+                                          const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
+                                          LowerStats &stats)
 {
     const Kernel &k = plan.kernels[static_cast<std::size_t>(task.kernel)];
     auto regions = taskRegions(g, k, task.tiles);
@@ -424,7 +425,7 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     if (engines.find("llvm-jit") == std::string::npos)
         jit = nullptr;
     std::vector<bool> done(k.nodes.size(), false);
-    FusionScope scope{g, k.nodes, done, constants};
+    FusionScope scope{g, k.nodes, done, constants, dnnlCache};
     std::vector<CpuOpPtr> out;
     for (std::size_t pos = 0; pos < k.nodes.size(); ++pos) {
         if (done[pos])

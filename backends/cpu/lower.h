@@ -22,6 +22,7 @@ struct LowerStats {
 };
 
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
-                                          const Constants &constants, JitCache *jit, LowerStats &stats);
+                                          const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
+                                          LowerStats &stats);
 
 } // namespace tessera::cpu

@@ -8,8 +8,10 @@
 //     s = scale / sqrt(var + eps));
 //   - Relu, LeakyRelu, Sigmoid, Tanh, Clip (constant bounds): eltwise post-ops;
 //   - Add, Mul (either operand order) and Sub (chain value first) with an
-//     operand already available when the anchor runs: binary post-ops (the
-//     residual add of a ResNet block, a bias).
+//     operand already available when the anchor runs: binary post-ops (a
+//     bias), except a full-size Add first in the chain (the residual add of a
+//     ResNet block): a sum post-op onto dst, which the op fills with the
+//     operand before the primitive runs.
 // A chain link stops at a tensor used outside the chain or a graph output.
 // If oneDNN rejects the attribute set the pass drops post-ops from the end
 // until it accepts (an anchor alone always works or falls back).
@@ -22,8 +24,11 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <dnnl.hpp>
+#include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tessera::cpu {
 
@@ -57,10 +62,10 @@ bool isF32(const Graph &g, TensorId t)
 
 // One absorbed epilogue step.
 struct PostOp {
-    enum class Kind : std::uint8_t { Eltwise, Binary } kind = Kind::Eltwise;
+    enum class Kind : std::uint8_t { Eltwise, Binary, Sum } kind = Kind::Eltwise;
     dnnl::algorithm alg = dnnl::algorithm::undef;
     float alpha = 0, beta = 0;
-    TensorId operand = kInvalidId; // Binary
+    TensorId operand = kInvalidId; // Binary, Sum
     NodeId node = kInvalidId;
 };
 
@@ -128,6 +133,7 @@ struct Anchor {
     Dims strides, dilates, padL, padR;
     bool conv = false;
     std::int64_t outChannels = 0, perChannel = 0; // weight elements per output channel (conv)
+    const Node *foldedBn = nullptr;               // BatchNormalization to fold (bindConstants does it)
 };
 
 std::optional<Anchor> convAnchor(const FusionScope &s, const Node &n)
@@ -243,6 +249,8 @@ public:
     Status run(std::uint8_t *const *tensors) const override
     {
         try {
+            if (m_sumFrom != kInvalidId && tensors[m_sumFrom] != tensors[m_dst])
+                std::memcpy(tensors[m_dst], tensors[m_sumFrom], m_dstMd.get_size());
             dnnl::stream stream(dnnlEngine());
             std::unordered_map<int, memory> args;
             args.emplace(DNNL_ARG_SRC, memory(m_srcMd, dnnlEngine(), tensors[m_src]));
@@ -273,8 +281,9 @@ public:
     std::optional<memory> m_bias;
     bool m_weightsConst = false;
     TensorId m_src = kInvalidId, m_weightT = kInvalidId, m_dst = kInvalidId;
+    TensorId m_sumFrom = kInvalidId; // copied into dst before a sum post-op accumulates onto it
     std::vector<std::tuple<int, TensorId, memory::desc>> m_binary;
-    std::vector<float> m_biasStore;
+    std::shared_ptr<const std::vector<float>> m_biasStore;
 };
 
 // Binary post-op operand descriptor: the operand right-aligned to dst's rank.
@@ -291,11 +300,15 @@ void build(DnnlOp &op, Anchor &a, const std::vector<PostOp> &posts, const Graph 
 {
     dnnl::post_ops po;
     op.m_binary.clear();
+    op.m_sumFrom = kInvalidId;
     const std::size_t rank = static_cast<std::size_t>(a.dst.dims().size());
     for (std::size_t i = 0; i < posts.size(); ++i) {
         const PostOp &p = posts[i];
         if (p.kind == PostOp::Kind::Eltwise) {
             po.append_eltwise(1.0f, p.alg, p.alpha, p.beta);
+        } else if (p.kind == PostOp::Kind::Sum) {
+            po.append_sum(1.0f);
+            op.m_sumFrom = p.operand;
         } else {
             const memory::desc md = operandDesc(g.tensor(p.operand).shape, rank);
             po.append_binary(p.alg, md);
@@ -305,7 +318,7 @@ void build(DnnlOp &op, Anchor &a, const std::vector<PostOp> &posts, const Graph 
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     attr.set_post_ops(po);
-    const bool hasBias = a.biasPtr || !a.biasData.empty();
+    const bool hasBias = a.biasPtr || !a.biasData.empty() || a.foldedBn;
     if (a.conv) {
         auto d = hasBias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                                            dnnl::algorithm::convolution_direct, a.src, a.weights,
@@ -333,45 +346,54 @@ void build(DnnlOp &op, Anchor &a, const std::vector<PostOp> &posts, const Graph 
     }
 }
 
-// Reorders constant weights (and copies the bias) into the primitive's layout.
-void bindConstants(DnnlOp &op, Anchor &a, bool transB)
+// 64-bit content hash of `bytes` bytes (8-byte words mixed multiplicatively,
+// the tail byte-wise): the key of prepared constants.
+std::uint64_t contentHash(const void *data, std::size_t bytes, std::uint64_t h = 0x9e3779b97f4a7c15ull)
 {
-    dnnl::stream stream(dnnlEngine());
-    const memory::desc want = op.m_weightsMd;
-    op.m_weightsConst = a.weightsConst;
-    if (a.weightsConst) {
-        Dims dims = want.dims();
-        memory::desc plain;
-        if (transB)
-            plain = memory::desc(dims, memory::data_type::f32, Dims{1, dims[0]});
-        else
-            plain = memory::desc(dims, memory::data_type::f32, plainTag(dims.size()));
-        const float *src = a.weightData.empty() ? a.weightPtr : a.weightData.data();
-        memory from(plain, dnnlEngine(), const_cast<float *>(src));
-        op.m_weights = memory(want, dnnlEngine());
-        dnnl::reorder(from, op.m_weights).execute(stream, from, op.m_weights);
-        stream.wait();
+    const auto *p = static_cast<const std::uint8_t *>(data);
+    std::size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
     }
-    if (a.biasPtr || !a.biasData.empty()) {
-        if (a.biasData.empty())
-            a.biasData.assign(a.biasPtr, a.biasPtr + a.bias.get_size() / sizeof(float));
-        op.m_biasStore = std::move(a.biasData);
-        op.m_bias = memory(op.m_biasMd, dnnlEngine(), op.m_biasStore.data());
-    }
+    for (; i < bytes; ++i)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ^ bytes;
 }
 
-// Folds BatchNormalization node `bn` into the conv anchor's weights and bias.
-bool foldBatchNorm(const FusionScope &s, const Node &bn, Anchor &a)
+std::uint64_t tensorHash(const FusionScope &s, TensorId t, std::uint64_t h)
 {
-    if (bn.inputs.size() < 5)
-        return false;
+    const auto &d = s.constants.data[static_cast<std::size_t>(t)];
+    return d ? contentHash(d->bytes.data(), d->bytes.size(), h) : h;
+}
+
+// The key of an anchor's prepared constants: the content of the weights, the
+// bias and the folded BatchNormalization's parameters (and its epsilon), plus
+// the layout the primitive asked for.
+std::string constantsKey(const FusionScope &s, const Anchor &a, const memory::desc &want, bool transB)
+{
+    std::uint64_t h = tensorHash(s, a.weightT, 1);
+    if (a.biasT != kInvalidId)
+        h = tensorHash(s, a.biasT, h ^ 2);
+    if (a.foldedBn) {
+        for (std::size_t i = 1; i < 5; ++i)
+            h = tensorHash(s, a.foldedBn->inputs[i], h ^ (i + 16));
+        const double eps = a.foldedBn->attrFloat("epsilon", 1e-5);
+        h = contentHash(&eps, sizeof eps, h);
+    }
+    // The layout: its size and strides/blocking are in the C descriptor.
+    h = contentHash(&want.data, sizeof want.data, h);
+    return std::to_string(h) + (transB ? "t:" : "n:") + std::to_string(want.get_size());
+}
+
+// Folds BatchNormalization node `bn` into the conv anchor's weights and bias
+// (copies in a.weightData / a.biasData).
+void foldInto(const FusionScope &s, const Node &bn, Anchor &a)
+{
     const float *scale = s.constants.f32(bn.inputs[1]), *shift = s.constants.f32(bn.inputs[2]),
                 *mean = s.constants.f32(bn.inputs[3]), *var = s.constants.f32(bn.inputs[4]);
-    for (std::size_t i = 1; i < 5; ++i)
-        if (!isF32(s.graph, bn.inputs[i]) || s.graph.tensor(bn.inputs[i]).elements() != a.outChannels)
-            return false;
-    if (!scale || !shift || !mean || !var)
-        return false;
     const double eps = bn.attrFloat("epsilon", 1e-5);
     if (a.weightData.empty())
         a.weightData.assign(a.weightPtr, a.weightPtr + a.outChannels * a.perChannel);
@@ -389,6 +411,112 @@ bool foldBatchNorm(const FusionScope &s, const Node &bn, Anchor &a)
             static_cast<float>((bias[static_cast<std::size_t>(o)] - mean[o]) * k + shift[o]);
     }
     a.biasData = std::move(bias);
+}
+
+} // namespace
+
+struct DnnlConstantCache::Impl {
+    struct Entry {
+        memory weights;
+        std::shared_ptr<const std::vector<float>> bias;
+    };
+    std::mutex mutex;
+    std::unordered_map<std::string, Entry> entries;
+    std::unordered_set<std::string> used; // keys the current compile used
+    int prepared = 0, hits = 0;
+};
+
+DnnlConstantCache::DnnlConstantCache() : m_impl(std::make_unique<Impl>()) {}
+DnnlConstantCache::~DnnlConstantCache() = default;
+
+int DnnlConstantCache::prepared() const
+{
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->prepared;
+}
+
+void DnnlConstantCache::keepOnlyLastCompile()
+{
+    std::lock_guard lock(m_impl->mutex);
+    for (auto it = m_impl->entries.begin(); it != m_impl->entries.end();)
+        it = m_impl->used.count(it->first) ? std::next(it) : m_impl->entries.erase(it);
+    m_impl->used.clear();
+}
+
+int DnnlConstantCache::hits() const
+{
+    std::lock_guard lock(m_impl->mutex);
+    return m_impl->hits;
+}
+
+namespace {
+
+// Binds constant weights (BatchNormalization folded, reordered into the
+// primitive's layout) and the bias: from `cache` when the same content was
+// prepared for the same layout before, else prepared now and cached.
+void bindConstants(const FusionScope &s, DnnlOp &op, Anchor &a, bool transB)
+{
+    const memory::desc want = op.m_weightsMd;
+    op.m_weightsConst = a.weightsConst;
+    const bool hasBias = a.biasPtr || a.foldedBn;
+    DnnlConstantCache::Impl *cache = s.dnnlCache ? s.dnnlCache->m_impl.get() : nullptr;
+    std::string key;
+    if (cache && a.weightsConst) {
+        key = constantsKey(s, a, want, transB);
+        std::lock_guard lock(cache->mutex);
+        cache->used.insert(key);
+        if (auto it = cache->entries.find(key); it != cache->entries.end()) {
+            ++cache->hits;
+            op.m_weights = it->second.weights;
+            if (hasBias) {
+                op.m_biasStore = it->second.bias;
+                op.m_bias = memory(op.m_biasMd, dnnlEngine(), const_cast<float *>(op.m_biasStore->data()));
+            }
+            return;
+        }
+    }
+    if (a.foldedBn)
+        foldInto(s, *a.foldedBn, a);
+    if (a.weightsConst) {
+        Dims dims = want.dims();
+        memory::desc plain;
+        if (transB)
+            plain = memory::desc(dims, memory::data_type::f32, Dims{1, dims[0]});
+        else
+            plain = memory::desc(dims, memory::data_type::f32, plainTag(dims.size()));
+        const float *src = a.weightData.empty() ? a.weightPtr : a.weightData.data();
+        op.m_weights = memory(want, dnnlEngine());
+        if (plain == want) { // the primitive takes the plain layout: a copy, not a reorder
+            std::memcpy(op.m_weights.get_data_handle(), src, want.get_size());
+        } else {
+            dnnl::stream stream(dnnlEngine());
+            memory from(plain, dnnlEngine(), const_cast<float *>(src));
+            dnnl::reorder(from, op.m_weights).execute(stream, from, op.m_weights);
+            stream.wait();
+        }
+    }
+    if (hasBias) {
+        if (a.biasData.empty())
+            a.biasData.assign(a.biasPtr, a.biasPtr + a.bias.get_size() / sizeof(float));
+        op.m_biasStore = std::make_shared<const std::vector<float>>(std::move(a.biasData));
+        op.m_bias = memory(op.m_biasMd, dnnlEngine(), const_cast<float *>(op.m_biasStore->data()));
+    }
+    if (cache && a.weightsConst) {
+        std::lock_guard lock(cache->mutex);
+        ++cache->prepared;
+        cache->entries.emplace(key, DnnlConstantCache::Impl::Entry{op.m_weights, op.m_biasStore});
+    }
+}
+
+// Whether BatchNormalization node `bn` can be folded into the conv anchor.
+bool canFold(const FusionScope &s, const Node &bn, const Anchor &a)
+{
+    if (bn.inputs.size() < 5)
+        return false;
+    for (std::size_t i = 1; i < 5; ++i)
+        if (!isF32(s.graph, bn.inputs[i]) || s.graph.tensor(bn.inputs[i]).elements() != a.outChannels ||
+            !s.constants.f32(bn.inputs[i]))
+            return false;
     return true;
 }
 
@@ -421,10 +549,9 @@ CpuOpPtr makeDnnlOp(FusionScope &s, std::size_t pos)
                 break;
             const Node &c = g.node(s.kernelNodes[static_cast<std::size_t>(next)]);
             if (c.opType == "BatchNormalization" && a->conv && posts.empty() && !folded) {
-                Anchor trial = *a;
-                if (!foldBatchNorm(s, c, trial))
+                if (!canFold(s, c, *a))
                     break;
-                *a = std::move(trial);
+                a->foldedBn = &c;
                 folded = true;
             } else if (auto e = eltwiseOf(s, c)) {
                 e->node = s.kernelNodes[static_cast<std::size_t>(next)];
@@ -437,8 +564,17 @@ CpuOpPtr makeDnnlOp(FusionScope &s, std::size_t pos)
                 const dnnl::algorithm alg = c.opType == "Add"   ? dnnl::algorithm::binary_add
                                             : c.opType == "Mul" ? dnnl::algorithm::binary_mul
                                                                 : dnnl::algorithm::binary_sub;
-                posts.push_back(
-                    {PostOp::Kind::Binary, alg, 0.f, 0.f, other, s.kernelNodes[static_cast<std::size_t>(next)]});
+                // A full-size residual Add right after the anchor: the operand is
+                // copied into dst and the primitive accumulates onto it (sum
+                // post-op, beta = 1 in the GEMM). A binary post-op over a whole
+                // tensor makes oneDNN 2.6's gemm convolution several times slower
+                // (BENCHMARKS.md, 2026-11-25).
+                if (c.opType == "Add" && posts.empty() && g.tensor(other).shape == g.tensor(t).shape)
+                    posts.push_back({PostOp::Kind::Sum, dnnl::algorithm::undef, 0.f, 0.f, other,
+                                     s.kernelNodes[static_cast<std::size_t>(next)]});
+                else
+                    posts.push_back(
+                        {PostOp::Kind::Binary, alg, 0.f, 0.f, other, s.kernelNodes[static_cast<std::size_t>(next)]});
             } else {
                 break;
             }
@@ -461,7 +597,7 @@ CpuOpPtr makeDnnlOp(FusionScope &s, std::size_t pos)
                 chainOut.pop_back();
             }
         }
-        bindConstants(*op, *a, transB);
+        bindConstants(s, *op, *a, transB);
 
         // S3: what it computes.
         op->engine = Engine::OneDnn;
@@ -479,7 +615,7 @@ CpuOpPtr makeDnnlOp(FusionScope &s, std::size_t pos)
             op->label += "+" + g.node(id).opType;
         }
         for (const PostOp &p : posts)
-            if (p.kind == PostOp::Kind::Binary)
+            if (p.kind != PostOp::Kind::Eltwise)
                 op->reads.push_back(p.operand);
         op->writes = {op->m_dst};
         s.done[pos] = true;

@@ -262,6 +262,76 @@ TEST_F(CpuBackendTest, PlanCompiledByAnotherBackendIsRefused)
     EXPECT_TRUE(cpu->run(**own, inputs).isOk());
 }
 
+// A warm compile re-does no BatchNormalization folding and no weight reorder
+// (the oneDNN constants are cached by content); overriding one fusion decision
+// prepares only the anchor whose epilogue changed.
+TEST_F(CpuBackendTest, WarmCompilePreparesOnlyChangedConstants)
+{
+    const Graph g = sample("resnet50", 64, true);
+    auto fused = plan(g, "layer-fusion");
+    ASSERT_TRUE(fused.isOk());
+    const auto inputs = planutil::makeInputs(g, 9);
+    auto cold = planutil::compileAndRun(*cpu, g, *fused, inputs);
+    ASSERT_TRUE(cold.isOk()) << cold.status().str();
+    const double anchors = cold->metrics["ops/onednn"];
+    EXPECT_GT(anchors, 50);
+    EXPECT_EQ(cold->metrics["dnnl_constants_prepared"], anchors);
+    EXPECT_EQ(cold->metrics["dnnl_constants_cached"], 0);
+
+    auto warm = planutil::compileAndRun(*cpu, g, *fused, inputs);
+    ASSERT_TRUE(warm.isOk());
+    EXPECT_EQ(warm->metrics["dnnl_constants_prepared"], 0);
+    EXPECT_EQ(warm->metrics["dnnl_constants_cached"], anchors);
+
+    // The first BatchNormalization kept out of its Conv's kernel: that Conv's
+    // weights are no longer folded, so exactly one anchor is prepared again.
+    std::string key;
+    for (const Node &n : g.nodes())
+        if (n.opType == "BatchNormalization") {
+            key = "layer-fusion.fuse:" + n.name;
+            break;
+        }
+    ASSERT_FALSE(key.empty());
+    auto overridden = plan(g, "layer-fusion", {{key, "separate"}});
+    ASSERT_TRUE(overridden.isOk()) << overridden.status().str();
+    auto changed = planutil::compileAndRun(*cpu, g, *overridden, inputs);
+    ASSERT_TRUE(changed.isOk()) << changed.status().str();
+    EXPECT_EQ(changed->metrics["dnnl_constants_prepared"], 1);
+    EXPECT_EQ(changed->metrics["dnnl_constants_cached"], anchors - 1);
+    EXPECT_LT(relativeL2(changed->outputs[0], cold->outputs[0]), kTolerance);
+}
+
+// Negative twin: the cache is keyed by content, not by tensor: the same plan
+// over a graph whose one convolution weight changed prepares that anchor only,
+// and computes with the new weight (a different output).
+TEST_F(CpuBackendTest, ChangedWeightContentIsPreparedAgain)
+{
+    Graph g = sample("squeezenet", 0, false);
+    auto p = plan(g, "layer-fusion");
+    ASSERT_TRUE(p.isOk());
+    const auto inputs = planutil::makeInputs(g, 6);
+    auto first = planutil::compileAndRun(*cpu, g, *p, inputs);
+    ASSERT_TRUE(first.isOk()) << first.status().str();
+    TensorId weight = kInvalidId;
+    for (const Node &n : g.nodes())
+        if (n.opType == "Conv") {
+            weight = n.inputs[1];
+            break;
+        }
+    ASSERT_NE(weight, kInvalidId);
+    auto data = std::make_shared<TensorData>(*g.tensor(weight).data);
+    ASSERT_FALSE(data->bytes.empty());
+    float *w = reinterpret_cast<float *>(data->bytes.data());
+    for (std::size_t i = 0; i < data->bytes.size() / sizeof(float); ++i)
+        w[i] *= 2.f;
+    g.tensor(weight).data = data;
+    auto second = planutil::compileAndRun(*cpu, g, *p, inputs);
+    ASSERT_TRUE(second.isOk()) << second.status().str();
+    EXPECT_EQ(second->metrics["dnnl_constants_prepared"], 1);
+    EXPECT_EQ(second->metrics["dnnl_constants_cached"], first->metrics["ops/onednn"] - 1);
+    EXPECT_GT(relativeL2(second->outputs[0], first->outputs[0]), kTolerance);
+}
+
 // LLVM is loaded by the first element-wise chain compiled, not when the cache
 // (or the backend holding it, at registration) is constructed.
 TEST_F(CpuBackendTest, JitLoadsLlvmOnFirstCompileOnly)
