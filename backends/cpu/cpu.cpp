@@ -35,6 +35,11 @@ double nsSince(Clock::time_point t0)
     return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
 }
 
+struct AlignedFree {
+    void operator()(std::uint8_t *p) const { ::operator delete[](p, std::align_val_t(kAlign)); }
+};
+using ArenaPtr = std::unique_ptr<std::uint8_t[], AlignedFree>;
+
 struct TaskProgram {
     TaskId id = 0;
     std::vector<CpuOpPtr> ops;
@@ -55,6 +60,10 @@ public:
     std::int64_t arenaBytes = 0;
     int width = 1; // most tasks at one dependency depth
     std::map<std::string, double> compileMetrics;
+    // The arena of the last finished run, handed to the next one: a fresh
+    // allocation of this size is mmap()ed and page-faulted in on every run.
+    mutable std::mutex arenaMutex;
+    mutable ArenaPtr spareArena;
 };
 
 // S4: arena offsets. Tensor B may reuse A's bytes only when every task using A
@@ -339,8 +348,23 @@ private:
             if (p.written[o])
                 tensors[o] = result.outputs[i].bytes.data();
         }
-        auto arena = std::unique_ptr<std::uint8_t[]>(new (std::align_val_t(
-            kAlign)) std::uint8_t[static_cast<std::size_t>(std::max<std::int64_t>(p.arenaBytes, kAlign))]);
+        ArenaPtr arena;
+        {
+            std::lock_guard lock(p.arenaMutex);
+            arena = std::move(p.spareArena);
+        }
+        if (!arena)
+            arena = ArenaPtr(new (std::align_val_t(kAlign))
+                                 std::uint8_t[static_cast<std::size_t>(std::max<std::int64_t>(p.arenaBytes, kAlign))]);
+        struct ReturnArena {
+            const CpuPlan &plan;
+            ArenaPtr &arena;
+            ~ReturnArena()
+            {
+                std::lock_guard lock(plan.arenaMutex);
+                plan.spareArena = std::move(arena);
+            }
+        } returnArena{p, arena};
         for (std::size_t t = 0; t < g.tensorCount(); ++t)
             if (p.offset[t] >= 0)
                 tensors[t] = arena.get() + p.offset[t];
