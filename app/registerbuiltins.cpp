@@ -1,5 +1,6 @@
 #include "app/registerbuiltins.h"
 
+#include "backends/cpu/cpu.h"
 #include "backends/null/null.h"
 #include "backends/reference/reference.h"
 #include "backends/sim/sim.h"
@@ -55,6 +56,7 @@ void registerBuiltinBackends(BackendRegistry &registry)
     registerReferenceBackend(registry); // the default: first in every list
     registerNullBackend(registry);
     registerSimBackend(registry); // after reference: its functional mode uses it
+    registerCpuBackend(registry);
 }
 
 } // namespace tessera

@@ -48,7 +48,7 @@ protected:
 
 TEST_F(BackendRegistryTest, EveryBackendIsFoundByName)
 {
-    EXPECT_EQ(registry.names(), (std::vector<std::string>{"reference", "null", "sim", "test-dsa"}));
+    EXPECT_EQ(registry.names(), (std::vector<std::string>{"reference", "null", "sim", "cpu", "test-dsa"}));
     EXPECT_EQ(registry.find("dsa"), registry.find("sim")); // an alias, not a second backend
     for (const std::string &name : registry.names()) {
         auto b = registry.get(name);
@@ -64,7 +64,7 @@ TEST_F(BackendRegistryTest, UnknownNameIsAUsageErrorListingTheKnownNames)
     auto b = registry.get("warp");
     ASSERT_FALSE(b.isOk());
     EXPECT_EQ(b.status().code(), ErrorCode::Usage);
-    EXPECT_EQ(b.status().message(), "unknown backend 'warp'; known: reference, null, sim, test-dsa");
+    EXPECT_EQ(b.status().message(), "unknown backend 'warp'; known: reference, null, sim, cpu, test-dsa");
     EXPECT_FALSE(registry.get("referenc").isOk()); // whole names only
 }
 
@@ -97,8 +97,8 @@ TEST_F(BackendRegistryTest, CapabilitiesSayWhatEachBackendReports)
 TEST_F(BackendRegistryTest, DeviceKindQueryKeepsRegistrationOrder)
 {
     EXPECT_EQ(namesOf(registry.forDeviceKind("dsa")),
-              (std::vector<std::string>{"reference", "null", "sim", "test-dsa"}));
-    EXPECT_EQ(namesOf(registry.forDeviceKind("gpu")), (std::vector<std::string>{"reference", "null", "sim"}));
+              (std::vector<std::string>{"reference", "null", "sim", "cpu", "test-dsa"}));
+    EXPECT_EQ(namesOf(registry.forDeviceKind("gpu")), (std::vector<std::string>{"reference", "null", "sim", "cpu"}));
     BackendRegistry dsaOnly;
     testing::registerTestBackend(dsaOnly);
     EXPECT_TRUE(dsaOnly.forDeviceKind("cpu").empty());

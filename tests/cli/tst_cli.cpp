@@ -258,10 +258,14 @@ TEST_F(Cli, BackendsListsCapabilities)
     Result r = run("backends --json");
     ASSERT_EQ(r.code, 0) << r.err;
     const QJsonArray list = QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).array();
-    ASSERT_EQ(list.size(), 3);
-    const QJsonObject ref = list[0].toObject(), null = list[1].toObject(), sim = list[2].toObject();
+    ASSERT_EQ(list.size(), 4);
+    const QJsonObject ref = list[0].toObject(), null = list[1].toObject(), sim = list[2].toObject(),
+                      cpu = list[3].toObject();
     EXPECT_EQ(sim["name"].toString(), "sim");
     EXPECT_TRUE(sim["timing"].toBool());
+    EXPECT_EQ(cpu["name"].toString(), "cpu");
+    EXPECT_TRUE(cpu["functional"].toBool());
+    EXPECT_TRUE(cpu["measured"].toBool());
     EXPECT_EQ(ref["name"].toString(), "reference");
     EXPECT_TRUE(ref["functional"].toBool());
     EXPECT_TRUE(ref["measured"].toBool());

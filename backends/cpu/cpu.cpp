@@ -1,0 +1,491 @@
+// The CPU backend (see cpu.h): S1 verify and load constants, S2 lower every
+// task (lower.h), S3 dependencies (the plan's plus those its data implies),
+// S4 arena placement; run() executes the task graph on a thread pool.
+#include "backends/cpu/cpu.h"
+
+#include "backends/cpu/lower.h"
+#include "core/onnx/external_data.h"
+#include "core/plan/verify.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <set>
+#include <thread>
+#include <unordered_set>
+
+namespace tessera {
+
+namespace {
+
+using cpu::CpuOpPtr;
+using cpu::Engine;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char *kName = "cpu";
+constexpr std::int64_t kAlign = 64;
+
+double nsSince(Clock::time_point t0)
+{
+    return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+}
+
+struct AlignedFree {
+    void operator()(std::uint8_t *p) const { ::operator delete[](p, std::align_val_t(kAlign)); }
+};
+using ArenaPtr = std::unique_ptr<std::uint8_t[], AlignedFree>;
+
+struct TaskProgram {
+    TaskId id = 0;
+    std::vector<CpuOpPtr> ops;
+    std::vector<int> deps;       // task indices that must finish first
+    std::vector<int> dependents; // the reverse
+};
+
+class CpuPlan final : public CompiledPlan
+{
+public:
+    CpuPlan() : CompiledPlan(kName) {}
+
+    Graph graph; // a copy: ops refer to it
+    cpu::Constants constants;
+    std::vector<TaskProgram> tasks;
+    std::vector<std::int64_t> offset; // per tensor: arena offset, -1 if not in the arena
+    std::vector<bool> written;        // per tensor: some op writes it
+    std::int64_t arenaBytes = 0;
+    int width = 1; // most tasks at one dependency depth
+    std::map<std::string, double> compileMetrics;
+    // The arena of the last finished run, handed to the next one: a fresh
+    // allocation of this size is mmap()ed and page-faulted in on every run.
+    mutable std::mutex arenaMutex;
+    mutable ArenaPtr spareArena;
+};
+
+// S4: arena offsets. Tensor B may reuse A's bytes only when every task using A
+// is a strict ancestor of every task writing B (so no interleaving can touch
+// both). Graph outputs are written straight into the result's buffers.
+void placeArena(CpuPlan &p)
+{
+    const std::size_t nTasks = p.tasks.size(), words = (nTasks + 63) / 64;
+    std::vector<std::vector<std::uint64_t>> anc(nTasks, std::vector<std::uint64_t>(words, 0));
+    for (std::size_t i = 0; i < nTasks; ++i)
+        for (int d : p.tasks[i].deps) {
+            for (std::size_t w = 0; w < words; ++w)
+                anc[i][w] |= anc[static_cast<std::size_t>(d)][w];
+            anc[i][static_cast<std::size_t>(d) / 64] |= 1ull << (static_cast<std::size_t>(d) % 64);
+        }
+    const Graph &g = p.graph;
+    std::vector<std::vector<int>> users(g.tensorCount()), writers(g.tensorCount());
+    for (std::size_t i = 0; i < nTasks; ++i)
+        for (const CpuOpPtr &op : p.tasks[i].ops) {
+            for (TensorId t : op->reads)
+                users[static_cast<std::size_t>(t)].push_back(static_cast<int>(i));
+            for (TensorId t : op->writes) {
+                users[static_cast<std::size_t>(t)].push_back(static_cast<int>(i));
+                writers[static_cast<std::size_t>(t)].push_back(static_cast<int>(i));
+            }
+        }
+    const std::unordered_set<TensorId> outputs(g.outputs.begin(), g.outputs.end());
+    std::vector<std::pair<int, TensorId>> order; // by first writer
+    for (std::size_t t = 0; t < g.tensorCount(); ++t)
+        if (!writers[t].empty() && !outputs.count(static_cast<TensorId>(t)))
+            order.push_back({*std::min_element(writers[t].begin(), writers[t].end()), static_cast<TensorId>(t)});
+    std::stable_sort(order.begin(), order.end());
+
+    struct Block {
+        std::int64_t offset, bytes;
+        TensorId tensor;
+    };
+    std::vector<Block> blocks;
+    p.offset.assign(g.tensorCount(), -1);
+    auto before = [&](int u, int w) {
+        return (anc[static_cast<std::size_t>(w)][static_cast<std::size_t>(u) / 64] >> (u % 64)) & 1;
+    };
+    for (const auto &[firstWriter, t] : order) {
+        const std::int64_t bytes = (std::max<std::int64_t>(g.tensor(t).bytes(), 1) + kAlign - 1) / kAlign * kAlign;
+        std::vector<std::pair<std::int64_t, std::int64_t>> busy;
+        for (const Block &b : blocks) {
+            bool free = true;
+            for (int u : users[static_cast<std::size_t>(b.tensor)])
+                for (int w : writers[static_cast<std::size_t>(t)])
+                    free = free && before(u, w);
+            if (!free)
+                busy.push_back({b.offset, b.offset + b.bytes});
+        }
+        std::sort(busy.begin(), busy.end());
+        std::int64_t at = 0;
+        for (const auto &[lo, hi] : busy) {
+            if (lo - at >= bytes)
+                break;
+            at = std::max(at, hi);
+        }
+        p.offset[static_cast<std::size_t>(t)] = at;
+        p.arenaBytes = std::max(p.arenaBytes, at + bytes);
+        blocks.push_back({at, bytes, t});
+    }
+}
+
+class CpuBackend final : public IBackend
+{
+public:
+    explicit CpuBackend(CpuBackendOptions options) : m_options(options)
+    {
+        m_info.capabilities = {.functional = true, .timing = false, .measured = true, .deviceKinds = {"any"}};
+        m_info.summary = "compiles the plan to native code: Conv/MatMul/Gemm and their fused epilogues on oneDNN, "
+                         "element-wise chains by LLVM's ORC JIT for the host (" +
+                         cpu::JitCache::hostCpu() +
+                         "), every other op on the reference kernels; concurrent tasks on a thread pool";
+    }
+
+    const BackendInfo &info() const override { return m_info; }
+
+    bool supports(const Graph &g, const Node &n) const override
+    {
+        if (n.opaque)
+            return false;
+        try {
+            return cpu::makeReferenceOp(g, indexOf(g, n)).isOk();
+        } catch (const std::exception &) {
+            return false;
+        }
+    }
+
+    Expected<std::unique_ptr<CompiledPlan>> compile(const Graph &g, const ExecutionPlan &plan) override
+    {
+        try {
+            std::lock_guard lock(m_compileMutex);
+            return compilePlan(g, plan);
+        } catch (const std::bad_alloc &) {
+            return Status::error(ErrorCode::Internal, "out of host memory while compiling the plan");
+        } catch (const std::exception &e) {
+            return Status::error(ErrorCode::Internal, std::string("compiling the plan failed: ") + e.what());
+        }
+    }
+
+    Expected<RunResult> run(CompiledPlan &compiled, const std::vector<HostTensor> &inputs,
+                            const RunObserver &observer) override
+    {
+        TS_TRY(checkCompiledBy(compiled, m_info));
+        try {
+            return runPlan(static_cast<const CpuPlan &>(compiled), inputs, observer);
+        } catch (const std::bad_alloc &) {
+            return Status::error(ErrorCode::Internal, "out of host memory while running the plan");
+        } catch (const std::exception &e) {
+            return Status::error(ErrorCode::Internal, std::string("running the plan failed: ") + e.what());
+        }
+    }
+
+private:
+    static NodeId indexOf(const Graph &g, const Node &n)
+    {
+        for (std::size_t i = 0; i < g.nodeCount(); ++i)
+            if (&g.node(static_cast<NodeId>(i)) == &n)
+                return static_cast<NodeId>(i);
+        return 0;
+    }
+
+    int threads() const
+    {
+        if (m_options.threads > 0)
+            return m_options.threads;
+        return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    }
+
+    Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const ExecutionPlan &plan)
+    {
+        const auto t0 = Clock::now();
+        const int compiledBefore = m_jit.compiled(), hitsBefore = m_jit.hits();
+        const int preparedBefore = m_dnnlConstants.prepared(), constHitsBefore = m_dnnlConstants.hits();
+        Status verified = verifyPlan(plan, g);
+        if (!verified)
+            return verified.prefix("the cpu backend refuses an invalid plan");
+        auto out = std::make_unique<CpuPlan>();
+        out->graph = g;
+        const Graph &graph = out->graph;
+
+        // S1: constants, loaded and checked once.
+        std::map<std::shared_ptr<const TensorData>, std::shared_ptr<const TensorData>> loaded;
+        out->constants.data.resize(graph.tensorCount());
+        for (std::size_t i = 0; i < graph.tensorCount(); ++i) {
+            const Tensor &tensor = graph.tensor(static_cast<TensorId>(i));
+            if (!tensor.isConstant())
+                continue;
+            // External data read by an earlier compile (the same immutable
+            // TensorData: the same graph, or an override's plan of it) is reused.
+            Expected<std::shared_ptr<const TensorData>> data = std::shared_ptr<const TensorData>();
+            if (auto hit = m_loaded.find(tensor.data); hit != m_loaded.end())
+                data = hit->second;
+            else
+                data = loadTensorData(tensor.data);
+            if (!data)
+                return data.status().at({.tensor = tensor.name});
+            if (*data != tensor.data)
+                loaded.emplace(tensor.data, *data);
+            if (static_cast<std::int64_t>((*data)->bytes.size()) != tensor.bytes())
+                return Status::invalid("data of '" + tensor.name + "' holds " + std::to_string((*data)->bytes.size()) +
+                                           " bytes, its type needs " + std::to_string(tensor.bytes()),
+                                       {.tensor = tensor.name});
+            out->constants.data[i] = std::move(*data);
+        }
+
+        m_loaded = std::move(loaded); // only the last compile's: a bounded cache
+        const double constantsMs = nsSince(t0) / 1e6;
+        // S2: ops per task; S3: dependencies (plan's, plus writer -> reader).
+        cpu::LowerStats stats;
+        std::vector<std::vector<int>> writersOf(graph.tensorCount());
+        std::map<TaskId, int> indexOfTask;
+        for (const Task &t : plan.tasks) {
+            TaskProgram p;
+            p.id = t.id;
+            if (t.kind == TaskKind::Compute) {
+                auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, &m_dnnlConstants, stats);
+                if (!ops)
+                    return ops.status();
+                p.ops = std::move(*ops);
+            }
+            std::set<int> deps;
+            for (TaskId d : t.deps)
+                if (auto it = indexOfTask.find(d); it != indexOfTask.end())
+                    deps.insert(it->second);
+            for (const CpuOpPtr &op : p.ops)
+                for (TensorId r : op->reads)
+                    for (int w : writersOf[static_cast<std::size_t>(r)])
+                        deps.insert(w);
+            const int self = static_cast<int>(out->tasks.size());
+            deps.erase(self);
+            for (const CpuOpPtr &op : p.ops)
+                for (TensorId w : op->writes)
+                    if (writersOf[static_cast<std::size_t>(w)].empty() ||
+                        writersOf[static_cast<std::size_t>(w)].back() != self)
+                        writersOf[static_cast<std::size_t>(w)].push_back(self);
+            p.deps.assign(deps.begin(), deps.end());
+            for (int d : p.deps)
+                out->tasks[static_cast<std::size_t>(d)].dependents.push_back(self);
+            indexOfTask[t.id] = self;
+            out->tasks.push_back(std::move(p));
+        }
+        const double lowerMs = nsSince(t0) / 1e6 - constantsMs;
+        out->written.assign(graph.tensorCount(), false);
+        for (std::size_t t = 0; t < writersOf.size(); ++t)
+            out->written[t] = !writersOf[t].empty();
+        for (TensorId o : graph.outputs)
+            if (!out->written[static_cast<std::size_t>(o)] && !graph.tensor(o).isConstant() &&
+                std::find(graph.inputs.begin(), graph.inputs.end(), o) == graph.inputs.end())
+                return Status::error(ErrorCode::InvalidInput,
+                                     "graph output '" + graph.tensor(o).name + "' is computed by no task of the plan",
+                                     {.tensor = graph.tensor(o).name});
+
+        // Width: most compute tasks at one dependency depth (threads worth starting).
+        std::vector<int> depth(out->tasks.size(), 0);
+        std::map<int, int> atDepth;
+        for (std::size_t i = 0; i < out->tasks.size(); ++i) {
+            for (int d : out->tasks[i].deps)
+                depth[i] = std::max(depth[i], depth[static_cast<std::size_t>(d)] + 1);
+            if (!out->tasks[i].ops.empty())
+                out->width = std::max(out->width, ++atDepth[depth[i]]);
+        }
+
+        placeArena(*out);
+
+        std::map<std::string, double> &m = out->compileMetrics;
+        for (const TaskProgram &p : out->tasks)
+            for (const CpuOpPtr &op : p.ops)
+                m["ops/" + std::string(cpu::engineName(op->engine))] += 1;
+        m["jit_kernels_compiled"] = m_jit.compiled() - compiledBefore;
+        m["jit_cache_hits"] = m_jit.hits() - hitsBefore;
+        m["dnnl_constants_prepared"] = m_dnnlConstants.prepared() - preparedBefore;
+        m["dnnl_constants_cached"] = m_dnnlConstants.hits() - constHitsBefore;
+        if (!stats.jitUnavailable.empty())
+            m["jit_unavailable"] = 1; // element-wise chains ran on the reference kernels
+        m_dnnlConstants.keepOnlyLastCompile();
+        m["compile_ms"] = nsSince(t0) / 1e6;
+        m["compile_ms/constants"] = constantsMs; // verify, copy the graph, load constants
+        m["compile_ms/lower"] = lowerMs;
+        return std::unique_ptr<CompiledPlan>(std::move(out));
+    }
+
+    Expected<RunResult> runPlan(const CpuPlan &p, const std::vector<HostTensor> &inputs,
+                                const RunObserver &observer) const
+    {
+        const Graph &g = p.graph;
+        RunResult result;
+        std::vector<std::uint8_t *> tensors(g.tensorCount(), nullptr);
+        // Inputs (checked as the reference backend does), constants, outputs, arena.
+        std::unordered_set<std::string> known;
+        for (TensorId id : g.inputs) {
+            const Tensor &t = g.tensor(id);
+            known.insert(t.name);
+            auto it = std::find_if(inputs.begin(), inputs.end(), [&](const HostTensor &h) { return h.name == t.name; });
+            const std::string want = std::string(dtypeName(t.dtype)) + " " + shapeStr(t.shape);
+            if (it == inputs.end())
+                return Status::invalid("missing input '" + t.name + "' (" + want + ")", {.tensor = t.name});
+            if (it->dtype != t.dtype || it->shape != t.shape ||
+                static_cast<std::int64_t>(it->bytes.size()) != t.bytes())
+                return Status::invalid("input '" + t.name + "' is " + std::string(dtypeName(it->dtype)) + " " +
+                                           shapeStr(it->shape) + " (" + std::to_string(it->bytes.size()) +
+                                           " bytes), expected " + want,
+                                       {.tensor = t.name});
+            tensors[static_cast<std::size_t>(id)] = const_cast<std::uint8_t *>(it->bytes.data());
+        }
+        for (const HostTensor &h : inputs)
+            if (!known.count(h.name))
+                return Status::invalid("unknown input '" + h.name + "'", {.tensor = h.name});
+        for (std::size_t t = 0; t < g.tensorCount(); ++t)
+            if (p.constants.data[t])
+                tensors[t] = const_cast<std::uint8_t *>(p.constants.data[t]->bytes.data());
+        for (TensorId id : g.outputs) {
+            const Tensor &t = g.tensor(id);
+            result.outputs.push_back({t.name, t.dtype, t.shape, {}});
+            result.outputs.back().bytes.resize(static_cast<std::size_t>(std::max<std::int64_t>(t.bytes(), 0)));
+        }
+        for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+            const auto o = static_cast<std::size_t>(g.outputs[i]);
+            if (p.written[o])
+                tensors[o] = result.outputs[i].bytes.data();
+        }
+        ArenaPtr arena;
+        {
+            std::lock_guard lock(p.arenaMutex);
+            arena = std::move(p.spareArena);
+        }
+        if (!arena)
+            arena = ArenaPtr(new (std::align_val_t(kAlign))
+                                 std::uint8_t[static_cast<std::size_t>(std::max<std::int64_t>(p.arenaBytes, kAlign))]);
+        struct ReturnArena {
+            const CpuPlan &plan;
+            ArenaPtr &arena;
+            ~ReturnArena()
+            {
+                std::lock_guard lock(plan.arenaMutex);
+                plan.spareArena = std::move(arena);
+            }
+        } returnArena{p, arena};
+        for (std::size_t t = 0; t < g.tensorCount(); ++t)
+            if (p.offset[t] >= 0)
+                tensors[t] = arena.get() + p.offset[t];
+
+        // The task graph on a pool: a task starts when its dependencies finished.
+        const int workers = std::max(1, std::min(threads(), p.width));
+        const std::size_t n = p.tasks.size();
+        std::mutex mutex;
+        std::condition_variable cv;
+        std::deque<int> ready;
+        std::vector<int> pending(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            pending[i] = static_cast<int>(p.tasks[i].deps.size());
+            if (pending[i] == 0)
+                ready.push_back(static_cast<int>(i));
+        }
+        std::size_t finished = 0;
+        Status failure;
+        bool stop = false;
+        std::map<std::string, double> engineNs;
+        result.timeline.resize(n);
+        const auto t0 = Clock::now();
+
+        auto worker = [&](int lane) {
+            std::map<std::string, double> myNs;
+            for (;;) {
+                int i = -1;
+                {
+                    std::unique_lock lock(mutex);
+                    cv.wait(lock, [&] { return stop || finished == n || !ready.empty(); });
+                    if (stop || finished == n)
+                        break;
+                    i = ready.front();
+                    ready.pop_front();
+                }
+                const TaskProgram &task = p.tasks[static_cast<std::size_t>(i)];
+                Status st;
+                if (observer.cancel && observer.cancel->load(std::memory_order_relaxed))
+                    st = Status::error(ErrorCode::Cancelled, "run cancelled before task " + std::to_string(task.id));
+                const double start = nsSince(t0);
+                for (const CpuOpPtr &op : task.ops) {
+                    if (!st)
+                        break;
+                    const auto s0 = Clock::now();
+                    st = op->run(tensors.data());
+                    myNs[std::string(cpu::engineName(op->engine))] += nsSince(s0);
+                }
+                const double end = nsSince(t0);
+                std::unique_lock lock(mutex);
+                result.timeline[static_cast<std::size_t>(i)] = {task.id, start, end, lane};
+                if (!st) {
+                    if (failure.isOk())
+                        failure = st;
+                    stop = true;
+                    cv.notify_all();
+                    break;
+                }
+                ++finished;
+                for (int d : task.dependents)
+                    if (--pending[static_cast<std::size_t>(d)] == 0)
+                        ready.push_back(d);
+                if (observer.taskFinished)
+                    observer.taskFinished(task.id, static_cast<double>(finished) / static_cast<double>(n));
+                cv.notify_all();
+            }
+            std::lock_guard lock(mutex);
+            for (const auto &[k, v] : myNs)
+                engineNs[k] += v;
+        };
+        if (workers == 1) {
+            worker(0);
+        } else {
+            std::vector<std::thread> pool;
+            for (int w = 1; w < workers; ++w)
+                pool.emplace_back(worker, w);
+            worker(0);
+            for (std::thread &t : pool)
+                t.join();
+        }
+        result.latencyMs = nsSince(t0) / 1e6;
+        if (!failure)
+            return failure;
+        if (finished != n)
+            return Status::error(ErrorCode::Internal, "the task graph stalled after " + std::to_string(finished) +
+                                                          " of " + std::to_string(n) + " tasks");
+
+        // Outputs that are constants or inputs are copied.
+        for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+            const auto o = static_cast<std::size_t>(g.outputs[i]);
+            if (!p.written[o] && tensors[o] && !result.outputs[i].bytes.empty())
+                std::copy(tensors[o], tensors[o] + result.outputs[i].bytes.size(), result.outputs[i].bytes.begin());
+        }
+        result.metrics = p.compileMetrics;
+        result.metrics["total_ms"] = result.latencyMs;
+        result.metrics["tasks"] = static_cast<double>(n);
+        result.metrics["threads"] = workers;
+        result.metrics["arena_bytes"] = static_cast<double>(p.arenaBytes);
+        for (const auto &[k, ns] : engineNs)
+            result.metrics["op_ms/" + k] = ns / 1e6;
+        return result;
+    }
+
+    CpuBackendOptions m_options;
+    cpu::JitCache m_jit;
+    cpu::DnnlConstantCache m_dnnlConstants;
+    // External constants read by the last compile, by their (immutable) source.
+    std::map<std::shared_ptr<const TensorData>, std::shared_ptr<const TensorData>> m_loaded;
+    std::mutex m_compileMutex;
+    BackendInfo m_info{kName, "CPU (oneDNN + LLVM JIT)", {}, true, {}, {}};
+};
+
+} // namespace
+
+std::unique_ptr<IBackend> createCpuBackend(CpuBackendOptions options)
+{
+    return std::make_unique<CpuBackend>(options);
+}
+
+void registerCpuBackend(BackendRegistry &registry)
+{
+    registry.add(createCpuBackend());
+}
+
+} // namespace tessera

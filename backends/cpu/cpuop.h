@@ -1,0 +1,113 @@
+// The CPU backend's compiled operation contract (internal to backends/cpu).
+//
+// compile() turns each compute task of a plan into a list of CpuOps; one CpuOp
+// computes one or more graph nodes of the task's kernel (a oneDNN convolution
+// with its fused epilogue, an LLVM-compiled element-wise chain, or one node on
+// the reference kernel). An op reads and writes whole tensors through a table
+// of per-run pointers indexed by TensorId (constants, inputs, the run's arena,
+// output buffers); a tensor an op fused away (a convolution's output consumed
+// by its epilogue) has no storage at all. Ops are immutable after compile and
+// may run concurrently with other ops of the same plan.
+//
+// The three engines each live behind one file: onednn.cpp (dnnl.hpp),
+// jit.cpp (LLVM ORC), reffallback.cpp (backends/reference kernels). No
+// third-party header is included from here.
+#pragma once
+
+#include "core/ir/graph.h"
+#include "core/ops/ops.h"
+#include "core/support/status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::cpu {
+
+enum class Engine : std::uint8_t { OneDnn, Jit, Reference };
+std::string_view engineName(Engine e); // "onednn", "llvm-jit", "reference"
+
+class CpuOp
+{
+public:
+    virtual ~CpuOp() = default;
+    // Computes the op's outputs; `tensors[t]` is tensor t's storage (null when
+    // t has none in this plan). Fails on data-dependent problems only.
+    virtual Status run(std::uint8_t *const *tensors) const = 0;
+
+    Engine engine = Engine::Reference;
+    std::vector<NodeId> nodes;    // graph nodes it computes (first: the anchor)
+    std::vector<TensorId> reads;  // tensors it reads (may include constants)
+    std::vector<TensorId> writes; // tensors it writes
+    std::string label;            // "Conv+BatchNormalization+Relu"
+};
+using CpuOpPtr = std::unique_ptr<CpuOp>;
+
+// Constant data of the compiled plan, per TensorId (null for non-constants),
+// loaded once at compile time.
+struct Constants {
+    std::vector<std::shared_ptr<const TensorData>> data;
+    const float *f32(TensorId t) const
+    {
+        const auto &d = data[static_cast<std::size_t>(t)];
+        return d ? reinterpret_cast<const float *>(d->bytes.data()) : nullptr;
+    }
+};
+
+// onednn.cpp: the constants of oneDNN ops prepared at compile time (weights
+// with their BatchNormalization folded in, reordered into the primitive's
+// layout; the bias), keyed by their content and the layout, so a re-compile
+// (the same plan, or an override's plan) prepares only the anchors whose
+// weights, folded parameters or chosen layout changed. Thread-safe; owned by
+// the backend.
+class DnnlConstantCache
+{
+public:
+    DnnlConstantCache();
+    ~DnnlConstantCache();
+    DnnlConstantCache(const DnnlConstantCache &) = delete;
+    DnnlConstantCache &operator=(const DnnlConstantCache &) = delete;
+    int prepared() const; // anchors whose constants were folded/reordered
+    int hits() const;     // anchors whose constants came from the cache
+    // Drops the entries the compile that just ended did not use (the cache
+    // holds one plan's constants, not every plan's ever compiled).
+    void keepOnlyLastCompile();
+
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+// Nodes of the task's kernel the fusion pass may absorb into an anchor: whole
+// tensors, in the kernel, not yet emitted.
+struct FusionScope {
+    const Graph &graph;
+    const std::vector<NodeId> &kernelNodes; // kernel order
+    std::vector<bool> &done;                // per kernel position: already emitted or absorbed
+    const Constants &constants;
+    DnnlConstantCache *dnnlCache = nullptr; // null: prepare every anchor's constants afresh
+    // Whether tensor t is available when an op at the current position runs
+    // (a constant, a graph input, produced outside the kernel, or by an
+    // already emitted node).
+    bool available(TensorId t) const;
+    // Kernel position of node n, or -1.
+    int position(NodeId n) const;
+};
+
+// onednn.cpp: a oneDNN op for the Conv / MatMul / Gemm at kernel position
+// `pos`, absorbing what it can of the chain that follows (BatchNormalization
+// folded into the weights, activations and binary Add/Mul/Sub as post-ops).
+// Null when oneDNN does not take the node (the caller falls back).
+CpuOpPtr makeDnnlOp(FusionScope &scope, std::size_t pos);
+bool dnnlAnchor(std::string_view opType); // Conv, MatMul, Gemm
+
+// jit.cpp: see jit.h.
+
+// reffallback.cpp: node n on the reference kernel over `regions` of output
+// `output` (a whole-tensor op when `regions` is empty: every output, whole).
+// Unsupported (naming op and node) when the reference backend cannot run it.
+Expected<CpuOpPtr> makeReferenceOp(const Graph &g, NodeId n);
+Expected<CpuOpPtr> makeReferenceTileOp(const Graph &g, NodeId n, int output, std::vector<ops::Region> regions);
+
+} // namespace tessera::cpu

@@ -1,0 +1,457 @@
+// Lowering one compute task to CpuOps (see lower.h): oneDNN anchors, LLVM
+// element-wise chains, reference kernels; tiled tasks on reference kernels.
+#include "backends/cpu/lower.h"
+
+#include "core/plan/tiles.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <unordered_set>
+
+namespace tessera::cpu {
+
+std::string_view engineName(Engine e)
+{
+    switch (e) {
+    case Engine::OneDnn: return "onednn";
+    case Engine::Jit: return "llvm-jit";
+    case Engine::Reference: return "reference";
+    }
+    return "?";
+}
+
+bool FusionScope::available(TensorId t) const
+{
+    const Tensor &tensor = graph.tensor(t);
+    if (tensor.isConstant() || tensor.producer == kInvalidId)
+        return true;
+    const int p = position(tensor.producer);
+    return p < 0 || done[static_cast<std::size_t>(p)];
+}
+
+int FusionScope::position(NodeId n) const
+{
+    auto it = std::find(kernelNodes.begin(), kernelNodes.end(), n);
+    return it == kernelNodes.end() ? -1 : static_cast<int>(it - kernelNodes.begin());
+}
+
+std::string EwProgram::key() const
+{
+    std::ostringstream os;
+    os << "d";
+    for (std::int64_t d : dims)
+        os << ' ' << d;
+    for (const auto &s : strides) {
+        os << "|s";
+        for (std::int64_t v : s)
+            os << ' ' << v;
+    }
+    for (const EwInstr &i : instrs)
+        os << "|" << static_cast<int>(i.op) << ' ' << i.a << ' ' << i.b << ' ' << i.c << ' ' << i.alpha << ' '
+           << i.beta;
+    return os.str();
+}
+
+namespace {
+
+// --- element-wise chains ------------------------------------------------------
+
+using Op = EwInstr::Op;
+
+std::optional<Op> unaryOp(std::string_view t)
+{
+    static const std::map<std::string_view, Op> ops = {{"Relu", Op::Relu},       {"LeakyRelu", Op::LeakyRelu},
+                                                       {"Sigmoid", Op::Sigmoid}, {"Tanh", Op::Tanh},
+                                                       {"Exp", Op::Exp},         {"Log", Op::Log},
+                                                       {"Sqrt", Op::Sqrt},       {"Neg", Op::Neg},
+                                                       {"Abs", Op::Abs},         {"Reciprocal", Op::Reciprocal},
+                                                       {"Erf", Op::Erf},         {"Floor", Op::Floor},
+                                                       {"Ceil", Op::Ceil},       {"Clip", Op::Clip}};
+    auto it = ops.find(t);
+    return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
+}
+
+std::optional<Op> binaryOp(std::string_view t)
+{
+    static const std::map<std::string_view, Op> ops = {{"Add", Op::Add}, {"Sub", Op::Sub}, {"Mul", Op::Mul},
+                                                       {"Div", Op::Div}, {"Max", Op::Max}, {"Min", Op::Min},
+                                                       {"Pow", Op::Pow}};
+    auto it = ops.find(t);
+    return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
+}
+
+bool allF32(const Graph &g, const Node &n)
+{
+    for (TensorId t : n.inputs)
+        if (t != kInvalidId && g.tensor(t).dtype != DType::Float32)
+            return false;
+    return !n.outputs.empty() && n.outputs[0] != kInvalidId && g.tensor(n.outputs[0]).dtype == DType::Float32;
+}
+
+std::optional<float> constScalar(const Graph &g, const Constants &c, const Node &n, std::size_t i, float absent)
+{
+    if (i >= n.inputs.size() || n.inputs[i] == kInvalidId)
+        return absent;
+    const float *v = c.f32(n.inputs[i]);
+    if (!v || g.tensor(n.inputs[i]).elements() != 1)
+        return std::nullopt;
+    return *v;
+}
+
+// Whether node n can join a chain of output shape `shape` (its output must have it).
+bool chainable(const Graph &g, const Constants &c, const Node &n, const Shape &shape)
+{
+    if (n.opaque || !allF32(g, n) || g.tensor(n.outputs[0]).shape != shape)
+        return false;
+    for (std::size_t o = 1; o < n.outputs.size(); ++o)
+        if (n.outputs[o] != kInvalidId && !g.tensor(n.outputs[o]).consumers.empty())
+            return false;
+    if (n.opType == "Clip")
+        return (n.attr("min") || constScalar(g, c, n, 1, 0)) && (n.attr("max") || constScalar(g, c, n, 2, 0));
+    if (unaryOp(n.opType) || n.opType == "Identity")
+        return n.inputs.size() >= 1;
+    if (binaryOp(n.opType)) {
+        if (n.inputs.size() != 2)
+            return false;
+        for (TensorId t : n.inputs) // numpy broadcast to the output only
+            if (t == kInvalidId || g.tensor(t).shape.size() > shape.size())
+                return false;
+        return true;
+    }
+    if (n.opType == "BatchNormalization") {
+        if (n.inputs.size() < 5 || shape.size() < 2 || n.attrInt("training_mode", 0) != 0)
+            return false;
+        for (std::size_t i = 1; i < 5; ++i)
+            if (!c.f32(n.inputs[i]) || g.tensor(n.inputs[i]).elements() != shape[1])
+                return false;
+        return true;
+    }
+    return false;
+}
+
+class JitOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        std::vector<const float *> ins(m_operands.size());
+        for (std::size_t i = 0; i < m_operands.size(); ++i)
+            ins[i] = m_operands[i].tensor != kInvalidId ? reinterpret_cast<const float *>(tensors[m_operands[i].tensor])
+                                                        : m_owned[static_cast<std::size_t>(m_operands[i].owned)].data();
+        m_fn(reinterpret_cast<float *>(tensors[m_out]), ins.data());
+        return Status::ok();
+    }
+
+    struct Operand {
+        TensorId tensor = kInvalidId; // or:
+        int owned = -1;               // index into m_owned (folded constants)
+    };
+    std::vector<Operand> m_operands;
+    std::vector<std::vector<float>> m_owned;
+    EwFunction m_fn = nullptr;
+    TensorId m_out = kInvalidId;
+};
+
+// Row-major strides of `in` broadcast (right-aligned) to `out`; 0 on broadcast dims.
+std::vector<std::int64_t> bcastStrides(const Shape &out, const Shape &in)
+{
+    std::vector<std::int64_t> s(out.size(), 0);
+    std::int64_t stride = 1;
+    for (std::size_t k = 0; k < in.size(); ++k) {
+        const std::size_t di = in.size() - 1 - k, dout = out.size() - 1 - k;
+        if (in[di] != 1)
+            s[dout] = stride;
+        stride *= in[di];
+    }
+    return s;
+}
+
+Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats)
+{
+    const Graph &g = s.graph;
+    const Node &first = g.node(s.kernelNodes[pos]);
+    const Shape shape = first.outputs.empty() ? Shape{} : g.tensor(first.outputs[0]).shape;
+    if (!chainable(g, s.constants, first, shape) || numElements(shape).value_or(0) == 0)
+        return CpuOpPtr();
+
+    auto op = std::make_unique<JitOp>();
+    EwProgram p;
+    std::map<TensorId, int> value; // tensor -> value number (operands and results)
+    std::vector<EwInstr> instrs;
+    std::vector<std::vector<std::int64_t>> strides;
+    auto operand = [&](TensorId t) {
+        if (auto it = value.find(t); it != value.end())
+            return it->second;
+        strides.push_back(bcastStrides(shape, g.tensor(t).shape));
+        op->m_operands.push_back({t, -1});
+        op->reads.push_back(t);
+        return value[t] = static_cast<int>(strides.size()) - 1;
+    };
+    auto ownedOperand = [&](std::vector<float> data) {
+        std::vector<std::int64_t> st(shape.size(), 0);
+        st[1] = 1; // per channel (axis 1)
+        strides.push_back(st);
+        op->m_owned.push_back(std::move(data));
+        op->m_operands.push_back({kInvalidId, static_cast<int>(op->m_owned.size()) - 1});
+        return static_cast<int>(strides.size()) - 1;
+    };
+
+    // S1: the chain, in kernel order; operands become value numbers.
+    std::vector<std::pair<int, EwInstr>> pending; // instructions with operand refs resolved later
+    std::size_t at = pos;
+    std::vector<std::size_t> chain;
+    std::map<TensorId, int> result; // chain-internal tensors -> instruction index
+    for (;;) {
+        const Node &n = g.node(s.kernelNodes[at]);
+        // Every input from outside the chain must be available now.
+        for (TensorId t : n.inputs)
+            if (t != kInvalidId && !result.count(t) && !s.available(t))
+                goto done;
+        {
+            auto ref = [&](TensorId t) {
+                if (auto it = result.find(t); it != result.end())
+                    return it->second;
+                return operand(t);
+            };
+            EwInstr in;
+            if (n.opType == "Identity") {
+                result[n.outputs[0]] = ref(n.inputs[0]);
+            } else if (auto u = unaryOp(n.opType)) {
+                in.op = *u;
+                in.a = ref(n.inputs[0]);
+                if (*u == Op::LeakyRelu)
+                    in.alpha = static_cast<float>(n.attrFloat("alpha", 0.01));
+                if (*u == Op::Clip) {
+                    in.alpha = n.attr("min") ? static_cast<float>(n.attrFloat("min", 0))
+                                             : *constScalar(g, s.constants, n, 1, -INFINITY);
+                    in.beta = n.attr("max") ? static_cast<float>(n.attrFloat("max", 0))
+                                            : *constScalar(g, s.constants, n, 2, INFINITY);
+                }
+                instrs.push_back(in);
+            } else if (auto b = binaryOp(n.opType)) {
+                in.op = *b;
+                in.a = ref(n.inputs[0]);
+                in.b = ref(n.inputs[1]);
+                instrs.push_back(in);
+            } else { // BatchNormalization: x * k + (B - mean * k), k = scale / sqrt(var + eps)
+                const std::int64_t c = shape[1];
+                const float *scale = s.constants.f32(n.inputs[1]), *bias = s.constants.f32(n.inputs[2]),
+                            *mean = s.constants.f32(n.inputs[3]), *var = s.constants.f32(n.inputs[4]);
+                const double eps = n.attrFloat("epsilon", 1e-5);
+                std::vector<float> k(static_cast<std::size_t>(c)), b0(static_cast<std::size_t>(c));
+                for (std::int64_t i = 0; i < c; ++i) {
+                    const double kk = scale[i] / std::sqrt(static_cast<double>(var[i]) + eps);
+                    k[static_cast<std::size_t>(i)] = static_cast<float>(kk);
+                    b0[static_cast<std::size_t>(i)] = static_cast<float>(bias[i] - mean[i] * kk);
+                }
+                in.op = Op::MulAdd;
+                in.a = ref(n.inputs[0]);
+                in.b = ownedOperand(std::move(k));
+                in.c = ownedOperand(std::move(b0));
+                op->reads.insert(op->reads.end(), n.inputs.begin() + 1, n.inputs.begin() + 5);
+                instrs.push_back(in);
+            }
+            if (n.opType != "Identity")
+                result[n.outputs[0]] = -static_cast<int>(instrs.size()); // resolved below
+            chain.push_back(at);
+            s.done[at] = true;
+        }
+        {
+            // Continue with the single in-kernel consumer of this output.
+            const TensorId t = n.outputs[0];
+            const Tensor &tensor = g.tensor(t);
+            if (tensor.consumers.size() != 1 || std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end())
+                break;
+            const int next = s.position(tensor.consumers.front());
+            if (next < 0 || s.done[static_cast<std::size_t>(next)] ||
+                !chainable(g, s.constants, g.node(tensor.consumers.front()), shape))
+                break;
+            at = static_cast<std::size_t>(next);
+        }
+    }
+done:
+    if (chain.empty())
+        return CpuOpPtr();
+    {
+        const Node &last = g.node(s.kernelNodes[chain.back()]);
+        // A chain of only Identity nodes computes nothing: leave it to the reference kernel.
+        if (instrs.empty()) {
+            for (std::size_t c : chain)
+                s.done[c] = false;
+            return CpuOpPtr();
+        }
+        // Value numbers: operands first, then instructions. Results were recorded
+        // as -(instruction index + 1) while operands were still being added.
+        const int nOperands = static_cast<int>(strides.size());
+        auto fix = [&](int &v) {
+            if (v < 0)
+                v = nOperands + (-v - 1);
+        };
+        for (EwInstr &in : instrs) {
+            fix(in.a);
+            fix(in.b);
+            fix(in.c);
+        }
+        // The stored value must be the last instruction.
+        int stored = result[last.outputs[0]];
+        fix(stored);
+        if (stored != nOperands + static_cast<int>(instrs.size()) - 1) {
+            for (std::size_t c : chain)
+                s.done[c] = false;
+            return CpuOpPtr();
+        }
+        op->m_out = last.outputs[0];
+    }
+
+    // S2: merge adjacent dims every operand walks the same way; drop unit dims.
+    std::vector<std::int64_t> dims(shape.begin(), shape.end());
+    for (std::size_t d = dims.size(); d-- > 0;)
+        if (dims[d] == 1 && dims.size() > 1) {
+            dims.erase(dims.begin() + static_cast<long>(d));
+            for (auto &st : strides)
+                st.erase(st.begin() + static_cast<long>(d));
+        }
+    for (std::size_t d = dims.size(); d-- > 1;) {
+        bool merge = true;
+        for (const auto &st : strides)
+            merge = merge && st[d - 1] == st[d] * dims[d];
+        if (merge) {
+            dims[d - 1] *= dims[d];
+            dims.erase(dims.begin() + static_cast<long>(d));
+            for (auto &st : strides) {
+                st[d - 1] = st[d]; // the merged dim walks at the inner stride
+                st.erase(st.begin() + static_cast<long>(d));
+            }
+        }
+    }
+    p.dims = std::move(dims);
+    p.strides = std::move(strides);
+    p.instrs = std::move(instrs);
+
+    // S3: compile (or find) the function.
+    // An unavailable JIT (its module missing) leaves the chain to the
+    // reference kernels; the compile metrics say so ("jit_unavailable").
+    auto fn = jit.get(p);
+    if (!fn && fn.status().code() == ErrorCode::Unavailable) {
+        for (std::size_t c : chain)
+            s.done[c] = false;
+        stats.jitUnavailable = fn.status().message();
+        return CpuOpPtr();
+    }
+    if (!fn)
+        return fn.status().at({.node = first.name});
+    ++stats.jitChains;
+    op->m_fn = *fn;
+    op->engine = Engine::Jit;
+    op->writes = {op->m_out};
+    for (std::size_t c : chain) {
+        op->nodes.push_back(s.kernelNodes[c]);
+        op->label += (op->label.empty() ? "" : "+") + g.node(s.kernelNodes[c]).opType;
+    }
+    return CpuOpPtr(std::move(op));
+}
+
+// --- tasks ----------------------------------------------------------------------
+
+bool whole(const ops::Region &r, const Shape &s)
+{
+    if (r.size() != s.size())
+        return false;
+    for (std::size_t d = 0; d < s.size(); ++d)
+        if (r[d].begin != 0 || r[d].end != s[d])
+            return false;
+    return true;
+}
+
+// A tiled task: the reference backend's steps (its stepsOf), one op each.
+Expected<std::vector<CpuOpPtr>> lowerTiled(const Graph &g, const Kernel &k, const Task &t, const TaskRegions &regions)
+{
+    const std::unordered_set<NodeId> inKernel(k.nodes.begin(), k.nodes.end());
+    std::vector<CpuOpPtr> out;
+    for (NodeId id : k.nodes) {
+        const Node &n = g.node(id);
+        for (std::size_t oi = 0; oi < n.outputs.size(); ++oi) {
+            const TensorId tensor = n.outputs[oi];
+            auto it = tensor == kInvalidId ? regions.computed.end() : regions.computed.find(tensor);
+            if (it == regions.computed.end() || regionEmpty(it->second))
+                continue;
+            const auto &consumers = g.tensor(tensor).consumers;
+            const bool readInside =
+                std::any_of(consumers.begin(), consumers.end(), [&](NodeId c) { return inKernel.count(c) > 0; });
+            std::vector<ops::Region> rs;
+            if (!readInside)
+                for (const NodeTile &tile : t.tiles)
+                    if (tile.node == id && tile.output == static_cast<int>(oi) && !regionEmpty(tile.region))
+                        rs.push_back(tile.region);
+            if (rs.empty())
+                rs.push_back(it->second);
+            auto op = makeReferenceTileOp(g, id, static_cast<int>(oi), std::move(rs));
+            if (!op)
+                return op.status();
+            out.push_back(std::move(*op));
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
+                                          const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
+                                          LowerStats &stats)
+{
+    const Kernel &k = plan.kernels[static_cast<std::size_t>(task.kernel)];
+    auto regions = taskRegions(g, k, task.tiles);
+    if (!regions)
+        return regions.status();
+    bool allWhole = regions->exact;
+    for (const auto &[tensor, region] : regions->computed)
+        allWhole = allWhole && whole(region, g.tensor(tensor).shape);
+    if (!allWhole)
+        return lowerTiled(g, k, task, *regions);
+
+    // TESSERA_CPU_ENGINES=reference (or "onednn", "llvm-jit", comma-separated)
+    // restricts the engines, to bisect a mismatch.
+    static const std::string engines = [] {
+        const char *e = std::getenv("TESSERA_CPU_ENGINES");
+        return std::string(e ? e : "onednn,llvm-jit");
+    }();
+    const bool useDnnl = engines.find("onednn") != std::string::npos;
+    if (engines.find("llvm-jit") == std::string::npos)
+        jit = nullptr;
+    std::vector<bool> done(k.nodes.size(), false);
+    FusionScope scope{g, k.nodes, done, constants, dnnlCache};
+    std::vector<CpuOpPtr> out;
+    for (std::size_t pos = 0; pos < k.nodes.size(); ++pos) {
+        if (done[pos])
+            continue;
+        const Node &n = g.node(k.nodes[pos]);
+        if (useDnnl && dnnlAnchor(n.opType))
+            if (CpuOpPtr op = makeDnnlOp(scope, pos)) {
+                out.push_back(std::move(op));
+                continue;
+            }
+        if (jit) {
+            auto op = makeJitOp(scope, pos, *jit, stats);
+            if (!op)
+                return op.status();
+            if (*op) {
+                out.push_back(std::move(*op));
+                continue;
+            }
+        }
+        auto op = makeReferenceOp(g, k.nodes[pos]);
+        if (!op)
+            return op.status();
+        done[pos] = true;
+        out.push_back(std::move(*op));
+    }
+    return out;
+}
+
+} // namespace tessera::cpu

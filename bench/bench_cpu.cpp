@@ -1,0 +1,181 @@
+// bench_cpu: ResNet-50 (batch 1, 224×224, synthetic weights, sample catalog)
+// on the CPU backend under the sequential and the layer-fusion plan, against
+// the reference backend running the sequential plan in the same process.
+// Prints, per plan: compile time (cold: a fresh backend; warm: the kernel
+// cache filled), median and min of N measured runs, op counts per engine and
+// the relative L2 error against the reference output, and the process CPU
+// time per run (median; steadier than wall time on a shared machine).
+// ONNX Runtime and PyTorch are not installable on the build machine, so the
+// only same-run baseline is the reference backend (BENCHMARKS.md says so).
+//
+// Usage: bench_cpu [runs=5] [image=224] [threads=0 (the host's cores)] [plan: sequential|layer-fusion]
+// Links: tessera_backend_cpu tessera_backend_reference tessera_samples
+//        tessera_plugin_sequential tessera_plugin_layerfusion onnx_proto.
+#include "backends/cpu/cpu.h"
+#include "backends/reference/reference.h"
+#include "core/hw/deviceregistry.h"
+#include "core/onnx/importer.h"
+#include "core/sched/session.h"
+#include "plugins/layerfusion/layerfusion.h"
+#include "plugins/sequential/sequential.h"
+#include "samples/catalog.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <onnx/onnx_pb.h>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace tessera;
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int fail(const Status &s)
+{
+    std::fprintf(stderr, "bench_cpu: %s\n", s.str().c_str());
+    return 1;
+}
+
+// CPU time of the whole process (every thread), ms: on a shared machine wall
+// time swings with the other jobs' load, CPU time much less.
+double processCpuMs()
+{
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+double relativeL2(const HostTensor &a, const HostTensor &b)
+{
+    double num = 0, den = 0;
+    for (std::int64_t i = 0; i < a.elements(); ++i) {
+        const double d = double(a.f32()[i]) - b.f32()[i];
+        num += d * d;
+        den += double(b.f32()[i]) * b.f32()[i];
+    }
+    return std::sqrt(num / std::max(den, 1e-30));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+    samples::SampleOptions options;
+    options.imageSize = argc > 2 ? std::atoi(argv[2]) : 224;
+    const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
+    const std::string only = argc > 4 ? argv[4] : ""; // one plan only (for perf stat)
+
+    auto model = samples::buildSample("resnet50", options);
+    if (!model)
+        return fail(model.status());
+    const auto dir = std::filesystem::temp_directory_path() / ("tessera-bench-cpu-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "resnet50.onnx").string();
+    if (Status s = samples::saveModel(**model, path, true); !s)
+        return fail(s);
+    auto imported = importModel(path);
+    if (!imported)
+        return fail(imported.status());
+    const Graph &g = imported->graph;
+    auto device = DeviceRegistry::standard().lookup("stcp920");
+    if (!device)
+        return fail(device.status());
+    auto seq = scheduleGraph(g, *device, *createSequentialScheduler(), {});
+    auto fused = scheduleGraph(g, *device, *createLayerFusionScheduler(), {});
+    if (!seq)
+        return fail(seq.status());
+    if (!fused)
+        return fail(fused.status());
+
+    std::mt19937 rng(1);
+    const Tensor &x = g.tensor(g.inputs.at(0));
+    HostTensor input{x.name, x.dtype, x.shape, std::vector<std::uint8_t>(static_cast<std::size_t>(x.bytes()))};
+    for (std::int64_t i = 0; i < input.elements(); ++i)
+        input.f32()[i] = std::uniform_real_distribution<float>(-1, 1)(rng);
+    const std::vector<HostTensor> inputs{input};
+
+    // Baseline: the reference backend, sequential plan (one run: it is slow).
+    auto reference = createReferenceBackend();
+    auto refCompiled = reference->compile(g, seq->result.plan);
+    if (!refCompiled)
+        return fail(refCompiled.status());
+    auto refRun = reference->run(**refCompiled, inputs);
+    if (!refRun)
+        return fail(refRun.status());
+    std::printf("ResNet-50, batch 1, %dx%d, %zu nodes, %d runs per plan\n", options.imageSize, options.imageSize,
+                g.nodeCount(), runs);
+    std::printf("\n%-22s %6s %9s %9s %9s %9s %9s %7s %5s %5s %5s %9s\n", "plan", "tasks", "cold ms", "warm ms",
+                "median ms", "min ms", "cpu ms", "vs ref", "dnnl", "jit", "ref", "rel L2");
+    std::printf("%-22s %6zu %9s %9s %9.1f %9.1f %9s %7s %5s %5s %5s %9s\n", "reference/sequential",
+                seq->result.plan.tasks.size(), "-", "-", refRun->latencyMs, refRun->latencyMs, "-", "1.00", "-", "-",
+                "-", "0");
+
+    int status = 0;
+    std::vector<std::string> notes; // what the warm compile redid
+    for (const auto *run : {&*seq, &*fused}) {
+        const ExecutionPlan &plan = run->result.plan;
+        if (!only.empty() && plan.algorithm != only)
+            continue;
+        auto backend = createCpuBackend({.threads = threads});
+        auto t0 = std::chrono::steady_clock::now();
+        auto cold = backend->compile(g, plan);
+        if (!cold)
+            return fail(cold.status());
+        const double coldMs = msSince(t0);
+        t0 = std::chrono::steady_clock::now();
+        auto compiled = backend->compile(g, plan);
+        if (!compiled)
+            return fail(compiled.status());
+        const double warmMs = msSince(t0);
+        std::vector<double> times, cpuTimes;
+        RunResult last;
+        auto warmup = backend->run(**compiled, inputs);
+        if (!warmup)
+            return fail(warmup.status());
+        for (int r = 0; r < runs; ++r) {
+            const double c0 = processCpuMs();
+            auto result = backend->run(**compiled, inputs);
+            if (!result)
+                return fail(result.status());
+            cpuTimes.push_back(processCpuMs() - c0);
+            times.push_back(result->latencyMs);
+            last = std::move(*result);
+        }
+        std::sort(times.begin(), times.end());
+        std::sort(cpuTimes.begin(), cpuTimes.end());
+        const double median = times[times.size() / 2];
+        const double err = relativeL2(last.outputs.at(0), refRun->outputs.at(0));
+        if (err >= 1e-4)
+            status = 1;
+        // The runs' metrics are those of the warm compile that made the plan.
+        char note[300];
+        std::snprintf(note, sizeof note,
+                      "  %s warm compile: constants %.0f ms, lowering %.0f ms; oneDNN constants prepared %.0f, "
+                      "cached %.0f; JIT kernels compiled %.0f, cached %.0f",
+                      plan.algorithm.c_str(), last.metrics["compile_ms/constants"], last.metrics["compile_ms/lower"],
+                      last.metrics["dnnl_constants_prepared"], last.metrics["dnnl_constants_cached"],
+                      last.metrics["jit_kernels_compiled"], last.metrics["jit_cache_hits"]);
+        notes.push_back(note);
+        std::printf("%-22s %6zu %9.0f %9.0f %9.1f %9.1f %9.1f %7.2f %5.0f %5.0f %5.0f %9.1e\n",
+                    ("cpu/" + plan.algorithm).c_str(), plan.tasks.size(), coldMs, warmMs, median, times.front(),
+                    cpuTimes[cpuTimes.size() / 2], refRun->latencyMs / median, last.metrics["ops/onednn"],
+                    last.metrics["ops/llvm-jit"], last.metrics["ops/reference"], err);
+    }
+    for (const std::string &line : notes)
+        std::printf("%s\n", line.c_str());
+    std::filesystem::remove_all(dir);
+    return status;
+}

@@ -1,0 +1,414 @@
+// The CPU backend (backends/cpu) against the reference backend: the sample
+// catalog's SqueezeNet (224×224) and ResNet-50 (64×64, external weights) under
+// every built-in scheduler (sequential, greedy, layer-fusion, ios) must match
+// the reference outputs within a relative L2 error of 1e-4; a tiled plan runs
+// through the reference-kernel path and matches too. Also: the kernel cache
+// (re-compiling an identical plan generates nothing, an override regenerates
+// only what changed), which engine runs what, an opaque op refused by name,
+// a plan compiled by another backend refused, capabilities and timing.
+#include "backends/cpu/cpu.h"
+#include "backends/cpu/jit.h"
+#include "backends/reference/reference.h"
+#include "core/onnx/importer.h"
+#include "core/sched/session.h"
+#include "plugins/greedy/greedy.h"
+#include "plugins/ios/ios.h"
+#include "plugins/layerfusion/layerfusion.h"
+#include "plugins/sequential/sequential.h"
+#include "samples/builder.h"
+#include "samples/catalog.h"
+
+#include <cmath>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include "tests/backends/planutil.h"
+#include "tests/common/testgraphs.h"
+
+namespace fs = std::filesystem;
+using namespace tessera;
+using tessera::testgraphs::op;
+
+namespace {
+
+constexpr double kTolerance = 1e-4; // relative L2 error per output
+
+double relativeL2(const HostTensor &a, const HostTensor &b)
+{
+    double num = 0, den = 0;
+    for (std::int64_t i = 0; i < a.elements(); ++i) {
+        const double d = double(a.f32()[i]) - b.f32()[i];
+        num += d * d;
+        den += double(b.f32()[i]) * b.f32()[i];
+    }
+    return std::sqrt(num / std::max(den, 1e-30));
+}
+
+std::unique_ptr<IScheduler> scheduler(const std::string &name)
+{
+    if (name == "sequential")
+        return createSequentialScheduler();
+    if (name == "greedy")
+        return createGreedyScheduler();
+    if (name == "ios")
+        return createIosScheduler();
+    return createLayerFusionScheduler();
+}
+
+Expected<ExecutionPlan> plan(const Graph &g, const std::string &algorithm, Overrides overrides = {})
+{
+    ScheduleSetup setup;
+    setup.overrides = std::move(overrides);
+    auto run = scheduleGraph(g, planutil::testDevice(), *scheduler(algorithm), setup);
+    if (!run)
+        return run.status();
+    return run->result.plan;
+}
+
+class CpuBackendTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        dir = fs::temp_directory_path() / ("tessera-cpu-" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+
+    Graph sample(const std::string &name, int imageSize, bool external)
+    {
+        samples::SampleOptions o;
+        if (imageSize > 0)
+            o.imageSize = imageSize;
+        auto m = samples::buildSample(name, o);
+        EXPECT_TRUE(m.isOk()) << m.status().str();
+        const std::string path = (dir / (name + ".onnx")).string();
+        EXPECT_TRUE(samples::saveModel(**m, path, external).isOk());
+        auto r = importModel(path);
+        EXPECT_TRUE(r.isOk()) << r.status().str();
+        return std::move(r->graph);
+    }
+
+    // Every scheduler's plan on the cpu backend against the reference backend's
+    // sequential run.
+    void matchesReference(const Graph &g, const std::vector<std::string> &algorithms)
+    {
+        const auto inputs = planutil::makeInputs(g, 21);
+        auto seq = plan(g, "sequential");
+        ASSERT_TRUE(seq.isOk()) << seq.status().str();
+        auto expected = planutil::compileAndRun(*reference, g, *seq, inputs);
+        ASSERT_TRUE(expected.isOk()) << expected.status().str();
+        for (const std::string &algo : algorithms) {
+            auto p = plan(g, algo);
+            ASSERT_TRUE(p.isOk()) << algo << ": " << p.status().str();
+            auto got = planutil::compileAndRun(*cpu, g, *p, inputs);
+            ASSERT_TRUE(got.isOk()) << algo << ": " << got.status().str();
+            ASSERT_EQ(got->outputs.size(), expected->outputs.size());
+            for (std::size_t i = 0; i < got->outputs.size(); ++i) {
+                EXPECT_EQ(got->outputs[i].shape, expected->outputs[i].shape);
+                EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance)
+                    << algo << " output '" << got->outputs[i].name << "'";
+            }
+            EXPECT_GT(got->latencyMs, 0) << algo;
+            EXPECT_EQ(got->timeline.size(), p->tasks.size()) << algo;
+            EXPECT_GT(got->metrics["ops/onednn"], 0) << algo;
+        }
+    }
+
+    fs::path dir;
+    std::unique_ptr<IBackend> cpu = createCpuBackend();
+    std::unique_ptr<IBackend> reference = createReferenceBackend();
+};
+
+TEST_F(CpuBackendTest, SqueezeNetMatchesReferenceUnderEveryScheduler)
+{
+    matchesReference(sample("squeezenet", 0, false), {"sequential", "greedy", "layer-fusion", "ios"});
+}
+
+TEST_F(CpuBackendTest, ResNet50MatchesReferenceUnderEveryScheduler)
+{
+    matchesReference(sample("resnet50", 64, true), {"sequential", "greedy", "layer-fusion", "ios"});
+}
+
+TEST_F(CpuBackendTest, LayerFusionFusesEpiloguesSequentialDoesNot)
+{
+    const Graph g = sample("resnet50", 64, true);
+    auto seq = plan(g, "sequential"), fused = plan(g, "layer-fusion");
+    ASSERT_TRUE(seq.isOk() && fused.isOk());
+    const auto inputs = planutil::makeInputs(g, 3);
+    auto a = planutil::compileAndRun(*cpu, g, *seq, inputs);
+    auto b = planutil::compileAndRun(*cpu, g, *fused, inputs);
+    ASSERT_TRUE(a.isOk() && b.isOk());
+    // Sequential: every BatchNormalization and Relu is its own JIT kernel; layer
+    // fusion folds them into the convolutions (fewer ops, none element-wise).
+    EXPECT_GT(a->metrics["ops/llvm-jit"], 50);
+    EXPECT_LT(b->metrics["ops/llvm-jit"], a->metrics["ops/llvm-jit"] / 4);
+    EXPECT_EQ(a->metrics["ops/onednn"], b->metrics["ops/onednn"]); // one per Conv/Gemm either way
+    EXPECT_LT(b->metrics["arena_bytes"], a->metrics["arena_bytes"]);
+}
+
+TEST_F(CpuBackendTest, TiledPlanRunsOnReferenceKernelsAndMatches)
+{
+    const Graph g = sample("squeezenet", 0, false);
+    auto fused = plan(g, "layer-fusion");
+    ASSERT_TRUE(fused.isOk());
+    const ExecutionPlan tiled = planutil::tiledPlan(g, *fused, 3, 2);
+    const auto inputs = planutil::makeInputs(g, 5);
+    auto expected = planutil::compileAndRun(*reference, g, tiled, inputs);
+    auto got = planutil::compileAndRun(*cpu, g, tiled, inputs);
+    ASSERT_TRUE(expected.isOk() && got.isOk()) << got.status().str();
+    EXPECT_GT(got->metrics["ops/reference"], 0);
+    EXPECT_EQ(got->metrics["ops/onednn"], 0);
+    EXPECT_LT(relativeL2(got->outputs[0], expected->outputs[0]), kTolerance);
+}
+
+TEST_F(CpuBackendTest, KernelCacheRecompilesOnlyWhatChanged)
+{
+    const Graph g = sample("squeezenet", 0, false);
+    auto base = plan(g, "sequential");
+    ASSERT_TRUE(base.isOk());
+    auto first = cpu->compile(g, *base);
+    ASSERT_TRUE(first.isOk()) << first.status().str();
+    const auto inputs = planutil::makeInputs(g, 7);
+    auto r1 = cpu->run(**first, inputs);
+    ASSERT_TRUE(r1.isOk());
+    EXPECT_GT(r1->metrics["jit_kernels_compiled"], 0);
+
+    // The same plan again: every element-wise kernel comes from the cache.
+    auto again = cpu->compile(g, *base);
+    ASSERT_TRUE(again.isOk());
+    auto r2 = cpu->run(**again, inputs);
+    ASSERT_TRUE(r2.isOk());
+    EXPECT_EQ(r2->metrics["jit_kernels_compiled"], 0);
+    EXPECT_EQ(r2->metrics["jit_cache_hits"], r1->metrics["jit_cache_hits"] + r1->metrics["jit_kernels_compiled"]);
+
+    // Negative twin: layer fusion with one decision overridden brings new chains
+    // (a fused kernel's element-wise tail): some, but fewer than a cold cache.
+    auto fused = plan(g, "layer-fusion");
+    ASSERT_TRUE(fused.isOk());
+    auto fresh = createCpuBackend();
+    auto cold = fresh->compile(g, *fused);
+    ASSERT_TRUE(cold.isOk());
+    auto rc = fresh->run(**cold, inputs);
+    ASSERT_TRUE(rc.isOk());
+    std::string key;
+    for (const Node &n : g.nodes())
+        if (n.opType == "Concat") {
+            key = "layer-fusion.fuse:" + n.name;
+            break;
+        }
+    ASSERT_FALSE(key.empty());
+    auto overridden = plan(g, "layer-fusion", {{key, "separate"}});
+    ASSERT_TRUE(overridden.isOk()) << overridden.status().str();
+    auto warm = fresh->compile(g, *overridden);
+    ASSERT_TRUE(warm.isOk());
+    auto rw = fresh->run(**warm, inputs);
+    ASSERT_TRUE(rw.isOk());
+    EXPECT_LT(rw->metrics["jit_kernels_compiled"], rc->metrics["jit_kernels_compiled"]);
+    EXPECT_GT(rw->metrics["jit_cache_hits"], 0);
+    EXPECT_LT(relativeL2(rw->outputs[0], rc->outputs[0]), kTolerance);
+}
+
+TEST_F(CpuBackendTest, OpaqueNodeIsRefusedByNameInOneLine)
+{
+    for (bool opaque : {false, true}) {
+        Graph g;
+        const TensorId x = testgraphs::tensor(g, "x", {1, 4, 8, 8}, Tensor::Kind::Input);
+        g.inputs = {x};
+        const TensorId y = op(g, "relu", "Relu", {x}, {1, 4, 8, 8});
+        Node custom;
+        custom.name = "mystery";
+        custom.opType = opaque ? "FancyActivation" : "Sigmoid";
+        custom.opaque = opaque;
+        custom.inputs = {y};
+        custom.outputs = {testgraphs::tensor(g, "z", {1, 4, 8, 8})};
+        g.addNode(custom);
+        g.outputs = {g.findTensor("z")};
+        auto compiled = cpu->compile(g, planutil::wholePlan(g, {{0}, {1}}));
+        if (!opaque) {
+            ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+            auto r = cpu->run(**compiled, planutil::makeInputs(g, 1));
+            ASSERT_TRUE(r.isOk());
+            auto ref =
+                planutil::compileAndRun(*reference, g, planutil::wholePlan(g, {{0}, {1}}), planutil::makeInputs(g, 1));
+            ASSERT_TRUE(ref.isOk());
+            EXPECT_LT(relativeL2(r->outputs[0], ref->outputs[0]), kTolerance);
+            continue;
+        }
+        ASSERT_FALSE(compiled.isOk());
+        EXPECT_EQ(compiled.status().code(), ErrorCode::Unsupported);
+        EXPECT_EQ(compiled.status().location().node, "mystery");
+        EXPECT_NE(compiled.status().message().find("opaque op 'FancyActivation'"), std::string::npos);
+        EXPECT_EQ(compiled.status().str().find('\n'), std::string::npos);
+    }
+}
+
+TEST_F(CpuBackendTest, PlanCompiledByAnotherBackendIsRefused)
+{
+    const Graph g = sample("squeezenet", 0, false);
+    auto p = plan(g, "layer-fusion");
+    ASSERT_TRUE(p.isOk());
+    const auto inputs = planutil::makeInputs(g, 2);
+    auto foreign = reference->compile(g, *p);
+    ASSERT_TRUE(foreign.isOk());
+    auto refused = cpu->run(**foreign, inputs);
+    ASSERT_FALSE(refused.isOk());
+    EXPECT_EQ(refused.status().code(), ErrorCode::InvalidInput);
+    EXPECT_NE(refused.status().message().find("'reference'"), std::string::npos);
+    auto own = cpu->compile(g, *p);
+    ASSERT_TRUE(own.isOk());
+    EXPECT_TRUE(cpu->run(**own, inputs).isOk());
+}
+
+// A warm compile re-does no BatchNormalization folding and no weight reorder
+// (the oneDNN constants are cached by content); overriding one fusion decision
+// prepares only the anchor whose epilogue changed.
+TEST_F(CpuBackendTest, WarmCompilePreparesOnlyChangedConstants)
+{
+    const Graph g = sample("resnet50", 64, true);
+    auto fused = plan(g, "layer-fusion");
+    ASSERT_TRUE(fused.isOk());
+    const auto inputs = planutil::makeInputs(g, 9);
+    auto cold = planutil::compileAndRun(*cpu, g, *fused, inputs);
+    ASSERT_TRUE(cold.isOk()) << cold.status().str();
+    const double anchors = cold->metrics["ops/onednn"];
+    EXPECT_GT(anchors, 50);
+    EXPECT_EQ(cold->metrics["dnnl_constants_prepared"], anchors);
+    EXPECT_EQ(cold->metrics["dnnl_constants_cached"], 0);
+
+    auto warm = planutil::compileAndRun(*cpu, g, *fused, inputs);
+    ASSERT_TRUE(warm.isOk());
+    EXPECT_EQ(warm->metrics["dnnl_constants_prepared"], 0);
+    EXPECT_EQ(warm->metrics["dnnl_constants_cached"], anchors);
+
+    // The first BatchNormalization kept out of its Conv's kernel: that Conv's
+    // weights are no longer folded, so exactly one anchor is prepared again.
+    std::string key;
+    for (const Node &n : g.nodes())
+        if (n.opType == "BatchNormalization") {
+            key = "layer-fusion.fuse:" + n.name;
+            break;
+        }
+    ASSERT_FALSE(key.empty());
+    auto overridden = plan(g, "layer-fusion", {{key, "separate"}});
+    ASSERT_TRUE(overridden.isOk()) << overridden.status().str();
+    auto changed = planutil::compileAndRun(*cpu, g, *overridden, inputs);
+    ASSERT_TRUE(changed.isOk()) << changed.status().str();
+    EXPECT_EQ(changed->metrics["dnnl_constants_prepared"], 1);
+    EXPECT_EQ(changed->metrics["dnnl_constants_cached"], anchors - 1);
+    EXPECT_LT(relativeL2(changed->outputs[0], cold->outputs[0]), kTolerance);
+}
+
+// Negative twin: the cache is keyed by content, not by tensor: the same plan
+// over a graph whose one convolution weight changed prepares that anchor only,
+// and computes with the new weight (a different output).
+TEST_F(CpuBackendTest, ChangedWeightContentIsPreparedAgain)
+{
+    Graph g = sample("squeezenet", 0, false);
+    auto p = plan(g, "layer-fusion");
+    ASSERT_TRUE(p.isOk());
+    const auto inputs = planutil::makeInputs(g, 6);
+    auto first = planutil::compileAndRun(*cpu, g, *p, inputs);
+    ASSERT_TRUE(first.isOk()) << first.status().str();
+    TensorId weight = kInvalidId;
+    for (const Node &n : g.nodes())
+        if (n.opType == "Conv") {
+            weight = n.inputs[1];
+            break;
+        }
+    ASSERT_NE(weight, kInvalidId);
+    auto data = std::make_shared<TensorData>(*g.tensor(weight).data);
+    ASSERT_FALSE(data->bytes.empty());
+    float *w = reinterpret_cast<float *>(data->bytes.data());
+    for (std::size_t i = 0; i < data->bytes.size() / sizeof(float); ++i)
+        w[i] *= 2.f;
+    g.tensor(weight).data = data;
+    auto second = planutil::compileAndRun(*cpu, g, *p, inputs);
+    ASSERT_TRUE(second.isOk()) << second.status().str();
+    EXPECT_EQ(second->metrics["dnnl_constants_prepared"], 1);
+    EXPECT_EQ(second->metrics["dnnl_constants_cached"], first->metrics["ops/onednn"] - 1);
+    EXPECT_GT(relativeL2(second->outputs[0], first->outputs[0]), kTolerance);
+}
+
+// LLVM is loaded by the first element-wise chain compiled, not when the cache
+// (or the backend holding it, at registration) is constructed.
+TEST_F(CpuBackendTest, JitLoadsLlvmOnFirstCompileOnly)
+{
+    cpu::JitCache cache;
+    EXPECT_FALSE(cache.started());
+    EXPECT_FALSE(cpu::JitCache::hostCpu().empty());
+    EXPECT_FALSE(cache.started());
+    cpu::EwProgram relu;
+    relu.dims = {8};
+    relu.strides = {{1}};
+    relu.instrs = {{cpu::EwInstr::Op::Relu, 0, 0, 0}};
+    auto fn = cache.get(relu);
+    ASSERT_TRUE(fn.isOk()) << fn.status().str();
+    EXPECT_TRUE(cache.started());
+    const float in[8] = {-2, -1, 0, 1, 2, -3, 3, -0.5f};
+    const float *ins[] = {in};
+    float out[8] = {};
+    (*fn)(out, ins);
+    for (int i = 0; i < 8; ++i)
+        EXPECT_EQ(out[i], std::max(in[i], 0.f));
+    EXPECT_EQ(cache.compiled(), 1);
+}
+
+// Negative twin: a JIT module that cannot be loaded makes get() Unavailable
+// (naming the module), and the backend runs the chains on the reference
+// kernels instead, reported in the metrics, still matching.
+TEST_F(CpuBackendTest, MissingJitModuleFallsBackToReferenceKernels)
+{
+    const std::string bogus = (dir / "no-such-jit.so").string();
+    ::setenv("TESSERA_CPU_JIT", bogus.c_str(), 1);
+    cpu::JitCache cache;
+    cpu::EwProgram relu;
+    relu.dims = {8};
+    relu.strides = {{1}};
+    relu.instrs = {{cpu::EwInstr::Op::Relu, 0, 0, 0}};
+    auto fn = cache.get(relu);
+    auto backend = createCpuBackend();
+    const Graph g = sample("squeezenet", 0, false);
+    auto p = plan(g, "sequential");
+    ASSERT_TRUE(p.isOk());
+    const auto inputs = planutil::makeInputs(g, 4);
+    auto got = planutil::compileAndRun(*backend, g, *p, inputs);
+    ::unsetenv("TESSERA_CPU_JIT");
+    ASSERT_FALSE(fn.isOk());
+    EXPECT_EQ(fn.status().code(), ErrorCode::Unavailable);
+    EXPECT_NE(fn.status().message().find("no-such-jit.so"), std::string::npos) << fn.status().str();
+    EXPECT_TRUE(cache.started());
+    ASSERT_TRUE(got.isOk()) << got.status().str();
+    EXPECT_EQ(got->metrics["jit_unavailable"], 1);
+    EXPECT_EQ(got->metrics["ops/llvm-jit"], 0);
+    auto expected = planutil::compileAndRun(*reference, g, *p, inputs);
+    ASSERT_TRUE(expected.isOk());
+    EXPECT_LT(relativeL2(got->outputs[0], expected->outputs[0]), kTolerance);
+}
+
+TEST_F(CpuBackendTest, ReportsMeasuredFunctionalCapabilities)
+{
+    const BackendInfo &info = cpu->info();
+    EXPECT_EQ(info.name, "cpu");
+    EXPECT_TRUE(info.capabilities.functional);
+    EXPECT_TRUE(info.capabilities.measured);
+    EXPECT_FALSE(info.capabilities.timing);
+    EXPECT_NE(info.summary.find("oneDNN"), std::string::npos);
+}
+
+TEST_F(CpuBackendTest, MissingInputIsAnErrorNotACrash)
+{
+    const Graph g = sample("squeezenet", 0, false);
+    auto p = plan(g, "sequential");
+    ASSERT_TRUE(p.isOk());
+    auto compiled = cpu->compile(g, *p);
+    ASSERT_TRUE(compiled.isOk());
+    auto r = cpu->run(**compiled, {});
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
+    EXPECT_NE(r.status().message().find("missing input"), std::string::npos);
+}
+
+} // namespace
