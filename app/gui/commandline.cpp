@@ -2,7 +2,6 @@
 #include "app/gui/commandline.h"
 
 #include "core/support/names.h"
-#include "samples/catalog.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -10,30 +9,23 @@
 namespace tessera::gui {
 
 namespace {
-QString sampleNames()
-{
-    QStringList names;
-    for (const auto &s : samples::sampleCatalog())
-        names << QString::fromStdString(s.name);
-    return names.join(QStringLiteral(", "));
-}
-
 Status usage(const QString &message)
 {
     return Status::error(ErrorCode::Usage, message.toStdString());
 }
 } // namespace
 
-Expected<CommandLine> parseCommandLine(const QStringList &arguments)
+Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStringList &sampleNames)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Tessera: a workbench for scheduling DNN graphs onto accelerators."));
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
-    const QCommandLineOption sample(QStringLiteral("sample"),
-                                    QStringLiteral("Open a built-in sample network: %1.").arg(sampleNames()),
-                                    QStringLiteral("NAME"));
+    const QCommandLineOption sample(
+        QStringLiteral("sample"),
+        QStringLiteral("Open a sample network: %1.").arg(sampleNames.join(QStringLiteral(", "))),
+        QStringLiteral("NAME"));
     const QCommandLineOption project(QStringLiteral("project"),
                                      QStringLiteral("Open a project (a *.tessera file) and restore its session."),
                                      QStringLiteral("FILE.tessera"));
@@ -75,11 +67,12 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments)
     if (!cl.sample.isEmpty()) {
         // Names match without regard to case; the catalog's spelling is kept.
         QString known;
-        for (const auto &s : samples::sampleCatalog())
-            if (sameName(s.name, cl.sample.toStdString()))
-                known = QString::fromStdString(s.name);
+        for (const QString &name : sampleNames)
+            if (sameName(name.toStdString(), cl.sample.toStdString()))
+                known = name;
         if (known.isEmpty())
-            return usage(QStringLiteral("unknown sample '%1'; known: %2").arg(cl.sample, sampleNames()));
+            return usage(QStringLiteral("unknown sample '%1'; known: %2")
+                             .arg(cl.sample, sampleNames.join(QStringLiteral(", "))));
         cl.sample = known;
     }
     return cl;
