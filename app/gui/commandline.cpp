@@ -36,7 +36,10 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
     const QCommandLineOption quit(
         QStringLiteral("quit-after-load"),
         QStringLiteral("Exit once the model is loaded (status 0, or the error's exit code)."));
-    parser.addOptions({sample, project, screenshot, quit});
+    const QCommandLineOption watchStalls(
+        QStringLiteral("watch-stalls"),
+        QStringLiteral("Print every stall of the user interface over 50 ms, with what was running, on stderr."));
+    parser.addOptions({sample, project, screenshot, quit, watchStalls});
     parser.addPositionalArgument(QStringLiteral("MODEL.onnx"), QStringLiteral("The model to open."),
                                  QStringLiteral("[MODEL.onnx]"));
 
@@ -60,6 +63,7 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
     cl.project = parser.value(project);
     cl.screenshot = parser.value(screenshot);
     cl.quitAfterLoad = parser.isSet(quit);
+    cl.watchStalls = parser.isSet(watchStalls);
     if (!cl.model.isEmpty() && !cl.sample.isEmpty())
         return usage(QStringLiteral("give either a model or --sample, not both"));
     if (!cl.project.isEmpty() && (!cl.model.isEmpty() || !cl.sample.isEmpty()))

@@ -1,5 +1,6 @@
 // The workbench's command line:
 //   tessera [MODEL.onnx] [--sample NAME] [--project FILE.tessera] [--screenshot FILE.png] [--quit-after-load]
+//           [--watch-stalls]
 // MODEL, --sample and --project exclude each other; with none, the window
 // opens the most recent file, or the ResNet-50 sample when there is none.
 #pragma once
@@ -17,7 +18,8 @@ struct CommandLine {
     QString project;    // --project FILE.tessera
     QString screenshot; // --screenshot FILE.png: save the window after layout, then exit
     bool quitAfterLoad = false;
-    QString exitText; // --help / --version: print this and exit 0
+    bool watchStalls = false; // --watch-stalls: print GUI stalls over 50 ms on stderr (stallwatchdog.h)
+    QString exitText;         // --help / --version: print this and exit 0
 };
 
 // `arguments` as QCoreApplication::arguments() (the program first);

@@ -5,6 +5,7 @@
 // a QCoreApplication, before any QApplication would connect to an X server.
 #include "app/gui/commandline.h"
 #include "app/gui/mainwindow.h"
+#include "app/gui/stallwatchdog.h"
 #include "app/registerbuiltins.h"
 #include "core/sched/scheduler.h"
 
@@ -102,6 +103,13 @@ int main(int argc, char **argv)
         });
     } else if (cl->quitAfterLoad) {
         QObject::connect(&window, &tessera::gui::MainWindow::modelLoaded, &app, [] { QApplication::exit(0); });
+    }
+    tessera::gui::StallWatchdog watchdog;
+    if (cl->watchStalls) {
+        QObject::connect(&watchdog, &tessera::gui::StallWatchdog::stalled, [](const tessera::gui::Stall &s) {
+            std::fprintf(stderr, "tessera: the interface stalled %s\n", qPrintable(tessera::gui::describeStall(s)));
+        });
+        watchdog.start();
     }
     window.show();
 

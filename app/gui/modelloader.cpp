@@ -7,6 +7,7 @@
 #include "core/plugin/extensions.h"
 #include "core/store/replay.h"
 #include "core/support/assert.h"
+#include "core/support/threadpriority.h"
 #include "views/models/format.h"
 
 #include <QFileInfo>
@@ -132,6 +133,7 @@ void ModelLoader::start(const QString &source, std::function<Outcome(const Stage
     });
     emit started(source);
     m_watcher->setFuture(QtConcurrent::run([job = std::move(job)](QPromise<Outcome> &promise) {
+        useBackgroundPriority();
         int step = 0;
         promise.setProgressRange(0, 3); // building (samples only), importing, analysing
         const StageCallback stage = [&promise, &step](const QString &name) {
