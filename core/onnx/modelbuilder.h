@@ -2,10 +2,9 @@
 // (samples/), plugins that turn a paper artifact's graph description into a
 // model (plugins/ios), and tests.
 //
-// Builds an onnx::ModelProto directly (independent of Tessera's importer), tracking the static shape of every value it creates so
-// that layer helpers can size their weights. Weights are synthesized from a
-// seed (deterministic, He-style scaled uniform); finish() runs ONNX's own shape
-// inference and checker so every sample is checker-clean.
+// Builds an onnx::ModelProto directly (independent of Tessera's importer), tracking the static shape of every value it
+// creates so that layer helpers can size their weights. Weights are synthesized from a seed (deterministic, He-style
+// scaled uniform); finish() runs ONNX's own shape inference and checker so every sample is checker-clean.
 //
 // Node names carry scopes ("layer1/layer1.0/conv1") pushed with ScopeGuard, so
 // Tessera's hierarchy inference can collapse them.

@@ -13,8 +13,8 @@
 // Graph.from_config() relies on it, so no reordering is attempted.
 #include "plugins/ios/iosnetworks.h"
 
-#include "core/support/assert.h"
 #include "core/onnx/modelbuilder.h"
+#include "core/support/assert.h"
 
 #include <QFile>
 #include <QJsonArray>

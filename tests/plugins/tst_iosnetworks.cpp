@@ -26,9 +26,9 @@
 
 namespace {
 
-using tessera::ErrorCode;
 using tessera::buildFromIosConfig;
 using tessera::buildIosNetwork;
+using tessera::ErrorCode;
 using tessera::SampleOptions;
 
 QJsonDocument readJson(const QString &file)
@@ -526,8 +526,7 @@ TEST(IosSamples, UnknownNameAndBadOptionsAreUsageErrors)
     const auto unknown = extensions.buildSample("squeezenet2");
     ASSERT_FALSE(unknown);
     EXPECT_EQ(unknown.status().code(), ErrorCode::Usage);
-    EXPECT_NE(unknown.status().message().find("known: inception-v3, squeezenet, randwire, nasnet-a"),
-              std::string::npos)
+    EXPECT_NE(unknown.status().message().find("known: inception-v3, squeezenet, randwire, nasnet-a"), std::string::npos)
         << unknown.status().message();
     SampleOptions o;
     o.batch = 0;
