@@ -17,6 +17,7 @@
 #include "views/models/optionsmodel.h"
 #include "views/models/planfacets.h"
 #include "views/models/propertymodel.h"
+#include "views/models/searchspacemodel.h"
 #include "views/models/stagemodel.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
@@ -498,7 +499,7 @@ TEST_F(MainWindowTest, ExplorerShowsTheSearchAndForcesAStage)
         const SearchSpace::State &start = tab.states[static_cast<std::size_t>(tab.path.front())];
         for (std::size_t i = 0; i < tab.transitions.size(); ++i)
             if (tab.transitions[i].from == tab.path.front() && static_cast<std::int32_t>(i) != start.choice &&
-                !tab.transitions[i].decisionKey.empty()) {
+                !tab.transitions[i].decisionKey.empty() && tab.transitions[i].totalCost > start.cost * 1.0001) {
                 table = static_cast<int>(t);
                 forced = static_cast<int>(i);
                 break;
@@ -507,6 +508,13 @@ TEST_F(MainWindowTest, ExplorerShowsTheSearchAndForcesAStage)
     ASSERT_GE(forced, 0) << "squeezenet has a block with a choice at its start";
     const std::string key =
         space.tables[static_cast<std::size_t>(table)].transitions[static_cast<std::size_t>(forced)].decisionKey;
+    const double forcedCost =
+        space.tables[static_cast<std::size_t>(table)].transitions[static_cast<std::size_t>(forced)].totalCost;
+    {
+        const auto &ix = w.searchExplorer()->model()->tableIndex(table);
+        EXPECT_FALSE(ix.forced()) << "before the force the path is the optimum";
+        EXPECT_DOUBLE_EQ(ix.pathCost, ix.optimum);
+    }
     w.searchExplorer()->setCurrentTable(table);
     QSignalSpy replayed(controller, &gui::ScheduleController::finished);
     ASSERT_TRUE(w.searchExplorer()->forceTransition(forced));
@@ -521,6 +529,23 @@ TEST_F(MainWindowTest, ExplorerShowsTheSearchAndForcesAStage)
     ASSERT_FALSE(reports.empty());
     for (const OverrideReport &r : reports)
         EXPECT_EQ(r.outcome, OverrideReport::Outcome::Applied) << r.key << ": " << r.reason;
+    // Issue 18: after the force the table row and the status give the forced path's cost, the
+    // un-forced optimum only as the reference.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.searchExplorer()->hasSearchSpace(); }, kTimeoutMs));
+    const auto &ix = w.searchExplorer()->model()->tableIndex(table);
+    EXPECT_TRUE(ix.forced());
+    EXPECT_NEAR(ix.pathCost, forcedCost, 1e-6 * forcedCost);
+    EXPECT_LT(ix.optimum, ix.pathCost);
+    const QString rowCost =
+        w.searchExplorer()->model()->index(table, views::SearchSpaceModel::CostColumn).data().toString();
+    EXPECT_TRUE(rowCost.endsWith(QStringLiteral("(forced)"))) << rowCost.toStdString();
+    const auto &forcedSpace = *controller->lastRun()->result.searchSpace;
+    const auto &tab = forcedSpace.tables[static_cast<std::size_t>(table)];
+    const QModelIndex start = w.searchExplorer()->model()->stateIndex(table, tab.path.front());
+    const QString startDelta = start.siblingAtColumn(views::SearchSpaceModel::DeltaColumn).data().toString();
+    EXPECT_TRUE(startDelta.startsWith(QLatin1Char('+'))) << startDelta.toStdString();
+    EXPECT_EQ(start.siblingAtColumn(views::SearchSpaceModel::KindColumn).data().toString(),
+              QStringLiteral("forced path"));
     QTest::qWait(300);
     ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-explorer.png")));
 }

@@ -482,7 +482,7 @@ private slots:
         explorer.setSearchSpace(plain);
         QVERIFY(!explorer.hasSearchSpace());
         QVERIFY(explorer.hintLabel()->isVisibleTo(&explorer));
-        QVERIFY(explorer.hintLabel()->text().contains(QStringLiteral("explorer on")));
+        QVERIFY(explorer.hintLabel()->text().contains(QStringLiteral("recorded while this dock is open")));
         explorer.setSearchSpace(m_small); // positive twin
         QVERIFY(explorer.hasSearchSpace());
         QVERIFY(!explorer.hintLabel()->isVisibleTo(&explorer));

@@ -86,6 +86,22 @@ void buildIndex(const SearchSpace::Table &t, SearchSpaceModel::TableIndex &ix)
     });
     ix.start = !t.path.empty() ? t.path.front() : n ? order.front() : -1;
     ix.optimum = ix.start >= 0 ? t.states[static_cast<std::size_t>(ix.start)].cost : 0;
+    // The path as walked: each path state's chosen transition, which an override may have forced
+    // away from the cheapest. Without choices on the path, the path is the optimum.
+    ix.pathCost = ix.optimum;
+    if (t.path.size() > 1) {
+        double walked = 0;
+        bool known = true;
+        for (std::size_t k = 0; k + 1 < t.path.size() && known; ++k) {
+            const std::int32_t c = t.states[static_cast<std::size_t>(t.path[k])].choice;
+            known = c >= 0 && static_cast<std::size_t>(c) < m &&
+                    t.transitions[static_cast<std::size_t>(c)].to == t.path[k + 1];
+            if (known)
+                walked += t.transitions[static_cast<std::size_t>(c)].stepCost;
+        }
+        if (known)
+            ix.pathCost = walked + t.states[static_cast<std::size_t>(t.path.back())].cost;
+    }
     std::vector<double> come(n, kInf);
     if (ix.start >= 0)
         come[static_cast<std::size_t>(ix.start)] = 0;
@@ -478,7 +494,12 @@ QVariant SearchSpaceModel::display(const QModelIndex &index) const
         switch (index.column()) {
         case NameColumn: return QString::fromStdString(tab.title);
         case KindColumn: return tab.complete ? QString() : QStringLiteral("incomplete");
-        case CostColumn: return tab.states.empty() ? QString() : duration(tableIndex(t).optimum);
+        case CostColumn: {
+            if (tab.states.empty())
+                return QString();
+            const TableIndex &ix = tableIndex(t);
+            return ix.forced() ? QStringLiteral("%1 (forced)").arg(duration(ix.pathCost)) : duration(ix.optimum);
+        }
         case SchedulesColumn:
             return tab.states.empty()
                        ? QString()
@@ -503,10 +524,19 @@ QVariant SearchSpaceModel::display(const QModelIndex &index) const
         switch (index.column()) {
         case NameColumn: return QString::fromStdString(s.label);
         case MarkColumn: return s.onPath ? QStringLiteral("◆") : QString();
-        case KindColumn: return s.onPath ? QStringLiteral("path") : QString();
+        case KindColumn:
+            return !s.onPath                ? QString()
+                   : tableIndex(t).forced() ? QStringLiteral("forced path")
+                                            : QStringLiteral("path");
         case CostColumn: return duration(s.cost);
         case ViaColumn: return duration(tableIndex(t).via[static_cast<std::size_t>(i)]);
-        case DeltaColumn: return searchDeltaText(stateDelta(t, i));
+        case DeltaColumn: {
+            // On a forced path a path state says what the walked path costs, not the best through it.
+            const TableIndex &ix = tableIndex(t);
+            if (s.onPath && ix.forced())
+                return searchDeltaText(ix.pathCost / ix.optimum - 1);
+            return searchDeltaText(stateDelta(t, i));
+        }
         case SchedulesColumn: return searchCountText(s.count);
         case OutColumn: return QString::number(tableIndex(t).outgoing(i).size());
         default: return {};
@@ -587,6 +617,9 @@ QString SearchSpaceModel::toolTip(const QModelIndex &index) const
         QString tip = QStringLiteral("%1 states, %2 transitions searched")
                           .arg(formatCount(static_cast<double>(tab.searchedStates)),
                                formatCount(static_cast<double>(tab.searchedTransitions)));
+        if (const TableIndex &ix = tableIndex(t); ix.forced())
+            tip += QStringLiteral("\nthe path, with its forced choices, costs %1: %2 over the optimum %3")
+                       .arg(duration(ix.pathCost), searchDeltaText(ix.pathCost / ix.optimum - 1), duration(ix.optimum));
         if (!tab.note.empty())
             tip += QLatin1Char('\n') + QString::fromStdString(tab.note);
         return tip;
@@ -641,7 +674,8 @@ QVariant SearchSpaceModel::headerData(int section, Qt::Orientation orientation, 
             return QStringLiteral("state: cost[S], the best latency from here; transition: stage + cost[S − S']");
         case ViaColumn: return QStringLiteral("the best schedule through this state (cost to come + cost[S])");
         case DeltaColumn:
-            return QStringLiteral("state: best via against the optimum; transition: its total against cost[S]");
+            return QStringLiteral("state: best via against the optimum (a state on a forced path: the walked "
+                                  "path's); transition: its total against cost[S]");
         case SchedulesColumn: return QStringLiteral("schedules (paths) from this state to ∅");
         default: return {};
         }

@@ -73,8 +73,10 @@ public:
 
     // Derived per table; computed on first use.
     struct TableIndex {
-        std::int32_t start = -1;                       // the first path state, else the largest state
-        double optimum = 0;                            // cost of `start`
+        std::int32_t start = -1; // the first path state, else the largest state
+        double optimum = 0;      // cost of `start`: the best schedule the search found
+        double pathCost = 0;     // the walked path's cost (> optimum after a forced choice)
+        bool forced() const { return pathCost > optimum * (1 + 1e-9) + 1e-9; }
         std::vector<std::int32_t> levelSize;           // per level row, largest first
         std::vector<std::vector<std::int32_t>> levels; // per level row: states in row order
         std::vector<double> levelVia;                  // per level row: the best schedule through it

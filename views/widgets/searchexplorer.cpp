@@ -256,8 +256,10 @@ void SearchExplorer::setSearchSpace(std::shared_ptr<const ScheduleRun> run)
     m_table = m_state = m_transition = -1;
     if (!space || space->tables.empty()) {
         m_syncing = false;
-        QString text = tr("No search space in this run.\n\nRun a searching scheduler with the explorer on: it keeps "
-                          "the dynamic programming table of each part — states, transitions and the chosen path.");
+        QString text = tr("No search space in this run.\n\nIt is recorded while this dock is open: a scheduler that "
+                          "searches a state space fills it on its next run — the dynamic programming table of each "
+                          "part, with states, transitions and the chosen path. Schedulers that do not search leave "
+                          "it empty.");
         if (space && !space->note.empty())
             text = tr("The search space is empty: %1").arg(QString::fromStdString(space->note));
         m_hint->setText(text);
@@ -546,6 +548,14 @@ void SearchExplorer::updateStatus()
                             formatCount(static_cast<double>(t->transitions.size())))
                        .arg(stages)
                        .arg(stages == 1 ? tr("stage") : tr("stages"));
+    // The walked path's cost, which after a force is not the optimum (the optimum stays as the reference).
+    const SearchSpaceModel::TableIndex &ix = m_model->tableIndex(m_table);
+    if (ix.forced())
+        text += tr(" · path %1, forced: %2 over the optimum %3")
+                    .arg(formatDurationNs(ix.pathCost), searchDeltaText(ix.pathCost / ix.optimum - 1),
+                         formatDurationNs(ix.optimum));
+    else if (!t->states.empty())
+        text += tr(" · path %1, the optimum").arg(formatDurationNs(ix.pathCost));
     if (m_filter->filter().active())
         text += tr(" · the filter keeps %1 states").arg(formatCount(m_filter->acceptedStates(m_table)));
     m_status->setText(text);
