@@ -1,0 +1,271 @@
+#include "plugins/graphturbo/lowering.h"
+
+#include "core/cost/costmodel.h"
+#include "core/plan/tiles.h"
+#include "core/sched/trace.h"
+#include "plugins/graphturbo/binding.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace tessera::graphturbo {
+
+namespace {
+
+class Lowerer
+{
+public:
+    Lowerer(Context &ctx, const std::vector<SubGraph> &sgs, const InstanceGraph &ig, const Ordering &o)
+        : m_ctx(ctx), m_g(ctx.graph), m_dev(ctx.device), m_sgs(sgs), m_ig(ig), m_order(o.order)
+    {}
+
+    Expected<Lowered> run()
+    {
+        Lowered out;
+        std::vector<int> itemOfOutput;
+        const auto items = orderMemItems(m_ctx, m_sgs, m_ig, m_order, &itemOfOutput);
+        out.memory = assignLevels(items, static_cast<int>(m_order.size()), m_ctx.lbPerCore, m_ctx.gbBytes);
+        for (const Spill &s : out.memory.spills) {
+            const MemItem &m = items[static_cast<std::size_t>(s.item)];
+            const Instance &inst = m_ig.instances[static_cast<std::size_t>(m_order[static_cast<std::size_t>(m.start)])];
+            const bool output = s.item % 2 == 1;
+            auto &step = m_ctx.trace.add("S5: allocate memory (§4.3)",
+                                         std::string(output ? "output" : "working set") + " of " + instName(inst),
+                                         "spilled to " + levelName(s.toLevel),
+                                         levelName(s.toLevel - 1) + " over capacity at task " + std::to_string(s.at) +
+                                             "; longest liveness (" + std::to_string(m.end - m.start) + " tasks)");
+            step.numbers = {
+                {"bytes", double(m.bytes)}, {"live_bytes", double(s.liveBytes)}, {"liveness", double(m.end - m.start)}};
+            step.touched = m_sgs[static_cast<std::size_t>(inst.subgraph)].nodes;
+        }
+
+        ExecutionPlan &plan = out.plan;
+        plan.algorithm = "graphturbo";
+        plan.device = m_dev.id;
+        plan.graphName = m_g.name;
+        for (std::size_t s = 0; s < m_sgs.size(); ++s)
+            plan.addKernel("sg" + std::to_string(s) + ":" + subgraphLabel(m_g, m_sgs[s]), m_sgs[s].nodes, "graphturbo");
+        // Graph inputs live in DDR.
+        std::map<TensorId, BufferId> inputBuffer;
+        for (TensorId t : m_g.inputs)
+            inputBuffer[t] = plan.addBuffer({0, t, levelName(2), scopeOf(2, 0), {}, m_g.tensor(t).bytes(), -1});
+
+        std::vector<TaskId> taskOf(m_ig.instances.size(), -1);
+        std::vector<std::vector<BufferId>> outBuffers(m_ig.instances.size());
+        std::vector<int> outLevel(m_ig.instances.size(), 0);
+        for (std::size_t p = 0; p < m_order.size(); ++p) {
+            const int id = m_order[p];
+            const Instance &inst = m_ig.instances[static_cast<std::size_t>(id)];
+            const SubGraph &sg = m_sgs[static_cast<std::size_t>(inst.subgraph)];
+            const std::vector<int> bind = plainBinding(inst.tile, m_ctx.cores);
+            const int cores = boundCores(bind);
+            const int workLevel =
+                out.memory.level[static_cast<std::size_t>(itemOfOutput[static_cast<std::size_t>(id)] - 1)];
+            const int level = out.memory.level[static_cast<std::size_t>(itemOfOutput[static_cast<std::size_t>(id)])];
+            outLevel[static_cast<std::size_t>(id)] = level;
+
+            Task task;
+            task.kind = TaskKind::Compute;
+            task.kernel = inst.subgraph;
+            if (sg.splitFactor > 1)
+                task.tiles.push_back({sg.exit, 0, inst.tile});
+            task.binding = {0, 0, cores, unitOf(sg), -1};
+            task.stage = inst.subgraph;
+
+            // S1: producer slices, joined by a concat per producer sub-graph with several.
+            std::map<int, std::vector<int>> bySubgraph;
+            for (int pi : inst.producers)
+                bySubgraph[m_ig.instances[static_cast<std::size_t>(pi)].subgraph].push_back(pi);
+            std::set<TaskId> deps;
+            for (const auto &[psg, pis] : bySubgraph) {
+                std::vector<TaskId> srcDeps;
+                std::vector<BufferId> srcBufs;
+                for (int pi : pis) {
+                    TaskId dep = taskOf[static_cast<std::size_t>(pi)];
+                    const int pl = outLevel[static_cast<std::size_t>(pi)];
+                    const Instance &pinst = m_ig.instances[static_cast<std::size_t>(pi)];
+                    if (pl > 0) { // S2: promote a slice kept in GB/DDR into LB (Fig. 9 left)
+                        dep = addCopy(plan, outBuffers[static_cast<std::size_t>(pi)], dep, pinst.outputBytes, pl,
+                                      "copy " + instName(pinst) + " " + levelName(pl) + "→" + levelName(0) + " for " +
+                                          instName(inst),
+                                      cores, inst.subgraph);
+                        ++out.copies;
+                    }
+                    srcDeps.push_back(dep);
+                    srcBufs.insert(srcBufs.end(), outBuffers[static_cast<std::size_t>(pi)].begin(),
+                                   outBuffers[static_cast<std::size_t>(pi)].end());
+                }
+                task.reads.insert(task.reads.end(), srcBufs.begin(), srcBufs.end());
+                if (pis.size() >= 2) {
+                    Task concat;
+                    concat.kind = TaskKind::Concat;
+                    concat.deps = srcDeps;
+                    concat.reads = srcBufs;
+                    concat.binding = {0, 0, cores, -1, -1};
+                    concat.stage = inst.subgraph;
+                    concat.cost = m_ctx.cost.transferCost(0, levelName(0), levelName(0));
+                    concat.label = "concat " + std::to_string(pis.size()) + " slices of sg" + std::to_string(psg) +
+                                   " for " + instName(inst);
+                    deps.insert(plan.addTask(std::move(concat)));
+                    ++out.concats;
+                } else {
+                    deps.insert(srcDeps.begin(), srcDeps.end());
+                }
+            }
+            // Graph inputs read by this instance: copied DDR → LB.
+            for (TensorId t : graphInputsRead(sg, inst)) {
+                const BufferId b = inputBuffer[t];
+                const TaskId c =
+                    addCopy(plan, {b}, -1, m_g.tensor(t).bytes(), 2,
+                            "copy input " + m_g.tensor(t).name + " → " + levelName(0) + " for " + instName(inst), cores,
+                            inst.subgraph);
+                ++out.copies;
+                deps.insert(c);
+                task.reads.push_back(b);
+            }
+            task.deps.assign(deps.begin(), deps.end());
+
+            // S3: the output slice and the working set at their levels.
+            const TensorId outT = outputOf(m_g, sg);
+            if (outT != kInvalidId)
+                outBuffers[static_cast<std::size_t>(id)] =
+                    addBuffers(plan, outT, inst.tile, inst.outputBytes, level, cores);
+            task.writes = outBuffers[static_cast<std::size_t>(id)];
+            const std::int64_t work = std::max<std::int64_t>(0, inst.footprint - inst.outputBytes);
+            if (work > 0) {
+                auto ws = addBuffers(plan, kInvalidId, {}, work, workLevel, cores);
+                task.writes.insert(task.writes.end(), ws.begin(), ws.end());
+            }
+            KernelPlacement placement;
+            placement.cores = cores;
+            placement.ioLevel = levelName(level);
+            placement.intermediateLevel = levelName(workLevel);
+            placement.workFraction = 1.0 / double(sg.splitFactor);
+            task.cost = m_ctx.cost.kernelCost(m_g, sg.nodes, placement);
+            task.label = instName(inst) + " " + shapeOf(inst) + " " + levelName(level) + " bind " + bindingStr(bind);
+            taskOf[static_cast<std::size_t>(id)] = plan.addTask(std::move(task));
+        }
+        auto &step = m_ctx.trace.add("S6: lower to plan (§3.4, §3.5)", std::to_string(plan.tasks.size()) + " tasks",
+                                     std::to_string(plan.kernels.size()) + " kernels, " + std::to_string(out.copies) +
+                                         " copies, " + std::to_string(out.concats) + " concats",
+                                     "instances in order, bound to cores by plain binding, buffers at their levels");
+        step.numbers = {{"tasks", double(plan.tasks.size())},
+                        {"buffers", double(plan.buffers.size())},
+                        {"lb_share", out.memory.lbShare()},
+                        {"spills", double(out.memory.spills.size())}};
+        return out;
+    }
+
+private:
+    std::string levelName(int level) const
+    {
+        const std::size_t n = m_dev.levels.size();
+        return m_dev.levels[std::min<std::size_t>(static_cast<std::size_t>(std::max(level, 0)), n - 1)].name;
+    }
+    const MemoryLevel &levelOf(int level) const { return *m_dev.level(levelName(level)); }
+    std::int32_t scopeOf(int level, int core) const
+    {
+        switch (levelOf(level).scope) {
+        case MemoryScope::PerUnit:
+        case MemoryScope::PerCore: return core;
+        case MemoryScope::PerCluster: return 0;
+        case MemoryScope::Shared: return -1;
+        }
+        return -1;
+    }
+
+    std::string instName(const Instance &inst) const
+    {
+        return "sg" + std::to_string(inst.subgraph) + "#" + std::to_string(inst.index);
+    }
+    std::string shapeOf(const Instance &inst) const
+    {
+        std::string s = "[";
+        for (std::size_t i = 0; i < inst.tile.size(); ++i)
+            s += (i ? "," : "") + std::to_string(inst.tile[i].size());
+        return s + "]";
+    }
+
+    std::int32_t unitOf(const SubGraph &sg) const
+    {
+        OpClass cls = OpClass::Other;
+        DType dt = DType::Float32;
+        for (NodeId n : sg.nodes) {
+            const OpClass c = opClassOf(m_g.node(n).opType);
+            if (c == OpClass::Gemm || cls == OpClass::Other) {
+                cls = c;
+                if (!m_g.node(n).outputs.empty() && m_g.node(n).outputs.front() != kInvalidId)
+                    dt = m_g.tensor(m_g.node(n).outputs.front()).dtype;
+            }
+        }
+        const ComputeUnit *u = m_dev.bestUnit(cls, dt);
+        if (!u)
+            return -1;
+        return static_cast<std::int32_t>(u - m_dev.units.data());
+    }
+
+    std::vector<BufferId> addBuffers(ExecutionPlan &plan, TensorId t, const ops::Region &region, std::int64_t bytes,
+                                     int level, int cores)
+    {
+        std::vector<BufferId> ids;
+        const MemoryLevel &l = levelOf(level);
+        if (l.scope == MemoryScope::PerCore || l.scope == MemoryScope::PerUnit) {
+            const std::int64_t share = (bytes + cores - 1) / cores;
+            for (int c = 0; c < cores; ++c)
+                ids.push_back(plan.addBuffer({0, t, l.name, c, region, share, -1}));
+        } else {
+            ids.push_back(plan.addBuffer({0, t, l.name, scopeOf(level, 0), region, bytes, -1}));
+        }
+        return ids;
+    }
+
+    TaskId addCopy(ExecutionPlan &plan, const std::vector<BufferId> &src, TaskId dep, std::int64_t bytes, int from,
+                   std::string label, int cores, int stage)
+    {
+        Task copy;
+        copy.kind = TaskKind::Copy;
+        if (dep >= 0)
+            copy.deps = {dep};
+        copy.reads = src;
+        copy.binding = {0, 0, cores, -1, -1};
+        copy.stage = stage;
+        copy.cost = m_ctx.cost.transferCost(bytes, levelName(from), levelName(0));
+        copy.label = std::move(label);
+        return plan.addTask(std::move(copy));
+    }
+
+    std::vector<TensorId> graphInputsRead(const SubGraph &sg, const Instance &inst) const
+    {
+        Kernel k;
+        k.nodes = sg.nodes;
+        std::vector<NodeTile> tiles;
+        if (sg.splitFactor > 1)
+            tiles.push_back({sg.exit, 0, inst.tile});
+        std::vector<TensorId> out;
+        auto r = taskRegions(m_g, k, tiles);
+        if (!r)
+            return out;
+        for (const auto &[t, region] : r->read)
+            if (m_g.tensor(t).kind == Tensor::Kind::Input && !regionEmpty(region))
+                out.push_back(t);
+        return out;
+    }
+
+    Context &m_ctx;
+    const Graph &m_g;
+    const Device &m_dev;
+    const std::vector<SubGraph> &m_sgs;
+    const InstanceGraph &m_ig;
+    const std::vector<int> &m_order;
+};
+
+} // namespace
+
+Expected<Lowered> lowerToPlan(Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,
+                              const Ordering &ordering)
+{
+    return Lowerer(ctx, subgraphs, ig, ordering).run();
+}
+
+} // namespace tessera::graphturbo
