@@ -184,8 +184,10 @@ TEST(GraphTurboSplitInfo, FactorSequenceIsOneTwoFourThenDivisorsFromEight)
 {
     EXPECT_EQ(splitFactorCandidates(16), (std::vector<std::int64_t>{1, 2, 4, 8, 16}));
     EXPECT_EQ(splitFactorCandidates(24), (std::vector<std::int64_t>{1, 2, 4, 8, 12, 24}));
-    // Negative twin: an odd extent only splits into its divisors.
-    EXPECT_EQ(splitFactorCandidates(7), (std::vector<std::int64_t>{1, 7}));
+    // Negative twin: 3, 5, 6 and 7 are not in line 4's sequence (they do not
+    // balance over eight cores), and values must divide the extent.
+    EXPECT_EQ(splitFactorCandidates(7), (std::vector<std::int64_t>{1}));
+    EXPECT_EQ(splitFactorCandidates(12), (std::vector<std::int64_t>{1, 2, 4, 12}));
 }
 
 TEST(GraphTurboSplitInfo, EqOneLexmaxPrefersMoreOpsThenSmallerFactorThenOuterDim)
@@ -367,7 +369,12 @@ TEST(GraphTurboRules, RuleOneKeepsDownSamplingStagesApart)
     auto forced = schedule(g, fig3Device(), {{rec.key, "merge"}});
     ASSERT_TRUE(forced.isOk()) << forced.status().str();
     EXPECT_EQ(forced->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
-    EXPECT_LT(forced->result.plan.kernels.size(), run->result.plan.kernels.size());
+    // The forced sub-graph holds stage 1 and stage 2's first convolution and
+    // keeps stage 1's eight instances; stage 2's remainder is its own sub-graph.
+    const Kernel &first = forced->result.plan.kernels.front();
+    EXPECT_EQ(first.nodes.size(), run->result.plan.kernels.front().nodes.size() + 1);
+    EXPECT_EQ(g.node(first.nodes.back()).name, "stage2/conv1");
+    EXPECT_EQ(instancesOf(forced->result.plan, 0), 8);
     expectSameOutputs(g, forced->result.plan);
 }
 
