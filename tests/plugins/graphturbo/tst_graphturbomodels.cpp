@@ -25,17 +25,21 @@ using namespace tessera;
 
 namespace {
 
-Expected<Graph> importSample(const std::string &name, const samples::SampleOptions &o)
+// The model and its external weights live in a temporary folder while the test runs.
+struct TempDir {
+    fs::path path = fs::temp_directory_path() / ("tessera-gt-models-" + std::to_string(::getpid()));
+    TempDir() { fs::create_directories(path); }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+Expected<Graph> importSample(const TempDir &dir, const std::string &name, const samples::SampleOptions &o)
 {
     auto m = samples::buildSample(name, o);
     if (!m)
         return m.status();
-    const fs::path dir = fs::temp_directory_path() / ("tessera-gt-models-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    const std::string path = (dir / (name + ".onnx")).string();
+    const std::string path = (dir.path / (name + ".onnx")).string();
     TS_TRY(samples::saveModel(**m, path, true));
     auto r = importModel(path);
-    fs::remove_all(dir);
     if (!r)
         return r.status();
     return std::move(r->graph);
@@ -45,9 +49,10 @@ TEST(GraphTurboModels, ResNet50GroupsSplitsAndComputesTheSequentialOutputs)
 {
     samples::SampleOptions o;
     o.imageSize = 64;
-    auto g = importSample("resnet50", o);
+    const TempDir dir;
+    auto g = importSample(dir, "resnet50", o);
     ASSERT_TRUE(g.isOk()) << g.status().str();
-    const Device &d = *DeviceRegistry::standard().lookup("stcp920");
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
     auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), {});
     ASSERT_TRUE(gt.isOk()) << gt.status().str();
     const ExecutionPlan &p = gt->result.plan;
