@@ -132,21 +132,25 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
             auto regions = taskRegions(g, k, tiles);
             if (!regions)
                 return regions.status();
-            std::set<int> producerInstances;
+            std::map<int, std::int64_t> producerBytes; // producer instance -> bytes of its slice read
             for (const auto &[tensor, region] : regions->read) {
                 const NodeId pn = g.tensor(tensor).producer;
                 if (pn == kInvalidId || regionEmpty(region))
                     continue;
                 const int p = ofNode[static_cast<std::size_t>(pn)];
                 const SubGraph &psg = subgraphs[static_cast<std::size_t>(p)];
+                const bool sliced = psg.splitFactor > 1 && tensor == outputOf(g, psg);
                 for (int pi : ig.ofSubgraph[static_cast<std::size_t>(p)]) {
                     const Instance &inst = ig.instances[static_cast<std::size_t>(pi)];
-                    if (psg.splitFactor <= 1 || tensor != outputOf(g, psg) || overlaps(inst.tile, region))
-                        producerInstances.insert(pi);
+                    if (sliced && !overlaps(inst.tile, region))
+                        continue;
+                    producerBytes[pi] +=
+                        regionBytes(g.tensor(tensor), sliced ? regionIntersect(inst.tile, region) : region);
                 }
             }
-            for (int pi : producerInstances) {
+            for (const auto &[pi, bytes] : producerBytes) {
                 ci.producers.push_back(pi);
+                ci.producerBytes.push_back(bytes);
                 ig.instances[static_cast<std::size_t>(pi)].consumers.push_back(c);
             }
         }

@@ -23,9 +23,10 @@ public:
     Expected<Lowered> run()
     {
         Lowered out;
-        std::vector<int> itemOfOutput;
-        const auto items = orderMemItems(m_ctx, m_sgs, m_ig, m_order, &itemOfOutput);
-        out.memory = assignLevels(items, static_cast<int>(m_order.size()), m_ctx.lbPerCore, m_ctx.gbBytes);
+        OrderMemory mem = evaluateOrder(m_ctx, m_sgs, m_ig, m_order);
+        const std::vector<int> &itemOfOutput = mem.itemOfOutput;
+        const std::vector<MemItem> &items = mem.items;
+        out.memory = mem.levels;
         for (const Spill &s : out.memory.spills) {
             const MemItem &m = items[static_cast<std::size_t>(s.item)];
             const Instance &inst = m_ig.instances[static_cast<std::size_t>(m_order[static_cast<std::size_t>(m.start)])];
@@ -132,7 +133,8 @@ public:
                 outBuffers[static_cast<std::size_t>(id)] =
                     addBuffers(plan, outT, inst.tile, inst.outputBytes, level, cores);
             task.writes = outBuffers[static_cast<std::size_t>(id)];
-            const std::int64_t work = std::max<std::int64_t>(0, inst.footprint - inst.outputBytes);
+            const std::int64_t work =
+                items[static_cast<std::size_t>(itemOfOutput[static_cast<std::size_t>(id)] - 1)].bytes;
             if (work > 0) {
                 auto ws = addBuffers(plan, kInvalidId, {}, work, workLevel, cores);
                 task.writes.insert(task.writes.end(), ws.begin(), ws.end());

@@ -82,7 +82,8 @@ std::vector<int> dfsOrder(const InstanceGraph &ig, const std::vector<int> &visit
 }
 
 std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,
-                                   const std::vector<int> &order, std::vector<int> *itemOfOutput)
+                                   const std::vector<int> &order, const std::vector<int> *outputLevel,
+                                   std::vector<int> *itemOfOutput)
 {
     const Graph &g = ctx.graph;
     std::vector<int> pos(ig.instances.size(), -1);
@@ -97,7 +98,11 @@ std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGrap
         const SubGraph &sg = subgraphs[static_cast<std::size_t>(inst.subgraph)];
         const int cores = boundCores(plainBinding(inst.tile, ctx.cores));
         const int at = static_cast<int>(p);
-        items.push_back({at, at, std::max<std::int64_t>(0, inst.footprint - inst.outputBytes), cores,
+        std::int64_t inLb = 0;
+        for (std::size_t k = 0; k < inst.producers.size(); ++k)
+            if (!outputLevel || (*outputLevel)[static_cast<std::size_t>(inst.producers[k])] == 0)
+                inLb += inst.producerBytes[k];
+        items.push_back({at, at, std::max<std::int64_t>(0, inst.footprint - inst.outputBytes - inLb), cores,
                          inst.footprint > ctx.lbBytes ? 1 : 0});
         const TensorId out = outputOf(g, sg);
         const bool graphOutput =
@@ -112,11 +117,27 @@ std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGrap
     return items;
 }
 
-LevelAssignment evaluateOrder(const Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,
-                              const std::vector<int> &order)
+OrderMemory evaluateOrder(const Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,
+                          const std::vector<int> &order)
 {
-    return assignLevels(orderMemItems(ctx, subgraphs, ig, order), static_cast<int>(order.size()), ctx.lbPerCore,
-                        ctx.gbBytes);
+    const int positions = static_cast<int>(order.size());
+    OrderMemory m;
+    std::vector<int> levels; // per instance output, from the previous round
+    for (int round = 0; round < 4; ++round) {
+        m.items = orderMemItems(ctx, subgraphs, ig, order, round ? &levels : nullptr, &m.itemOfOutput);
+        m.levels = assignLevels(m.items, positions, ctx.lbPerCore, ctx.gbBytes);
+        std::vector<int> now(ig.instances.size(), 0);
+        for (std::size_t i = 0; i < now.size(); ++i)
+            now[i] = m.levels.level[static_cast<std::size_t>(m.itemOfOutput[i])];
+        if (round && now == levels)
+            return m;
+        levels = std::move(now);
+    }
+    // Not settled: every producer slice counted in LB-less working sets.
+    const std::vector<int> allSpilled(ig.instances.size(), 1);
+    m.items = orderMemItems(ctx, subgraphs, ig, order, &allSpilled, &m.itemOfOutput);
+    m.levels = assignLevels(m.items, positions, ctx.lbPerCore, ctx.gbBytes);
+    return m;
 }
 
 Ordering orderInstances(Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig)
@@ -124,8 +145,8 @@ Ordering orderInstances(Context &ctx, const std::vector<SubGraph> &subgraphs, co
     Ordering o;
     const std::vector<int> bfs = bfsOrder(ig);
     const std::vector<int> dfs = dfsOrder(ig, bfs);
-    const LevelAssignment bfsMem = evaluateOrder(ctx, subgraphs, ig, bfs);
-    const LevelAssignment dfsMem = evaluateOrder(ctx, subgraphs, ig, dfs);
+    const LevelAssignment bfsMem = evaluateOrder(ctx, subgraphs, ig, bfs).levels;
+    const LevelAssignment dfsMem = evaluateOrder(ctx, subgraphs, ig, dfs).levels;
     o.bfsLbShare = bfsMem.lbShare();
     o.dfsLbShare = dfsMem.lbShare();
     auto detail = [](const LevelAssignment &a) {

@@ -24,11 +24,27 @@ std::vector<int> dfsOrder(const InstanceGraph &ig, const std::vector<int> &visit
 
 // Memory items of an order: per position, the instance's working set (live at
 // it alone) then its output (live to its last consumer; graph outputs pinned
-// to DDR). itemOfOutput[instance] = index of its output item.
+// to DDR). The working set is the instance's footprint ceil(peak / f) less its
+// output and less the producer slices it reads that stay in LB (those are the
+// producers' output items); slices in GB/DDR are promoted into it. So it
+// depends on where producers' outputs live: `outputLevel` per instance, null
+// = all in LB. itemOfOutput[instance] = index of its output item (the working
+// set is the item before it).
 std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,
-                                   const std::vector<int> &order, std::vector<int> *itemOfOutput = nullptr);
-LevelAssignment evaluateOrder(const Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,
-                              const std::vector<int> &order);
+                                   const std::vector<int> &order, const std::vector<int> *outputLevel = nullptr,
+                                   std::vector<int> *itemOfOutput = nullptr);
+
+// §4.3's allocation for an order: assign, recompute working sets from where
+// producer slices ended up, and repeat until the levels settle (at most four
+// rounds; otherwise every producer slice is counted in its consumer's working
+// set, which is always safe).
+struct OrderMemory {
+    std::vector<MemItem> items;
+    std::vector<int> itemOfOutput;
+    LevelAssignment levels;
+};
+OrderMemory evaluateOrder(const Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,
+                          const std::vector<int> &order);
 
 struct Ordering {
     std::vector<int> order; // instance ids

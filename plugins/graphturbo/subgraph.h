@@ -57,7 +57,8 @@ struct Instance {
     ops::Region tile;           // region of the sub-graph output it computes
     std::int64_t footprint = 0; // ceil(peak / f)
     std::int64_t outputBytes = 0;
-    std::vector<int> producers; // instance ids (non-redundant edges only)
+    std::vector<int> producers;              // instance ids (non-redundant edges only)
+    std::vector<std::int64_t> producerBytes; // per producer: bytes of its slice this instance reads
     std::vector<int> consumers;
 };
 
