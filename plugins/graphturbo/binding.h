@@ -4,7 +4,8 @@
 // divides its extent and the cores still free, so the load stays balanced.
 // The binding factors form a tuple per dimension; their product is the
 // number of cores the instance runs on (cores 0..product-1 of its cluster).
-// Only the plain strategy is implemented: Algo. 4's inference through
+// Which of the plain bindings over 8, 4, 2 or 1 cores a sub-graph uses is a
+// decision (instances.h). Only the plain strategy is implemented: Algo. 4's inference through
 // producers and the GB scope on mismatch are not (see the plugin's header).
 #pragma once
 

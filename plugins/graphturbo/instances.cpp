@@ -3,6 +3,7 @@
 #include "core/plan/tiles.h"
 #include "core/sched/decision.h"
 #include "core/sched/trace.h"
+#include "plugins/graphturbo/binding.h"
 #include "plugins/graphturbo/splitinfo.h"
 
 #include <algorithm>
@@ -85,6 +86,39 @@ void decideSplit(Context &ctx, SubGraph &sg)
         ctx.trace.linkLastDecision(ctx.decisions);
 }
 
+// S1b: the core binding of a sub-graph's instances (§3.4, Algo. 4 line 5):
+// the plain binding over all of the cluster's cores (preferred) or over fewer.
+void decideBinding(Context &ctx, SubGraph &sg, const ops::Region &tile)
+{
+    const Graph &g = ctx.graph;
+    std::vector<std::vector<int>> bindings;
+    std::vector<DecisionOption> options;
+    for (int c = ctx.cores; c >= 1; c /= 2) {
+        const std::vector<int> b = plainBinding(tile, c);
+        const int n = boundCores(b);
+        if (std::any_of(bindings.begin(), bindings.end(), [&](const auto &x) { return boundCores(x) == n; }))
+            continue;
+        options.push_back({"cores" + std::to_string(n),
+                           std::to_string(n) + " cores " + bindingStr(b),
+                           double(-n),
+                           "binding factors per output dim " + bindingStr(b),
+                           {}});
+        bindings.push_back(b);
+    }
+    std::int32_t pick = 0;
+    if (options.size() > 1)
+        pick =
+            ctx.decisions.decide(decisionKey("graphturbo.bind", nodeNames(g, sg.nodes)), "graphturbo.bind", options, 0);
+    sg.binding = bindings[static_cast<std::size_t>(pick)];
+    if (options.size() > 1) {
+        auto &step = ctx.trace.add("S3: split into instances (§3.3)", "binding of " + subgraphLabel(g, sg),
+                                   options[static_cast<std::size_t>(pick)].label,
+                                   "plain binding: 8, 4, 2, 1 cores per dim, outermost first, dividing the slice");
+        step.touched = sg.nodes;
+        ctx.trace.linkLastDecision(ctx.decisions);
+    }
+}
+
 bool overlaps(const ops::Region &a, const ops::Region &b)
 {
     return !regionEmpty(regionIntersect(a, b));
@@ -114,6 +148,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
             ig.ofSubgraph[s].push_back(static_cast<int>(ig.instances.size()));
             ig.instances.push_back(std::move(inst));
         }
+        decideBinding(ctx, sg, ig.instances[static_cast<std::size_t>(ig.ofSubgraph[s].front())].tile);
     }
     // S3: inherited edges minus the redundant ones.
     for (std::size_t s = 0; s < subgraphs.size(); ++s) {

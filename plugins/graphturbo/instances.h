@@ -9,6 +9,9 @@
 //     nothing fits (the fallback to GB, §3.6).
 // S2: instance i of a split (d, f) computes the i-th of f equal slices of the
 //     output along d (§3.3: instances of one sub-graph are homogeneous).
+// S2b: the instances' core binding (binding.h) is the decision "graphturbo.bind"
+//     keyed by the sub-graph's nodes: the plain binding over the cluster's
+//     cores (preferred) or over 4, 2, 1 of them.
 // S3: edges are inherited from the sub-graphs (every producer instance to
 //     every consumer instance); an edge is redundant, and dropped, when the
 //     region the consumer instance reads (core/ops index maps through the

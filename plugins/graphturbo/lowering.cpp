@@ -2,6 +2,7 @@
 
 #include "core/cost/costmodel.h"
 #include "core/plan/tiles.h"
+#include "core/sched/decision.h"
 #include "core/sched/trace.h"
 #include "plugins/graphturbo/binding.h"
 
@@ -26,21 +27,13 @@ public:
         OrderMemory mem = evaluateOrder(m_ctx, m_sgs, m_ig, m_order);
         const std::vector<int> &itemOfOutput = mem.itemOfOutput;
         const std::vector<MemItem> &items = mem.items;
-        out.memory = mem.levels;
-        for (const Spill &s : out.memory.spills) {
-            const MemItem &m = items[static_cast<std::size_t>(s.item)];
-            const Instance &inst = m_ig.instances[static_cast<std::size_t>(m_order[static_cast<std::size_t>(m.start)])];
-            const bool output = s.item % 2 == 1;
-            auto &step = m_ctx.trace.add("S5: allocate memory (§4.3)",
-                                         std::string(output ? "output" : "working set") + " of " + instName(inst),
-                                         "spilled to " + levelName(s.toLevel),
-                                         levelName(s.toLevel - 1) + " over capacity at task " + std::to_string(s.at) +
-                                             "; longest liveness (" + std::to_string(m.end - m.start) + " tasks)");
-            step.numbers = {
-                {"bytes", double(m.bytes)}, {"live_bytes", double(s.liveBytes)}, {"liveness", double(m.end - m.start)}};
-            step.touched = m_sgs[static_cast<std::size_t>(inst.subgraph)].nodes;
-        }
-
+        // The final allocation asks for every spill victim (§4.3's choice is preferred).
+        std::map<int, int> spillsAt;
+        out.memory =
+            assignLevels(items, static_cast<int>(m_order.size()), m_ctx.lbPerCore, m_ctx.gbBytes,
+                         [&](const std::vector<int> &live, std::size_t preferred, int at, int level) {
+                             return chooseVictim(items, live, preferred, at, level, spillsAt[at * 4 + level]++);
+                         });
         ExecutionPlan &plan = out.plan;
         plan.algorithm = "graphturbo";
         plan.device = m_dev.id;
@@ -59,7 +52,7 @@ public:
             const int id = m_order[p];
             const Instance &inst = m_ig.instances[static_cast<std::size_t>(id)];
             const SubGraph &sg = m_sgs[static_cast<std::size_t>(inst.subgraph)];
-            const std::vector<int> bind = plainBinding(inst.tile, m_ctx.cores);
+            const std::vector<int> &bind = sg.binding;
             const int cores = boundCores(bind);
             const int workLevel =
                 out.memory.level[static_cast<std::size_t>(itemOfOutput[static_cast<std::size_t>(id)] - 1)];
@@ -160,6 +153,56 @@ public:
     }
 
 private:
+    // Item i is the working set (even) or the output (odd) of the instance at position items[i].start.
+    std::string itemName(const std::vector<MemItem> &items, int i) const
+    {
+        const Instance &inst = m_ig.instances[static_cast<std::size_t>(
+            m_order[static_cast<std::size_t>(items[static_cast<std::size_t>(i)].start)])];
+        return instName(inst) + (i % 2 ? ":out" : ":work");
+    }
+
+    std::size_t chooseVictim(const std::vector<MemItem> &items, const std::vector<int> &live, std::size_t preferred,
+                             int at, int level, int nth)
+    {
+        // Options: the preferred victim and the longest-lived others (at most eight in all).
+        std::vector<std::size_t> idx(live.size());
+        for (std::size_t i = 0; i < idx.size(); ++i)
+            idx[i] = i;
+        auto liveness = [&](std::size_t i) {
+            const MemItem &m = items[static_cast<std::size_t>(live[i])];
+            return m.end - m.start;
+        };
+        std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+            return a == preferred || (b != preferred && liveness(a) > liveness(b));
+        });
+        idx.resize(std::min<std::size_t>(idx.size(), 8));
+        std::vector<DecisionOption> options;
+        for (std::size_t i : idx) {
+            const MemItem &m = items[static_cast<std::size_t>(live[i])];
+            options.push_back({itemName(items, live[i]),
+                               itemName(items, live[i]) + " (" + std::to_string(m.bytes) + " B)",
+                               double(-(m.end - m.start)),
+                               "lives " + std::to_string(m.end - m.start) + " tasks, " + std::to_string(m.bytes) + " B",
+                               {}});
+        }
+        const Instance &running = m_ig.instances[static_cast<std::size_t>(m_order[static_cast<std::size_t>(at)])];
+        const SubGraph &sg = m_sgs[static_cast<std::size_t>(running.subgraph)];
+        const std::string key =
+            decisionKey("graphturbo.spill", {m_g.node(sg.exit).name + "#" + std::to_string(running.index) + "/" +
+                                             levelName(level) + "/" + std::to_string(nth)});
+        const std::int32_t pick = m_ctx.decisions.decide(key, "graphturbo.spill", options, 0);
+        const std::size_t chosen = idx[static_cast<std::size_t>(pick)];
+        const MemItem &m = items[static_cast<std::size_t>(live[chosen])];
+        auto &step = m_ctx.trace.add("S5: allocate memory (§4.3)", levelName(level) + " full at " + instName(running),
+                                     itemName(items, live[chosen]) + " spilled to " + levelName(level + 1),
+                                     "the tensor with the longest liveness goes first (" +
+                                         std::to_string(m.end - m.start) + " tasks)");
+        step.numbers = {{"bytes", double(m.bytes)}, {"liveness", double(m.end - m.start)}};
+        step.touched = sg.nodes;
+        m_ctx.trace.linkLastDecision(m_ctx.decisions);
+        return chosen;
+    }
+
     std::string levelName(int level) const
     {
         const std::size_t n = m_dev.levels.size();

@@ -9,7 +9,7 @@ namespace {
 
 // One level's sweep: spills the longest-lived item while the live sum exceeds `cap`.
 void sweep(const std::vector<MemItem> &items, int positions, int lvl, std::int64_t cap, bool perCore,
-           LevelAssignment &a)
+           LevelAssignment &a, const VictimChooser &choose)
 {
     std::vector<std::vector<int>> starting(static_cast<std::size_t>(positions));
     for (std::size_t i = 0; i < items.size(); ++i)
@@ -41,6 +41,11 @@ void sweep(const std::vector<MemItem> &items, int positions, int lvl, std::int64
                 return std::make_tuple(a1.end - a1.start, a1.bytes, x) <
                        std::make_tuple(b1.end - b1.start, b1.bytes, y);
             });
+            if (choose) {
+                const std::size_t pick = choose(live, static_cast<std::size_t>(victim - live.begin()), t, lvl);
+                if (pick < live.size())
+                    victim = live.begin() + static_cast<std::ptrdiff_t>(pick);
+            }
             a.spills.push_back({*victim, t, lvl + 1, used});
             a.level[static_cast<std::size_t>(*victim)] = lvl + 1;
             used -= size(*victim);
@@ -52,14 +57,14 @@ void sweep(const std::vector<MemItem> &items, int positions, int lvl, std::int64
 } // namespace
 
 LevelAssignment assignLevels(const std::vector<MemItem> &items, int positions, std::int64_t lbPerCore,
-                             std::int64_t gbBytes)
+                             std::int64_t gbBytes, const VictimChooser &choose)
 {
     LevelAssignment a;
     a.level.resize(items.size());
     for (std::size_t i = 0; i < items.size(); ++i)
         a.level[i] = std::clamp(items[i].minLevel, 0, 2);
-    sweep(items, positions, 0, lbPerCore, true, a);
-    sweep(items, positions, 1, gbBytes, false, a);
+    sweep(items, positions, 0, lbPerCore, true, a, choose);
+    sweep(items, positions, 1, gbBytes, false, a, choose);
     for (std::size_t i = 0; i < items.size(); ++i) {
         a.totalBytes += items[i].bytes;
         if (a.level[i] == 0)

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace tessera::graphturbo {
@@ -40,8 +41,15 @@ struct LevelAssignment {
     double lbShare() const { return totalBytes ? double(lbBytesKept) / double(totalBytes) : 1.0; }
 };
 
-// lbPerCore: LB capacity of one core; gbBytes: GB of the cluster.
+// Picks the victim among `live` (item ids) when `level` overflows at position
+// `at`; `preferred` is the index in `live` of the longest-lived one. Returns an
+// index into `live`.
+using VictimChooser =
+    std::function<std::size_t(const std::vector<int> &live, std::size_t preferred, int at, int level)>;
+
+// lbPerCore: LB capacity of one core; gbBytes: GB of the cluster. Without a
+// chooser the longest-lived item is spilled.
 LevelAssignment assignLevels(const std::vector<MemItem> &items, int positions, std::int64_t lbPerCore,
-                             std::int64_t gbBytes);
+                             std::int64_t gbBytes, const VictimChooser &choose = {});
 
 } // namespace tessera::graphturbo

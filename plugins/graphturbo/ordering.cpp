@@ -96,7 +96,7 @@ std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGrap
     for (std::size_t p = 0; p < order.size(); ++p) {
         const Instance &inst = ig.instances[static_cast<std::size_t>(order[p])];
         const SubGraph &sg = subgraphs[static_cast<std::size_t>(inst.subgraph)];
-        const int cores = boundCores(plainBinding(inst.tile, ctx.cores));
+        const int cores = boundCores(sg.binding);
         const int at = static_cast<int>(p);
         std::int64_t inLb = 0;
         for (std::size_t k = 0; k < inst.producers.size(); ++k)

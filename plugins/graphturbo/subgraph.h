@@ -46,7 +46,8 @@ struct SubGraph {
     SplitTuple best;   // Eq. (1); factor kNoFit when nothing fits LB
     int splitDim = -1; // the split used (instances.h decides it), -1 = whole
     std::int64_t splitFactor = 1;
-    bool splittable = false; // single exit with a single output, no opaque op
+    std::vector<int> binding; // per output dim: cores along it (binding.h), the same for every instance
+    bool splittable = false;  // single exit with a single output, no opaque op
     bool opaque = false;
     bool alive = true; // false once merged into another
 };

@@ -413,6 +413,55 @@ TEST(GraphTurboOverride, SplitThatExceedsLbIsRejectedWithTheReason)
     EXPECT_EQ(computeKernels(whole->result.plan), computeKernels(base->result.plan));
 }
 
+TEST(GraphTurboOverride, BindingOnFewerCoresReplays)
+{
+    const Graph g = fig3Stages();
+    const Device d = fig3Device();
+    auto base = schedule(g, d);
+    ASSERT_TRUE(base.isOk());
+    const DecisionRecord *bind = findRecord(base->decisions, "graphturbo.bind", "cores8");
+    ASSERT_NE(bind, nullptr);
+    auto four = schedule(g, d, {{bind->key, "cores4"}});
+    ASSERT_TRUE(four.isOk()) << four.status().str();
+    EXPECT_EQ(four->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
+    int onFour = 0;
+    for (const Task &t : four->result.plan.tasks)
+        onFour += t.kind == TaskKind::Compute && t.binding.coreCount == 4;
+    EXPECT_GT(onFour, 0);
+    EXPECT_TRUE(verifyPlan(four->result.plan, g, &d).isOk());
+    expectSameOutputs(g, four->result.plan);
+    // Negative twin: three cores is no option (8, 4, 2, 1 balance the load).
+    auto three = schedule(g, d, {{bind->key, "cores3"}});
+    ASSERT_TRUE(three.isOk());
+    EXPECT_EQ(three->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
+}
+
+TEST(GraphTurboOverride, AnotherSpillVictimReplaysIntoAVerifiedPlan)
+{
+    const Graph g = fig3Stages();
+    const Device d = fig3Device();
+    const std::string order = decisionKey("graphturbo.order", {g.name});
+    auto base = schedule(g, d, {{order, "bfs"}});
+    ASSERT_TRUE(base.isOk());
+    const DecisionRecord *spill = nullptr;
+    for (const DecisionRecord &r : base->decisions.records())
+        if (r.role == "graphturbo.spill" && r.options.size() > 1) {
+            spill = &r;
+            break;
+        }
+    ASSERT_NE(spill, nullptr) << "breadth-first order overflows LB";
+    EXPECT_EQ(spill->preferred, 0); // the longest-lived tensor (§4.3, Fig. 12)
+    const std::string other = spill->options[1].id;
+    auto forced = schedule(g, d, {{order, "bfs"}, {spill->key, other}});
+    ASSERT_TRUE(forced.isOk()) << forced.status().str();
+    const DecisionRecord *again = forced->decisions.find(spill->key);
+    ASSERT_NE(again, nullptr);
+    EXPECT_TRUE(again->overridden);
+    EXPECT_EQ(again->options[static_cast<std::size_t>(again->chosen)].id, other);
+    EXPECT_TRUE(verifyPlan(forced->result.plan, g, &d).isOk());
+    expectSameOutputs(g, forced->result.plan);
+}
+
 // --- plans of the shared test graphs ----------------------------------------
 
 TEST(GraphTurboPlans, TestGraphsVerifyAndMatchSequential)
