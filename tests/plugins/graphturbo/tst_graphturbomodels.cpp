@@ -83,8 +83,10 @@ TEST(GraphTurboModels, ResNet50GroupsSplitsAndComputesTheSequentialOutputs)
 
 namespace {
 
-// The speed target: scheduling the Table 2 models under a second.
-// Asserted with a 5 s bound (the CI machine is shared); the time is printed.
+// The speed target: scheduling the Table 2 models under a second, at
+// the batches the paper gives one cluster (Table 2's "batches per cluster":
+// ResNet-50 16, MobileNet-v2 32, BERT-384 2). Asserted with a 5 s bound (the
+// CI machine is shared); the times are printed. scheduleGraph verifies.
 void schedulesQuickly(const std::string &name, const samples::SampleOptions &o)
 {
     const TempDir dir;
@@ -99,17 +101,16 @@ void schedulesQuickly(const std::string &name, const samples::SampleOptions &o)
               << " spills, LB share " << stats.at("lb_share") << "; schedule " << gt->searchMs << " ms, verify "
               << gt->verifyMs << " ms, est. " << gt->result.plan.estimatedLatencyNs() / 1e6 << " ms\n";
     EXPECT_LT(gt->searchMs, 5000.0);
-    EXPECT_TRUE(verifyPlan(gt->result.plan, *g, &d).isOk());
 }
 
 TEST(GraphTurboModels, Table2ModelsScheduleQuickly)
 {
     samples::SampleOptions o;
-    o.batch = 64;
-    schedulesQuickly("resnet50", o);
     o.batch = 16;
+    schedulesQuickly("resnet50", o);
+    o.batch = 32;
     schedulesQuickly("mobilenetv2", o);
-    o.batch = 1;
+    o.batch = 2;
     o.seqLen = 384;
     schedulesQuickly("bert", o);
 }
