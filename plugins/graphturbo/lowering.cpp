@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace tessera::graphturbo {
 
@@ -68,30 +69,40 @@ public:
             task.stage = inst.subgraph;
 
             // S1: producer slices, joined by a concat per producer sub-graph with several.
-            std::map<int, std::vector<int>> bySubgraph;
-            for (int pi : inst.producers)
-                bySubgraph[m_ig.instances[static_cast<std::size_t>(pi)].subgraph].push_back(pi);
+            std::map<int, std::vector<std::size_t>> bySubgraph; // producer sub-graph -> indices into producers
+            for (std::size_t k = 0; k < inst.producers.size(); ++k)
+                bySubgraph[m_ig.instances[static_cast<std::size_t>(inst.producers[k])].subgraph].push_back(k);
             std::set<TaskId> deps;
-            for (const auto &[psg, pis] : bySubgraph) {
+            for (const auto &[psg, ks] : bySubgraph) {
                 std::vector<TaskId> srcDeps;
                 std::vector<BufferId> srcBufs;
-                for (int pi : pis) {
-                    TaskId dep = taskOf[static_cast<std::size_t>(pi)];
+                // S2: the slices kept in GB/DDR are promoted into LB by one copy per level (Fig. 9 left).
+                std::map<int, std::tuple<std::vector<BufferId>, std::vector<TaskId>, std::int64_t>> spilled;
+                for (std::size_t k : ks) {
+                    const int pi = inst.producers[k];
+                    const auto &bufs = outBuffers[static_cast<std::size_t>(pi)];
+                    srcBufs.insert(srcBufs.end(), bufs.begin(), bufs.end());
                     const int pl = outLevel[static_cast<std::size_t>(pi)];
-                    const Instance &pinst = m_ig.instances[static_cast<std::size_t>(pi)];
-                    if (pl > 0) { // S2: promote a slice kept in GB/DDR into LB (Fig. 9 left)
-                        dep = addCopy(plan, outBuffers[static_cast<std::size_t>(pi)], dep, pinst.outputBytes, pl,
-                                      "copy " + instName(pinst) + " " + levelName(pl) + "→" + levelName(0) + " for " +
-                                          instName(inst),
-                                      cores, inst.subgraph);
-                        ++out.copies;
+                    if (pl == 0) {
+                        srcDeps.push_back(taskOf[static_cast<std::size_t>(pi)]);
+                        continue;
                     }
-                    srcDeps.push_back(dep);
-                    srcBufs.insert(srcBufs.end(), outBuffers[static_cast<std::size_t>(pi)].begin(),
-                                   outBuffers[static_cast<std::size_t>(pi)].end());
+                    auto &[cb, cd, bytes] = spilled[pl];
+                    cb.insert(cb.end(), bufs.begin(), bufs.end());
+                    cd.push_back(taskOf[static_cast<std::size_t>(pi)]);
+                    bytes += inst.producerBytes[k];
+                }
+                for (const auto &[pl, what] : spilled) {
+                    const auto &[cb, cd, bytes] = what;
+                    srcDeps.push_back(addCopy(plan, cb, cd, bytes, pl,
+                                              "copy " + std::to_string(cd.size()) + " slices of sg" +
+                                                  std::to_string(psg) + " " + levelName(pl) + "→" + levelName(0) +
+                                                  " for " + instName(inst),
+                                              cores, inst.subgraph));
+                    ++out.copies;
                 }
                 task.reads.insert(task.reads.end(), srcBufs.begin(), srcBufs.end());
-                if (pis.size() >= 2) {
+                if (ks.size() >= 2) {
                     Task concat;
                     concat.kind = TaskKind::Concat;
                     concat.deps = srcDeps;
@@ -99,7 +110,7 @@ public:
                     concat.binding = {0, 0, cores, -1, -1};
                     concat.stage = inst.subgraph;
                     concat.cost = m_ctx.cost.transferCost(0, levelName(0), levelName(0));
-                    concat.label = "concat " + std::to_string(pis.size()) + " slices of sg" + std::to_string(psg) +
+                    concat.label = "concat " + std::to_string(ks.size()) + " slices of sg" + std::to_string(psg) +
                                    " for " + instName(inst);
                     deps.insert(plan.addTask(std::move(concat)));
                     ++out.concats;
@@ -108,10 +119,10 @@ public:
                 }
             }
             // Graph inputs read by this instance: copied DDR → LB.
-            for (TensorId t : graphInputsRead(sg, inst)) {
+            for (const auto &[t, bytes] : graphInputsRead(sg, inst)) {
                 const BufferId b = inputBuffer[t];
                 const TaskId c =
-                    addCopy(plan, {b}, -1, m_g.tensor(t).bytes(), 2,
+                    addCopy(plan, {b}, {}, bytes, 2,
                             "copy input " + m_g.tensor(t).name + " → " + levelName(0) + " for " + instName(inst), cores,
                             inst.subgraph);
                 ++out.copies;
@@ -265,13 +276,12 @@ private:
         return ids;
     }
 
-    TaskId addCopy(ExecutionPlan &plan, const std::vector<BufferId> &src, TaskId dep, std::int64_t bytes, int from,
-                   std::string label, int cores, int stage)
+    TaskId addCopy(ExecutionPlan &plan, const std::vector<BufferId> &src, const std::vector<TaskId> &deps,
+                   std::int64_t bytes, int from, std::string label, int cores, int stage)
     {
         Task copy;
         copy.kind = TaskKind::Copy;
-        if (dep >= 0)
-            copy.deps = {dep};
+        copy.deps = deps;
         copy.reads = src;
         copy.binding = {0, 0, cores, -1, -1};
         copy.stage = stage;
@@ -280,20 +290,21 @@ private:
         return plan.addTask(std::move(copy));
     }
 
-    std::vector<TensorId> graphInputsRead(const SubGraph &sg, const Instance &inst) const
+    // Graph inputs an instance reads, with the bytes of the region it reads.
+    std::vector<std::pair<TensorId, std::int64_t>> graphInputsRead(const SubGraph &sg, const Instance &inst) const
     {
         Kernel k;
         k.nodes = sg.nodes;
         std::vector<NodeTile> tiles;
         if (sg.splitFactor > 1)
             tiles.push_back({sg.exit, 0, inst.tile});
-        std::vector<TensorId> out;
+        std::vector<std::pair<TensorId, std::int64_t>> out;
         auto r = taskRegions(m_g, k, tiles);
         if (!r)
             return out;
         for (const auto &[t, region] : r->read)
             if (m_g.tensor(t).kind == Tensor::Kind::Input && !regionEmpty(region))
-                out.push_back(t);
+                out.push_back({t, regionBytes(m_g.tensor(t), region)});
         return out;
     }
 
