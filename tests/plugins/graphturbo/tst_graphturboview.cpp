@@ -25,14 +25,18 @@ namespace tg = tessera::testgraphs;
 
 namespace {
 
+// One application for the process, never destroyed: gtest_main owns main(),
+// and a static QApplication would be torn down after Qt's own statics.
 QApplication &app()
 {
     static int argc = 1;
     static char name[] = "tst_graphturboview";
     static char *argv[] = {name, nullptr};
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    static QApplication a(argc, argv);
-    return a;
+    static QApplication *a = [] {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        return new QApplication(argc, argv);
+    }();
+    return *a;
 }
 
 Device fig3Device()
