@@ -19,9 +19,10 @@ std::string factorStr(std::int64_t f)
     return f == kNoFit ? std::string("none") : std::to_string(f);
 }
 
+// Trace numbers: -1 stands for "no factor fits LB".
 double factorNum(std::int64_t f)
 {
-    return f == kNoFit ? std::nan("") : double(f);
+    return f == kNoFit ? -1.0 : double(f);
 }
 
 class Grouper

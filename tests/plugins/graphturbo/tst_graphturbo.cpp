@@ -477,6 +477,29 @@ TEST(GraphTurboPlans, TestGraphsVerifyAndMatchSequential)
     }
 }
 
+TEST(GraphTurboPlans, LocalBufferTooSmallForAnyRowFallsBackToGlobalBuffer)
+{
+    // 64 B of L1 per core cannot hold one row of any tile: no sub-graph fits
+    // with any factor, each runs whole with its working set and output in LLB
+    // (§3.6), and the plan still verifies and computes the same outputs.
+    const Graph g = tg::residualChain(2);
+    Device tiny = stcp920();
+    tiny.levels[0].capacityBytes = 64;
+    auto run = schedule(g, tiny);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    EXPECT_EQ(run->result.stats.at("instances"), run->result.stats.at("subgraphs"));
+    EXPECT_EQ(run->result.stats.at("lb_share"), 0.0);
+    for (const Buffer &b : p.buffers)
+        EXPECT_NE(b.level, "L1") << "buffer " << b.id;
+    EXPECT_TRUE(verifyPlan(p, g, &tiny).isOk());
+    expectSameOutputs(g, p);
+    // Negative twin: STCP920's own 64 KiB keeps the chain's tensors in L1.
+    auto real = schedule(g, stcp920());
+    ASSERT_TRUE(real.isOk());
+    EXPECT_GT(real->result.stats.at("lb_share"), 0.0);
+}
+
 TEST(GraphTurboPlans, DeterministicReplay)
 {
     const Graph g = tg::residualChain(3);
