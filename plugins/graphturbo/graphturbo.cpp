@@ -39,6 +39,13 @@ public:
               0,
               4096,
               {}},
+             {"clusters",
+              OptionSpec::Kind::Int,
+              std::int64_t{0},
+              "clusters the batch is split over (0 = all of the device's; 1 = the paper's one-cluster view)",
+              0,
+              4096,
+              {}},
              {"recompute_check",
               OptionSpec::Kind::Bool,
               true,
@@ -76,6 +83,10 @@ public:
         if (ctx.cores <= 0)
             ctx.cores = dev.topology.coresPerCluster;
         ctx.cores = std::max(1, std::min(ctx.cores, dev.topology.coresPerCluster));
+        ctx.clusters = static_cast<int>(req.options.getInt("clusters"));
+        if (ctx.clusters <= 0)
+            ctx.clusters = dev.topology.clusters;
+        ctx.clusters = std::max(1, std::min(ctx.clusters, dev.topology.clusters));
         const MemoryLevel &lb = dev.levels.front();
         const MemoryLevel &gb = dev.levels.size() > 1 ? dev.levels[1] : dev.levels.back();
         ctx.lbPerCore = lb.scope == MemoryScope::PerCore || lb.scope == MemoryScope::PerUnit
@@ -93,7 +104,10 @@ public:
                       "LB " + std::to_string(ctx.lbBytes) + " B over " + std::to_string(ctx.cores) + " cores, GB " +
                           std::to_string(ctx.gbBytes) + " B",
                       "an instance spreads over the cores of one cluster; LB = " + lb.name + ", GB = " + gb.name);
-        s0.numbers = {{"lb_bytes", double(ctx.lbBytes)}, {"gb_bytes", double(ctx.gbBytes)}, {"cores", ctx.cores}};
+        s0.numbers = {{"lb_bytes", double(ctx.lbBytes)},
+                      {"gb_bytes", double(ctx.gbBytes)},
+                      {"cores", ctx.cores},
+                      {"clusters", ctx.clusters}};
 
         auto grouping = groupSubGraphs(ctx);
         if (!grouping)

@@ -9,10 +9,13 @@
 //   S5 memory.h     allocation, reuse and longest-liveness spilling (§4.3)
 //   S6 lowering.h   instances bound to cores (binding.h, §3.4 plain binding),
 //                   buffers at LB/GB/DDR, concat and copy tasks (§3.5)
-// Scope of this implementation: one cluster (§2.1: "our work studies how a DNN
-// model is scheduled within one cluster"); batch allocation across clusters
-// (§5.1), Algo. 4's binding inference, §4.4's across-layer scheduling and the
-// §5.3 variants are not implemented.
+// Clusters (§2.1): the batch (output dim 0) of every sub-graph whose batch
+// divides by the clusters is spread over them, each cluster running the same
+// instances on its share ("our work studies how a DNN model is scheduled
+// within one cluster"); SplitInfo sizes one cluster's share. Option
+// clusters=1 is the paper's one-cluster view. Not implemented: §5.1's search
+// for batches per cluster and in-cluster loops, Algo. 4's binding inference
+// and redistribution ops, §4.4's across-layer scheduling, the §5.3 variants.
 #pragma once
 
 #include "core/sched/scheduler.h"

@@ -23,7 +23,7 @@ std::string splitId(int dim, std::int64_t factor)
 void decideSplit(Context &ctx, SubGraph &sg)
 {
     const Graph &g = ctx.graph;
-    const std::int64_t peak = sg.peakBytes;
+    const std::int64_t peak = clusterPeak(sg);
     const bool wholeFits = peak <= ctx.lbBytes;
     std::vector<DecisionOption> options;
     std::vector<std::pair<int, std::int64_t>> splits;
@@ -35,7 +35,7 @@ void decideSplit(Context &ctx, SubGraph &sg)
     splits.push_back({-1, 1});
     std::int32_t preferred = 0;
     if (sg.splittable) {
-        const Shape &shape = g.tensor(outputOf(g, sg)).shape;
+        const Shape shape = clusterShape(g.tensor(outputOf(g, sg)).shape, sg.clusterParts);
         std::map<int, int> opsOfDim; // n_d of the best tuple per dim
         for (const SplitTuple &s : sg.splitInfo)
             opsOfDim[s.dim] = std::max(opsOfDim[s.dim], s.ops);
@@ -141,10 +141,11 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
             inst.subgraph = static_cast<int>(s);
             inst.index = static_cast<int>(i);
             if (out != kInvalidId) {
-                inst.tile = instanceTile(g.tensor(out).shape, sg.splitDim, sg.splitFactor, i);
+                inst.tile = instanceTile(clusterShape(g.tensor(out).shape, sg.clusterParts), sg.splitDim,
+                                         sg.splitFactor, i); // cluster 0's coordinates
                 inst.outputBytes = regionBytes(g.tensor(out), inst.tile);
             }
-            inst.footprint = (sg.peakBytes + sg.splitFactor - 1) / sg.splitFactor;
+            inst.footprint = (clusterPeak(sg) + sg.splitFactor - 1) / sg.splitFactor;
             ig.ofSubgraph[s].push_back(static_cast<int>(ig.instances.size()));
             ig.instances.push_back(std::move(inst));
         }
@@ -162,7 +163,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
         for (int c : ig.ofSubgraph[s]) {
             Instance &ci = ig.instances[static_cast<std::size_t>(c)];
             std::vector<NodeTile> tiles;
-            if (sg.splitFactor > 1)
+            if (sg.splitFactor > 1 || sg.clusterParts > 1)
                 tiles.push_back({sg.exit, 0, ci.tile});
             auto regions = taskRegions(g, k, tiles);
             if (!regions)
@@ -174,7 +175,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
                     continue;
                 const int p = ofNode[static_cast<std::size_t>(pn)];
                 const SubGraph &psg = subgraphs[static_cast<std::size_t>(p)];
-                const bool sliced = psg.splitFactor > 1 && tensor == outputOf(g, psg);
+                const bool sliced = (psg.splitFactor > 1 || psg.clusterParts > 1) && tensor == outputOf(g, psg);
                 for (int pi : ig.ofSubgraph[static_cast<std::size_t>(p)]) {
                     const Instance &inst = ig.instances[static_cast<std::size_t>(pi)];
                     if (sliced && !overlaps(inst.tile, region))

@@ -15,6 +15,15 @@ namespace tessera::graphturbo {
 
 namespace {
 
+// One cluster's share of an instance in the plan.
+struct Part {
+    int cluster = 0;
+    ops::Region tile; // empty: the whole output
+    TaskId task = -1;
+    int level = 0; // where its output lives
+    std::vector<BufferId> buffers;
+};
+
 class Lowerer
 {
 public:
@@ -39,118 +48,149 @@ public:
         plan.algorithm = "graphturbo";
         plan.device = m_dev.id;
         plan.graphName = m_g.name;
+        for (std::size_t s = 0; s < m_sgs.size(); ++s) {
+            Kernel k;
+            k.nodes = m_sgs[s].nodes;
+            m_kernels.push_back(std::move(k));
+        }
         for (std::size_t s = 0; s < m_sgs.size(); ++s)
             plan.addKernel("sg" + std::to_string(s) + ":" + subgraphLabel(m_g, m_sgs[s]), m_sgs[s].nodes, "graphturbo");
         // Graph inputs live in DDR.
         std::map<TensorId, BufferId> inputBuffer;
         for (TensorId t : m_g.inputs)
-            inputBuffer[t] = plan.addBuffer({0, t, levelName(2), scopeOf(2, 0), {}, m_g.tensor(t).bytes(), -1});
+            inputBuffer[t] = plan.addBuffer({0, t, levelName(2), scopeOf(2, 0, 0), {}, m_g.tensor(t).bytes(), -1});
 
-        std::vector<TaskId> taskOf(m_ig.instances.size(), -1);
-        std::vector<std::vector<BufferId>> outBuffers(m_ig.instances.size());
+        // Every instance runs as one part per cluster its sub-graph is spread over.
+        std::vector<std::vector<Part>> parts(m_ig.instances.size());
         std::vector<int> outLevel(m_ig.instances.size(), 0);
         for (std::size_t p = 0; p < m_order.size(); ++p) {
             const int id = m_order[p];
             const Instance &inst = m_ig.instances[static_cast<std::size_t>(id)];
             const SubGraph &sg = m_sgs[static_cast<std::size_t>(inst.subgraph)];
-            const std::vector<int> &bind = sg.binding;
-            const int cores = boundCores(bind);
-            const int workLevel =
-                out.memory.level[static_cast<std::size_t>(itemOfOutput[static_cast<std::size_t>(id)] - 1)];
+            const int cores = boundCores(sg.binding);
+            const int workItem = itemOfOutput[static_cast<std::size_t>(id)] - 1;
+            const int workLevel = out.memory.level[static_cast<std::size_t>(workItem)];
             const int level = out.memory.level[static_cast<std::size_t>(itemOfOutput[static_cast<std::size_t>(id)])];
             outLevel[static_cast<std::size_t>(id)] = level;
-
-            Task task;
-            task.kind = TaskKind::Compute;
-            task.kernel = inst.subgraph;
-            if (sg.splitFactor > 1)
-                task.tiles.push_back({sg.exit, 0, inst.tile});
-            task.binding = {0, 0, cores, unitOf(sg), -1};
-            task.stage = inst.subgraph;
-
-            // S1: producer slices, joined by a concat per producer sub-graph with several.
-            std::map<int, std::vector<std::size_t>> bySubgraph; // producer sub-graph -> indices into producers
-            for (std::size_t k = 0; k < inst.producers.size(); ++k)
-                bySubgraph[m_ig.instances[static_cast<std::size_t>(inst.producers[k])].subgraph].push_back(k);
-            std::set<TaskId> deps;
-            for (const auto &[psg, ks] : bySubgraph) {
-                std::vector<TaskId> srcDeps;
-                std::vector<BufferId> srcBufs;
-                // S2: the slices kept in GB/DDR are promoted into LB by one copy per level (Fig. 9 left).
-                std::map<int, std::tuple<std::vector<BufferId>, std::vector<TaskId>, std::int64_t>> spilled;
-                for (std::size_t k : ks) {
-                    const int pi = inst.producers[k];
-                    const auto &bufs = outBuffers[static_cast<std::size_t>(pi)];
-                    srcBufs.insert(srcBufs.end(), bufs.begin(), bufs.end());
-                    const int pl = outLevel[static_cast<std::size_t>(pi)];
-                    if (pl == 0) {
-                        srcDeps.push_back(taskOf[static_cast<std::size_t>(pi)]);
-                        continue;
-                    }
-                    auto &[cb, cd, bytes] = spilled[pl];
-                    cb.insert(cb.end(), bufs.begin(), bufs.end());
-                    cd.push_back(taskOf[static_cast<std::size_t>(pi)]);
-                    bytes += inst.producerBytes[k];
-                }
-                for (const auto &[pl, what] : spilled) {
-                    const auto &[cb, cd, bytes] = what;
-                    srcDeps.push_back(addCopy(plan, cb, cd, bytes, pl,
-                                              "copy " + std::to_string(cd.size()) + " slices of sg" +
-                                                  std::to_string(psg) + " " + levelName(pl) + "→" + levelName(0) +
-                                                  " for " + instName(inst),
-                                              cores, inst.subgraph));
-                    ++out.copies;
-                }
-                task.reads.insert(task.reads.end(), srcBufs.begin(), srcBufs.end());
-                if (ks.size() >= 2) {
-                    Task concat;
-                    concat.kind = TaskKind::Concat;
-                    concat.deps = srcDeps;
-                    concat.reads = srcBufs;
-                    concat.binding = {0, 0, cores, -1, -1};
-                    concat.stage = inst.subgraph;
-                    concat.cost = m_ctx.cost.transferCost(0, levelName(0), levelName(0));
-                    concat.label = "concat " + std::to_string(ks.size()) + " slices of sg" + std::to_string(psg) +
-                                   " for " + instName(inst);
-                    deps.insert(plan.addTask(std::move(concat)));
-                    ++out.concats;
-                } else {
-                    deps.insert(srcDeps.begin(), srcDeps.end());
-                }
-            }
-            // Graph inputs read by this instance: copied DDR → LB.
-            for (const auto &[t, bytes] : graphInputsRead(sg, inst)) {
-                const BufferId b = inputBuffer[t];
-                const TaskId c =
-                    addCopy(plan, {b}, {}, bytes, 2,
-                            "copy input " + m_g.tensor(t).name + " → " + levelName(0) + " for " + instName(inst), cores,
-                            inst.subgraph);
-                ++out.copies;
-                deps.insert(c);
-                task.reads.push_back(b);
-            }
-            task.deps.assign(deps.begin(), deps.end());
-
-            // S3: the output slice and the working set at their levels.
             const TensorId outT = outputOf(m_g, sg);
-            if (outT != kInvalidId)
-                outBuffers[static_cast<std::size_t>(id)] =
-                    addBuffers(plan, outT, inst.tile, inst.outputBytes, level, cores);
-            task.writes = outBuffers[static_cast<std::size_t>(id)];
-            const std::int64_t work =
-                items[static_cast<std::size_t>(itemOfOutput[static_cast<std::size_t>(id)] - 1)].bytes;
-            if (work > 0) {
-                auto ws = addBuffers(plan, kInvalidId, {}, work, workLevel, cores);
-                task.writes.insert(task.writes.end(), ws.begin(), ws.end());
+            const bool tiled = sg.splitFactor > 1 || sg.clusterParts > 1;
+            for (int c = 0; c < sg.clusterParts; ++c) {
+                Part part;
+                part.cluster = c;
+                if (tiled) {
+                    part.tile = inst.tile;
+                    const std::int64_t share = m_g.tensor(outT).shape.front() / sg.clusterParts;
+                    part.tile.front().begin += c * share;
+                    part.tile.front().end += c * share;
+                }
+                Task task;
+                task.kind = TaskKind::Compute;
+                task.kernel = inst.subgraph;
+                if (tiled)
+                    task.tiles.push_back({sg.exit, 0, part.tile});
+                task.binding = {c, 0, cores, unitOf(sg), -1};
+                task.stage = inst.subgraph;
+                const std::string name = instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "");
+                std::set<TaskId> deps;
+                auto regions = taskRegions(m_g, m_kernels[static_cast<std::size_t>(inst.subgraph)], task.tiles);
+                if (!regions)
+                    return regions.status();
+
+                // S1: producer slices this part reads, joined by a concat per producer sub-graph with several.
+                std::map<int, std::vector<std::pair<const Part *, std::int64_t>>> bySubgraph;
+                for (int pi : inst.producers) {
+                    const Instance &pinst = m_ig.instances[static_cast<std::size_t>(pi)];
+                    const SubGraph &psg = m_sgs[static_cast<std::size_t>(pinst.subgraph)];
+                    const TensorId pt = outputOf(m_g, psg);
+                    for (const Part &q : parts[static_cast<std::size_t>(pi)]) {
+                        auto r = regions->read.find(pt);
+                        if (r == regions->read.end() || regionEmpty(r->second)) {
+                            if (q.tile.empty()) // reads another output of an unsplit producer
+                                bySubgraph[pinst.subgraph].push_back({&q, 0});
+                            continue;
+                        }
+                        const ops::Region needed = q.tile.empty() ? r->second : regionIntersect(q.tile, r->second);
+                        if (!regionEmpty(needed))
+                            bySubgraph[pinst.subgraph].push_back({&q, regionBytes(m_g.tensor(pt), needed)});
+                    }
+                }
+                for (const auto &[psg, srcs] : bySubgraph) {
+                    std::vector<TaskId> srcDeps;
+                    std::vector<BufferId> srcBufs;
+                    // S2: slices kept in GB/DDR (or on another cluster) are promoted into LB, one copy per
+                    // level (Fig. 9 left).
+                    std::map<int, std::tuple<std::vector<BufferId>, std::vector<TaskId>, std::int64_t>> spilled;
+                    for (const auto &[q, bytes] : srcs) {
+                        srcBufs.insert(srcBufs.end(), q->buffers.begin(), q->buffers.end());
+                        const int pl = q->cluster == c ? q->level : std::max(q->level, 1);
+                        if (pl == 0) {
+                            srcDeps.push_back(q->task);
+                            continue;
+                        }
+                        auto &[cb, cd, total] = spilled[pl];
+                        cb.insert(cb.end(), q->buffers.begin(), q->buffers.end());
+                        cd.push_back(q->task);
+                        total += bytes;
+                    }
+                    for (const auto &[pl, what] : spilled) {
+                        const auto &[cb, cd, total] = what;
+                        srcDeps.push_back(addCopy(plan, cb, cd, total, pl,
+                                                  "copy " + std::to_string(cd.size()) + " slices of sg" +
+                                                      std::to_string(psg) + " " + levelName(pl) + "→" + levelName(0) +
+                                                      " for " + name,
+                                                  {c, 0, cores, -1, -1}, inst.subgraph));
+                        ++out.copies;
+                    }
+                    task.reads.insert(task.reads.end(), srcBufs.begin(), srcBufs.end());
+                    if (srcs.size() >= 2) {
+                        Task concat;
+                        concat.kind = TaskKind::Concat;
+                        concat.deps = srcDeps;
+                        concat.reads = srcBufs;
+                        concat.binding = {c, 0, cores, -1, -1};
+                        concat.stage = inst.subgraph;
+                        concat.cost = m_ctx.cost.transferCost(0, levelName(0), levelName(0));
+                        concat.label = "concat " + std::to_string(srcs.size()) + " slices of sg" + std::to_string(psg) +
+                                       " for " + name;
+                        deps.insert(plan.addTask(std::move(concat)));
+                        ++out.concats;
+                    } else {
+                        deps.insert(srcDeps.begin(), srcDeps.end());
+                    }
+                }
+                // Graph inputs this part reads: copied DDR → LB.
+                for (const auto &[t, region] : regions->read) {
+                    if (m_g.tensor(t).kind != Tensor::Kind::Input || regionEmpty(region) || !inputBuffer.count(t))
+                        continue;
+                    const BufferId b = inputBuffer[t];
+                    deps.insert(addCopy(plan, {b}, {}, regionBytes(m_g.tensor(t), region), 2,
+                                        "copy input " + m_g.tensor(t).name + " → " + levelName(0) + " for " + name,
+                                        {c, 0, cores, -1, -1}, inst.subgraph));
+                    ++out.copies;
+                    task.reads.push_back(b);
+                }
+                task.deps.assign(deps.begin(), deps.end());
+
+                // S3: the output slice and the working set at their levels, in this part's cluster.
+                part.level = level;
+                if (outT != kInvalidId)
+                    part.buffers = addBuffers(plan, outT, part.tile, inst.outputBytes, level, cores, c);
+                task.writes = part.buffers;
+                const std::int64_t work = items[static_cast<std::size_t>(workItem)].bytes;
+                if (work > 0) {
+                    auto ws = addBuffers(plan, kInvalidId, {}, work, workLevel, cores, c);
+                    task.writes.insert(task.writes.end(), ws.begin(), ws.end());
+                }
+                KernelPlacement placement;
+                placement.cores = cores;
+                placement.ioLevel = levelName(level);
+                placement.intermediateLevel = levelName(workLevel);
+                placement.workFraction = 1.0 / double(sg.splitFactor * sg.clusterParts);
+                task.cost = m_ctx.cost.kernelCost(m_g, sg.nodes, placement);
+                task.label = name + " " + shapeOf(inst) + " " + levelName(level) + " bind " + bindingStr(sg.binding);
+                part.task = plan.addTask(std::move(task));
+                parts[static_cast<std::size_t>(id)].push_back(std::move(part));
             }
-            KernelPlacement placement;
-            placement.cores = cores;
-            placement.ioLevel = levelName(level);
-            placement.intermediateLevel = levelName(workLevel);
-            placement.workFraction = 1.0 / double(sg.splitFactor);
-            task.cost = m_ctx.cost.kernelCost(m_g, sg.nodes, placement);
-            task.label = instName(inst) + " " + shapeOf(inst) + " " + levelName(level) + " bind " + bindingStr(bind);
-            taskOf[static_cast<std::size_t>(id)] = plan.addTask(std::move(task));
         }
         auto &step = m_ctx.trace.add("S6: lower to plan (§3.4, §3.5)", std::to_string(plan.tasks.size()) + " tasks",
                                      std::to_string(plan.kernels.size()) + " kernels, " + std::to_string(out.copies) +
@@ -220,12 +260,13 @@ private:
         return m_dev.levels[std::min<std::size_t>(static_cast<std::size_t>(std::max(level, 0)), n - 1)].name;
     }
     const MemoryLevel &levelOf(int level) const { return *m_dev.level(levelName(level)); }
-    std::int32_t scopeOf(int level, int core) const
+    // The instance of a level a buffer of (cluster, core) lives in.
+    std::int32_t scopeOf(int level, int cluster, int core) const
     {
         switch (levelOf(level).scope) {
         case MemoryScope::PerUnit:
-        case MemoryScope::PerCore: return core;
-        case MemoryScope::PerCluster: return 0;
+        case MemoryScope::PerCore: return cluster * m_dev.topology.coresPerCluster + core;
+        case MemoryScope::PerCluster: return cluster;
         case MemoryScope::Shared: return -1;
         }
         return -1;
@@ -262,50 +303,32 @@ private:
     }
 
     std::vector<BufferId> addBuffers(ExecutionPlan &plan, TensorId t, const ops::Region &region, std::int64_t bytes,
-                                     int level, int cores)
+                                     int level, int cores, int cluster)
     {
         std::vector<BufferId> ids;
         const MemoryLevel &l = levelOf(level);
         if (l.scope == MemoryScope::PerCore || l.scope == MemoryScope::PerUnit) {
             const std::int64_t share = (bytes + cores - 1) / cores;
             for (int c = 0; c < cores; ++c)
-                ids.push_back(plan.addBuffer({0, t, l.name, c, region, share, -1}));
+                ids.push_back(plan.addBuffer({0, t, l.name, scopeOf(level, cluster, c), region, share, -1}));
         } else {
-            ids.push_back(plan.addBuffer({0, t, l.name, scopeOf(level, 0), region, bytes, -1}));
+            ids.push_back(plan.addBuffer({0, t, l.name, scopeOf(level, cluster, 0), region, bytes, -1}));
         }
         return ids;
     }
 
     TaskId addCopy(ExecutionPlan &plan, const std::vector<BufferId> &src, const std::vector<TaskId> &deps,
-                   std::int64_t bytes, int from, std::string label, int cores, int stage)
+                   std::int64_t bytes, int from, std::string label, Binding binding, int stage)
     {
         Task copy;
         copy.kind = TaskKind::Copy;
         copy.deps = deps;
         copy.reads = src;
-        copy.binding = {0, 0, cores, -1, -1};
+        copy.binding = binding;
         copy.stage = stage;
         copy.cost = m_ctx.cost.transferCost(bytes, levelName(from), levelName(0));
         copy.label = std::move(label);
         return plan.addTask(std::move(copy));
-    }
-
-    // Graph inputs an instance reads, with the bytes of the region it reads.
-    std::vector<std::pair<TensorId, std::int64_t>> graphInputsRead(const SubGraph &sg, const Instance &inst) const
-    {
-        Kernel k;
-        k.nodes = sg.nodes;
-        std::vector<NodeTile> tiles;
-        if (sg.splitFactor > 1)
-            tiles.push_back({sg.exit, 0, inst.tile});
-        std::vector<std::pair<TensorId, std::int64_t>> out;
-        auto r = taskRegions(m_g, k, tiles);
-        if (!r)
-            return out;
-        for (const auto &[t, region] : r->read)
-            if (m_g.tensor(t).kind == Tensor::Kind::Input && !regionEmpty(region))
-                out.push_back({t, regionBytes(m_g.tensor(t), region)});
-        return out;
     }
 
     Context &m_ctx;
@@ -314,6 +337,7 @@ private:
     const std::vector<SubGraph> &m_sgs;
     const InstanceGraph &m_ig;
     const std::vector<int> &m_order;
+    std::vector<Kernel> m_kernels; // node lists of the sub-graphs, for taskRegions
 };
 
 } // namespace

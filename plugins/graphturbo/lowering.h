@@ -2,8 +2,9 @@
 // §3.5, §4.3; core/plan/plan.h).
 //
 //   kernels   one per sub-graph (strategy "graphturbo"), its nodes in order;
-//   compute   one task per instance in the chosen order, its tile the slice of
-//             the sub-graph output (§3.3), bound to cluster 0 and the cores of
+//   compute   one task per instance and cluster its sub-graph's batch is
+//             spread over (§2.1), in the chosen order, its tile the slice of
+//             the sub-graph output (§3.3), bound to that cluster and the cores of
 //             its plain binding (binding.h), the unit that runs its heaviest op
 //             class; stage = sub-graph index (the colour of Fig. 6);
 //   buffers   each instance output and working set at the level §4.3's
@@ -13,8 +14,9 @@
 //   concat    before a consumer instance reading several instances of one
 //             producer sub-graph (§3.5, Fig. 8): joins their slices in place
 //             (the producers wrote disjoint slices), so it holds no buffer;
-//   copy      promotes a producer slice or a graph input that lives in GB/DDR
-//             into the consumer's LB working set (Fig. 9 left);
+//   copy      promotes producer slices that live in GB/DDR (or another
+//             cluster) or a graph input into the consumer's LB working set
+//             (Fig. 9 left), one per producer sub-graph and level;
 // each spill of §4.3 is a trace record. Costs: the device cost model per
 // sub-graph instance (workFraction 1/f, the instance's cores, its output level)
 // and transferCost for copies.

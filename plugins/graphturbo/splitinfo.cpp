@@ -59,7 +59,7 @@ int matchedDim(const Tensor &t, const ops::Region &r)
 } // namespace
 
 std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<NodeId> &nodes, NodeId exit,
-                                         std::int64_t peakBytes)
+                                         std::int64_t peakBytes, int clusterParts)
 {
     const Graph &g = ctx.graph;
     std::vector<SplitTuple> info;
@@ -67,10 +67,11 @@ std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<N
     if (out == kInvalidId)
         return info;
     const Shape &shape = g.tensor(out).shape;
+    const Shape share = clusterShape(shape, clusterParts);
     for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
         // S1 (lines 3-6): the smallest v that fits LB.
         std::int64_t f = 0;
-        for (std::int64_t v : splitFactorCandidates(shape[static_cast<std::size_t>(d)]))
+        for (std::int64_t v : splitFactorCandidates(share[static_cast<std::size_t>(d)]))
             if ((peakBytes + v - 1) / v <= ctx.lbBytes) {
                 f = v;
                 break;
@@ -97,7 +98,10 @@ std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<N
             if (r == regions->computed.end())
                 continue;
             const int e = matchedDim(g.tensor(t), r->second);
-            if (e >= 0 && g.tensor(t).shape[static_cast<std::size_t>(e)] % f == 0)
+            const std::int64_t extent =
+                g.tensor(t).shape.empty() || e < 0 ? 0 : g.tensor(t).shape[static_cast<std::size_t>(e)];
+            const std::int64_t parts = e == 0 ? clusterParts : 1;
+            if (e >= 0 && extent % parts == 0 && (extent / parts) % f == 0)
                 info.push_back({true, ++n, f, d});
         }
     }
@@ -128,12 +132,20 @@ void analyseSubGraph(const Context &ctx, SubGraph &sg)
         exit.outputs.front() != kInvalidId;
     sg.splittable = !sg.opaque && singleOutput && outs.size() == 1 && outs.front() == sg.exit &&
                     !g.tensor(exit.outputs.front()).shape.empty();
+    sg.clusterParts = 1;
+    if (sg.splittable && ctx.clusters > 1 && g.tensor(exit.outputs.front()).shape.front() % ctx.clusters == 0)
+        sg.clusterParts = ctx.clusters;
     sg.splitInfo.clear();
     if (sg.splittable)
-        sg.splitInfo = computeSplitInfo(ctx, sg.nodes, sg.exit, sg.peakBytes);
+        sg.splitInfo = computeSplitInfo(ctx, sg.nodes, sg.exit, clusterPeak(sg), sg.clusterParts);
     else if (sg.peakBytes <= ctx.lbBytes)
         sg.splitInfo.push_back({true, static_cast<int>(sg.nodes.size()), 1, -1}); // whole, fits
     sg.best = bestSplit(sg.splitInfo);
+}
+
+std::int64_t clusterPeak(const SubGraph &sg)
+{
+    return (sg.peakBytes + sg.clusterParts - 1) / sg.clusterParts;
 }
 
 RecomputeVerdict recomputeCheck(Context &ctx, const SubGraph &sg, std::int64_t stitchedBytes)
@@ -146,7 +158,7 @@ RecomputeVerdict recomputeCheck(Context &ctx, const SubGraph &sg, std::int64_t s
     const std::int64_t f = sg.best.factor;
     if (!sg.splittable || f <= 1 || f == kNoFit)
         return v;
-    const Shape &shape = g.tensor(outputOf(g, sg)).shape;
+    const Shape shape = clusterShape(g.tensor(outputOf(g, sg)).shape, sg.clusterParts);
     // Interior instances are alike: compute the first, second and last, weigh the second by f - 2.
     std::vector<std::pair<std::int64_t, double>> picks;
     if (f <= 16)
@@ -170,7 +182,7 @@ RecomputeVerdict recomputeCheck(Context &ctx, const SubGraph &sg, std::int64_t s
         auto it = elems.find(node.outputs.front());
         if (it == elems.end() || t.elements() == 0)
             continue;
-        const double ratio = it->second / double(t.elements());
+        const double ratio = it->second * sg.clusterParts / double(t.elements()); // one cluster's share
         if (ratio <= 1.0 + 1e-9)
             continue;
         double &c = ctx.nodeComputeNs[static_cast<std::size_t>(n)];

@@ -33,13 +33,20 @@ std::vector<std::int64_t> splitFactorCandidates(std::int64_t size);
 // The region instance `index` of `factor` computes along `dim` of `shape`.
 ops::Region instanceTile(const Shape &shape, int dim, std::int64_t factor, std::int64_t index);
 
+// `clusterParts` > 1: the batch is spread over that many clusters (§2.1), so
+// dim 0's extent and the peak are one cluster's share; `peakBytes` is that share.
 std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<NodeId> &nodes, NodeId exit,
-                                         std::int64_t peakBytes);
+                                         std::int64_t peakBytes, int clusterParts = 1);
 // Eq. (1); a tuple with factor kNoFit when the set is empty.
 SplitTuple bestSplit(const std::vector<SplitTuple> &splitInfo);
 
-// Fills peakBytes, splittable, splitInfo and best of `sg` from its nodes and exit.
+// Fills peakBytes, splittable, clusterParts, splitInfo and best of `sg` from
+// its nodes and exit. A splittable sub-graph whose output's dim 0 divides by
+// Context::clusters is spread over the clusters; SplitInfo sizes one cluster's share.
 void analyseSubGraph(const Context &ctx, SubGraph &sg);
+
+// One cluster's share of a sub-graph's peak.
+std::int64_t clusterPeak(const SubGraph &sg);
 
 struct RecomputeVerdict {
     double extraNs = 0; // recomputed work

@@ -111,6 +111,13 @@ std::string subgraphLabel(const Graph &g, const SubGraph &sg)
     return s;
 }
 
+Shape clusterShape(Shape shape, int parts)
+{
+    if (!shape.empty() && parts > 1)
+        shape[0] /= parts;
+    return shape;
+}
+
 std::int64_t regionBytes(const Tensor &t, const ops::Region &r)
 {
     const std::int64_t elems = r.empty() ? t.elements() : ops::regionElements(r);

@@ -46,6 +46,7 @@ struct SubGraph {
     SplitTuple best;   // Eq. (1); factor kNoFit when nothing fits LB
     int splitDim = -1; // the split used (instances.h decides it), -1 = whole
     std::int64_t splitFactor = 1;
+    int clusterParts = 1;     // clusters its batch (output dim 0) is spread over (§2.1, §5.1)
     std::vector<int> binding; // per output dim: cores along it (binding.h), the same for every instance
     bool splittable = false;  // single exit with a single output, no opaque op
     bool opaque = false;
@@ -72,6 +73,7 @@ struct Context {
     Trace &trace;
     std::int64_t lbBytes = 0;   // capacity an instance may use: LB per core × cores of a cluster
     int cores = 1;              // cores of one cluster an instance is spread over
+    int clusters = 1;           // clusters the batch is split over (data parallelism, §2.1)
     std::int64_t lbPerCore = 0; // LB of one core (the device's fastest level)
     std::int64_t gbBytes = 0;   // GB of one cluster (the next level)
     bool recomputeCheck = true;
@@ -92,6 +94,8 @@ std::vector<int> consumersOf(const Graph &g, const std::vector<SubGraph> &sgs, c
 std::vector<std::string> nodeNames(const Graph &g, const std::vector<NodeId> &nodes);
 // "a+3" style short label.
 std::string subgraphLabel(const Graph &g, const SubGraph &sg);
+// One cluster's share of a shape: dim 0 (the batch) divided by `parts`.
+Shape clusterShape(Shape shape, int parts);
 // Bytes of a region of a tensor.
 std::int64_t regionBytes(const Tensor &t, const ops::Region &r);
 

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <set>
 
 #include "tests/backends/planutil.h"
 #include "tests/common/testgraphs.h"
@@ -121,6 +122,9 @@ Graph fig4Diamond(bool exposeMiddle = false)
         g.outputs.push_back(b);
     return g;
 }
+
+// Fig. 3 is one cluster's view (§2.1: n = 8 images per cluster).
+const std::map<std::string, std::string> kOneCluster{{"clusters", "1"}};
 
 Expected<ScheduleRun> schedule(const Graph &g, const Device &d, Overrides overrides = {},
                                std::map<std::string, std::string> options = {})
@@ -257,7 +261,7 @@ TEST(GraphTurboFig3, FourStagesSplitInto8421InstancesOrderedDepthFirst)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto run = schedule(g, d);
+    auto run = schedule(g, d, {}, kOneCluster);
     ASSERT_TRUE(run.isOk()) << run.status().str();
     const ExecutionPlan &p = run->result.plan;
     // One sub-graph per stage (the stride-2 convolution joins the stage before it).
@@ -292,12 +296,41 @@ TEST(GraphTurboFig3, LargeLocalBufferKeepsOneSubGraphOneInstance)
     expectSameOutputs(g, run->result.plan);
 }
 
+TEST(GraphTurboClusters, BatchSpreadOverTheFourClustersOfStcp920)
+{
+    // §2.1: "data parallelism is exploited across the d clusters". 32 images
+    // on four clusters are four copies of the 8-image Fig. 3 schedule: the
+    // same 8, 4, 2, 1 instances, each run once per cluster on its 8 images.
+    const Graph g = fig3Stages(32);
+    const Device d = fig3Device();
+    auto run = schedule(g, d);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    ASSERT_EQ(p.kernels.size(), 4u);
+    EXPECT_EQ(instancesOf(p, 0), 8 * 4);
+    EXPECT_EQ(instancesOf(p, 3), 1 * 4);
+    std::set<int> clusters;
+    for (const Task &t : p.tasks)
+        if (t.kind == TaskKind::Compute)
+            clusters.insert(t.binding.cluster);
+    EXPECT_EQ(clusters, (std::set<int>{0, 1, 2, 3}));
+    EXPECT_TRUE(verifyPlan(p, g, &d).isOk());
+    expectSameOutputs(g, p);
+    // Negative twin: one cluster takes all 32 images, splits them 4x finer and takes longer.
+    auto one = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(one.isOk()) << one.status().str();
+    EXPECT_EQ(instancesOf(one->result.plan, 0), 32);
+    for (const Task &t : one->result.plan.tasks)
+        EXPECT_LE(t.binding.cluster, 0);
+    EXPECT_GT(one->result.plan.estimatedLatencyNs(), p.estimatedLatencyNs());
+}
+
 TEST(GraphTurboFig3, BreadthFirstOverrideRunsEveryStageOneInstancesFirstAndSpills)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto dfs = schedule(g, d);
-    auto bfs = schedule(g, d, {{decisionKey("graphturbo.order", {g.name}), "bfs"}});
+    auto dfs = schedule(g, d, {}, kOneCluster);
+    auto bfs = schedule(g, d, {{decisionKey("graphturbo.order", {g.name}), "bfs"}}, kOneCluster);
     ASSERT_TRUE(dfs.isOk() && bfs.isOk());
     ASSERT_EQ(bfs->overrideReports.size(), 1u);
     EXPECT_EQ(bfs->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
@@ -355,7 +388,7 @@ TEST(GraphTurboRules, RuleOneKeepsDownSamplingStagesApart)
 {
     // Rule (i)'s first precondition: stage 2 (f = 4) may not absorb stage 1 (f = 8).
     const Graph g = fig3Stages();
-    auto run = schedule(g, fig3Device());
+    auto run = schedule(g, fig3Device(), {}, kOneCluster);
     ASSERT_TRUE(run.isOk());
     const auto &steps = run->trace.steps();
     const auto kept = std::find_if(steps.begin(), steps.end(), [](const TraceStep &s) {
@@ -366,7 +399,7 @@ TEST(GraphTurboRules, RuleOneKeepsDownSamplingStagesApart)
     // whose plan still verifies and computes the same outputs.
     ASSERT_NE(kept, steps.end());
     const DecisionRecord &rec = run->decisions.records()[static_cast<std::size_t>(kept->decision)];
-    auto forced = schedule(g, fig3Device(), {{rec.key, "merge"}});
+    auto forced = schedule(g, fig3Device(), {{rec.key, "merge"}}, kOneCluster);
     ASSERT_TRUE(forced.isOk()) << forced.status().str();
     EXPECT_EQ(forced->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
     // The forced sub-graph holds stage 1 and stage 2's first convolution and
@@ -384,11 +417,11 @@ TEST(GraphTurboOverride, SplitAlongRowsReplaysIntoAVerifiedPlan)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto base = schedule(g, d);
+    auto base = schedule(g, d, {}, kOneCluster);
     ASSERT_TRUE(base.isOk());
     const DecisionRecord *split = findRecord(base->decisions, "graphturbo.split", "d0/f8");
     ASSERT_NE(split, nullptr);
-    auto rows = schedule(g, d, {{split->key, "d2/f8"}});
+    auto rows = schedule(g, d, {{split->key, "d2/f8"}}, kOneCluster);
     ASSERT_TRUE(rows.isOk()) << rows.status().str();
     EXPECT_EQ(rows->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
     EXPECT_NE(computeKernels(rows->result.plan), computeKernels(base->result.plan));
@@ -400,11 +433,11 @@ TEST(GraphTurboOverride, SplitThatExceedsLbIsRejectedWithTheReason)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto base = schedule(g, d);
+    auto base = schedule(g, d, {}, kOneCluster);
     ASSERT_TRUE(base.isOk());
     const DecisionRecord *split = findRecord(base->decisions, "graphturbo.split", "d0/f8");
     ASSERT_NE(split, nullptr);
-    auto whole = schedule(g, d, {{split->key, "whole"}});
+    auto whole = schedule(g, d, {{split->key, "whole"}}, kOneCluster);
     ASSERT_TRUE(whole.isOk()) << whole.status().str();
     ASSERT_EQ(whole->overrideReports.size(), 1u);
     EXPECT_EQ(whole->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
@@ -417,11 +450,11 @@ TEST(GraphTurboOverride, BindingOnFewerCoresReplays)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto base = schedule(g, d);
+    auto base = schedule(g, d, {}, kOneCluster);
     ASSERT_TRUE(base.isOk());
     const DecisionRecord *bind = findRecord(base->decisions, "graphturbo.bind", "cores8");
     ASSERT_NE(bind, nullptr);
-    auto four = schedule(g, d, {{bind->key, "cores4"}});
+    auto four = schedule(g, d, {{bind->key, "cores4"}}, kOneCluster);
     ASSERT_TRUE(four.isOk()) << four.status().str();
     EXPECT_EQ(four->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
     int onFour = 0;
@@ -431,7 +464,7 @@ TEST(GraphTurboOverride, BindingOnFewerCoresReplays)
     EXPECT_TRUE(verifyPlan(four->result.plan, g, &d).isOk());
     expectSameOutputs(g, four->result.plan);
     // Negative twin: three cores is no option (8, 4, 2, 1 balance the load).
-    auto three = schedule(g, d, {{bind->key, "cores3"}});
+    auto three = schedule(g, d, {{bind->key, "cores3"}}, kOneCluster);
     ASSERT_TRUE(three.isOk());
     EXPECT_EQ(three->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
 }
@@ -441,7 +474,7 @@ TEST(GraphTurboOverride, AnotherSpillVictimReplaysIntoAVerifiedPlan)
     const Graph g = fig3Stages();
     const Device d = fig3Device();
     const std::string order = decisionKey("graphturbo.order", {g.name});
-    auto base = schedule(g, d, {{order, "bfs"}});
+    auto base = schedule(g, d, {{order, "bfs"}}, kOneCluster);
     ASSERT_TRUE(base.isOk());
     const DecisionRecord *spill = nullptr;
     for (const DecisionRecord &r : base->decisions.records())
@@ -452,7 +485,7 @@ TEST(GraphTurboOverride, AnotherSpillVictimReplaysIntoAVerifiedPlan)
     ASSERT_NE(spill, nullptr) << "breadth-first order overflows LB";
     EXPECT_EQ(spill->preferred, 0); // the longest-lived tensor (§4.3, Fig. 12)
     const std::string other = spill->options[1].id;
-    auto forced = schedule(g, d, {{order, "bfs"}, {spill->key, other}});
+    auto forced = schedule(g, d, {{order, "bfs"}, {spill->key, other}}, kOneCluster);
     ASSERT_TRUE(forced.isOk()) << forced.status().str();
     const DecisionRecord *again = forced->decisions.find(spill->key);
     ASSERT_NE(again, nullptr);

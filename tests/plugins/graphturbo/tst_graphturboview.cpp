@@ -79,7 +79,9 @@ TEST(GraphTurboView, Fig3InstancesAndOccupancy)
     app();
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto run = scheduleGraph(g, d, *createGraphTurboScheduler(), {});
+    ScheduleSetup setup;
+    setup.options = {{"clusters", "1"}}; // Fig. 3b is one cluster's view
+    auto run = scheduleGraph(g, d, *createGraphTurboScheduler(), setup);
     ASSERT_TRUE(run.isOk()) << run.status().str();
     const ExecutionPlan &plan = run->result.plan;
 
