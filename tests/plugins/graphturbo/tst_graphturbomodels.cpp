@@ -83,10 +83,11 @@ TEST(GraphTurboModels, ResNet50GroupsSplitsAndComputesTheSequentialOutputs)
 
 namespace {
 
-// The speed target: scheduling the Table 2 models under a second, at
-// the batches the paper gives one cluster (Table 2's "batches per cluster":
-// ResNet-50 16, MobileNet-v2 32, BERT-384 2). Asserted with a 5 s bound (the
-// CI machine is shared); the times are printed. scheduleGraph verifies.
+// The speed target: scheduling the Table 2 models under a second at
+// Table 2's batch sizes (ResNet-50 64, MobileNet-v2 128, BERT-384 8; spread
+// over STCP920's four clusters that is the paper's 16, 32 and 2 per cluster).
+// Asserted with a 5 s bound (the CI machine is shared); the times are
+// printed. scheduleGraph verifies.
 void schedulesQuickly(const std::string &name, const samples::SampleOptions &o)
 {
     const TempDir dir;
@@ -106,11 +107,11 @@ void schedulesQuickly(const std::string &name, const samples::SampleOptions &o)
 TEST(GraphTurboModels, Table2ModelsScheduleQuickly)
 {
     samples::SampleOptions o;
-    o.batch = 16;
+    o.batch = 64;
     schedulesQuickly("resnet50", o);
-    o.batch = 32;
+    o.batch = 128;
     schedulesQuickly("mobilenetv2", o);
-    o.batch = 2;
+    o.batch = 8;
     o.seqLen = 384;
     schedulesQuickly("bert", o);
 }
