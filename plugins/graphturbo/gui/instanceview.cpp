@@ -56,6 +56,15 @@ QString bytesText(double b)
     return QString::number(b, 'f', 0) + QStringLiteral(" B");
 }
 
+// "c0: 0-7"; unbound parts as "–".
+QString coresText(const Binding &b)
+{
+    const QString cluster = b.cluster >= 0 ? QStringLiteral("c%1: ").arg(b.cluster) : QString();
+    if (b.core < 0)
+        return cluster + QStringLiteral("–");
+    return cluster + QStringLiteral("%1-%2").arg(b.core).arg(b.core + b.coreCount - 1);
+}
+
 } // namespace
 
 Occupancy lbOccupancy(const ExecutionPlan &plan, const Device *device)
@@ -79,7 +88,7 @@ Occupancy lbOccupancy(const ExecutionPlan &plan, const Device *device)
     std::int64_t running = 0;
     for (const Task &t : plan.tasks) {
         running += delta[static_cast<std::size_t>(t.id)];
-        if (t.kind == TaskKind::Compute)
+        if (t.kind == TaskKind::Compute && t.binding.cluster <= 0)
             o.columns.push_back({t.id, t.stage, running});
     }
     return o;
@@ -127,7 +136,7 @@ protected:
         const QRectF area = QRectF(rect()).adjusted(56, 22, -10, -18);
         p.setPen(palette().text().color());
         p.drawText(QRectF(rect()).adjusted(8, 2, -8, 0), Qt::AlignLeft | Qt::AlignTop,
-                   QStringLiteral("%1 occupancy of core 0 per compute task (Fig. 3b)")
+                   QStringLiteral("%1 occupancy of core 0 (cluster 0) per compute task (Fig. 3b)")
                        .arg(QString::fromStdString(m_occ.level)));
         if (m_occ.columns.empty()) {
             p.drawText(area, Qt::AlignCenter, QStringLiteral("no compute tasks"));
@@ -223,15 +232,13 @@ void InstanceView::setPlan(const ExecutionPlan &plan, const Device *device)
             slice += "]";
         }
         const std::string name = t.label.substr(0, t.label.find(' '));
-        QList<QStandardItem *> items{
-            new QStandardItem(QString::number(++row)),
-            new QStandardItem(QString::fromStdString(name)),
-            new QStandardItem(QString::fromStdString(k.name)),
-            new QStandardItem(QString::fromStdString(slice)),
-            new QStandardItem(QString::fromStdString(level)),
-            new QStandardItem(
-                QStringLiteral("%1-%2").arg(t.binding.core).arg(t.binding.core + t.binding.coreCount - 1)),
-            new QStandardItem(QString::number(t.cost.timeNs / 1000.0, 'f', 2))};
+        QList<QStandardItem *> items{new QStandardItem(QString::number(++row)),
+                                     new QStandardItem(QString::fromStdString(name)),
+                                     new QStandardItem(QString::fromStdString(k.name)),
+                                     new QStandardItem(QString::fromStdString(slice)),
+                                     new QStandardItem(QString::fromStdString(level)),
+                                     new QStandardItem(coresText(t.binding)),
+                                     new QStandardItem(QString::number(t.cost.timeNs / 1000.0, 'f', 2))};
         items[1]->setData(stageColor(t.stage), Qt::DecorationRole);
         items[1]->setData(QString::fromStdString(t.label), Qt::ToolTipRole);
         m_model->appendRow(items);

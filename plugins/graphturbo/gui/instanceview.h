@@ -1,5 +1,5 @@
 // The sub-graph instance view (graphturbo-osdi23 Fig. 3b, Fig. 6, Table 3):
-// the LB occupancy of core 0 at every compute task, bars coloured by
+// the LB occupancy of core 0 of cluster 0 at every compute task there, bars coloured by
 // sub-graph (the plan's stage), over a table of the instances in schedule
 // order with their output slice, the level their output lives in, their cores
 // and estimated time, and a footer counting the tensors kept per level.
@@ -30,7 +30,7 @@ struct OccupancyColumn {
 struct Occupancy {
     std::string level; // the device's fastest level
     std::int64_t capacity = 0;
-    std::vector<OccupancyColumn> columns; // one per compute task, in issue order
+    std::vector<OccupancyColumn> columns; // one per compute task on cluster 0, in issue order
 };
 Occupancy lbOccupancy(const ExecutionPlan &plan, const Device *device);
 

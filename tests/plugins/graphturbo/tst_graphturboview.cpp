@@ -139,9 +139,16 @@ TEST(GraphTurboView, EmptyAndForeignPlans)
     const auto occ = graphturbo::lbOccupancy(p, &d);
     ASSERT_EQ(occ.columns.size(), 1u);
     EXPECT_EQ(occ.columns[0].bytes, 0);
+    // A task on another cluster is listed but draws no column (the chart is cluster 0's core 0).
+    Task other;
+    other.kernel = 0;
+    other.binding.cluster = 1;
+    p.addTask(other);
+    EXPECT_EQ(graphturbo::lbOccupancy(p, &d).columns.size(), 1u);
     graphturbo::InstanceView v;
     v.setPlan(p, &d);
-    EXPECT_EQ(v.model()->rowCount(), 1);
+    EXPECT_EQ(v.model()->rowCount(), 2);
+    EXPECT_EQ(v.model()->index(1, 5).data().toString(), QStringLiteral("c1: –"));
 }
 
 } // namespace
