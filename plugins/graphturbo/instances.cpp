@@ -119,11 +119,6 @@ void decideBinding(Context &ctx, SubGraph &sg, const ops::Region &tile)
     }
 }
 
-bool overlaps(const ops::Region &a, const ops::Region &b)
-{
-    return !regionEmpty(regionIntersect(a, b));
-}
-
 } // namespace
 
 Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subgraphs, const std::vector<int> &ofNode)
@@ -178,7 +173,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
                 const bool sliced = (psg.splitFactor > 1 || psg.clusterParts > 1) && tensor == outputOf(g, psg);
                 for (int pi : ig.ofSubgraph[static_cast<std::size_t>(p)]) {
                     const Instance &inst = ig.instances[static_cast<std::size_t>(pi)];
-                    if (sliced && !overlaps(inst.tile, region))
+                    if (sliced && !regionsOverlap(inst.tile, region))
                         continue;
                     producerBytes[pi] +=
                         regionBytes(g.tensor(tensor), sliced ? regionIntersect(inst.tile, region) : region);

@@ -109,6 +109,8 @@ public:
                                 bySubgraph[pinst.subgraph].push_back({&q, 0});
                             continue;
                         }
+                        if (!q.tile.empty() && !regionsOverlap(q.tile, r->second))
+                            continue;
                         const ops::Region needed = q.tile.empty() ? r->second : regionIntersect(q.tile, r->second);
                         if (!regionEmpty(needed))
                             bySubgraph[pinst.subgraph].push_back({&q, regionBytes(m_g.tensor(pt), needed)});
@@ -181,12 +183,20 @@ public:
                     auto ws = addBuffers(plan, kInvalidId, {}, work, workLevel, cores, c);
                     task.writes.insert(task.writes.end(), ws.begin(), ws.end());
                 }
-                KernelPlacement placement;
-                placement.cores = cores;
-                placement.ioLevel = levelName(level);
-                placement.intermediateLevel = levelName(workLevel);
-                placement.workFraction = 1.0 / double(sg.splitFactor * sg.clusterParts);
-                task.cost = m_ctx.cost.kernelCost(m_g, sg.nodes, placement);
+                // Instances of a sub-graph are alike: one estimate per sub-graph and levels.
+                auto cost = m_costs.find({inst.subgraph, level, workLevel});
+                if (cost == m_costs.end()) {
+                    KernelPlacement placement;
+                    placement.cores = cores;
+                    placement.ioLevel = levelName(level);
+                    placement.intermediateLevel = levelName(workLevel);
+                    placement.workFraction = 1.0 / double(sg.splitFactor * sg.clusterParts);
+                    cost = m_costs
+                               .emplace(std::make_tuple(inst.subgraph, level, workLevel),
+                                        m_ctx.cost.kernelCost(m_g, sg.nodes, placement))
+                               .first;
+                }
+                task.cost = cost->second;
                 task.label = name + " " + shapeOf(inst) + " " + levelName(level) + " bind " + bindingStr(sg.binding);
                 part.task = plan.addTask(std::move(task));
                 parts[static_cast<std::size_t>(id)].push_back(std::move(part));
@@ -337,7 +347,8 @@ private:
     const std::vector<SubGraph> &m_sgs;
     const InstanceGraph &m_ig;
     const std::vector<int> &m_order;
-    std::vector<Kernel> m_kernels; // node lists of the sub-graphs, for taskRegions
+    std::vector<Kernel> m_kernels;                         // node lists of the sub-graphs, for taskRegions
+    std::map<std::tuple<int, int, int>, TaskCost> m_costs; // (sub-graph, output level, working level)
 };
 
 } // namespace

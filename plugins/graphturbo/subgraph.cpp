@@ -118,6 +118,16 @@ Shape clusterShape(Shape shape, int parts)
     return shape;
 }
 
+bool regionsOverlap(const ops::Region &a, const ops::Region &b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (std::max(a[i].begin, b[i].begin) >= std::min(a[i].end, b[i].end))
+            return false;
+    return true;
+}
+
 std::int64_t regionBytes(const Tensor &t, const ops::Region &r)
 {
     const std::int64_t elems = r.empty() ? t.elements() : ops::regionElements(r);

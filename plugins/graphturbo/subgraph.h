@@ -96,6 +96,8 @@ std::vector<std::string> nodeNames(const Graph &g, const std::vector<NodeId> &no
 std::string subgraphLabel(const Graph &g, const SubGraph &sg);
 // One cluster's share of a shape: dim 0 (the batch) divided by `parts`.
 Shape clusterShape(Shape shape, int parts);
+// Do two regions of equal rank overlap? (No allocation: the hot loop of edge finding.)
+bool regionsOverlap(const ops::Region &a, const ops::Region &b);
 // Bytes of a region of a tensor.
 std::int64_t regionBytes(const Tensor &t, const ops::Region &r);
 
