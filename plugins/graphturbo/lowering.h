@@ -8,9 +8,10 @@
 //             its plain binding (binding.h), the unit that runs its heaviest op
 //             class; stage = sub-graph index (the colour of Fig. 6);
 //   buffers   each instance output and working set at the level §4.3's
-//             allocation gives it (memory.h): LB as one buffer per bound core
-//             (scope = core), GB per cluster, DDR; graph inputs in DDR, graph
-//             outputs written to DDR;
+//             allocation gives it (memory.h; made once for one cluster, it
+//             holds for each, since every part holds that cluster's share):
+//             LB as one buffer per bound core (scope = core), GB per
+//             cluster, DDR; graph inputs in DDR, graph outputs in DDR;
 //   concat    before a consumer instance reading several instances of one
 //             producer sub-graph (§3.5, Fig. 8): joins their slices in place
 //             (the producers wrote disjoint slices), so it holds no buffer;
