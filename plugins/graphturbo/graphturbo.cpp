@@ -59,6 +59,7 @@ public:
              {"redundant_edges", "inherited instance edges eliminated"},
              {"copies", "copy tasks inserted"},
              {"concats", "concatenation tasks inserted"},
+             {"weight_promotions", "weight promotions DDR → GB (once per sub-graph and cluster)"},
              {"spills", "tensors spilled from LB or GB"},
              {"lb_share", "share of instance bytes kept in LB"}},
         };
@@ -97,7 +98,9 @@ public:
             ctx.lbBytes = ctx.lbPerCore * ctx.cores;
         else
             ctx.lbPerCore = std::min(ctx.lbPerCore, (ctx.lbBytes + ctx.cores - 1) / ctx.cores);
-        ctx.gbBytes = gb.capacityBytes;
+        // A quarter of GB holds promoted weights (§4.4: DDR → GB once per sub-graph), the rest activations.
+        ctx.weightBudget = &gb != &lb ? gb.capacityBytes / 4 : 0;
+        ctx.gbBytes = gb.capacityBytes - ctx.weightBudget;
         ctx.recomputeCheck = req.options.getBool("recompute_check");
         auto &s0 =
             trace.add("S0: hardware (§3.1)", "device " + dev.id,
@@ -135,6 +138,7 @@ public:
         result.stats["redundant_edges"] = double(instances->redundantEdges);
         result.stats["copies"] = lowered->copies;
         result.stats["concats"] = lowered->concats;
+        result.stats["weight_promotions"] = lowered->promotions;
         result.stats["spills"] = double(lowered->memory.spills.size());
         result.stats["lb_share"] = lowered->memory.lbShare();
         return result;

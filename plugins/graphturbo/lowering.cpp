@@ -60,6 +60,12 @@ public:
         for (TensorId t : m_g.inputs)
             inputBuffer[t] = plan.addBuffer({0, t, levelName(2), scopeOf(2, 0, 0), {}, m_g.tensor(t).bytes(), -1});
 
+        // S0 (§4.4): weights promoted DDR → GB once per sub-graph and cluster
+        // while they fit the GB weight budget beside the weights of the
+        // sub-graphs whose instances interleave with it; otherwise every
+        // instance reads them itself.
+        decideWeightResidency();
+        std::map<std::pair<int, int>, std::pair<TaskId, BufferId>> promoted; // (sub-graph, cluster) -> copy, buffer
         // Every instance runs as one part per cluster its sub-graph is spread over.
         std::vector<std::vector<Part>> parts(m_ig.instances.size());
         std::vector<int> outLevel(m_ig.instances.size(), 0);
@@ -92,6 +98,29 @@ public:
                 task.stage = inst.subgraph;
                 const std::string name = instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "");
                 std::set<TaskId> deps;
+                if (m_resident[static_cast<std::size_t>(inst.subgraph)]) {
+                    auto it = promoted.find({inst.subgraph, c});
+                    if (it == promoted.end()) {
+                        const std::int64_t wb = m_weightBytes[static_cast<std::size_t>(inst.subgraph)];
+                        const BufferId wbuf =
+                            plan.addBuffer({0, kInvalidId, levelName(1), scopeOf(1, c, 0), {}, wb, -1});
+                        Task promote;
+                        promote.kind = TaskKind::Copy;
+                        promote.writes = {wbuf};
+                        promote.binding = {c, 0, cores, -1, -1};
+                        promote.stage = inst.subgraph;
+                        promote.cost = m_ctx.cost.transferCost(wb, levelName(2), levelName(1));
+                        promote.label = "promote weights of sg" + std::to_string(inst.subgraph) + " " + levelName(2) +
+                                        "→" + levelName(1) + " on cluster " + std::to_string(c);
+                        it = promoted
+                                 .emplace(std::make_pair(inst.subgraph, c),
+                                          std::make_pair(plan.addTask(std::move(promote)), wbuf))
+                                 .first;
+                        ++out.promotions;
+                    }
+                    deps.insert(it->second.first);
+                    task.reads.push_back(it->second.second);
+                }
                 auto regions = taskRegions(m_g, m_kernels[static_cast<std::size_t>(inst.subgraph)], task.tiles);
                 if (!regions)
                     return regions.status();
@@ -191,6 +220,7 @@ public:
                     placement.ioLevel = levelName(level);
                     placement.intermediateLevel = levelName(workLevel);
                     placement.workFraction = 1.0 / double(sg.splitFactor * sg.clusterParts);
+                    placement.includeWeights = !m_resident[static_cast<std::size_t>(inst.subgraph)];
                     cost = m_costs
                                .emplace(std::make_tuple(inst.subgraph, level, workLevel),
                                         m_ctx.cost.kernelCost(m_g, sg.nodes, placement))
@@ -214,6 +244,50 @@ public:
     }
 
 private:
+    // Bytes of constant inputs per sub-graph, and which keep their weights in GB.
+    void decideWeightResidency()
+    {
+        const std::size_t n = m_sgs.size();
+        m_weightBytes.assign(n, 0);
+        m_resident.assign(n, false);
+        for (std::size_t s = 0; s < n; ++s) {
+            std::set<TensorId> seen;
+            for (NodeId node : m_sgs[s].nodes)
+                for (TensorId t : m_g.node(node).inputs)
+                    if (t != kInvalidId && m_g.tensor(t).isConstant() && seen.insert(t).second)
+                        m_weightBytes[s] += m_g.tensor(t).bytes();
+        }
+        std::vector<int> first(n, -1), last(n, -1);
+        for (std::size_t p = 0; p < m_order.size(); ++p) {
+            const auto s = static_cast<std::size_t>(m_ig.instances[static_cast<std::size_t>(m_order[p])].subgraph);
+            if (first[s] < 0)
+                first[s] = static_cast<int>(p);
+            last[s] = static_cast<int>(p);
+        }
+        std::vector<std::size_t> byFirst(n);
+        for (std::size_t s = 0; s < n; ++s)
+            byFirst[s] = s;
+        std::sort(byFirst.begin(), byFirst.end(), [&](std::size_t a, std::size_t b) { return first[a] < first[b]; });
+        std::vector<std::size_t> kept;
+        for (std::size_t s : byFirst) {
+            if (m_weightBytes[s] == 0 || m_weightBytes[s] > m_ctx.weightBudget || first[s] < 0)
+                continue;
+            // The most weight bytes already kept at any position of s's interval.
+            std::int64_t worst = 0;
+            for (int p = first[s]; p <= last[s]; ++p) {
+                std::int64_t at = 0;
+                for (std::size_t k : kept)
+                    if (first[k] <= p && p <= last[k])
+                        at += m_weightBytes[k];
+                worst = std::max(worst, at);
+            }
+            if (worst + m_weightBytes[s] <= m_ctx.weightBudget) {
+                m_resident[s] = true;
+                kept.push_back(s);
+            }
+        }
+    }
+
     // Item i is the working set (even) or the output (odd) of the instance at position items[i].start.
     std::string itemName(const std::vector<MemItem> &items, int i) const
     {
@@ -349,6 +423,8 @@ private:
     const std::vector<int> &m_order;
     std::vector<Kernel> m_kernels;                         // node lists of the sub-graphs, for taskRegions
     std::map<std::tuple<int, int, int>, TaskCost> m_costs; // (sub-graph, output level, working level)
+    std::vector<std::int64_t> m_weightBytes;               // per sub-graph
+    std::vector<bool> m_resident;                          // weights promoted to GB once per cluster
 };
 
 } // namespace

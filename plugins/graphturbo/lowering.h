@@ -21,8 +21,14 @@
 // each spill of §4.3 is a trace record. Costs: the device cost model per
 // sub-graph instance (workFraction 1/f, the instance's cores, its output level)
 // and transferCost for copies.
+//   promote   (§4.4) a sub-graph's weights DDR → GB once per cluster, before
+//             its first instance there, kept in a quarter of GB reserved for
+//             weights while they fit beside the weights of the sub-graphs whose
+//             instances interleave with it; its instances then read no
+//             weights from their I/O level. Sub-graphs whose weights do not fit
+//             read them in every instance.
 // Not lowered (yet): Algo. 4's inferred bindings and redistribution ops
-// (Fig. 9 right), §4.4's weight promotion and across-layer overlap.
+// (Fig. 9 right), §4.4's overlap of promotion with the previous layer.
 #pragma once
 
 #include "core/plan/plan.h"
@@ -36,6 +42,7 @@ struct Lowered {
     LevelAssignment memory;
     int copies = 0;
     int concats = 0;
+    int promotions = 0; // weight promotions DDR → GB
 };
 
 Expected<Lowered> lowerToPlan(Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,

@@ -71,11 +71,12 @@ struct Context {
     const CostModel &cost;
     DecisionContext &decisions;
     Trace &trace;
-    std::int64_t lbBytes = 0;   // capacity an instance may use: LB per core × cores of a cluster
-    int cores = 1;              // cores of one cluster an instance is spread over
-    int clusters = 1;           // clusters the batch is split over (data parallelism, §2.1)
-    std::int64_t lbPerCore = 0; // LB of one core (the device's fastest level)
-    std::int64_t gbBytes = 0;   // GB of one cluster (the next level)
+    std::int64_t lbBytes = 0;      // capacity an instance may use: LB per core × cores of a cluster
+    int cores = 1;                 // cores of one cluster an instance is spread over
+    int clusters = 1;              // clusters the batch is split over (data parallelism, §2.1)
+    std::int64_t lbPerCore = 0;    // LB of one core (the device's fastest level)
+    std::int64_t gbBytes = 0;      // GB of one cluster for activations (the next level, less weightBudget)
+    std::int64_t weightBudget = 0; // GB of one cluster kept for promoted weights (§4.4)
     bool recomputeCheck = true;
     std::vector<std::int32_t> rank;    // topological rank per node
     std::vector<double> nodeComputeNs; // cost model's compute time per node, -1 until asked
