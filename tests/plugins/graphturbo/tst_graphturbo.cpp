@@ -342,6 +342,34 @@ TEST(GraphTurboFig3, BreadthFirstOverrideRunsEveryStageOneInstancesFirstAndSpill
     expectSameOutputs(g, bfs->result.plan);
 }
 
+int promotions(const ExecutionPlan &p)
+{
+    return static_cast<int>(std::count_if(p.tasks.begin(), p.tasks.end(), [](const Task &t) {
+        return t.kind == TaskKind::Copy && t.label.rfind("promote weights", 0) == 0;
+    }));
+}
+
+TEST(GraphTurboWeights, PromotedOncePerSubGraphIntoGlobalBuffer)
+{
+    // §4.4: weights go DDR → GB once per sub-graph (here four, one cluster),
+    // not once per instance.
+    const Graph g = fig3Stages();
+    const Device d = fig3Device();
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(promotions(run->result.plan), 4);
+    EXPECT_EQ(run->result.stats.at("weight_promotions"), 4);
+    // Negative twin: an 8 KiB GB leaves a 2 KiB weight budget, too small for
+    // any stage's weights, so every instance reads its own.
+    Device small = d;
+    small.levels[1].capacityBytes = 8192;
+    auto tight = schedule(g, small, {}, kOneCluster);
+    ASSERT_TRUE(tight.isOk()) << tight.status().str();
+    EXPECT_EQ(promotions(tight->result.plan), 0);
+    EXPECT_TRUE(verifyPlan(tight->result.plan, g, &small).isOk());
+    expectSameOutputs(g, tight->result.plan);
+}
+
 // --- §3.2, Figs. 4, 5 -------------------------------------------------------
 
 TEST(GraphTurboFig5, ConvAndIdentityBlocksGroupIntoOneSubGraph)
