@@ -8,7 +8,10 @@
 //     rejected); "whole" (one instance) is legal when the peak fits LB or when
 //     nothing fits (the fallback to GB, §3.6).
 // S2: instance i of a split (d, f) computes the i-th of f equal slices of the
-//     output along d (§3.3: instances of one sub-graph are homogeneous).
+//     output along d (§3.3: instances of one sub-graph are homogeneous) — of
+//     cluster 0's share of the batch when the sub-graph is spread over
+//     clusters (the lowering runs each instance once per cluster); edges and
+//     sizes below are in cluster 0's coordinates.
 // S2b: the instances' core binding (binding.h) is the decision "graphturbo.bind"
 //     keyed by the sub-graph's nodes: the plain binding over the cluster's
 //     cores (preferred) or over 4, 2, 1 of them.
