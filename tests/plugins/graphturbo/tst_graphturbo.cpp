@@ -561,6 +561,49 @@ TEST(GraphTurboPlans, LocalBufferTooSmallForAnyRowFallsBackToGlobalBuffer)
     EXPECT_GT(real->result.stats.at("lb_share"), 0.0);
 }
 
+TEST(GraphTurboPlans, OpaqueOperatorStaysAloneAndWhole)
+{
+    // An operator Tessera does not know is its own sub-graph, never merged
+    // or split; the ops around it still group, and the plan verifies.
+    Graph g;
+    g.name = "opaque";
+    const Shape s{8, 64};
+    const TensorId x = tg::tensor(g, "x", s, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a = tg::op(g, "relu", "Relu", {x}, s);
+    const TensorId b = tg::op(g, "sigmoid", "Sigmoid", {a}, s);
+    const TensorId o = tg::tensor(g, "mystery:0", s);
+    Node n;
+    n.name = "mystery";
+    n.opType = "MysteryOp";
+    n.domain = "com.example";
+    n.opaque = true;
+    n.inputs = {b};
+    n.outputs = {o};
+    g.addNode(std::move(n));
+    g.outputs = {tg::op(g, "tanh", "Tanh", {o}, s)};
+    Device tiny = stcp920();
+    tiny.levels[0].capacityBytes = 256; // 2 KiB per instance: the others split in two
+    auto run = schedule(g, tiny, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    const NodeId mystery = g.findNode("mystery");
+    int tasksOfMystery = 0;
+    for (const Task &t : p.tasks)
+        if (t.kind == TaskKind::Compute) {
+            const Kernel &k = p.kernels[static_cast<std::size_t>(t.kernel)];
+            if (std::find(k.nodes.begin(), k.nodes.end(), mystery) != k.nodes.end()) {
+                EXPECT_EQ(k.nodes.size(), 1u);
+                EXPECT_TRUE(t.tiles.empty());
+                ++tasksOfMystery;
+            }
+        }
+    EXPECT_EQ(tasksOfMystery, 1);
+    EXPECT_EQ(p.kernels.size(), 3u); // {relu, sigmoid}, {mystery}, {tanh}
+    EXPECT_GT(run->result.stats.at("instances"), 3) << "the known ops split";
+    EXPECT_TRUE(verifyPlan(p, g, &tiny).isOk());
+}
+
 TEST(GraphTurboPlans, DeterministicReplay)
 {
     const Graph g = tg::residualChain(3);
