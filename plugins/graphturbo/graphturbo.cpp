@@ -1,0 +1,160 @@
+#include "plugins/graphturbo/graphturbo.h"
+
+#include "core/hw/device.h"
+#include "core/ir/analysis.h"
+#include "core/plugin/extensions.h"
+#include "plugins/graphturbo/grouping.h"
+#include "plugins/graphturbo/instances.h"
+#include "plugins/graphturbo/lowering.h"
+#include "plugins/graphturbo/ordering.h"
+
+namespace tessera {
+
+namespace {
+
+using namespace graphturbo;
+
+class GraphTurboScheduler final : public IScheduler
+{
+public:
+    const SchedulerInfo &info() const override
+    {
+        static const SchedulerInfo kInfo{
+            "graphturbo",
+            "GraphTurbo",
+            "group the graph into sub-graphs sized by the local buffer, split them into instances bound to cores, "
+            "order them to keep tensors in LB",
+            "graphturbo-osdi23 §3.1-§3.5 (Algo. 1-3), §4.3",
+            {{"lb_bytes",
+              OptionSpec::Kind::Int,
+              std::int64_t{0},
+              "local buffer an instance may use, in bytes (0 = fastest level per core × cores per cluster)",
+              0,
+              1e15,
+              {}},
+             {"cores",
+              OptionSpec::Kind::Int,
+              std::int64_t{0},
+              "cores an instance is spread over (0 = the device's cores per cluster)",
+              0,
+              4096,
+              {}},
+             {"clusters",
+              OptionSpec::Kind::Int,
+              std::int64_t{0},
+              "clusters the batch is split over (0 = all of the device's; 1 = the paper's one-cluster view)",
+              0,
+              4096,
+              {}},
+             {"recompute_check",
+              OptionSpec::Kind::Bool,
+              true,
+              "refuse merges whose recomputed work costs more than the stores they save (§3.1)",
+              -1e300,
+              1e300,
+              {}}},
+            {{"subgraphs", "sub-graphs after grouping"},
+             {"merges", "merges accepted by Algo. 2"},
+             {"instances", "sub-graph instances"},
+             {"redundant_edges", "inherited instance edges eliminated"},
+             {"copies", "copy tasks inserted"},
+             {"concats", "concatenation tasks inserted"},
+             {"weight_promotions", "weight promotions DDR → GB (once per sub-graph and cluster)"},
+             {"spills", "tensors spilled from LB or GB"},
+             {"lb_share", "share of instance bytes kept in LB"}},
+        };
+        return kInfo;
+    }
+
+    Expected<ScheduleResult> run(const ScheduleRequest &req, DecisionContext &decisions, Trace &trace) const override
+    {
+        const Graph &g = *req.graph;
+        const Device &dev = *req.device;
+        if (dev.levels.empty())
+            return Status::invalid("device '" + dev.id + "' has no memory levels");
+        auto order = topologicalOrder(g);
+        if (!order)
+            return order.status();
+
+        Context ctx{g, dev, *req.cost, decisions, trace};
+        ctx.rank = topologicalRanks(*order);
+        ctx.nodeComputeNs.assign(g.nodeCount(), -1.0);
+        ctx.cancelled = [&req] { return req.cancelled(); };
+        ctx.cores = static_cast<int>(req.options.getInt("cores"));
+        if (ctx.cores <= 0)
+            ctx.cores = dev.topology.coresPerCluster;
+        ctx.cores = std::max(1, std::min(ctx.cores, dev.topology.coresPerCluster));
+        ctx.clusters = static_cast<int>(req.options.getInt("clusters"));
+        if (ctx.clusters <= 0)
+            ctx.clusters = dev.topology.clusters;
+        ctx.clusters = std::max(1, std::min(ctx.clusters, dev.topology.clusters));
+        const MemoryLevel &lb = dev.levels.front();
+        const MemoryLevel &gb = dev.levels.size() > 1 ? dev.levels[1] : dev.levels.back();
+        ctx.lbPerCore = lb.scope == MemoryScope::PerCore || lb.scope == MemoryScope::PerUnit
+                            ? lb.capacityBytes
+                            : lb.capacityBytes / ctx.cores;
+        ctx.lbBytes = req.options.getInt("lb_bytes");
+        if (ctx.lbBytes <= 0)
+            ctx.lbBytes = ctx.lbPerCore * ctx.cores;
+        else
+            ctx.lbPerCore = std::min(ctx.lbPerCore, (ctx.lbBytes + ctx.cores - 1) / ctx.cores);
+        // A quarter of GB holds promoted weights (§4.4: DDR → GB once per sub-graph), the rest activations.
+        ctx.weightBudget = &gb != &lb ? gb.capacityBytes / 4 : 0;
+        ctx.gbBytes = gb.capacityBytes - ctx.weightBudget;
+        ctx.recomputeCheck = req.options.getBool("recompute_check");
+        auto &s0 =
+            trace.add("S0: hardware (§3.1)", "device " + dev.id,
+                      "LB " + std::to_string(ctx.lbBytes) + " B over " + std::to_string(ctx.cores) + " cores, GB " +
+                          std::to_string(ctx.gbBytes) + " B",
+                      "an instance spreads over the cores of one cluster; LB = " + lb.name + ", GB = " + gb.name);
+        s0.numbers = {{"lb_bytes", double(ctx.lbBytes)},
+                      {"gb_bytes", double(ctx.gbBytes)},
+                      {"cores", ctx.cores},
+                      {"clusters", ctx.clusters}};
+
+        auto grouping = groupSubGraphs(ctx);
+        if (!grouping)
+            return grouping.status();
+        if (req.progress)
+            req.progress(0.5);
+        auto instances = splitInstances(ctx, grouping->subgraphs, grouping->ofNode);
+        if (!instances)
+            return instances.status();
+        const Ordering ordering = orderInstances(ctx, grouping->subgraphs, *instances);
+        if (ordering.order.size() != instances->instances.size())
+            return Status::invalid("instance graph has a cycle");
+        auto lowered = lowerToPlan(ctx, grouping->subgraphs, *instances, ordering);
+        if (!lowered)
+            return lowered.status();
+        if (req.progress)
+            req.progress(1.0);
+
+        ScheduleResult result;
+        result.plan = std::move(lowered->plan);
+        result.plan.modelHash = req.modelHash;
+        result.stats["subgraphs"] = double(grouping->subgraphs.size());
+        result.stats["merges"] = grouping->merges;
+        result.stats["instances"] = double(instances->instances.size());
+        result.stats["redundant_edges"] = double(instances->redundantEdges);
+        result.stats["copies"] = lowered->copies;
+        result.stats["concats"] = lowered->concats;
+        result.stats["weight_promotions"] = lowered->promotions;
+        result.stats["spills"] = double(lowered->memory.spills.size());
+        result.stats["lb_share"] = lowered->memory.lbShare();
+        return result;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<IScheduler> createGraphTurboScheduler()
+{
+    return std::make_unique<GraphTurboScheduler>();
+}
+
+void registerGraphturboPlugin(Extensions &extensions)
+{
+    extensions.schedulers().add(createGraphTurboScheduler());
+}
+
+} // namespace tessera

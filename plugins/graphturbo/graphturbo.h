@@ -1,0 +1,29 @@
+// GraphTurbo (graphturbo-osdi23 §2-§4): scheduling a DNN graph for a DSA as
+// sub-graph instances that keep their tensors in the cores' local buffers.
+//
+// The pipeline, one file per step:
+//   S1 splitinfo.h  Algo. 1 SplitInfo, Eq. (1) BestSplit, recomputation check (§3.1)
+//   S2 grouping.h   Algo. 2 straight/diamond/branch merges, rules (i), (ii) (§3.2)
+//   S3 instances.h  split into instances, redundant-edge elimination (§3.3)
+//   S4 ordering.h   Algo. 3 BFS and DFS orders, the better LB utilisation (§3.3)
+//   S5 memory.h     allocation, reuse and longest-liveness spilling (§4.3)
+//   S6 lowering.h   instances bound to cores (binding.h, §3.4 plain binding),
+//                   buffers at LB/GB/DDR, concat and copy tasks (§3.5)
+// Clusters (§2.1): the batch (output dim 0) of every sub-graph whose batch
+// divides by the clusters is spread over them, each cluster running the same
+// instances on its share ("our work studies how a DNN model is scheduled
+// within one cluster"); SplitInfo sizes one cluster's share. Option
+// clusters=1 is the paper's one-cluster view. Not implemented: §5.1's search
+// for batches per cluster and in-cluster loops, Algo. 4's binding inference
+// and redistribution ops, §4.4's across-layer scheduling, the §5.3 variants.
+#pragma once
+
+#include "core/sched/scheduler.h"
+
+#include <memory>
+
+namespace tessera {
+class Extensions;
+void registerGraphturboPlugin(Extensions &extensions);
+std::unique_ptr<IScheduler> createGraphTurboScheduler();
+} // namespace tessera

@@ -1,0 +1,76 @@
+#include "plugins/graphturbo/memory.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace tessera::graphturbo {
+
+namespace {
+
+// One level's sweep: spills the longest-lived item while the live sum exceeds `cap`.
+void sweep(const std::vector<MemItem> &items, int positions, int lvl, std::int64_t cap, bool perCore,
+           LevelAssignment &a, const VictimChooser &choose)
+{
+    std::vector<std::vector<int>> starting(static_cast<std::size_t>(positions));
+    for (std::size_t i = 0; i < items.size(); ++i)
+        if (a.level[i] == lvl && items[i].start >= 0 && items[i].start < positions)
+            starting[static_cast<std::size_t>(items[i].start)].push_back(static_cast<int>(i));
+    std::vector<int> live;
+    std::int64_t used = 0;
+    auto size = [&](int i) {
+        const MemItem &m = items[static_cast<std::size_t>(i)];
+        return perCore ? m.perCore() : m.bytes;
+    };
+    for (int t = 0; t < positions; ++t) {
+        // Release what ended before t, then allocate what starts at t.
+        for (auto it = live.begin(); it != live.end();)
+            if (items[static_cast<std::size_t>(*it)].end < t) {
+                used -= size(*it);
+                it = live.erase(it);
+            } else {
+                ++it;
+            }
+        for (int i : starting[static_cast<std::size_t>(t)]) {
+            live.push_back(i);
+            used += size(i);
+        }
+        while (used > cap && !live.empty()) {
+            auto victim = std::max_element(live.begin(), live.end(), [&](int x, int y) {
+                const MemItem &a1 = items[static_cast<std::size_t>(x)];
+                const MemItem &b1 = items[static_cast<std::size_t>(y)];
+                return std::make_tuple(a1.end - a1.start, a1.bytes, x) <
+                       std::make_tuple(b1.end - b1.start, b1.bytes, y);
+            });
+            if (choose) {
+                const std::size_t pick = choose(live, static_cast<std::size_t>(victim - live.begin()), t, lvl);
+                if (pick < live.size())
+                    victim = live.begin() + static_cast<std::ptrdiff_t>(pick);
+            }
+            a.spills.push_back({*victim, t, lvl + 1, used});
+            a.level[static_cast<std::size_t>(*victim)] = lvl + 1;
+            used -= size(*victim);
+            live.erase(victim);
+        }
+    }
+}
+
+} // namespace
+
+LevelAssignment assignLevels(const std::vector<MemItem> &items, int positions, std::int64_t lbPerCore,
+                             std::int64_t gbBytes, const VictimChooser &choose)
+{
+    LevelAssignment a;
+    a.level.resize(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i)
+        a.level[i] = std::clamp(items[i].minLevel, 0, 2);
+    sweep(items, positions, 0, lbPerCore, true, a, choose);
+    sweep(items, positions, 1, gbBytes, false, a, choose);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        a.totalBytes += items[i].bytes;
+        if (a.level[i] == 0)
+            a.lbBytesKept += items[i].bytes;
+    }
+    return a;
+}
+
+} // namespace tessera::graphturbo

@@ -1,0 +1,197 @@
+#include "plugins/graphturbo/splitinfo.h"
+
+#include "core/cost/costmodel.h"
+#include "core/plan/tiles.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace tessera::graphturbo {
+
+std::vector<std::int64_t> splitFactorCandidates(std::int64_t size)
+{
+    std::vector<std::int64_t> v;
+    for (std::int64_t c : {1, 2, 4})
+        if (c <= size && size % c == 0)
+            v.push_back(c);
+    for (std::int64_t c = 8; c <= size; ++c)
+        if (size % c == 0)
+            v.push_back(c);
+    return v;
+}
+
+ops::Region instanceTile(const Shape &shape, int dim, std::int64_t factor, std::int64_t index)
+{
+    ops::Region r = ops::fullRegion(shape);
+    if (dim < 0 || factor <= 1)
+        return r;
+    const std::int64_t step = shape[static_cast<std::size_t>(dim)] / factor;
+    r[static_cast<std::size_t>(dim)] = {index * step, (index + 1) * step};
+    return r;
+}
+
+namespace {
+
+// Regions of every tensor the sub-graph produces when its exit computes `tile`.
+Expected<TaskRegions> regionsFor(const Graph &g, const std::vector<NodeId> &nodes, NodeId exit, const ops::Region &tile)
+{
+    Kernel k;
+    k.nodes = nodes;
+    return taskRegions(g, k, {NodeTile{exit, 0, tile}});
+}
+
+// Line 10's match_dim: the one dim of t a split narrows; -1 if none or several.
+int matchedDim(const Tensor &t, const ops::Region &r)
+{
+    if (r.size() != t.shape.size())
+        return -1;
+    int dim = -1;
+    for (std::size_t e = 0; e < r.size(); ++e)
+        if (r[e].size() < t.shape[e]) {
+            if (dim >= 0)
+                return -1;
+            dim = static_cast<int>(e);
+        }
+    return dim;
+}
+
+} // namespace
+
+std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<NodeId> &nodes, NodeId exit,
+                                         std::int64_t peakBytes, int clusterParts)
+{
+    const Graph &g = ctx.graph;
+    std::vector<SplitTuple> info;
+    const TensorId out = g.node(exit).outputs.empty() ? kInvalidId : g.node(exit).outputs.front();
+    if (out == kInvalidId)
+        return info;
+    const Shape &shape = g.tensor(out).shape;
+    const Shape share = clusterShape(shape, clusterParts);
+    for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+        // S1 (lines 3-6): the smallest v that fits LB.
+        std::int64_t f = 0;
+        for (std::int64_t v : splitFactorCandidates(share[static_cast<std::size_t>(d)]))
+            if ((peakBytes + v - 1) / v <= ctx.lbBytes) {
+                f = v;
+                break;
+            }
+        if (f == 0)
+            continue; // split_d = 0
+        int n = 1;
+        info.push_back({true, n, f, d});
+        // S2 (lines 7-11): propagate to intermediates. A probe split into
+        // max(f, 2) pieces tells which dim of each intermediate d reaches.
+        const std::int64_t probe = std::max<std::int64_t>(f, 2);
+        if (shape[static_cast<std::size_t>(d)] < probe)
+            continue;
+        ops::Region tile = ops::fullRegion(shape);
+        tile[static_cast<std::size_t>(d)] = {0, (shape[static_cast<std::size_t>(d)] + probe - 1) / probe};
+        auto regions = regionsFor(g, nodes, exit, tile);
+        if (!regions)
+            continue;
+        for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+            if (*it == exit || g.node(*it).outputs.empty() || g.node(*it).outputs.front() == kInvalidId)
+                continue;
+            const TensorId t = g.node(*it).outputs.front();
+            auto r = regions->computed.find(t);
+            if (r == regions->computed.end())
+                continue;
+            const int e = matchedDim(g.tensor(t), r->second);
+            const std::int64_t extent =
+                g.tensor(t).shape.empty() || e < 0 ? 0 : g.tensor(t).shape[static_cast<std::size_t>(e)];
+            const std::int64_t parts = e == 0 ? clusterParts : 1;
+            if (e >= 0 && extent % parts == 0 && (extent / parts) % f == 0)
+                info.push_back({true, ++n, f, d});
+        }
+    }
+    return info;
+}
+
+SplitTuple bestSplit(const std::vector<SplitTuple> &splitInfo)
+{
+    SplitTuple best{false, 0, kNoFit, -1};
+    bool any = false;
+    for (const SplitTuple &s : splitInfo) {
+        if (!any || std::make_tuple(s.ops, -s.factor, -s.dim) > std::make_tuple(best.ops, -best.factor, -best.dim))
+            best = s;
+        any = true;
+    }
+    return best;
+}
+
+void analyseSubGraph(const Context &ctx, SubGraph &sg)
+{
+    const Graph &g = ctx.graph;
+    sg.peakBytes = peakFootprint(g, sg.nodes);
+    sg.opaque = std::any_of(sg.nodes.begin(), sg.nodes.end(), [&](NodeId n) { return g.node(n).opaque; });
+    const Node &exit = g.node(sg.exit);
+    const auto outs = kernelOutputNodes(g, sg.nodes);
+    const bool singleOutput =
+        std::count_if(exit.outputs.begin(), exit.outputs.end(), [](TensorId t) { return t != kInvalidId; }) == 1 &&
+        exit.outputs.front() != kInvalidId;
+    sg.splittable = !sg.opaque && singleOutput && outs.size() == 1 && outs.front() == sg.exit &&
+                    !g.tensor(exit.outputs.front()).shape.empty();
+    sg.clusterParts = 1;
+    if (sg.splittable && ctx.clusters > 1 && g.tensor(exit.outputs.front()).shape.front() % ctx.clusters == 0)
+        sg.clusterParts = ctx.clusters;
+    sg.splitInfo.clear();
+    if (sg.splittable)
+        sg.splitInfo = computeSplitInfo(ctx, sg.nodes, sg.exit, clusterPeak(sg), sg.clusterParts);
+    else if (sg.peakBytes <= ctx.lbBytes)
+        sg.splitInfo.push_back({true, static_cast<int>(sg.nodes.size()), 1, -1}); // whole, fits
+    sg.best = bestSplit(sg.splitInfo);
+}
+
+std::int64_t clusterPeak(const SubGraph &sg)
+{
+    return (sg.peakBytes + sg.clusterParts - 1) / sg.clusterParts;
+}
+
+RecomputeVerdict recomputeCheck(Context &ctx, const SubGraph &sg, std::int64_t stitchedBytes)
+{
+    const Graph &g = ctx.graph;
+    RecomputeVerdict v;
+    const MemoryLevel &lb = ctx.device.levels.front();
+    const MemoryLevel &gb = ctx.device.levels.size() > 1 ? ctx.device.levels[1] : ctx.device.levels.back();
+    v.savedNs = 2 * ctx.cost.transferCost(stitchedBytes, lb.name, gb.name).timeNs;
+    const std::int64_t f = sg.best.factor;
+    if (!sg.splittable || f <= 1 || f == kNoFit)
+        return v;
+    const Shape shape = clusterShape(g.tensor(outputOf(g, sg)).shape, sg.clusterParts);
+    // Interior instances are alike: compute the first, second and last, weigh the second by f - 2.
+    std::vector<std::pair<std::int64_t, double>> picks;
+    if (f <= 16)
+        for (std::int64_t i = 0; i < f; ++i)
+            picks.push_back({i, 1.0});
+    else
+        picks = {{0, 1.0}, {1, double(f - 2)}, {f - 1, 1.0}};
+    std::map<TensorId, double> elems;
+    for (const auto &[i, w] : picks) {
+        auto r = regionsFor(g, sg.nodes, sg.exit, instanceTile(shape, sg.best.dim, f, i));
+        if (!r)
+            return v;
+        for (const auto &[t, region] : r->computed)
+            elems[t] += w * double(ops::regionElements(region));
+    }
+    for (NodeId n : sg.nodes) {
+        const Node &node = g.node(n);
+        if (node.outputs.empty() || node.outputs.front() == kInvalidId)
+            continue;
+        const Tensor &t = g.tensor(node.outputs.front());
+        auto it = elems.find(node.outputs.front());
+        if (it == elems.end() || t.elements() == 0)
+            continue;
+        const double ratio = it->second * sg.clusterParts / double(t.elements()); // one cluster's share
+        if (ratio <= 1.0 + 1e-9)
+            continue;
+        double &c = ctx.nodeComputeNs[static_cast<std::size_t>(n)];
+        if (c < 0)
+            c = ctx.cost.kernelCost(g, {n}, {}).computeNs;
+        v.extraNs += (ratio - 1.0) * c;
+    }
+    v.ok = v.extraNs <= v.savedNs;
+    return v;
+}
+
+} // namespace tessera::graphturbo

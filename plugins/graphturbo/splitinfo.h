@@ -1,0 +1,58 @@
+// Algo. 1 (SplitInfo), Eq. (1) (BestSplit) and the recomputation check of
+// graphturbo-osdi23 §3.1.
+//
+// computeSplitInfo, for a sub-graph with output O and peak footprint P:
+//   L2-6   for each output dim d, outermost first, f_d is the first v of
+//          1, 2, 4, 8, 9, ..., |O_d| with ceil(P / v) <= LB; none: split_d = 0.
+//   L7-11  the split of d propagates backwards through the sub-graph's index
+//          maps (core/ops inputRegions via core/plan taskRegions); an
+//          intermediate tensor t matches d when a split of O along d splits
+//          exactly one dim of t (line 10's match_dim) whose extent f_d divides.
+// Choices where the paper is loose (each written down here):
+//   - v runs over divisors of |O_d| only: instances of one sub-graph are
+//     homogeneous (§3.3) and tile the output exactly;
+//   - n_d counts the ops the split reaches, i.e. the output op plus each
+//     matched intermediate (the paper's own definition of n_d, "the number of
+//     ops split by it"); the tuple with the output alone is added too, so a
+//     one-op sub-graph has SplitInfo (the paper's intermediates are loop-nest
+//     temporaries of complex ops, which Tessera's ops do not expose);
+//   - LB is the local buffers of the cores an instance runs on together
+//     (Context::lbBytes), since an instance is spread over a cluster's cores.
+// bestSplit is Eq. (1): lexmax (n_d, -f_d, -d).
+// recomputeCheck: the "simple cost model" of §3.1: the extra compute of the
+// regions instances recompute (halos, unsplit producers) against the time the
+// fusion saves by not storing and reloading the stitched tensors through GB.
+#pragma once
+
+#include "plugins/graphturbo/subgraph.h"
+
+namespace tessera::graphturbo {
+
+// Line 4's sequence: 1, 2, 4, then 8..size, divisors of size only.
+std::vector<std::int64_t> splitFactorCandidates(std::int64_t size);
+// The region instance `index` of `factor` computes along `dim` of `shape`.
+ops::Region instanceTile(const Shape &shape, int dim, std::int64_t factor, std::int64_t index);
+
+// `clusterParts` > 1: the batch is spread over that many clusters (§2.1), so
+// dim 0's extent and the peak are one cluster's share; `peakBytes` is that share.
+std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<NodeId> &nodes, NodeId exit,
+                                         std::int64_t peakBytes, int clusterParts = 1);
+// Eq. (1); a tuple with factor kNoFit when the set is empty.
+SplitTuple bestSplit(const std::vector<SplitTuple> &splitInfo);
+
+// Fills peakBytes, splittable, clusterParts, splitInfo and best of `sg` from
+// its nodes and exit. A splittable sub-graph whose output's dim 0 divides by
+// Context::clusters is spread over the clusters; SplitInfo sizes one cluster's share.
+void analyseSubGraph(const Context &ctx, SubGraph &sg);
+
+// One cluster's share of a sub-graph's peak.
+std::int64_t clusterPeak(const SubGraph &sg);
+
+struct RecomputeVerdict {
+    double extraNs = 0; // recomputed work
+    double savedNs = 0; // stores and reloads through GB avoided
+    bool ok = true;     // extraNs <= savedNs
+};
+RecomputeVerdict recomputeCheck(Context &ctx, const SubGraph &sg, std::int64_t stitchedBytes);
+
+} // namespace tessera::graphturbo

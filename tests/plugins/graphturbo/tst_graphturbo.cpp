@@ -1,0 +1,618 @@
+// GraphTurbo on the paper's figure cases (graphturbo-osdi23 §2.1, §3.1-§3.3,
+// Figs. 3-7), each beside a negative twin; its plans pass verifyPlan and the
+// reference backend computes the sequential plan's outputs from them; an
+// override replays into a different plan that still verifies.
+#include "backends/reference/reference.h"
+#include "core/cost/devicecost.h"
+#include "core/hw/deviceregistry.h"
+#include "core/plan/verify.h"
+#include "core/sched/session.h"
+#include "plugins/graphturbo/graphturbo.h"
+#include "plugins/graphturbo/memory.h"
+#include "plugins/graphturbo/splitinfo.h"
+#include "plugins/sequential/sequential.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <set>
+
+#include "tests/backends/planutil.h"
+#include "tests/common/testgraphs.h"
+
+using namespace tessera;
+using namespace tessera::graphturbo;
+namespace tg = tessera::testgraphs;
+
+namespace {
+
+const Device &stcp920()
+{
+    static const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    return d;
+}
+
+// The Fig. 3 configuration: STCP920's cluster of 8 cores, each with a 2 KiB
+// LB, so an instance may hold 16 KiB — what the 8-image example below needs
+// to split its four stages into 8, 4, 2 and 1 instances.
+Device fig3Device()
+{
+    Device d = stcp920();
+    d.levels[0].capacityBytes = 2048;
+    return d;
+}
+
+AttrMap conv3x3(std::int64_t stride)
+{
+    return {{"kernel_shape", {std::vector<std::int64_t>{3, 3}}},
+            {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}},
+            {"strides", {std::vector<std::int64_t>{stride, stride}}}};
+}
+
+// Fig. 3a: four stages of conv-relu-conv-relu on n images; each later stage
+// starts with a stride-2 convolution doubling the channels (S = 2, §2.1).
+// Stage 1 holds [n, 8, 16, 16] f32 tensors (64 KiB at n = 8), each next one
+// half as much.
+Graph fig3Stages(std::int64_t n = 8)
+{
+    Graph g;
+    g.name = "fig3";
+    TensorId x = tg::tensor(g, "x", {n, 8, 16, 16}, Tensor::Kind::Input);
+    g.inputs = {x};
+    std::int64_t c = 8, h = 16;
+    for (int s = 1; s <= 4; ++s) {
+        const std::string p = "stage" + std::to_string(s) + "/";
+        if (s > 1) {
+            x = tg::op(g, p + "down", "Conv", {x, tg::weight(g, p + "wd", {c * 2, c, 3, 3})}, {n, c * 2, h / 2, h / 2},
+                       conv3x3(2));
+            c *= 2;
+            h /= 2;
+        }
+        x = tg::op(g, p + "conv1", "Conv", {x, tg::weight(g, p + "w1", {c, c, 3, 3})}, {n, c, h, h}, conv3x3(1));
+        x = tg::op(g, p + "relu1", "Relu", {x}, {n, c, h, h});
+        x = tg::op(g, p + "conv2", "Conv", {x, tg::weight(g, p + "w2", {c, c, 3, 3})}, {n, c, h, h}, conv3x3(1));
+        x = tg::op(g, p + "relu2", "Relu", {x}, {n, c, h, h});
+    }
+    g.outputs = {x};
+    return g;
+}
+
+// Fig. 2/5: a conv block (three conv layers on the main path, a conv on the
+// shortcut, add + relu) followed by an identity block (three conv layers,
+// add of the block input, relu). With `exposeSkip` the identity block's input
+// is also a graph output.
+Graph fig5Blocks(bool exposeSkip = false)
+{
+    Graph g;
+    g.name = "fig5";
+    const Shape s{1, 8, 8, 8};
+    TensorId x = tg::tensor(g, "x", s, Tensor::Kind::Input);
+    g.inputs = {x};
+    auto conv = [&](const std::string &name, TensorId in) {
+        return tg::op(g, name, "Conv", {in, tg::weight(g, name + "/w", {8, 8, 3, 3})}, s, conv3x3(1));
+    };
+    TensorId m = tg::op(g, "conv/relu1", "Relu", {conv("conv/conv1", x)}, s);
+    m = tg::op(g, "conv/relu2", "Relu", {conv("conv/conv2", m)}, s);
+    m = conv("conv/conv3", m);
+    const TensorId shortcut = conv("conv/shortcut", x);
+    const TensorId y = tg::op(g, "conv/relu", "Relu", {tg::op(g, "conv/add", "Add", {m, shortcut}, s)}, s);
+    TensorId i = tg::op(g, "id/relu1", "Relu", {conv("id/conv1", y)}, s);
+    i = tg::op(g, "id/relu2", "Relu", {conv("id/conv2", i)}, s);
+    i = conv("id/conv3", i);
+    const TensorId out = tg::op(g, "id/relu", "Relu", {tg::op(g, "id/add", "Add", {i, y}, s)}, s);
+    g.outputs = {out};
+    if (exposeSkip)
+        g.outputs.push_back(y);
+    return g;
+}
+
+// Fig. 4b: an entry, two middles, an exit. With `exposeMiddle` one middle is
+// also a graph output, which breaks the pattern.
+Graph fig4Diamond(bool exposeMiddle = false)
+{
+    Graph g;
+    g.name = "fig4b";
+    const Shape s{4, 16};
+    const TensorId x = tg::tensor(g, "x", s, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId e = tg::op(g, "entry", "Relu", {x}, s);
+    const TensorId a = tg::op(g, "mid_a", "Sigmoid", {e}, s);
+    const TensorId b = tg::op(g, "mid_b", "Tanh", {e}, s);
+    g.outputs = {tg::op(g, "exit", "Add", {a, b}, s)};
+    if (exposeMiddle)
+        g.outputs.push_back(b);
+    return g;
+}
+
+// Fig. 3 is one cluster's view (§2.1: n = 8 images per cluster).
+const std::map<std::string, std::string> kOneCluster{{"clusters", "1"}};
+
+Expected<ScheduleRun> schedule(const Graph &g, const Device &d, Overrides overrides = {},
+                               std::map<std::string, std::string> options = {})
+{
+    static const auto scheduler = createGraphTurboScheduler();
+    ScheduleSetup setup;
+    setup.overrides = std::move(overrides);
+    setup.options = std::move(options);
+    return scheduleGraph(g, d, *scheduler, setup);
+}
+
+std::vector<KernelId> computeKernels(const ExecutionPlan &p)
+{
+    std::vector<KernelId> ks;
+    for (const Task &t : p.tasks)
+        if (t.kind == TaskKind::Compute)
+            ks.push_back(t.kernel);
+    return ks;
+}
+
+int instancesOf(const ExecutionPlan &p, KernelId k)
+{
+    const auto ks = computeKernels(p);
+    return static_cast<int>(std::count(ks.begin(), ks.end(), k));
+}
+
+int mergesOf(const Trace &t, const std::string &pattern)
+{
+    return static_cast<int>(std::count_if(t.steps().begin(), t.steps().end(), [&](const TraceStep &s) {
+        return s.title.rfind(pattern + " pattern", 0) == 0 && s.conclusion.rfind("merged", 0) == 0;
+    }));
+}
+
+const DecisionRecord *findRecord(const DecisionContext &d, const std::string &role, const std::string &preferredId)
+{
+    for (const DecisionRecord &r : d.records())
+        if (r.role == role && r.options[static_cast<std::size_t>(r.preferred)].id == preferredId)
+            return &r;
+    return nullptr;
+}
+
+// The reference backend computes the same outputs from GraphTurbo's plan as from the sequential one.
+void expectSameOutputs(const Graph &g, const ExecutionPlan &plan)
+{
+    auto backend = createReferenceBackend();
+    auto seq = scheduleGraph(g, stcp920(), *createSequentialScheduler(), {});
+    ASSERT_TRUE(seq.isOk()) << seq.status().str();
+    const auto inputs = planutil::makeInputs(g, 7);
+    auto a = planutil::compileAndRun(*backend, g, seq->result.plan, inputs);
+    auto b = planutil::compileAndRun(*backend, g, plan, inputs);
+    ASSERT_TRUE(a.isOk()) << a.status().str();
+    ASSERT_TRUE(b.isOk()) << b.status().str();
+    ASSERT_EQ(a->outputs.size(), b->outputs.size());
+    for (std::size_t i = 0; i < a->outputs.size(); ++i)
+        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
+}
+
+// --- §3.1, Algo. 1 and Eq. (1) ---------------------------------------------
+
+TEST(GraphTurboSplitInfo, FactorSequenceIsOneTwoFourThenDivisorsFromEight)
+{
+    EXPECT_EQ(splitFactorCandidates(16), (std::vector<std::int64_t>{1, 2, 4, 8, 16}));
+    EXPECT_EQ(splitFactorCandidates(24), (std::vector<std::int64_t>{1, 2, 4, 8, 12, 24}));
+    // Negative twin: 3, 5, 6 and 7 are not in line 4's sequence (they do not
+    // balance over eight cores), and values must divide the extent.
+    EXPECT_EQ(splitFactorCandidates(7), (std::vector<std::int64_t>{1}));
+    EXPECT_EQ(splitFactorCandidates(12), (std::vector<std::int64_t>{1, 2, 4, 12}));
+}
+
+TEST(GraphTurboSplitInfo, EqOneLexmaxPrefersMoreOpsThenSmallerFactorThenOuterDim)
+{
+    EXPECT_EQ(bestSplit({{true, 2, 2, 0}, {true, 3, 4, 1}, {true, 3, 2, 2}}), (SplitTuple{true, 3, 2, 2}));
+    EXPECT_EQ(bestSplit({{true, 3, 2, 2}, {true, 3, 2, 1}}), (SplitTuple{true, 3, 2, 1}));
+    // Negative twin: an empty SplitInfo fits nothing.
+    EXPECT_EQ(bestSplit({}).factor, kNoFit);
+}
+
+TEST(GraphTurboSplitInfo, ChannelSplitDoesNotPropagateThroughConvolution)
+{
+    // relu -> conv on [1, 8, 16, 16]: splitting the conv's output channels
+    // reaches no intermediate (the conv reads every input channel); splitting
+    // rows reaches the relu's output (with a halo), so Eq. (1) picks rows.
+    Graph g;
+    const TensorId x = tg::tensor(g, "x", {1, 8, 16, 16}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId r = tg::op(g, "relu", "Relu", {x}, {1, 8, 16, 16});
+    g.outputs = {tg::op(g, "conv", "Conv", {r, tg::weight(g, "w", {8, 8, 3, 3})}, {1, 8, 16, 16}, conv3x3(1))};
+    DecisionContext dc;
+    Trace tr;
+    const DeviceCostModel cost(stcp920());
+    Context ctx{g, stcp920(), cost, dc, tr};
+    ctx.lbBytes = 16384; // the peak (x and the relu output, or the relu and conv outputs): v = 1 fits
+    const auto info = computeSplitInfo(ctx, {0, 1}, 1, peakFootprint(g, {0, 1}));
+    auto opsOf = [&](int d) {
+        int n = 0;
+        for (const SplitTuple &s : info)
+            if (s.dim == d)
+                n = std::max(n, s.ops);
+        return n;
+    };
+    EXPECT_EQ(peakFootprint(g, {0, 1}), 16384);
+    EXPECT_EQ(opsOf(1), 1) << "channels reach no intermediate";
+    EXPECT_EQ(opsOf(2), 2);
+    EXPECT_EQ(bestSplit(info).dim, 2);
+    EXPECT_EQ(bestSplit(info).factor, 1);
+    // Negative twin: with LB below half the peak, v = 2 no longer fits and
+    // the batch dim (extent 1) cannot split at all.
+    ctx.lbBytes = 4096;
+    const auto small = computeSplitInfo(ctx, {0, 1}, 1, peakFootprint(g, {0, 1}));
+    EXPECT_TRUE(std::none_of(small.begin(), small.end(), [](const SplitTuple &s) { return s.dim == 0; }));
+    EXPECT_EQ(bestSplit(small).factor, 4);
+}
+
+// --- §4.3 memory allocation --------------------------------------------------
+
+TEST(GraphTurboMemory, Fig12SpillsTheLongestLivedTensor)
+{
+    // Four tensors of 1 KiB; LB holds three. out1 lives across seven tasks,
+    // the others across fewer: out1 is spilled when the fourth arrives (Fig. 12d).
+    std::vector<MemItem> items{{0, 7, 1024, 1, 0}, {1, 3, 1024, 1, 0}, {2, 4, 1024, 1, 0}, {3, 5, 1024, 1, 0}};
+    const auto a = assignLevels(items, 8, 3072, 1 << 20);
+    ASSERT_EQ(a.spills.size(), 1u);
+    EXPECT_EQ(a.spills[0].item, 0);
+    EXPECT_EQ(a.spills[0].at, 3);
+    EXPECT_EQ(a.level, (std::vector<int>{1, 0, 0, 0}));
+    // Negative twin: released space is reused — with out2 dead before out4 starts, nothing spills.
+    items[1].end = 2;
+    EXPECT_TRUE(assignLevels(items, 8, 3072, 1 << 20).spills.empty());
+}
+
+// --- §2.1, Figs. 3, 6, 7 ----------------------------------------------------
+
+TEST(GraphTurboFig3, FourStagesSplitInto8421InstancesOrderedDepthFirst)
+{
+    const Graph g = fig3Stages();
+    const Device d = fig3Device();
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    // One sub-graph per stage (the stride-2 convolution joins the stage before it).
+    ASSERT_EQ(p.kernels.size(), 4u);
+    EXPECT_EQ(instancesOf(p, 0), 8);
+    EXPECT_EQ(instancesOf(p, 1), 4);
+    EXPECT_EQ(instancesOf(p, 2), 2);
+    EXPECT_EQ(instancesOf(p, 3), 1);
+    // Fig. 6: of 32 + 8 + 2 inherited edges, 24 + 4 + 0 are redundant.
+    EXPECT_EQ(run->result.stats.at("redundant_edges"), 28);
+    // Fig. 3b / 7f: two stage-1 instances, then the stage-2 instance they feed.
+    const auto ks = computeKernels(p);
+    EXPECT_EQ((std::vector<KernelId>(ks.begin(), ks.begin() + 3)), (std::vector<KernelId>{0, 0, 1}));
+    const DecisionRecord *order = run->decisions.find(decisionKey("graphturbo.order", {g.name}));
+    ASSERT_NE(order, nullptr);
+    EXPECT_EQ(order->options[static_cast<std::size_t>(order->chosen)].id, "dfs");
+    EXPECT_LT(order->options[1].cost, order->options[0].cost) << "DFS keeps more in LB";
+    EXPECT_TRUE(verifyPlan(p, g, &d).isOk());
+    expectSameOutputs(g, p);
+}
+
+TEST(GraphTurboFig3, LargeLocalBufferKeepsOneSubGraphOneInstance)
+{
+    // Negative twin (§3.6: "much larger LB sizes would simplify"): STCP920's
+    // real 64 KiB per core holds every stage, so nothing is split.
+    const Graph g = fig3Stages();
+    auto run = schedule(g, stcp920());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(run->result.plan.kernels.size(), 1u);
+    EXPECT_EQ(run->result.stats.at("instances"), 1);
+    EXPECT_EQ(run->result.stats.at("redundant_edges"), 0);
+    expectSameOutputs(g, run->result.plan);
+}
+
+TEST(GraphTurboClusters, BatchSpreadOverTheFourClustersOfStcp920)
+{
+    // §2.1: "data parallelism is exploited across the d clusters". 32 images
+    // on four clusters are four copies of the 8-image Fig. 3 schedule: the
+    // same 8, 4, 2, 1 instances, each run once per cluster on its 8 images.
+    const Graph g = fig3Stages(32);
+    const Device d = fig3Device();
+    auto run = schedule(g, d);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    ASSERT_EQ(p.kernels.size(), 4u);
+    EXPECT_EQ(instancesOf(p, 0), 8 * 4);
+    EXPECT_EQ(instancesOf(p, 3), 1 * 4);
+    std::set<int> clusters;
+    for (const Task &t : p.tasks)
+        if (t.kind == TaskKind::Compute)
+            clusters.insert(t.binding.cluster);
+    EXPECT_EQ(clusters, (std::set<int>{0, 1, 2, 3}));
+    EXPECT_TRUE(verifyPlan(p, g, &d).isOk());
+    expectSameOutputs(g, p);
+    // Negative twin: one cluster takes all 32 images, splits them 4x finer and takes longer.
+    auto one = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(one.isOk()) << one.status().str();
+    EXPECT_EQ(instancesOf(one->result.plan, 0), 32);
+    for (const Task &t : one->result.plan.tasks)
+        EXPECT_LE(t.binding.cluster, 0);
+    EXPECT_GT(one->result.plan.estimatedLatencyNs(), p.estimatedLatencyNs());
+}
+
+TEST(GraphTurboFig3, BreadthFirstOverrideRunsEveryStageOneInstancesFirstAndSpills)
+{
+    const Graph g = fig3Stages();
+    const Device d = fig3Device();
+    auto dfs = schedule(g, d, {}, kOneCluster);
+    auto bfs = schedule(g, d, {{decisionKey("graphturbo.order", {g.name}), "bfs"}}, kOneCluster);
+    ASSERT_TRUE(dfs.isOk() && bfs.isOk());
+    ASSERT_EQ(bfs->overrideReports.size(), 1u);
+    EXPECT_EQ(bfs->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
+    const auto ks = computeKernels(bfs->result.plan);
+    EXPECT_EQ((std::vector<KernelId>(ks.begin(), ks.begin() + 9)), (std::vector<KernelId>{0, 0, 0, 0, 0, 0, 0, 0, 1}));
+    EXPECT_LT(bfs->result.stats.at("lb_share"), dfs->result.stats.at("lb_share"));
+    EXPECT_GT(bfs->result.stats.at("spills"), dfs->result.stats.at("spills"));
+    EXPECT_TRUE(verifyPlan(bfs->result.plan, g, &d).isOk());
+    expectSameOutputs(g, bfs->result.plan);
+}
+
+int promotions(const ExecutionPlan &p)
+{
+    return static_cast<int>(std::count_if(p.tasks.begin(), p.tasks.end(), [](const Task &t) {
+        return t.kind == TaskKind::Copy && t.label.rfind("promote weights", 0) == 0;
+    }));
+}
+
+TEST(GraphTurboWeights, PromotedOncePerSubGraphIntoGlobalBuffer)
+{
+    // §4.4: weights go DDR → GB once per sub-graph (here four, one cluster),
+    // not once per instance.
+    const Graph g = fig3Stages();
+    const Device d = fig3Device();
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(promotions(run->result.plan), 4);
+    EXPECT_EQ(run->result.stats.at("weight_promotions"), 4);
+    // Negative twin: an 8 KiB GB leaves a 2 KiB weight budget, too small for
+    // any stage's weights, so every instance reads its own.
+    Device small = d;
+    small.levels[1].capacityBytes = 8192;
+    auto tight = schedule(g, small, {}, kOneCluster);
+    ASSERT_TRUE(tight.isOk()) << tight.status().str();
+    EXPECT_EQ(promotions(tight->result.plan), 0);
+    EXPECT_TRUE(verifyPlan(tight->result.plan, g, &small).isOk());
+    expectSameOutputs(g, tight->result.plan);
+}
+
+// --- §3.2, Figs. 4, 5 -------------------------------------------------------
+
+TEST(GraphTurboFig5, ConvAndIdentityBlocksGroupIntoOneSubGraph)
+{
+    const Graph g = fig5Blocks();
+    auto run = schedule(g, stcp920());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(run->result.plan.kernels.size(), 1u) << "Fig. 5c: {1, 2, 3, 4, 5}";
+    EXPECT_GT(mergesOf(run->trace, "straight"), 0);
+    EXPECT_GT(mergesOf(run->trace, "branch") + mergesOf(run->trace, "diamond"), 0);
+    expectSameOutputs(g, run->result.plan);
+}
+
+TEST(GraphTurboFig5, ExposedBlockOutputStopsTheMergeAcrossBlocks)
+{
+    const Graph g = fig5Blocks(true);
+    auto run = schedule(g, stcp920());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(run->result.plan.kernels.size(), 2u);
+    expectSameOutputs(g, run->result.plan);
+}
+
+TEST(GraphTurboFig4, DiamondMergesMiddlesWithExitThenEntry)
+{
+    const Graph g = fig4Diamond();
+    auto run = schedule(g, stcp920());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(mergesOf(run->trace, "diamond"), 1);
+    EXPECT_EQ(run->result.plan.kernels.size(), 1u);
+    expectSameOutputs(g, run->result.plan);
+}
+
+TEST(GraphTurboFig4, ExposedMiddleIsNoDiamond)
+{
+    const Graph g = fig4Diamond(true);
+    auto run = schedule(g, stcp920());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(mergesOf(run->trace, "diamond"), 0);
+    EXPECT_GT(run->result.plan.kernels.size(), 1u);
+    expectSameOutputs(g, run->result.plan);
+}
+
+TEST(GraphTurboRules, RuleOneKeepsDownSamplingStagesApart)
+{
+    // Rule (i)'s first precondition: stage 2 (f = 4) may not absorb stage 1 (f = 8).
+    const Graph g = fig3Stages();
+    auto run = schedule(g, fig3Device(), {}, kOneCluster);
+    ASSERT_TRUE(run.isOk());
+    const auto &steps = run->trace.steps();
+    const auto kept = std::find_if(steps.begin(), steps.end(), [](const TraceStep &s) {
+        return s.conclusion == "kept apart" && s.why.find("f(down)=4 < f(up)=8") != std::string::npos;
+    });
+    EXPECT_NE(kept, steps.end());
+    // Negative twin: forcing that merge is legal and replays into fewer sub-graphs
+    // whose plan still verifies and computes the same outputs.
+    ASSERT_NE(kept, steps.end());
+    const DecisionRecord &rec = run->decisions.records()[static_cast<std::size_t>(kept->decision)];
+    auto forced = schedule(g, fig3Device(), {{rec.key, "merge"}}, kOneCluster);
+    ASSERT_TRUE(forced.isOk()) << forced.status().str();
+    EXPECT_EQ(forced->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
+    // The forced sub-graph holds stage 1 and stage 2's first convolution and
+    // keeps stage 1's eight instances; stage 2's remainder is its own sub-graph.
+    const Kernel &first = forced->result.plan.kernels.front();
+    EXPECT_EQ(first.nodes.size(), run->result.plan.kernels.front().nodes.size() + 1);
+    EXPECT_EQ(g.node(first.nodes.back()).name, "stage2/conv1");
+    EXPECT_EQ(instancesOf(forced->result.plan, 0), 8);
+    expectSameOutputs(g, forced->result.plan);
+}
+
+// --- overrides of the split --------------------------------------------------
+
+TEST(GraphTurboOverride, SplitAlongRowsReplaysIntoAVerifiedPlan)
+{
+    const Graph g = fig3Stages();
+    const Device d = fig3Device();
+    auto base = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(base.isOk());
+    const DecisionRecord *split = findRecord(base->decisions, "graphturbo.split", "d0/f8");
+    ASSERT_NE(split, nullptr);
+    auto rows = schedule(g, d, {{split->key, "d2/f8"}}, kOneCluster);
+    ASSERT_TRUE(rows.isOk()) << rows.status().str();
+    EXPECT_EQ(rows->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
+    EXPECT_NE(computeKernels(rows->result.plan), computeKernels(base->result.plan));
+    EXPECT_TRUE(verifyPlan(rows->result.plan, g, &d).isOk());
+    expectSameOutputs(g, rows->result.plan);
+}
+
+TEST(GraphTurboOverride, SplitThatExceedsLbIsRejectedWithTheReason)
+{
+    const Graph g = fig3Stages();
+    const Device d = fig3Device();
+    auto base = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(base.isOk());
+    const DecisionRecord *split = findRecord(base->decisions, "graphturbo.split", "d0/f8");
+    ASSERT_NE(split, nullptr);
+    auto whole = schedule(g, d, {{split->key, "whole"}}, kOneCluster);
+    ASSERT_TRUE(whole.isOk()) << whole.status().str();
+    ASSERT_EQ(whole->overrideReports.size(), 1u);
+    EXPECT_EQ(whole->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
+    EXPECT_NE(whole->overrideReports[0].reason.find("exceeds LB"), std::string::npos)
+        << whole->overrideReports[0].reason;
+    EXPECT_EQ(computeKernels(whole->result.plan), computeKernels(base->result.plan));
+}
+
+TEST(GraphTurboOverride, BindingOnFewerCoresReplays)
+{
+    const Graph g = fig3Stages();
+    const Device d = fig3Device();
+    auto base = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(base.isOk());
+    const DecisionRecord *bind = findRecord(base->decisions, "graphturbo.bind", "cores8");
+    ASSERT_NE(bind, nullptr);
+    auto four = schedule(g, d, {{bind->key, "cores4"}}, kOneCluster);
+    ASSERT_TRUE(four.isOk()) << four.status().str();
+    EXPECT_EQ(four->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
+    int onFour = 0;
+    for (const Task &t : four->result.plan.tasks)
+        onFour += t.kind == TaskKind::Compute && t.binding.coreCount == 4;
+    EXPECT_GT(onFour, 0);
+    EXPECT_TRUE(verifyPlan(four->result.plan, g, &d).isOk());
+    expectSameOutputs(g, four->result.plan);
+    // Negative twin: three cores is no option (8, 4, 2, 1 balance the load).
+    auto three = schedule(g, d, {{bind->key, "cores3"}}, kOneCluster);
+    ASSERT_TRUE(three.isOk());
+    EXPECT_EQ(three->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
+}
+
+TEST(GraphTurboOverride, AnotherSpillVictimReplaysIntoAVerifiedPlan)
+{
+    const Graph g = fig3Stages();
+    const Device d = fig3Device();
+    const std::string order = decisionKey("graphturbo.order", {g.name});
+    auto base = schedule(g, d, {{order, "bfs"}}, kOneCluster);
+    ASSERT_TRUE(base.isOk());
+    const DecisionRecord *spill = nullptr;
+    for (const DecisionRecord &r : base->decisions.records())
+        if (r.role == "graphturbo.spill" && r.options.size() > 1) {
+            spill = &r;
+            break;
+        }
+    ASSERT_NE(spill, nullptr) << "breadth-first order overflows LB";
+    EXPECT_EQ(spill->preferred, 0); // the longest-lived tensor (§4.3, Fig. 12)
+    const std::string other = spill->options[1].id;
+    auto forced = schedule(g, d, {{order, "bfs"}, {spill->key, other}}, kOneCluster);
+    ASSERT_TRUE(forced.isOk()) << forced.status().str();
+    const DecisionRecord *again = forced->decisions.find(spill->key);
+    ASSERT_NE(again, nullptr);
+    EXPECT_TRUE(again->overridden);
+    EXPECT_EQ(again->options[static_cast<std::size_t>(again->chosen)].id, other);
+    EXPECT_TRUE(verifyPlan(forced->result.plan, g, &d).isOk());
+    expectSameOutputs(g, forced->result.plan);
+}
+
+// --- plans of the shared test graphs ----------------------------------------
+
+TEST(GraphTurboPlans, TestGraphsVerifyAndMatchSequential)
+{
+    for (const Graph &g : {tg::residualChain(3), tg::diamond(), tg::fan(4), tg::fig34()}) {
+        SCOPED_TRACE(g.name);
+        for (const Device &d : {stcp920(), fig3Device()}) {
+            auto run = schedule(g, d);
+            ASSERT_TRUE(run.isOk()) << run.status().str();
+            EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
+            expectSameOutputs(g, run->result.plan);
+        }
+    }
+}
+
+TEST(GraphTurboPlans, LocalBufferTooSmallForAnyRowFallsBackToGlobalBuffer)
+{
+    // 64 B of L1 per core cannot hold one row of any tile: no sub-graph fits
+    // with any factor, each runs whole with its working set and output in LLB
+    // (§3.6), and the plan still verifies and computes the same outputs.
+    const Graph g = tg::residualChain(2);
+    Device tiny = stcp920();
+    tiny.levels[0].capacityBytes = 64;
+    auto run = schedule(g, tiny);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    EXPECT_EQ(run->result.stats.at("instances"), run->result.stats.at("subgraphs"));
+    EXPECT_EQ(run->result.stats.at("lb_share"), 0.0);
+    for (const Buffer &b : p.buffers)
+        EXPECT_NE(b.level, "L1") << "buffer " << b.id;
+    EXPECT_TRUE(verifyPlan(p, g, &tiny).isOk());
+    expectSameOutputs(g, p);
+    // Negative twin: STCP920's own 64 KiB keeps the chain's tensors in L1.
+    auto real = schedule(g, stcp920());
+    ASSERT_TRUE(real.isOk());
+    EXPECT_GT(real->result.stats.at("lb_share"), 0.0);
+}
+
+TEST(GraphTurboPlans, OpaqueOperatorStaysAloneAndWhole)
+{
+    // An operator Tessera does not know is its own sub-graph, never merged
+    // or split; the ops around it still group, and the plan verifies.
+    Graph g;
+    g.name = "opaque";
+    const Shape s{8, 64};
+    const TensorId x = tg::tensor(g, "x", s, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a = tg::op(g, "relu", "Relu", {x}, s);
+    const TensorId b = tg::op(g, "sigmoid", "Sigmoid", {a}, s);
+    const TensorId o = tg::tensor(g, "mystery:0", s);
+    Node n;
+    n.name = "mystery";
+    n.opType = "MysteryOp";
+    n.domain = "com.example";
+    n.opaque = true;
+    n.inputs = {b};
+    n.outputs = {o};
+    g.addNode(std::move(n));
+    g.outputs = {tg::op(g, "tanh", "Tanh", {o}, s)};
+    Device tiny = stcp920();
+    tiny.levels[0].capacityBytes = 256; // 2 KiB per instance: the others split in two
+    auto run = schedule(g, tiny, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    const NodeId mystery = g.findNode("mystery");
+    int tasksOfMystery = 0;
+    for (const Task &t : p.tasks)
+        if (t.kind == TaskKind::Compute) {
+            const Kernel &k = p.kernels[static_cast<std::size_t>(t.kernel)];
+            if (std::find(k.nodes.begin(), k.nodes.end(), mystery) != k.nodes.end()) {
+                EXPECT_EQ(k.nodes.size(), 1u);
+                EXPECT_TRUE(t.tiles.empty());
+                ++tasksOfMystery;
+            }
+        }
+    EXPECT_EQ(tasksOfMystery, 1);
+    EXPECT_EQ(p.kernels.size(), 3u); // {relu, sigmoid}, {mystery}, {tanh}
+    EXPECT_GT(run->result.stats.at("instances"), 3) << "the known ops split";
+    EXPECT_TRUE(verifyPlan(p, g, &tiny).isOk());
+}
+
+TEST(GraphTurboPlans, DeterministicReplay)
+{
+    const Graph g = tg::residualChain(3);
+    auto a = schedule(g, fig3Device());
+    auto b = schedule(g, fig3Device());
+    ASSERT_TRUE(a.isOk() && b.isOk());
+    EXPECT_EQ(computeKernels(a->result.plan), computeKernels(b->result.plan));
+    EXPECT_EQ(a->result.plan.buffers.size(), b->result.plan.buffers.size());
+    EXPECT_EQ(a->decisions.records().size(), b->decisions.records().size());
+}
+
+} // namespace

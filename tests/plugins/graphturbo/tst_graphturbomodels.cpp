@@ -1,0 +1,119 @@
+// GraphTurbo on a real sample: ResNet-50 (torchvision v1.5 from the sample
+// catalog, batch 1, 64×64 so the reference backend runs it in seconds) on
+// STCP920. The plan verifies against the device, groups the ~170 nodes into
+// far fewer sub-graphs, and the reference backend computes the sequential
+// plan's outputs from it bit for bit.
+#include "backends/reference/reference.h"
+#include "core/hw/deviceregistry.h"
+#include "core/onnx/importer.h"
+#include "core/plan/verify.h"
+#include "core/sched/session.h"
+#include "plugins/graphturbo/graphturbo.h"
+#include "plugins/sequential/sequential.h"
+#include "samples/builder.h"
+#include "samples/catalog.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include "tests/backends/planutil.h"
+
+namespace fs = std::filesystem;
+using namespace tessera;
+
+namespace {
+
+// The model and its external weights live in a temporary folder while the test runs.
+struct TempDir {
+    fs::path path = fs::temp_directory_path() / ("tessera-gt-models-" + std::to_string(::getpid()));
+    TempDir() { fs::create_directories(path); }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+Expected<Graph> importSample(const TempDir &dir, const std::string &name, const samples::SampleOptions &o)
+{
+    auto m = samples::buildSample(name, o);
+    if (!m)
+        return m.status();
+    const std::string path = (dir.path / (name + ".onnx")).string();
+    TS_TRY(samples::saveModel(**m, path, true));
+    auto r = importModel(path);
+    if (!r)
+        return r.status();
+    return std::move(r->graph);
+}
+
+TEST(GraphTurboModels, ResNet50GroupsSplitsAndComputesTheSequentialOutputs)
+{
+    samples::SampleOptions o;
+    o.imageSize = 64;
+    const TempDir dir;
+    auto g = importSample(dir, "resnet50", o);
+    ASSERT_TRUE(g.isOk()) << g.status().str();
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), {});
+    ASSERT_TRUE(gt.isOk()) << gt.status().str();
+    const ExecutionPlan &p = gt->result.plan;
+    EXPECT_TRUE(verifyPlan(p, *g, &d).isOk());
+    const auto &stats = gt->result.stats;
+    EXPECT_LT(stats.at("subgraphs"), double(g->nodeCount()) / 4) << "grouping beyond layers";
+    EXPECT_GT(stats.at("instances"), stats.at("subgraphs")) << "some sub-graph is split";
+    std::cout << "resnet50@64: " << g->nodeCount() << " nodes, " << stats.at("subgraphs") << " sub-graphs, "
+              << stats.at("instances") << " instances, " << stats.at("redundant_edges") << " redundant edges, "
+              << stats.at("spills") << " spills, LB share " << stats.at("lb_share") << ", " << p.tasks.size()
+              << " tasks; schedule " << gt->searchMs << " ms, verify " << gt->verifyMs << " ms, est. "
+              << p.estimatedLatencyNs() / 1e6 << " ms\n";
+
+    auto seq = scheduleGraph(*g, d, *createSequentialScheduler(), {});
+    ASSERT_TRUE(seq.isOk()) << seq.status().str();
+    auto backend = createReferenceBackend();
+    const auto inputs = planutil::makeInputs(*g, 21);
+    auto a = planutil::compileAndRun(*backend, *g, seq->result.plan, inputs);
+    auto b = planutil::compileAndRun(*backend, *g, p, inputs);
+    ASSERT_TRUE(a.isOk()) << a.status().str();
+    ASSERT_TRUE(b.isOk()) << b.status().str();
+    ASSERT_EQ(a->outputs.size(), b->outputs.size());
+    for (std::size_t i = 0; i < a->outputs.size(); ++i)
+        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
+}
+
+} // namespace
+
+namespace {
+
+// The speed target: scheduling the Table 2 models under a second at
+// Table 2's batch sizes (ResNet-50 64, MobileNet-v2 128, BERT-384 8; spread
+// over STCP920's four clusters that is the paper's 16, 32 and 2 per cluster).
+// Asserted with a 5 s bound (the CI machine is shared); the times are
+// printed. scheduleGraph verifies.
+void schedulesQuickly(const std::string &name, const samples::SampleOptions &o)
+{
+    const TempDir dir;
+    auto g = importSample(dir, name, o);
+    ASSERT_TRUE(g.isOk()) << g.status().str();
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), {});
+    ASSERT_TRUE(gt.isOk()) << gt.status().str();
+    const auto &stats = gt->result.stats;
+    std::cout << name << " (batch " << o.batch << "): " << g->nodeCount() << " nodes, " << stats.at("subgraphs")
+              << " sub-graphs, " << stats.at("instances") << " instances, " << stats.at("spills")
+              << " spills, LB share " << stats.at("lb_share") << "; schedule " << gt->searchMs << " ms, verify "
+              << gt->verifyMs << " ms, est. " << gt->result.plan.estimatedLatencyNs() / 1e6 << " ms\n";
+    EXPECT_LT(gt->searchMs, 5000.0);
+}
+
+TEST(GraphTurboModels, Table2ModelsScheduleQuickly)
+{
+    samples::SampleOptions o;
+    o.batch = 64;
+    schedulesQuickly("resnet50", o);
+    o.batch = 128;
+    schedulesQuickly("mobilenetv2", o);
+    o.batch = 8;
+    o.seqLen = 384;
+    schedulesQuickly("bert", o);
+}
+
+} // namespace
