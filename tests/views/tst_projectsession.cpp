@@ -15,6 +15,7 @@
 #include "app/gui/modelloader.h"
 #include "app/gui/projectsession.h"
 #include "app/gui/recentfiles.h"
+#include "app/gui/runcontroller.h"
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "core/io/schedulejson.h"
@@ -26,6 +27,8 @@
 #include "views/models/steplistmodel.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
+#include "views/widgets/runpanel.h"
+#include "views/widgets/searchexplorer.h"
 #include "views/widgets/stepperwidget.h"
 
 #include <QAction>
@@ -347,6 +350,136 @@ TEST_F(ProjectSessionTest, UndoAndRedoMoveTheProjectHistory)
     QCoreApplication::processEvents();
     EXPECT_EQ(*p.overrides(), Overrides{});
     EXPECT_EQ(p.setup()->algorithm, "greedy") << "setup changes are saved at once";
+}
+
+// --- the walk-through --------------------------------------------------------------
+
+// Issue 18, item 8: the whole loop a new user walks, in one window and then a second: open a
+// sample, pick IOS on nvidia-v100, step through the trace, override a decision, undo it, force a
+// stage in the DP explorer, run on the reference backend, cancel a run, run again, save a project
+// and reopen it. Each step asserts what the window shows.
+TEST_F(ProjectSessionTest, WalkThroughOfANewUser)
+{
+    const QString projectPath = file("walk.tessera");
+    std::string forcedKey;
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1440, 900);
+        w.show();
+        auto *c = w.scheduleController();
+
+        // Open a sample; it is scheduled at once.
+        QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+        w.openSample(QStringLiteral("squeezenet"));
+        ASSERT_TRUE(QTest::qWaitFor([&] { return loaded.count() == 1; }, kTimeoutMs));
+        ASSERT_TRUE(scheduled(w));
+        EXPECT_EQ(w.modelData()->graph->name, "squeezenet");
+
+        // IOS on nvidia-v100.
+        w.deviceCombo()->setCurrentIndex(w.deviceCombo()->findData(QStringLiteral("nvidia-v100")));
+        selectAlgorithm(w, "ios");
+        ASSERT_TRUE(
+            QTest::qWaitFor([&] { return c->lastRun() && c->lastRun()->result.plan.algorithm == "ios"; }, kTimeoutMs));
+        ASSERT_TRUE(scheduled(w));
+        EXPECT_EQ(c->lastRun()->result.plan.device, "nvidia-v100");
+
+        // Step through the trace.
+        views::StepperWidget *stepper = w.stepper();
+        ASSERT_GT(stepper->stepModel()->rowCount(), 3);
+        stepper->first();
+        stepper->stepForward();
+        stepper->stepForward();
+        EXPECT_EQ(stepper->currentStep(), 2);
+
+        // Override a decision: the replay applies it.
+        const auto o = someOverride(w);
+        ASSERT_FALSE(o.first.empty());
+        c->setOverride(o.first, o.second);
+        ASSERT_TRUE(scheduled(w));
+        const DecisionRecord *d = c->lastRun()->decisions.find(o.first);
+        ASSERT_TRUE(d);
+        EXPECT_TRUE(d->overridden);
+        EXPECT_EQ(d->options[static_cast<std::size_t>(d->chosen)].id, o.second);
+
+        // Undo it: back to the scheduler's own choice.
+        c->undoStack()->undo();
+        ASSERT_TRUE(scheduled(w));
+        EXPECT_TRUE(c->overrides().empty());
+        EXPECT_FALSE(c->lastRun()->decisions.find(o.first)->overridden);
+
+        // Force a stage in the DP explorer (recording starts when its dock is shown).
+        w.raiseDock(QStringLiteral("explorerDock"));
+        ASSERT_TRUE(QTest::qWaitFor(
+            [&] { return c->lastRun()->result.searchSpace && !c->isBusy() && w.searchExplorer()->hasSearchSpace(); },
+            kTimeoutMs));
+        const SearchSpace &space = *c->lastRun()->result.searchSpace;
+        int table = -1, forced = -1;
+        for (std::size_t t = 0; t < space.tables.size() && forced < 0; ++t) {
+            const SearchSpace::Table &tab = space.tables[t];
+            if (tab.path.empty())
+                continue;
+            const std::int32_t choice = tab.states[static_cast<std::size_t>(tab.path.front())].choice;
+            for (std::size_t i = 0; i < tab.transitions.size() && forced < 0; ++i)
+                if (tab.transitions[i].from == tab.path.front() && static_cast<std::int32_t>(i) != choice &&
+                    !tab.transitions[i].decisionKey.empty()) {
+                    table = static_cast<int>(t);
+                    forced = static_cast<int>(i);
+                }
+        }
+        ASSERT_GE(forced, 0);
+        forcedKey =
+            space.tables[static_cast<std::size_t>(table)].transitions[static_cast<std::size_t>(forced)].decisionKey;
+        w.searchExplorer()->setCurrentTable(table);
+        ASSERT_TRUE(w.searchExplorer()->forceTransition(forced));
+        ASSERT_TRUE(scheduled(w));
+        EXPECT_EQ(c->overrides().count(forcedKey), 1u);
+        EXPECT_TRUE(c->lastRun()->decisions.find(forcedKey)->overridden);
+
+        // Run on the reference backend.
+        views::RunPanel *panel = w.runPanel();
+        QSignalSpy ran(panel, &views::RunPanel::runFinished);
+        ASSERT_TRUE(panel->selectBackend(QStringLiteral("reference")));
+        ASSERT_TRUE(panel->run());
+        ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() == 1; }, 2 * kTimeoutMs))
+            << panel->statusText().toStdString();
+        ASSERT_TRUE(panel->lastResult());
+        EXPECT_EQ(panel->lastResult()->outputs.size(), w.modelData()->graph->outputs.size());
+
+        // Cancel a run: it ends as cancelled and reports no result.
+        QSignalSpy failed(w.runController(), &gui::RunController::failed);
+        ASSERT_TRUE(panel->run());
+        panel->cancel();
+        ASSERT_TRUE(
+            QTest::qWaitFor([&] { return failed.count() == 1 && !w.runController()->isRunning(); }, kTimeoutMs));
+        EXPECT_EQ(failed.front().front().toString(), QStringLiteral("cancelled"));
+        EXPECT_EQ(ran.count(), 1);
+        EXPECT_TRUE(panel->statusText().contains(QStringLiteral("ancel"))) << panel->statusText().toStdString();
+
+        // Run again.
+        ASSERT_TRUE(panel->run());
+        ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() == 2; }, 2 * kTimeoutMs))
+            << panel->statusText().toStdString();
+
+        // Save a project.
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        EXPECT_TRUE(w.windowTitle().startsWith(QStringLiteral("walk — squeezenet"))) << w.windowTitle().toStdString();
+        w.close();
+    }
+    QSettings().clear();
+
+    // Reopen it: the sample, IOS on nvidia-v100 and the forced stage come back.
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    ASSERT_TRUE(openProject(w, projectPath));
+    EXPECT_EQ(errors.count(), 0);
+    EXPECT_EQ(w.modelData()->graph->name, "squeezenet");
+    EXPECT_EQ(w.scheduleController()->schedulerName(), "ios");
+    EXPECT_EQ(w.deviceCombo()->currentData().toString(), QStringLiteral("nvidia-v100"));
+    EXPECT_EQ(w.scheduleController()->overrides().count(forcedKey), 1u);
+    EXPECT_TRUE(w.scheduleController()->lastRun()->decisions.find(forcedKey)->overridden);
 }
 
 // --- bad project files ---------------------------------------------------------------
