@@ -1,0 +1,43 @@
+// Lowering of the hierarchical tile-graph to an ExecutionPlan (welder-osdi23 §3.3, Fig. 8's
+// Allocate / LoadTiles / ComputeTile / StoreTiles routine unrolled into tasks).
+//
+// Each level-0 sub-graph is one fused kernel (strategy "welder:<levels connected inside>").
+// Its primary output is cut into the chosen output tiles; one compute task runs a box of tiles
+// and carries a NodeTile for every escaping output (the primary's box and the aligned regions of
+// the others, from Propagate), so backends compute it tile by tile and verifyPlan checks the
+// coverage. At most `maxTasks` tasks per kernel: when the tile grid is larger, tiles are grouped
+// into boxes along the outermost axes first (a task then runs its tiles one after another, as a
+// thread block loops over tiles — a choice to keep plans small; the tile shape is unchanged).
+// A single node without a tile (opaque, or too large for every level) is one whole task.
+//
+// Buffers: every tensor leaving a kernel is held whole at level 0 (written by its producer's
+// tasks, read by its consumers'); every tensor inside a kernel is held, per task, at the device
+// level it is connected at (the lowest level of its internal edges, at least 1: a GPU's shared
+// memory, a DSA's L1 or LLB) with the size of one tile; tensors connected at the register level
+// have no buffer (registers are not a device level). Dependencies: a task depends on every task
+// of another kernel that produced a region it reads (regions from core/plan/tiles.h).
+// Costs: the kernel's estimate (the chosen candidate's fused launch) shared among its tasks in
+// proportion to their tiles.
+#pragma once
+
+#include "core/cost/costmodel.h"
+#include "plugins/welder/propagate.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera::welder {
+
+struct LoweredKernel {
+    std::vector<NodeId> nodes; // topological
+    bool whole = false;        // one task, whole tensors
+    TileConfig config;         // the chosen level-0 configuration (nodes' own tensors)
+    KernelEstimate estimate;
+    std::string tileLabel;
+};
+
+// `kernels` in any order; they are issued in a topological order of the kernel graph.
+Expected<ExecutionPlan> lowerTileGraph(const TileGraph &tg, const WelderLevels &levels,
+                                       std::vector<LoweredKernel> kernels, int maxTasks);
+
+} // namespace tessera::welder
