@@ -58,11 +58,18 @@ std::vector<TensorId> escapingTensors(const Graph &g, const std::vector<NodeId> 
             if (escapes)
                 out.push_back(t);
         }
-    // Primary: the most elements, the latest on ties (nodes are topological).
+    // Primary: a tensor no node inside reads (a sink, so the walk back from it reaches the others),
+    // the one with the most elements, the latest on ties (nodes are topological).
+    auto readInside = [&](TensorId t) {
+        const auto &cs = g.tensor(t).consumers;
+        return std::any_of(cs.begin(), cs.end(), [&](NodeId c) { return inside.count(c) > 0; });
+    };
     std::size_t best = 0;
-    for (std::size_t i = 1; i < out.size(); ++i)
-        if (g.tensor(out[i]).elements() >= g.tensor(out[best]).elements())
+    for (std::size_t i = 1; i < out.size(); ++i) {
+        const bool sinkI = !readInside(out[i]), sinkB = !readInside(out[best]);
+        if (sinkI != sinkB ? sinkI : g.tensor(out[i]).elements() >= g.tensor(out[best]).elements())
             best = i;
+    }
     if (!out.empty())
         std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(best),
                     out.begin() + static_cast<std::ptrdiff_t>(best) + 1);

@@ -1,17 +1,15 @@
 // Propagate, MemFootprint and MemTraffic: the tile half of the scheduling interface
 // (welder-osdi23 Fig. 6, §3.1 "Tile propagation" and "Memory traffic and footprint").
 //
-// Propagate(sub-graph, output tile): the output tile of the sub-graph's primary output (the
-// escaping tensor with the most elements, the latest on ties) is walked back through every
-// node with core/ops' index maps (ops::inputRegions: exact for affine maps, the conservative
-// hull for strided, windowed or irregular access), giving the reuse-tile of every tensor
-// produced inside and the tile loaded of every tensor read from outside. Other escaping
-// outputs are aligned with it (§3.1 "multiple output nodes"): one the walk did not reach takes
-// the primary's tile when their shapes are equal; every escaping tile must partition its tensor
-// (the representative tile and its grid neighbours are disjoint, the first and last tiles span
-// the domain), else the configuration is not aligned and the caller leaves it unconnected.
-// The representative tile is the interior one at grid index ⌊(g−1)/2⌋ per axis, so padding at
-// the borders does not shrink it (the paper's tiles are interior ones).
+// Propagate(sub-graph, output tile): the output tile of the sub-graph's primary output (among
+// the escaping tensors no node inside reads, the one with the most elements, the latest on ties) is walked back through
+// every node with core/ops' index maps (ops::inputRegions: exact for affine maps, the conservative hull for strided,
+// windowed or irregular access), giving the reuse-tile of every tensor produced inside and the tile loaded of every
+// tensor read from outside. Other escaping outputs are aligned with it (§3.1 "multiple output nodes"): one the walk did
+// not reach takes the primary's tile when their shapes are equal; every escaping tile must partition its tensor (the
+// representative tile and its grid neighbours are disjoint, the first and last tiles span the domain), else the
+// configuration is not aligned and the caller leaves it unconnected. The representative tile is the interior one at
+// grid index ⌊(g−1)/2⌋ per axis, so padding at the borders does not shrink it (the paper's tiles are interior ones).
 //
 // MemTraffic(level l): per tile, every loaded tile and every escaping output tile, each access
 // rounded up to whole transactions of level l over the contiguous innermost run of the tile

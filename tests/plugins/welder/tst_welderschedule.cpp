@@ -192,15 +192,9 @@ TEST(WelderOverride, ForcedTileReplaysAndVerifies)
 // Twin: an override that exceeds a capacity is rejected with the reason; the plan is the default.
 TEST(WelderOverride, OverrideBeyondCapacityIsRejectedWithTheReason)
 {
-    using namespace testgraphs;
-    Graph g;
-    g.name = "wide_softmax";
-    const TensorId x = tensor(g, "x", {2, 65536}, Tensor::Kind::Input);
-    g.inputs = {x};
-    const TensorId r = op(g, "relu", "Relu", {x}, {2, 65536});
-    g.outputs = {op(g, "softmax", "Softmax", {r}, {2, 65536}, {{"axis", {std::int64_t{-1}}}})};
+    const Graph g = hugeWindowPool();
     ScheduleSetup s;
-    s.overrides[decisionKey("welder.connect", {"relu", "softmax"})] = "SMEM";
+    s.overrides[decisionKey("welder.connect", {"relu", "pool"})] = "SMEM";
     auto run = welder(g, "nvidia-v100", s);
     ASSERT_TRUE(run.isOk()) << run.status().str();
     ASSERT_EQ(run->overrideReports.size(), 1u);

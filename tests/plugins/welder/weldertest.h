@@ -54,4 +54,18 @@ inline Graph convReluPool(std::int64_t c, std::int64_t f, std::int64_t hw)
     return g;
 }
 
+// Relu → MaxPool with a 128×128 window (stride 1) over [1×1×160×160]: one output needs 64 KiB.
+inline Graph hugeWindowPool()
+{
+    using namespace testgraphs;
+    Graph g;
+    g.name = "huge_window_pool";
+    const TensorId x = tensor(g, "x", {1, 1, 160, 160}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId r = op(g, "relu", "Relu", {x}, {1, 1, 160, 160});
+    g.outputs = {
+        op(g, "pool", "MaxPool", {r}, {1, 1, 33, 33}, {{"kernel_shape", {std::vector<std::int64_t>{128, 128}}}})};
+    return g;
+}
+
 } // namespace tessera::weldertest
