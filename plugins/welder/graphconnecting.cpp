@@ -35,12 +35,13 @@ Expected<ConnectStats> graphConnecting(TileGraph &tg, KernelCoster &coster, cons
             std::vector<DecisionOption> options;
             std::vector<int> optionLevel;
             std::int32_t preferred = -1;
-            double best = std::numeric_limits<double>::infinity();
+            double best = std::numeric_limits<double>::infinity(), bestInner = 0;
             auto &step = trace.add("Fig. 7 graph connecting", "SetConnect " + tg.edgeName(e));
             step.touched = {edge.producer, edge.consumer};
             for (int level : allowed) {
                 DecisionOption o;
                 o.id = levels.at(level).name;
+                double inner = 0; // level-1 traffic: the tie-break between equal estimates
                 ++stats.trials;
                 if (level == 0) {
                     tg.setConnect(e, 0);
@@ -50,6 +51,7 @@ Expected<ConnectStats> graphConnecting(TileGraph &tg, KernelCoster &coster, cons
                     o.label = "not connected (through " + o.id + ")";
                     o.detail = std::to_string(a.size()) + " + " + std::to_string(a == b ? 0 : b.size()) +
                                " nodes in two kernels, " + fmtNs(o.cost);
+                    inner = 0;
                 } else if (p.opaque || c.opaque) {
                     o.label = "connect at " + o.id;
                     o.illegalReason = (p.opaque ? p.name : c.name) + " is opaque: no index map to propagate tiles";
@@ -64,6 +66,7 @@ Expected<ConnectStats> graphConnecting(TileGraph &tg, KernelCoster &coster, cons
                     } else {
                         tg.setConnect(e, level);
                         const Tiling &t = coster.tiling(merged);
+                        inner = t.candidates.empty() ? 0.0 : t.candidates.front().innerTraffic;
                         o.cost = coster.costNs(merged);
                         tg.setConnect(e, 0);
                         if (t.candidates.empty() || std::isinf(o.cost)) {
@@ -79,8 +82,9 @@ Expected<ConnectStats> graphConnecting(TileGraph &tg, KernelCoster &coster, cons
                     }
                 }
                 step.numbers.push_back({o.id + " ns", o.legal() ? o.cost : std::nan("")});
-                if (o.legal() && o.cost < best) {
+                if (o.legal() && (o.cost < best || (o.cost == best && preferred >= 0 && inner < bestInner))) {
                     best = o.cost;
+                    bestInner = inner;
                     preferred = static_cast<std::int32_t>(options.size());
                 }
                 optionLevel.push_back(level);

@@ -21,8 +21,13 @@ Expected<WelderLevels> memLevels(const Device &device)
     };
     out.levels.push_back(fromDevice(device.levels.back()));
     for (auto it = device.levels.rbegin() + 1; it != device.levels.rend(); ++it) {
-        if (it->scope == MemoryScope::Shared)
-            continue; // a hardware cache (GPU L2)
+        if (it->scope == MemoryScope::Shared) { // a hardware cache (GPU L2)
+            if (out.cacheLevel.empty()) {
+                out.cacheLevel = it->name;
+                out.cacheCapacityBytes = device.totalCapacity(*it);
+            }
+            continue;
+        }
         WelderLevel w = fromDevice(*it);
         if (device.gpu && device.gpu->maxSharedMemPerBlock > 0 && it->scope == MemoryScope::PerCore)
             w.capacityBytes = std::min(w.capacityBytes, device.gpu->maxSharedMemPerBlock);

@@ -9,7 +9,8 @@
 //   - every faster level that a compute task owns (scope per-core, per-unit or per-cluster:
 //     a GPU's shared memory, a DSA's L1 and LLB) is a level a tile-graph can be connected at;
 //     shared-scope levels other than the slowest (a GPU's L2) are hardware caches, not
-//     managed by a schedule, and are skipped;
+//     managed by a schedule, and are skipped (the one nearest the slowest level is remembered
+//     as the cache re-reads come from);
 //   - GPUs add a register level on top (registers are not a device level, docs: device.h);
 //     its capacity is the register file of one SM (GpuParams::registersPerSm × 4 bytes),
 //     its transactions 4 bytes.
@@ -38,6 +39,10 @@ struct WelderLevel {
 
 struct WelderLevels {
     std::vector<WelderLevel> levels; // [0] slowest ... back() fastest
+    // The hardware cache in front of level 0 (a GPU's L2), if any: not a level a schedule
+    // manages, but where tiles re-read by many tiles come from (subgraphtiling.h, the cost).
+    std::string cacheLevel;
+    std::int64_t cacheCapacityBytes = 0;
     int top() const { return static_cast<int>(levels.size()) - 1; }
     const WelderLevel &at(int level) const { return levels[static_cast<std::size_t>(level)]; }
 };

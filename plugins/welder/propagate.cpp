@@ -236,7 +236,9 @@ Traffic memTraffic(const TileGraph &tg, const TileConfig &c, const WelderLevels 
     Traffic tr;
     for (const auto &[t, r] : c.loaded) {
         const Tensor &tt = g.tensor(t);
-        tr.loadBytes += static_cast<double>(accessBytes(tt.shape, r, dtypeSize(tt.dtype), l.readTransactionBytes));
+        const auto b = static_cast<double>(accessBytes(tt.shape, r, dtypeSize(tt.dtype), l.readTransactionBytes));
+        tr.loadBytes += b;
+        tr.loadsPerTile[t] = b;
     }
     for (TensorId t : c.escaping) {
         const Tensor &tt = g.tensor(t);

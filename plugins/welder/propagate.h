@@ -78,9 +78,10 @@ ops::Region tileRegion(const ops::Region &domain, const Shape &tile, const std::
 std::int64_t accessBytes(const Shape &shape, const ops::Region &region, std::size_t elementBytes, int transaction);
 
 struct Traffic {
-    double perTile = 0;                   // bytes
-    double total = 0;                     // perTile × tileCount
-    double loadBytes = 0, storeBytes = 0; // per tile
+    double perTile = 0;                      // bytes
+    double total = 0;                        // perTile × tileCount
+    double loadBytes = 0, storeBytes = 0;    // per tile
+    std::map<TensorId, double> loadsPerTile; // per loaded tensor
 };
 // Fig. 6 MemTraffic at level `level` (loads from it, stores to it).
 Traffic memTraffic(const TileGraph &tg, const TileConfig &c, const WelderLevels &levels, int level);

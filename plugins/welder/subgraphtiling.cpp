@@ -68,9 +68,22 @@ void costCandidate(const TilingContext &ctx, TileChoice &c)
     const WelderLevels &L = *ctx.levels;
     if (L.top() >= 1 && !L.at(1).deviceLevel.empty())
         s.sharedBytesPerBlock = c.footprint.bytes;
-    s.bytesByLevel[L.at(0).deviceLevel] += c.traffic.total;
-    if (L.top() >= 1 && !L.at(1).deviceLevel.empty())
-        s.bytesByLevel[L.at(1).deviceLevel] += c.innerTraffic;
+    // Level-0 traffic: what a tensor's tiles read beyond its own size is re-read, and comes from
+    // the device's cache when the tensor fits it (weights read by every tile); the rest, and
+    // every store, from level 0.
+    double global = c.traffic.storeBytes * static_cast<double>(c.config.tileCount), cached = 0;
+    for (const auto &[t, perTile] : c.traffic.loadsPerTile) {
+        const double total = perTile * static_cast<double>(c.config.tileCount);
+        const double distinct = std::min(total, static_cast<double>(g.tensor(t).bytes()));
+        global += distinct;
+        if (!L.cacheLevel.empty() && g.tensor(t).bytes() <= L.cacheCapacityBytes)
+            cached += total - distinct;
+        else
+            global += total - distinct;
+    }
+    s.bytesByLevel[L.at(0).deviceLevel] += global;
+    if (cached > 0)
+        s.bytesByLevel[L.cacheLevel] += cached;
     if (ctx.device->gpu) {
         const GpuParams &gp = *ctx.device->gpu;
         const int hw = std::max(1, gp.warpSize * gp.smPartitions);
@@ -99,6 +112,10 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
     out.level = level;
     out.nodes = nodes;
     const int rank = static_cast<int>(domain.size());
+    if (!domain.empty() && regionEmpty(domain)) {
+        out.failure = "the output is empty";
+        return out;
+    }
     std::int64_t parallel = std::max(1, ctx.device->totalCores());
     if (level > 0)
         parallel = ctx.device->gpu ? std::max(1, ctx.device->gpu->warpSize * ctx.device->gpu->smPartitions)
@@ -203,8 +220,9 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
             costCandidate(ctx, c);
     }
     std::erase_if(feasible, [](const TileChoice &c) { return std::isinf(c.costNs); });
-    std::stable_sort(feasible.begin(), feasible.end(),
-                     [](const TileChoice &a, const TileChoice &b) { return a.costNs < b.costNs; });
+    std::stable_sort(feasible.begin(), feasible.end(), [](const TileChoice &a, const TileChoice &b) {
+        return a.costNs != b.costNs ? a.costNs < b.costNs : a.innerTraffic < b.innerTraffic;
+    });
     out.candidates = std::move(feasible);
     if (out.candidates.empty() && out.failure.empty()) {
         const WelderLevel &above = ctx.levels->at(std::min(level + 1, ctx.levels->top()));

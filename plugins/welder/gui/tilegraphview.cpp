@@ -12,7 +12,7 @@ namespace tessera::welder {
 
 namespace {
 
-constexpr double kBoxW = 150, kBoxH = 44, kGapX = 60, kGapY = 16, kMargin = 16, kHeaderH = 52;
+constexpr double kBoxW = 150, kBoxH = 44, kGapX = 60, kGapY = 24, kMargin = 16, kHeaderH = 60;
 
 QString shapeText(const ops::Region &r)
 {
@@ -190,7 +190,15 @@ void TileGraphView::paintEvent(QPaintEvent *)
         const QPointF from(ra.right(), ra.center().y()), to(rb.left(), rb.center().y());
         QPainterPath path(from);
         const double dx = std::max(20.0, (to.x() - from.x()) / 2);
-        path.cubicTo(from + QPointF(dx, 0), to - QPointF(dx, 0), to);
+        if (to.x() - from.x() > kGapX + 1 && std::abs(to.y() - from.y()) < 1) {
+            // Skips a column on the same row: arc over the boxes in between.
+            const double top = ra.top() - kGapY / 2;
+            path = QPainterPath(QPointF(ra.center().x(), ra.top()));
+            path.cubicTo(QPointF(ra.center().x(), top - 6), QPointF(rb.center().x(), top - 6),
+                         QPointF(rb.center().x(), rb.top()));
+        } else {
+            path.cubicTo(from + QPointF(dx, 0), to - QPointF(dx, 0), to);
+        }
         QPen pen(levelColor(level), level.isEmpty() || levelColor(level) == levelColor(QString()) ? 1.5 : 3);
         if (levelColor(level) == levelColor(QString()))
             pen.setStyle(Qt::DashLine);
@@ -199,7 +207,7 @@ void TileGraphView::paintEvent(QPaintEvent *)
         p.drawPath(path);
         p.setBrush(pen.color());
         p.setPen(Qt::NoPen);
-        p.drawEllipse(to, 3, 3);
+        p.drawEllipse(path.currentPosition(), 3, 3);
     }
     // Nodes.
     for (const Box &b : m_boxes) {

@@ -228,3 +228,28 @@ TEST(WelderSchedule, MobileNetV2SmallComputesTheSequentialOutputs)
     ASSERT_TRUE(imported.isOk()) << imported.status().str();
     expectSameOutputs(imported->graph, "nvidia-v100");
 }
+
+// §5.2: "on the top layers where the feature maps are large and the number of channels is small,
+// Welder constructs a DWConv+PWConv fusion group ... on the bottom layers, Welder constructs a
+// PWConv+DWConv fusion group ... as the feature map becomes smaller."
+std::string levelOf(const ScheduleRun &run, const char *p, const char *c)
+{
+    const DecisionRecord *r = run.decisions.find(decisionKey("welder.connect", {p, c}));
+    return r ? r->options[static_cast<std::size_t>(r->chosen)].id : std::string("?");
+}
+
+TEST(WelderSection52, LargeMapsFewChannelsFuseDepthwiseIntoPointwise)
+{
+    auto run = welder(separable(16, 112), "nvidia-v100");
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_NE(levelOf(*run, "dw1", "pw1"), "HBM");
+}
+
+// Twin: small maps with many channels flip the order: PW+DW is a group, DW→PW is not connected.
+TEST(WelderSection52, SmallMapsManyChannelsFusePointwiseIntoDepthwise)
+{
+    auto run = welder(separable(512, 7), "nvidia-v100");
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(levelOf(*run, "dw1", "pw1"), "HBM");
+    EXPECT_NE(levelOf(*run, "pw1", "dw2"), "HBM");
+}

@@ -68,4 +68,25 @@ inline Graph hugeWindowPool()
     return g;
 }
 
+// §5.2 separable convolutions: x → dw1 (3×3 depthwise) → pw1 (1×1) → dw2 → pw2, C channels, hw×hw.
+inline Graph separable(std::int64_t c, std::int64_t hw)
+{
+    using namespace testgraphs;
+    Graph g;
+    g.name = "separable";
+    TensorId t = tensor(g, "x", {1, c, hw, hw}, Tensor::Kind::Input);
+    g.inputs = {t};
+    for (int i = 1; i <= 2; ++i) {
+        const std::string n = std::to_string(i);
+        t = op(g, "dw" + n, "Conv", {t, weight(g, "dw" + n + "/w", {c, 1, 3, 3})}, {1, c, hw, hw},
+               {{"kernel_shape", {std::vector<std::int64_t>{3, 3}}},
+                {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}},
+                {"group", {c}}});
+        t = op(g, "pw" + n, "Conv", {t, weight(g, "pw" + n + "/w", {c, c, 1, 1})}, {1, c, hw, hw},
+               {{"kernel_shape", {std::vector<std::int64_t>{1, 1}}}});
+    }
+    g.outputs = {t};
+    return g;
+}
+
 } // namespace tessera::weldertest
