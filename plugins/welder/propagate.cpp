@@ -189,6 +189,14 @@ Expected<TileConfig> propagate(const TileGraph &tg, const std::vector<NodeId> &n
         if (t == c.primary)
             continue;
         const ops::Region span = regionHull(first->computed[t], end->computed[t]);
+        // A whole sub-graph (its primary's whole tensor) must compute the other outputs whole too
+        // (a sink reading one row of an escaping tensor leaves the rest to no one).
+        if (domain == ops::fullRegion(g.tensor(c.primary).shape) &&
+            whole->computed[t] != ops::fullRegion(g.tensor(t).shape)) {
+            c.aligned = false;
+            c.why = "output " + g.tensor(t).name + " is only partly computed for " + g.tensor(c.primary).name;
+            return c;
+        }
         if (whole->computed[t] != span) {
             c.aligned = false;
             c.why = "tiles of output " + g.tensor(t).name + " do not span it";

@@ -7,9 +7,10 @@
 // windowed or irregular access), giving the reuse-tile of every tensor produced inside and the tile loaded of every
 // tensor read from outside. Other escaping outputs are aligned with it (§3.1 "multiple output nodes"): one the walk did
 // not reach takes the primary's tile when their shapes are equal; every escaping tile must partition its tensor (the
-// representative tile and its grid neighbours are disjoint, the first and last tiles span the domain), else the
-// configuration is not aligned and the caller leaves it unconnected. The representative tile is the interior one at
-// grid index ⌊(g−1)/2⌋ per axis, so padding at the borders does not shrink it (the paper's tiles are interior ones).
+// representative tile and its grid neighbours are disjoint, the first and last tiles span the domain, the whole primary
+// needs all of it), else the configuration is not aligned and the caller leaves it unconnected. The representative tile
+// is the interior one at grid index ⌊(g−1)/2⌋ per axis, so padding at the borders does not shrink it (the paper's tiles
+// are interior ones).
 //
 // MemTraffic(level l): per tile, every loaded tile and every escaping output tile, each access
 // rounded up to whole transactions of level l over the contiguous innermost run of the tile

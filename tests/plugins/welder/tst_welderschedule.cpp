@@ -253,3 +253,29 @@ TEST(WelderSection52, SmallMapsManyChannelsFusePointwiseIntoDepthwise)
     EXPECT_EQ(levelOf(*run, "dw1", "pw1"), "HBM");
     EXPECT_NE(levelOf(*run, "pw1", "dw2"), "HBM");
 }
+
+// §3.1 multiple outputs, found on BERT's pooler: a sink that reads one row of a tensor that is
+// itself an output must not take that tensor into its kernel with only the row computed. The
+// plan verifies (every output covered once) and computes the sequential outputs.
+TEST(WelderSchedule, SinkReadingOneRowOfAnOutputDoesNotSwallowIt)
+{
+    using namespace testgraphs;
+    Graph g;
+    g.name = "pooler";
+    const TensorId x = tensor(g, "x", {1, 16, 32}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId r = op(g, "relu", "Relu", {x}, {1, 16, 32});
+    auto index = std::make_shared<TensorData>();
+    index->dtype = DType::Int64;
+    index->bytes.assign(8, 0); // scalar 0
+    Tensor it;
+    it.name = "row";
+    it.dtype = DType::Int64;
+    it.kind = Tensor::Kind::Initializer;
+    it.data = index;
+    const TensorId row = g.addTensor(it);
+    const TensorId first = op(g, "first", "Gather", {r, row}, {1, 32}, {{"axis", {std::int64_t{1}}}});
+    g.outputs = {r, op(g, "tanh", "Tanh", {first}, {1, 32})};
+    expectSameOutputs(g, "nvidia-v100");
+    expectSameOutputs(g, "stcp920");
+}
