@@ -182,8 +182,8 @@ Expected<ExecutionPlan> lowerTileGraph(const TileGraph &tg, const WelderLevels &
             // Buffers of the tensors inside the kernel, one tile each.
             for (const auto &[tensor, lvl] : heldLevel) {
                 const WelderLevel &wl = levels.at(lvl);
-                if (wl.deviceLevel.empty())
-                    continue; // registers
+                if (lvl > 1 || wl.deviceLevel.empty())
+                    continue; // held in sub-tiles inside the task (header)
                 auto it = regions->computed.find(tensor);
                 if (it == regions->computed.end())
                     continue;

@@ -12,9 +12,11 @@
 //
 // Buffers: every tensor leaving a kernel is held whole at level 0 (written by its producer's
 // tasks, read by its consumers'); every tensor inside a kernel is held, per task, at the device
-// level it is connected at (the lowest level of its internal edges, at least 1: a GPU's shared
-// memory, a DSA's L1 or LLB) with the size of one tile; tensors connected at the register level
-// have no buffer (registers are not a device level). Dependencies: a task depends on every task
+// level it is connected at when that is level 1 (a GPU's shared memory, a DSA's LLB), with the
+// size of one tile. Tensors connected higher (registers, a DSA's L1) live in the sub-tiles of the
+// level-1 tile-graphs, which run one after another inside a task; a task is the finest unit whose
+// buffer liveness a plan shows, so they get no plan buffer (the kernel's strategy names their
+// levels) rather than buffers the verifier would count as live together. Dependencies: a task depends on every task
 // of another kernel that produced a region it reads (regions from core/plan/tiles.h).
 // Costs: the kernel's estimate (the chosen candidate's fused launch) shared among its tasks in
 // proportion to their tiles.

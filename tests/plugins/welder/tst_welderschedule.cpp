@@ -217,6 +217,21 @@ TEST(WelderSchedule, Deterministic)
     EXPECT_EQ(a->result.plan.estimatedLatencyNs(), b->result.plan.estimatedLatencyNs());
 }
 
+// Plans verify against each kind of device's capacities (a DSA's L1 and LLB, a GPU's shared
+// memory, the host's caches): SqueezeNet, as the simulator's conformance test runs it.
+TEST(WelderSchedule, SqueezeNetVerifiesOnEveryKindOfDevice)
+{
+    auto model = samples::buildSample("squeezenet", {});
+    ASSERT_TRUE(model.isOk()) << model.status().str();
+    auto imported = importModelFromBytes((*model)->SerializeAsString(), "squeezenet.onnx");
+    ASSERT_TRUE(imported.isOk()) << imported.status().str();
+    for (const std::string dev : {"stcp920", "nvidia-v100", "host"}) {
+        auto run = welder(imported->graph, dev);
+        ASSERT_TRUE(run.isOk()) << dev << ": " << run.status().str();
+        EXPECT_LT(run->result.plan.kernels.size(), imported->graph.nodeCount()) << dev;
+    }
+}
+
 // A real sample at small resolution: MobileNetV2 at 32×32, imported, scheduled, run.
 TEST(WelderSchedule, MobileNetV2SmallComputesTheSequentialOutputs)
 {
