@@ -1,6 +1,8 @@
-// The Welder dock: the tile-graph view in a scroll area (see tilegraphview.h).
+// The Welder docks: the tile-graph view in a scroll area (tilegraphview.h) and the fusion-pattern
+// list (fusionpatterns.h).
 #include "plugins/welder/gui/weldergui.h"
 
+#include "plugins/welder/gui/fusionpatterns.h"
 #include "plugins/welder/gui/tilegraphview.h"
 #include "views/widgets/planextensions.h"
 
@@ -24,6 +26,15 @@ void registerWelderPluginViews(views::PlanExtensions &extensions)
                             auto *graph = static_cast<welder::TileGraphView *>(scroll->widget());
                             if (plan.graph && plan.run)
                                 graph->setRun(*plan.graph, *plan.run);
+                        }});
+    extensions.addDock({QStringLiteral("welderFusionPatternDock"),
+                        QStringLiteral("Fusion patterns"),
+                        {"welder"},
+                        [](QWidget *parent) -> QWidget * { return new welder::FusionPatternView(parent); },
+                        [](QWidget *view, const views::PlanShown &plan) {
+                            if (plan.graph && plan.run)
+                                static_cast<welder::FusionPatternView *>(view)->setPlan(*plan.graph,
+                                                                                        plan.run->result.plan);
                         }});
 }
 

@@ -1,4 +1,5 @@
-// The Welder plugin's workbench part: the tile-graph dock (tilegraphview.h).
+// The Welder plugin's workbench part: the tile-graph dock (tilegraphview.h) and the fusion-pattern
+// dock (fusionpatterns.h).
 #pragma once
 
 namespace tessera::views {

@@ -2,6 +2,7 @@
 // at, nodes labelled with their tiles; screenshots for a person to look at.
 #include "core/hw/deviceregistry.h"
 #include "core/sched/session.h"
+#include "plugins/welder/gui/fusionpatterns.h"
 #include "plugins/welder/gui/tilegraphview.h"
 #include "plugins/welder/welder.h"
 
@@ -65,6 +66,24 @@ private slots:
         for (const auto &[e, level] : view.edgeLevels())
             QCOMPARE(level, QStringLiteral("HBM"));
         QVERIFY(view.grab().toImage().save(testshots::screenshotPath(QStringLiteral("welder-tilegraph-none.png"))));
+    }
+
+    // Table 4: the two residual blocks fuse alike — one pattern seen twice.
+    void fusionPatternsCountRepeatedKernels()
+    {
+        const Graph g = testgraphs::residualChain(3);
+        const ScheduleRun run = schedule(g, "welder");
+        const auto patterns = welder::fusionPatterns(g, run.result.plan);
+        QVERIFY(!patterns.empty());
+        QVERIFY2(patterns.front().occurrences >= 2, patterns.front().ops.c_str());
+        QVERIFY(patterns.front().opCount >= 2);
+        welder::FusionPatternView view;
+        view.setPlan(g, run.result.plan);
+        view.resize(640, 160);
+        QCOMPARE(view.rowCount(), int(patterns.size()));
+        QVERIFY(view.grab().toImage().save(testshots::screenshotPath(QStringLiteral("welder-fusionpatterns.png"))));
+        // Twin: welder-none fuses nothing, so there is no pattern.
+        QVERIFY(welder::fusionPatterns(g, schedule(g, "none").result.plan).empty());
     }
 
     void residualChainScreenshot()
