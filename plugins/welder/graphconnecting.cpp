@@ -19,13 +19,17 @@ std::string fmtNs(double ns)
 } // namespace
 
 Expected<ConnectStats> graphConnecting(TileGraph &tg, KernelCoster &coster, const std::vector<int> &allowed,
-                                       DecisionContext &decisions, Trace &trace, const std::atomic<bool> *cancel)
+                                       DecisionContext &decisions, Trace &trace, const std::atomic<bool> *cancel,
+                                       const std::function<void(double)> &progress)
 {
     const Graph &g = tg.graph();
     const WelderLevels &levels = *coster.context().levels;
     ConnectStats stats;
     stats.edgesAt.assign(static_cast<std::size_t>(levels.top() + 1), 0);
+    std::size_t visited = 0;
     for (NodeId node : tg.topoOrder()) {
+        if (progress)
+            progress(static_cast<double>(visited++) / static_cast<double>(tg.topoOrder().size()));
         for (int e : tg.outEdges(node)) {
             if (cancel && cancel->load(std::memory_order_relaxed))
                 return Status::error(ErrorCode::Cancelled, "cancelled");

@@ -21,6 +21,7 @@
 #include "plugins/welder/kernelcost.h"
 
 #include <atomic>
+#include <functional>
 #include <vector>
 
 namespace tessera::welder {
@@ -33,6 +34,7 @@ struct ConnectStats {
 // Connects tg's edges in place; `allowed` lists the levels tried (0 always included).
 Expected<ConnectStats> graphConnecting(TileGraph &tg, KernelCoster &coster, const std::vector<int> &allowed,
                                        DecisionContext &decisions, Trace &trace,
-                                       const std::atomic<bool> *cancel = nullptr);
+                                       const std::atomic<bool> *cancel = nullptr,
+                                       const std::function<void(double)> &progress = {});
 
 } // namespace tessera::welder

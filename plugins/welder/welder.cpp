@@ -98,7 +98,10 @@ public:
         KernelCoster coster(ctx);
 
         // Step 1: graph connecting.
-        auto connected = graphConnecting(tg, coster, allowed, decisions, trace, req.cancel);
+        auto connected = graphConnecting(tg, coster, allowed, decisions, trace, req.cancel, [&](double f) {
+            if (req.progress)
+                req.progress(0.8 * f);
+        });
         if (!connected)
             return connected.status();
         if (req.progress)

@@ -204,6 +204,33 @@ TEST(WelderOverride, OverrideBeyondCapacityIsRejectedWithTheReason)
     EXPECT_EQ(run->result.plan.kernels.size(), 2u);
 }
 
+// Bad input: an opaque operator has no index map — connecting to it is offered but illegal with
+// the reason, it stays a whole-tensor kernel, and the plan still verifies.
+TEST(WelderSchedule, OpaqueOperatorIsNeverConnected)
+{
+    using namespace testgraphs;
+    Graph g;
+    g.name = "opaque_middle";
+    const TensorId x = tensor(g, "x", {1, 8, 16, 16}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a = op(g, "a", "Relu", {x}, {1, 8, 16, 16});
+    const TensorId b = op(g, "mystery", "Relu", {a}, {1, 8, 16, 16});
+    g.node(g.findNode("mystery")).opaque = true;
+    g.outputs = {op(g, "c", "Relu", {b}, {1, 8, 16, 16})};
+    auto run = welder(g, "nvidia-v100");
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const DecisionRecord *r = run->decisions.find(decisionKey("welder.connect", {"a", "mystery"}));
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->options[static_cast<std::size_t>(r->chosen)].id, "HBM");
+    ASSERT_GE(r->options.size(), 2u);
+    EXPECT_NE(r->options[1].illegalReason.find("mystery is opaque"), std::string::npos) << r->options[1].illegalReason;
+    EXPECT_EQ(run->result.plan.kernels.size(), 3u);
+    const auto whole = std::find_if(run->result.plan.kernels.begin(), run->result.plan.kernels.end(),
+                                    [](const Kernel &k) { return k.strategy == "welder:whole"; });
+    ASSERT_NE(whole, run->result.plan.kernels.end());
+    EXPECT_EQ(whole->nodes, std::vector<NodeId>{g.findNode("mystery")});
+}
+
 TEST(WelderSchedule, Deterministic)
 {
     const Graph g = testgraphs::residualChain(2);
