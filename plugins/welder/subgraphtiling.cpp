@@ -5,10 +5,12 @@
 #include <queue>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <set>
+#include <thread>
 
 namespace tessera::welder {
 
@@ -184,10 +186,13 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
     if (static_cast<int>(feasible.size()) > k)
         feasible.resize(static_cast<std::size_t>(k));
 
-    // Lines 20–24: refine each candidate one level up; cost level-0 candidates.
+    // Lines 20–24: refine each candidate one level up; cost level-0 candidates. The candidates are
+    // independent (§4.2): at level 0 they are evaluated on ctx.params.threads threads, each writing
+    // only its own candidate, so the result does not depend on the thread count.
     const bool refine = level + 1 < ctx.levels->top();
-    for (TileChoice &c : feasible) {
-        bool ok = true;
+    std::vector<std::string> failures(feasible.size());
+    auto evaluateCandidate = [&](std::size_t i) {
+        TileChoice &c = feasible[i];
         if (refine) {
             std::set<std::vector<NodeId>> done;
             for (NodeId n : nodes) {
@@ -202,23 +207,42 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
                     continue; // not needed by this tile
                 TilingContext innerCtx = ctx;
                 innerCtx.params.budget = std::max(8, ctx.params.budget / 4);
+                innerCtx.params.threads = 1;
                 Tiling inner = subGraphTiling(innerCtx, sub, level + 1, it->second, 1);
                 if (inner.candidates.empty()) {
-                    ok = false;
-                    out.failure = "inside tile " + c.label() + ": " + inner.failure;
-                    break;
+                    failures[i] = "inside tile " + c.label() + ": " + inner.failure;
+                    c.costNs = std::numeric_limits<double>::infinity();
+                    return;
                 }
                 c.innerTraffic += inner.candidates.front().traffic.total * static_cast<double>(c.config.tileCount);
                 c.inner.push_back(std::move(inner.candidates.front()));
             }
         }
-        if (!ok) {
-            c.costNs = std::numeric_limits<double>::infinity();
-            continue;
-        }
         if (level == 0)
             costCandidate(ctx, c);
+    };
+    const std::size_t threads =
+        level == 0 ? std::min<std::size_t>(feasible.size(), static_cast<std::size_t>(std::max(1, ctx.params.threads)))
+                   : 1;
+    if (threads <= 1) {
+        for (std::size_t i = 0; i < feasible.size(); ++i)
+            evaluateCandidate(i);
+    } else {
+        std::atomic<std::size_t> next{0};
+        std::vector<std::thread> pool;
+        for (std::size_t t = 0; t < threads; ++t)
+            pool.emplace_back([&] {
+                for (std::size_t i = next++; i < feasible.size(); i = next++)
+                    evaluateCandidate(i);
+            });
+        for (std::thread &t : pool)
+            t.join();
     }
+    for (const std::string &f : failures)
+        if (!f.empty()) {
+            out.failure = f;
+            break;
+        }
     std::erase_if(feasible, [](const TileChoice &c) { return std::isinf(c.costNs); });
     std::stable_sort(feasible.begin(), feasible.end(), [](const TileChoice &a, const TileChoice &b) {
         return a.costNs != b.costNs ? a.costNs < b.costNs : a.innerTraffic < b.innerTraffic;

@@ -39,6 +39,7 @@ namespace tessera::welder {
 struct SearchParams {
     int topk = 20;
     int budget = 128;
+    int threads = 1; // level-0 candidates evaluated at once (§4.2 "parallel compilations")
 };
 
 struct TileChoice {

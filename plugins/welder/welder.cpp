@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <thread>
 
 namespace tessera {
 
@@ -38,6 +39,13 @@ public:
                  64,
                  {}},
                 {"budget", OptionSpec::Kind::Int, std::int64_t{96}, "tile shapes evaluated per sub-graph", 8, 4096, {}},
+                {"threads",
+                 OptionSpec::Kind::Int,
+                 std::int64_t{0},
+                 "threads evaluating candidate tiles (§4.2); 0 = one per core",
+                 0,
+                 256,
+                 {}},
                 {"max_tasks",
                  OptionSpec::Kind::Int,
                  std::int64_t{64},
@@ -95,6 +103,9 @@ public:
         ctx.cost = req.cost;
         ctx.params.topk = static_cast<int>(req.options.getInt("topk"));
         ctx.params.budget = static_cast<int>(req.options.getInt("budget"));
+        ctx.params.threads = static_cast<int>(req.options.getInt("threads"));
+        if (ctx.params.threads == 0)
+            ctx.params.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         KernelCoster coster(ctx);
 
         // Step 1: graph connecting.

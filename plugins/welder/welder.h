@@ -6,7 +6,7 @@
 //      among its top-k candidates, refined level by level, a decision each;
 // then lowers the hierarchical tile-graph to an ExecutionPlan (lowering.h). Memory levels:
 // memlevels.h; Propagate / MemFootprint / MemTraffic: propagate.h.
-// Options: topk, budget (tiles evaluated per sub-graph), max_tasks (per kernel), variant
+// Options: topk, budget (tiles evaluated per sub-graph), threads (§4.2), max_tasks (per kernel), variant
 // (§5.2's ablation: "welder" every level, "none" no inter-operator connection, "base" the
 // register/top level only).
 #pragma once

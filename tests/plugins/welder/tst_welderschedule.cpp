@@ -231,11 +231,15 @@ TEST(WelderSchedule, OpaqueOperatorIsNeverConnected)
     EXPECT_EQ(whole->nodes, std::vector<NodeId>{g.findNode("mystery")});
 }
 
+// Deterministic, also across the number of threads evaluating candidates (§4.2).
 TEST(WelderSchedule, Deterministic)
 {
     const Graph g = testgraphs::residualChain(2);
-    auto a = welder(g, "stcp920");
-    auto b = welder(g, "stcp920");
+    ScheduleSetup one, four;
+    one.options["threads"] = "1";
+    four.options["threads"] = "4";
+    auto a = welder(g, "stcp920", one);
+    auto b = welder(g, "stcp920", four);
     ASSERT_TRUE(a.isOk() && b.isOk());
     ASSERT_EQ(a->decisions.records().size(), b->decisions.records().size());
     for (std::size_t i = 0; i < a->decisions.records().size(); ++i)
