@@ -76,21 +76,14 @@ Expected<ExecutionPlan> lowerTileGraph(const TileGraph &tg, const WelderLevels &
     for (std::size_t k : order) {
         const LoweredKernel &lk = kernels[k];
         const std::unordered_set<NodeId> inside(lk.nodes.begin(), lk.nodes.end());
-        // Level each internal tensor is held at (the lowest level of its internal edges, at least 1).
-        std::map<TensorId, int> heldLevel;
+        // The levels the kernel's internal edges are connected at (its strategy).
         std::set<std::string> used;
         for (NodeId n : lk.nodes)
             for (int e : tg.outEdges(n)) {
                 const TileEdge &edge = tg.edges()[static_cast<std::size_t>(e)];
                 if (!inside.count(edge.consumer))
                     continue;
-                const int lvl = std::max(1, tg.connectLevel(e));
-                used.insert(levels.at(lvl).name);
-                for (TensorId t : edge.tensors) {
-                    auto [it, added] = heldLevel.try_emplace(t, lvl);
-                    if (!added)
-                        it->second = std::min(it->second, lvl);
-                }
+                used.insert(levels.at(std::max(1, tg.connectLevel(e))).name);
             }
         std::string strategy = "welder";
         for (const std::string &u : used)
@@ -179,21 +172,12 @@ Expected<ExecutionPlan> lowerTileGraph(const TileGraph &tg, const WelderLevels &
                     t.reads.push_back(gb->second);
             }
             t.deps.assign(deps.begin(), deps.end());
-            // Buffers of the tensors inside the kernel, one tile each.
-            for (const auto &[tensor, lvl] : heldLevel) {
-                const WelderLevel &wl = levels.at(lvl);
-                if (lvl > 1 || wl.deviceLevel.empty())
-                    continue; // held in sub-tiles inside the task (header)
-                auto it = regions->computed.find(tensor);
-                if (it == regions->computed.end())
-                    continue;
+            // Fig. 8 Allocate: the tile-graph's workspace at level 1 (its MemFootprint: loaded
+            // tiles, reuse tiles, output tiles, best-fit).
+            if (!lk.whole && lk.workspaceBytes > 0 && levels.top() >= 1 && !levels.at(1).deviceLevel.empty()) {
                 Buffer buf;
-                buf.tensor = tensor;
-                buf.level = wl.deviceLevel;
-                buf.region = it->second;
-                auto rep = lk.config.computed.find(tensor);
-                const ops::Region &one = rep != lk.config.computed.end() ? rep->second : it->second;
-                buf.bytes = ops::regionElements(one) * static_cast<std::int64_t>(dtypeSize(g.tensor(tensor).dtype));
+                buf.level = levels.at(1).deviceLevel;
+                buf.bytes = lk.workspaceBytes;
                 const BufferId id = plan.addBuffer(buf);
                 t.writes.push_back(id);
                 t.reads.push_back(id);

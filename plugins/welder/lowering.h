@@ -11,12 +11,13 @@
 // A single node without a tile (opaque, or too large for every level) is one whole task.
 //
 // Buffers: every tensor leaving a kernel is held whole at level 0 (written by its producer's
-// tasks, read by its consumers'); every tensor inside a kernel is held, per task, at the device
-// level it is connected at when that is level 1 (a GPU's shared memory, a DSA's LLB), with the
-// size of one tile. Tensors connected higher (registers, a DSA's L1) live in the sub-tiles of the
-// level-1 tile-graphs, which run one after another inside a task; a task is the finest unit whose
-// buffer liveness a plan shows, so they get no plan buffer (the kernel's strategy names their
-// levels) rather than buffers the verifier would count as live together. Dependencies: a task depends on every task
+// tasks, read by its consumers'); each task allocates the tile-graph's workspace at level 1 (Fig.
+// 8 Allocate: one scratch buffer of the chosen tile's MemFootprint, which holds its loaded tiles,
+// reuse tiles and output tiles best-fit; a task running several tiles reuses it tile after tile).
+// Tiles above level 1 (registers, a DSA's L1) live inside the level-1 tile-graphs that run within
+// a task, the finest unit whose buffer liveness a plan shows, so they get no plan buffer (the
+// kernel's strategy names the levels its edges are connected at).
+// Dependencies: a task depends on every task
 // of another kernel that produced a region it reads (regions from core/plan/tiles.h).
 // Costs: the kernel's estimate (the chosen candidate's fused launch) shared among its tasks in
 // proportion to their tiles.
@@ -35,6 +36,7 @@ struct LoweredKernel {
     bool whole = false;        // one task, whole tensors
     TileConfig config;         // the chosen level-0 configuration (nodes' own tensors)
     KernelEstimate estimate;
+    std::int64_t workspaceBytes = 0; // MemFootprint of the chosen tile at level 1
     std::string tileLabel;
 };
 

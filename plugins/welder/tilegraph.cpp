@@ -86,21 +86,27 @@ std::vector<std::vector<NodeId>> TileGraph::subgraphs(int level) const
 NodeId TileGraph::wouldCycle(const std::vector<NodeId> &nodes) const
 {
     const std::unordered_set<NodeId> inside(nodes.begin(), nodes.end());
-    // Nodes outside reachable from inside; if one of them reaches inside again, the set is not convex.
+    // Nodes outside reachable from inside, each with its whole current kernel (kernels run as
+    // units); reaching inside again means the merged kernel could not be ordered.
     std::vector<NodeId> stack;
     std::unordered_set<NodeId> reached;
+    auto reach = [&](NodeId s) {
+        for (NodeId k : extractSubgraph(s, 0))
+            if (!inside.count(k) && reached.insert(k).second)
+                stack.push_back(k);
+    };
     for (NodeId n : nodes)
         for (NodeId s : m_graph->successors(n))
-            if (!inside.count(s) && reached.insert(s).second)
-                stack.push_back(s);
+            if (!inside.count(s) && !reached.count(s))
+                reach(s);
     while (!stack.empty()) {
         const NodeId x = stack.back();
         stack.pop_back();
         for (NodeId s : m_graph->successors(x)) {
             if (inside.count(s))
                 return x;
-            if (reached.insert(s).second)
-                stack.push_back(s);
+            if (!reached.count(s))
+                reach(s);
         }
     }
     return kInvalidId;

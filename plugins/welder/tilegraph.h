@@ -8,8 +8,8 @@
 // connected ABOVE `level` — at level 0 a fused kernel, at level 1 the part of it whose
 // intermediates stay above shared memory, and so on (the L0 → L1 → L2 grouping of Fig. 5).
 // Opaque nodes (no index map) are never connected. A connection that would make a sub-graph
-// non-convex (a path leaving it and re-entering through another node) is refused by
-// `wouldCycle`, since such a fused kernel could not run.
+// non-convex (a path leaving it and re-entering, possibly through other fused kernels) is
+// refused by `wouldCycle`, since such a fused kernel could not be ordered.
 #pragma once
 
 #include "core/ir/graph.h"
@@ -50,8 +50,10 @@ public:
     std::vector<NodeId> extractSubgraph(NodeId node, int level) const;
     // Every level-`level` sub-graph (each node in exactly one), in topological order of their first nodes.
     std::vector<std::vector<NodeId>> subgraphs(int level) const;
-    // Convexity of a prospective sub-graph: a node outside `nodes` on a path that leaves
-    // `nodes` and re-enters it (kInvalidId if there is none, i.e. `nodes` can be one kernel).
+    // Convexity of a prospective sub-graph: a node outside `nodes` on a path that leaves `nodes`
+    // and re-enters it, where reaching a node reaches its whole current level-0 sub-graph (kernels
+    // run as units, so a cycle through other fused kernels counts too); kInvalidId if there is
+    // none, i.e. `nodes` can be one kernel.
     NodeId wouldCycle(const std::vector<NodeId> &nodes) const;
 
     std::string edgeName(int edge) const; // "producer→consumer"

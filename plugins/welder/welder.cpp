@@ -171,6 +171,7 @@ public:
                 return cfg.status();
             lk.config = std::move(*cfg);
             lk.estimate = chosen.estimate;
+            lk.workspaceBytes = chosen.footprint.bytes;
             lk.tileLabel = chosen.label();
             globalTraffic += chosen.traffic.total;
             step.conclusion =

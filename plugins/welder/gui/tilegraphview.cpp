@@ -1,6 +1,7 @@
 #include "plugins/welder/gui/tilegraphview.h"
 
 #include "core/ir/analysis.h"
+#include "core/plan/tiles.h"
 
 #include <QPainter>
 #include <QPainterPath>
@@ -100,14 +101,22 @@ void TileGraphView::setRun(const Graph &g, const ScheduleRun &run)
         firstSeen[static_cast<std::size_t>(t.kernel)] = true;
         for (const NodeTile &nt : t.tiles)
             tiles[nt.node] = QStringLiteral("out ") + shapeText(nt.region);
-        for (BufferId b : t.writes) {
-            const Buffer &buf = plan.buffers[static_cast<std::size_t>(b)];
-            if (buf.tensor == kInvalidId || buf.region.empty())
-                continue;
-            const NodeId p = g.tensor(buf.tensor).producer;
-            if (p != kInvalidId && !tiles.count(p))
-                tiles[p] = QString::fromStdString(buf.level) + QLatin1Char(' ') + shapeText(buf.region);
-        }
+        // Nodes inside: the region of their output the task computes, and the level it is held at.
+        const Kernel &k = plan.kernels[static_cast<std::size_t>(t.kernel)];
+        if (auto regions = taskRegions(g, k, t.tiles); regions && !t.tiles.empty())
+            for (NodeId n : k.nodes) {
+                const TensorId out = g.node(n).outputs.empty() ? kInvalidId : g.node(n).outputs[0];
+                auto it = out == kInvalidId ? regions->computed.end() : regions->computed.find(out);
+                if (tiles.count(n) || it == regions->computed.end())
+                    continue;
+                QString level;
+                for (NodeId c : g.successors(n)) {
+                    auto e = m_edgeLevel.find({n, c});
+                    if (e != m_edgeLevel.end() && std::find(k.nodes.begin(), k.nodes.end(), c) != k.nodes.end())
+                        level = e->second;
+                }
+                tiles[n] = (level.isEmpty() ? QString() : level + QLatin1Char(' ')) + shapeText(it->second);
+            }
         if (t.tiles.empty())
             for (NodeId n : plan.kernels[static_cast<std::size_t>(t.kernel)].nodes)
                 tiles[n] = QStringLiteral("whole");

@@ -7,8 +7,8 @@
 //
 // Everything shown is read from the run: connection levels from the "welder.connect"
 // decisions (key = role + the edge's two node names), tiles from the first task of each kernel
-// (its NodeTiles and per-task buffers). Layout: columns by longest path from the inputs, rows
-// in topological order within a column.
+// (its NodeTiles, and for the nodes inside the regions that task computes, core/plan/tiles.h). Layout: columns by
+// longest path from the inputs, rows in topological order within a column.
 #pragma once
 
 #include "core/ir/graph.h"

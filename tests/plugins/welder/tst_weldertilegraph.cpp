@@ -96,6 +96,29 @@ TEST(WelderTileGraph, NonConvexSetIsDetected)
     EXPECT_NE(tg.wouldCycle(holed), kInvalidId);
 }
 
+// Found on RandWire: kernels run as units, so a merge is refused when a path leaves it and comes
+// back through another fused kernel even if no node path does. A = {a1, a2}, B = {b0, b1, b2}:
+// a1 → b1 and b2 → a2 make A → B → A once B is one kernel.
+TEST(WelderTileGraph, CycleThroughAnotherKernelIsDetected)
+{
+    using namespace testgraphs;
+    Graph g;
+    const TensorId x = tensor(g, "x", {4, 4}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a1 = op(g, "a1", "Relu", {x}, {4, 4});
+    const TensorId b0 = op(g, "b0", "Relu", {x}, {4, 4});
+    const TensorId b1 = op(g, "b1", "Add", {a1, b0}, {4, 4});
+    const TensorId b2 = op(g, "b2", "Relu", {b0}, {4, 4});
+    const TensorId a2 = op(g, "a2", "Add", {a1, b2}, {4, 4});
+    g.outputs = {b1, a2};
+    TileGraph tg(g);
+    const std::vector<NodeId> a{g.findNode("a1"), g.findNode("a2")};
+    EXPECT_EQ(tg.wouldCycle(a), kInvalidId); // B not fused: b1 and b2 run on their own
+    tg.setConnect(tg.edgeIndex(g.findNode("b0"), g.findNode("b1")), 1);
+    tg.setConnect(tg.edgeIndex(g.findNode("b0"), g.findNode("b2")), 1);
+    EXPECT_NE(tg.wouldCycle(a), kInvalidId);
+}
+
 // §2: "the total traffic incurred in global memory for an individual output tile is 35KB
 // ((4*64+64*128+4*128)*4 Bytes) ... a total global memory traffic of 840MB" with [4×128],
 // "changing the output tile to [16×128] will reduce the total traffic to only 264MB".
