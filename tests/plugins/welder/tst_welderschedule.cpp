@@ -15,6 +15,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "tests/backends/planutil.h"
+#include "tests/common/testsamples.h"
 #include "tests/plugins/welder/weldertest.h"
 
 using namespace tessera;
@@ -256,7 +257,7 @@ TEST(WelderSchedule, Deterministic)
 // memory, the host's caches): SqueezeNet, as the simulator's conformance test runs it.
 TEST(WelderSchedule, SqueezeNetVerifiesOnEveryKindOfDevice)
 {
-    auto model = samples::buildSample("squeezenet", {});
+    auto model = test::buildRegisteredSample("squeezenet"); // an IOS network (plugins/ios)
     ASSERT_TRUE(model.isOk()) << model.status().str();
     auto imported = importModelFromBytes((*model)->SerializeAsString(), "squeezenet.onnx");
     ASSERT_TRUE(imported.isOk()) << imported.status().str();
