@@ -30,6 +30,8 @@ ops::Region primaryDomain(const Graph &g, const std::vector<NodeId> &nodes)
 
 namespace {
 
+constexpr std::int64_t kMmaFragment = 16; // M, N of a TensorCore fragment (16×16×16)
+
 int classWeight(OpClass c)
 {
     switch (c) {
@@ -169,7 +171,23 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
         feasible.push_back(std::move(c));
     };
 
-    evaluate(Shape(static_cast<std::size_t>(rank), 1));
+    // §4.1 TensorCore: when a GEMM of the sub-graph runs on the device's matrix unit (its best
+    // unit for the dtype), the search starts at the MMA fragment (16) on the output's last two
+    // axes, so every enlargement (doubling) stays a multiple of it.
+    Shape start(static_cast<std::size_t>(rank), 1);
+    if (level == 0 && rank >= 2)
+        for (NodeId n : nodes) {
+            const Node &node = g.node(n);
+            const Tensor *o = g.output(node, 0);
+            const ComputeUnit *u =
+                o && opClassOf(node.opType) == OpClass::Gemm ? ctx.device->bestUnit(OpClass::Gemm, o->dtype) : nullptr;
+            if (u && u->kind == UnitKind::Matrix)
+                for (int d = rank - 2; d < rank; ++d)
+                    start[static_cast<std::size_t>(d)] =
+                        std::min<std::int64_t>(kMmaFragment, domain[static_cast<std::size_t>(d)].size());
+        }
+    out.start = start;
+    evaluate(start);
     while (!queue.empty() && out.evaluated < ctx.params.budget) {
         const Entry e = queue.top();
         queue.pop();

@@ -2,7 +2,8 @@
 // Fig. 7 lines 12–25, with the hardware-aligned search of §4.1).
 //
 // EnumerateSubtiles (line 14) is best-first over enlargements of one axis at a time (Roller's
-// tile expansion; reference/welder README): start from the all-ones output tile, pop the
+// tile expansion; reference/welder README): start from the all-ones output tile (16 on the last
+// two axes when a GEMM runs on a matrix unit: §4.1 "Support TensorCore"), pop the
 // candidate with the smallest key, double each axis in turn (clipped to the domain). Each new
 // tile is propagated (line 15), dropped when its footprint exceeds the capacity of the level
 // above (line 16, the "infinite penalty" of §4.1) or when its outputs cannot be aligned, else
@@ -60,6 +61,7 @@ struct Tiling {
     std::vector<TileChoice> candidates; // best first
     int evaluated = 0, overCapacity = 0, unaligned = 0;
     std::int64_t smallestFootprint = -1; // of the tiles that did not fit
+    Shape start;                         // the first tile tried (TensorCore-aligned for GEMMs on a matrix unit)
     std::string failure;                 // why there is no candidate
 };
 

@@ -319,3 +319,42 @@ TEST(WelderPropagate, OpaqueOperatorIsRefusedWithItsName)
     ASSERT_FALSE(c.isOk());
     EXPECT_NE(c.status().str().find("mystery"), std::string::npos) << c.status().str();
 }
+
+// §4.1 "Support TensorCore": an FP16 GEMM runs on the V100's tensor cores, so its tiles are
+// multiples of the 16×16 MMA fragment on the output's two axes.
+TEST(WelderSearch, Fp16GemmTilesAreTensorCoreAligned)
+{
+    using namespace testgraphs;
+    Graph g;
+    const TensorId a = tensor(g, "a", {256, 64}, Tensor::Kind::Input);
+    const TensorId b = tensor(g, "b", {64, 128}, Tensor::Kind::Input);
+    g.tensor(a).dtype = g.tensor(b).dtype = DType::Float16;
+    g.inputs = {a, b};
+    const TensorId c = op(g, "mm", "MatMul", {a, b}, {256, 128});
+    g.tensor(c).dtype = DType::Float16;
+    g.outputs = {c};
+    TileGraph tg(g);
+    auto levels = memLevels(device("nvidia-v100"));
+    const DeviceCostModel cost(device("nvidia-v100"));
+    TilingContext ctx{&tg, &*levels, &device("nvidia-v100"), &cost, {}};
+    const Tiling t = subGraphTiling(ctx, {g.findNode("mm")}, 0, ops::fullRegion({256, 128}), 8);
+    ASSERT_FALSE(t.candidates.empty()) << t.failure;
+    EXPECT_EQ(t.start, (Shape{16, 16}));
+    for (const TileChoice &ch : t.candidates) {
+        EXPECT_EQ(ch.config.tile[0] % 16, 0) << ch.label();
+        EXPECT_EQ(ch.config.tile[1] % 16, 0) << ch.label();
+    }
+}
+
+// Twin: in FP32 the GEMM runs on the CUDA cores and the search starts from a 1×1 tile.
+TEST(WelderSearch, Fp32GemmStartsFromOneElement)
+{
+    const Graph g = matmulSoftmax(256);
+    TileGraph tg(g);
+    auto levels = memLevels(device("nvidia-v100"));
+    const DeviceCostModel cost(device("nvidia-v100"));
+    TilingContext ctx{&tg, &*levels, &device("nvidia-v100"), &cost, {}};
+    const Tiling t = subGraphTiling(ctx, {g.findNode("matmul")}, 0, ops::fullRegion({256, 128}), 8);
+    ASSERT_FALSE(t.candidates.empty()) << t.failure;
+    EXPECT_EQ(t.start, (Shape{1, 1}));
+}
