@@ -5,9 +5,11 @@
 // docs/cost-model.md), so two schedules of one model on one device compare.
 #pragma once
 
+#include "core/hw/device.h"
 #include "core/ir/graph.h"
 #include "core/plan/plan.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,22 @@ struct KernelEstimate {
     TaskCost cost;
 };
 
+// A launch whose geometry the scheduler chose itself, e.g. a tile-graph's fused
+// kernel (welder-osdi23 §3.3: one block per output tile, the tiles' footprint in
+// shared memory, the tile traffic at each level). The model skips S1/S2 and
+// costs it with S3/S4 like any launch; the memory bound is the level whose
+// bytes take longest at its bandwidth.
+struct ShapedLaunch {
+    OpClass opClass = OpClass::Other; // picks the compute unit
+    DType dtype = DType::Float32;
+    double flops = 0;
+    std::int64_t blocks = 1;
+    int threadsPerBlock = 256;
+    int registersPerThread = 32;
+    std::int64_t sharedBytesPerBlock = 0;
+    std::map<std::string, double> bytesByLevel; // device level name ("" = slowest) -> bytes; unknown names ignored
+};
+
 // Kernels issued together between two synchronisations: per stream, per
 // kernel, the kernel's cost in the stage (launch wait and contention filled
 // in) and where it ends; spanNs is the stage's length without its barrier.
@@ -68,6 +86,8 @@ public:
     // `nodes` (in topological order) as one kernel.
     virtual KernelEstimate estimateKernel(const Graph &g, const std::vector<NodeId> &nodes,
                                           const KernelPlacement &p) const = 0;
+    // A kernel of launches shaped by the scheduler (ShapedLaunch), alone on the device.
+    virtual KernelEstimate estimateShapedKernel(const std::vector<ShapedLaunch> &launches) const = 0;
     // Streams of kernels (issue order) run concurrently after one barrier.
     virtual StageEstimate estimateStage(const std::vector<std::vector<const KernelEstimate *>> &streams) const = 0;
     // estimateStage(streams).spanNs without the per-kernel parts (the searches' hot path).

@@ -300,16 +300,7 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         if (!unit)
             unit = m_device.bestUnit(cls, DType::Float32);
         int unitCores = m_cores;
-        double peak = 0;
-        if (unit) {
-            unitCores = unit->cores > 0 ? std::min(unit->cores, m_cores) : m_cores;
-            const auto it = unit->peakOpsPerSec.find(unit->peakOpsPerSec.count(dt) ? dt : DType::Float32);
-            peak = it == unit->peakOpsPerSec.end() ? 0.0 : it->second / unitCores;
-        }
-        if (peak <= 0)
-            peak = m_device.peakFlops(DType::Float32) / m_cores;
-        if (peak <= 0)
-            peak = 1e9 / m_cores; // no compute figures at all: 1 GFLOP/s, obviously wrong rather than infinite
+        const double peak = peakPerCore(cls, dt, unitCores);
         k.cores = std::min(unitCores, placementCores);
         const MemoryLevel &level = ioLevel(p, bytes);
         const double bandwidthPerCore = level.bandwidthBytesPerSec * m_device.calibration.memoryEfficiency / m_cores;
@@ -323,6 +314,11 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         est.cost.energyJ += k.flops * pj * 1e-12;
         est.launches.push_back(k);
     }
+    return aloneKernel(std::move(est));
+}
+
+KernelEstimate DeviceCostModel::aloneKernel(KernelEstimate est) const
+{
     const std::vector<std::vector<const KernelEstimate *>> alone{{&est}};
     StageEstimate stage = estimateStage(alone);
     const double energy = est.cost.energyJ;
@@ -331,6 +327,62 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
     est.cost.bytesByLevel = std::move(bytes);
     est.cost.energyJ = energy + m_device.power.staticWatts * est.cost.timeNs * 1e-9;
     return est;
+}
+
+double DeviceCostModel::peakPerCore(OpClass c, DType dt, int &cores) const
+{
+    const ComputeUnit *unit = m_device.bestUnit(c, dt);
+    if (!unit)
+        unit = m_device.bestUnit(c, DType::Float32);
+    cores = m_cores;
+    double peak = 0;
+    if (unit) {
+        cores = unit->cores > 0 ? std::min(unit->cores, m_cores) : m_cores;
+        const auto it = unit->peakOpsPerSec.find(unit->peakOpsPerSec.count(dt) ? dt : DType::Float32);
+        peak = it == unit->peakOpsPerSec.end() ? 0.0 : it->second / cores;
+    }
+    if (peak <= 0)
+        peak = m_device.peakFlops(DType::Float32) / m_cores;
+    if (peak <= 0)
+        peak = 1e9 / m_cores; // no compute figures at all: 1 GFLOP/s, obviously wrong rather than infinite
+    return peak;
+}
+
+KernelEstimate DeviceCostModel::estimateShapedKernel(const std::vector<ShapedLaunch> &launches) const
+{
+    KernelEstimate est;
+    for (const ShapedLaunch &s : launches) {
+        int unitCores = m_cores;
+        const double peak = peakPerCore(s.opClass, s.dtype, unitCores);
+        // The level whose bytes take longest bounds the launch's memory time.
+        const MemoryLevel *bound = &m_device.levels.back();
+        double worst = 0;
+        for (const auto &[name, bytes] : s.bytesByLevel) {
+            const MemoryLevel *l = name.empty() ? &m_device.levels.back() : m_device.level(name);
+            if (!l || bytes <= 0)
+                continue;
+            const double t = bytes / std::max(l->bandwidthBytesPerSec, 1.0);
+            if (t > worst) {
+                worst = t;
+                bound = l;
+            }
+            est.cost.bytesByLevel[l->name] += static_cast<std::int64_t>(bytes);
+            est.cost.energyJ += bytes * l->energyPerBytePj * 1e-12;
+        }
+        Launch k;
+        k.flops = s.flops;
+        k.bytes = worst * bound->bandwidthBytesPerSec;
+        k.blocks = s.blocks;
+        k.threadsPerBlock = s.threadsPerBlock;
+        k.registersPerThread = s.registersPerThread;
+        k.sharedBytesPerBlock = s.sharedBytesPerBlock;
+        k.cores = unitCores;
+        const double bandwidthPerCore = bound->bandwidthBytesPerSec * m_device.calibration.memoryEfficiency / m_cores;
+        k = finish(k, peak * m_device.calibration.computeEfficiency / 1e9, bandwidthPerCore / 1e9);
+        est.cost.energyJ += k.flops * m_device.energyPerOpPj(s.dtype, UnitKind::Vector) * 1e-12;
+        est.launches.push_back(k);
+    }
+    return aloneKernel(std::move(est));
 }
 
 double DeviceCostModel::simulate(const std::vector<std::vector<const KernelEstimate *>> &streams,

@@ -38,6 +38,9 @@
 //    launchNs = waiting to be issued, computeNs / memoryNs = its alone time
 //    by bound, contentionNs = the rest of its span. A barrier costs
 //    overheads.sync.
+// Shaped launches (costmodel.h ShapedLaunch: a scheduler's own geometry, e.g. a
+//    Welder tile-graph kernel) skip S1/S2 and go through S3/S4 with the level
+//    whose bytes take longest at its bandwidth as the memory bound.
 // Energy: FLOPs × pJ/op of the unit + bytes × pJ/byte of the level + static
 // power × time.
 // Assumes: the reference dtype of a launch is its first output's; every unit
@@ -57,6 +60,7 @@ public:
     std::string name() const override { return "device:" + m_device.id; }
     KernelEstimate estimateKernel(const Graph &g, const std::vector<NodeId> &nodes,
                                   const KernelPlacement &p) const override;
+    KernelEstimate estimateShapedKernel(const std::vector<ShapedLaunch> &launches) const override;
     StageEstimate estimateStage(const std::vector<std::vector<const KernelEstimate *>> &streams) const override;
     double stageSpanNs(const std::vector<std::vector<const KernelEstimate *>> &streams) const override;
     TaskCost transferCost(std::int64_t bytes, const std::string &fromLevel, const std::string &toLevel) const override;
@@ -78,6 +82,10 @@ private:
     double simulate(const std::vector<std::vector<const KernelEstimate *>> &streams, std::vector<Event> *events) const;
     double blockNs(const Launch &k, double resident) const;
     const MemoryLevel &ioLevel(const KernelPlacement &p, double bytes) const;
+    // Peak FLOP/s per core of the best unit for the class and dtype; `cores` = cores carrying it.
+    double peakPerCore(OpClass c, DType dt, int &cores) const;
+    // The launches as one kernel issued alone (S4), with their bytes and energy.
+    KernelEstimate aloneKernel(KernelEstimate est) const;
 
     const Device &m_device;
     int m_cores = 1;

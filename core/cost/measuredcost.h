@@ -37,6 +37,11 @@ public:
     std::string name() const override { return "measured+" + m_model.name(); }
     KernelEstimate estimateKernel(const Graph &g, const std::vector<NodeId> &nodes,
                                   const KernelPlacement &p) const override;
+    // Shaped launches are not nodes the meter can time: the model's estimate.
+    KernelEstimate estimateShapedKernel(const std::vector<ShapedLaunch> &launches) const override
+    {
+        return m_model.estimateShapedKernel(launches);
+    }
     StageEstimate estimateStage(const std::vector<std::vector<const KernelEstimate *>> &streams) const override;
     double stageSpanNs(const std::vector<std::vector<const KernelEstimate *>> &streams) const override
     {

@@ -1,0 +1,366 @@
+#include "plugins/welder/propagate.h"
+
+#include "core/plan/tiles.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace tessera::welder {
+
+namespace {
+
+void hullInto(std::map<TensorId, ops::Region> &m, TensorId key, const ops::Region &r)
+{
+    auto [it, inserted] = m.try_emplace(key, r);
+    if (!inserted)
+        it->second = regionHull(it->second, r);
+}
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+// The tensors of `nodes` held at `level`+1 while a level-`level` tile runs: those whose nearest
+// internal connection is level+1 (or that escape). Tensors connected only higher up live above it.
+bool heldAt(const TileGraph &tg, const std::unordered_set<NodeId> &inside, TensorId t, int level)
+{
+    const Graph &g = tg.graph();
+    const Tensor &tt = g.tensor(t);
+    int nearest = 1 << 20;
+    bool escapes = std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
+    for (NodeId c : tt.consumers) {
+        if (!inside.count(c)) {
+            escapes = true;
+            continue;
+        }
+        const int e = tg.edgeIndex(tt.producer, c);
+        if (e >= 0)
+            nearest = std::min(nearest, tg.connectLevel(e));
+    }
+    return escapes || nearest <= level + 1;
+}
+
+} // namespace
+
+std::vector<TensorId> escapingTensors(const Graph &g, const std::vector<NodeId> &nodes)
+{
+    const std::unordered_set<NodeId> inside(nodes.begin(), nodes.end());
+    std::vector<TensorId> out;
+    for (NodeId n : nodes)
+        for (TensorId t : g.node(n).outputs) {
+            if (t == kInvalidId)
+                continue;
+            const Tensor &tt = g.tensor(t);
+            const bool escapes =
+                std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end() ||
+                std::any_of(tt.consumers.begin(), tt.consumers.end(), [&](NodeId c) { return !inside.count(c); });
+            if (escapes)
+                out.push_back(t);
+        }
+    // Primary: a tensor no node inside reads (a sink, so the walk back from it reaches the others),
+    // the one with the most elements, the latest on ties (nodes are topological).
+    auto readInside = [&](TensorId t) {
+        const auto &cs = g.tensor(t).consumers;
+        return std::any_of(cs.begin(), cs.end(), [&](NodeId c) { return inside.count(c) > 0; });
+    };
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < out.size(); ++i) {
+        const bool sinkI = !readInside(out[i]), sinkB = !readInside(out[best]);
+        if (sinkI != sinkB ? sinkI : g.tensor(out[i]).elements() >= g.tensor(out[best]).elements())
+            best = i;
+    }
+    if (!out.empty())
+        std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(best),
+                    out.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+    return out;
+}
+
+Expected<PropagatedRegions> propagateRegions(const Graph &g, const std::vector<NodeId> &nodes,
+                                             const std::map<TensorId, ops::Region> &seeds)
+{
+    PropagatedRegions out;
+    out.computed = seeds;
+    const std::unordered_set<NodeId> inside(nodes.begin(), nodes.end());
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+        const Node &n = g.node(*it);
+        for (std::size_t oi = 0; oi < n.outputs.size(); ++oi) {
+            const TensorId t = n.outputs[oi];
+            if (t == kInvalidId || !out.computed.count(t) || regionEmpty(out.computed[t]))
+                continue;
+            if (n.opaque)
+                return Status::invalid("opaque operator has no index map to propagate a tile through",
+                                       {.node = n.name});
+            auto regions = ops::inputRegions(g, n, static_cast<int>(oi), out.computed[t]);
+            if (!regions)
+                return regions.status();
+            for (std::size_t ii = 0; ii < n.inputs.size() && ii < regions->size(); ++ii) {
+                const TensorId in = n.inputs[ii];
+                if (in == kInvalidId || !(*regions)[ii].used)
+                    continue;
+                const Tensor &src = g.tensor(in);
+                const bool internal = src.producer != kInvalidId && inside.count(src.producer);
+                hullInto(internal ? out.computed : out.loaded, in, (*regions)[ii].clipped);
+            }
+        }
+    }
+    return out;
+}
+
+Expected<PropagatedRegions> propagateOutputTile(const Graph &g, const std::vector<NodeId> &nodes,
+                                                const std::vector<TensorId> &escaping, const ops::Region &primaryRegion)
+{
+    const Shape &primaryShape = g.tensor(escaping.front()).shape;
+    std::map<TensorId, ops::Region> seeds{{escaping.front(), primaryRegion}};
+    for (;;) {
+        auto p = propagateRegions(g, nodes, seeds);
+        if (!p)
+            return p;
+        bool added = false;
+        for (TensorId t : escaping)
+            if (!p->computed.count(t) && g.tensor(t).shape == primaryShape) {
+                seeds[t] = primaryRegion;
+                added = true;
+            }
+        if (!added)
+            return p;
+    }
+}
+
+ops::Region tileRegion(const ops::Region &domain, const Shape &tile, const std::vector<std::int64_t> &index)
+{
+    ops::Region r(domain.size());
+    for (std::size_t d = 0; d < domain.size(); ++d) {
+        const std::int64_t b = domain[d].begin + index[d] * tile[d];
+        r[d] = {b, std::min(b + tile[d], domain[d].end)};
+    }
+    return r;
+}
+
+Expected<TileConfig> propagate(const TileGraph &tg, const std::vector<NodeId> &nodes, const ops::Region &domain,
+                               const Shape &tile)
+{
+    const Graph &g = tg.graph();
+    TileConfig c;
+    c.nodes = nodes;
+    c.escaping = escapingTensors(g, nodes);
+    if (c.escaping.empty())
+        return Status::invalid("sub-graph has no output", {.node = g.node(nodes.front()).name});
+    c.primary = c.escaping.front();
+    c.domain = domain;
+    c.tile = tile;
+    c.tileCount = 1;
+    std::vector<std::int64_t> mid(domain.size()), last(domain.size());
+    for (std::size_t d = 0; d < domain.size(); ++d) {
+        c.grid.push_back(ceilDiv(domain[d].size(), std::max<std::int64_t>(1, tile[d])));
+        c.tileCount *= c.grid.back();
+        mid[d] = (c.grid[d] - 1) / 2;
+        last[d] = c.grid[d] - 1;
+    }
+    // One propagation for the tile at `index`, aligning escaping outputs the walk does not reach.
+    auto walk = [&](const std::vector<std::int64_t> &index) {
+        return propagateOutputTile(g, nodes, c.escaping, tileRegion(domain, tile, index));
+    };
+    auto rep = walk(mid);
+    if (!rep)
+        return rep.status();
+    c.computed = std::move(rep->computed);
+    c.loaded = std::move(rep->loaded);
+    if (c.escaping.size() == 1)
+        return c;
+
+    // Alignment of the other escaping outputs (§3.1): every one reached, tiles partition it.
+    for (TensorId t : c.escaping)
+        if (!c.computed.count(t)) {
+            c.aligned = false;
+            c.why = "output " + g.tensor(t).name + " is not aligned with " + g.tensor(c.primary).name;
+            return c;
+        }
+    std::vector<std::int64_t> zero(domain.size(), 0);
+    auto first = walk(zero);
+    auto end = walk(last);
+    if (!first || !end)
+        return !first ? first.status() : end.status();
+    // The domain of each output: what the whole primary domain needs of it.
+    auto whole = propagateOutputTile(g, nodes, c.escaping, domain);
+    if (!whole)
+        return whole.status();
+    for (TensorId t : c.escaping) {
+        if (t == c.primary)
+            continue;
+        const ops::Region span = regionHull(first->computed[t], end->computed[t]);
+        // A whole sub-graph (its primary's whole tensor) must compute the other outputs whole too
+        // (a sink reading one row of an escaping tensor leaves the rest to no one).
+        if (domain == ops::fullRegion(g.tensor(c.primary).shape) &&
+            whole->computed[t] != ops::fullRegion(g.tensor(t).shape)) {
+            c.aligned = false;
+            c.why = "output " + g.tensor(t).name + " is only partly computed for " + g.tensor(c.primary).name;
+            return c;
+        }
+        if (whole->computed[t] != span) {
+            c.aligned = false;
+            c.why = "tiles of output " + g.tensor(t).name + " do not span it";
+            return c;
+        }
+        for (std::size_t d = 0; d < domain.size(); ++d) {
+            if (c.grid[d] < 2)
+                continue;
+            std::vector<std::int64_t> next = mid;
+            next[d] = mid[d] + 1 < c.grid[d] ? mid[d] + 1 : mid[d] - 1;
+            auto nb = walk(next);
+            if (!nb)
+                return nb.status();
+            if (!regionEmpty(regionIntersect(nb->computed[t], c.computed[t]))) {
+                c.aligned = false;
+                c.why = "tiles of output " + g.tensor(t).name + " overlap (halo) along axis " + std::to_string(d);
+                return c;
+            }
+        }
+    }
+    return c;
+}
+
+std::int64_t accessBytes(const Shape &shape, const ops::Region &region, std::size_t elementBytes, int transaction)
+{
+    if (regionEmpty(region) && !region.empty())
+        return 0;
+    const std::int64_t elements = ops::regionElements(region);
+    std::int64_t run = 1;
+    for (std::size_t i = region.size(); i-- > 0;) {
+        run *= region[i].size();
+        if (region[i].size() != shape[i])
+            break;
+    }
+    run = std::max<std::int64_t>(run, 1);
+    const std::int64_t runs = elements / run;
+    const std::int64_t t = std::max(1, transaction);
+    return runs * ceilDiv(run * static_cast<std::int64_t>(elementBytes), t) * t;
+}
+
+Traffic memTraffic(const TileGraph &tg, const TileConfig &c, const WelderLevels &levels, int level)
+{
+    const Graph &g = tg.graph();
+    const WelderLevel &l = levels.at(level);
+    Traffic tr;
+    for (const auto &[t, r] : c.loaded) {
+        const Tensor &tt = g.tensor(t);
+        const auto b = static_cast<double>(accessBytes(tt.shape, r, dtypeSize(tt.dtype), l.readTransactionBytes));
+        tr.loadBytes += b;
+        tr.loadsPerTile[t] = b;
+    }
+    for (TensorId t : c.escaping) {
+        const Tensor &tt = g.tensor(t);
+        tr.storeBytes +=
+            static_cast<double>(accessBytes(tt.shape, c.computed.at(t), dtypeSize(tt.dtype), l.writeTransactionBytes));
+    }
+    tr.perTile = tr.loadBytes + tr.storeBytes;
+    tr.total = tr.perTile * static_cast<double>(c.tileCount);
+    return tr;
+}
+
+namespace {
+
+// Best-fit placement of 32-byte-aligned blocks; the peak is the highest end ever used.
+class BestFit
+{
+public:
+    std::int64_t alloc(std::int64_t bytes)
+    {
+        bytes = (bytes + 31) / 32 * 32;
+        std::int64_t bestStart = -1, bestGap = -1, prevEnd = 0;
+        for (const auto &[start, size] : m_blocks) {
+            const std::int64_t gap = start - prevEnd;
+            if (gap >= bytes && (bestGap < 0 || gap < bestGap)) {
+                bestGap = gap;
+                bestStart = prevEnd;
+            }
+            prevEnd = start + size;
+        }
+        if (bestStart < 0)
+            bestStart = prevEnd;
+        m_blocks.emplace(bestStart, bytes);
+        m_peak = std::max(m_peak, bestStart + bytes);
+        return bestStart;
+    }
+    void release(std::int64_t start) { m_blocks.erase(start); }
+    std::int64_t peak() const { return m_peak; }
+
+private:
+    std::map<std::int64_t, std::int64_t> m_blocks; // start -> size
+    std::int64_t m_peak = 0;
+};
+
+std::int64_t peakBytes(const TileGraph &tg, const TileConfig &c, int level, std::int64_t rstep)
+{
+    const Graph &g = tg.graph();
+    const std::unordered_set<NodeId> inside(c.nodes.begin(), c.nodes.end());
+    // Size of each held tile; loaded tiles split along the axes their first reader reduces over.
+    auto tileBytes = [&](TensorId t, const ops::Region &r, const Node *reader, std::size_t inputIndex) {
+        ops::Region cut = r;
+        if (reader && rstep > 0) {
+            const auto axes = ops::axisMaps(g, *reader);
+            if (inputIndex < axes.size() && !axes[inputIndex].opaque)
+                for (int d : axes[inputIndex].reducedDims)
+                    if (d >= 0 && static_cast<std::size_t>(d) < cut.size() &&
+                        cut[static_cast<std::size_t>(d)].size() > rstep)
+                        cut[static_cast<std::size_t>(d)].end = cut[static_cast<std::size_t>(d)].begin + rstep;
+        }
+        return ops::regionElements(cut) * static_cast<std::int64_t>(dtypeSize(g.tensor(t).dtype));
+    };
+    // Last reader (topological position within c.nodes) of each tensor.
+    std::map<TensorId, std::size_t> lastUse;
+    for (std::size_t i = 0; i < c.nodes.size(); ++i)
+        for (TensorId t : g.node(c.nodes[i]).inputs)
+            if (t != kInvalidId)
+                lastUse[t] = i;
+    BestFit alloc;
+    std::map<TensorId, std::int64_t> where;
+    const std::unordered_set<TensorId> escaping(c.escaping.begin(), c.escaping.end());
+    for (std::size_t i = 0; i < c.nodes.size(); ++i) {
+        const Node &n = g.node(c.nodes[i]);
+        for (std::size_t ii = 0; ii < n.inputs.size(); ++ii) {
+            const TensorId t = n.inputs[ii];
+            auto it = c.loaded.find(t);
+            if (t == kInvalidId || it == c.loaded.end() || where.count(t))
+                continue;
+            where[t] = alloc.alloc(tileBytes(t, it->second, &n, ii));
+        }
+        for (TensorId t : n.outputs) {
+            auto it = c.computed.find(t);
+            if (t == kInvalidId || it == c.computed.end() || !heldAt(tg, inside, t, level))
+                continue;
+            where[t] = alloc.alloc(tileBytes(t, it->second, nullptr, 0));
+        }
+        for (auto it = where.begin(); it != where.end();) {
+            auto lu = lastUse.find(it->first);
+            const bool done = !escaping.count(it->first) && (lu == lastUse.end() || lu->second <= i);
+            if (done) {
+                alloc.release(it->second);
+                it = where.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    return alloc.peak();
+}
+
+} // namespace
+
+Footprint memFootprint(const TileGraph &tg, const TileConfig &c, const WelderLevels &levels, int level)
+{
+    const std::int64_t capacity = levels.at(std::min(level + 1, levels.top())).capacityBytes;
+    Footprint f;
+    for (std::int64_t rstep :
+         {std::int64_t{0}, std::int64_t{128}, std::int64_t{64}, std::int64_t{32}, std::int64_t{16}, std::int64_t{8}}) {
+        f.bytes = peakBytes(tg, c, level, rstep);
+        f.rstep = rstep;
+        if (f.bytes <= capacity) {
+            f.fits = true;
+            return f;
+        }
+    }
+    return f;
+}
+
+} // namespace tessera::welder

@@ -1,0 +1,281 @@
+#include "plugins/welder/subgraphtiling.h"
+
+#include "core/plan/tiles.h"
+
+#include <queue>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <thread>
+
+namespace tessera::welder {
+
+std::string TileChoice::label() const
+{
+    std::string s;
+    for (std::size_t i = 0; i < config.tile.size(); ++i)
+        s += (i ? "x" : "") + std::to_string(config.tile[i]);
+    return s.empty() ? "scalar" : s;
+}
+
+ops::Region primaryDomain(const Graph &g, const std::vector<NodeId> &nodes)
+{
+    const auto esc = escapingTensors(g, nodes);
+    return esc.empty() ? ops::Region{} : ops::fullRegion(g.tensor(esc.front()).shape);
+}
+
+namespace {
+
+constexpr std::int64_t kMmaFragment = 16; // M, N of a TensorCore fragment (16×16×16)
+
+int classWeight(OpClass c)
+{
+    switch (c) {
+    case OpClass::Gemm: return 4;
+    case OpClass::Reduction: return 3;
+    case OpClass::Elementwise: return 2;
+    case OpClass::Movement: return 1;
+    default: return 0;
+    }
+}
+
+// The fused launch of a level-0 candidate (header: line 8's "Profile").
+void costCandidate(const TilingContext &ctx, TileChoice &c)
+{
+    const Graph &g = ctx.tg->graph();
+    ShapedLaunch s;
+    int best = -1;
+    for (NodeId n : c.config.nodes) {
+        const Node &node = g.node(n);
+        const OpClass cls = opClassOf(node.opType);
+        if (classWeight(cls) > best) {
+            best = classWeight(cls);
+            s.opClass = cls;
+        }
+        const Tensor *out = g.output(node, 0);
+        if (!out || out->elements() <= 0)
+            continue;
+        auto it = c.config.computed.find(node.outputs[0]);
+        const double share = it == c.config.computed.end()
+                                 ? 1.0
+                                 : static_cast<double>(ops::regionElements(it->second)) *
+                                       static_cast<double>(c.config.tileCount) / static_cast<double>(out->elements());
+        s.flops += ops::opCost(g, node).flops * share;
+    }
+    const Tensor &primary = g.tensor(c.config.primary);
+    s.dtype = isFloat(primary.dtype) ? primary.dtype : DType::Float32;
+    s.blocks = c.config.tileCount;
+    const WelderLevels &L = *ctx.levels;
+    if (L.top() >= 1 && !L.at(1).deviceLevel.empty())
+        s.sharedBytesPerBlock = c.footprint.bytes;
+    // Level-0 traffic: what a tensor's tiles read beyond its own size is re-read, and comes from
+    // the device's cache when the tensor fits it (weights read by every tile); the rest, and
+    // every store, from level 0.
+    double global = c.traffic.storeBytes * static_cast<double>(c.config.tileCount), cached = 0;
+    for (const auto &[t, perTile] : c.traffic.loadsPerTile) {
+        const double total = perTile * static_cast<double>(c.config.tileCount);
+        const double distinct = std::min(total, static_cast<double>(g.tensor(t).bytes()));
+        global += distinct;
+        if (!L.cacheLevel.empty() && g.tensor(t).bytes() <= L.cacheCapacityBytes)
+            cached += total - distinct;
+        else
+            global += total - distinct;
+    }
+    s.bytesByLevel[L.at(0).deviceLevel] += global;
+    if (cached > 0)
+        s.bytesByLevel[L.cacheLevel] += cached;
+    if (ctx.device->gpu) {
+        const GpuParams &gp = *ctx.device->gpu;
+        const int hw = std::max(1, gp.warpSize * gp.smPartitions);
+        std::int64_t common = 0;
+        std::int64_t innerFootprint = 0;
+        for (const TileChoice &in : c.inner) {
+            common = std::gcd(common, in.config.tileCount);
+            innerFootprint = std::max(innerFootprint, in.footprint.bytes);
+        }
+        s.threadsPerBlock = common >= hw && common <= gp.maxThreadsPerBlock ? static_cast<int>(common) : hw;
+        s.registersPerThread = static_cast<int>(std::clamp<std::int64_t>(
+            innerFootprint / std::max<std::int64_t>(1, 4 * s.threadsPerBlock) + 16, 32, gp.maxRegistersPerThread));
+    }
+    c.estimate = ctx.cost->estimateShapedKernel({s});
+    c.costNs = c.estimate.cost.timeNs;
+}
+
+} // namespace
+
+Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes, int level, const ops::Region &domain,
+                      int k)
+{
+    const TileGraph &tg = *ctx.tg;
+    const Graph &g = tg.graph();
+    Tiling out;
+    out.level = level;
+    out.nodes = nodes;
+    const int rank = static_cast<int>(domain.size());
+    if (!domain.empty() && regionEmpty(domain)) {
+        out.failure = "the output is empty";
+        return out;
+    }
+    std::int64_t parallel = std::max(1, ctx.device->totalCores());
+    if (level > 0)
+        parallel = ctx.device->gpu ? std::max(1, ctx.device->gpu->warpSize * ctx.device->gpu->smPartitions)
+                                   : std::max(1, ctx.device->topology.unitsPerCore);
+
+    struct Entry {
+        double key;
+        std::int64_t order;
+        Shape tile;
+        bool operator>(const Entry &o) const { return key != o.key ? key > o.key : order > o.order; }
+    };
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    std::set<Shape> seen;
+    std::vector<TileChoice> feasible;
+    std::int64_t order = 0;
+    std::string lastError;
+
+    auto evaluate = [&](const Shape &tile) {
+        if (!seen.insert(tile).second || out.evaluated >= ctx.params.budget)
+            return;
+        ++out.evaluated;
+        auto cfg = propagate(tg, nodes, domain, tile);
+        if (!cfg) {
+            lastError = cfg.status().message();
+            return;
+        }
+        if (!cfg->aligned) {
+            ++out.unaligned;
+            lastError = cfg->why;
+            return;
+        }
+        TileChoice c;
+        c.config = std::move(*cfg);
+        c.footprint = memFootprint(tg, c.config, *ctx.levels, level);
+        if (!c.footprint.fits) {
+            ++out.overCapacity;
+            if (out.smallestFootprint < 0 || c.footprint.bytes < out.smallestFootprint)
+                out.smallestFootprint = c.footprint.bytes;
+            return;
+        }
+        c.traffic = memTraffic(tg, c.config, *ctx.levels, level);
+        const double tiles = static_cast<double>(std::max<std::int64_t>(1, c.config.tileCount));
+        const double p = static_cast<double>(parallel);
+        const double waves = std::ceil(tiles / p);
+        const double penalty = std::max(1.0, p / tiles) * (tiles > p ? waves * p / tiles : 1.0);
+        c.key = (c.traffic.total + 1.0) * penalty;
+        c.costNs = c.key;
+        queue.push({c.key, order++, c.config.tile});
+        feasible.push_back(std::move(c));
+    };
+
+    // §4.1 TensorCore: when a GEMM of the sub-graph runs on the device's matrix unit (its best
+    // unit for the dtype), the search starts at the MMA fragment (16) on the output's last two
+    // axes, so every enlargement (doubling) stays a multiple of it.
+    Shape start(static_cast<std::size_t>(rank), 1);
+    if (level == 0 && rank >= 2)
+        for (NodeId n : nodes) {
+            const Node &node = g.node(n);
+            const Tensor *o = g.output(node, 0);
+            const ComputeUnit *u =
+                o && opClassOf(node.opType) == OpClass::Gemm ? ctx.device->bestUnit(OpClass::Gemm, o->dtype) : nullptr;
+            if (u && u->kind == UnitKind::Matrix)
+                for (int d = rank - 2; d < rank; ++d)
+                    start[static_cast<std::size_t>(d)] =
+                        std::min<std::int64_t>(kMmaFragment, domain[static_cast<std::size_t>(d)].size());
+        }
+    out.start = start;
+    evaluate(start);
+    while (!queue.empty() && out.evaluated < ctx.params.budget) {
+        const Entry e = queue.top();
+        queue.pop();
+        for (int d = rank - 1; d >= 0; --d) {
+            Shape next = e.tile;
+            const std::int64_t extent = domain[static_cast<std::size_t>(d)].size();
+            next[static_cast<std::size_t>(d)] = std::min(extent, next[static_cast<std::size_t>(d)] * 2);
+            if (next != e.tile)
+                evaluate(next);
+        }
+    }
+    std::stable_sort(feasible.begin(), feasible.end(),
+                     [](const TileChoice &a, const TileChoice &b) { return a.key < b.key; });
+    if (static_cast<int>(feasible.size()) > k)
+        feasible.resize(static_cast<std::size_t>(k));
+
+    // Lines 20–24: refine each candidate one level up; cost level-0 candidates. The candidates are
+    // independent (§4.2): at level 0 they are evaluated on ctx.params.threads threads, each writing
+    // only its own candidate, so the result does not depend on the thread count.
+    const bool refine = level + 1 < ctx.levels->top();
+    std::vector<std::string> failures(feasible.size());
+    auto evaluateCandidate = [&](std::size_t i) {
+        TileChoice &c = feasible[i];
+        if (refine) {
+            std::set<std::vector<NodeId>> done;
+            for (NodeId n : nodes) {
+                std::vector<NodeId> sub = tg.extractSubgraph(n, level + 1);
+                if (!done.insert(sub).second)
+                    continue;
+                const auto esc = escapingTensors(g, sub);
+                if (esc.empty())
+                    continue;
+                auto it = c.config.computed.find(esc.front());
+                if (it == c.config.computed.end() || regionEmpty(it->second))
+                    continue; // not needed by this tile
+                TilingContext innerCtx = ctx;
+                innerCtx.params.budget = std::max(8, ctx.params.budget / 4);
+                innerCtx.params.threads = 1;
+                Tiling inner = subGraphTiling(innerCtx, sub, level + 1, it->second, 1);
+                if (inner.candidates.empty()) {
+                    failures[i] = "inside tile " + c.label() + ": " + inner.failure;
+                    c.costNs = std::numeric_limits<double>::infinity();
+                    return;
+                }
+                c.innerTraffic += inner.candidates.front().traffic.total * static_cast<double>(c.config.tileCount);
+                c.inner.push_back(std::move(inner.candidates.front()));
+            }
+        }
+        if (level == 0)
+            costCandidate(ctx, c);
+    };
+    const std::size_t threads =
+        level == 0 ? std::min<std::size_t>(feasible.size(), static_cast<std::size_t>(std::max(1, ctx.params.threads)))
+                   : 1;
+    if (threads <= 1) {
+        for (std::size_t i = 0; i < feasible.size(); ++i)
+            evaluateCandidate(i);
+    } else {
+        std::atomic<std::size_t> next{0};
+        std::vector<std::thread> pool;
+        for (std::size_t t = 0; t < threads; ++t)
+            pool.emplace_back([&] {
+                for (std::size_t i = next++; i < feasible.size(); i = next++)
+                    evaluateCandidate(i);
+            });
+        for (std::thread &t : pool)
+            t.join();
+    }
+    for (const std::string &f : failures)
+        if (!f.empty()) {
+            out.failure = f;
+            break;
+        }
+    std::erase_if(feasible, [](const TileChoice &c) { return std::isinf(c.costNs); });
+    std::stable_sort(feasible.begin(), feasible.end(), [](const TileChoice &a, const TileChoice &b) {
+        return a.costNs != b.costNs ? a.costNs < b.costNs : a.innerTraffic < b.innerTraffic;
+    });
+    out.candidates = std::move(feasible);
+    if (out.candidates.empty() && out.failure.empty()) {
+        const WelderLevel &above = ctx.levels->at(std::min(level + 1, ctx.levels->top()));
+        if (out.smallestFootprint >= 0)
+            out.failure = "no tile fits " + above.name + ": the smallest needs " +
+                          std::to_string(out.smallestFootprint) + " B, capacity " +
+                          std::to_string(above.capacityBytes) + " B";
+        else
+            out.failure = lastError.empty() ? "no tile could be propagated" : lastError;
+    }
+    return out;
+}
+
+} // namespace tessera::welder

@@ -1,0 +1,121 @@
+#include "plugins/welder/tilegraph.h"
+
+#include "core/ir/analysis.h"
+#include "core/support/assert.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+namespace tessera::welder {
+
+TileGraph::TileGraph(const Graph &g) : m_graph(&g)
+{
+    auto order = topologicalOrder(g);
+    TS_ASSERT_MSG(order.isOk(), "the tile-graph needs an acyclic graph");
+    m_order = *order;
+    m_rank.assign(g.nodeCount(), 0);
+    for (std::size_t i = 0; i < m_order.size(); ++i)
+        m_rank[static_cast<std::size_t>(m_order[i])] = static_cast<std::int32_t>(i);
+    m_out.resize(g.nodeCount());
+    m_in.resize(g.nodeCount());
+    for (NodeId p : m_order) {
+        std::map<std::int32_t, TileEdge> byConsumer; // consumer rank -> edge
+        for (TensorId t : g.node(p).outputs) {
+            if (t == kInvalidId)
+                continue;
+            for (NodeId c : g.tensor(t).consumers) {
+                TileEdge &e = byConsumer[m_rank[static_cast<std::size_t>(c)]];
+                e.producer = p;
+                e.consumer = c;
+                if (std::find(e.tensors.begin(), e.tensors.end(), t) == e.tensors.end())
+                    e.tensors.push_back(t);
+            }
+        }
+        for (auto &[r, e] : byConsumer) {
+            const int idx = static_cast<int>(m_edges.size());
+            m_out[static_cast<std::size_t>(p)].push_back(idx);
+            m_in[static_cast<std::size_t>(e.consumer)].push_back(idx);
+            m_edges.push_back(std::move(e));
+        }
+    }
+}
+
+int TileGraph::edgeIndex(NodeId producer, NodeId consumer) const
+{
+    for (int e : m_out[static_cast<std::size_t>(producer)])
+        if (m_edges[static_cast<std::size_t>(e)].consumer == consumer)
+            return e;
+    return -1;
+}
+
+std::vector<NodeId> TileGraph::extractSubgraph(NodeId node, int level) const
+{
+    std::vector<NodeId> out{node};
+    std::unordered_set<NodeId> seen{node};
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const NodeId n = out[i];
+        for (const auto *list : {&m_out[static_cast<std::size_t>(n)], &m_in[static_cast<std::size_t>(n)]})
+            for (int e : *list) {
+                const TileEdge &edge = m_edges[static_cast<std::size_t>(e)];
+                if (edge.level <= level)
+                    continue;
+                const NodeId other = edge.producer == n ? edge.consumer : edge.producer;
+                if (seen.insert(other).second)
+                    out.push_back(other);
+            }
+    }
+    std::sort(out.begin(), out.end(), [&](NodeId a, NodeId b) { return rank(a) < rank(b); });
+    return out;
+}
+
+std::vector<std::vector<NodeId>> TileGraph::subgraphs(int level) const
+{
+    std::vector<bool> done(m_graph->nodeCount(), false);
+    std::vector<std::vector<NodeId>> out;
+    for (NodeId n : m_order) {
+        if (done[static_cast<std::size_t>(n)])
+            continue;
+        out.push_back(extractSubgraph(n, level));
+        for (NodeId m : out.back())
+            done[static_cast<std::size_t>(m)] = true;
+    }
+    return out;
+}
+
+NodeId TileGraph::wouldCycle(const std::vector<NodeId> &nodes) const
+{
+    const std::unordered_set<NodeId> inside(nodes.begin(), nodes.end());
+    // Nodes outside reachable from inside, each with its whole current kernel (kernels run as
+    // units); reaching inside again means the merged kernel could not be ordered.
+    std::vector<NodeId> stack;
+    std::unordered_set<NodeId> reached;
+    auto reach = [&](NodeId s) {
+        for (NodeId k : extractSubgraph(s, 0))
+            if (!inside.count(k) && reached.insert(k).second)
+                stack.push_back(k);
+    };
+    for (NodeId n : nodes)
+        for (NodeId s : m_graph->successors(n))
+            if (!inside.count(s) && !reached.count(s))
+                reach(s);
+    while (!stack.empty()) {
+        const NodeId x = stack.back();
+        stack.pop_back();
+        for (NodeId s : m_graph->successors(x)) {
+            if (inside.count(s))
+                return x;
+            if (!reached.count(s))
+                reach(s);
+        }
+    }
+    return kInvalidId;
+}
+
+std::string TileGraph::edgeName(int edge) const
+{
+    const TileEdge &e = m_edges[static_cast<std::size_t>(edge)];
+    return m_graph->node(e.producer).name + "→" + m_graph->node(e.consumer).name;
+}
+
+} // namespace tessera::welder

@@ -1,0 +1,225 @@
+// The "welder" scheduler: option handling, the two steps of Fig. 7 in order, the tile decision of
+// every kernel, lowering and statistics (see welder.h).
+#include "plugins/welder/welder.h"
+
+#include "core/cost/costmodel.h"
+#include "core/hw/device.h"
+#include "core/plugin/extensions.h"
+#include "plugins/welder/graphconnecting.h"
+#include "plugins/welder/kernelcost.h"
+#include "plugins/welder/lowering.h"
+#include "plugins/welder/memlevels.h"
+
+#include <cmath>
+#include <sstream>
+#include <thread>
+
+namespace tessera {
+
+namespace {
+
+using namespace welder;
+
+class WelderScheduler final : public IScheduler
+{
+public:
+    const SchedulerInfo &info() const override
+    {
+        static const SchedulerInfo kInfo{
+            "welder",
+            "Welder (tile-graph)",
+            "connect operators at a memory level and pick tile shapes level by level to minimise memory traffic",
+            "welder-osdi23 §3 (Fig. 6, Fig. 7), §4.1",
+            {
+                {"topk",
+                 OptionSpec::Kind::Int,
+                 std::int64_t{8},
+                 "candidate tiles kept per sub-graph (Fig. 7 TopK)",
+                 1,
+                 64,
+                 {}},
+                {"budget", OptionSpec::Kind::Int, std::int64_t{96}, "tile shapes evaluated per sub-graph", 8, 4096, {}},
+                {"threads",
+                 OptionSpec::Kind::Int,
+                 std::int64_t{0},
+                 "threads evaluating candidate tiles (§4.2); 0 = one per core",
+                 0,
+                 256,
+                 {}},
+                {"max_tasks",
+                 OptionSpec::Kind::Int,
+                 std::int64_t{64},
+                 "tasks per kernel in the plan (tiles grouped)",
+                 1,
+                 4096,
+                 {}},
+                {"variant",
+                 OptionSpec::Kind::Enum,
+                 std::string("welder"),
+                 "welder: every level; none: no connection; base: top level only (§5.2 ablation)",
+                 -1e300,
+                 1e300,
+                 {"welder", "none", "base"}},
+            },
+            {{"kernels", "fused kernels"},
+             {"connect_trials", "SetConnect trials"},
+             {"global_traffic_bytes", "traffic at the slowest level"},
+             {"signature_hits", "sub-graph tilings reused by signature (§4.2)"},
+             {"estimated_latency_ns", "estimated latency of the plan"}},
+        };
+        return kInfo;
+    }
+
+    Expected<ScheduleResult> run(const ScheduleRequest &req, DecisionContext &decisions, Trace &trace) const override
+    {
+        const Graph &g = *req.graph;
+        if (!req.device || !req.cost)
+            return Status::invalid("welder needs a device and its cost model");
+        if (Status s = g.verify(); !s.isOk())
+            return s;
+        auto levels = memLevels(*req.device);
+        if (!levels)
+            return levels.status();
+        std::ostringstream desc;
+        for (int l = 0; l <= levels->top(); ++l)
+            desc << (l ? ", " : "") << "L" << l << " " << levels->at(l).name << " (" << levels->at(l).capacityBytes
+                 << " B)";
+        trace.add("§3.3 MemLevels", "memory levels of " + req.device->id, desc.str(),
+                  "slowest level first; shared-scope caches skipped; registers on GPUs");
+
+        const std::string variant = req.options.getString("variant");
+        std::vector<int> allowed{0};
+        if (variant == "welder")
+            for (int l = 1; l <= levels->top(); ++l)
+                allowed.push_back(l);
+        else if (variant == "base")
+            allowed.push_back(levels->top());
+
+        TileGraph tg(g);
+        TilingContext ctx;
+        ctx.tg = &tg;
+        ctx.levels = &*levels;
+        ctx.device = req.device;
+        ctx.cost = req.cost;
+        ctx.params.topk = static_cast<int>(req.options.getInt("topk"));
+        ctx.params.budget = static_cast<int>(req.options.getInt("budget"));
+        ctx.params.threads = static_cast<int>(req.options.getInt("threads"));
+        if (ctx.params.threads == 0)
+            ctx.params.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        KernelCoster coster(ctx);
+
+        // Step 1: graph connecting.
+        auto connected = graphConnecting(tg, coster, allowed, decisions, trace, req.cancel, [&](double f) {
+            if (req.progress)
+                req.progress(0.8 * f);
+        });
+        if (!connected)
+            return connected.status();
+        if (req.progress)
+            req.progress(0.8);
+
+        // Step 2: the tile of every kernel among its top-k.
+        std::vector<LoweredKernel> kernels;
+        double globalTraffic = 0;
+        for (const std::vector<NodeId> &nodes : tg.subgraphs(0)) {
+            if (req.cancelled())
+                return Status::error(ErrorCode::Cancelled, "cancelled");
+            LoweredKernel lk;
+            lk.nodes = nodes;
+            const Tiling &tiling = coster.tiling(nodes);
+            std::vector<std::string> names;
+            for (NodeId n : nodes)
+                names.push_back(g.node(n).name);
+            auto &step = trace.add("Fig. 7 sub-graph tiling",
+                                   "kernel " + g.node(nodes.front()).name +
+                                       (nodes.size() > 1 ? " +" + std::to_string(nodes.size() - 1) : ""));
+            step.touched = nodes;
+            step.numbers = {{"tiles evaluated", tiling.evaluated},
+                            {"over capacity", tiling.overCapacity},
+                            {"not aligned", tiling.unaligned}};
+            if (tiling.candidates.empty()) {
+                if (nodes.size() > 1)
+                    return Status::invalid("no tile of the fused kernel fits: " + tiling.failure,
+                                           {.node = g.node(nodes.front()).name});
+                lk.whole = true;
+                lk.estimate = req.cost->estimateKernel(g, nodes, {});
+                lk.tileLabel = "whole";
+                step.conclusion = "computed whole";
+                step.why = tiling.failure;
+                globalTraffic += static_cast<double>(lk.estimate.cost.bytesByLevel.count(levels->at(0).deviceLevel)
+                                                         ? lk.estimate.cost.bytesByLevel.at(levels->at(0).deviceLevel)
+                                                         : 0);
+                kernels.push_back(std::move(lk));
+                continue;
+            }
+            std::vector<DecisionOption> options;
+            for (const TileChoice &c : tiling.candidates) {
+                DecisionOption o;
+                o.id = c.label();
+                o.label = "output tile " + c.label();
+                o.cost = c.costNs;
+                o.detail = std::to_string(c.config.tileCount) + " tiles, " +
+                           std::to_string(static_cast<std::int64_t>(c.traffic.total)) + " B at " + levels->at(0).name +
+                           ", footprint " + std::to_string(c.footprint.bytes) + " B" +
+                           (c.footprint.rstep ? ", reduction step " + std::to_string(c.footprint.rstep) : "");
+                options.push_back(std::move(o));
+            }
+            const std::int32_t pick = decisions.decide(decisionKey("welder.tile", names), "welder.tile", options, 0);
+            const TileChoice &chosen = tiling.candidates[static_cast<std::size_t>(pick)];
+            auto cfg = propagate(tg, nodes, primaryDomain(g, nodes), chosen.config.tile);
+            if (!cfg)
+                return cfg.status();
+            lk.config = std::move(*cfg);
+            lk.estimate = chosen.estimate;
+            lk.workspaceBytes = chosen.footprint.bytes;
+            lk.tileLabel = chosen.label();
+            globalTraffic += chosen.traffic.total;
+            step.conclusion =
+                "output tile " + chosen.label() + " (" + std::to_string(chosen.config.tileCount) + " tiles)";
+            step.why = pick == 0 ? "lowest estimated time of the top-" + std::to_string(options.size()) : "override";
+            step.numbers.push_back({"traffic bytes", chosen.traffic.total});
+            step.numbers.push_back({"footprint bytes", static_cast<double>(chosen.footprint.bytes)});
+            step.numbers.push_back({"estimated ns", chosen.costNs});
+            trace.linkLastDecision(decisions);
+            kernels.push_back(std::move(lk));
+        }
+
+        auto plan = lowerTileGraph(tg, *levels, std::move(kernels), static_cast<int>(req.options.getInt("max_tasks")));
+        if (!plan)
+            return plan.status();
+        plan->algorithm = info().name;
+        plan->device = req.device->id;
+        plan->modelHash = req.modelHash;
+        plan->graphName = g.name;
+        trace.add("§3.3 lowering",
+                  std::to_string(plan->kernels.size()) + " kernels, " + std::to_string(plan->tasks.size()) + " tasks",
+                  "tiles as compute tasks, reuse tiles as buffers at their connected level");
+
+        ScheduleResult result;
+        result.stats["kernels"] = static_cast<double>(plan->kernels.size());
+        result.stats["connect_trials"] = connected->trials;
+        for (int l = 0; l <= levels->top(); ++l)
+            result.stats["edges_at_" + levels->at(l).name] = connected->edgesAt[static_cast<std::size_t>(l)];
+        result.stats["global_traffic_bytes"] = globalTraffic;
+        result.stats["signature_hits"] = static_cast<double>(coster.hits());
+        result.stats["estimated_latency_ns"] = plan->estimatedLatencyNs();
+        result.plan = std::move(*plan);
+        if (req.progress)
+            req.progress(1.0);
+        return result;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<IScheduler> createWelderScheduler()
+{
+    return std::make_unique<WelderScheduler>();
+}
+
+void registerWelderPlugin(Extensions &extensions)
+{
+    extensions.schedulers().add(createWelderScheduler());
+}
+
+} // namespace tessera
