@@ -435,3 +435,95 @@ TEST(BrickdlScheduler, ResNet50SmallMatchesSequential)
         expectSameAsSequential(g, run->result.plan);
     }
 }
+
+// §4.5.1's six-layer proxy (3-D convolutions without padding, 8³ bricks),
+// scaled down from 112³ × 64 channels to 64³ × 2: the partitions 2+2+2, 3+3,
+// 4+2 and 6 forced through cut overrides; all verify, and the padded data
+// growth of the deepest sub-graph rises with the merged depth ("the overhead
+// from padded data ... increases with more layers in the subgraph").
+namespace {
+
+Graph sixLayers(std::int64_t k)
+{
+    Graph g;
+    g.name = "six_layers";
+    std::int64_t n = 64;
+    TensorId x = tensor(g, "x", {1, 2, n, n, n}, Tensor::Kind::Input);
+    g.inputs = {x};
+    for (int i = 1; i <= 6; ++i) {
+        const std::string name = "conv" + std::to_string(i);
+        n -= k - 1;
+        x = op(g, name, "Conv", {x, weight(g, name + "/w", {2, 2, k, k, k})}, {1, 2, n, n, n},
+               {{"kernel_shape", {std::vector<std::int64_t>{k, k, k}}}});
+    }
+    g.outputs = {x};
+    return g;
+}
+
+// The largest Δ over the sub-graphs of a partition, and the number of sub-graphs.
+std::pair<double, double> partitionDelta(const Graph &g, const std::vector<std::string> &cuts)
+{
+    Overrides o;
+    for (const std::string &c : cuts)
+        o[decisionKey("brickdl.cut", {c})] = "cut";
+    auto run = schedule(g, a100(), {{"brick", "8"}}, o);
+    EXPECT_TRUE(run.isOk()) << run.status().str();
+    if (!run)
+        return {-1, -1};
+    double delta = 0;
+    for (const TraceStep &s : run->trace.steps())
+        for (const auto &[k, v] : s.numbers)
+            if (k == "delta")
+                delta = std::max(delta, v);
+    return {delta, run->result.stats.at("subgraphs")};
+}
+
+} // namespace
+
+TEST(BrickdlScheduler, Section451PartitionsGrowPadding)
+{
+    const Graph g = sixLayers(3);
+    const auto p222 = partitionDelta(g, {"conv2", "conv4"});
+    const auto p33 = partitionDelta(g, {"conv3"});
+    const auto p42 = partitionDelta(g, {"conv4"});
+    const auto p6 = partitionDelta(g, {});
+    EXPECT_EQ(p222.second, 3);
+    EXPECT_EQ(p33.second, 2);
+    EXPECT_EQ(p42.second, 2);
+    EXPECT_EQ(p6.second, 1);
+    EXPECT_LT(p222.first, p33.first);
+    EXPECT_LT(p33.first, p42.first);
+    EXPECT_LT(p42.first, p6.first);
+    EXPECT_GT(p222.first, 0.15); // 8³ bricks under 3³ windows: memoized everywhere, as in Fig. 10's best
+}
+
+// Negative twin: 1×1×1 convolutions have no halo, so no partition pads.
+TEST(BrickdlScheduler, Section451PointwiseNeverPads)
+{
+    const Graph g = sixLayers(1);
+    EXPECT_EQ(partitionDelta(g, {"conv2", "conv4"}).first, 0.0);
+    EXPECT_EQ(partitionDelta(g, {}).first, 0.0);
+}
+
+// §4.4: ResNet-50 (224×224, batch 1) on the A100 merges seven sub-graphs, the
+// stages at 56×56 and larger; the 14×14 and 7×7 stages, the pooling head and
+// the classifier run as library kernels. Planned under a second.
+TEST(BrickdlScheduler, Section44ResNet50SevenSubGraphs)
+{
+    auto model = samples::buildSample("resnet50", {});
+    ASSERT_TRUE(model.isOk()) << model.status().str();
+    std::string bytes;
+    ASSERT_TRUE((*model)->SerializeToString(&bytes));
+    auto imported = importModelFromBytes(bytes, "resnet50.onnx");
+    ASSERT_TRUE(imported.isOk()) << imported.status().str();
+    const Graph &g = imported->graph;
+    auto run = schedule(g, a100());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(run->result.stats.at("subgraphs"), 7);
+    EXPECT_LT(run->searchMs, 1000);
+    // Negative twin: without the preference for cuts after batch norm the
+    // sub-graphs only end where L2 overflows, and there are fewer of them.
+    auto greedy = schedule(g, a100(), {{"cut_fill", "1"}});
+    ASSERT_TRUE(greedy.isOk()) << greedy.status().str();
+    EXPECT_LT(greedy->result.stats.at("subgraphs"), 7);
+}
