@@ -12,6 +12,7 @@
 #include "plugins/brickdl/strategy.h"
 
 #include <cmath>
+#include <string>
 
 namespace tessera {
 
@@ -32,12 +33,12 @@ public:
             "brickdl-icpp24 §3.2–§3.3",
             {
                 {"brick",
-                 OptionSpec::Kind::Int,
-                 std::int64_t{0},
-                 "brick size for every sub-graph (4, 8, 16, 32); 0 = the §3.3.3 model",
-                 0,
-                 32,
-                 {}},
+                 OptionSpec::Kind::Enum,
+                 std::string("auto"),
+                 "brick size for every sub-graph; auto = the §3.3.3 model",
+                 -1e300,
+                 1e300,
+                 {"auto", "4", "8", "16", "32"}},
                 {"tau",
                  OptionSpec::Kind::Double,
                  4096.0,
@@ -121,7 +122,8 @@ public:
             return Status::error(ErrorCode::Cancelled, "cancelled");
 
         const double tau = req.options.getDouble("tau");
-        const std::int64_t forced = req.options.getInt("brick");
+        const std::string &brick = req.options.getString("brick");
+        const std::int64_t forced = brick == "auto" ? 0 : std::stoll(brick);
         StrategyOptions so{req.options.getDouble("delta"), req.options.getString("rule") == "cost", level->name,
                            level->capacityBytes};
         const int cores = std::max(1, device.totalCores());

@@ -21,7 +21,7 @@ std::string regionText(const ops::Region &r)
 BrickLowering::BrickLowering(ExecutionPlan &plan, const Graph &g, const CostModel &cost, const Device &device,
                              std::string onChipLevel)
     : m_plan(plan), m_graph(g), m_cost(cost), m_device(device), m_onChip(std::move(onChipLevel)),
-      m_cores(std::max(1, device.totalCores())), m_kernel(g.nodeCount(), -1)
+      m_cores(std::max(1, device.totalCores())), m_kernel(g.nodeCount(), -1), m_weightsRead(g.nodeCount(), false)
 {}
 
 KernelId BrickLowering::kernelOf(NodeId n, Strategy s)
@@ -33,14 +33,21 @@ KernelId BrickLowering::kernelOf(NodeId n, Strategy s)
     return k;
 }
 
-TaskCost BrickLowering::brickCost(NodeId n, const ops::Region &region, bool mainMemory) const
+TaskCost BrickLowering::brickCost(NodeId n, const ops::Region &region, bool mainMemory)
 {
     const Tensor &out = m_graph.tensor(m_graph.node(n).outputs[0]);
     KernelPlacement p;
     p.cores = 1;
     p.ioLevel = mainMemory ? std::string{} : m_onChip;
     p.workFraction = out.elements() > 0 ? double(ops::regionElements(region)) / double(out.elements()) : 1.0;
-    return m_cost.kernelCost(m_graph, {n}, p);
+    // Weights come from main memory once per node, then stay on chip with the sub-graph.
+    p.includeWeights = !m_weightsRead[static_cast<std::size_t>(n)];
+    m_weightsRead[static_cast<std::size_t>(n)] = true;
+    TaskCost c = m_cost.kernelCost(m_graph, {n}, p);
+    // Bricks are launched from the device (§3.3.4), not issued by the host.
+    c.timeNs -= c.launchNs;
+    c.launchNs = 0;
+    return c;
 }
 
 bool BrickLowering::readsOutside(const SubGraph &sub, NodeId n) const
@@ -158,24 +165,45 @@ std::vector<TaskId> BrickLowering::memoized(const SubGraph &sub, const MemoizedB
 
 std::vector<TaskId> BrickLowering::library(const SubGraph &sub, TaskId after)
 {
+    // cuDNN-style groups: a node joins the previous one's kernel when it is
+    // element-wise and that node's only reader (conv + bias + activation).
+    std::vector<std::vector<NodeId>> groups;
+    for (NodeId n : sub.nodes) {
+        const auto preds = m_graph.predecessors(n);
+        const bool epilogue =
+            !groups.empty() && opClassOf(m_graph.node(n).opType) == OpClass::Elementwise && preds.size() == 1 &&
+            preds[0] == groups.back().back() && m_graph.successors(preds[0]).size() == 1 &&
+            subGraphOutputs(m_graph, {preds[0]}).size() == 1 &&
+            std::find(m_graph.outputs.begin(), m_graph.outputs.end(), m_graph.node(preds[0]).outputs[0]) ==
+                m_graph.outputs.end();
+        if (epilogue)
+            groups.back().push_back(n);
+        else
+            groups.push_back({n});
+    }
     std::vector<TaskId> tasks;
     std::unordered_map<NodeId, TaskId> done;
-    for (NodeId n : sub.nodes) {
+    for (const auto &group : groups) {
         Task t;
         t.kind = TaskKind::Compute;
-        t.kernel = kernelOf(n, Strategy::Library);
+        std::string name = "k" + std::to_string(m_plan.kernels.size()) + ":" + m_graph.node(group.front()).name;
+        if (group.size() > 1)
+            name += " +" + std::to_string(group.size() - 1);
+        t.kernel = m_plan.addKernel(std::move(name), group, std::string(strategyName(Strategy::Library)));
         if (after >= 0)
             t.deps.push_back(after);
-        for (NodeId p : m_graph.predecessors(n)) {
-            const auto it = done.find(p);
-            if (it != done.end())
-                t.deps.push_back(it->second);
-        }
+        for (NodeId n : group)
+            for (NodeId p : m_graph.predecessors(n)) {
+                const auto it = done.find(p);
+                if (it != done.end() && std::find(t.deps.begin(), t.deps.end(), it->second) == t.deps.end())
+                    t.deps.push_back(it->second);
+            }
         t.stage = sub.index;
-        t.cost = m_cost.kernelCost(m_graph, {n}, {});
-        t.label = "library " + m_graph.node(n).name;
+        t.cost = m_cost.kernelCost(m_graph, group, {});
+        t.label = "library " + m_graph.node(group.front()).name;
         const TaskId id = m_plan.addTask(std::move(t));
-        done[n] = id;
+        for (NodeId n : group)
+            done[n] = id;
         tasks.push_back(id);
     }
     return tasks;

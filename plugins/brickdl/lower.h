@@ -9,13 +9,17 @@
 //   - memoized: each brick once, in backtracking order, depending on the
 //     bricks it reads (dependency chains across layers); its tag updates
 //     cost the device's atomicNs each (two compulsory plus conflicts);
-//   - library: whole-tensor tasks, one per node;
+//   - library: whole-tensor tasks, one per node with its element-wise
+//     epilogue (cuDNN's conv + bias + activation; the paper's fallback);
 //   - a barrier after every sub-graph (bricks synchronise only at its end).
 // A brick task runs as one thread block on one core (GPU: SM): chain /
 // thread block r is bound to core r mod cores, and costed by the device cost
 // model for its fraction of the node on one core, reading and writing the
 // on-chip level unless it touches data from outside the sub-graph or writes
-// a sub-graph output (then main memory). Intermediate bricks get buffers at
+// a sub-graph output (then main memory); a node's weights are read from main
+// memory by its first brick task only (they stay on chip with the
+// sub-graph), and brick tasks carry no host launch time: BrickDL launches
+// them from the device (§3.3.4: dynamic parallelism, CUDA graphs). Intermediate bricks get buffers at
 // the on-chip level, live from their producer to their last reader, and a
 // memoized sub-graph a buffer of tags for its whole run.
 #pragma once
@@ -45,7 +49,7 @@ public:
 
 private:
     KernelId kernelOf(NodeId n, Strategy s);
-    TaskCost brickCost(NodeId n, const ops::Region &region, bool mainMemory) const;
+    TaskCost brickCost(NodeId n, const ops::Region &region, bool mainMemory);
     bool readsOutside(const SubGraph &sub, NodeId n) const;
     BufferId brickBuffer(NodeId n, const ops::Region &region, std::int64_t elements);
 
@@ -55,7 +59,8 @@ private:
     const Device &m_device;
     std::string m_onChip;
     int m_cores = 1;
-    std::vector<KernelId> m_kernel; // per node, -1 until created
+    std::vector<KernelId> m_kernel;  // per node, -1 until created
+    std::vector<bool> m_weightsRead; // per node: a brick task already read its weights
 };
 
 } // namespace tessera::brickdl

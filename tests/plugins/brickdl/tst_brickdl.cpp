@@ -16,6 +16,7 @@
 #include "plugins/sequential/sequential.h"
 #include "samples/catalog.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -410,6 +411,59 @@ TEST(BrickdlScheduler, OverrideStrategy)
     EXPECT_EQ(chosenId(*f), other);
     EXPECT_NE(forced->result.stats.at("recompute_tasks"), base->result.stats.at("recompute_tasks"));
     expectSameAsSequential(g, forced->result.plan);
+}
+
+// §3.3.2 with rule=cost: the cheaper of the two estimates from the device
+// cost model is preferred; both options carry a finite estimate.
+TEST(BrickdlScheduler, CostRulePicksTheCheaperEstimate)
+{
+    const Graph g = convChain(3, 3, 64, 64, 4);
+    auto run = schedule(g, a100(), {{"rule", "cost"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const DecisionRecord *s = recordWithRole(run->decisions, "brickdl.strategy");
+    ASSERT_NE(s, nullptr);
+    const double padded = s->options[0].cost, memoized = s->options[1].cost;
+    ASSERT_TRUE(std::isfinite(padded) && padded > 0);
+    ASSERT_TRUE(std::isfinite(memoized) && memoized > 0);
+    EXPECT_EQ(chosenId(*s), padded <= memoized ? "padded" : "memoized");
+}
+
+// Negative twin: under the paper's Δ rule the estimates do not decide; a Δ
+// threshold above this sub-graph's Δ keeps padded bricks whatever they cost.
+TEST(BrickdlScheduler, DeltaRuleIgnoresTheEstimates)
+{
+    const Graph g = convChain(3, 3, 64, 64, 4);
+    auto run = schedule(g, a100(), {{"delta", "100"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const DecisionRecord *s = recordWithRole(run->decisions, "brickdl.strategy");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(chosenId(*s), "padded");
+    EXPECT_NE(s->options[0].detail.find("Δ = "), std::string::npos);
+}
+
+// The brick option (CLI --option brick=8) forces a legal size for every sub-graph.
+TEST(BrickdlScheduler, BrickOptionForcesTheSize)
+{
+    const Graph g = convChain(2, 3, 32, 32);
+    auto run = schedule(g, a100(), {{"brick", "8"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const DecisionRecord *b = recordWithRole(run->decisions, "brickdl.brick");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(chosenId(*b), "8");
+    EXPECT_EQ(b->options[static_cast<std::size_t>(b->preferred)].id, "8");
+    EXPECT_FALSE(schedule(g, a100(), {{"brick", "5"}}).isOk()); // not a brick size: a usage error
+}
+
+// Negative twin: a size the sub-graph's 7×7 window forbids is not taken.
+TEST(BrickdlScheduler, BrickOptionCannotBreakTheWindowRule)
+{
+    const Graph g = convChain(2, 7, 64, 64);
+    auto run = schedule(g, a100(), {{"brick", "4"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const DecisionRecord *b = recordWithRole(run->decisions, "brickdl.brick");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(chosenId(*b), "8");
+    EXPECT_FALSE(b->options[0].legal());
 }
 
 // A real sample at small resolution: ResNet-50 at 128×128 on the reference
