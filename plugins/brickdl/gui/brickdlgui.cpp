@@ -12,7 +12,9 @@ void registerBrickdlPluginViews(views::PlanExtensions &extensions)
                         {"brickdl"},
                         [](QWidget *parent) -> QWidget * { return new brickdl::BrickView(parent); },
                         [](QWidget *view, const views::PlanShown &plan) {
-                            static_cast<brickdl::BrickView *>(view)->setPlan(plan.graph, plan.run, plan.device);
+                            auto *bricks = static_cast<brickdl::BrickView *>(view);
+                            bricks->setSelectNode(plan.selectNode);
+                            bricks->setPlan(plan.graph, plan.run, plan.device);
                         }});
 }
 

@@ -3,7 +3,8 @@
 // issue order chosen with a scrubber (brickdl-icpp24 Fig. 3/5), the padded
 // region (halo) of the running task, the sub-graph's Δ and ρ, and the brick
 // liveness timeline: on-chip bytes live over time against the level's
-// capacity, the selected layer's resident bricks highlighted.
+// capacity, the selected layer's resident bricks highlighted. Clicking a
+// brick selects its layer in the graph view (PlanShown::selectNode).
 #pragma once
 
 namespace tessera::views {

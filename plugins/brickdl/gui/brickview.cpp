@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QSlider>
@@ -36,7 +37,38 @@ class MapCanvas final : public QWidget
 public:
     explicit MapCanvas(BrickView *view) : QWidget(view), m_view(view) { setMinimumSize(240, 240); }
 
+    // The grid's geometry: rows, columns, cell size and top-left corner.
+    struct Geometry {
+        std::size_t rowDim = 0, colDim = 0;
+        std::int64_t rows = 1, cols = 1;
+        double cell = 1;
+        QPointF origin;
+    };
+    Geometry geometry(const BrickGrid &grid) const
+    {
+        Geometry g;
+        const std::size_t nd = grid.dims().size();
+        g.rowDim = nd >= 2 ? nd - 2 : 0;
+        g.colDim = nd - 1;
+        g.rows = nd >= 2 ? grid.count(g.rowDim) : 1;
+        g.cols = grid.count(g.colDim);
+        g.cell = std::min((width() - 20.0) / double(g.cols), (height() - 20.0) / double(g.rows));
+        g.origin = QPointF((width() - g.cell * double(g.cols)) / 2, (height() - g.cell * double(g.rows)) / 2);
+        return g;
+    }
+
 protected:
+    void mousePressEvent(QMouseEvent *e) override
+    {
+        const BrickTimeline::Layer *layer = m_view->layer();
+        if (!layer)
+            return;
+        const Geometry geo = geometry(layer->grid);
+        const QPointF p = e->position() - geo.origin;
+        if (p.x() >= 0 && p.y() >= 0 && p.x() < geo.cell * double(geo.cols) && p.y() < geo.cell * double(geo.rows))
+            m_view->brickClicked();
+    }
+
     void paintEvent(QPaintEvent *) override
     {
         QPainter p(this);
@@ -48,10 +80,11 @@ protected:
         }
         const BrickGrid &grid = layer->grid;
         const std::size_t nd = grid.dims().size();
-        const std::size_t rowDim = nd >= 2 ? nd - 2 : 0, colDim = nd - 1;
-        const std::int64_t rows = nd >= 2 ? grid.count(rowDim) : 1, cols = grid.count(colDim);
-        const double cell = std::min((width() - 20.0) / double(cols), (height() - 20.0) / double(rows));
-        const QPointF origin((width() - cell * double(cols)) / 2, (height() - cell * double(rows)) / 2);
+        const Geometry geo = geometry(grid);
+        const std::size_t rowDim = geo.rowDim, colDim = geo.colDim;
+        const std::int64_t rows = geo.rows, cols = geo.cols;
+        const double cell = geo.cell;
+        const QPointF origin = geo.origin;
         std::vector<std::int64_t> c(nd, 0);
         for (std::int64_t r = 0; r < rows; ++r)
             for (std::int64_t k = 0; k < cols; ++k) {
@@ -170,6 +203,7 @@ BrickView::BrickView(QWidget *parent) : QWidget(parent)
     m_info->setObjectName(QStringLiteral("brickdlInfo"));
     m_info->setWordWrap(true);
     m_map = new MapCanvas(this);
+    m_map->setObjectName(QStringLiteral("brickdlMap"));
     m_live = new LiveCanvas(this);
     auto *col = new QVBoxLayout(this);
     col->addLayout(top);
@@ -178,6 +212,12 @@ BrickView::BrickView(QWidget *parent) : QWidget(parent)
     col->addWidget(m_live, 1);
     connect(m_layers, &QComboBox::currentIndexChanged, this, [this](int i) { setLayer(i); });
     connect(m_slider, &QSlider::valueChanged, this, [this](int v) { setTime(v); });
+}
+
+void BrickView::brickClicked() const
+{
+    if (const auto *l = layer(); l && m_selectNode)
+        m_selectNode(l->node);
 }
 
 const BrickTimeline::Layer *BrickView::layer() const

@@ -1,6 +1,7 @@
 // The Bricks dock's widget (brickdlgui.h): a layer chooser, a time scrubber
 // over the plan's issue order, the brick map of the layer and the brick
-// liveness chart. Data: plugins/brickdl/bricktimeline.h.
+// liveness chart. Data: plugins/brickdl/bricktimeline.h. Clicking a brick
+// selects its layer's node in the workbench.
 #pragma once
 
 #include "core/sched/scheduler.h"
@@ -8,6 +9,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 class QComboBox;
@@ -23,6 +25,9 @@ public:
     explicit BrickView(QWidget *parent = nullptr);
 
     void setPlan(std::shared_ptr<const Graph> graph, std::shared_ptr<const ScheduleRun> run, const Device *device);
+    // Called with the layer's node when a brick is clicked (the workbench selects it).
+    void setSelectNode(std::function<void(NodeId)> select) { m_selectNode = std::move(select); }
+    void brickClicked() const;
     void setTime(TaskId task);
     void setLayer(int index);
 
@@ -44,6 +49,7 @@ private:
     QLabel *m_info = nullptr;
     QWidget *m_map = nullptr;
     QWidget *m_live = nullptr;
+    std::function<void(NodeId)> m_selectNode;
 };
 
 } // namespace tessera::brickdl

@@ -12,6 +12,7 @@
 #include <QComboBox>
 #include <QImage>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QSlider>
 
 #include <gtest/gtest.h>
@@ -92,7 +93,8 @@ TEST(BrickdlGui, DockShowsBricksAndLiveness)
         const auto run = schedule(*g, delta);
         ASSERT_NE(run, nullptr);
         std::unique_ptr<QWidget> w(dock.create(nullptr));
-        dock.show(w.get(), {g, run, &a100(), nullptr, {}});
+        NodeId selected = kInvalidId;
+        dock.show(w.get(), {g, run, &a100(), nullptr, {}, [&](NodeId n) { selected = n; }});
         auto *view = static_cast<brickdl::BrickView *>(w.get());
         auto *layers = w->findChild<QComboBox *>(QStringLiteral("brickdlLayer"));
         ASSERT_NE(layers, nullptr);
@@ -111,6 +113,18 @@ TEST(BrickdlGui, DockShowsBricksAndLiveness)
         ASSERT_FALSE(shot.isNull());
         const QString name = delta == "0" ? QStringLiteral("brickdl-bricks.png") : QStringLiteral("brickdl-padded.png");
         EXPECT_TRUE(shot.save(testshots::screenshotPath(name)));
+        // Clicking a brick selects the layer's node; a click beside the grid selects nothing.
+        auto *map = w->findChild<QWidget *>(QStringLiteral("brickdlMap"));
+        ASSERT_NE(map, nullptr);
+        auto click = [&](QPointF at) {
+            QMouseEvent press(QEvent::MouseButtonPress, at, map->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton,
+                              Qt::NoModifier);
+            QApplication::sendEvent(map, &press);
+        };
+        click(QPointF(2, 2));
+        EXPECT_EQ(selected, kInvalidId);
+        click(QPointF(map->width() / 2.0, map->height() / 2.0));
+        EXPECT_EQ(selected, layer->node);
         // Some bricks complete, some not started, one running: three colours at least.
         int orange = 0;
         for (int y = 0; y < shot.height(); y += 2)
