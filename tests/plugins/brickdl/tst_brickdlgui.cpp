@@ -27,17 +27,6 @@ using testgraphs::weight;
 
 namespace {
 
-QApplication &app()
-{
-    static int argc = 1;
-    static char name[] = "tst_brickdlgui";
-    static char *argv[] = {name, nullptr};
-    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    static QApplication a(argc, argv);
-    return a;
-}
-
 const Device &a100()
 {
     static const Device d = *DeviceRegistry::standard().lookup("nvidia-a100");
@@ -80,7 +69,6 @@ std::shared_ptr<const ScheduleRun> schedule(const Graph &g, const std::string &d
 
 TEST(BrickdlGui, DockShowsBricksAndLiveness)
 {
-    app();
     views::PlanExtensions ext;
     registerBrickdlPluginViews(ext);
     ASSERT_EQ(ext.docks().size(), 1u);
@@ -137,7 +125,6 @@ TEST(BrickdlGui, DockShowsBricksAndLiveness)
 // Negative twin: a plan with no brick tasks shows an empty chooser, no crash.
 TEST(BrickdlGui, LibraryOnlyPlanShowsNoLayers)
 {
-    app();
     auto g = std::make_shared<Graph>();
     const TensorId x = tensor(*g, "x", {4, 16}, Tensor::Kind::Input);
     g->inputs = {x};
@@ -150,4 +137,13 @@ TEST(BrickdlGui, LibraryOnlyPlanShowsNoLayers)
     EXPECT_EQ(view.findChild<QComboBox *>(QStringLiteral("brickdlLayer"))->count(), 0);
     view.resize(400, 300);
     EXPECT_FALSE(view.grab().toImage().isNull());
+}
+
+int main(int argc, char **argv)
+{
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv); // on the stack: destroyed before Qt's own statics
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
 }
