@@ -13,6 +13,7 @@ EXPECTED_BAD = [
     'app/cli/run.cpp:1: app may not include backends/fast/fast.h (only app/registerbuiltins.cpp registers it)',
     'core/io/fooformat.h:1: core/io may not hold code of plugins/foo (the file is named after it)',
     'core/plan/plan.h:1: core/plan may not include core/cost/costmodel.h',
+    'plugins/foo/gui/foogui.cpp:2: plugins/foo/gui may not include plugins/bar/bar.h',
     'views/widgets/controller.cpp:2: views/widgets may not call scheduleGraph(',
     'core/plan/CMakeLists.txt:2: core/plan may not link tessera_cost (core/cost)',
     'core/cost/costmodel.h:1: core/cost includes core/plan/plan.h but core/cost/CMakeLists.txt does not link tessera_plan',

@@ -1,0 +1,2 @@
+#include "plugins/foo/foo.h"
+#include "plugins/bar/bar.h"
