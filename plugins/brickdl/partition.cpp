@@ -88,12 +88,12 @@ std::vector<SubGraph> partitionGraph(const Graph &g, const std::vector<NodeId> &
         auto &s = trace.add(
             "§3.3.1 partition", node.opType + " " + node.name,
             pick == 0 ? "merged (" + std::to_string(grown.size()) + " nodes)" : "cut: ends a sub-graph",
-            !fits ? "merging would overflow " + options.level
+            !fits                         ? "merging would overflow " + options.level
+            : pick != (preferCut ? 1 : 0) ? std::string("override")
             : preferCut
                 ? "reduction/global op with the sub-graph after it " +
                       std::to_string(std::lround(100.0 * double(fCur) / double(options.capacityBytes))) + " % full"
-            : pick == 0 ? "fits in " + options.level
-                        : "override");
+                : "fits in " + options.level);
         s.numbers = {{"footprint_bytes", double(fNew)}, {"capacity_bytes", double(options.capacityBytes)}};
         s.touched = {n};
         trace.linkLastDecision(decisions);

@@ -373,6 +373,10 @@ TEST(BrickdlScheduler, OverrideCutReplays)
     ASSERT_EQ(forced->overrideReports.size(), 1u);
     EXPECT_EQ(forced->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
     EXPECT_EQ(forced->result.stats.at("subgraphs"), 2);
+    bool traced = false;
+    for (const TraceStep &s : forced->trace.steps())
+        traced |= s.title == "Conv conv2" && s.why == "override" && s.decision >= 0;
+    EXPECT_TRUE(traced);
     EXPECT_TRUE(verifyPlan(forced->result.plan, g, &a100()).isOk());
     expectSameAsSequential(g, forced->result.plan);
 }
