@@ -7,6 +7,7 @@
 #include "core/backend/backend.h"
 #include "core/sched/pluginloader.h"
 #include "core/sched/scheduler.h"
+#include "samples/catalog.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +36,8 @@ std::vector<std::string> schedulerPluginFolders()
 
 void registerBuiltins(Extensions &extensions, std::vector<Diagnostic> *pluginProblems, RegisterPlugins registerPlugins)
 {
+    for (SampleNetwork &sample : samples::sampleNetworks())
+        extensions.addSample(std::move(sample));
     registerPlugins(extensions);
     for (const std::string &folder : schedulerPluginFolders())
         for (Diagnostic &d : loadSchedulerPlugins(extensions.schedulers(), folder).problems) {

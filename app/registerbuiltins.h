@@ -17,10 +17,10 @@ class SchedulerRegistry;
 struct Diagnostic;
 class BackendRegistry;
 
-// The plugins of `registerPlugins` (by default every plugin of plugins/),
-// then the scheduler plugins (core/sched/pluginloader.h) of every folder of
-// schedulerPluginFolders(); a refused plugin is one warning line on stderr.
-// With `pluginProblems`, refused plugins are collected there instead (the workbench shows them).
+// The built-in sample networks (samples/catalog.h), the plugins of
+// `registerPlugins` (by default every plugin of plugins/), then the scheduler plugins (core/sched/pluginloader.h) of
+// every folder of schedulerPluginFolders(); a refused plugin is one warning line on stderr. With `pluginProblems`,
+// refused plugins are collected there instead (the workbench shows them).
 void registerBuiltins(Extensions &extensions, std::vector<Diagnostic> *pluginProblems = nullptr,
                       RegisterPlugins registerPlugins = &registerAllPlugins);
 // registerBuiltins() for the schedulers alone.

@@ -20,7 +20,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/resources/desktop/tessera.svg
   DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
 install(FILES ${PROJECT_SOURCE_DIR}/resources/desktop/tessera-mime.xml
   DESTINATION ${CMAKE_INSTALL_DATADIR}/mime/packages RENAME tessera.xml)
-install(FILES ${PROJECT_SOURCE_DIR}/samples/ios/squeezenet.ios.json
+install(FILES ${PROJECT_SOURCE_DIR}/plugins/ios/networks/squeezenet.ios.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/tessera/samples)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

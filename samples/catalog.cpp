@@ -5,29 +5,23 @@
 // an image size is 0 (the network's default) or a multiple of the network's
 // total stride within [stride, 1024], and only image networks take one;
 // sequence lengths are checked for the networks that read them (BERT ≤ 512
-// positions, the Conformer's subsampling needs ≥ 7 frames). The four IOS
-// networks check their own (fixed) image size in ios_networks.cpp.
+// positions, the Conformer's subsampling needs ≥ 7 frames).
 #include "samples/catalog.h"
 
-#include "samples/networks.h"
-
-#ifdef TESSERA_HAVE_IOS_NETWORKS
 #include "core/support/names.h"
-#include "samples/ios_networks.h"
-#endif
+#include "samples/networks.h"
 
 namespace tessera::samples {
 
 namespace {
 
-enum class Input : std::uint8_t { Image, FixedImage, Sequence, Points, Ios };
+enum class Input : std::uint8_t { Image, FixedImage, Sequence, Points };
 
 struct Entry {
     SampleInfo info;
     Input input;
     int imageStride = 0; // Image: the image size must be a multiple of this; FixedImage: the only size
     ModelResult (*build)(const SampleOptions &) = nullptr;
-    const char *iosName = nullptr; // Input::Ios: the name buildIosNetwork knows
 };
 
 const std::vector<Entry> &entries()
@@ -47,38 +41,6 @@ const std::vector<Entry> &entries()
          Input::Image,
          32,
          buildResNet18Tailor},
-        {{"inception-v3", "Inception V3 (IOS benchmark)",
-          "Szegedy et al.: Rethinking the Inception Architecture for Computer Vision. CVPR 2016; "
-          "Ding et al.: IOS: Inter-Operator Scheduler for CNN Acceleration. MLSys 2021",
-          "The exact Inception V3 of the IOS experiments (no auxiliary head, no final FC), 299×299."},
-         Input::Ios,
-         0,
-         nullptr,
-         "inception_v3"},
-        {{"squeezenet", "SqueezeNet (IOS benchmark)",
-          "Iandola et al.: SqueezeNet: AlexNet-level accuracy with 50x fewer parameters. 2016; IOS, MLSys 2021",
-          "SqueezeNet with residual bypasses as in the IOS experiments, 224×224."},
-         Input::Ios,
-         0,
-         nullptr,
-         "squeezenet"},
-        {{"randwire", "RandWire-large (IOS benchmark)",
-          "Xie, Kirillov, Girshick, He: Exploring Randomly Wired Neural Networks for Image Recognition. ICCV "
-          "2019; IOS, MLSys 2021",
-          "The randomly wired network of the IOS experiments: ReLU, depthwise 3×3, pointwise 1×1 units summing "
-          "their predecessors, 224×224."},
-         Input::Ios,
-         0,
-         nullptr,
-         "randwire"},
-        {{"nasnet-a", "NasNet-A large (IOS benchmark)",
-          "Zoph, Vasudevan, Shlens, Le: Learning Transferable Architectures for Scalable Image Recognition. "
-          "CVPR 2018; IOS, MLSys 2021",
-          "The NasNet-A large block of the IOS experiments, split into per-cell parts, 331×331."},
-         Input::Ios,
-         0,
-         nullptr,
-         "nasnet"},
         {{"mobilenetv2", "MobileNetV2 1.0",
           "Sandler et al.: MobileNetV2: Inverted Residuals and Linear Bottlenecks. CVPR 2018",
           "Inverted residual blocks with depthwise convolutions and ReLU6 (Clip), width 1.0, 224×224, "
@@ -163,7 +125,6 @@ Status checkOptions(const Entry &e, const SampleOptions &o)
         if (o.imageSize != 0)
             return Status::error(ErrorCode::Usage, "sample '" + name + "' has no image input, image size must be 0");
         break;
-    case Input::Ios: break;
     }
     if (name == "bert" && (o.seqLen < 1 || o.seqLen > 512))
         return Status::error(ErrorCode::Usage,
@@ -194,18 +155,20 @@ Expected<std::unique_ptr<onnx::ModelProto>> buildSample(std::string_view name, c
             continue;
         if (Status s = checkOptions(e, options); !s)
             return s;
-        if (e.input != Input::Ios)
-            return e.build(options);
-#ifdef TESSERA_HAVE_IOS_NETWORKS
-        return buildIosNetwork(e.iosName, options);
-#else
-        return Status::error(ErrorCode::Unavailable, "sample '" + e.info.name + "' is not built into this tessera");
-#endif
+        return e.build(options);
     }
     std::string known;
     for (const Entry &e : entries())
         known += (known.empty() ? "" : ", ") + e.info.name;
     return Status::error(ErrorCode::Usage, "unknown sample '" + std::string(name) + "'; known: " + known);
+}
+
+std::vector<SampleNetwork> sampleNetworks()
+{
+    std::vector<SampleNetwork> networks;
+    for (const Entry &e : entries())
+        networks.push_back({e.info, [name = e.info.name](const SampleOptions &o) { return buildSample(name, o); }});
+    return networks;
 }
 
 } // namespace tessera::samples

@@ -1,10 +1,13 @@
 // The sample-network catalog: names, provenance and one builder entry point.
 //
 // Every sample is built in memory with ModelBuilder (builder.h) from synthetic,
-// seeded weights, so Tessera ships no model files. `tessera-cli sample NAME`
-// and the workbench's "Open sample" both go through buildSample().
+// seeded weights, so Tessera ships no model files. The app registers the
+// catalog (sampleNetworks()) into its Extensions beside the networks plugins
+// contribute; `tessera-cli sample NAME` and the workbench's "Open sample" build
+// from there.
 #pragma once
 
+#include "core/plugin/samples.h"
 #include "core/support/status.h"
 #include "samples/builder.h" // saveModel
 
@@ -20,23 +23,16 @@ class ModelProto;
 
 namespace tessera::samples {
 
-struct SampleOptions {
-    std::int64_t batch = 1;
-    std::int64_t seqLen = 128; // bert, conformer (frames after subsampling input)
-    std::uint64_t seed = 0x7e55e7a;
-    int imageSize = 0; // 0 = network default
-};
-
-struct SampleInfo {
-    std::string name;        // catalog key, e.g. "resnet50"
-    std::string title;       // "ResNet-50 (torchvision v1.5)"
-    std::string paper;       // citation of the architecture
-    std::string description; // one or two sentences: what is built and which options apply
-};
+using tessera::SampleInfo;
+using tessera::SampleOptions;
 
 const std::vector<SampleInfo> &sampleCatalog();
 
 // Builds the named sample; unknown names and invalid options are Status errors.
 Expected<std::unique_ptr<onnx::ModelProto>> buildSample(std::string_view name, const SampleOptions &options);
+
+// The catalog as contributions (core/plugin/samples.h): what the app registers
+// before the plugins add their own networks.
+std::vector<SampleNetwork> sampleNetworks();
 
 } // namespace tessera::samples

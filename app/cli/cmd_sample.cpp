@@ -1,7 +1,7 @@
 // tessera-cli sample NAME --out FILE.onnx: writes one of the paper networks.
 #include "app/cli/command.h"
+#include "core/onnx/modelbuilder.h" // saveModel
 #include "core/plugin/extensions.h"
-#include "samples/catalog.h"
 
 #include <cstdio>
 #include <onnx/onnx_pb.h>
@@ -10,23 +10,23 @@ namespace tessera::cli {
 
 namespace {
 
-int listSamples()
+int listSamples(const Extensions &extensions)
 {
-    for (const auto &s : samples::sampleCatalog())
-        std::printf("%-16s %s\n", s.name.c_str(), s.title.c_str());
+    for (const SampleNetwork &s : extensions.samples())
+        std::printf("%-16s %s\n", s.info.name.c_str(), s.info.title.c_str());
     return 0;
 }
 
 int run(const Args &args, const Extensions &extensions)
 {
     if (args.has("list"))
-        return listSamples();
+        return listSamples(extensions);
     if (args.positional().size() != 1)
         return fail(usageError("sample needs exactly one NAME (see 'tessera-cli sample --list')"));
     auto out = args.value("out");
     if (!out)
         return fail(usageError("sample needs --out FILE.onnx"));
-    samples::SampleOptions opts;
+    SampleOptions opts;
     auto batch = args.intValue("batch", opts.batch, 1, 1 << 16);
     auto seq = args.intValue("seq-len", opts.seqLen, 1, 1 << 20);
     auto seed = args.intValue("seed", static_cast<std::int64_t>(opts.seed), 0, INT64_MAX);
@@ -39,10 +39,10 @@ int run(const Args &args, const Extensions &extensions)
     opts.seed = static_cast<std::uint64_t>(*seed);
     opts.imageSize = static_cast<int>(*image);
 
-    auto model = samples::buildSample(args.positional().front(), opts);
+    auto model = extensions.buildSample(args.positional().front(), opts);
     if (!model)
         return fail(model.status());
-    if (Status s = samples::saveModel(**model, *out, args.has("external-data")); !s.isOk())
+    if (Status s = saveModel(**model, *out, args.has("external-data")); !s.isOk())
         return fail(s);
     std::fprintf(stderr, "tessera-cli: wrote %s\n", out->c_str());
     return 0;

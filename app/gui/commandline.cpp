@@ -2,7 +2,6 @@
 #include "app/gui/commandline.h"
 
 #include "core/support/names.h"
-#include "samples/catalog.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -10,30 +9,23 @@
 namespace tessera::gui {
 
 namespace {
-QString sampleNames()
-{
-    QStringList names;
-    for (const auto &s : samples::sampleCatalog())
-        names << QString::fromStdString(s.name);
-    return names.join(QStringLiteral(", "));
-}
-
 Status usage(const QString &message)
 {
     return Status::error(ErrorCode::Usage, message.toStdString());
 }
 } // namespace
 
-Expected<CommandLine> parseCommandLine(const QStringList &arguments)
+Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStringList &sampleNames)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Tessera: a workbench for scheduling DNN graphs onto accelerators."));
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
-    const QCommandLineOption sample(QStringLiteral("sample"),
-                                    QStringLiteral("Open a built-in sample network: %1.").arg(sampleNames()),
-                                    QStringLiteral("NAME"));
+    const QCommandLineOption sample(
+        QStringLiteral("sample"),
+        QStringLiteral("Open a sample network: %1.").arg(sampleNames.join(QStringLiteral(", "))),
+        QStringLiteral("NAME"));
     const QCommandLineOption project(QStringLiteral("project"),
                                      QStringLiteral("Open a project (a *.tessera file) and restore its session."),
                                      QStringLiteral("FILE.tessera"));
@@ -44,7 +36,10 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments)
     const QCommandLineOption quit(
         QStringLiteral("quit-after-load"),
         QStringLiteral("Exit once the model is loaded (status 0, or the error's exit code)."));
-    parser.addOptions({sample, project, screenshot, quit});
+    const QCommandLineOption watchStalls(
+        QStringLiteral("watch-stalls"),
+        QStringLiteral("Print every stall of the user interface over 50 ms, with what was running, on stderr."));
+    parser.addOptions({sample, project, screenshot, quit, watchStalls});
     parser.addPositionalArgument(QStringLiteral("MODEL.onnx"), QStringLiteral("The model to open."),
                                  QStringLiteral("[MODEL.onnx]"));
 
@@ -68,6 +63,7 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments)
     cl.project = parser.value(project);
     cl.screenshot = parser.value(screenshot);
     cl.quitAfterLoad = parser.isSet(quit);
+    cl.watchStalls = parser.isSet(watchStalls);
     if (!cl.model.isEmpty() && !cl.sample.isEmpty())
         return usage(QStringLiteral("give either a model or --sample, not both"));
     if (!cl.project.isEmpty() && (!cl.model.isEmpty() || !cl.sample.isEmpty()))
@@ -75,11 +71,12 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments)
     if (!cl.sample.isEmpty()) {
         // Names match without regard to case; the catalog's spelling is kept.
         QString known;
-        for (const auto &s : samples::sampleCatalog())
-            if (sameName(s.name, cl.sample.toStdString()))
-                known = QString::fromStdString(s.name);
+        for (const QString &name : sampleNames)
+            if (sameName(name.toStdString(), cl.sample.toStdString()))
+                known = name;
         if (known.isEmpty())
-            return usage(QStringLiteral("unknown sample '%1'; known: %2").arg(cl.sample, sampleNames()));
+            return usage(QStringLiteral("unknown sample '%1'; known: %2")
+                             .arg(cl.sample, sampleNames.join(QStringLiteral(", "))));
         cl.sample = known;
     }
     return cl;

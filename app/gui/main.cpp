@@ -5,6 +5,9 @@
 // a QCoreApplication, before any QApplication would connect to an X server.
 #include "app/gui/commandline.h"
 #include "app/gui/mainwindow.h"
+#include "app/gui/stallwatchdog.h"
+#include "app/registerbuiltins.h"
+#include "core/sched/scheduler.h"
 
 #include <QApplication>
 #include <QTimer>
@@ -14,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -37,7 +41,15 @@ bool asksOnlyForText(int argc, char **argv)
 // the exit code when the program should stop now.
 std::optional<int> handleCommandLine(tessera::Expected<tessera::gui::CommandLine> &cl)
 {
-    cl = tessera::gui::parseCommandLine(QCoreApplication::arguments());
+    // The samples the plugins contribute (problems of loadable plugins are the window's to show).
+    tessera::SchedulerRegistry schedulers;
+    tessera::Extensions extensions(schedulers);
+    std::vector<tessera::Diagnostic> ignored;
+    tessera::registerBuiltins(extensions, &ignored);
+    QStringList sampleNames;
+    for (const tessera::SampleNetwork &s : extensions.samples())
+        sampleNames << QString::fromStdString(s.info.name);
+    cl = tessera::gui::parseCommandLine(QCoreApplication::arguments(), sampleNames);
     if (!cl) {
         std::fprintf(stderr, "tessera: %s\n", cl.status().str().c_str());
         return tessera::exitCodeFor(cl.status().code());
@@ -91,6 +103,13 @@ int main(int argc, char **argv)
         });
     } else if (cl->quitAfterLoad) {
         QObject::connect(&window, &tessera::gui::MainWindow::modelLoaded, &app, [] { QApplication::exit(0); });
+    }
+    tessera::gui::StallWatchdog watchdog;
+    if (cl->watchStalls) {
+        QObject::connect(&watchdog, &tessera::gui::StallWatchdog::stalled, [](const tessera::gui::Stall &s) {
+            std::fprintf(stderr, "tessera: the interface stalled %s\n", qPrintable(tessera::gui::describeStall(s)));
+        });
+        watchdog.start();
     }
     window.show();
 

@@ -16,6 +16,7 @@
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
+#include "core/support/activity.h"
 #include "core/support/fileio.h"
 #include "views/models/format.h"
 #include "views/models/hierarchymodel.h"
@@ -265,6 +266,7 @@ void MainWindow::onLoadEnded()
 
 void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
 {
+    const ActivityScope activity("workbench: show model");
     m_session->modelAboutToChange(); // closes an open project unless this is the model of one opening
     m_awaitingFirstLayout = true;
     m_state->setModel(std::move(model)); // every view follows (onModelChanged first)

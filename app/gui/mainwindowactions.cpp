@@ -7,7 +7,7 @@
 #include "app/gui/recentfiles.h"
 #include "app/gui/schedulecontroller.h"
 #include "core/hw/deviceregistry.h"
-#include "samples/catalog.h"
+#include "core/plugin/extensions.h"
 #include "views/models/metrics.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/runcomparisonwidget.h"
@@ -166,10 +166,10 @@ void MainWindow::createMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recent = new RecentFiles(m_recentMenu, this);
     QMenu *samplesMenu = file->addMenu(tr("Open &Sample"));
-    for (const auto &s : samples::sampleCatalog()) {
-        const QString name = QString::fromStdString(s.name);
-        QAction *a = samplesMenu->addAction(QString::fromStdString(s.title));
-        a->setStatusTip(QString::fromStdString(s.description));
+    for (const SampleNetwork &s : m_extensions.samples()) {
+        const QString name = QString::fromStdString(s.info.name);
+        QAction *a = samplesMenu->addAction(QString::fromStdString(s.info.title));
+        a->setStatusTip(QString::fromStdString(s.info.description));
         connect(a, &QAction::triggered, this, [this, name] { openSample(name); });
     }
     file->addSeparator();

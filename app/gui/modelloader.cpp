@@ -6,6 +6,8 @@
 #include "core/onnx/importer.h"
 #include "core/plugin/extensions.h"
 #include "core/store/replay.h"
+#include "core/support/assert.h"
+#include "core/support/threadpriority.h"
 #include "views/models/format.h"
 
 #include <QFileInfo>
@@ -88,13 +90,14 @@ void ModelLoader::load(const QString &path, const LoadOptions &loadOptions)
 
 void ModelLoader::loadSample(const QString &name)
 {
-    start(QStringLiteral("sample %1").arg(name), [name](const StageCallback &stage) {
+    TS_ASSERT_MSG(m_extensions, "ModelLoader::loadSample needs the window's extensions");
+    start(QStringLiteral("sample %1").arg(name), [name, extensions = m_extensions](const StageCallback &stage) {
         Outcome out;
         if (!stage(QStringLiteral("building sample %1").arg(name))) {
             out.error = Status::error(ErrorCode::Cancelled, "loading cancelled").diagnostic();
             return out;
         }
-        auto path = materializeSample(name);
+        auto path = materializeSample(*extensions, name);
         if (!path) {
             out.error = path.status().diagnostic();
             return out;
@@ -130,6 +133,7 @@ void ModelLoader::start(const QString &source, std::function<Outcome(const Stage
     });
     emit started(source);
     m_watcher->setFuture(QtConcurrent::run([job = std::move(job)](QPromise<Outcome> &promise) {
+        useBackgroundPriority();
         int step = 0;
         promise.setProgressRange(0, 3); // building (samples only), importing, analysing
         const StageCallback stage = [&promise, &step](const QString &name) {

@@ -17,6 +17,7 @@
 #include "core/hw/deviceregistry.h"
 #include "core/ir/graphhash.h"
 #include "core/store/replay.h"
+#include "core/support/activity.h"
 #include "core/support/assert.h"
 #include "views/models/modeldata.h"
 #include "views/widgets/graphview.h"
@@ -314,6 +315,7 @@ void ProjectSession::onScheduleFailed(const QString &message)
 // S5: the step first (the window centres on its nodes), then the view over it.
 void ProjectSession::finishRestore()
 {
+    const ActivityScope activity("project: restore session");
     if (!m_restore.active || !m_restore.scheduleDone || !m_restore.layoutDone)
         return;
     if (!m_restore.stepApplied) {

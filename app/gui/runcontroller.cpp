@@ -2,6 +2,7 @@
 #include "app/gui/runcontroller.h"
 
 #include "core/backend/inputs.h"
+#include "core/support/activity.h"
 
 #include <QMetaObject>
 #include <QtConcurrent/QtConcurrentRun>
@@ -198,6 +199,7 @@ void RunController::launch(Request request)
 
 void RunController::onFinished()
 {
+    const ActivityScope activity("workbench: show run");
     Outcome outcome = m_watcher.result();
     if (outcome.generation != m_generation) {
         if (m_pending) {

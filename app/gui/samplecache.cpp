@@ -2,7 +2,8 @@
 // published with one rename(2).
 #include "app/gui/samplecache.h"
 
-#include "samples/catalog.h"
+#include "core/onnx/modelbuilder.h"
+#include "core/plugin/extensions.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -13,9 +14,7 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <onnx/onnx_pb.h> // samples::buildSample returns a ModelProto
 #include <onnx/onnx_pb.h> // buildSample()'s ModelProto
-#include <onnx/onnx_pb.h>
 
 namespace tessera::gui {
 namespace {
@@ -56,7 +55,7 @@ bool isCachedSample(const QString &path)
     return QFileInfo(versionDir.absolutePath()).absolutePath() == QDir(sampleCacheDir()).absolutePath();
 }
 
-Expected<QString> materializeSample(const QString &name)
+Expected<QString> materializeSample(const Extensions &extensions, const QString &name)
 {
     const QString cacheDir = sampleCacheDir();
     const QString version = name + QLatin1Char('-') + buildKey();
@@ -66,7 +65,7 @@ Expected<QString> materializeSample(const QString &name)
     if (QFileInfo::exists(path))
         return path; // a version folder exists only whole (see the header)
 
-    auto model = samples::buildSample(name.toStdString(), samples::SampleOptions{});
+    auto model = extensions.buildSample(name.toStdString(), SampleOptions{});
     if (!model)
         return model.status();
     if (!QDir().mkpath(cacheDir))
@@ -75,7 +74,7 @@ Expected<QString> materializeSample(const QString &name)
     if (!tmp.isValid())
         return Status::error(ErrorCode::Io, "cannot create a temporary folder in the sample cache",
                              {cacheDir.toStdString()});
-    TS_TRY(samples::saveModel(**model, tmp.filePath(file).toStdString(), /*externalData=*/true));
+    TS_TRY(saveModel(**model, tmp.filePath(file).toStdString(), /*externalData=*/true));
 
     // Publish the whole folder at once. rename(2) of a directory onto an
     // existing non-empty one fails (EEXIST/ENOTEMPTY): another process won the

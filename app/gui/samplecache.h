@@ -17,13 +17,18 @@
 
 #include <QString>
 
+namespace tessera {
+class Extensions;
+}
+
 namespace tessera::gui {
 
 QString sampleCacheDir();
 bool isCachedSample(const QString &path);
 
-// Builds the sample unless this build's copy is cached; returns the .onnx path.
-// Unknown names fail with ErrorCode::Usage listing the known ones.
-Expected<QString> materializeSample(const QString &name);
+// Builds the sample (one of extensions.samples()) unless this build's copy is
+// cached; returns the .onnx path. Unknown names fail with ErrorCode::Usage
+// listing the known ones.
+Expected<QString> materializeSample(const Extensions &extensions, const QString &name);
 
 } // namespace tessera::gui

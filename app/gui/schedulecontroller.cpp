@@ -2,6 +2,8 @@
 #include "app/gui/schedulecontroller.h"
 
 #include "core/sched/session.h"
+#include "core/support/activity.h"
+#include "core/support/threadpriority.h"
 
 #include <QAction>
 #include <QMetaObject>
@@ -212,6 +214,7 @@ void ScheduleController::launch()
     emit started();
     m_watcher.setFuture(QtConcurrent::run([graph = m_state->graph(), device = *m_state->device(), sched = *scheduler,
                                            setup = std::move(setup), cancel = m_cancel, generation]() -> Outcome {
+        useBackgroundPriority();
         auto run = scheduleGraph(*graph, device, *sched, setup);
         if (!run)
             return {nullptr, QString::fromStdString(run.status().message()), generation};
@@ -238,6 +241,7 @@ void ScheduleController::onFinished()
         emit failed(outcome.error);
         return;
     }
+    const ActivityScope activity("workbench: show schedule");
     m_state->finishSchedule(outcome.run);
     emit finished(outcome.run);
 }

@@ -252,12 +252,17 @@ Expected<RunResult> runPlan(const ReferencePlan &p, const std::vector<HostTensor
     const auto t0 = Clock::now();
     const auto total = static_cast<double>(p.programs.size());
     KernelArgs args;
-    for (const TaskProgram &task : p.programs) {
+    const auto cancelled = [&](const TaskProgram &task) -> Status {
         if (observer.cancel && observer.cancel->load(std::memory_order_relaxed))
             return Status::error(ErrorCode::Cancelled, "run cancelled after " + std::to_string(task.id) + " of " +
                                                            std::to_string(p.programs.size()) + " tasks");
+        return Status::ok();
+    };
+    for (const TaskProgram &task : p.programs) {
         const double start = nsSince(t0);
         for (const Step &s : task.steps) {
+            // Checked before every node of a task: a fused task may hold many (bench/bench_stalls).
+            TS_TRY(cancelled(task));
             const Node &n = g.node(s.node);
             const auto s0 = Clock::now();
             args.in.assign(n.inputs.size(), {});

@@ -2,9 +2,11 @@
 #include "core/plugin/extensions.h"
 
 #include "core/support/assert.h"
+#include "core/support/names.h"
 
 #include <algorithm>
 #include <cctype>
+#include <onnx/onnx_pb.h> // buildSample()'s ModelProto
 
 namespace tessera {
 
@@ -60,6 +62,33 @@ void Extensions::addCommand(cli::Command command)
     TS_ASSERT_MSG(!command.name.empty() && command.run, "a command needs a name and a run function");
     TS_ASSERT_MSG(!hasName(m_commands, command.name), "duplicate command");
     m_commands.push_back(std::move(command));
+}
+
+void Extensions::addSample(SampleNetwork sample)
+{
+    TS_ASSERT_MSG(!sample.info.name.empty() && sample.build, "a sample needs a name and a build function");
+    TS_ASSERT_MSG(!findSample(sample.info.name), "duplicate sample");
+    m_samples.push_back(std::move(sample));
+}
+
+const SampleNetwork *Extensions::findSample(std::string_view name) const
+{
+    for (const SampleNetwork &s : m_samples)
+        if (sameName(s.info.name, name))
+            return &s;
+    return nullptr;
+}
+
+Expected<std::unique_ptr<onnx::ModelProto>> Extensions::buildSample(std::string_view name,
+                                                                    const SampleOptions &options) const
+{
+    if (const SampleNetwork *s = findSample(name))
+        return s->build(options);
+    std::string known;
+    for (const SampleNetwork &s : m_samples)
+        known += (known.empty() ? "" : ", ") + s.info.name;
+    return Status::error(ErrorCode::Usage, "unknown sample '" + std::string(name) +
+                                               "'; known: " + (known.empty() ? std::string("none") : known));
 }
 
 const ModelFormat *Extensions::modelFormatFor(std::string_view path) const

@@ -1,5 +1,6 @@
 // Extensions: everything a plugin contributes besides its schedulers — model
-// import formats, schedule export formats and tessera-cli subcommands — and
+// import formats, schedule export formats, tessera-cli subcommands and sample
+// networks — and
 // the SchedulerRegistry its schedulers go to (docs/plugins.md).
 //
 // A plugin is a folder (plugins/<name>/) with one registration function,
@@ -18,6 +19,7 @@
 
 #include "core/onnx/importer.h"
 #include "core/plugin/command.h"
+#include "core/plugin/samples.h"
 #include "core/sched/scheduler.h"
 #include "core/support/status.h"
 
@@ -85,16 +87,25 @@ public:
     void addModelFormat(ModelFormat format);
     void addScheduleFormat(ScheduleFormat format);
     void addCommand(cli::Command command);
+    // Sample names are unique without regard to case (asserted).
+    void addSample(SampleNetwork sample);
 
     const std::vector<ModelFormat> &modelFormats() const { return m_modelFormats; }
     const std::vector<ScheduleFormat> &scheduleFormats() const { return m_scheduleFormats; }
     const std::vector<cli::Command> &commands() const { return m_commands; }
+    const std::vector<SampleNetwork> &samples() const { return m_samples; }
 
     // The model format of a path by its suffix; null: an ONNX model.
     const ModelFormat *modelFormatFor(std::string_view path) const;
     const ScheduleFormat *findScheduleFormat(std::string_view name) const;
     // As findScheduleFormat, or a Usage error listing the known formats.
     Expected<const ScheduleFormat *> scheduleFormat(std::string_view name) const;
+
+    // The sample of that name (case-insensitive, core/support/names.h), or null.
+    const SampleNetwork *findSample(std::string_view name) const;
+    // Builds the named sample, or a Usage error listing the known samples.
+    Expected<std::unique_ptr<onnx::ModelProto>> buildSample(std::string_view name,
+                                                            const SampleOptions &options = {}) const;
 
     // A model file of any registered format, else ONNX (importModel).
     Expected<ImportResult> importModel(const std::string &path, const ImportOptions &options = {}) const;
@@ -104,6 +115,7 @@ private:
     std::vector<ModelFormat> m_modelFormats;
     std::vector<ScheduleFormat> m_scheduleFormats;
     std::vector<cli::Command> m_commands;
+    std::vector<SampleNetwork> m_samples;
 };
 
 // A plugin's registration function; a set of plugins registers through one

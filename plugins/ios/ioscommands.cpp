@@ -17,15 +17,16 @@
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
+#include "core/onnx/modelbuilder.h"
 #include "core/plan/verify.h"
 #include "core/plugin/extensions.h"
 #include "core/plugin/modelinput.h"
+#include "core/plugin/samples.h"
 #include "core/sched/session.h"
 #include "core/support/fileio.h"
 #include "plugins/ios/iosformat.h"
 #include "plugins/ios/iosimport.h"
-#include "samples/catalog.h"
-#include "samples/ios_networks.h"
+#include "plugins/ios/iosnetworks.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -41,7 +42,7 @@ namespace {
 
 bool isNetworkName(const std::string &s)
 {
-    const auto &names = samples::iosNetworkNames();
+    const auto &names = iosNetworkNames();
     return std::find(names.begin(), names.end(), s) != names.end();
 }
 
@@ -49,7 +50,7 @@ bool isNetworkName(const std::string &s)
 Expected<std::string> configText(const std::string &config)
 {
     if (isNetworkName(config))
-        return samples::iosNetworkConfig(config);
+        return iosNetworkConfig(config);
     return readFile(config, std::int64_t(256) << 20);
 }
 
@@ -91,15 +92,15 @@ int runImport(const Args &args, const Extensions &extensions)
     auto batch = args.intValue("batch", 1, 1, 1 << 20);
     if (!batch)
         return fail(batch.status());
-    samples::SampleOptions opts;
+    SampleOptions opts;
     opts.batch = *batch;
     auto proto = [&]() -> Expected<std::unique_ptr<onnx::ModelProto>> {
         if (isNetworkName(config))
-            return samples::buildIosNetwork(config, opts);
+            return buildIosNetwork(config, opts);
         auto text = readFile(config, std::int64_t(256) << 20);
         if (!text)
             return text.status();
-        return samples::buildFromIosConfig(*text, opts, config);
+        return buildFromIosConfig(*text, opts, config);
     }();
     if (!proto)
         return fail(proto.status());
@@ -109,7 +110,7 @@ int runImport(const Args &args, const Extensions &extensions)
     auto units = iosUnitsOf(*model);
     if (!units)
         return fail(units.status());
-    if (Status s = samples::saveModel(**proto, *out, false); !s.isOk())
+    if (Status s = saveModel(**proto, *out, false); !s.isOk())
         return fail(s);
     std::fprintf(stderr, "tessera-cli: wrote %s (%zu ios units in %zu blocks)\n", out->c_str(), units->units.size(),
                  units->blocks.size());

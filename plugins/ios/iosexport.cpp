@@ -3,7 +3,7 @@
 
 #include "core/support/fileio.h"
 #include "plugins/ios/iosformat.h"
-#include "samples/ios_networks.h"
+#include "plugins/ios/iosnetworks.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -14,18 +14,10 @@ Expected<std::string> iosConfigFor(const std::string &modelPath)
 {
     const std::filesystem::path model(modelPath);
     const std::string base = model.stem().string();
-    // Catalog sample names of the IOS benchmarks (samples/catalog.cpp), then the networks' own names.
-    static const std::map<std::string, std::string, std::less<>> kSamples = {
-        {"inception-v3", "inception_v3"},
-        {"nasnet-a", "nasnet"},
-    };
-    std::string network;
-    if (auto it = kSamples.find(base); it != kSamples.end())
-        network = it->second;
-    else if (const auto &names = samples::iosNetworkNames(); std::find(names.begin(), names.end(), base) != names.end())
-        network = base;
+    // A model written from one of the IOS samples (tessera-cli sample, the workbench's sample cache).
+    const std::string network = iosNetworkOfSample(base);
     if (!network.empty())
-        return samples::iosNetworkConfig(network);
+        return iosNetworkConfig(network);
 
     std::string tried;
     for (const char *suffix : {".ios.json", ".json"}) {
@@ -45,8 +37,8 @@ Expected<std::string> iosScheduleJson(const ScheduleRun &run, const Graph &graph
                                       const std::map<std::string, std::string> &properties, std::string_view configJson,
                                       std::string_view scheduleName)
 {
-    auto units = properties.count(samples::kIosUnitsKey) ? iosUnitsFromMetadata(graph, properties)
-                                                         : iosUnitsFromNodeNames(graph);
+    auto units =
+        properties.count(kIosUnitsKey) ? iosUnitsFromMetadata(graph, properties) : iosUnitsFromNodeNames(graph);
     if (!units)
         return units.status();
     auto schedule = iosScheduleFromPlan(run.result.plan, graph, *units);

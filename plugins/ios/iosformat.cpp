@@ -5,7 +5,7 @@
 #include "core/hw/device.h"
 #include "core/ir/analysis.h"
 #include "core/sched/planbuilder.h"
-#include "samples/ios_networks.h"
+#include "plugins/ios/iosnetworks.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -145,8 +145,8 @@ Status finalizeIosUnits(const Graph &g, IosUnitSet &set)
 
 Expected<IosUnitSet> iosUnitsFromMetadata(const Graph &g, const std::map<std::string, std::string> &properties)
 {
-    const auto unitsIt = properties.find(samples::kIosUnitsKey);
-    const auto blocksIt = properties.find(samples::kIosBlocksKey);
+    const auto unitsIt = properties.find(kIosUnitsKey);
+    const auto blocksIt = properties.find(kIosBlocksKey);
     if (unitsIt == properties.end() || blocksIt == properties.end())
         return Status::error(ErrorCode::Unsupported, "the model has no ios.units/ios.blocks metadata");
     auto unitsDoc = parseJson(unitsIt->second, "ios.units", "ios.units metadata");
@@ -228,7 +228,7 @@ Expected<IosUnitSet> iosUnitsFromNodeNames(const Graph &g)
 
 Expected<IosUnitSet> iosUnitsOf(const ImportResult &model)
 {
-    if (model.metadata.properties.count(samples::kIosUnitsKey))
+    if (model.metadata.properties.count(kIosUnitsKey))
         return iosUnitsFromMetadata(model.graph, model.metadata.properties);
     return iosUnitsFromNodeNames(model.graph);
 }

@@ -1,11 +1,11 @@
 // IOS artifact interop: schedule units and blocks, IOS schedules, and the
 // artifact's JSON formats (ios thesis §3.1: a schedule Q = {(S_1,T_1), ...,
 // (S_k,T_k)} of stages with a parallelisation strategy each; the formats are the
-// ones of the artifact mit-han-lab/inter-operator-scheduler; samples/ios/README.md).
+// ones of the artifact mit-han-lab/inter-operator-scheduler; plugins/ios/networks/README.md).
 //
 //  - IosUnitSet: the units IOS schedules (a conv with its activation, a pool, a
 //    Sequential...) as sets of graph nodes, grouped in blocks. Read from the
-//    "ios.units"/"ios.blocks" model metadata that samples/ios_networks.h writes,
+//    "ios.units"/"ios.blocks" model metadata that plugins/ios/iosnetworks.h writes,
 //    or from its node-name convention "block<B>/<unit>/...". Every node is in
 //    exactly one unit and the units, blocks concatenated, are in a topological
 //    order (checked).

@@ -1,8 +1,8 @@
 #include "plugins/ios/iosimport.h"
 
+#include "core/plugin/samples.h"
 #include "plugins/ios/iosformat.h"
-#include "samples/catalog.h"
-#include "samples/ios_networks.h"
+#include "plugins/ios/iosnetworks.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -33,9 +33,9 @@ Expected<ImportResult> importProto(const onnx::ModelProto &proto, std::string so
 
 Expected<ImportResult> importIosConfig(std::string_view json, std::string sourceName, std::int64_t batch)
 {
-    samples::SampleOptions opts;
+    SampleOptions opts;
     opts.batch = batch;
-    auto proto = samples::buildFromIosConfig(json, opts, sourceName);
+    auto proto = buildFromIosConfig(json, opts, sourceName);
     if (!proto)
         return proto.status();
     return importProto(**proto, sourceName.empty() ? std::string("<ios config>") : std::move(sourceName));
@@ -43,9 +43,9 @@ Expected<ImportResult> importIosConfig(std::string_view json, std::string source
 
 Expected<ImportResult> importIosNetwork(std::string_view name, std::int64_t batch)
 {
-    samples::SampleOptions opts;
+    SampleOptions opts;
     opts.batch = batch;
-    auto proto = samples::buildIosNetwork(name, opts);
+    auto proto = buildIosNetwork(name, opts);
     if (!proto)
         return proto.status();
     return importProto(**proto, std::string(name));

@@ -5,7 +5,7 @@
 #include "core/hw/device.h"
 #include "core/ir/analysis.h"
 #include "core/support/assert.h"
-#include "samples/ios_networks.h"
+#include "plugins/ios/iosnetworks.h"
 
 #include <queue>
 
@@ -168,7 +168,7 @@ Expected<IosUnitSet> formIosUnits(const Graph &g)
 
 Expected<IosUnitSet> iosUnitsForGraph(const Graph &g, const std::map<std::string, std::string> &modelProperties)
 {
-    if (modelProperties.count(samples::kIosUnitsKey))
+    if (modelProperties.count(kIosUnitsKey))
         return iosUnitsFromMetadata(g, modelProperties);
     auto named = iosUnitsFromNodeNames(g);
     return named ? named : formIosUnits(g); // names that look like the converter's but do not nest: structure

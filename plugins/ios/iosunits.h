@@ -3,7 +3,7 @@
 // Relu-SepConv units).
 //
 // iosUnitsForGraph() takes, in order:
-//  0. the model's "ios.units"/"ios.blocks" metadata (samples/ios_networks.h),
+//  0. the model's "ios.units"/"ios.blocks" metadata (plugins/ios/iosnetworks.h),
 //     when the model carries it — the IOS artifact's units and blocks with
 //     their explicit parts (NasNet's cells); broken metadata is an error, not
 //     a silent fallback;

@@ -26,6 +26,7 @@
 
 #include "tests/backends/planutil.h"
 #include "tests/common/testgraphs.h"
+#include "tests/common/testsamples.h"
 
 namespace fs = std::filesystem;
 using namespace tessera;
@@ -82,7 +83,7 @@ protected:
         samples::SampleOptions o;
         if (imageSize > 0)
             o.imageSize = imageSize;
-        auto m = samples::buildSample(name, o);
+        auto m = test::buildRegisteredSample(name, o);
         EXPECT_TRUE(m.isOk()) << m.status().str();
         const std::string path = (dir / (name + ".onnx")).string();
         EXPECT_TRUE(samples::saveModel(**m, path, external).isOk());

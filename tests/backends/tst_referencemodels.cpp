@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "tests/backends/planutil.h"
+#include "tests/common/testsamples.h"
 
 namespace fs = std::filesystem;
 using namespace tessera;
@@ -91,7 +92,7 @@ protected:
 
 TEST_F(Models, SqueezeNetPlansAgree)
 {
-    auto m = samples::buildSample("squeezenet", {});
+    auto m = test::buildRegisteredSample("squeezenet", {});
     ASSERT_TRUE(m.isOk()) << m.status().str();
     auto g = import(**m, "squeezenet", false);
     ASSERT_TRUE(g.isOk()) << g.status().str();
@@ -104,7 +105,7 @@ TEST_F(Models, ResNet50WithExternalWeightsPlansAgree)
 {
     samples::SampleOptions o;
     o.imageSize = 64;
-    auto m = samples::buildSample("resnet50", o);
+    auto m = test::buildRegisteredSample("resnet50", o);
     ASSERT_TRUE(m.isOk()) << m.status().str();
     auto g = import(**m, "resnet50", true);
     ASSERT_TRUE(g.isOk()) << g.status().str();

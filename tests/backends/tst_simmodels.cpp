@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tests/backends/planutil.h"
+#include "tests/common/testsamples.h"
 
 namespace fs = std::filesystem;
 
@@ -49,7 +50,7 @@ protected:
     {
         samples::SampleOptions o;
         o.imageSize = imageSize;
-        auto m = samples::buildSample(name, o);
+        auto m = test::buildRegisteredSample(name, o);
         if (!m)
             return m.status();
         const std::string path = (s_dir / (name + ".onnx")).string();

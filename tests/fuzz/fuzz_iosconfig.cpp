@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes as an IOS graph config (the artifact's
 // Graph.export_config() JSON; plugins/ios/iosimport.h). The config is
-// converted to ONNX (samples/ios_networks.h), imported, and its units and
+// converted to ONNX (plugins/ios/iosnetworks.h), imported, and its units and
 // blocks are read back and checked (iosformat.h). Any input must end in a
 // Status, never a crash, hang, sanitizer report or unbounded allocation.
 #include "plugins/ios/iosformat.h"

@@ -8,9 +8,9 @@
 #include "core/sched/session.h"
 #include "plugins/ios/ios.h"
 #include "plugins/ios/iosimport.h"
+#include "plugins/ios/iosnetworks.h"
 #include "plugins/ios/iossearch.h"
 #include "plugins/sequential/sequential.h"
-#include "samples/ios_networks.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -93,7 +93,7 @@ std::string fig31Config(int strideB)
 
 TEST(IosUnits, TheFourNetworksHaveIosUnitsAndBlocks)
 {
-    const QJsonObject summary = json(readText(TESSERA_SOURCE_DIR "/samples/ios/model_summary.json"));
+    const QJsonObject summary = json(readText(TESSERA_SOURCE_DIR "/plugins/ios/networks/model_summary.json"));
     struct Net {
         const char *name, *summaryKey;
         std::size_t units;
@@ -133,9 +133,8 @@ TEST(IosUnits, PlainGraphsHaveNoIosMetadata)
     auto none = iosUnitsFromMetadata(empty, {});
     ASSERT_FALSE(none.isOk());
     EXPECT_EQ(none.status().code(), ErrorCode::Unsupported);
-    auto bad =
-        iosUnitsFromMetadata(iosNetwork("squeezenet").graph, {{samples::kIosUnitsKey, R"({"1": ["nope"]})"},
-                                                              {samples::kIosBlocksKey, R"([{"units": ["1"]}])"}});
+    auto bad = iosUnitsFromMetadata(iosNetwork("squeezenet").graph,
+                                    {{kIosUnitsKey, R"({"1": ["nope"]})"}, {kIosBlocksKey, R"([{"units": ["1"]}])"}});
     ASSERT_FALSE(bad.isOk());
     EXPECT_NE(bad.status().message().find("names node 'nope'"), std::string::npos) << bad.status().str();
 }
@@ -250,7 +249,7 @@ TEST(IosSchedules, BrokenSchedulesAreRejected)
     EXPECT_NE(crowded.status().message().find("merged node '8' must be alone"), std::string::npos);
 
     // The graph config itself is not a schedule.
-    auto config = parseIosSchedule(*samples::iosNetworkConfig("inception_v3"), model.graph, units, "config.json");
+    auto config = parseIosSchedule(*iosNetworkConfig("inception_v3"), model.graph, units, "config.json");
     ASSERT_FALSE(config.isOk());
     EXPECT_NE(config.status().message().find("not a schedule"), std::string::npos);
     EXPECT_FALSE(parseIosSchedule("{\"blocks\": [", model.graph, units, "x.json").isOk());
@@ -260,7 +259,7 @@ TEST(IosSchedules, ExportImportRoundTrips)
 {
     const ImportResult &model = iosNetwork("inception_v3");
     const IosUnitSet units = iosUnits("inception_v3");
-    const std::string config = *samples::iosNetworkConfig("inception_v3");
+    const std::string config = *iosNetworkConfig("inception_v3");
 
     // The artifact's own schedule written back.
     auto saved = parseIosSchedule(dataFile("inception_v3_bs1.schedule.json"), model.graph, units);
@@ -295,7 +294,7 @@ TEST(IosSchedules, ExportImportRoundTrips)
     EXPECT_EQ(scheduleText(units, *back), scheduleText(units, *ours));
 
     // Negative twin: the config of another network does not fit.
-    auto wrong = writeIosSchedule(*ours, units, *samples::iosNetworkConfig("squeezenet"), "x");
+    auto wrong = writeIosSchedule(*ours, units, *iosNetworkConfig("squeezenet"), "x");
     ASSERT_FALSE(wrong.isOk());
 }
 
@@ -411,16 +410,15 @@ TEST(IosConfigs, CyclicDisconnectedAndUnknownConfigsAreRejected)
 // (different blocks) gets none.
 TEST(IosImport, KnownNetworkConfigsGetTheArtifactsParts)
 {
-    auto config = samples::iosNetworkConfig("nasnet");
+    auto config = iosNetworkConfig("nasnet");
     ASSERT_TRUE(config.isOk());
     auto fromFile = importIosConfig(*config, "nasnet_large.ios.json");
     ASSERT_TRUE(fromFile.isOk()) << fromFile.status().str();
     const ImportResult &embedded = iostest::iosNetwork("nasnet");
-    EXPECT_EQ(fromFile->metadata.properties.at(samples::kIosBlocksKey),
-              embedded.metadata.properties.at(samples::kIosBlocksKey));
-    EXPECT_NE(fromFile->metadata.properties.at(samples::kIosBlocksKey).find("\"parts\""), std::string::npos);
+    EXPECT_EQ(fromFile->metadata.properties.at(kIosBlocksKey), embedded.metadata.properties.at(kIosBlocksKey));
+    EXPECT_NE(fromFile->metadata.properties.at(kIosBlocksKey).find("\"parts\""), std::string::npos);
 
-    auto squeeze = samples::iosNetworkConfig("squeezenet");
+    auto squeeze = iosNetworkConfig("squeezenet");
     ASSERT_TRUE(squeeze.isOk());
     std::string renamed = *squeeze;
     const auto at = renamed.find("\"squeezenet\"");
@@ -428,5 +426,5 @@ TEST(IosImport, KnownNetworkConfigsGetTheArtifactsParts)
     renamed.replace(at, std::string("\"squeezenet\"").size(), "\"nasnet_large\"");
     auto impostor = importIosConfig(renamed, "impostor.json");
     ASSERT_TRUE(impostor.isOk()) << impostor.status().str();
-    EXPECT_EQ(impostor->metadata.properties.at(samples::kIosBlocksKey).find("\"parts\""), std::string::npos);
+    EXPECT_EQ(impostor->metadata.properties.at(kIosBlocksKey).find("\"parts\""), std::string::npos);
 }

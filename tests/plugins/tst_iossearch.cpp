@@ -7,10 +7,10 @@
 #include "core/sched/session.h"
 #include "plugins/greedy/greedy.h"
 #include "plugins/ios/ios.h"
+#include "plugins/ios/iosnetworks.h"
 #include "plugins/ios/iossearch.h"
 #include "plugins/ios/iosunits.h"
 #include "plugins/sequential/sequential.h"
-#include "samples/ios_networks.h"
 
 #include <cmath>
 
@@ -706,7 +706,7 @@ TEST(IosScheduler, ModelPropertiesCarryTheArtifactsUnitsAndParts)
     EXPECT_NE(withoutMetadata.status().message().find("part_size"), std::string::npos);
 
     setup.modelProperties = model.metadata.properties;
-    setup.modelProperties[samples::kIosUnitsKey] = "[{\"name\": \"nope\"";
+    setup.modelProperties[kIosUnitsKey] = "[{\"name\": \"nope\"";
     auto broken = scheduleGraph(model.graph, v100(), *scheduler, setup);
     ASSERT_FALSE(broken.isOk());
     EXPECT_NE(broken.status().message().find("ios.units"), std::string::npos) << broken.status().str();

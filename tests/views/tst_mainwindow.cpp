@@ -48,6 +48,7 @@
 #include <set>
 
 #include "tests/common/isolatedhome.h"
+#include "tests/common/testsamples.h"
 #include "tests/views/smallmodel.h"
 
 using namespace tessera;
@@ -290,21 +291,30 @@ TEST_F(MainWindowTest, DropAcceptsOnnxFilesOnly)
     EXPECT_FALSE(dragEnter(s_dir->filePath("notes.txt")));
 }
 
+// The samples tessera registers; the command line takes them as data.
+const QStringList kSampleNames = [] {
+    QStringList names;
+    for (const std::string &n : test::registeredSampleNames())
+        names << QString::fromStdString(n);
+    return names;
+}();
+
 TEST(CommandLine, Parses)
 {
-    auto cl = gui::parseCommandLine({"tessera", "model.onnx", "--screenshot", "out.png", "--quit-after-load"});
+    auto cl =
+        gui::parseCommandLine({"tessera", "model.onnx", "--screenshot", "out.png", "--quit-after-load"}, kSampleNames);
     ASSERT_TRUE(cl.isOk()) << cl.status().str();
     EXPECT_EQ(cl->model, "model.onnx");
     EXPECT_EQ(cl->screenshot, "out.png");
     EXPECT_TRUE(cl->quitAfterLoad);
     EXPECT_TRUE(cl->sample.isEmpty());
 
-    cl = gui::parseCommandLine({"tessera", "--sample", "resnet50"});
+    cl = gui::parseCommandLine({"tessera", "--sample", "resnet50"}, kSampleNames);
     ASSERT_TRUE(cl.isOk()) << cl.status().str();
     EXPECT_EQ(cl->sample, "resnet50");
     EXPECT_TRUE(cl->model.isEmpty());
 
-    cl = gui::parseCommandLine({"tessera", "--help"});
+    cl = gui::parseCommandLine({"tessera", "--help"}, kSampleNames);
     ASSERT_TRUE(cl.isOk());
     EXPECT_TRUE(cl->exitText.contains("--sample"));
 }
@@ -312,7 +322,7 @@ TEST(CommandLine, Parses)
 TEST(CommandLine, Rejects)
 {
     const auto fails = [](const QStringList &args, const char *needle) {
-        auto cl = gui::parseCommandLine(args);
+        auto cl = gui::parseCommandLine(args, kSampleNames);
         EXPECT_FALSE(cl.isOk()) << args.join(' ').toStdString();
         if (!cl.isOk()) {
             EXPECT_EQ(cl.status().code(), ErrorCode::Usage);

@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "tests/common/isolatedhome.h"
+#include "tests/common/testsamples.h"
 #include "tests/io/jsonschema.h"
 #include "tests/views/smallmodel.h"
 
@@ -676,16 +677,24 @@ TEST_F(ProjectSessionTest, ImportOverridesAppliesValidKeysAndListsRejectedOnes)
 
 // --- command line --------------------------------------------------------------------
 
+// The samples tessera registers; the command line takes them as data.
+const QStringList kSampleNames = [] {
+    QStringList names;
+    for (const std::string &n : test::registeredSampleNames())
+        names << QString::fromStdString(n);
+    return names;
+}();
+
 TEST(CommandLine, ProjectOption)
 {
-    auto cl = gui::parseCommandLine({"tessera", "--project", "p.tessera", "--quit-after-load"});
+    auto cl = gui::parseCommandLine({"tessera", "--project", "p.tessera", "--quit-after-load"}, kSampleNames);
     ASSERT_TRUE(cl.isOk()) << cl.status().str();
     EXPECT_EQ(cl->project, "p.tessera");
     EXPECT_TRUE(cl->model.isEmpty());
 
     for (const QStringList &args : {QStringList{"tessera", "--project", "p.tessera", "m.onnx"},
                                     QStringList{"tessera", "--project", "p.tessera", "--sample", "resnet50"}}) {
-        auto bad = gui::parseCommandLine(args);
+        auto bad = gui::parseCommandLine(args, kSampleNames);
         ASSERT_FALSE(bad.isOk());
         EXPECT_EQ(bad.status().code(), ErrorCode::Usage);
         EXPECT_NE(bad.status().message().find("--project opens its own model"), std::string::npos);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "tests/common/isolatedhome.h"
+#include "tests/common/testsamples.h"
 
 using namespace tessera;
 
@@ -32,7 +33,7 @@ namespace {
 
 int materializeAndOpen(const QString &name)
 {
-    auto path = gui::materializeSample(name);
+    auto path = gui::materializeSample(test::registeredExtensions(), name);
     if (!path) {
         std::fprintf(stderr, "%s\n", path.status().diagnostic().str().c_str());
         return 3;

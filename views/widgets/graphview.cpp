@@ -2,7 +2,9 @@
 // job pipeline, navigation, selection, overlays and export.
 #include "views/widgets/graphview.h"
 
+#include "core/support/activity.h"
 #include "core/support/assert.h"
+#include "core/support/threadpriority.h"
 #include "views/widgets/graphviewitems.h"
 #include "views/widgets/graphviewprivate.h"
 
@@ -110,7 +112,10 @@ void GraphViewPrivate::startJob()
     auto job = [nl = nested, c = cache, e = expansion, gen, limit = dotLimit] {
         return LayoutJob{gen, nl, nl->compose(e, *c, limit)};
     };
-    watcher.setFuture(QtConcurrent::run(&pool, std::move(job)));
+    watcher.setFuture(QtConcurrent::run(&pool, [job = std::move(job)] {
+        useBackgroundPriority();
+        return job();
+    }));
     emit q->layoutStarted();
     q->viewport()->update();
 }
@@ -127,6 +132,7 @@ void GraphViewPrivate::jobFinished()
 
 void GraphViewPrivate::apply(layout::Composition c)
 {
+    const ActivityScope activity("graph view: apply layout");
     // Where the anchor group sits on screen now, to keep it there.
     std::optional<QPoint> anchorView;
     if (anchorGroup >= 0) {
@@ -396,6 +402,7 @@ GraphView::~GraphView()
 
 void GraphView::setGraph(std::shared_ptr<const Graph> graph, Hierarchy hierarchy)
 {
+    const ActivityScope activity("graph view: set graph");
     if (!graph) {
         clear();
         return;

@@ -261,6 +261,7 @@ void StepperWidget::buildUi()
     h->setStretchLastSection(false);
     h->setHighlightSections(false);
     h->setSectionResizeMode(QHeaderView::ResizeToContents);
+    h->setResizeContentsPrecision(64); // the rows on screen and 64 more: a trace may hold 10^5 steps
     h->setSectionResizeMode(StepListModel::TitleColumn, QHeaderView::Stretch);
     h->setSectionResizeMode(StepListModel::ConclusionColumn, QHeaderView::Stretch);
     const int em = fontMetrics().horizontalAdvance(QLatin1Char('M'));

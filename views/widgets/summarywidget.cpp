@@ -2,6 +2,7 @@
 #include "views/widgets/summarywidget.h"
 
 #include "core/ir/analysis.h"
+#include "core/support/threadpriority.h"
 #include "views/models/modelsummary.h"
 #include "views/models/ophistogrammodel.h"
 #include "views/models/propertymodel.h"
@@ -80,7 +81,10 @@ void SummaryWidget::setModelData(std::shared_ptr<const ModelData> data)
         refresh();
         emit dagWidthReady(m_dagWidth);
     });
-    m_watcher->setFuture(QtConcurrent::run([graph = m_data->graph] { return tessera::dagWidth(*graph).width; }));
+    m_watcher->setFuture(QtConcurrent::run([graph = m_data->graph] {
+        useBackgroundPriority();
+        return tessera::dagWidth(*graph).width;
+    }));
 }
 
 void SummaryWidget::refresh()

@@ -1,4 +1,4 @@
-// IOS graph config → ONNX (see ios_networks.h for the mapping and the names).
+// IOS graph config → ONNX (see iosnetworks.h for the mapping and the names).
 //
 // S1 parse: the JSON becomes Units (one per IOS schedule unit; a Sequential
 //    keeps its inner nodes as kernels) grouped in Blocks; every field is
@@ -11,11 +11,10 @@
 //    compared against the config's output_shape.
 // The IOS artifact's model definitions list units in topological order and
 // Graph.from_config() relies on it, so no reordering is attempted.
-#include "samples/ios_networks.h"
+#include "plugins/ios/iosnetworks.h"
 
+#include "core/onnx/modelbuilder.h"
 #include "core/support/assert.h"
-#include "samples/builder.h"
-#include "samples/catalog.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -41,7 +40,7 @@ static void initIosResources()
     std::call_once(once, [] { Q_INIT_RESOURCE(ios); });
 }
 
-namespace tessera::samples {
+namespace tessera {
 
 namespace {
 
@@ -738,17 +737,34 @@ Expected<std::unique_ptr<onnx::ModelProto>> convert(const IosGraph &g, const Sam
     return Converter(g, opts).run();
 }
 
-// The built-in networks: catalog name, embedded config, key in model_summary.json.
+// The built-in networks: name, embedded config, key in model_summary.json, and
+// the sample they are registered as (iosSampleNetworks).
 struct Network {
     const char *name;
     const char *config;
     const char *summaryKey;
+    const char *sample;
+    const char *title;
+    const char *paper;
+    const char *description;
 };
 constexpr Network kNetworks[] = {
-    {"inception_v3", "inception_v3.ios.json", "inception_v3"},
-    {"squeezenet", "squeezenet.ios.json", "squeezenet"},
-    {"randwire", "randwire_large.ios.json", "randwire_large"},
-    {"nasnet", "nasnet_large.ios.json", "nasnet_large"},
+    {"inception_v3", "inception_v3.ios.json", "inception_v3", "inception-v3", "Inception V3 (IOS benchmark)",
+     "Szegedy et al.: Rethinking the Inception Architecture for Computer Vision. CVPR 2016; "
+     "Ding et al.: IOS: Inter-Operator Scheduler for CNN Acceleration. MLSys 2021",
+     "The exact Inception V3 of the IOS experiments (no auxiliary head, no final FC), 299×299."},
+    {"squeezenet", "squeezenet.ios.json", "squeezenet", "squeezenet", "SqueezeNet (IOS benchmark)",
+     "Iandola et al.: SqueezeNet: AlexNet-level accuracy with 50x fewer parameters. 2016; IOS, MLSys 2021",
+     "SqueezeNet with residual bypasses as in the IOS experiments, 224×224."},
+    {"randwire", "randwire_large.ios.json", "randwire_large", "randwire", "RandWire-large (IOS benchmark)",
+     "Xie, Kirillov, Girshick, He: Exploring Randomly Wired Neural Networks for Image Recognition. ICCV 2019; "
+     "IOS, MLSys 2021",
+     "The randomly wired network of the IOS experiments: ReLU, depthwise 3×3, pointwise 1×1 units summing "
+     "their predecessors, 224×224."},
+    {"nasnet", "nasnet_large.ios.json", "nasnet_large", "nasnet-a", "NasNet-A large (IOS benchmark)",
+     "Zoph, Vasudevan, Shlens, Le: Learning Transferable Architectures for Scalable Image Recognition. CVPR 2018; "
+     "IOS, MLSys 2021",
+     "The NasNet-A large block of the IOS experiments, split into per-cell parts, 331×331."},
 };
 
 std::string readResource(const char *file)
@@ -786,6 +802,23 @@ const std::vector<std::string> &iosNetworkNames()
         return v;
     }();
     return names;
+}
+
+std::vector<SampleNetwork> iosSampleNetworks()
+{
+    std::vector<SampleNetwork> samples;
+    for (const Network &n : kNetworks)
+        samples.push_back({{n.sample, n.title, n.paper, n.description},
+                           [name = std::string(n.name)](const SampleOptions &o) { return buildIosNetwork(name, o); }});
+    return samples;
+}
+
+std::string iosNetworkOfSample(std::string_view sampleName)
+{
+    for (const Network &n : kNetworks)
+        if (sampleName == n.sample || sampleName == n.name)
+            return n.name;
+    return {};
 }
 
 Expected<std::string> iosNetworkConfig(std::string_view name)
@@ -855,4 +888,4 @@ Expected<std::unique_ptr<onnx::ModelProto>> buildFromIosConfig(std::string_view 
     return convert(*g, opts);
 }
 
-} // namespace tessera::samples
+} // namespace tessera

@@ -34,6 +34,7 @@
 //                  "parts": [sizes...] (only when the block has explicit parts)}].
 #pragma once
 
+#include "core/plugin/samples.h"
 #include "core/support/status.h"
 
 #include <memory>
@@ -45,9 +46,7 @@ namespace onnx {
 class ModelProto;
 }
 
-namespace tessera::samples {
-
-struct SampleOptions;
+namespace tessera {
 
 // The model metadata keys (ONNX metadata_props) that carry the units and
 // blocks (above); plugins/ios/iosformat.h reads them back.
@@ -56,6 +55,12 @@ inline constexpr char kIosBlocksKey[] = "ios.blocks"; // JSON: [{"units": [...],
 
 // "inception_v3", "squeezenet", "randwire", "nasnet".
 const std::vector<std::string> &iosNetworkNames();
+
+// The four networks as samples ("inception-v3", "squeezenet", "randwire",
+// "nasnet-a"), which the plugin registers (Extensions::addSample).
+std::vector<SampleNetwork> iosSampleNetworks();
+// The network of a sample name or network name; "" for any other name.
+std::string iosNetworkOfSample(std::string_view sampleName);
 
 // The embedded IOS config of one of iosNetworkNames(), byte for byte as the IOS artifact wrote it.
 Expected<std::string> iosNetworkConfig(std::string_view name);
@@ -71,4 +76,4 @@ Expected<std::unique_ptr<onnx::ModelProto>> buildIosNetwork(std::string_view nam
 Expected<std::unique_ptr<onnx::ModelProto>> buildFromIosConfig(std::string_view json, const SampleOptions &opts,
                                                                std::string_view sourceName = {});
 
-} // namespace tessera::samples
+} // namespace tessera

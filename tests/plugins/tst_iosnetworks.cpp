@@ -1,13 +1,14 @@
-// Tests for samples/ios_networks.h.
+// Tests for plugins/ios/iosnetworks.h.
 //
 // The four IOS benchmark networks are checked against the IOS artifact's own
-// numbers (samples/ios/model_summary.json and the per-unit output_shape of the
+// numbers (plugins/ios/networks/model_summary.json and the per-unit output_shape of the
 // *.ios.json configs): unit and block counts, parts, per-unit shapes, kernel
 // counts and FLOPs as IOS's ir.py counts them. A small hand-written config
 // covers what the four do not use (slices, Element mul, 3-value sums, a plain
 // identity), and its broken variants are the negative twins.
-#include "samples/catalog.h"
-#include "samples/ios_networks.h"
+#include "core/plugin/extensions.h"
+#include "plugins/ios/ios.h"
+#include "plugins/ios/iosnetworks.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -25,14 +26,14 @@
 
 namespace {
 
+using tessera::buildFromIosConfig;
+using tessera::buildIosNetwork;
 using tessera::ErrorCode;
-using tessera::samples::buildFromIosConfig;
-using tessera::samples::buildIosNetwork;
-using tessera::samples::SampleOptions;
+using tessera::SampleOptions;
 
 QJsonDocument readJson(const QString &file)
 {
-    QFile f(QStringLiteral(TESSERA_SOURCE_DIR "/samples/ios/") + file);
+    QFile f(QStringLiteral(TESSERA_SOURCE_DIR "/plugins/ios/networks/") + file);
     EXPECT_TRUE(f.open(QIODevice::ReadOnly)) << file.toStdString();
     return QJsonDocument::fromJson(f.readAll());
 }
@@ -74,7 +75,7 @@ struct Model {
                 for (const auto &d : vi.type().tensor_type().shape().dim())
                     dims.push_back(d.dim_value());
             }
-        const QJsonObject obj = metadata(m, tessera::samples::kIosUnitsKey).object();
+        const QJsonObject obj = metadata(m, tessera::kIosUnitsKey).object();
         for (auto it = obj.begin(); it != obj.end(); ++it) {
             units[it.key().toStdString()] = strings(it.value());
             for (const std::string &n : units[it.key().toStdString()])
@@ -211,7 +212,7 @@ TEST_P(IosNetworkTest, MatchesIosArtifact)
 
     const QJsonObject summary = readJson("model_summary.json").object().value(ref.summaryKey).toObject();
     const QJsonObject config = readJson(ref.config).object();
-    const QJsonArray blocks = metadata(proto, tessera::samples::kIosBlocksKey).array();
+    const QJsonArray blocks = metadata(proto, tessera::kIosBlocksKey).array();
     const QJsonArray perBlock = summary.value("per_block").toArray();
 
     // Units and blocks: the paper's #operators, the artifact's block counts and parts.
@@ -293,9 +294,9 @@ TEST(IosNetworks, EmbeddedConfigsAreTheArtifactsFiles)
 {
     for (const auto &[name, file] :
          {std::pair{"squeezenet", "squeezenet.ios.json"}, {"nasnet", "nasnet_large.ios.json"}}) {
-        QFile f(QStringLiteral(TESSERA_SOURCE_DIR "/samples/ios/") + file);
+        QFile f(QStringLiteral(TESSERA_SOURCE_DIR "/plugins/ios/networks/") + file);
         ASSERT_TRUE(f.open(QIODevice::ReadOnly));
-        auto embedded = tessera::samples::iosNetworkConfig(name);
+        auto embedded = tessera::iosNetworkConfig(name);
         ASSERT_TRUE(embedded) << embedded.status().str();
         EXPECT_EQ(*embedded, f.readAll().toStdString()) << name;
     }
@@ -308,7 +309,7 @@ TEST(IosNetworks, UnknownNetworkListsTheValidNames)
     EXPECT_EQ(built.status().code(), ErrorCode::Usage);
     EXPECT_NE(built.status().message().find("inception_v3, squeezenet, randwire, nasnet"), std::string::npos)
         << built.status().message();
-    EXPECT_FALSE(tessera::samples::iosNetworkConfig("resnet50"));
+    EXPECT_FALSE(tessera::iosNetworkConfig("resnet50"));
 }
 
 TEST(IosNetworks, BatchAndNativeImageSizeAreHonoured)
@@ -398,7 +399,7 @@ TEST(IosConfig, TinyConfigMapsEveryUnitToItsNodes)
         if (a.name() == "count_include_pad")
             countIncludePad = static_cast<int>(a.i());
     EXPECT_EQ(countIncludePad, 1);
-    const QJsonArray blocks = metadata(**built, tessera::samples::kIosBlocksKey).array();
+    const QJsonArray blocks = metadata(**built, tessera::kIosBlocksKey).array();
     ASSERT_EQ(blocks.size(), 2);
     EXPECT_EQ(strings(blocks[0].toObject().value("units")), (std::vector<std::string>{"a", "b", "c", "d", "e"}));
     EXPECT_EQ(blocks[1].toObject().value("enter").toString(), "e");
@@ -496,3 +497,42 @@ TEST(IosConfig, MissingOrInvalidFieldIsRejected)
 }
 
 } // namespace
+
+// The plugin contributes the four networks as samples (Extensions::addSample):
+// what `tessera-cli sample`, File ▸ Open Sample and `tessera --sample` list.
+TEST(IosSamples, RegisteredByThePluginAndBuildCheckerClean)
+{
+    tessera::SchedulerRegistry schedulers;
+    tessera::Extensions extensions(schedulers);
+    tessera::registerIosPlugin(extensions);
+    std::vector<std::string> names;
+    for (const tessera::SampleNetwork &s : extensions.samples()) {
+        names.push_back(s.info.name);
+        EXPECT_FALSE(s.info.title.empty() || s.info.paper.empty() || s.info.description.empty()) << s.info.name;
+        const auto m = extensions.buildSample(s.info.name);
+        ASSERT_TRUE(m) << s.info.name << ": " << m.status().str();
+        EXPECT_GT((*m)->graph().node_size(), 40) << s.info.name;
+        EXPECT_NO_THROW(onnx::checker::check_model(**m)) << s.info.name;
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"inception-v3", "squeezenet", "randwire", "nasnet-a"}));
+    EXPECT_TRUE(extensions.buildSample("SqueezeNet")) << "sample names match without regard to case";
+}
+
+TEST(IosSamples, UnknownNameAndBadOptionsAreUsageErrors)
+{
+    tessera::SchedulerRegistry schedulers;
+    tessera::Extensions extensions(schedulers);
+    tessera::registerIosPlugin(extensions);
+    const auto unknown = extensions.buildSample("squeezenet2");
+    ASSERT_FALSE(unknown);
+    EXPECT_EQ(unknown.status().code(), ErrorCode::Usage);
+    EXPECT_NE(unknown.status().message().find("known: inception-v3, squeezenet, randwire, nasnet-a"), std::string::npos)
+        << unknown.status().message();
+    SampleOptions o;
+    o.batch = 0;
+    const auto badBatch = extensions.buildSample("squeezenet", o);
+    ASSERT_FALSE(badBatch);
+    EXPECT_NE(badBatch.status().message().find("batch must be at least 1"), std::string::npos);
+    EXPECT_EQ(tessera::iosNetworkOfSample("nasnet-a"), "nasnet");
+    EXPECT_EQ(tessera::iosNetworkOfSample("resnet50"), "");
+}

@@ -1,4 +1,4 @@
-// ModelBuilder and saveModel (see builder.h).
+// ModelBuilder and saveModel (see modelbuilder.h).
 //
 // Shapes: every value the builder creates has a static shape computed here
 // (Conv/Pool arithmetic as in the ONNX operator spec, numpy broadcasting for
@@ -9,7 +9,7 @@
 // Weights: value i of initializer "name" is splitmix64(fnv1a(name) ^ seed, i)
 // mapped to a float, so one weight does not change when another is added and
 // the same seed gives byte-identical models.
-#include "samples/builder.h"
+#include "core/onnx/modelbuilder.h"
 
 #include "core/support/assert.h"
 
@@ -28,7 +28,7 @@
 #include <set>
 #include <utility>
 
-namespace tessera::samples {
+namespace tessera {
 
 namespace {
 
@@ -619,4 +619,4 @@ Status saveModel(const onnx::ModelProto &model, const std::string &path, bool ex
     return writeProto(m);
 }
 
-} // namespace tessera::samples
+} // namespace tessera
