@@ -772,6 +772,7 @@ views::PlanShown MainWindow::planShown() const
         shown.modelProperties = &m_model->properties;
         shown.modelPath = m_model->path;
     }
+    shown.selectNode = [state = m_state](NodeId n) { state->selectNode(n, /*reveal=*/true); };
     return shown;
 }
 

@@ -37,6 +37,8 @@ struct PlanShown {
     const Device *device = nullptr;                                      // may be null
     const std::map<std::string, std::string> *modelProperties = nullptr; // the model's metadata_props; may be null
     std::string modelPath;
+    // Selects a node in the workbench (graph view, inspector); empty outside it.
+    std::function<void(NodeId)> selectNode;
 };
 
 // A dock view. `create` makes the widget (owned by the dock); `show` hands it each plan it applies to.

@@ -1,0 +1,2 @@
+// A plugin (check-layering fixture).
+#pragma once

@@ -1,0 +1,2 @@
+#include "plugins/foo/foo.h"
+#include "views/widgets/view.h"

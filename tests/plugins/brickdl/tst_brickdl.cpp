@@ -1,0 +1,643 @@
+// BrickDL (plugins/brickdl): the brick layout of Fig. 6 and masking (§3.3.4),
+// Fig. 4's padded brick sizes (§3.2.1), memoized bricks' dependencies and
+// atomics (§3.2.2), the brick-size model of §3.3.3 on the §4.5.2 layers,
+// partitioning (§3.3.1) and the scheduler end to end: plans verify and the
+// reference backend computes what the sequential plan computes.
+#include "backends/reference/reference.h"
+#include "backends/sim/sim.h"
+#include "core/cost/devicecost.h"
+#include "core/hw/deviceregistry.h"
+#include "core/onnx/importer.h"
+#include "core/plan/verify.h"
+#include "plugins/brickdl/brickdl.h"
+#include "plugins/brickdl/bricklayout.h"
+#include "plugins/brickdl/bricksize.h"
+#include "plugins/brickdl/memoized.h"
+#include "plugins/brickdl/padded.h"
+#include "plugins/sequential/sequential.h"
+#include "samples/catalog.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "tests/backends/planutil.h"
+#include "tests/common/testgraphs.h"
+
+using namespace tessera;
+using namespace tessera::brickdl;
+using testgraphs::op;
+using testgraphs::tensor;
+using testgraphs::weight;
+
+namespace {
+
+Graph sixLayers(std::int64_t k); // §4.5.1's proxy, below
+
+const Device &a100()
+{
+    static const Device d = [] {
+        auto dev = DeviceRegistry::standard().lookup("nvidia-a100");
+        EXPECT_TRUE(dev.isOk()) << dev.status().str();
+        return *dev;
+    }();
+    return d;
+}
+
+// x [1, c, h, w] through `layers` k×k same-padded convolutions (c channels).
+Graph convChain(int layers, std::int64_t k, std::int64_t h, std::int64_t w, std::int64_t c = 2)
+{
+    Graph g;
+    g.name = "conv_chain";
+    TensorId x = tensor(g, "x", {1, c, h, w}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const std::int64_t p = k / 2;
+    for (int i = 1; i <= layers; ++i) {
+        const std::string name = "conv" + std::to_string(i);
+        x = op(
+            g, name, "Conv", {x, weight(g, name + "/w", {c, c, k, k})}, {1, c, h, w},
+            {{"kernel_shape", {std::vector<std::int64_t>{k, k}}}, {"pads", {std::vector<std::int64_t>{p, p, p, p}}}});
+    }
+    g.outputs = {x};
+    return g;
+}
+
+SubGraph wholeGraph(const Graph &g)
+{
+    SubGraph s;
+    for (NodeId n = 0; n < static_cast<NodeId>(g.nodeCount()); ++n)
+        s.nodes.push_back(n);
+    s.outputs = subGraphOutputs(g, s.nodes);
+    s.merged = true;
+    return s;
+}
+
+Expected<ScheduleRun> schedule(const Graph &g, const Device &device, std::map<std::string, std::string> options = {},
+                               const Overrides &overrides = {})
+{
+    static const auto scheduler = createBrickdlScheduler();
+    auto values = OptionValues::resolve(scheduler->info().options, options);
+    if (!values)
+        return values.status();
+    static std::map<std::string, std::unique_ptr<DeviceCostModel>> costs;
+    auto &cost = costs[device.id];
+    if (!cost)
+        cost = std::make_unique<DeviceCostModel>(device);
+    ScheduleRequest req;
+    req.graph = &g;
+    req.device = &device;
+    req.cost = cost.get();
+    req.options = *values;
+    return runSchedule(*scheduler, req, overrides);
+}
+
+std::vector<HostTensor> runPlan(const Graph &g, const ExecutionPlan &plan, const std::vector<HostTensor> &inputs)
+{
+    static const auto backend = createReferenceBackend();
+    auto r = planutil::compileAndRun(*backend, g, plan, inputs);
+    EXPECT_TRUE(r.isOk()) << r.status().str();
+    return r ? r->outputs : std::vector<HostTensor>{};
+}
+
+// Runs `plan` and the sequential plan on the same inputs; outputs must be bit-equal.
+void expectSameAsSequential(const Graph &g, const ExecutionPlan &plan)
+{
+    auto seq = planutil::baselinePlan(g, "sequential");
+    ASSERT_TRUE(seq.isOk()) << seq.status().str();
+    const auto inputs = planutil::makeInputs(g, 7);
+    const auto want = runPlan(g, *seq, inputs);
+    const auto got = runPlan(g, plan, inputs);
+    ASSERT_EQ(want.size(), got.size());
+    ASSERT_FALSE(want.empty());
+    for (std::size_t i = 0; i < want.size(); ++i)
+        EXPECT_TRUE(planutil::bitEqual(want[i], got[i])) << "output " << i;
+}
+
+const DecisionRecord *recordWithRole(const DecisionContext &d, const std::string &role, std::size_t nth = 0)
+{
+    for (const DecisionRecord &r : d.records())
+        if (r.role == role && nth-- == 0)
+            return &r;
+    return nullptr;
+}
+
+std::string chosenId(const DecisionRecord &r)
+{
+    return r.options[static_cast<std::size_t>(r.chosen)].id;
+}
+
+} // namespace
+
+// §3.3.4, Fig. 6: a 16×16 array in 4×4 bricks; the brick map stores logical
+// (1, 1) at index 0 and BrickInfo lists its 3×3 neighbourhood by storage index.
+TEST(BrickLayout, Fig6BrickMapAndAdjacency)
+{
+    const BrickGrid grid({16, 16}, {0, 1}, 4);
+    EXPECT_EQ(grid.count(0), 4);
+    EXPECT_EQ(grid.brickCount(), 16);
+    // Storage order: logical (1,1) first, then the rest in logical order.
+    std::vector<std::int64_t> order{grid.logical({1, 1})};
+    for (std::int64_t l = 0; l < 16; ++l)
+        if (l != order[0])
+            order.push_back(l);
+    const BrickMap map(grid, order);
+    EXPECT_EQ(map.storage(grid.logical({1, 1})), 0);
+    EXPECT_EQ(map.logical(0), 5);
+    const BrickInfo info = brickInfo(grid, map);
+    const auto &n0 = info.neighbours[0];
+    ASSERT_EQ(n0.size(), 9u);
+    EXPECT_EQ(n0[BrickInfo::direction({0, 0})], 0);
+    EXPECT_EQ(n0[BrickInfo::direction({-1, -1})], map.storage(grid.logical({0, 0})));
+    EXPECT_EQ(n0[BrickInfo::direction({1, 1})], map.storage(grid.logical({2, 2})));
+    EXPECT_EQ(std::count(n0.begin(), n0.end(), -1), 0);
+    EXPECT_EQ(grid.region(5), (ops::Region{{4, 8}, {4, 8}}));
+}
+
+// Negative twin: a corner brick has 5 of its 9 neighbours outside the grid.
+TEST(BrickLayout, CornerBrickHasNeighboursOutside)
+{
+    const BrickGrid grid({16, 16}, {0, 1}, 4);
+    const BrickMap map(grid);
+    const BrickInfo info = brickInfo(grid, map);
+    const auto &c = info.neighbours[static_cast<std::size_t>(map.storage(grid.logical({0, 0})))];
+    EXPECT_EQ(std::count(c.begin(), c.end(), -1), 5);
+    EXPECT_EQ(c[BrickInfo::direction({1, 1})], map.storage(grid.logical({1, 1})));
+}
+
+// §3.3.4: "A brick is masked ... when the layer size is not a multiple of the brick size."
+TEST(BrickLayout, MaskingAtTheFarEdge)
+{
+    const BrickGrid grid({1, 3, 10, 10}, activationDims({1, 3, 10, 10}), 4);
+    EXPECT_EQ(grid.brickCount(), 9); // batch 1 is not split; 3 × 3 spatial
+    EXPECT_EQ(grid.blockedRank(), 2);
+    const std::int64_t last = grid.logical({0, 2, 2});
+    EXPECT_EQ(grid.region(last), (ops::Region{{0, 1}, {0, 3}, {8, 10}, {8, 10}}));
+    EXPECT_EQ(grid.storedElements(), 3 * 16);
+    EXPECT_EQ(grid.maskedElements(last), 3 * (16 - 4));
+    EXPECT_EQ(grid.maskedElements(0), 0);
+    EXPECT_EQ(grid.overlapping({{0, 1}, {0, 3}, {3, 5}, {7, 9}}),
+              (std::vector<std::int64_t>{grid.logical({0, 0, 1}), grid.logical({0, 0, 2}), grid.logical({0, 1, 1}),
+                                         grid.logical({0, 1, 2})}));
+}
+
+// Negative twin: a multiple of the brick size masks nothing.
+TEST(BrickLayout, MultipleOfBrickMasksNothing)
+{
+    const BrickGrid grid({1, 3, 12, 12}, activationDims({1, 3, 12, 12}), 4);
+    for (std::int64_t b = 0; b < grid.brickCount(); ++b)
+        EXPECT_EQ(grid.maskedElements(b), 0);
+    EXPECT_TRUE(activationDims({4, 16}).empty()); // no spatial dims, nothing to brick
+}
+
+// §3.2.1, Fig. 4: two 3×3 convolutions; a centre brick B of conv2 needs
+// B + 2p of conv1 and B + 4p of the input (p = 1); a corner brick less.
+TEST(PaddedBricks, Fig4PaddedSizes)
+{
+    const Graph g = convChain(2, 3, 32, 32);
+    const SubGraph sub = wholeGraph(g);
+    auto padded = padBricks(g, sub, 8);
+    ASSERT_TRUE(padded.isOk()) << padded.status().str();
+    ASSERT_EQ(padded->chains.size(), 16u);
+    const BrickGrid grid = nodeGrid(g, 1, 8);
+    const PaddedChain &centre = padded->chains[static_cast<std::size_t>(grid.logical({0, 1, 1}))];
+    ASSERT_EQ(centre.steps.size(), 2u);
+    EXPECT_EQ(centre.steps[1].second[2].size(), 8);     // conv2: B
+    EXPECT_EQ(centre.steps[0].second[2].size(), 8 + 2); // conv1: B + 2p
+    EXPECT_EQ(centre.steps[0].second[3].size(), 8 + 2);
+    ASSERT_EQ(centre.reads.size(), 1u);
+    EXPECT_EQ(centre.reads[0].second[2].size(), 8 + 4); // input: B + 4p
+    const PaddedChain &corner = padded->chains[0];
+    EXPECT_EQ(corner.steps[0].second[2].size(), 8 + 1); // one side only at the corner
+    EXPECT_EQ(corner.reads[0].second[2].size(), 8 + 2);
+    EXPECT_GT(padded->delta(), 0.15); // 32×32 in 8×8 bricks: the halo is large
+}
+
+// Negative twin: element-wise and 1×1 layers pad nothing (p = 0), Δ = 0.
+TEST(PaddedBricks, PointwiseLayersDoNotPad)
+{
+    const Graph g = convChain(3, 1, 32, 32);
+    auto padded = padBricks(g, wholeGraph(g), 8);
+    ASSERT_TRUE(padded.isOk());
+    EXPECT_EQ(padded->delta(), 0.0);
+    for (const PaddedChain &c : padded->chains)
+        for (const auto &[n, r] : c.steps)
+            EXPECT_EQ(ops::regionElements(r), 2 * 8 * 8);
+}
+
+// §3.2.1: "For a max pool operation, the padding factor is the pooling stride".
+TEST(PaddedBricks, PoolScalesByStride)
+{
+    Graph g;
+    const TensorId x = tensor(g, "x", {1, 2, 32, 32}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId r = op(g, "relu", "Relu", {x}, {1, 2, 32, 32});
+    const TensorId p =
+        op(g, "pool", "MaxPool", {r}, {1, 2, 16, 16},
+           {{"kernel_shape", {std::vector<std::int64_t>{2, 2}}}, {"strides", {std::vector<std::int64_t>{2, 2}}}});
+    g.outputs = {p};
+    auto padded = padBricks(g, wholeGraph(g), 4);
+    ASSERT_TRUE(padded.isOk());
+    for (const PaddedChain &c : padded->chains) {
+        EXPECT_EQ(c.steps[1].second[2].size(), 4);
+        EXPECT_EQ(c.steps[0].second[2].size(), 4 * 2); // B × S_p
+    }
+    EXPECT_EQ(padded->delta(), 0.0); // stride = window: no overlap, no growth
+}
+
+// §3.2.2: each brick once; a centre brick of conv2 depends on the 3^2 bricks
+// around it in conv1, a corner on 2^2; two compulsory atomics per brick.
+TEST(MemoizedBricks, DependenciesAreTheNeighbourhood)
+{
+    const Graph g = convChain(2, 3, 16, 16);
+    auto memo = memoizeBricks(g, wholeGraph(g), 4, 4);
+    ASSERT_TRUE(memo.isOk()) << memo.status().str();
+    ASSERT_EQ(memo->order.size(), 32u);
+    EXPECT_EQ(memo->compulsoryAtomics, 64);
+    const BrickGrid grid = nodeGrid(g, 1, 4);
+    std::map<std::int64_t, std::size_t> depsOfConv2;
+    for (const MemoBrick &b : memo->order) {
+        for (std::int32_t d : b.deps)
+            EXPECT_LT(static_cast<std::size_t>(d), &b - memo->order.data()); // backtracking: dependencies first
+        if (b.node == 1)
+            depsOfConv2[b.brick] = b.deps.size();
+    }
+    EXPECT_EQ(depsOfConv2.at(grid.logical({0, 1, 1})), 9u);
+    EXPECT_EQ(depsOfConv2.at(grid.logical({0, 0, 0})), 4u);
+    EXPECT_GT(memo->conflictAtomics, 0); // neighbours finished by concurrent thread blocks
+}
+
+// Negative twin: element-wise chains depend on one brick each and never conflict.
+TEST(MemoizedBricks, PointwiseChainHasNoConflicts)
+{
+    const Graph g = convChain(2, 1, 16, 16);
+    auto memo = memoizeBricks(g, wholeGraph(g), 4, 4);
+    ASSERT_TRUE(memo.isOk());
+    for (const MemoBrick &b : memo->order)
+        EXPECT_EQ(b.deps.size(), b.node == 0 ? 0u : 1u);
+    EXPECT_EQ(memo->conflictAtomics, 0);
+}
+
+// §3.3.3 on §4.5.2's 224³ layer: ρ ≤ τ = 2^12 picks 16³ bricks (the paper's
+// best), and on §4.5.1's 112³ layer 8³ (the size the paper uses there).
+TEST(BrickSize, Section452Picks16And451Picks8)
+{
+    const BrickSizeModel m224 = brickSizeModel({1, 64, 224, 224, 224}, 3, 4096);
+    EXPECT_EQ(m224.n, 3);
+    EXPECT_EQ(m224.choices[static_cast<std::size_t>(m224.preferred)].brick, 16);
+    EXPECT_DOUBLE_EQ(m224.choices[2].rho, 2744.0);
+    const BrickSizeModel m112 = brickSizeModel({1, 64, 112, 112, 112}, 3, 4096);
+    EXPECT_EQ(m112.choices[static_cast<std::size_t>(m112.preferred)].brick, 8);
+}
+
+// Negative twins: a smaller τ moves to larger bricks, a 7×7 map falls back to
+// the library (ρ < B^n), a 7-wide window makes 4 illegal.
+TEST(BrickSize, SmallLayersFallBackAndWindowsBoundTheBrick)
+{
+    const BrickSizeModel m = brickSizeModel({1, 64, 224, 224, 224}, 3, 512);
+    EXPECT_EQ(m.choices[static_cast<std::size_t>(m.preferred)].brick, 32);
+    const BrickSizeModel tiny = brickSizeModel({1, 512, 7, 7}, 3, 4096);
+    EXPECT_EQ(tiny.choices[static_cast<std::size_t>(tiny.preferred)].brick, 0);
+    const BrickSizeModel stem = brickSizeModel({1, 64, 112, 112}, 7, 4096);
+    EXPECT_FALSE(stem.choices[0].illegalReason.empty());
+    EXPECT_EQ(stem.choices[static_cast<std::size_t>(stem.preferred)].brick, 8);
+}
+
+// The scheduler end to end: both strategies verify and compute what the
+// sequential plan computes, brick by brick, on the reference backend.
+TEST(BrickdlScheduler, PaddedAndMemoizedMatchSequential)
+{
+    const Graph g = testgraphs::residualChain(2);
+    for (const char *delta : {"100", "0"}) {
+        auto run = schedule(g, a100(), {{"delta", delta}});
+        ASSERT_TRUE(run.isOk()) << run.status().str();
+        const auto &stats = run->result.stats;
+        EXPECT_GE(stats.at("subgraphs"), 1);
+        EXPECT_GT(stats.at(std::string(delta) == "0" ? "memoized_subgraphs" : "padded_subgraphs"), 0) << delta;
+        if (std::string(delta) == "100")
+            EXPECT_GT(stats.at("recompute_tasks"), 0);
+        else
+            EXPECT_GT(stats.at("compulsory_atomics"), 0);
+        EXPECT_TRUE(verifyPlan(run->result.plan, g, &a100()).isOk());
+        expectSameAsSequential(g, run->result.plan);
+    }
+}
+
+// Negative twin: a plan whose brick chain lost a dependency fails verification.
+TEST(BrickdlScheduler, DroppedDependencyFailsVerification)
+{
+    const Graph g = convChain(2, 3, 16, 16);
+    auto run = schedule(g, a100(), {{"delta", "0"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    ExecutionPlan plan = run->result.plan;
+    bool dropped = false;
+    for (Task &t : plan.tasks)
+        if (t.kind == TaskKind::Compute && t.tiles.size() == 1 && t.tiles[0].node == 1 && !t.deps.empty()) {
+            t.deps.clear();
+            dropped = true;
+            break;
+        }
+    ASSERT_TRUE(dropped);
+    EXPECT_FALSE(verifyPlan(plan, g, &a100()).isOk());
+}
+
+// Graphs without spatial structure run as library kernels, with the reason traced.
+TEST(BrickdlScheduler, MatmulOnlyGraphFallsBackToLibrary)
+{
+    Graph g;
+    const TensorId x = tensor(g, "x", {4, 16}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId y = op(g, "mm", "MatMul", {x, weight(g, "w", {16, 8})}, {4, 8});
+    g.outputs = {op(g, "relu", "Relu", {y}, {4, 8})};
+    auto run = schedule(g, a100());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(run->result.stats.at("subgraphs"), 0);
+    EXPECT_EQ(run->result.stats.at("library_nodes"), 2);
+    bool traced = false;
+    for (const TraceStep &s : run->trace.steps())
+        traced |= s.why.find("no spatial dims") != std::string::npos;
+    EXPECT_TRUE(traced);
+    expectSameAsSequential(g, run->result.plan);
+}
+
+// Overrides: forcing a cut splits the sub-graph, replays the rest and still
+// verifies and computes the same outputs.
+TEST(BrickdlScheduler, OverrideCutReplays)
+{
+    const Graph g = convChain(4, 3, 32, 32);
+    auto base = schedule(g, a100());
+    ASSERT_TRUE(base.isOk()) << base.status().str();
+    EXPECT_EQ(base->result.stats.at("subgraphs"), 1);
+    const Overrides cut{{decisionKey("brickdl.cut", {"conv2"}), "cut"}};
+    auto forced = schedule(g, a100(), {}, cut);
+    ASSERT_TRUE(forced.isOk()) << forced.status().str();
+    ASSERT_EQ(forced->overrideReports.size(), 1u);
+    EXPECT_EQ(forced->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
+    EXPECT_EQ(forced->result.stats.at("subgraphs"), 2);
+    bool traced = false;
+    for (const TraceStep &s : forced->trace.steps())
+        traced |= s.title == "Conv conv2" && s.why == "override" && s.decision >= 0;
+    EXPECT_TRUE(traced);
+    EXPECT_TRUE(verifyPlan(forced->result.plan, g, &a100()).isOk());
+    expectSameAsSequential(g, forced->result.plan);
+}
+
+// Negative twin: merging past the on-chip level is illegal; the override is
+// rejected with the footprint in its reason and the cut stays.
+TEST(BrickdlScheduler, OverrideThatOverflowsIsRejected)
+{
+    const Graph g = convChain(4, 3, 32, 32, 8); // 32 KiB per layer, SMEM holds three
+    auto base = schedule(g, a100(), {{"level", "SMEM"}});
+    ASSERT_TRUE(base.isOk()) << base.status().str();
+    const DecisionRecord *cut = nullptr;
+    for (const DecisionRecord &r : base->decisions.records())
+        if (r.role == "brickdl.cut" && chosenId(r) == "cut" && !r.options[0].legal())
+            cut = &r;
+    ASSERT_NE(cut, nullptr);
+    auto forced = schedule(g, a100(), {{"level", "SMEM"}}, {{cut->key, "merge"}});
+    ASSERT_TRUE(forced.isOk());
+    ASSERT_EQ(forced->overrideReports.size(), 1u);
+    EXPECT_EQ(forced->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
+    EXPECT_NE(forced->overrideReports[0].reason.find("exceeds SMEM"), std::string::npos)
+        << forced->overrideReports[0].reason;
+}
+
+// Overriding the strategy of a sub-graph flips it and the plan still verifies.
+TEST(BrickdlScheduler, OverrideStrategy)
+{
+    const Graph g = convChain(3, 3, 32, 32);
+    auto base = schedule(g, a100());
+    ASSERT_TRUE(base.isOk()) << base.status().str();
+    const DecisionRecord *s = recordWithRole(base->decisions, "brickdl.strategy");
+    ASSERT_NE(s, nullptr);
+    const std::string other = chosenId(*s) == "padded" ? "memoized" : "padded";
+    auto forced = schedule(g, a100(), {}, {{s->key, other}});
+    ASSERT_TRUE(forced.isOk());
+    const DecisionRecord *f = recordWithRole(forced->decisions, "brickdl.strategy");
+    ASSERT_NE(f, nullptr);
+    EXPECT_TRUE(f->overridden);
+    EXPECT_EQ(chosenId(*f), other);
+    EXPECT_NE(forced->result.stats.at("recompute_tasks"), base->result.stats.at("recompute_tasks"));
+    expectSameAsSequential(g, forced->result.plan);
+}
+
+// §3.3.2 with rule=cost: the cheaper of the two estimates from the device
+// cost model is preferred; both options carry a finite estimate.
+TEST(BrickdlScheduler, CostRulePicksTheCheaperEstimate)
+{
+    const Graph g = convChain(3, 3, 64, 64, 4);
+    auto run = schedule(g, a100(), {{"rule", "cost"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const DecisionRecord *s = recordWithRole(run->decisions, "brickdl.strategy");
+    ASSERT_NE(s, nullptr);
+    const double padded = s->options[0].cost, memoized = s->options[1].cost;
+    ASSERT_TRUE(std::isfinite(padded) && padded > 0);
+    ASSERT_TRUE(std::isfinite(memoized) && memoized > 0);
+    EXPECT_EQ(chosenId(*s), padded <= memoized ? "padded" : "memoized");
+}
+
+// Negative twin: under the paper's Δ rule the estimates do not decide; a Δ
+// threshold above this sub-graph's Δ keeps padded bricks whatever they cost.
+TEST(BrickdlScheduler, DeltaRuleIgnoresTheEstimates)
+{
+    const Graph g = convChain(3, 3, 64, 64, 4);
+    auto run = schedule(g, a100(), {{"delta", "100"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const DecisionRecord *s = recordWithRole(run->decisions, "brickdl.strategy");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(chosenId(*s), "padded");
+    EXPECT_NE(s->options[0].detail.find("Δ = "), std::string::npos);
+}
+
+// The brick option (CLI --option brick=8) forces a legal size for every sub-graph.
+TEST(BrickdlScheduler, BrickOptionForcesTheSize)
+{
+    const Graph g = convChain(2, 3, 32, 32);
+    auto run = schedule(g, a100(), {{"brick", "8"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const DecisionRecord *b = recordWithRole(run->decisions, "brickdl.brick");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(chosenId(*b), "8");
+    EXPECT_EQ(b->options[static_cast<std::size_t>(b->preferred)].id, "8");
+    EXPECT_FALSE(schedule(g, a100(), {{"brick", "5"}}).isOk()); // not a brick size: a usage error
+}
+
+// Negative twin: a size the sub-graph's 7×7 window forbids is not taken.
+TEST(BrickdlScheduler, BrickOptionCannotBreakTheWindowRule)
+{
+    const Graph g = convChain(2, 7, 64, 64);
+    auto run = schedule(g, a100(), {{"brick", "4"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const DecisionRecord *b = recordWithRole(run->decisions, "brickdl.brick");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(chosenId(*b), "8");
+    EXPECT_FALSE(b->options[0].legal());
+}
+
+// The simulator backend times a brick plan of 3-D convolutions task by task
+// (issue 16: "the simulator backend times them (3-D convolutions included)").
+TEST(BrickdlScheduler, SimulatorTimes3dBrickPlan)
+{
+    const Graph g = sixLayers(3);
+    auto run = schedule(g, a100(), {{"brick", "8"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const auto sim = createSimBackend(nullptr);
+    auto compiled = sim->compileFor(g, run->result.plan, CompileContext{&a100(), {}});
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+    auto r = sim->run(**compiled, {HostTensor{.name = "x"}});
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_GT(r->metrics.at("sim_time_ms"), 0);
+    EXPECT_EQ(r->metrics.at("tasks"), double(run->result.plan.tasks.size()));
+    EXPECT_EQ(r->timeline.size(), run->result.plan.tasks.size());
+}
+
+// Negative twin: with padded bricks forced the plan recomputes halos the
+// memoized plan computes once: the simulator counts more FLOPs.
+TEST(BrickdlScheduler, SimulatorSeesHaloRecomputation)
+{
+    const Graph g = sixLayers(3);
+    auto memo = schedule(g, a100(), {{"brick", "8"}, {"delta", "0"}});
+    auto padded = schedule(g, a100(), {{"brick", "8"}, {"delta", "100"}});
+    ASSERT_TRUE(memo.isOk() && padded.isOk());
+    const auto sim = createSimBackend(nullptr);
+    auto flops = [&](const ExecutionPlan &plan) {
+        auto c = sim->compileFor(g, plan, CompileContext{&a100(), {}});
+        EXPECT_TRUE(c.isOk()) << c.status().str();
+        auto r = sim->run(**c, {HostTensor{.name = "x"}});
+        EXPECT_TRUE(r.isOk()) << r.status().str();
+        return r ? r->metrics.at("flops") : 0.0;
+    };
+    EXPECT_GT(flops(padded->result.plan), 1.2 * flops(memo->result.plan));
+}
+
+// Deterministic: the same request gives the same plan, task for task.
+TEST(BrickdlScheduler, Deterministic)
+{
+    const Graph g = testgraphs::residualChain(2);
+    auto a = schedule(g, a100());
+    auto b = schedule(g, a100());
+    ASSERT_TRUE(a.isOk() && b.isOk());
+    ASSERT_EQ(a->result.plan.tasks.size(), b->result.plan.tasks.size());
+    for (std::size_t i = 0; i < a->result.plan.tasks.size(); ++i) {
+        const Task &x = a->result.plan.tasks[i], &y = b->result.plan.tasks[i];
+        EXPECT_EQ(x.label, y.label);
+        EXPECT_EQ(x.deps, y.deps);
+        EXPECT_EQ(x.binding.core, y.binding.core);
+        EXPECT_EQ(x.cost.timeNs, y.cost.timeNs);
+    }
+}
+
+// A real sample at small resolution: ResNet-50 at 128×128 on the reference
+// backend computes the sequential plan's outputs.
+TEST(BrickdlScheduler, ResNet50SmallMatchesSequential)
+{
+    samples::SampleOptions o;
+    o.imageSize = 128;
+    auto model = samples::buildSample("resnet50", o);
+    ASSERT_TRUE(model.isOk()) << model.status().str();
+    std::string bytes;
+    ASSERT_TRUE((*model)->SerializeToString(&bytes));
+    auto imported = importModelFromBytes(bytes, "resnet50.onnx");
+    ASSERT_TRUE(imported.isOk()) << imported.status().str();
+    const Graph &g = imported->graph;
+    // Δ decides (memoized here), then padded forced by a Δ threshold no sub-graph reaches.
+    for (const char *delta : {"0.15", "100"}) {
+        auto run = schedule(g, a100(), {{"delta", delta}});
+        ASSERT_TRUE(run.isOk()) << run.status().str();
+        EXPECT_GT(run->result.stats.at("subgraphs"), 0);
+        EXPECT_GT(run->result.stats.at("library_nodes"), 0); // the classifier and the 8×8 / 4×4 stages
+        EXPECT_GT(run->result.stats.at(std::string(delta) == "100" ? "padded_subgraphs" : "memoized_subgraphs"), 0);
+        expectSameAsSequential(g, run->result.plan);
+    }
+}
+
+// §4.5.1's six-layer proxy (3-D convolutions without padding, 8³ bricks),
+// scaled down from 112³ × 64 channels to 64³ × 2: the partitions 2+2+2, 3+3,
+// 4+2 and 6 forced through cut overrides; all verify, and the padded data
+// growth of the deepest sub-graph rises with the merged depth ("the overhead
+// from padded data ... increases with more layers in the subgraph").
+namespace {
+
+Graph sixLayers(std::int64_t k)
+{
+    Graph g;
+    g.name = "six_layers";
+    std::int64_t n = 64;
+    TensorId x = tensor(g, "x", {1, 2, n, n, n}, Tensor::Kind::Input);
+    g.inputs = {x};
+    for (int i = 1; i <= 6; ++i) {
+        const std::string name = "conv" + std::to_string(i);
+        n -= k - 1;
+        x = op(g, name, "Conv", {x, weight(g, name + "/w", {2, 2, k, k, k})}, {1, 2, n, n, n},
+               {{"kernel_shape", {std::vector<std::int64_t>{k, k, k}}}});
+    }
+    g.outputs = {x};
+    return g;
+}
+
+// The largest Δ over the sub-graphs of a partition, and the number of sub-graphs.
+std::pair<double, double> partitionDelta(const Graph &g, const std::vector<std::string> &cuts)
+{
+    Overrides o;
+    for (const std::string &c : cuts)
+        o[decisionKey("brickdl.cut", {c})] = "cut";
+    auto run = schedule(g, a100(), {{"brick", "8"}}, o);
+    EXPECT_TRUE(run.isOk()) << run.status().str();
+    if (!run)
+        return {-1, -1};
+    double delta = 0;
+    for (const TraceStep &s : run->trace.steps())
+        for (const auto &[k, v] : s.numbers)
+            if (k == "delta")
+                delta = std::max(delta, v);
+    return {delta, run->result.stats.at("subgraphs")};
+}
+
+} // namespace
+
+TEST(BrickdlScheduler, Section451PartitionsGrowPadding)
+{
+    const Graph g = sixLayers(3);
+    const auto p222 = partitionDelta(g, {"conv2", "conv4"});
+    const auto p33 = partitionDelta(g, {"conv3"});
+    const auto p42 = partitionDelta(g, {"conv4"});
+    const auto p6 = partitionDelta(g, {});
+    EXPECT_EQ(p222.second, 3);
+    EXPECT_EQ(p33.second, 2);
+    EXPECT_EQ(p42.second, 2);
+    EXPECT_EQ(p6.second, 1);
+    EXPECT_LT(p222.first, p33.first);
+    EXPECT_LT(p33.first, p42.first);
+    EXPECT_LT(p42.first, p6.first);
+    EXPECT_GT(p222.first, 0.15); // 8³ bricks under 3³ windows: memoized everywhere, as in Fig. 10's best
+}
+
+// Negative twin: 1×1×1 convolutions have no halo, so no partition pads.
+TEST(BrickdlScheduler, Section451PointwiseNeverPads)
+{
+    const Graph g = sixLayers(1);
+    EXPECT_EQ(partitionDelta(g, {"conv2", "conv4"}).first, 0.0);
+    EXPECT_EQ(partitionDelta(g, {}).first, 0.0);
+}
+
+// §4.4: ResNet-50 (224×224, batch 1) on the A100 merges seven sub-graphs, the
+// stages at 56×56 and larger; the 14×14 and 7×7 stages, the pooling head and
+// the classifier run as library kernels. Planned under a second.
+TEST(BrickdlScheduler, Section44ResNet50SevenSubGraphs)
+{
+    auto model = samples::buildSample("resnet50", {});
+    ASSERT_TRUE(model.isOk()) << model.status().str();
+    std::string bytes;
+    ASSERT_TRUE((*model)->SerializeToString(&bytes));
+    auto imported = importModelFromBytes(bytes, "resnet50.onnx");
+    ASSERT_TRUE(imported.isOk()) << imported.status().str();
+    const Graph &g = imported->graph;
+    auto run = schedule(g, a100());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(run->result.stats.at("subgraphs"), 7);
+    EXPECT_LT(run->searchMs, 1000);
+    // Negative twin: without the preference for cuts after batch norm the
+    // sub-graphs only end where L2 overflows, and there are fewer of them.
+    auto greedy = schedule(g, a100(), {{"cut_fill", "1"}});
+    ASSERT_TRUE(greedy.isOk()) << greedy.status().str();
+    EXPECT_LT(greedy->result.stats.at("subgraphs"), 7);
+}
