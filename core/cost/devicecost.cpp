@@ -262,10 +262,13 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
                 if (!g.node(n).opaque)
                     flops += ops::opCost(g, g.node(n)).flops;
         }
-        // Bytes of the tensors crossing the launch's boundary.
+        // Bytes of the tensors crossing the launch's boundary: those that also cross the kernel's
+        // (and weights) move at the I/O level; with a named intermediate level, those produced and
+        // consumed inside the kernel move there (a GraphTurbo instance's layers in its local buffer).
         const std::unordered_set<NodeId> inside(grp.nodes.begin(), grp.nodes.end());
+        const bool splitLevels = !p.intermediateLevel.empty() && m_device.level(p.intermediateLevel);
         std::unordered_set<TensorId> counted;
-        double bytes = 0;
+        double bytes = 0, innerBytes = 0;
         for (NodeId n : grp.nodes) {
             const Node &node = g.node(n);
             for (TensorId t : node.inputs) {
@@ -274,6 +277,8 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
                 const Tensor &tt = g.tensor(t);
                 if (tt.isConstant())
                     bytes += p.includeWeights ? static_cast<double>(tt.bytes()) : 0.0;
+                else if (splitLevels && inKernel.count(tt.producer))
+                    innerBytes += static_cast<double>(tt.bytes()) * wf;
                 else
                     bytes += static_cast<double>(tt.bytes()) * wf;
             }
@@ -281,9 +286,15 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
                 if (t == kInvalidId)
                     continue;
                 const Tensor &tt = g.tensor(t);
-                const bool escapes = graphOutputs.count(t) || std::any_of(tt.consumers.begin(), tt.consumers.end(),
-                                                                          [&](NodeId c) { return !inside.count(c); });
-                if (escapes)
+                const auto outsideOf = [&](const std::unordered_set<NodeId> &set) {
+                    return graphOutputs.count(t) || std::any_of(tt.consumers.begin(), tt.consumers.end(),
+                                                                [&](NodeId c) { return !set.count(c); });
+                };
+                if (!outsideOf(inside))
+                    continue;
+                if (splitLevels && !outsideOf(inKernel))
+                    innerBytes += static_cast<double>(tt.bytes()) * wf;
+                else
                     bytes += static_cast<double>(tt.bytes()) * wf;
             }
         }
@@ -303,11 +314,23 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         const double peak = peakPerCore(cls, dt, unitCores);
         k.cores = std::min(unitCores, placementCores);
         const MemoryLevel &level = ioLevel(p, bytes);
-        const double bandwidthPerCore = level.bandwidthBytesPerSec * m_device.calibration.memoryEfficiency / m_cores;
+        // Two levels: one bandwidth that moves both parts in the time the two would take in turn.
+        double seconds = bytes / level.bandwidthBytesPerSec;
+        const MemoryLevel *inner = splitLevels ? m_device.level(p.intermediateLevel) : nullptr;
+        if (inner && innerBytes > 0) {
+            seconds += innerBytes / inner->bandwidthBytesPerSec;
+            k.bytes = bytes + innerBytes;
+        }
+        const double bandwidth = k.bytes > 0 && seconds > 0 ? k.bytes / seconds : level.bandwidthBytesPerSec;
+        const double bandwidthPerCore = bandwidth * m_device.calibration.memoryEfficiency / m_cores;
         k = finish(k, peak * m_device.calibration.computeEfficiency / 1e9, bandwidthPerCore / 1e9);
 
         est.cost.bytesByLevel[level.name] += static_cast<std::int64_t>(bytes);
         est.cost.energyJ += bytes * level.energyPerBytePj * 1e-12;
+        if (inner && innerBytes > 0) {
+            est.cost.bytesByLevel[inner->name] += static_cast<std::int64_t>(innerBytes);
+            est.cost.energyJ += innerBytes * inner->energyPerBytePj * 1e-12;
+        }
         double pj = unit ? (unit->energyPerOpPj.count(dt) ? unit->energyPerOpPj.at(dt) : 0.0) : 0.0;
         if (pj <= 0)
             pj = m_device.energyPerOpPj(dt, UnitKind::Vector);

@@ -153,6 +153,41 @@ TEST(DeviceCostModel, EstimatesCarryTheirParts)
     EXPECT_NEAR(std::max(stage.endNs[0][1], stage.endNs[1][1]), stage.spanNs, 1e-9);
 }
 
+// A kernel whose layers pass their tensors inside a faster level (a GraphTurbo instance in its
+// local buffer): with a named intermediate level those tensors move there, not at the I/O level.
+TEST(DeviceCostModel, IntermediatesMoveAtTheNamedLevel)
+{
+    auto stcp = DeviceRegistry::standard().lookup("stcp920");
+    ASSERT_TRUE(stcp.isOk());
+    const DeviceCostModel m(*stcp);
+    const Graph g = convChain();
+    const std::vector<NodeId> all = {0, 1, 2, 3};
+    KernelPlacement ddr;
+    ddr.ioLevel = "DDR";
+    KernelPlacement local = ddr;
+    local.intermediateLevel = "L1";
+    const KernelEstimate slow = m.estimateKernel(g, all, ddr);
+    const KernelEstimate fast = m.estimateKernel(g, all, local);
+    EXPECT_EQ(slow.cost.bytesByLevel.count("L1"), 0u);
+    ASSERT_EQ(fast.cost.bytesByLevel.count("L1"), 1u);
+    EXPECT_GT(fast.cost.bytesByLevel.at("L1"), 0);
+    EXPECT_LT(fast.cost.bytesByLevel.at("DDR"), slow.cost.bytesByLevel.at("DDR"));
+    EXPECT_EQ(fast.cost.bytesByLevel.at("DDR") + fast.cost.bytesByLevel.at("L1"), slow.cost.bytesByLevel.at("DDR"));
+    EXPECT_LE(fast.cost.memoryNs, slow.cost.memoryNs);
+    EXPECT_LE(fast.cost.timeNs, slow.cost.timeNs);
+    EXPECT_LT(fast.cost.energyJ, slow.cost.energyJ); // L1 bytes cost less energy than DDR bytes
+
+    // Negative twin: one layer alone has no intermediates; naming the level changes nothing.
+    const KernelEstimate one = m.estimateKernel(g, {0}, ddr);
+    const KernelEstimate oneLocal = m.estimateKernel(g, {0}, local);
+    EXPECT_EQ(oneLocal.cost.bytesByLevel, one.cost.bytesByLevel);
+    EXPECT_DOUBLE_EQ(oneLocal.cost.timeNs, one.cost.timeNs);
+    // An unknown level is ignored, not guessed.
+    KernelPlacement unknown = ddr;
+    unknown.intermediateLevel = "no-such-level";
+    EXPECT_DOUBLE_EQ(m.estimateKernel(g, all, unknown).cost.timeNs, slow.cost.timeNs);
+}
+
 // Done-when (issue 10): two schedulers producing the same plan get the same number.
 TEST(DeviceCostModel, SamePlanSameNumberWhicheverScheduler)
 {
