@@ -40,23 +40,30 @@ public:
         std::reverse(reverse.begin(), reverse.end());
 
         Partition out;
-        for (;;) {
-            ++out.passes;
-            TS_ASSERT(static_cast<std::size_t>(out.passes) <= m_g.nodeCount() + 1); // each pass but the last fuses
-            std::size_t fused = 0;
-            for (NodeId n : reverse)
-                for (TensorId t : m_g.node(n).inputs) {
-                    if (t == kInvalidId || m_g.tensor(t).producer == kInvalidId)
-                        continue;
-                    if (tryFuse(m_g.tensor(t).producer, n, out.passes))
-                        ++fused;
-                }
-            auto &s = m_trace.add("static fusion", "pass " + std::to_string(out.passes),
-                                  fused ? std::to_string(fused) + " fusions" : "fixed point: nothing fuses",
-                                  "reverse traversal from the outputs (§3.3)");
-            s.numbers = {{"fusions", double(fused)}, {"groups", double(liveGroups())}};
-            if (!fused)
-                break;
+        // Level 1 applies the stable rules only, level 2 every rule: epilogues
+        // (CONV+BN+RELU) form before the greedy cost-evaluated fusions can take
+        // their operators into another group.
+        for (const bool stableOnly : {true, false}) {
+            const std::string level = stableOnly ? "stable rules" : "all rules";
+            for (;;) {
+                ++out.passes;
+                TS_ASSERT(static_cast<std::size_t>(out.passes) <= 2 * m_g.nodeCount() + 2); // passes but the last fuse
+                std::size_t fused = 0;
+                for (NodeId n : reverse)
+                    for (TensorId t : m_g.node(n).inputs) {
+                        if (t == kInvalidId || m_g.tensor(t).producer == kInvalidId)
+                            continue;
+                        if (tryFuse(m_g.tensor(t).producer, n, out.passes, stableOnly))
+                            ++fused;
+                    }
+                auto &s = m_trace.add("static fusion", "pass " + std::to_string(out.passes) + " (" + level + ")",
+                                      fused ? std::to_string(fused) + " fusions" : "fixed point: nothing fuses",
+                                      "reverse traversal from the outputs (§3.3)");
+                s.numbers = {
+                    {"fusions", double(fused)}, {"groups", double(liveGroups())}, {"level", stableOnly ? 1.0 : 2.0}};
+                if (!fused)
+                    break;
+            }
         }
         for (const Group &grp : m_groups)
             if (grp.alive)
@@ -143,7 +150,7 @@ private:
         return nodes;
     }
 
-    bool tryFuse(NodeId producer, NodeId consumer, std::int32_t pass)
+    bool tryFuse(NodeId producer, NodeId consumer, std::int32_t pass, bool stableOnly)
     {
         const std::size_t p = m_groupOf[static_cast<std::size_t>(producer)];
         const std::size_t c = m_groupOf[static_cast<std::size_t>(consumer)];
@@ -155,12 +162,14 @@ private:
         std::vector<std::string> names = nodeNames(m_g, nodes);
         names.push_back(">" + m_g.node(m_groups[p].nodes.front()).name);
         std::string pairKey = decisionKey("pcgc.fuse", names);
-        if (!m_judged.insert(pairKey).second)
+        if (m_judged.count(pairKey))
             return false;
-
         const Group &pg = m_groups[p];
         const Group &cg = m_groups[c];
         const FusionRule &rule = matchRule(pg.category, cg.category);
+        if (stableOnly && rule.kind == RuleKind::CostEvaluated)
+            return false; // judged at level 2
+        m_judged.insert(pairKey);
         const std::string title = groupLabel(m_g, pg.nodes) + " → " + groupLabel(m_g, cg.nodes) + " (" +
                                   std::string(categoryName(pg.category)) + " → " +
                                   std::string(categoryName(cg.category)) + ")";
