@@ -133,8 +133,15 @@ private:
                 if (t == kInvalidId || outputs.count(t))
                     continue;
                 const Tensor &tt = m_g.tensor(t);
-                if (!tt.consumers.empty() &&
-                    std::all_of(tt.consumers.begin(), tt.consumers.end(), [&](NodeId c) { return inside.count(c); }))
+                if (tt.consumers.empty() ||
+                    !std::all_of(tt.consumers.begin(), tt.consumers.end(), [&](NodeId c) { return inside.count(c); }))
+                    continue;
+                // Element-wise consumers take the values tile by tile as they are
+                // produced; any other consumer needs the whole tensor on chip.
+                if (std::any_of(tt.consumers.begin(), tt.consumers.end(), [&](NodeId c) {
+                        const OpCategory k = categoryOf(m_g, m_g.node(c));
+                        return k != OpCategory::Algebraic && k != OpCategory::Broadcast;
+                    }))
                     bytes += tt.bytes();
             }
         return bytes;

@@ -9,7 +9,10 @@
 //   B3 fits on chip — the fused group's intermediates (tensors produced and
 //      consumed only inside it) fit in the device's largest on-chip memory
 //      level (every level but the slowest; its total capacity), so it runs
-//      "without moving data from the main memory";
+//      "without moving data from the main memory". An intermediate read only
+//      by algebraic and broadcast operators is not counted: they consume it
+//      tile by tile as it is produced (our choice; the paper does not say
+//      how the resources are measured);
 // and then the rule table (fusionrules.h): prohibited pairs are refused,
 // stable and cost-evaluated pairs fuse. Passes repeat until one fuses
 // nothing (the fixed point: "until there is no operator in the graph that

@@ -300,18 +300,28 @@ TEST(PcgcStaticFusion, Example3Inception)
 // B3: the same fusion is refused when the intermediates do not fit on chip.
 TEST(PcgcStaticFusion, FitsOnChip)
 {
-    const Graph g = example1();
+    // conv1x1 → conv3x3: the 3×3 needs the whole 16×28×28 intermediate (50 KB).
+    Graph g;
+    const TensorId x = tensor(g, "x", {1, 16, 28, 28}, Tensor::Kind::Input);
+    g.inputs = {x};
+    g.outputs = {conv(g, "conv3", conv(g, "conv1", x, 16, 16, 1, 28), 16, 16, 3, 28)};
     Device small = device("stcp920");
     for (std::size_t i = 0; i + 1 < small.levels.size(); ++i)
-        small.levels[i].capacityBytes = 1024;
+        small.levels[i].capacityBytes = 256;
+    ASSERT_LT(onChipBudget(small), 16 * 28 * 28 * 4);
     DecisionContext ctx;
     Trace trace;
     const Partition p = staticFusion(g, small, ctx, trace);
-    EXPECT_EQ(p.groups.size(), 3u);
-    EXPECT_TRUE(traceHas(trace, "", "basic criterion B3 refuses"));
+    EXPECT_EQ(p.groups.size(), 2u);
+    EXPECT_TRUE(traceHas(trace, "conv1 → conv3", "basic criterion B3 refuses"));
     DecisionContext ctx2;
     Trace trace2;
     EXPECT_EQ(staticFusion(g, device("stcp920"), ctx2, trace2).groups.size(), 1u); // twin: fits
+
+    // An element-wise epilogue streams: CONV+BN+RELU fuses even on the small device.
+    DecisionContext ctx3;
+    Trace trace3;
+    EXPECT_EQ(staticFusion(example1(), small, ctx3, trace3).groups.size(), 1u);
 }
 
 // B2: a fusion that would make a cycle between sub-graphs is refused.
