@@ -396,7 +396,30 @@ TEST(PcgcRecut, Example5Conv3KeptConv5Split)
     EXPECT_FALSE(together(r5->result.plan, g5, "conv1", "conv5"));
     EXPECT_GE(r5->result.stats.at("splits"), 1);
     EXPECT_LT(r5->result.stats.at("model_energy_j"), r3->result.stats.at("model_energy_j") * 10); // sanity
-    EXPECT_TRUE(traceHas(r5->trace, "", "split at"));
+    // The split is a trace step with time and energy before and after, linked to its decision.
+    const auto step = std::find_if(r5->trace.steps().begin(), r5->trace.steps().end(), [](const TraceStep &s) {
+        return s.phase == "re-cut" && s.conclusion.rfind("split at", 0) == 0;
+    });
+    ASSERT_NE(step, r5->trace.steps().end());
+    std::map<std::string, double> numbers(step->numbers.begin(), step->numbers.end());
+    EXPECT_LT(numbers.at("energy_after_j"), numbers.at("energy_before_j"));
+    EXPECT_GT(numbers.at("time_after_ns"), 0);
+    EXPECT_GE(step->decision, 0);
+}
+
+// Example 2 (Fig. 9): one graph, two devices, objective time. The V100 model
+// finds the merged 1×1+3×3 launch faster and keeps it; the STCP920 model
+// finds it slower and splits.
+TEST(PcgcRecut, Example2DependsOnTheHardware)
+{
+    const Graph g = siblings(3, 256, 256, 128, 28);
+    auto a = schedule(g, "nvidia-v100", {{"cap", "0"}});
+    auto b = schedule(g, "stcp920", {{"cap", "0"}});
+    ASSERT_TRUE(a.isOk() && b.isOk());
+    EXPECT_EQ(a->result.stats.at("splits"), 0);
+    EXPECT_EQ(a->result.plan.kernels.size(), 1u);
+    EXPECT_GE(b->result.stats.at("splits"), 1);
+    EXPECT_EQ(b->result.plan.kernels.size(), 2u);
 }
 
 // Time and energy disagree on STCP920 for relu → {1×1, 3×3} at 14×14, 256
