@@ -61,6 +61,8 @@ public:
         pcgc::Partition partition = pcgc::staticFusion(g, *req.device, decisions, trace);
         if (req.cancelled())
             return Status::error(ErrorCode::Cancelled, "cancelled");
+        if (req.progress)
+            req.progress(0.5);
         ScheduleResult result;
         result.stats["groups_static"] = double(partition.groups.size());
         result.stats["fusions"] = double(partition.records.size());
@@ -81,6 +83,8 @@ public:
 
         result.plan = pcgc::lowerPartition(g, *req.cost, partition);
         result.stats["kernels"] = double(result.plan.kernels.size());
+        if (req.progress)
+            req.progress(1.0);
         trace.add("lower", std::to_string(result.plan.kernels.size()) + " kernels",
                   "one whole-tensor kernel per sub-graph (PlanBuilder)");
         return result;
