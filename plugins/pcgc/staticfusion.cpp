@@ -89,35 +89,30 @@ private:
             std::count_if(m_groups.begin(), m_groups.end(), [](const Group &grp) { return grp.alive; }));
     }
 
-    // B2: a path from group p to group c leaving p∪c (a cycle once fused).
+    // B2: a path from group p to group c through other groups (a cycle once
+    // fused). Paths run between groups, not nodes: a group is one kernel, so
+    // p → {a1, a2} → c is a cycle even when a1 does not reach a2.
     bool createsCycle(std::size_t p, std::size_t c) const
     {
-        std::int32_t lastRank = 0;
-        for (NodeId n : m_groups[c].nodes)
-            lastRank = std::max(lastRank, m_rank[static_cast<std::size_t>(n)]);
-        std::vector<NodeId> stack;
-        std::vector<char> seen(m_g.nodeCount(), 0);
-        for (NodeId n : m_groups[p].nodes)
-            for (NodeId s : m_g.successors(n)) {
-                const std::size_t gs = m_groupOf[static_cast<std::size_t>(s)];
-                if (gs != p && gs != c && !seen[static_cast<std::size_t>(s)]) {
-                    seen[static_cast<std::size_t>(s)] = 1;
-                    stack.push_back(s);
-                }
-            }
+        std::vector<char> seen(m_groups.size(), 0);
+        std::vector<std::size_t> stack{p};
+        seen[p] = 1;
         while (!stack.empty()) {
-            const NodeId n = stack.back();
+            const std::size_t grp = stack.back();
             stack.pop_back();
-            if (m_rank[static_cast<std::size_t>(n)] > lastRank)
-                continue; // nothing after c's last node leads back into c
-            for (NodeId s : m_g.successors(n)) {
-                if (m_groupOf[static_cast<std::size_t>(s)] == c)
-                    return true;
-                if (!seen[static_cast<std::size_t>(s)]) {
-                    seen[static_cast<std::size_t>(s)] = 1;
-                    stack.push_back(s);
+            for (NodeId n : m_groups[grp].nodes)
+                for (NodeId s : m_g.successors(n)) {
+                    const std::size_t gs = m_groupOf[static_cast<std::size_t>(s)];
+                    if (gs == c) {
+                        if (grp != p)
+                            return true;
+                        continue; // the direct edges p → c
+                    }
+                    if (!seen[gs]) {
+                        seen[gs] = 1;
+                        stack.push_back(gs);
+                    }
                 }
-            }
         }
         return false;
     }

@@ -545,3 +545,27 @@ TEST(PcgcLowering, ResNet50MatchesSequential)
             expectSameOutputs(g, run->result.plan, 12);
     }
 }
+
+// RandWire (random DAG): static fusion and re-cutting keep the sub-graphs acyclic.
+TEST(PcgcStaticFusion, RandWireStaysAcyclic)
+{
+    auto m = test::buildRegisteredSample("randwire", {});
+    ASSERT_TRUE(m.isOk()) << m.status().str();
+    const auto dir = std::filesystem::temp_directory_path() / ("tessera-pcgc-rw-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "randwire.onnx").string();
+    ASSERT_TRUE(samples::saveModel(**m, path, false).isOk());
+    auto imported = importModel(path);
+    std::filesystem::remove_all(dir);
+    ASSERT_TRUE(imported.isOk()) << imported.status().str();
+    const Graph &g = imported->graph;
+    DecisionContext ctx;
+    Trace trace;
+    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    std::vector<std::vector<NodeId>> groups;
+    for (const FusedGroup &grp : p.groups)
+        groups.push_back(grp.nodes);
+    EXPECT_TRUE(groupsAcyclic(g, groups));
+    auto run = schedule(g, "stcp920");
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+}
