@@ -16,6 +16,12 @@
 // category is the heaviest of its members, categories.h), producer first.
 // The first matching rule in table order wins; no match = the default rule
 // (fusable, re-evaluated by the cost model).
+// Levels (our reading of "multilevel"): static fusion runs to a fixed point
+// with the level-1 rules (S1, S2: heavy operators and their element-wise
+// epilogues), then level 2 (S3: element-wise prologues of reductions), then
+// level 3 (the cost-evaluated default). Without the order, the reverse
+// traversal hands an epilogue (MatMul → Div → Add) to the Softmax after it
+// before MatMul + Div + Add is ever looked at.
 #pragma once
 
 #include "plugins/pcgc/categories.h"
@@ -33,6 +39,7 @@ struct FusionRule {
     std::uint32_t producers; // bit mask of OpCategory: producer group's category
     std::uint32_t consumers; // bit mask of OpCategory: consumer group's category
     std::string_view text;   // one line for the trace and the view
+    int level = 3;           // static-fusion level that applies it (prohibitions apply at every level)
 };
 
 std::string_view ruleKindName(RuleKind k); // "stable", "prohibited", "cost-evaluated"

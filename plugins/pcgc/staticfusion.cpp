@@ -40,11 +40,11 @@ public:
         std::reverse(reverse.begin(), reverse.end());
 
         Partition out;
-        // Level 1 applies the stable rules only, level 2 every rule: epilogues
-        // (CONV+BN+RELU) form before the greedy cost-evaluated fusions can take
-        // their operators into another group.
-        for (const bool stableOnly : {true, false}) {
-            const std::string level = stableOnly ? "stable rules" : "all rules";
+        // Levels (fusionrules.h): the rules of level L join at level L, so
+        // epilogues form before prologues and both before the greedy
+        // cost-evaluated fusions can take their operators elsewhere.
+        for (const int level : {1, 2, 3}) {
+            const std::string levelName = "level " + std::to_string(level);
             for (;;) {
                 ++out.passes;
                 TS_ASSERT(static_cast<std::size_t>(out.passes) <= 2 * m_g.nodeCount() + 2); // passes but the last fuse
@@ -53,14 +53,13 @@ public:
                     for (TensorId t : m_g.node(n).inputs) {
                         if (t == kInvalidId || m_g.tensor(t).producer == kInvalidId)
                             continue;
-                        if (tryFuse(m_g.tensor(t).producer, n, out.passes, stableOnly))
+                        if (tryFuse(m_g.tensor(t).producer, n, out.passes, level))
                             ++fused;
                     }
-                auto &s = m_trace.add("static fusion", "pass " + std::to_string(out.passes) + " (" + level + ")",
+                auto &s = m_trace.add("static fusion", "pass " + std::to_string(out.passes) + " (" + levelName + ")",
                                       fused ? std::to_string(fused) + " fusions" : "fixed point: nothing fuses",
                                       "reverse traversal from the outputs (§3.3)");
-                s.numbers = {
-                    {"fusions", double(fused)}, {"groups", double(liveGroups())}, {"level", stableOnly ? 1.0 : 2.0}};
+                s.numbers = {{"fusions", double(fused)}, {"groups", double(liveGroups())}, {"level", double(level)}};
                 if (!fused)
                     break;
             }
@@ -152,7 +151,7 @@ private:
         return nodes;
     }
 
-    bool tryFuse(NodeId producer, NodeId consumer, std::int32_t pass, bool stableOnly)
+    bool tryFuse(NodeId producer, NodeId consumer, std::int32_t pass, int level)
     {
         const std::size_t p = m_groupOf[static_cast<std::size_t>(producer)];
         const std::size_t c = m_groupOf[static_cast<std::size_t>(consumer)];
@@ -169,8 +168,8 @@ private:
         const Group &pg = m_groups[p];
         const Group &cg = m_groups[c];
         const FusionRule &rule = matchRule(pg.category, cg.category);
-        if (stableOnly && rule.kind == RuleKind::CostEvaluated)
-            return false; // judged at level 2
+        if (rule.kind != RuleKind::Prohibited && rule.level > level)
+            return false; // judged at its own level
         m_judged.insert(pairKey);
         const std::string title = groupLabel(m_g, pg.nodes) + " → " + groupLabel(m_g, cg.nodes) + " (" +
                                   std::string(categoryName(pg.category)) + " → " +

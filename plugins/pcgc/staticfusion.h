@@ -16,9 +16,10 @@
 // and then the rule table (fusionrules.h): prohibited pairs are refused,
 // stable and cost-evaluated pairs fuse. Passes repeat until one fuses
 // nothing (the fixed point: "until there is no operator in the graph that
-// can be fused"), first with the stable rules only, then with every rule
-// (our reading of "multilevel": without it the reverse traversal fuses a
-// ReLU into the convolution after it before CONV+RELU is ever looked at). Every fusion is a FusionRecord; every rule
+// can be fused"), level by level (FusionRule::level: epilogues, then
+// prologues of reductions, then the cost-evaluated rest; our reading of
+// "multilevel": without it the reverse traversal fuses a ReLU into the
+// convolution after it before CONV+RELU is ever looked at). Every fusion is a FusionRecord; every rule
 // firing and refusal a trace step; every legal fusion a decision ("pcgc.fuse", options fuse / keep-apart, preferred
 // fuse — the greedy strategy of §3.3). A (producer, consumer) pair is judged once: it is judged again only after one
 // side has changed, so decision keys stay unique and the loop ends. Assumes: g is a DAG (topologicalOrder succeeds).
