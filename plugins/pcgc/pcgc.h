@@ -8,6 +8,7 @@
 //   staticfusion.{h,cpp} §3.3 static fusion to a fixed point, fusion records
 //   recut.{h,cpp}        §3.6 Algorithm 2, dynamic re-cutting at the records
 //   lowering.{h,cpp}     the sub-graphs as PlanBuilder kernels
+//   gui/pcgcgui.{h,cpp}  dock: rule firings, re-cutting table (time, energy)
 // Not implemented yet: §3.4 parallel processing and cross-boundary rewrites,
 // and §3.5 Algorithm 1 (the learned cost model).
 //
