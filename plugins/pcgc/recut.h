@@ -1,0 +1,50 @@
+// PCGC dynamic re-cutting of sub-graphs (pcgc §3.6, Algorithm 2).
+//
+// A worklist G of fused groups (line 2, taken in topological order). For a
+// group g the candidate split points R_g (line 4) are its fusion records
+// that are not stable and lie wholly inside g; splitting at record r cuts g
+// into the record's producer side and the rest. The objective's cost of g
+// whole (line 9) is compared with the sum of its two parts (line 12); a
+// split is admissible only when the whole model's other metric after it
+// stays below H (line 13) and the parts form no cycle with the other groups
+// (§3.3 B2). The best admissible split strictly below the unsplit cost is
+// taken and both parts re-queued (lines 22–23); else g is final (line 19).
+//
+// Costs: each group as one kernel alone on the device, from the shared
+// DeviceCostModel (request.cost): time = TaskCost::timeNs, energy =
+// TaskCost::energyJ. The whole model's metric is the sum over groups
+// (kernels run one after another). The paper's cost model is a learned,
+// semi-supervised regressor (§3.5, Algorithm 1); here the analytic shared
+// model stands in for it (see pcgc.h).
+// H = cap × the other metric of the static-fusion result (cap ≤ 0: no cap);
+// a split that would push the other metric over H is listed but illegal.
+// Every group with candidates is a decision "pcgc.split" (keep, or split at
+// one record), preferred = Algorithm 2's choice; each split a trace step
+// with time and energy before and after.
+#pragma once
+
+#include "core/cost/costmodel.h"
+#include "core/sched/decision.h"
+#include "core/sched/trace.h"
+#include "plugins/pcgc/partition.h"
+
+namespace tessera::pcgc {
+
+enum class Objective : std::uint8_t { Time, Energy };
+
+struct RecutOptions {
+    Objective objective = Objective::Time;
+    double cap = 1.1; // H as a factor of the other metric after static fusion; ≤ 0: none
+};
+
+struct RecutResult {
+    std::int32_t splits = 0;
+    double timeNsBefore = 0, energyJBefore = 0; // Σ over groups, after static fusion
+    double timeNsAfter = 0, energyJAfter = 0;   // Σ over groups, after re-cutting
+};
+
+// Re-cuts `partition` in place (its groups; records stay as the history).
+RecutResult recut(const Graph &g, const CostModel &cost, Partition &partition, const RecutOptions &options,
+                  DecisionContext &decisions, Trace &trace);
+
+} // namespace tessera::pcgc

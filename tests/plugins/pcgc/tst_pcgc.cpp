@@ -1,0 +1,571 @@
+// PCGC (plugins/pcgc): the §3.3 category table and Fig. 4 rule table,
+// Example 1 (CONV+BN+RELU stable), Example 3 (the GoogLeNet inception
+// fragment), the static-fusion fixed point, Example 5 and the time/energy
+// objectives of the re-cutting (Algorithm 2), overrides, and plans that
+// verify and compute the sequential plan's outputs on the reference backend.
+#include "backends/reference/reference.h"
+#include "core/cost/devicecost.h"
+#include "core/hw/deviceregistry.h"
+#include "core/onnx/importer.h"
+#include "core/plan/verify.h"
+#include "plugins/pcgc/categories.h"
+#include "plugins/pcgc/fusionrules.h"
+#include "plugins/pcgc/pcgc.h"
+#include "plugins/pcgc/recut.h"
+#include "plugins/pcgc/staticfusion.h"
+#include "samples/builder.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include "tests/backends/planutil.h"
+#include "tests/common/testgraphs.h"
+#include "tests/common/testsamples.h"
+
+using namespace tessera;
+using namespace tessera::pcgc;
+using testgraphs::op;
+using testgraphs::tensor;
+using testgraphs::weight;
+
+namespace {
+
+const Device &device(const std::string &id)
+{
+    static std::map<std::string, Device> cache;
+    auto it = cache.find(id);
+    if (it == cache.end()) {
+        auto d = DeviceRegistry::standard().lookup(id);
+        EXPECT_TRUE(d.isOk()) << d.status().str();
+        it = cache.emplace(id, *d).first;
+    }
+    return it->second;
+}
+
+TensorId conv(Graph &g, const std::string &name, TensorId in, std::int64_t cin, std::int64_t cout, std::int64_t k,
+              std::int64_t size)
+{
+    const std::int64_t p = k / 2;
+    return op(g, name, "Conv", {in, weight(g, name + "/w", {cout, cin, k, k})}, {1, cout, size, size},
+              {{"kernel_shape", {std::vector<std::int64_t>{k, k}}}, {"pads", {std::vector<std::int64_t>{p, p, p, p}}}});
+}
+
+TensorId batchNorm(Graph &g, const std::string &name, TensorId in, std::int64_t c, std::int64_t size)
+{
+    return op(g, name, "BatchNormalization",
+              {in, weight(g, name + "/s", {c}), weight(g, name + "/b", {c}), weight(g, name + "/m", {c}),
+               weight(g, name + "/v", {c})},
+              {1, c, size, size});
+}
+
+OpCategory categoryOfNode(const Graph &g, const std::string &name)
+{
+    return categoryOf(g, g.node(g.findNode(name)));
+}
+
+// Example 1: conv3x3 → BN → ReLU.
+Graph example1()
+{
+    Graph g;
+    g.name = "example1";
+    const TensorId x = tensor(g, "x", {1, 16, 28, 28}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId c = conv(g, "conv", x, 16, 16, 3, 28);
+    g.outputs = {op(g, "relu", "Relu", {batchNorm(g, "bn", c, 16, 28)}, {1, 16, 28, 28})};
+    return g;
+}
+
+// Example 3 (Fig. 10): x → {1x1 a; 1x1 b → 3x3 b2 → relu; 1x1 c → 5x5 c2;
+// maxpool3x3 p → 1x1 p2} → concat.
+Graph inception()
+{
+    Graph g;
+    g.name = "inception";
+    const TensorId x = tensor(g, "x", {1, 64, 17, 17}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a = conv(g, "a", x, 64, 32, 1, 17);
+    const TensorId b2 = conv(g, "b2", conv(g, "b", x, 64, 48, 1, 17), 48, 64, 3, 17);
+    const TensorId b2r = op(g, "b2_relu", "Relu", {b2}, {1, 64, 17, 17});
+    const TensorId c2 = conv(g, "c2", conv(g, "c", x, 64, 16, 1, 17), 16, 32, 5, 17);
+    const TensorId p =
+        op(g, "p", "MaxPool", {x}, {1, 64, 17, 17},
+           {{"kernel_shape", {std::vector<std::int64_t>{3, 3}}}, {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}});
+    const TensorId p2 = conv(g, "p2", p, 64, 32, 1, 17);
+    g.outputs = {op(g, "cat", "Concat", {a, b2r, c2, p2}, {1, 160, 17, 17}, {{"axis", {std::int64_t{1}}}})};
+    return g;
+}
+
+// Example 5 shape: relu → {conv1x1 a, conv k×k b}, both outputs of the graph;
+// static fusion puts all three in one group, the cost model merges a and b
+// into one k×k launch (a zero-padded).
+Graph siblings(std::int64_t k, std::int64_t cin, std::int64_t coutA, std::int64_t coutB, std::int64_t size)
+{
+    Graph g;
+    g.name = "siblings" + std::to_string(k);
+    const TensorId x = tensor(g, "x", {1, cin, size, size}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId r = op(g, "relu0", "Relu", {x}, {1, cin, size, size});
+    const TensorId a = conv(g, "conv1", r, cin, coutA, 1, size);
+    const TensorId b = conv(g, "conv" + std::to_string(k), r, cin, coutB, k, size);
+    g.outputs = {a, b};
+    return g;
+}
+
+std::vector<std::vector<std::string>> groupNames(const Graph &g, const Partition &p)
+{
+    std::vector<std::vector<std::string>> out;
+    for (const FusedGroup &grp : p.groups) {
+        std::vector<std::string> names = nodeNames(g, grp.nodes);
+        std::sort(names.begin(), names.end());
+        out.push_back(names);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+const FusionRecord *findRecord(const Graph &g, const Partition &p, const std::string &producer,
+                               const std::string &consumer)
+{
+    for (const FusionRecord &r : p.records) {
+        auto has = [&](const std::vector<NodeId> &side, const std::string &n) {
+            return std::any_of(side.begin(), side.end(), [&](NodeId id) { return g.node(id).name == n; });
+        };
+        if (has(r.producerSide, producer) && has(r.consumerSide, consumer))
+            return &r;
+    }
+    return nullptr;
+}
+
+bool traceHas(const Trace &t, const std::string &titlePart, const std::string &conclusionPart)
+{
+    return std::any_of(t.steps().begin(), t.steps().end(), [&](const TraceStep &s) {
+        return s.title.find(titlePart) != std::string::npos && s.conclusion.find(conclusionPart) != std::string::npos;
+    });
+}
+
+Expected<ScheduleRun> schedule(const Graph &g, const std::string &deviceId,
+                               std::map<std::string, std::string> opts = {}, const Overrides &overrides = {})
+{
+    static const std::unique_ptr<IScheduler> scheduler = createPcgcScheduler();
+    static std::map<std::string, std::unique_ptr<DeviceCostModel>> models;
+    auto &model = models[deviceId];
+    if (!model)
+        model = std::make_unique<DeviceCostModel>(device(deviceId));
+    auto values = OptionValues::resolve(scheduler->info().options, opts);
+    if (!values)
+        return values.status();
+    ScheduleRequest req;
+    req.graph = &g;
+    req.device = &device(deviceId);
+    req.cost = model.get();
+    req.options = *values;
+    return runSchedule(*scheduler, req, overrides);
+}
+
+// Runs `plan` and the sequential plan on the reference backend; outputs must be bit-equal.
+void expectSameOutputs(const Graph &g, const ExecutionPlan &plan, std::uint64_t seed)
+{
+    std::unique_ptr<IBackend> backend = createReferenceBackend();
+    auto seq = planutil::baselinePlan(g, "sequential");
+    ASSERT_TRUE(seq.isOk()) << seq.status().str();
+    const auto inputs = planutil::makeInputs(g, seed);
+    auto a = planutil::compileAndRun(*backend, g, *seq, inputs);
+    auto b = planutil::compileAndRun(*backend, g, plan, inputs);
+    ASSERT_TRUE(a.isOk()) << a.status().str();
+    ASSERT_TRUE(b.isOk()) << b.status().str();
+    ASSERT_EQ(a->outputs.size(), b->outputs.size());
+    for (std::size_t i = 0; i < a->outputs.size(); ++i)
+        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
+}
+
+} // namespace
+
+// §3.3: the six categories, and the parameter-dependent entries.
+TEST(PcgcCategories, PaperExamples)
+{
+    Graph g;
+    const TensorId x = tensor(g, "x", {1, 8, 8, 8}, Tensor::Kind::Input);
+    conv(g, "conv1x1", x, 8, 8, 1, 8);
+    conv(g, "conv3x3", x, 8, 8, 3, 8);
+    conv(g, "conv5x5", x, 8, 8, 5, 8);
+    op(g, "relu", "Relu", {x}, {1, 8, 8, 8});
+    op(g, "add_same", "Add", {x, x}, {1, 8, 8, 8});
+    op(g, "add_bias", "Add", {x, weight(g, "bias", {1, 8, 1, 1})}, {1, 8, 8, 8});
+    batchNorm(g, "bn", x, 8, 8);
+    op(g, "sum", "ReduceSum", {x}, {1, 1, 8, 8});
+    op(g, "argmax", "ArgMax", {x}, {1, 1, 8, 8});
+    op(g, "fc", "Gemm", {tensor(g, "v", {1, 8}), weight(g, "fc/w", {8, 4})}, {1, 4});
+    op(g, "pool", "MaxPool", {x}, {1, 8, 4, 4}, {{"kernel_shape", {std::vector<std::int64_t>{2, 2}}}});
+    op(g, "cat", "Concat", {x, x}, {1, 16, 8, 8}, {{"axis", {std::int64_t{1}}}});
+    op(g, "mystery", "FooBar", {x}, {1, 8, 8, 8});
+
+    EXPECT_EQ(categoryOfNode(g, "conv1x1"), OpCategory::TwoPhase);
+    EXPECT_EQ(categoryOfNode(g, "conv5x5"), OpCategory::Complex);
+    EXPECT_EQ(categoryOfNode(g, "conv3x3"), OpCategory::Complex);
+    EXPECT_EQ(categoryOfNode(g, "relu"), OpCategory::Algebraic);
+    EXPECT_EQ(categoryOfNode(g, "add_same"), OpCategory::Algebraic);
+    EXPECT_EQ(categoryOfNode(g, "add_bias"), OpCategory::Broadcast); // twin: same op, broadcasting operand
+    EXPECT_EQ(categoryOfNode(g, "bn"), OpCategory::Broadcast);
+    EXPECT_EQ(categoryOfNode(g, "sum"), OpCategory::Reduction);
+    EXPECT_EQ(categoryOfNode(g, "argmax"), OpCategory::Reduction);
+    EXPECT_EQ(categoryOfNode(g, "fc"), OpCategory::Complex);
+    EXPECT_EQ(categoryOfNode(g, "pool"), OpCategory::TwoPhase);
+    EXPECT_EQ(categoryOfNode(g, "cat"), OpCategory::Infusible);
+    EXPECT_EQ(categoryOfNode(g, "mystery"), OpCategory::Infusible);
+    g.node(g.findNode("relu")).opaque = true; // twin: an opaque ReLU is never fused
+    EXPECT_EQ(categoryOfNode(g, "relu"), OpCategory::Infusible);
+}
+
+// Fig. 4 as rebuilt from §3.3: each rule and a pair just outside it.
+TEST(PcgcRules, TableCases)
+{
+    using C = OpCategory;
+    EXPECT_EQ(matchRule(C::Complex, C::Broadcast).id, "S1");  // CONV → BN
+    EXPECT_EQ(matchRule(C::TwoPhase, C::Algebraic).id, "S1"); // CONV1×1 → RELU
+    EXPECT_EQ(matchRule(C::Complex, C::Reduction).id, "D");   // twin: a reduction is no epilogue
+    EXPECT_EQ(matchRule(C::Broadcast, C::Algebraic).id, "S2");
+    EXPECT_EQ(matchRule(C::Algebraic, C::Reduction).id, "S3");
+    EXPECT_EQ(matchRule(C::Reduction, C::Algebraic).id, "D"); // twin: reversed order is not stable
+    EXPECT_EQ(matchRule(C::Complex, C::Complex).id, "P2");
+    EXPECT_EQ(matchRule(C::TwoPhase, C::Complex).id, "D"); // twin: CONV1×1 → CONV3×3 fuses (Example 3)
+    EXPECT_EQ(matchRule(C::Reduction, C::Reduction).id, "P3");
+    EXPECT_EQ(matchRule(C::Infusible, C::Algebraic).id, "P1");
+    EXPECT_EQ(matchRule(C::Algebraic, C::Infusible).id, "P1");
+    EXPECT_EQ(matchRule(C::TwoPhase, C::TwoPhase).kind, RuleKind::CostEvaluated);
+    for (const FusionRule &r : fusionRules())
+        EXPECT_FALSE(r.text.empty()) << r.id;
+}
+
+// Example 1: CONV + BN + RELU fuse by stable rules into one kernel.
+TEST(PcgcStaticFusion, Example1ConvBnReluStable)
+{
+    const Graph g = example1();
+    DecisionContext ctx;
+    Trace trace;
+    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    ASSERT_EQ(p.groups.size(), 1u);
+    ASSERT_EQ(p.records.size(), 2u);
+    EXPECT_TRUE(p.records[0].stable && p.records[1].stable);
+    EXPECT_EQ(findRecord(g, p, "bn", "relu")->rule, "S2");
+    EXPECT_EQ(findRecord(g, p, "conv", "relu")->rule, "S1");
+    EXPECT_TRUE(traceHas(trace, "conv", "rule S1 fires"));
+
+    auto run = schedule(g, "stcp920");
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    ASSERT_EQ(run->result.plan.kernels.size(), 1u);
+    EXPECT_EQ(run->result.plan.kernels[0].strategy, "pcgc-stable");
+    EXPECT_EQ(run->result.stats.at("splits"), 0); // stable fusions are never split
+}
+
+// Twin of Example 1: two complex convolutions in a row are refused (P2).
+TEST(PcgcStaticFusion, ComplexChainProhibited)
+{
+    Graph g;
+    const TensorId x = tensor(g, "x", {1, 16, 28, 28}, Tensor::Kind::Input);
+    g.inputs = {x};
+    g.outputs = {conv(g, "conv5", conv(g, "conv3", x, 16, 16, 3, 28), 16, 16, 5, 28)};
+    DecisionContext ctx;
+    Trace trace;
+    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    EXPECT_EQ(p.groups.size(), 2u);
+    EXPECT_TRUE(p.records.empty());
+    EXPECT_TRUE(traceHas(trace, "conv3 → conv5", "rule P2 prohibits"));
+}
+
+// Example 3 (Fig. 10): which pairs fuse, which are stable, which are refused.
+TEST(PcgcStaticFusion, Example3Inception)
+{
+    const Graph g = inception();
+    DecisionContext ctx;
+    Trace trace;
+    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    const std::vector<std::vector<std::string>> expected{
+        {"a"}, {"b", "b2", "b2_relu"}, {"c", "c2"}, {"cat"}, {"p", "p2"}};
+    EXPECT_EQ(groupNames(g, p), expected);
+    ASSERT_NE(findRecord(g, p, "b2", "b2_relu"), nullptr);
+    EXPECT_TRUE(findRecord(g, p, "b2", "b2_relu")->stable); // CONV3-RELU: stable
+    ASSERT_NE(findRecord(g, p, "b", "b2"), nullptr);
+    EXPECT_FALSE(findRecord(g, p, "b", "b2")->stable); // CONV3-CONV1: re-evaluated later
+    ASSERT_NE(findRecord(g, p, "c", "c2"), nullptr);
+    EXPECT_FALSE(findRecord(g, p, "c", "c2")->stable); // CONV5-CONV1
+    ASSERT_NE(findRecord(g, p, "p", "p2"), nullptr);
+    EXPECT_FALSE(findRecord(g, p, "p", "p2")->stable); // MaxPool3-CONV1
+    EXPECT_EQ(findRecord(g, p, "p", "a"), nullptr);    // no data dependence
+    EXPECT_TRUE(traceHas(trace, "→ cat", "rule P1 prohibits"));
+}
+
+// B3: the same fusion is refused when the intermediates do not fit on chip.
+TEST(PcgcStaticFusion, FitsOnChip)
+{
+    // conv1x1 → conv3x3: the 3×3 needs the whole 16×28×28 intermediate (50 KB).
+    Graph g;
+    const TensorId x = tensor(g, "x", {1, 16, 28, 28}, Tensor::Kind::Input);
+    g.inputs = {x};
+    g.outputs = {conv(g, "conv3", conv(g, "conv1", x, 16, 16, 1, 28), 16, 16, 3, 28)};
+    Device small = device("stcp920");
+    for (std::size_t i = 0; i + 1 < small.levels.size(); ++i)
+        small.levels[i].capacityBytes = 256;
+    ASSERT_LT(onChipBudget(small), 16 * 28 * 28 * 4);
+    DecisionContext ctx;
+    Trace trace;
+    const Partition p = staticFusion(g, small, ctx, trace);
+    EXPECT_EQ(p.groups.size(), 2u);
+    EXPECT_TRUE(traceHas(trace, "conv1 → conv3", "basic criterion B3 refuses"));
+    DecisionContext ctx2;
+    Trace trace2;
+    EXPECT_EQ(staticFusion(g, device("stcp920"), ctx2, trace2).groups.size(), 1u); // twin: fits
+
+    // An element-wise epilogue streams: CONV+BN+RELU fuses even on the small device.
+    DecisionContext ctx3;
+    Trace trace3;
+    EXPECT_EQ(staticFusion(example1(), small, ctx3, trace3).groups.size(), 1u);
+}
+
+// B2: a fusion that would make a cycle between sub-graphs is refused.
+TEST(PcgcStaticFusion, NoCycleBetweenSubgraphs)
+{
+    // a → cat → d and a → d: fusing a into {d} would leave cat between them.
+    Graph g;
+    const TensorId x = tensor(g, "x", {1, 8, 8, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a = op(g, "a", "Relu", {x}, {1, 8, 8, 8});
+    const TensorId c = op(g, "cat", "Concat", {a}, {1, 8, 8, 8}, {{"axis", {std::int64_t{1}}}});
+    g.outputs = {op(g, "d", "Add", {a, c}, {1, 8, 8, 8})};
+    DecisionContext ctx;
+    Trace trace;
+    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    EXPECT_EQ(p.groups.size(), 3u);
+    EXPECT_TRUE(traceHas(trace, "a → d", "basic criterion B2 refuses"));
+}
+
+// The passes repeat until one fuses nothing; a graph with nothing to fuse stops after one.
+TEST(PcgcStaticFusion, FixedPoint)
+{
+    const Graph g = testgraphs::residualChain(3);
+    DecisionContext ctx;
+    Trace trace;
+    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    std::map<double, std::vector<double>> perPass; // level → fusions per pass
+    for (const TraceStep &s : trace.steps())
+        if (s.title.rfind("pass ", 0) == 0)
+            perPass[s.numbers.at(2).second].push_back(s.numbers.at(0).second);
+    ASSERT_EQ(perPass.size(), 3u);
+    ASSERT_EQ(perPass[1].size() + perPass[2].size() + perPass[3].size(), static_cast<std::size_t>(p.passes));
+    for (const auto &[level, fusions] : perPass) {
+        EXPECT_EQ(fusions.back(), 0) << "level " << level;
+        for (std::size_t i = 0; i + 1 < fusions.size(); ++i)
+            EXPECT_GT(fusions[i], 0) << "level " << level;
+    }
+    EXPECT_GT(perPass[1].size(), 1u); // the stable rules fused something
+    EXPECT_LT(p.groups.size(), g.nodeCount());
+
+    const Graph fan = testgraphs::fan(4); // twin: Relu branches of an input into a Concat
+    DecisionContext ctx2;
+    Trace trace2;
+    const Partition q = staticFusion(fan, device("stcp920"), ctx2, trace2);
+    EXPECT_EQ(q.passes, 3); // one pass per level, both at the fixed point at once
+    EXPECT_TRUE(q.records.empty());
+}
+
+// Example 5 (Fig. 12) on the STCP920 model, objective energy: the fused CONV1
+// and CONV3 (one merged launch) cost less than apart, so they stay; with
+// CONV5 the zero-padded 1×1 costs more than it saves, so the pair is split.
+TEST(PcgcRecut, Example5Conv3KeptConv5Split)
+{
+    auto together = [](const ExecutionPlan &plan, const Graph &g, const std::string &a, const std::string &b) {
+        for (const Kernel &k : plan.kernels) {
+            const bool hasA = std::count(k.nodes.begin(), k.nodes.end(), g.findNode(a)) > 0;
+            const bool hasB = std::count(k.nodes.begin(), k.nodes.end(), g.findNode(b)) > 0;
+            if (hasA || hasB)
+                return hasA && hasB;
+        }
+        return false;
+    };
+    const Graph g3 = siblings(3, 64, 64, 32, 28);
+    auto r3 = schedule(g3, "stcp920", {{"objective", "energy"}});
+    ASSERT_TRUE(r3.isOk()) << r3.status().str();
+    EXPECT_TRUE(together(r3->result.plan, g3, "conv1", "conv3"));
+    EXPECT_EQ(r3->result.stats.at("splits"), 0);
+
+    const Graph g5 = siblings(5, 64, 64, 32, 28);
+    auto r5 = schedule(g5, "stcp920", {{"objective", "energy"}});
+    ASSERT_TRUE(r5.isOk()) << r5.status().str();
+    EXPECT_FALSE(together(r5->result.plan, g5, "conv1", "conv5"));
+    EXPECT_GE(r5->result.stats.at("splits"), 1);
+    EXPECT_LT(r5->result.stats.at("model_energy_j"), r3->result.stats.at("model_energy_j") * 10); // sanity
+    // The split is a trace step with time and energy before and after, linked to its decision.
+    const auto step = std::find_if(r5->trace.steps().begin(), r5->trace.steps().end(), [](const TraceStep &s) {
+        return s.phase == "re-cut" && s.conclusion.rfind("split at", 0) == 0;
+    });
+    ASSERT_NE(step, r5->trace.steps().end());
+    std::map<std::string, double> numbers(step->numbers.begin(), step->numbers.end());
+    EXPECT_LT(numbers.at("energy_after_j"), numbers.at("energy_before_j"));
+    EXPECT_GT(numbers.at("time_after_ns"), 0);
+    EXPECT_GE(step->decision, 0);
+}
+
+// Example 2 (Fig. 9): one graph, two devices, objective time. The V100 model
+// finds the merged 1×1+3×3 launch faster and keeps it; the STCP920 model
+// finds it slower and splits.
+TEST(PcgcRecut, Example2DependsOnTheHardware)
+{
+    const Graph g = siblings(3, 256, 256, 128, 28);
+    auto a = schedule(g, "nvidia-v100", {{"cap", "0"}});
+    auto b = schedule(g, "stcp920", {{"cap", "0"}});
+    ASSERT_TRUE(a.isOk() && b.isOk());
+    EXPECT_EQ(a->result.stats.at("splits"), 0);
+    EXPECT_EQ(a->result.plan.kernels.size(), 1u);
+    EXPECT_GE(b->result.stats.at("splits"), 1);
+    EXPECT_EQ(b->result.plan.kernels.size(), 2u);
+}
+
+// Time and energy disagree on STCP920 for relu → {1×1, 3×3} at 14×14, 256
+// channels: the merged launch is faster, the zero-padded FLOPs cost energy.
+// Objective time keeps the group; objective energy splits it; a cap of 1.1
+// on time forbids that split (the split is 13 % slower).
+TEST(PcgcRecut, TimeAndEnergyObjectivesDiffer)
+{
+    const Graph g = siblings(3, 256, 256, 128, 14);
+    auto t = schedule(g, "stcp920", {{"objective", "time"}, {"cap", "0"}});
+    auto e = schedule(g, "stcp920", {{"objective", "energy"}, {"cap", "0"}});
+    auto capped = schedule(g, "stcp920", {{"objective", "energy"}, {"cap", "1.1"}});
+    ASSERT_TRUE(t.isOk() && e.isOk() && capped.isOk());
+    EXPECT_EQ(t->result.plan.kernels.size(), 1u);
+    EXPECT_EQ(e->result.plan.kernels.size(), 2u);
+    EXPECT_LT(e->result.stats.at("model_energy_j"), t->result.stats.at("model_energy_j"));
+    EXPECT_GT(e->result.stats.at("model_time_ns"), t->result.stats.at("model_time_ns"));
+    // Twin: the cap on time makes the energy split illegal.
+    EXPECT_EQ(capped->result.plan.kernels.size(), 1u);
+    const DecisionRecord *split = nullptr;
+    for (const DecisionRecord &r : capped->decisions.records())
+        if (r.role == "pcgc.split")
+            split = &r;
+    ASSERT_NE(split, nullptr);
+    EXPECT_TRUE(std::any_of(split->options.begin(), split->options.end(), [](const DecisionOption &o) {
+        return o.illegalReason.find("would exceed H") != std::string::npos;
+    }));
+}
+
+// Overrides: keep a stable fusion apart, or force a split; the plan changes,
+// still verifies (runSchedule verifies) and computes the same outputs.
+TEST(PcgcOverrides, ForceApartAndSplit)
+{
+    const Graph g = example1();
+    auto base = schedule(g, "stcp920");
+    ASSERT_TRUE(base.isOk());
+    std::string key;
+    for (const DecisionRecord &r : base->decisions.records())
+        if (r.role == "pcgc.fuse" && r.key.find("conv") != std::string::npos)
+            key = r.key;
+    ASSERT_FALSE(key.empty());
+    auto apart = schedule(g, "stcp920", {}, {{key, "apart"}});
+    ASSERT_TRUE(apart.isOk()) << apart.status().str();
+    EXPECT_EQ(base->result.plan.kernels.size(), 1u);
+    EXPECT_EQ(apart->result.plan.kernels.size(), 2u);
+    ASSERT_EQ(apart->overrideReports.size(), 1u);
+    EXPECT_EQ(apart->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
+    expectSameOutputs(g, apart->result.plan, 5);
+
+    // Force the split the time objective declined.
+    const Graph s = siblings(3, 256, 256, 128, 14);
+    auto t = schedule(s, "stcp920", {{"cap", "0"}});
+    ASSERT_TRUE(t.isOk());
+    const DecisionRecord *split = nullptr;
+    for (const DecisionRecord &r : t->decisions.records())
+        if (r.role == "pcgc.split")
+            split = &r;
+    ASSERT_NE(split, nullptr);
+    ASSERT_EQ(split->chosen, 0);
+    const std::string forced = split->options.back().id;
+    auto f = schedule(s, "stcp920", {{"cap", "0"}}, {{split->key, forced}});
+    ASSERT_TRUE(f.isOk()) << f.status().str();
+    EXPECT_GT(f->result.plan.kernels.size(), t->result.plan.kernels.size());
+    EXPECT_EQ(f->overrideReports.at(0).outcome, OverrideReport::Outcome::Applied);
+    expectSameOutputs(s, f->result.plan, 6);
+    // Twin: an option id that does not exist is rejected and the plan is the preferred one.
+    auto bad = schedule(s, "stcp920", {{"cap", "0"}}, {{split->key, "split:nowhere"}});
+    ASSERT_TRUE(bad.isOk());
+    EXPECT_EQ(bad->overrideReports.at(0).outcome, OverrideReport::Outcome::Rejected);
+    EXPECT_EQ(bad->result.plan.kernels.size(), t->result.plan.kernels.size());
+}
+
+// Plans verify and compute the sequential plan's outputs, both objectives.
+TEST(PcgcLowering, TestGraphsMatchSequential)
+{
+    const std::vector<Graph> graphs{testgraphs::residualChain(2),
+                                    testgraphs::diamond(),
+                                    testgraphs::fan(3),
+                                    testgraphs::fig34(),
+                                    example1(),
+                                    inception(),
+                                    siblings(5, 16, 16, 8, 8)};
+    for (const Graph &g : graphs)
+        for (const char *obj : {"time", "energy"}) {
+            SCOPED_TRACE(g.name + " " + obj);
+            auto run = schedule(g, "stcp920", {{"objective", obj}});
+            ASSERT_TRUE(run.isOk()) << run.status().str();
+            EXPECT_TRUE(verifyPlan(run->result.plan, g, &device("stcp920")).isOk());
+            EXPECT_EQ(run->result.plan.algorithm, "pcgc");
+            expectSameOutputs(g, run->result.plan, 3);
+        }
+}
+
+// ResNet-50 at 64×64 from the sample catalog: fuses, verifies, matches sequential.
+TEST(PcgcLowering, ResNet50MatchesSequential)
+{
+    SampleOptions o;
+    o.imageSize = 64;
+    auto m = test::buildRegisteredSample("resnet50", o);
+    ASSERT_TRUE(m.isOk()) << m.status().str();
+    const auto dir = std::filesystem::temp_directory_path() / ("tessera-pcgc-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "resnet50.onnx").string();
+    ASSERT_TRUE(samples::saveModel(**m, path, false).isOk());
+    auto imported = importModel(path);
+    std::filesystem::remove_all(dir);
+    ASSERT_TRUE(imported.isOk()) << imported.status().str();
+    const Graph &g = imported->graph;
+    for (const char *dev : {"stcp920", "nvidia-v100"}) {
+        SCOPED_TRACE(dev);
+        auto run = schedule(g, dev);
+        ASSERT_TRUE(run.isOk()) << run.status().str();
+        const auto &st = run->result.stats;
+        EXPECT_LT(st.at("kernels"), double(g.nodeCount()) / 2);
+        EXPECT_GT(st.at("stable_fusions"), 0);
+        EXPECT_GE(st.at("passes"), 3);
+        std::printf("%s resnet50: %zu nodes, %g static groups, %g fusions (%g stable), %g passes, %g splits, "
+                    "%g kernels, model %g ns %g J, search %.1f ms\n",
+                    dev, g.nodeCount(), st.at("groups_static"), st.at("fusions"), st.at("stable_fusions"),
+                    st.at("passes"), st.at("splits"), st.at("kernels"), st.at("model_time_ns"), st.at("model_energy_j"),
+                    run->searchMs);
+        if (std::string(dev) == "stcp920")
+            expectSameOutputs(g, run->result.plan, 12);
+    }
+}
+
+// RandWire (random DAG): static fusion and re-cutting keep the sub-graphs acyclic.
+TEST(PcgcStaticFusion, RandWireStaysAcyclic)
+{
+    auto m = test::buildRegisteredSample("randwire", {});
+    ASSERT_TRUE(m.isOk()) << m.status().str();
+    const auto dir = std::filesystem::temp_directory_path() / ("tessera-pcgc-rw-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "randwire.onnx").string();
+    ASSERT_TRUE(samples::saveModel(**m, path, false).isOk());
+    auto imported = importModel(path);
+    std::filesystem::remove_all(dir);
+    ASSERT_TRUE(imported.isOk()) << imported.status().str();
+    const Graph &g = imported->graph;
+    DecisionContext ctx;
+    Trace trace;
+    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    std::vector<std::vector<NodeId>> groups;
+    for (const FusedGroup &grp : p.groups)
+        groups.push_back(grp.nodes);
+    EXPECT_TRUE(groupsAcyclic(g, groups));
+    auto run = schedule(g, "stcp920");
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+}
