@@ -42,6 +42,19 @@ namespace tessera::gui {
 
 namespace {
 
+// Two schedule documents describe the same plan: everything but the timings of the search that
+// made them (search_ms, the trace's elapsed_ms), which differ on every run.
+bool samePlan(const std::string &a, const std::string &b)
+{
+    const auto stable = [](const std::string &json) {
+        QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
+        o.remove(QStringLiteral("search_ms"));
+        o.remove(QStringLiteral("trace"));
+        return o;
+    };
+    return a == b || stable(a) == stable(b);
+}
+
 // UI state keys (Project::setState).
 constexpr char kSelectedStep[] = "selected_step";
 constexpr char kExpandedGroups[] = "expanded_groups";
@@ -281,8 +294,12 @@ void ProjectSession::adopt(std::unique_ptr<Project> project, const ModelRef &mod
 {
     m_project = std::move(project);
     m_modelRef = model;
-    m_lastPlanId = 0;
-    m_writtenPlanId->store(0);
+    // The newest stored plan: a reopened session's first plan is compared with it (storePlan).
+    std::int64_t newest = 0;
+    if (auto plans = m_project->plans(); plans && !plans->empty())
+        newest = plans->back().id;
+    m_lastPlanId = newest;
+    m_writtenPlanId->store(newest);
     m_lastSaveError.clear();
     m_stateCache.clear();
     if (!m_project->readOnly())
@@ -604,6 +621,11 @@ void ProjectSession::storePlan(std::shared_ptr<const ScheduleRun> run, std::stri
                                         model = std::move(model), options = m_views.controller->options(),
                                         label = std::move(label), written = m_writtenPlanId]() {
         const std::string json = scheduleDocumentJson(*run, *graph, model, options);
+        // A plan the newest stored one already is (a reopen or a replay that changed nothing) is not
+        // stored again.
+        if (const std::int64_t last = written->load(); last > 0)
+            if (auto previous = project->planJson(last); previous && samePlan(*previous, json))
+                return;
         auto id = project->addPlan(json, planSummaryOf(*run, label));
         if (id)
             written->store(*id);

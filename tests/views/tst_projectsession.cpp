@@ -467,6 +467,14 @@ TEST_F(ProjectSessionTest, WalkThroughOfANewUser)
         w.close();
     }
     QSettings().clear();
+    std::size_t plansBefore = 0;
+    {
+        auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+        ASSERT_TRUE(disk.isOk()) << disk.status().str();
+        plansBefore = disk->plans()->size();
+        ASSERT_GE(plansBefore, 1u);
+        ASSERT_TRUE(disk->close().isOk());
+    }
 
     // Reopen it: the sample, IOS on nvidia-v100 and the forced stage come back.
     MainWindow w;
@@ -480,6 +488,17 @@ TEST_F(ProjectSessionTest, WalkThroughOfANewUser)
     EXPECT_EQ(w.deviceCombo()->currentData().toString(), QStringLiteral("nvidia-v100"));
     EXPECT_EQ(w.scheduleController()->overrides().count(forcedKey), 1u);
     EXPECT_TRUE(w.scheduleController()->lastRun()->decisions.find(forcedKey)->overridden);
+    // Issue 18: reopening changed nothing, so no new plan is stored (the same plan was the newest).
+    ASSERT_TRUE(w.session()->flush().isOk());
+    auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+    ASSERT_TRUE(disk.isOk()) << disk.status().str();
+    EXPECT_EQ(disk->plans()->size(), plansBefore);
+    // Negative twin: a changed plan is stored.
+    w.scheduleController()->clearOverrides();
+    ASSERT_TRUE(scheduled(w));
+    ASSERT_TRUE(w.session()->flush().isOk());
+    EXPECT_EQ(disk->plans()->size(), plansBefore + 1);
+    ASSERT_TRUE(disk->close().isOk());
 }
 
 // --- bad project files ---------------------------------------------------------------
