@@ -9,6 +9,7 @@
 #include "core/support/assert.h"
 #include "core/support/threadpriority.h"
 #include "views/models/format.h"
+#include "views/models/workerpool.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -132,7 +133,7 @@ void ModelLoader::start(const QString &source, std::function<Outcome(const Stage
             emit failed(out.error);
     });
     emit started(source);
-    m_watcher->setFuture(QtConcurrent::run([job = std::move(job)](QPromise<Outcome> &promise) {
+    m_watcher->setFuture(QtConcurrent::run(views::workerPool(), [job = std::move(job)](QPromise<Outcome> &promise) {
         useBackgroundPriority();
         int step = 0;
         promise.setProgressRange(0, 3); // building (samples only), importing, analysing

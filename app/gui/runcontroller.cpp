@@ -3,6 +3,7 @@
 
 #include "core/backend/inputs.h"
 #include "core/support/activity.h"
+#include "views/models/workerpool.h"
 
 #include <QMetaObject>
 #include <QtConcurrent/QtConcurrentRun>
@@ -157,6 +158,7 @@ void RunController::launch(Request request)
     m_state->reportBackendRunProgress(0, total);
     emit progress(0, total);
     m_watcher.setFuture(QtConcurrent::run(
+        views::workerPool(),
         [request = std::move(request), observer = std::move(observer), cancel = m_cancel, generation]() -> Outcome {
             Outcome out;
             out.generation = generation;

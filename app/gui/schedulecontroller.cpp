@@ -4,6 +4,7 @@
 #include "core/sched/session.h"
 #include "core/support/activity.h"
 #include "core/support/threadpriority.h"
+#include "views/models/workerpool.h"
 
 #include <QAction>
 #include <QMetaObject>
@@ -212,14 +213,16 @@ void ScheduleController::launch()
     m_inFlight = true;
     m_state->beginSchedule();
     emit started();
-    m_watcher.setFuture(QtConcurrent::run([graph = m_state->graph(), device = *m_state->device(), sched = *scheduler,
-                                           setup = std::move(setup), cancel = m_cancel, generation]() -> Outcome {
-        useBackgroundPriority();
-        auto run = scheduleGraph(*graph, device, *sched, setup);
-        if (!run)
-            return {nullptr, QString::fromStdString(run.status().message()), generation};
-        return {std::make_shared<const ScheduleRun>(std::move(*run)), {}, generation};
-    }));
+    m_watcher.setFuture(
+        QtConcurrent::run(views::workerPool(),
+                          [graph = m_state->graph(), device = *m_state->device(), sched = *scheduler,
+                           setup = std::move(setup), cancel = m_cancel, generation]() -> Outcome {
+                              useBackgroundPriority();
+                              auto run = scheduleGraph(*graph, device, *sched, setup);
+                              if (!run)
+                                  return {nullptr, QString::fromStdString(run.status().message()), generation};
+                              return {std::make_shared<const ScheduleRun>(std::move(*run)), {}, generation};
+                          }));
 }
 
 void ScheduleController::onFinished()

@@ -19,6 +19,7 @@
 #include "views/models/propertymodel.h"
 #include "views/models/searchspacemodel.h"
 #include "views/models/stagemodel.h"
+#include "views/models/workerpool.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/inspectorwidget.h"
@@ -206,7 +207,7 @@ TEST_F(MainWindowTest, CancelDropsTheLoad)
     w.loader()->cancel();
     EXPECT_EQ(cancelled.count(), 1);
     EXPECT_FALSE(w.loader()->isLoading());
-    QThreadPool::globalInstance()->waitForDone();
+    views::workerPool()->waitForDone();
     QTest::qWait(50);
     EXPECT_EQ(loaded.count(), 0) << "a cancelled load never replaces the model";
     EXPECT_EQ(w.modelData(), before);

@@ -7,6 +7,7 @@
 #include "views/models/ophistogrammodel.h"
 #include "views/models/propertymodel.h"
 #include "views/models/workbenchstate.h"
+#include "views/models/workerpool.h"
 #include "views/widgets/propertyview.h"
 
 #include <QHeaderView>
@@ -81,7 +82,7 @@ void SummaryWidget::setModelData(std::shared_ptr<const ModelData> data)
         refresh();
         emit dagWidthReady(m_dagWidth);
     });
-    m_watcher->setFuture(QtConcurrent::run([graph = m_data->graph] {
+    m_watcher->setFuture(QtConcurrent::run(workerPool(), [graph = m_data->graph] {
         useBackgroundPriority();
         return tessera::dagWidth(*graph).width;
     }));
