@@ -264,7 +264,7 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         }
         // Bytes of the tensors crossing the launch's boundary: those that also cross the kernel's
         // (and weights) move at the I/O level; with a named intermediate level, those produced and
-        // consumed inside the kernel move there (a GraphTurbo instance's layers in its local buffer).
+        // consumed inside the kernel move there (an instance whose layers keep their tensors in a core's local buffer).
         const std::unordered_set<NodeId> inside(grp.nodes.begin(), grp.nodes.end());
         const bool splitLevels = !p.intermediateLevel.empty() && m_device.level(p.intermediateLevel);
         std::unordered_set<TensorId> counted;

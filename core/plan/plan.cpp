@@ -122,4 +122,20 @@ double ExecutionPlan::estimatedLatencyNs() const
     return end;
 }
 
+std::vector<std::pair<TaskId, TaskId>> ExecutionPlan::bufferLiveRanges() const
+{
+    std::vector<std::pair<TaskId, TaskId>> live(buffers.size(), {-1, -1});
+    for (const Task &t : tasks)
+        for (const auto *list : {&t.reads, &t.writes})
+            for (BufferId b : *list) {
+                if (b < 0 || static_cast<std::size_t>(b) >= live.size())
+                    continue; // the verifier reports unknown buffers
+                auto &[first, last] = live[static_cast<std::size_t>(b)];
+                if (first < 0)
+                    first = t.id;
+                last = t.id;
+            }
+    return live;
+}
+
 } // namespace tessera

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tessera {
@@ -147,6 +148,9 @@ struct ExecutionPlan {
     std::vector<TaskTiming> estimatedTimeline() const;
     // End of the estimated timeline — the latency a plan reports.
     double estimatedLatencyNs() const;
+    // Per buffer, the first and last task that reads or writes it ({-1, -1}: none): how long
+    // it is live, for the verifier's capacity check and liveness views.
+    std::vector<std::pair<TaskId, TaskId>> bufferLiveRanges() const;
 };
 
 } // namespace tessera

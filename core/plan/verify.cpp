@@ -237,15 +237,7 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
     // S5: capacities. A buffer is live from the first to the last task that
     // touches it; per level and scope instance the live bytes must fit.
     if (device && !plan.buffers.empty()) {
-        std::vector<std::pair<TaskId, TaskId>> live(plan.buffers.size(), {-1, -1});
-        for (const Task &t : plan.tasks)
-            for (const auto *list : {&t.reads, &t.writes})
-                for (BufferId b : *list) {
-                    auto &[first, last] = live[static_cast<std::size_t>(b)];
-                    if (first < 0)
-                        first = t.id;
-                    last = t.id;
-                }
+        const std::vector<std::pair<TaskId, TaskId>> live = plan.bufferLiveRanges();
         std::map<std::pair<std::string, int>, std::vector<std::pair<TaskId, std::int64_t>>> events;
         for (const Buffer &b : plan.buffers) {
             // An empty level name means the device's slowest level (main memory).

@@ -76,15 +76,7 @@ BrickTimeline brickTimeline(const Graph &g, const ExecutionPlan &plan, const Dev
     }
 
     // Residency of on-chip buffers.
-    std::vector<std::pair<TaskId, TaskId>> live(plan.buffers.size(), {-1, -1});
-    for (const Task &t : plan.tasks)
-        for (const auto *list : {&t.reads, &t.writes})
-            for (BufferId b : *list) {
-                auto &[first, last] = live[static_cast<std::size_t>(b)];
-                if (first < 0)
-                    first = t.id;
-                last = t.id;
-            }
+    const std::vector<std::pair<TaskId, TaskId>> live = plan.bufferLiveRanges();
     std::vector<std::int64_t> diff(plan.tasks.size() + 1, 0);
     for (const Buffer &b : plan.buffers) {
         if (b.level.empty())
