@@ -58,6 +58,16 @@ std::int64_t numel(const Shape &s)
     return std::accumulate(s.begin(), s.end(), std::int64_t{1}, std::multiplies<>());
 }
 
+// numel, or -1 when the product overflows int64 (hostile shapes).
+std::int64_t checkedNumel(const Shape &s)
+{
+    std::int64_t n = 1;
+    for (std::int64_t d : s)
+        if (d < 0 || __builtin_mul_overflow(n, d, &n))
+            return -1;
+    return n;
+}
+
 // Numpy-style broadcast of two shapes.
 Shape broadcast(const Shape &a, const Shape &b)
 {
@@ -103,6 +113,8 @@ struct ModelBuilder::Impl {
     std::set<std::string> nodeNames;
     std::set<std::string> graphIo; // inputs, outputs and initializers: no value_info
     std::int64_t parameters = 0;
+    std::int64_t parameterLimit = ModelBuilder::kDefaultParameterLimit;
+    Status status;
 
     // `base`, or `base_N` for the smallest N that makes it unused.
     std::string uniqueValue(const std::string &base) const
@@ -138,7 +150,17 @@ struct ModelBuilder::Impl {
     std::string randomWeight(const std::string &scopedName, const Shape &shape, float lo, float hi)
     {
         const std::string name = uniqueValue(scopedName);
-        const std::int64_t n = numel(shape);
+        const std::int64_t n = checkedNumel(shape);
+        if (!status.isOk() || n < 0 || n > parameterLimit - parameters) {
+            // Shape only, no data: later helpers still size their weights; finish() fails.
+            addInitializer(name, onnx::TensorProto::FLOAT, shape);
+            if (status.isOk())
+                status = Status::error(ErrorCode::Unsupported,
+                                       "weight '" + name + "' would bring the model past " +
+                                           std::to_string(parameterLimit) + " parameters",
+                                       Location{{}, -1, {}, name});
+            return name;
+        }
         std::string &raw = *addInitializer(name, onnx::TensorProto::FLOAT, shape).mutable_raw_data();
         raw.resize(static_cast<std::size_t>(n) * sizeof(float));
         const std::uint64_t key = fnv1a(name) ^ seed;
@@ -306,6 +328,17 @@ const std::vector<std::int64_t> &ModelBuilder::shape(const std::string &value) c
 std::int64_t ModelBuilder::parameterCount() const
 {
     return d->parameters;
+}
+
+void ModelBuilder::setParameterLimit(std::int64_t elements)
+{
+    TS_ASSERT(elements >= 0);
+    d->parameterLimit = elements;
+}
+
+const Status &ModelBuilder::status() const
+{
+    return d->status;
 }
 
 std::string ModelBuilder::conv(const std::string &x, const std::string &name, std::int64_t outChannels,
@@ -527,6 +560,8 @@ std::string ModelBuilder::transpose(const std::string &x, const std::string &nam
 Expected<std::unique_ptr<onnx::ModelProto>> ModelBuilder::finish()
 {
     TS_ASSERT_MSG(d->model, "ModelBuilder::finish called twice");
+    if (!d->status.isOk())
+        return d->status;
     // Record every intermediate shape so strict inference checks them all.
     for (const onnx::NodeProto &n : d->graph->node())
         for (const std::string &out : n.output())

@@ -74,6 +74,14 @@ public:
     const std::vector<std::int64_t> &shape(const std::string &value) const;
     std::int64_t parameterCount() const; // elements in all initializers so far
 
+    // Weights are refused once all of them together would exceed this many
+    // elements: the builder stops synthesizing data, status() holds the
+    // error and finish() returns it. Guards builders fed by untrusted
+    // descriptions (an IOS config with 10^8 channels asks for petabytes).
+    static constexpr std::int64_t kDefaultParameterLimit = std::int64_t{1} << 28; // 1 GiB of float32
+    void setParameterLimit(std::int64_t elements);
+    const Status &status() const; // the first refused weight, or Ok
+
     // Layer helpers (NCHW). Each creates its weights under the current scope.
     std::string conv(const std::string &x, const std::string &name, std::int64_t outChannels, std::int64_t kernel,
                      std::int64_t stride = 1, std::int64_t pad = -1 /* same */, std::int64_t groups = 1,

@@ -494,7 +494,14 @@ std::int64_t windowOut(std::int64_t in, std::int64_t kernel, std::int64_t stride
 class Converter
 {
 public:
-    Converter(const IosGraph &g, const SampleOptions &opts) : m_g(g), m_batch(opts.batch), m_b(g.name, opts.seed) {}
+    // IOS's biggest network, NASNet-A large, holds 8.9·10^7 weights; a config
+    // asking for more than 1.5 times that is refused before they are synthesized.
+    static constexpr std::int64_t kParameterLimit = std::int64_t{1} << 27;
+
+    Converter(const IosGraph &g, const SampleOptions &opts) : m_g(g), m_batch(opts.batch), m_b(g.name, opts.seed)
+    {
+        m_b.setParameterLimit(kParameterLimit);
+    }
 
     Expected<std::unique_ptr<onnx::ModelProto>> run()
     {
@@ -662,6 +669,9 @@ private:
             Expected<Value> v = emitKernel(k);
             if (!v)
                 return v.status();
+            if (!m_b.status().isOk())
+                return fail((u.sequential ? "node '" + k.name + "': " : std::string()) + "its weights exceed " +
+                            std::to_string(kParameterLimit) + " parameters in all");
             out = *v;
             m_values[k.name] = out;
         }

@@ -123,6 +123,9 @@ const Finding kFindings[] = {
     // A trace step's "numbers" entry that is not a two-element array was indexed past its end
     // (QJsonArray::operator[] on an empty array: SEGV in Qt).
     {"schedulejson", "numbers-entry-too-short.json", "trace[0].numbers[0]: expected [name, number]"},
+    // A conv with ~10^13 output channels asked ModelBuilder for a ~6e15-byte weight (ASan:
+    // allocation-size-too-big).
+    {"iosconfig", "huge-out-channels.json", "its weights exceed 134217728 parameters in all"},
 };
 
 TEST(FuzzInputs, EveryFindingIsRefusedWithItsDiagnostic)

@@ -180,6 +180,36 @@ TEST(ModelBuilder, AWeightDoesNotDependOnTheOtherWeights)
               findInitializer(*m1.value(), "fc.bias")->raw_data());
 }
 
+// Weights up to the limit are synthesized; the one that crosses it is refused
+// with its name, nothing past it is generated, and finish() fails.
+TEST(ModelBuilder, WeightsWithinTheParameterLimitAreBuilt)
+{
+    ModelBuilder b("m", 1);
+    b.setParameterLimit(4 * 3 + 3);
+    const std::string x = b.input("x", {1, 4});
+    b.output(b.gemm(x, "fc", 3));
+    EXPECT_TRUE(b.status().isOk());
+    EXPECT_EQ(b.parameterCount(), 15);
+    EXPECT_TRUE(b.finish().isOk());
+}
+
+TEST(ModelBuilder, AWeightPastTheParameterLimitIsRefusedByName)
+{
+    ModelBuilder b("m", 1);
+    b.setParameterLimit(4 * 3 + 2);
+    const std::string x = b.input("x", {1, 4});
+    b.output(b.gemm(x, "fc", 3)); // weight 12 fits, bias 3 does not
+    ASSERT_FALSE(b.status().isOk());
+    EXPECT_NE(b.status().message().find("'fc.bias'"), std::string::npos) << b.status().str();
+    EXPECT_EQ(b.parameterCount(), 12);
+    EXPECT_FALSE(b.finish().isOk());
+
+    ModelBuilder huge("h", 1); // an overflowing shape is refused too, not wrapped
+    huge.weight("w", {std::int64_t{1} << 40, std::int64_t{1} << 40}, 1.0f);
+    EXPECT_FALSE(huge.status().isOk());
+    EXPECT_EQ(huge.parameterCount(), 0);
+}
+
 TEST(SaveModel, InlineRoundTrips)
 {
     TempDir dir;
