@@ -42,6 +42,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
@@ -56,7 +57,6 @@
 namespace tessera::gui {
 
 namespace {
-constexpr int kStateVersion = 1;
 constexpr int kMaxSyncedGroups = 4000; // the outline mirrors view expansion up to this many groups
 
 bool isProjectFile(const QString &path)
@@ -99,6 +99,7 @@ MainWindow::MainWindow(QWidget *parent, const PluginSet &plugins)
     m_runs = new RunController(m_state, this);
     createActions();
     createDocks();
+    m_defaultDockState = saveState(kDockStateVersion);
     createMenus();
     createToolBar();
     createStatusBar();
@@ -192,9 +193,11 @@ void MainWindow::connectViews()
 void MainWindow::restoreLayout()
 {
     QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1440, 900);
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
+    const bool restored = restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()) &&
+                          restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kDockStateVersion);
+    if (!restored)
+        applyDefaultLayout(screen() ? screen()->availableGeometry().size() : QSize(1440, 900));
+    unclipDockTabs();
     m_colourBy->setCurrentIndex(
         qBound(0, settings.value(QStringLiteral("view/colourBy"), 0).toInt(), m_colourBy->count() - 1));
     m_logScaleAction->setChecked(settings.value(QStringLiteral("view/logScale"), true).toBool());
@@ -204,7 +207,7 @@ void MainWindow::saveLayout() const
 {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState(kStateVersion));
+    settings.setValue(QStringLiteral("window/state"), saveState(kDockStateVersion));
     settings.setValue(QStringLiteral("view/colourBy"), m_colourBy->currentIndex());
     settings.setValue(QStringLiteral("view/logScale"), m_logScaleAction->isChecked());
 }
@@ -795,6 +798,7 @@ void MainWindow::showPluginViews()
             dock->setObjectName(d.objectName);
             dock->setWidget(d.create(dock));
             tabifyDockWidget(m_stageDock, dock);
+            unclipDockTabs();
             m_viewMenu->addAction(dock->toggleViewAction());
             m_pluginDocks.emplace_back(&d, dock);
         }

@@ -97,6 +97,9 @@ public:
     // emits screenshotSaved (or errorReported).
     void setScreenshotOnLoad(const QString &path) { m_screenshotPath = path; }
     bool saveScreenshot(const QString &path); // the whole window, now
+    // Window size and dock arrangement of the first start on a screen of this
+    // size (also View ▸ Reset Layout).
+    void applyDefaultLayout(const QSize &available);
 
     std::shared_ptr<const views::ModelData> modelData() const { return m_model; }
     GraphView *graphView() const { return m_graphView; }
@@ -160,6 +163,11 @@ private:
     void createStatusBar();
     void connectViews();
     void restoreLayout();
+    void unclipDockTabs();
+    // Saved dock arrangements of another version are not restored (2: short
+    // tab names, the bottom docks spanning the width on short screens).
+    static constexpr int kDockStateVersion = 2;
+    QByteArray m_defaultDockState; // as createDocks() arranged them: View ▸ Reset Layout
     void saveLayout() const;
 
     void onLoadStarted(const QString &source);

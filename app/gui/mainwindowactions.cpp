@@ -23,6 +23,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
@@ -204,6 +205,10 @@ void MainWindow::createMenus()
     view->addSeparator();
     view->addAction(m_findAction);
     view->addSeparator();
+    view->addAction(tr("Reset Layout"), this, [this] {
+        restoreState(m_defaultDockState, kDockStateVersion);
+        applyDefaultLayout(screen() ? screen()->availableGeometry().size() : size());
+    });
     for (QDockWidget *dock :
          {m_outlineDock, m_searchDock, m_inspectorDock, m_summaryDock, m_diagnosticsDock, m_miniMapDock, m_stepperDock,
           m_stageDock, m_runDock, m_explorerDock, m_comparisonDock, m_optionsDock})

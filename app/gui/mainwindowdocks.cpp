@@ -20,9 +20,12 @@
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QScrollArea>
+#include <QTabBar>
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace tessera::gui {
 
@@ -68,7 +71,7 @@ void MainWindow::createDocks()
 
     m_outlineDock = makeDock(tr("Outline"), QStringLiteral("outlineDock"), m_outline);
     m_searchDock = makeDock(tr("Search"), QStringLiteral("searchDock"), m_search);
-    m_summaryDock = makeDock(tr("Model Summary"), QStringLiteral("summaryDock"), m_summary);
+    m_summaryDock = makeDock(tr("Summary"), QStringLiteral("summaryDock"), m_summary);
     m_inspectorDock = makeDock(tr("Inspector"), QStringLiteral("inspectorDock"), m_inspector);
     m_miniMapDock = makeDock(tr("Mini Map"), QStringLiteral("miniMapDock"), m_miniMap);
     m_diagnosticsDock = makeDock(tr("Diagnostics"), QStringLiteral("diagnosticsDock"), m_diagnostics);
@@ -88,8 +91,8 @@ void MainWindow::createDocks()
     // Bottom: the schedule stepper; right: run comparison beside the summary.
     m_stepper = new views::StepperWidget(m_state, m_schedule->undoStack(), this);
     m_comparison = new views::RunComparisonWidget(m_state, this);
-    m_stepperDock = makeDock(tr("Schedule Stepper"), QStringLiteral("stepperDock"), scrollable(m_stepper));
-    m_comparisonDock = makeDock(tr("Run Comparison"), QStringLiteral("comparisonDock"), scrollable(m_comparison));
+    m_stepperDock = makeDock(tr("Stepper"), QStringLiteral("stepperDock"), scrollable(m_stepper));
+    m_comparisonDock = makeDock(tr("Comparison"), QStringLiteral("comparisonDock"), scrollable(m_comparison));
     addDockWidget(Qt::BottomDockWidgetArea, m_stepperDock);
     tabifyDockWidget(m_summaryDock, m_comparisonDock);
     // Right, beside the summary: the algorithm's description and typed options.
@@ -124,11 +127,36 @@ void MainWindow::createDocks()
     tabifyDockWidget(m_runDock, m_explorerDock);
     m_stepperDock->raise();
     m_summaryDock->raise();
+}
 
-    resizeDocks({m_outlineDock, m_summaryDock}, {380, 390}, Qt::Horizontal);
-    resizeDocks({m_stepperDock}, {260}, Qt::Vertical);
-    resizeDocks({m_outlineDock, m_searchDock}, {540, 280}, Qt::Vertical);
-    resizeDocks({m_summaryDock, m_miniMapDock}, {600, 210}, Qt::Vertical);
+// The first-start arrangement for a screen of `available` size: the window
+// fills it, the bottom docks (stepper, stages, run, plugins' views) span the
+// whole width so a step list and its details are readable side by side even
+// at 1366×768, and the side docks take a quarter of the width each.
+void MainWindow::applyDefaultLayout(const QSize &available)
+{
+    const QSize size = available.expandedTo(QSize(800, 560));
+    resize(size);
+    setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+    const int side = std::clamp(size.width() / 4, 280, 460);
+    resizeDocks({m_outlineDock, m_summaryDock}, {side, side}, Qt::Horizontal);
+    const int bottom = std::clamp(size.height() / 3, 220, 420);
+    resizeDocks({m_stepperDock}, {bottom}, Qt::Vertical);
+    const int sideHeight = size.height() - bottom; // what the side docks share above the bottom ones
+    resizeDocks({m_outlineDock, m_searchDock}, {sideHeight * 62 / 100, sideHeight * 38 / 100}, Qt::Vertical);
+    resizeDocks({m_summaryDock, m_miniMapDock}, {sideHeight * 70 / 100, sideHeight * 30 / 100}, Qt::Vertical);
+    unclipDockTabs();
+}
+
+// Tabs of docks show their whole title and scroll when they do not fit:
+// Qt's default elides them to "Inspec…", which reads as nothing.
+void MainWindow::unclipDockTabs()
+{
+    for (QTabBar *bar : findChildren<QTabBar *>(QString(), Qt::FindDirectChildrenOnly)) {
+        bar->setElideMode(Qt::ElideNone);
+        bar->setUsesScrollButtons(true);
+    }
 }
 
 } // namespace tessera::gui

@@ -39,6 +39,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
@@ -250,6 +251,70 @@ TEST_F(MainWindowTest, LayoutPersists)
     again.show();
     EXPECT_FALSE(again.findChild<QDockWidget *>("diagnosticsDock")->isVisible());
     EXPECT_TRUE(again.findChild<QDockWidget *>("outlineDock")->isVisible());
+}
+
+// What makes a layout unusable: a dock on screen smaller than a table needs, a
+// dock tab whose title does not fit, a graph view too small to read.
+static QStringList layoutProblems(MainWindow &w)
+{
+    QStringList problems;
+    for (QDockWidget *dock : w.findChildren<QDockWidget *>()) {
+        const QWidget *content = dock->widget();
+        if (!dock->isVisible() || dock->isFloating() || !content || content->visibleRegion().isEmpty())
+            continue; // closed, or a tab behind another
+        if (content->width() < 240 || content->height() < 90)
+            problems << QStringLiteral("dock '%1' is %2×%3")
+                            .arg(dock->windowTitle())
+                            .arg(content->width())
+                            .arg(content->height());
+    }
+    for (QTabBar *bar : w.findChildren<QTabBar *>(QString(), Qt::FindDirectChildrenOnly)) {
+        if (!bar->isVisible())
+            continue;
+        for (int i = 0; i < bar->count(); ++i)
+            if (bar->tabRect(i).width() < bar->fontMetrics().horizontalAdvance(bar->tabText(i)))
+                problems << QStringLiteral("tab '%1' is clipped").arg(bar->tabText(i));
+    }
+    if (w.graphView()->width() < 480 || w.graphView()->height() < 280)
+        problems << QStringLiteral("graph view is %1×%2").arg(w.graphView()->width()).arg(w.graphView()->height());
+    return problems;
+}
+
+// Issue 18: the first-start layout leaves every dock usable at 1366×768 and
+// 1920×1080. Screenshots: screenshots/layout-1366x768.png, layout-1920x1080.png.
+TEST_F(MainWindowTest, DefaultLayoutFitsSmallAndLargeScreens)
+{
+    for (const QSize screen : {QSize(1366, 768), QSize(1920, 1080)}) {
+        const QString name = QStringLiteral("%1x%2").arg(screen.width()).arg(screen.height());
+        SCOPED_TRACE(name.toStdString());
+        MainWindow w;
+        w.setInteractive(false);
+        w.applyDefaultLayout(screen);
+        w.show();
+        w.openSample(QStringLiteral("squeezenet"));
+        auto *controller = w.scheduleController();
+        ASSERT_TRUE(QTest::qWaitFor([&] { return controller->lastRun() && !controller->isBusy(); }, kTimeoutMs));
+        QTest::qWait(300);
+        EXPECT_EQ(w.size(), screen);
+        const QStringList problems = layoutProblems(w);
+        EXPECT_TRUE(problems.isEmpty()) << problems.join(QStringLiteral("; ")).toStdString();
+        ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/layout-%1.png").arg(name)));
+    }
+}
+
+// The twin: a dock squeezed to a sliver is reported by name.
+TEST_F(MainWindowTest, ASqueezedDockIsReported)
+{
+    MainWindow w;
+    w.applyDefaultLayout(QSize(1366, 768));
+    w.show();
+    auto *outline = w.findChild<QDockWidget *>(QStringLiteral("outlineDock"));
+    auto *search = w.findChild<QDockWidget *>(QStringLiteral("searchDock"));
+    w.resizeDocks({outline, search}, {40, 600}, Qt::Vertical);
+    QTest::qWait(100);
+    const QStringList problems = layoutProblems(w);
+    EXPECT_TRUE(problems.join(QStringLiteral("; ")).contains(QStringLiteral("dock 'Outline'")))
+        << problems.join(QStringLiteral("; ")).toStdString();
 }
 
 TEST_F(MainWindowTest, RecentFilesPruneMissing)

@@ -256,7 +256,7 @@ void StepperWidget::buildUi()
     m_stepView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_stepView->setSelectionMode(QAbstractItemView::SingleSelection);
     m_stepView->setAllColumnsShowFocus(true);
-    m_stepView->setTextElideMode(Qt::ElideRight);
+    m_stepView->setTextElideMode(Qt::ElideMiddle); // node names differ at their ends
     QHeaderView *h = m_stepView->header();
     h->setStretchLastSection(false);
     h->setHighlightSections(false);
