@@ -559,6 +559,10 @@ void MainWindow::connectSession()
     connect(m_session, &ProjectSession::saveFailed, this,
             [this](const QString &m) { statusBar()->showMessage(m, 10000); });
     connect(m_session, &ProjectSession::setupRestored, this, &MainWindow::selectSetup);
+    connect(m_session, &ProjectSession::runRestored, this,
+            [this](const QString &backend, std::shared_ptr<const RunResult> result, const QString &when) {
+                m_state->restoreBackendRun(m_state->lastRun(), backend, std::move(result), when);
+            });
     connect(m_session, &ProjectSession::opened, this, [this](const QString &path) {
         m_recent->add(path);
         updateTitle();

@@ -15,6 +15,7 @@
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "core/hw/deviceregistry.h"
+#include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
 #include "core/store/replay.h"
 #include "core/support/activity.h"
@@ -23,6 +24,7 @@
 #include "views/widgets/graphview.h"
 #include "views/widgets/stepperwidget.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -348,7 +350,37 @@ void ProjectSession::finishRestore()
         applyView(*m_restore.view);
     m_restore = {};
     recordAll(); // what is on screen now, e.g. a step clamped to a shorter trace
+    restoreNewestRun();
     emit restored();
+}
+
+// The plan on show is the newest stored one when the replay reproduced it
+// (storePlan stores only a changed plan, and a changed one has no runs yet).
+// A trace that no longer reads is a notice, not a failed open.
+void ProjectSession::restoreNewestRun()
+{
+    const std::shared_ptr<const ScheduleRun> run = m_views.controller->lastRun();
+    if (!m_project || !run)
+        return;
+    waitForPlans();
+    auto runs = m_project->runs(m_lastPlanId);
+    if (!runs || runs->empty())
+        return;
+    const RunRecord &newest = runs->back();
+    auto timeline = m_project->runTimeline(newest.id);
+    Expected<RunResult> result =
+        timeline ? runFromPerfettoTraceJson(*timeline, run->result.plan.tasks.size(), m_project->path())
+                 : Expected<RunResult>(timeline.status());
+    if (!result) {
+        emit notice(tr("The stored run of this plan cannot be shown: %1").arg(qs(result.status().message())));
+        return;
+    }
+    result->latencyMs = newest.latencyMs;
+    result->metrics = newest.metrics;
+    const QDateTime created = QDateTime::fromString(qs(newest.created), Qt::ISODateWithMs);
+    emit runRestored(qs(newest.backend), std::make_shared<const RunResult>(std::move(*result)),
+                     created.isValid() ? created.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm"))
+                                       : qs(newest.created));
 }
 
 // --- creating, saving as, closing ----------------------------------------------------

@@ -44,6 +44,7 @@
 #include "app/gui/modelloader.h"
 #include "core/store/autosaver.h"
 #include "core/store/project.h"
+#include "views/models/runresultmodel.h" // RunResult and its metatype, for runRestored
 
 #include <QObject>
 #include <QPointer>
@@ -151,6 +152,9 @@ signals:
     void errorReported(const QString &title, const QString &message); // a refused open or command
     void saveFailed(const QString &message);
     void planStored(qint64 planId);
+    // On reopening: the newest run stored for the plan now on show (read back
+    // from the project; no outputs). `backend` is the backend's name.
+    void runRestored(const QString &backend, std::shared_ptr<const tessera::RunResult> result, const QString &when);
 
 private:
     struct Pending {
@@ -169,6 +173,7 @@ private:
     };
 
     Status refuse(const QString &title, Status status);
+    void restoreNewestRun();
     void commit();
     void adopt(std::unique_ptr<Project> project, const ModelRef &model);
     Status closeCurrent(bool report);

@@ -7,7 +7,9 @@
 #include <QJsonObject>
 #include <QJsonParseError>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace tessera {
 
@@ -659,6 +661,61 @@ std::string perfettoTraceJson(const ExecutionPlan &plan, const Graph &g, const R
     return QJsonDocument(QJsonObject{{"traceEvents", events}, {"displayTimeUnit", "ns"}})
         .toJson(QJsonDocument::Compact)
         .toStdString();
+}
+
+Expected<RunResult> runFromPerfettoTraceJson(std::string_view json, std::size_t taskCount, std::string_view sourceName)
+{
+    const std::string source(sourceName);
+    auto root = parseObject(json, source);
+    if (!root)
+        return root.status();
+    if (!(*root)["traceEvents"].isArray())
+        return Status::invalid("a trace needs a \"traceEvents\" array", {.file = source});
+    const QJsonArray events = (*root)["traceEvents"].toArray();
+    RunResult run;
+    std::map<std::string, std::size_t> counterIndex;
+    for (qsizetype i = 0; i < events.size(); ++i) {
+        const std::string at = "traceEvents[" + std::to_string(i) + "]";
+        const QJsonObject e = events[i].toObject();
+        const QString ph = e["ph"].toString();
+        const QJsonObject args = e["args"].toObject();
+        if (ph == QLatin1String("X")) {
+            const double task = args["task"].toDouble(-1), ts = e["ts"].toDouble(NAN), dur = e["dur"].toDouble(NAN);
+            const double lane = e["tid"].toDouble(-1);
+            if (task < 0 || task >= static_cast<double>(taskCount) || task != std::floor(task))
+                return Status::invalid(at + ": task " + std::to_string(static_cast<long long>(task)) +
+                                           " is not one of the plan's " + std::to_string(taskCount),
+                                       {.file = source});
+            if (!std::isfinite(ts) || !std::isfinite(dur) || dur < 0 || lane < 0 || lane > 1e6 ||
+                lane != std::floor(lane))
+                return Status::invalid(at + ": expected finite ts, dur >= 0 and a lane", {.file = source});
+            run.timeline.push_back(
+                {static_cast<TaskId>(task), ts * 1000.0, (ts + dur) * 1000.0, static_cast<std::int32_t>(lane)});
+        } else if (ph == QLatin1String("M") && e["name"].toString() == QLatin1String("thread_name")) {
+            const double lane = e["tid"].toDouble(-1);
+            if (lane < 0 || lane > 1e6 || lane != std::floor(lane))
+                return Status::invalid(at + ": a lane name needs a lane number", {.file = source});
+            const auto index = static_cast<std::size_t>(lane);
+            if (run.laneNames.size() <= index)
+                run.laneNames.resize(index + 1);
+            run.laneNames[index] = args["name"].toString().toStdString();
+        } else if (ph == QLatin1String("C")) {
+            if (args.size() != 1 || !args.begin()->isDouble() || !e["ts"].isDouble())
+                return Status::invalid(at + ": a counter point needs a ts and one numeric value", {.file = source});
+            const std::string name = e["name"].toString().toStdString();
+            auto [it, added] = counterIndex.try_emplace(name, run.counters.size());
+            if (added)
+                run.counters.push_back({name, args.begin().key().toStdString(), {}});
+            run.counters[it->second].points.emplace_back(e["ts"].toDouble() * 1000.0, args.begin()->toDouble());
+        }
+    }
+    // Lanes named by default ("lane 3") were unnamed in the run.
+    for (std::size_t lane = 0; lane < run.laneNames.size(); ++lane)
+        if (run.laneNames[lane] == "lane " + std::to_string(lane))
+            run.laneNames[lane].clear();
+    if (std::all_of(run.laneNames.begin(), run.laneNames.end(), [](const std::string &n) { return n.empty(); }))
+        run.laneNames.clear();
+    return run;
 }
 
 } // namespace tessera

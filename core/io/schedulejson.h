@@ -70,4 +70,11 @@ std::string overridesToJson(const Overrides &overrides);
 // ExecutionPlan::estimatedLatencyNs).
 std::string perfettoTraceJson(const ExecutionPlan &plan, const Graph &graph, const RunResult *run = nullptr);
 
+// Reads back what perfettoTraceJson wrote for a run (a project stores runs so):
+// the timeline (task, lane, start and end), the lanes' names and the counter
+// series. Outputs, latency and metrics are not in the trace. Tasks outside
+// [0, taskCount) are refused, so the timeline fits the plan it is shown with.
+Expected<RunResult> runFromPerfettoTraceJson(std::string_view json, std::size_t taskCount,
+                                             std::string_view sourceName = {});
+
 } // namespace tessera

@@ -245,3 +245,43 @@ TEST_F(ScheduleJson, PerfettoTraceHasOneEventPerTask)
         complete += e.toObject()["ph"].toString() == "X";
     EXPECT_EQ(complete, static_cast<int>(doc.plan.tasks.size()));
 }
+
+// A run's trace reads back as the run: timeline, lane names, counter series.
+TEST_F(ScheduleJson, RunTraceReadsBackAsTheRun)
+{
+    RunResult run;
+    run.latencyMs = 1.5;
+    for (std::size_t t = 0; t < doc.plan.tasks.size(); ++t)
+        run.timeline.push_back({static_cast<TaskId>(t), 1000.0 * static_cast<double>(t),
+                                1000.0 * static_cast<double>(t) + 750.0, static_cast<std::int32_t>(t % 2)});
+    run.laneNames = {"MME c0", "DMA DDR"};
+    run.counters.push_back({"occupancy/LB", "bytes", {{0, 10}, {2000, 40}}});
+    const auto back = runFromPerfettoTraceJson(perfettoTraceJson(doc.plan, graph, &run), doc.plan.tasks.size());
+    ASSERT_TRUE(back.isOk()) << back.status().str();
+    ASSERT_EQ(back->timeline.size(), run.timeline.size());
+    for (std::size_t i = 0; i < run.timeline.size(); ++i) {
+        EXPECT_EQ(back->timeline[i].task, run.timeline[i].task);
+        EXPECT_DOUBLE_EQ(back->timeline[i].startNs, run.timeline[i].startNs);
+        EXPECT_DOUBLE_EQ(back->timeline[i].endNs, run.timeline[i].endNs);
+        EXPECT_EQ(back->timeline[i].lane, run.timeline[i].lane);
+    }
+    EXPECT_EQ(back->laneNames, run.laneNames);
+    ASSERT_EQ(back->counters.size(), 1u);
+    EXPECT_EQ(back->counters[0].unit, "bytes");
+    EXPECT_EQ(back->counters[0].points, run.counters[0].points);
+}
+
+// The twin: a trace of another plan (a task it does not have), or no trace, is refused.
+TEST_F(ScheduleJson, RunTraceOfAnotherPlanIsRefused)
+{
+    RunResult run;
+    run.timeline.push_back({static_cast<TaskId>(doc.plan.tasks.size()), 0, 10, 0});
+    ExecutionPlan bigger = doc.plan;
+    bigger.tasks.push_back(bigger.tasks.back());
+    bigger.tasks.back().id = static_cast<TaskId>(doc.plan.tasks.size());
+    const auto wrong = runFromPerfettoTraceJson(perfettoTraceJson(bigger, graph, &run), doc.plan.tasks.size(), "t");
+    ASSERT_FALSE(wrong.isOk());
+    EXPECT_NE(wrong.status().message().find("is not one of the plan's"), std::string::npos) << wrong.status().str();
+    EXPECT_FALSE(runFromPerfettoTraceJson("{\"traceEvents\": 3}", 1).isOk());
+    EXPECT_FALSE(runFromPerfettoTraceJson("not json", 1).isOk());
+}

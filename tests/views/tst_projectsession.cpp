@@ -25,6 +25,7 @@
 #include "plugins/ios/iosformat.h"
 #include "samples/builder.h"
 #include "views/models/steplistmodel.h"
+#include "views/models/workbenchstate.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/runpanel.h"
@@ -712,6 +713,80 @@ TEST_F(ProjectSessionTest, RecordRunStoresARunOfTheLastPlan)
     ASSERT_FALSE(plans->empty());
     EXPECT_EQ(w.session()->project()->runs(plans->back().id)->size(), 1u);
     EXPECT_FALSE(w.session()->saveAs(file("copy.tessera")).isOk()) << "not over the open project itself";
+}
+
+// Issue 18: reopening a project shows the newest run of the plan on show —
+// latency, metrics and timeline as measured — in the Run dock.
+TEST_F(ProjectSessionTest, ReopeningShowsTheStoredRunOfThePlan)
+{
+    const QString projectPath = file("rerun.tessera");
+    double latencyMs = 0;
+    std::size_t timelineSize = 0;
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        ASSERT_TRUE(load(w, file("small.onnx")));
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        views::RunPanel *panel = w.runPanel();
+        QSignalSpy ran(panel, &views::RunPanel::runFinished);
+        ASSERT_TRUE(panel->selectBackend(QStringLiteral("reference")));
+        ASSERT_TRUE(panel->run());
+        ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() == 1; }, kTimeoutMs)) << panel->statusText().toStdString();
+        latencyMs = panel->lastResult()->latencyMs;
+        timelineSize = panel->lastResult()->timeline.size();
+        ASSERT_GT(timelineSize, 0u);
+        ASSERT_TRUE(QTest::qWaitFor(
+            [&] { return w.session()->project()->runs(w.session()->lastPlanId())->size() == 1; }, kTimeoutMs));
+        w.close();
+    }
+    QSettings().clear();
+    MainWindow w;
+    w.setInteractive(false);
+    ASSERT_TRUE(openProject(w, projectPath));
+    const auto shown = w.runPanel()->lastResult();
+    ASSERT_TRUE(shown) << w.runPanel()->statusText().toStdString();
+    EXPECT_DOUBLE_EQ(shown->latencyMs, latencyMs);
+    EXPECT_EQ(shown->timeline.size(), timelineSize);
+    EXPECT_TRUE(shown->outputs.empty()) << "outputs are not stored";
+    EXPECT_TRUE(w.state()->lastResultRestored());
+    EXPECT_TRUE(w.state()->resultIsCurrent());
+    EXPECT_TRUE(w.runPanel()->statusText().contains(QStringLiteral("Stored in the project")))
+        << w.runPanel()->statusText().toStdString();
+    w.applyDefaultLayout(QSize(1366, 768));
+    w.show();
+    w.raiseDock(QStringLiteral("runDock"));
+    QTest::qWait(300);
+    ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-run-restored.png")));
+}
+
+// The twin: a run of an earlier plan is not shown with a changed one.
+TEST_F(ProjectSessionTest, AStoredRunOfAnEarlierPlanIsNotShown)
+{
+    const QString projectPath = file("rerun-changed.tessera");
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        ASSERT_TRUE(load(w, file("small.onnx")));
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        QSignalSpy ran(w.runPanel(), &views::RunPanel::runFinished);
+        ASSERT_TRUE(w.runPanel()->selectBackend(QStringLiteral("reference")));
+        ASSERT_TRUE(w.runPanel()->run());
+        ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() == 1; }, kTimeoutMs));
+        const auto o = someOverride(w);
+        ASSERT_FALSE(o.first.empty());
+        w.scheduleController()->setOverride(o.first, o.second);
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->flush().isOk());
+        w.close();
+    }
+    QSettings().clear();
+    MainWindow w;
+    w.setInteractive(false);
+    ASSERT_TRUE(openProject(w, projectPath));
+    EXPECT_FALSE(w.runPanel()->lastResult());
+    EXPECT_FALSE(w.state()->lastResultRestored());
 }
 
 // --- export and import ------------------------------------------------------------------

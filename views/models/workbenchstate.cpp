@@ -134,6 +134,7 @@ void WorkbenchState::beginBackendRun(std::shared_ptr<const ScheduleRun> schedule
     m_backendRunning = true;
     m_runSchedule = std::move(schedule);
     m_runBackend = std::move(backend);
+    m_resultRestored = false;
     m_tasksDone = 0;
     m_tasksTotal = total;
     emit backendRunStarted();
@@ -151,6 +152,19 @@ void WorkbenchState::finishBackendRun(std::shared_ptr<const RunResult> result)
     m_backendRunning = false;
     m_lastResult = result;
     emit backendRunFinished(std::move(result));
+}
+
+void WorkbenchState::restoreBackendRun(std::shared_ptr<const ScheduleRun> schedule, QString backend,
+                                       std::shared_ptr<const RunResult> result, QString when)
+{
+    if (m_backendRunning)
+        return; // a live run wins over a stored one
+    m_runSchedule = std::move(schedule);
+    m_runBackend = std::move(backend);
+    m_lastResult = result;
+    m_resultRestored = true;
+    m_tasksDone = m_tasksTotal = static_cast<int>(result ? result->timeline.size() : 0);
+    emit backendRunRestored(std::move(result), when);
 }
 
 void WorkbenchState::failBackendRun(const QString &message)

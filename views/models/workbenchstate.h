@@ -110,6 +110,11 @@ public:
     std::shared_ptr<const RunResult> lastResult() const { return m_lastResult; }
     // The last backend result ran the plan of lastRun() (no newer schedule replaced it).
     bool resultIsCurrent() const { return m_lastResult && m_runSchedule && m_runSchedule == m_lastRun; }
+    // A run read back from the project (a reopened session): shown like a
+    // finished one (backendRunRestored), without outputs; `when` is when it ran.
+    void restoreBackendRun(std::shared_ptr<const ScheduleRun> schedule, QString backend,
+                           std::shared_ptr<const RunResult> result, QString when);
+    bool lastResultRestored() const { return m_resultRestored; }
 
     // --- selection and highlight -----------------------------------------------------
     // One node or one group, or nothing. `reveal`: the graph should select and
@@ -143,6 +148,7 @@ signals:
     void backendRunStarted();
     void backendRunProgress(int done, int total);
     void backendRunFinished(std::shared_ptr<const tessera::RunResult> result);
+    void backendRunRestored(std::shared_ptr<const tessera::RunResult> result, const QString &when);
     void backendRunFailed(const QString &message);
 
     void selectionChanged(bool reveal);
@@ -169,6 +175,7 @@ private:
     QString m_runBackend;
     std::shared_ptr<const ScheduleRun> m_runSchedule;
     std::shared_ptr<const RunResult> m_lastResult;
+    bool m_resultRestored = false;
 
     NodeId m_selectedNode = kInvalidId;
     GroupId m_selectedGroup = -1;

@@ -380,6 +380,7 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     connect(m_state, &WorkbenchState::backendRunStarted, this, &RunPanel::onStarted);
     connect(m_state, &WorkbenchState::backendRunProgress, this, &RunPanel::onProgress);
     connect(m_state, &WorkbenchState::backendRunFinished, this, &RunPanel::onFinished);
+    connect(m_state, &WorkbenchState::backendRunRestored, this, &RunPanel::onRestored);
     connect(m_state, &WorkbenchState::backendRunFailed, this, &RunPanel::onFailed);
     connect(m_state, &WorkbenchState::scheduleFinished, this,
             [this](const std::shared_ptr<const ScheduleRun> &run) { setPlan(m_state->graph(), run); });
@@ -567,33 +568,58 @@ void RunPanel::updateLive()
                                   : tr("%1 / %2 tasks · %3").arg(done).arg(total).arg(elapsedText(ms)));
 }
 
-void RunPanel::onFinished(std::shared_ptr<const RunResult> result)
+void RunPanel::showResult(const std::shared_ptr<const RunResult> &result)
 {
     m_liveTimer->stop();
     m_lastResult = result;
     const int total = static_cast<int>(result->timeline.size());
     m_progress->setRange(0, std::max(1, total));
     m_progress->setValue(std::max(1, total));
-    m_live->setText(tr("%1 tasks · %2").arg(total).arg(elapsedText(m_elapsed->elapsed())));
-
     m_metrics->setResult(result);
     m_outputs->setResult(result);
     m_timeline->setResult(result, m_runPlan);
+    m_metricsView->resizeColumnsToContents();
+    m_outputsView->resizeColumnsToContents();
+}
 
+QString RunPanel::measuredText(const RunResult &result) const
+{
     const double estimatedMs = m_runPlan ? m_runPlan->estimatedLatencyNs() / 1e6 : 0;
     QString text = tr("<b>%1</b> measured on %2 · <b>%3</b> estimated for %4")
-                       .arg(formatMs(result->latencyMs), m_runBackendTitle.toHtmlEscaped(), formatMs(estimatedMs),
+                       .arg(formatMs(result.latencyMs), m_runBackendTitle.toHtmlEscaped(), formatMs(estimatedMs),
                             QString::fromStdString(m_runPlan ? m_runPlan->device : std::string()).toHtmlEscaped());
-    if (estimatedMs > 0 && result->latencyMs > 0) {
-        const double ratio = result->latencyMs / estimatedMs;
+    if (estimatedMs > 0 && result.latencyMs > 0) {
+        const double ratio = result.latencyMs / estimatedMs;
         text += ratio >= 1 ? tr(" (%1× the estimate)").arg(formatRatio(ratio))
                            : tr(" (%1× faster than the estimate)").arg(formatRatio(1 / ratio));
     }
-    setStatus(text, Tone::Good);
-    m_metricsView->resizeColumnsToContents();
-    m_outputsView->resizeColumnsToContents();
+    return text;
+}
+
+void RunPanel::onFinished(std::shared_ptr<const RunResult> result)
+{
+    showResult(result);
+    m_live->setText(tr("%1 tasks · %2").arg(result->timeline.size()).arg(elapsedText(m_elapsed->elapsed())));
+    setStatus(measuredText(*result), Tone::Good);
     updateButtons();
     emit runFinished(result);
+}
+
+// A run stored in the project, shown as it was measured; its outputs were not stored.
+void RunPanel::onRestored(std::shared_ptr<const RunResult> result, const QString &when)
+{
+    const std::shared_ptr<const ScheduleRun> schedule = m_state->backendRunSchedule();
+    if (!result || !schedule)
+        return;
+    m_runPlan = std::shared_ptr<const ExecutionPlan>(schedule, &schedule->result.plan);
+    const IBackend *backend = m_registry ? m_registry->find(m_state->backendRunBackend().toStdString()) : nullptr;
+    m_runBackendTitle = backend && !backend->info().title.empty() ? QString::fromStdString(backend->info().title)
+                                                                  : m_state->backendRunBackend();
+    showResult(result);
+    m_live->setText(tr("%1 tasks · stored %2").arg(result->timeline.size()).arg(when));
+    setStatus(measuredText(*result) + tr("<br>Stored in the project (%1); run again to see the outputs.").arg(when),
+              Tone::Good);
+    updateButtons();
 }
 
 void RunPanel::onFailed(const QString &message)

@@ -121,6 +121,9 @@ private:
     void onStarted();
     void onProgress(int done, int total);
     void onFinished(std::shared_ptr<const RunResult> result);
+    void onRestored(std::shared_ptr<const RunResult> result, const QString &when);
+    void showResult(const std::shared_ptr<const RunResult> &result);
+    QString measuredText(const RunResult &result) const; // "<b>1.2 ms</b> measured on … · estimated …"
     void onFailed(const QString &message);
     IBackend *currentBackend() const;
     QString idleText() const;

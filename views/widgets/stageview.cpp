@@ -163,10 +163,12 @@ void StageView::setState(WorkbenchState *state)
         state, &WorkbenchState::scheduleFinished, this,
         [this, state](const std::shared_ptr<const ScheduleRun> &run) { setRun(state->graph(), run, state->device()); });
     // A measured timeline replaces the estimate only for the plan on show.
-    connect(state, &WorkbenchState::backendRunFinished, this, [this, state](const std::shared_ptr<const RunResult> &r) {
+    const auto showMeasured = [this, state](const std::shared_ptr<const RunResult> &r) {
         if (r && state->resultIsCurrent())
             setTimeline(r->timeline);
-    });
+    };
+    connect(state, &WorkbenchState::backendRunFinished, this, showMeasured);
+    connect(state, &WorkbenchState::backendRunRestored, this, showMeasured);
     connect(this, &StageView::nodesSelected, state,
             [state](const std::vector<NodeId> &nodes) { state->setHighlighted(nodes, true); });
     connect(this, &StageView::overrideRequested, state, &WorkbenchState::requestOverride);
