@@ -780,6 +780,9 @@ views::PlanShown MainWindow::planShown() const
         shown.modelPath = m_model->path;
     }
     shown.selectNode = [state = m_state](NodeId n) { state->selectNode(n, /*reveal=*/true); };
+    shown.highlightNodes = [state = m_state](std::vector<NodeId> nodes) {
+        state->setHighlighted(std::move(nodes), /*centre=*/true);
+    };
     return shown;
 }
 

@@ -534,6 +534,44 @@ private slots:
         QVERIFY(RunTimeline({}, nullptr).empty());
     }
 
+    // Issue 18: a task clicked on the run's timeline outlines its nodes in the
+    // graph (through the state); a click beside every task outlines nothing.
+    void clickingATaskHighlightsItsNodes()
+    {
+        PanelRig rig;
+        RunPanel &panel = rig.panel;
+        panel.setBackends(&m_backends);
+        panel.setPlan(m_small.graph, m_small.run);
+        panel.resize(1000, 400);
+        panel.show();
+        QVERIFY(runPanel(panel));
+        RunTimelineStrip *strip = panel.timelineStrip();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const ExecutionPlan &plan = m_small.run->result.plan;
+        QPoint hit(-1, -1);
+        for (int x = 0; x < strip->width() && hit.x() < 0; x += 3)
+            for (int y = 0; y < strip->height() && hit.x() < 0; y += 3)
+                if (strip->entryAt(QPoint(x, y)).first >= 0)
+                    hit = QPoint(x, y);
+        QVERIFY(hit.x() >= 0);
+        const auto [lane, index] = strip->entryAt(hit);
+        const TaskId task = strip->timeline().lane(lane)[static_cast<std::size_t>(index)].task;
+        const Kernel &kernel =
+            plan.kernels[static_cast<std::size_t>(plan.tasks[static_cast<std::size_t>(task)].kernel)];
+        QSignalSpy clicked(strip, &RunTimelineStrip::taskClicked);
+        QTest::mouseClick(strip, Qt::LeftButton, {}, QPoint(2, 2)); // the legend
+        QCOMPARE(clicked.count(), 0);
+        QVERIFY(rig.controller.state()->highlighted().empty());
+        QTest::mouseClick(strip, Qt::LeftButton, {}, hit);
+        QCOMPARE(clicked.count(), 1);
+        std::vector<NodeId> shown = rig.controller.state()->highlighted();
+        std::vector<NodeId> expected = kernel.nodes;
+        std::sort(shown.begin(), shown.end());
+        std::sort(expected.begin(), expected.end());
+        QVERIFY(!shown.empty());
+        QVERIFY(std::includes(expected.begin(), expected.end(), shown.begin(), shown.end()));
+    }
+
     void stripPaintsThousandsOfTasksQuickly()
     {
         auto result = std::make_shared<RunResult>();

@@ -39,6 +39,9 @@ struct PlanShown {
     std::string modelPath;
     // Selects a node in the workbench (graph view, inspector); empty outside it.
     std::function<void(NodeId)> selectNode;
+    // Outlines nodes in the graph view (a kernel's, a stage's, a task's) and
+    // centres on the first; empty outside the workbench.
+    std::function<void(std::vector<NodeId>)> highlightNodes;
 };
 
 // A dock view. `create` makes the widget (owned by the dock); `show` hands it each plan it applies to.

@@ -14,6 +14,7 @@
 #include <QHeaderView>
 #include <QHelpEvent>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
@@ -250,18 +251,32 @@ void RunTimelineStrip::paintEvent(QPaintEvent *)
     }
 }
 
-QString RunTimelineStrip::toolTipAt(QPoint pos) const
+std::pair<int, int> RunTimelineStrip::entryAt(QPoint pos) const
 {
     if (m_timeline.empty() || m_timeline.spanNs() <= 0)
-        return {};
+        return {-1, -1};
     const Geometry g = geometry();
     const int lane = laneAt(g, pos.y());
     if (lane < 0 || pos.x() < g.plot.left() - 2 || pos.x() > g.plot.right() + 2)
-        return {};
+        return {-1, -1};
     const double nsPerPixel = m_timeline.spanNs() / g.plot.width();
     const double ns = (pos.x() - g.plot.left() + 0.5) * nsPerPixel;
     const int index = m_timeline.taskAt(lane, ns, 2 * nsPerPixel);
-    if (index < 0)
+    return index < 0 ? std::pair{-1, -1} : std::pair{lane, index};
+}
+
+void RunTimelineStrip::mousePressEvent(QMouseEvent *event)
+{
+    const auto [lane, index] = entryAt(event->pos());
+    if (lane >= 0 && event->button() == Qt::LeftButton)
+        emit taskClicked(m_timeline.lane(lane)[static_cast<std::size_t>(index)].task);
+    QWidget::mousePressEvent(event);
+}
+
+QString RunTimelineStrip::toolTipAt(QPoint pos) const
+{
+    const auto [lane, index] = entryAt(pos);
+    if (lane < 0)
         return {};
     const TimelineTask &t = m_timeline.lane(lane)[static_cast<std::size_t>(index)];
     QString label;
@@ -381,6 +396,20 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     connect(m_state, &WorkbenchState::backendRunProgress, this, &RunPanel::onProgress);
     connect(m_state, &WorkbenchState::backendRunFinished, this, &RunPanel::onFinished);
     connect(m_state, &WorkbenchState::backendRunRestored, this, &RunPanel::onRestored);
+    // A task clicked on the timeline: its nodes (tiles, else its kernel's) light up in the graph.
+    connect(m_timeline, &RunTimelineStrip::taskClicked, this, [this](TaskId id) {
+        if (!m_runPlan || id < 0 || static_cast<std::size_t>(id) >= m_runPlan->tasks.size())
+            return;
+        const Task &task = m_runPlan->tasks[static_cast<std::size_t>(id)];
+        std::vector<NodeId> nodes;
+        for (const NodeTile &tile : task.tiles)
+            if (std::find(nodes.begin(), nodes.end(), tile.node) == nodes.end())
+                nodes.push_back(tile.node);
+        if (nodes.empty() && task.kernel >= 0 && static_cast<std::size_t>(task.kernel) < m_runPlan->kernels.size())
+            nodes = m_runPlan->kernels[static_cast<std::size_t>(task.kernel)].nodes;
+        if (!nodes.empty())
+            m_state->setHighlighted(std::move(nodes), true);
+    });
     connect(m_state, &WorkbenchState::backendRunFailed, this, &RunPanel::onFailed);
     connect(m_state, &WorkbenchState::scheduleFinished, this,
             [this](const std::shared_ptr<const ScheduleRun> &run) { setPlan(m_state->graph(), run); });

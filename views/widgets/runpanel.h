@@ -54,13 +54,21 @@ public:
     const RunTimeline &timeline() const { return m_timeline; }
     // Tooltip text for a point in widget coordinates; empty when no task is there.
     QString toolTipAt(QPoint pos) const;
+    // The timeline entry under a point (lane, index into it), or {-1, -1}.
+    std::pair<int, int> entryAt(QPoint pos) const;
 
+signals:
+    // A click on a task: the plan's task id (the panel highlights its nodes).
+    void taskClicked(tessera::TaskId task);
+
+public:
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
 protected:
     void paintEvent(QPaintEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
     bool event(QEvent *event) override;
 
 private:
