@@ -121,7 +121,7 @@ int main(int argc, char **argv)
             window.openFile(cl->model);
         else if (!cl->sample.isEmpty())
             window.openSample(cl->sample);
-        else
+        else if (!window.offerUnsavedSession())
             window.openDefault();
     });
     return app.exec();

@@ -32,6 +32,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -226,6 +227,7 @@ void MainWindow::openFile(const QString &path)
             Diagnostic{Severity::Error, ErrorCode::Io, "file not found", Location{path.toStdString(), -1, {}, {}}});
         return;
     }
+    m_requestedSample.clear();
     m_loader->load(QFileInfo(path).absoluteFilePath());
 }
 
@@ -241,7 +243,85 @@ void MainWindow::openProject(const QString &path)
 
 void MainWindow::openSample(const QString &name)
 {
+    m_requestedSample = name;
     m_loader->loadSample(name);
+}
+
+// --- unsaved overrides -------------------------------------------------------
+
+void MainWindow::updateUnsavedSession()
+{
+    if (m_restoringUnsaved)
+        return; // the stored session stays until its overrides are back on screen
+    const bool projectHoldsThem = m_session && m_session->isOpen() && !m_session->isReadOnly();
+    if (projectHoldsThem || m_schedule->overrides().empty() || !m_model) {
+        discardUnsavedSession();
+        return;
+    }
+    UnsavedSession s;
+    s.sample = m_sampleName;
+    s.model = QString::fromStdString(m_model->path);
+    s.algorithm = m_schedule->schedulerName();
+    s.device = m_deviceBox->currentData().toString();
+    s.options = m_schedule->options();
+    s.overrides = m_schedule->overrides();
+    if (const Status st = saveUnsavedSession(s); !st.isOk())
+        statusBar()->showMessage(QString::fromStdString(st.str()), 10000);
+}
+
+bool MainWindow::offerUnsavedSession()
+{
+    auto stored = loadUnsavedSession();
+    if (!stored) {
+        reportError(tr("Unsaved overrides"), QString::fromStdString(stored.status().str()));
+        return false;
+    }
+    if (!*stored || !m_interactive)
+        return false;
+    const UnsavedSession &s = **stored;
+    const QDateTime saved = QDateTime::fromString(s.saved, Qt::ISODate);
+    const QString what =
+        tr("%n override(s) of %1 with %2 on %3, from %4, were not saved in a project.", nullptr,
+           static_cast<int>(s.overrides.size()))
+            .arg(s.sample.isEmpty() ? QFileInfo(s.model).fileName() : s.sample, s.algorithm, s.device,
+                 saved.isValid() ? saved.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm")) : s.saved);
+    const auto answer =
+        QMessageBox::question(this, tr("Restore unsaved overrides?"), what + QLatin1Char('\n') + tr("Restore them?"),
+                              QMessageBox::Yes | QMessageBox::Discard, QMessageBox::Yes);
+    if (answer != QMessageBox::Yes) {
+        discardUnsavedSession();
+        return false;
+    }
+    restoreUnsavedSession(s);
+    return true;
+}
+
+// The setup first (choosing a scheduler clears overrides), then the model;
+// the overrides once it is on screen (a new model clears them too).
+void MainWindow::restoreUnsavedSession(const UnsavedSession &session)
+{
+    m_restoringUnsaved = session;
+    selectSetup(session.algorithm, session.device);
+    m_schedule->setOptions(session.options);
+    auto *once = new QObject(this);
+    const auto done = [this, once] {
+        m_restoringUnsaved.reset();
+        once->deleteLater();
+    };
+    connect(this, &MainWindow::modelLoaded, once, [this, done] {
+        if (!m_restoringUnsaved)
+            return;
+        const Overrides overrides = m_restoringUnsaved->overrides;
+        done();
+        m_schedule->loadOverrides(overrides); // writes the file again, now from the screen
+        statusBar()->showMessage(tr("Restored %n unsaved override(s)", nullptr, static_cast<int>(overrides.size())),
+                                 8000);
+    });
+    connect(this, &MainWindow::loadFailed, once, done); // the file stays for the next start
+    if (!session.sample.isEmpty())
+        openSample(session.sample);
+    else
+        openFile(session.model);
 }
 
 void MainWindow::openDefault()
@@ -272,6 +352,7 @@ void MainWindow::onLoadFinished(std::shared_ptr<const views::ModelData> model)
     const ActivityScope activity("workbench: show model");
     m_session->modelAboutToChange(); // closes an open project unless this is the model of one opening
     m_awaitingFirstLayout = true;
+    m_sampleName = m_requestedSample;
     m_state->setModel(std::move(model)); // every view follows (onModelChanged first)
     const QString path = QString::fromStdString(m_model->path);
 
@@ -573,6 +654,10 @@ void MainWindow::connectSession()
     using views::WorkbenchState;
     for (auto signal : {&WorkbenchState::scheduleStarted, &WorkbenchState::overridesChanged})
         connect(m_state, signal, this, &MainWindow::updateScheduleActions);
+    for (auto signal : {&WorkbenchState::overridesChanged, &WorkbenchState::setupChanged})
+        connect(m_state, signal, this, &MainWindow::updateUnsavedSession);
+    connect(m_session, &ProjectSession::opened, this, &MainWindow::updateUnsavedSession);
+    connect(m_session, &ProjectSession::closed, this, &MainWindow::updateUnsavedSession);
     connect(m_state, &WorkbenchState::scheduleFinished, this, &MainWindow::updateScheduleActions);
     connect(m_state, &WorkbenchState::scheduleFailed, this, &MainWindow::updateScheduleActions);
     connect(m_state, &WorkbenchState::scheduleFinished, this, &MainWindow::showPluginViews);

@@ -21,6 +21,7 @@
 // — and lists them all generically.
 #pragma once
 
+#include "app/gui/unsavedsession.h"
 #include "core/backend/backend.h"
 #include "core/hw/deviceregistry.h"
 #include "core/plugin/extensions.h"
@@ -101,6 +102,12 @@ public:
     // size (also View ▸ Reset Layout).
     void applyDefaultLayout(const QSize &available);
 
+    // Unsaved overrides (unsavedsession.h): the stored ones, restored on
+    // request. offerUnsavedSession asks first (interactive only) and returns
+    // whether it restored; a broken file is reported and moved aside.
+    bool offerUnsavedSession();
+    void restoreUnsavedSession(const UnsavedSession &session);
+
     std::shared_ptr<const views::ModelData> modelData() const { return m_model; }
     GraphView *graphView() const { return m_graphView; }
     QTreeView *outline() const { return m_outline; }
@@ -163,11 +170,14 @@ private:
     void createStatusBar();
     void connectViews();
     void restoreLayout();
+    void updateUnsavedSession(); // after every change of the overrides or the setup
     void unclipDockTabs();
     // Saved dock arrangements of another version are not restored (2: short
     // tab names, the bottom docks spanning the width on short screens).
     static constexpr int kDockStateVersion = 2;
-    QByteArray m_defaultDockState; // as createDocks() arranged them: View ▸ Reset Layout
+    QByteArray m_defaultDockState;                    // as createDocks() arranged them: View ▸ Reset Layout
+    QString m_requestedSample, m_sampleName;          // the sample being loaded / on show ("" for a file)
+    std::optional<UnsavedSession> m_restoringUnsaved; // until its overrides are applied
     void saveLayout() const;
 
     void onLoadStarted(const QString &source);

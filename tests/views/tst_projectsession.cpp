@@ -18,6 +18,7 @@
 #include "app/gui/runcontroller.h"
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
+#include "app/gui/unsavedsession.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
 #include "core/store/project.h"
@@ -787,6 +788,81 @@ TEST_F(ProjectSessionTest, AStoredRunOfAnEarlierPlanIsNotShown)
     ASSERT_TRUE(openProject(w, projectPath));
     EXPECT_FALSE(w.runPanel()->lastResult());
     EXPECT_FALSE(w.state()->lastResultRestored());
+}
+
+// Issue 19: overrides made without a project are kept on disk at every
+// change, come back in a new window, and leave the disk once a project holds them.
+TEST_F(ProjectSessionTest, UnsavedOverridesSurviveTheWindowAndComeBack)
+{
+    gui::discardUnsavedSession();
+    Overrides made;
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        ASSERT_TRUE(load(w, file("small.onnx")));
+        ASSERT_TRUE(scheduled(w));
+        auto stored = gui::loadUnsavedSession();
+        ASSERT_TRUE(stored.isOk());
+        EXPECT_FALSE(*stored) << "no overrides, nothing stored";
+        const auto o = someOverride(w);
+        ASSERT_FALSE(o.first.empty());
+        w.scheduleController()->setOverride(o.first, o.second);
+        ASSERT_TRUE(scheduled(w));
+        made = w.scheduleController()->overrides();
+        stored = gui::loadUnsavedSession();
+        ASSERT_TRUE(stored.isOk() && *stored) << "stored at the change";
+        EXPECT_EQ((*stored)->overrides, made);
+        EXPECT_EQ((*stored)->model, file("small.onnx"));
+        EXPECT_EQ((*stored)->algorithm, w.scheduleController()->schedulerName());
+    } // gone without a save (as a crash would leave it)
+
+    auto stored = gui::loadUnsavedSession();
+    ASSERT_TRUE(stored.isOk() && *stored);
+    MainWindow w;
+    w.setInteractive(false);
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.restoreUnsavedSession(**stored);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return loaded.count() == 1; }, kTimeoutMs));
+    ASSERT_TRUE(scheduled(w));
+    EXPECT_EQ(w.scheduleController()->overrides(), made);
+    EXPECT_TRUE(w.scheduleController()->lastRun()->decisions.find(made.begin()->first)->overridden);
+
+    // A project now holds them: the unsaved copy goes.
+    ASSERT_TRUE(w.session()->create(file("holds.tessera")).isOk());
+    stored = gui::loadUnsavedSession();
+    ASSERT_TRUE(stored.isOk());
+    EXPECT_FALSE(*stored);
+}
+
+// The twins: clearing the overrides removes the file; a broken file is
+// refused with its reason and moved aside, not deleted.
+TEST_F(ProjectSessionTest, UnsavedSessionClearedOrBrokenIsNotRestored)
+{
+    gui::discardUnsavedSession();
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        ASSERT_TRUE(load(w, file("small.onnx")));
+        ASSERT_TRUE(scheduled(w));
+        const auto o = someOverride(w);
+        w.scheduleController()->setOverride(o.first, o.second);
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(QFile::exists(gui::unsavedSessionPath()));
+        w.scheduleController()->clearOverrides();
+        ASSERT_TRUE(scheduled(w));
+        EXPECT_FALSE(QFile::exists(gui::unsavedSessionPath()));
+    }
+    const QString path = gui::unsavedSessionPath();
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("{\"format_version\": 1, \"model\": \"m.onnx\"");
+    f.close();
+    auto broken = gui::loadUnsavedSession();
+    ASSERT_FALSE(broken.isOk());
+    EXPECT_NE(broken.status().message().find(".broken"), std::string::npos) << broken.status().str();
+    EXPECT_FALSE(QFile::exists(path));
+    EXPECT_TRUE(QFile::exists(path + ".broken"));
+    QFile::remove(path + ".broken");
 }
 
 // --- export and import ------------------------------------------------------------------
