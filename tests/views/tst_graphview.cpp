@@ -103,6 +103,26 @@ private slots:
         QVERIFY2(ink > img.width() * img.height() / 50, qPrintable(QStringLiteral("only %1 drawn pixels").arg(ink)));
     }
 
+    // Issue 18: long edges from hub nodes (BERT's attention mask feeds every
+    // layer) are drawn as stubs; the residual chain has no hub, so none.
+    void hubEdgesAreStubs()
+    {
+        QCOMPARE(m_view->stubbedEdgeCount(), 0);
+        auto s = layout::bertBaseLike(12);
+        QVERIFY(layoutAfter(*m_view, [&] { m_view->setGraph(s.graph, std::move(s.hierarchy)); }));
+        QVERIFY2(m_view->stubbedEdgeCount() > 0, "no hub edge drawn as stubs in BERT");
+        const auto graph = m_view->graph();
+        NodeId add = kInvalidId;
+        for (NodeId n = 0; n < static_cast<NodeId>(graph->nodeCount()) && add == kInvalidId; ++n)
+            if (graph->node(n).name.find("layer.4") != std::string::npos && graph->node(n).name.ends_with("scores/Add"))
+                add = n;
+        QVERIFY(add != kInvalidId);
+        m_view->resetZoom();
+        m_view->centerOnNode(add);
+        QTest::qWait(50);
+        QVERIFY(m_view->grab().save(screenshotPath(QStringLiteral("hubs"))));
+    }
+
     void emptyViewIsBlank()
     {
         m_view->clear();

@@ -748,6 +748,15 @@ QRectF GraphView::groupRect(GroupId g) const
     return d->sceneRectOfGroup(g);
 }
 
+int GraphView::stubbedEdgeCount() const
+{
+    int n = 0;
+    for (QGraphicsItem *item : d->scene->items())
+        if (auto *level = dynamic_cast<LevelGraphicsItem *>(item))
+            n += level->stubbedEdgeCount();
+    return n;
+}
+
 int GraphView::visibleItemCount() const
 {
     return static_cast<int>(d->scene->items().size());

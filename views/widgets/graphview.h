@@ -93,6 +93,7 @@ public:
     // Scene rectangles of what is on screen now; empty if hidden in a collapsed group.
     QRectF nodeRect(NodeId n) const;
     QRectF groupRect(GroupId g) const; // a collapsed box or an expanded frame
+    int stubbedEdgeCount() const;      // hub edges drawn as stubs (graphviewitems.h), over every level
     int visibleItemCount() const;      // graphics items in the scene: one per laid-out level (root + expanded groups)
 
 signals:

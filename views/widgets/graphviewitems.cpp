@@ -186,8 +186,73 @@ LevelGraphicsItem::LevelGraphicsItem(const GraphViewPrivate *d, int placedIndex)
             else if (it.kind == LevelItem::Kind::OutPort)
                 m_portLines.emplace_back(QPointF(c.x(), m_frame.bottom()), c);
         }
+    markHubEdges();
     m_bounds.adjust(-6, -10, 6, 6); // selection outlines and badges
     m_labels.resize(items.size());
+}
+
+void LevelGraphicsItem::markHubEdges()
+{
+    const auto &items = m_level->items;
+    std::vector<int> fanOut(items.size(), 0);
+    for (const layout::LevelEdge &e : m_level->edges)
+        ++fanOut[static_cast<std::size_t>(e.from)];
+    constexpr qreal kStub = 26;
+    for (std::size_t k = 0; k < m_edges.size(); ++k) {
+        EdgeGeometry &geo = m_edges[k];
+        const layout::LevelEdge &e = m_level->edges[k];
+        const LevelItem &from = items[static_cast<std::size_t>(e.from)];
+        if (geo.polyline.size() < 2 || fanOut[static_cast<std::size_t>(e.from)] < kHubFanOut)
+            continue;
+        qreal length = 0;
+        for (qsizetype i = 1; i < geo.polyline.size(); ++i)
+            length += QLineF(geo.polyline[i - 1], geo.polyline[i]).length();
+        if (length < kHubLength)
+            continue;
+        geo.stubbed = true;
+        qreal run = 0;
+        geo.head << geo.polyline.front();
+        for (qsizetype i = 1; i < geo.polyline.size() && run < kStub; ++i) {
+            run += QLineF(geo.polyline[i - 1], geo.polyline[i]).length();
+            geo.head << geo.polyline[i];
+        }
+        run = 0;
+        geo.tail << geo.polyline.back();
+        for (qsizetype i = geo.polyline.size() - 2; i >= 0 && run < kStub; --i) {
+            run += QLineF(geo.polyline[i + 1], geo.polyline[i]).length();
+            geo.tail.prepend(geo.polyline[i]);
+        }
+        geo.hubName = hubNameOf(from, items[static_cast<std::size_t>(e.to)]);
+    }
+}
+
+// What a stub names: the hub node or group; for a level's input port, the
+// producer outside the level of the consumer's input (the port itself is no name).
+QString LevelGraphicsItem::hubNameOf(const LevelItem &from, const LevelItem &to) const
+{
+    if (from.kind == LevelItem::Kind::Node)
+        return QString::fromStdString(d->graph->node(from.id).name);
+    if (from.kind == LevelItem::Kind::Group)
+        return QString::fromStdString(d->hierarchy->group(from.id).name);
+    if (to.kind != LevelItem::Kind::Node)
+        return {};
+    for (TensorId t : d->graph->node(to.id).inputs) {
+        if (t == kInvalidId)
+            continue;
+        const NodeId producer = d->graph->tensor(t).producer;
+        if (producer == kInvalidId)
+            continue;
+        const std::vector<GroupId> chain = d->hierarchy->ancestry(d->hierarchy->groupOf(producer));
+        if (std::find(chain.begin(), chain.end(), m_level->group) == chain.end())
+            return QString::fromStdString(d->graph->node(producer).name);
+    }
+    return {};
+}
+
+int LevelGraphicsItem::stubbedEdgeCount() const
+{
+    return static_cast<int>(
+        std::count_if(m_edges.begin(), m_edges.end(), [](const EdgeGeometry &e) { return e.stubbed; }));
 }
 
 QRectF LevelGraphicsItem::boundingRect() const
@@ -302,7 +367,7 @@ void LevelGraphicsItem::paintEdges(QPainter *p, const QRectF &exposed, qreal lod
         p->setPen(pen);
         std::vector<QLineF> lines;
         for (const EdgeGeometry &e : m_edges)
-            if (e.bounds.intersects(exposed))
+            if (!e.stubbed && e.bounds.intersects(exposed))
                 lines.push_back(e.chord);
         p->drawLines(lines.data(), static_cast<int>(lines.size()));
         return;
@@ -333,7 +398,9 @@ void LevelGraphicsItem::paintEdges(QPainter *p, const QRectF &exposed, qreal lod
         pen.setWidthF(width(hot ? 2.0 : 1.2));
         p->setPen(pen);
         p->setBrush(Qt::NoBrush);
-        if (thin)
+        if (e.stubbed && !hot) {
+            paintStubs(p, e, pen, lod);
+        } else if (thin)
             p->drawPolyline(e.polyline);
         else
             drawClipped(p, e.polyline, exposed.adjusted(-8, -8, 8, 8));
@@ -343,6 +410,31 @@ void LevelGraphicsItem::paintEdges(QPainter *p, const QRectF &exposed, qreal lod
             p->drawPolygon(e.arrow);
         }
     }
+}
+
+// A hub edge's two stubs: open-ended lines (a dot where they stop), the arrow
+// into the consumer, and the hub's name beside the entering stub.
+void LevelGraphicsItem::paintStubs(QPainter *p, const EdgeGeometry &e, QPen pen, qreal lod) const
+{
+    pen.setStyle(Qt::DashLine);
+    p->setPen(pen);
+    p->drawPolyline(e.head);
+    p->drawPolyline(e.tail);
+    p->setPen(Qt::NoPen);
+    p->setBrush(pen.color());
+    p->drawEllipse(e.head.back(), 2.2, 2.2);
+    p->drawEllipse(e.tail.front(), 2.2, 2.2);
+    if (lod < gs::kTextLod || e.hubName.isEmpty())
+        return;
+    static const QFontMetricsF metrics(gs::smallFont());
+    const QString text = metrics.elidedText(QStringLiteral("from ") + e.hubName, Qt::ElideMiddle, 160);
+    p->setFont(gs::smallFont());
+    p->setPen(gs::edgeColor().darker(130));
+    // Beside the stub's open end, on the side it comes from, clear of the consumer.
+    const QPointF open = e.tail.front();
+    const bool fromLeft = open.x() <= e.tail.back().x();
+    const qreal w = metrics.horizontalAdvance(text);
+    p->drawText(QPointF(fromLeft ? open.x() - w - 4 : open.x() + 4, open.y() - 4), text);
 }
 
 void LevelGraphicsItem::paintNode(QPainter *p, const LevelItem &item, std::size_t index, qreal lod) const

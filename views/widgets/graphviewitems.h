@@ -5,6 +5,15 @@
 // arrows and curves by level of detail (graphviewstyle.h thresholds). Edge
 // geometry is built once; labels are elided and laid out lazily (QStaticText)
 // and cached.
+//
+// Hub edges: an edge from an item with kHubFanOut or more out-edges in its
+// level that runs longer than kHubLength (an attention mask feeding every
+// encoder layer, a NASNet cell's input reused cells later) is drawn as two
+// short stubs — one leaving the hub, one entering the consumer with the hub's
+// name beside it — instead of a line across the graph. Selecting either end
+// draws it whole. Bundling was the other choice; stubs keep every edge
+// readable at its ends without a layout change, as schematic editors do with
+// net labels.
 #pragma once
 
 #include "views/models/graphlayout.h"
@@ -29,6 +38,10 @@ public:
     void paint(QPainter *p, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
     const layout::Level &level() const { return *m_level; }
+    int stubbedEdgeCount() const; // hub edges drawn as stubs
+
+    static constexpr int kHubFanOut = 4;
+    static constexpr qreal kHubLength = 600;     // scene units of path
     QRectF frameRect() const { return m_frame; } // item-local; null for the root
 
 private:
@@ -37,6 +50,11 @@ private:
         QPolygonF arrow;    // empty where the line runs on (into a port or an expanded group)
         QLineF chord;       // start to end, for sketch level of detail
         QRectF bounds;
+        // Hub edges (see above): the first and last stretch of the polyline, and
+        // the hub's name drawn beside the entering stub.
+        bool stubbed = false;
+        QPolygonF head, tail;
+        QString hubName;
     };
     struct Labels {
         bool ready = false;
@@ -45,6 +63,9 @@ private:
 
     void paintFrame(QPainter *p, const QRectF &exposed, qreal lod) const;
     void paintEdges(QPainter *p, const QRectF &exposed, qreal lod) const;
+    void paintStubs(QPainter *p, const EdgeGeometry &e, QPen pen, qreal lod) const;
+    void markHubEdges();
+    QString hubNameOf(const layout::LevelItem &from, const layout::LevelItem &to) const;
     void paintNode(QPainter *p, const layout::LevelItem &item, std::size_t index, qreal lod) const;
     void paintGroupBox(QPainter *p, const layout::LevelItem &item, std::size_t index, qreal lod) const;
     const Labels &labels(std::size_t index) const;
