@@ -29,7 +29,7 @@ void decideSplit(Context &ctx, SubGraph &sg)
     std::vector<std::pair<int, std::int64_t>> splits;
     const bool anyFit = sg.best.factor != kNoFit;
     options.push_back({"whole", "one instance", 1.0, "peak " + std::to_string(peak) + " B",
-                       wholeFits || !anyFit
+                       wholeFits || !anyFit || !ctx.split()
                            ? std::string()
                            : "peak " + std::to_string(peak) + " B exceeds LB " + std::to_string(ctx.lbBytes) + " B"});
     splits.push_back({-1, 1});
@@ -61,8 +61,8 @@ void decideSplit(Context &ctx, SubGraph &sg)
                     preferred = static_cast<std::int32_t>(options.size() - 1);
             }
         }
-        if (sg.best.factor == 1 && sg.best.dim >= 0)
-            preferred = 0; // f = 1: one instance
+        if ((sg.best.factor == 1 && sg.best.dim >= 0) || !ctx.split())
+            preferred = 0; // f = 1, or a §5.3 variant without instance split: one instance
     }
     std::int32_t pick = preferred;
     if (options.size() > 1)
@@ -74,7 +74,8 @@ void decideSplit(Context &ctx, SubGraph &sg)
         "S3: split into instances (§3.3)", "sub-graph " + subgraphLabel(g, sg),
         sg.splitFactor > 1 ? std::to_string(sg.splitFactor) + " instances along dim " + std::to_string(sg.splitDim)
                            : "one instance",
-        sg.best.factor == kNoFit
+        !ctx.split() ? "§5.3 variant without instance split"
+        : sg.best.factor == kNoFit
             ? "no factor fits LB: whole, working set in GB"
             : "Eq. (1) lexmax (n_d, -f_d, -d) over " + std::to_string(sg.splitInfo.size()) + " SplitInfo tuples");
     step.numbers = {{"peak_bytes", double(peak)},
@@ -129,6 +130,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
     // S1, S2: splits and instance tiles.
     for (std::size_t s = 0; s < subgraphs.size(); ++s) {
         SubGraph &sg = subgraphs[s];
+        sg.unit = dominantUnit(g, ctx.device, sg);
         decideSplit(ctx, sg);
         const TensorId out = outputOf(g, sg);
         for (std::int64_t i = 0; i < sg.splitFactor; ++i) {
