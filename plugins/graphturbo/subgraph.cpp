@@ -147,7 +147,17 @@ std::int32_t dominantUnit(const Graph &g, const Device &dev, const SubGraph &sg)
                 dt = g.tensor(g.node(n).outputs.front()).dtype;
         }
     }
+    // The cost model's and the simulator's choice: the best unit for the class and dtype, else
+    // for float32, else the device's fastest float32 unit (STCP920's MME has no f32 rate).
     const ComputeUnit *u = dev.bestUnit(cls, dt);
+    if (!u)
+        u = dev.bestUnit(cls, DType::Float32);
+    if (!u)
+        for (const ComputeUnit &c : dev.units) {
+            auto it = c.peakOpsPerSec.find(DType::Float32);
+            if (it != c.peakOpsPerSec.end() && (!u || it->second > u->peakOpsPerSec.at(DType::Float32)))
+                u = &c;
+        }
     if (!u)
         return -1;
     return static_cast<std::int32_t>(u - dev.units.data());

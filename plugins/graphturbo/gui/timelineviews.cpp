@@ -227,13 +227,14 @@ std::vector<views::TimelineRow> overlapRows(const ExecutionPlan &plan, const Dev
             const double hidden = covered(tt.startNs, tt.endNs);
             sum.transferNs += tt.endNs - tt.startNs;
             sum.hiddenNs += hidden;
-            bar.marked = hidden > 0.5 * (tt.endNs - tt.startNs);
+            bar.marked = hidden > 0;
+            bar.tip = QStringLiteral(", %1 % behind compute").arg(std::lround(100 * hidden / (tt.endNs - tt.startNs)));
         }
         bar.tip = QStringLiteral("%1\n%2-%3 µs%4")
                       .arg(QString::fromStdString(t.label))
                       .arg(tt.startNs / 1000.0, 0, 'f', 2)
                       .arg(tt.endNs / 1000.0, 0, 'f', 2)
-                      .arg(bar.marked ? QStringLiteral(" (behind compute)") : QString());
+                      .arg(bar.tip);
         row(name).bars.push_back(bar);
     }
     if (summary)

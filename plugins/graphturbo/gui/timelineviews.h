@@ -12,7 +12,7 @@
 //     compute unit and one per kind of data movement (weight promotion,
 //     copies, redistributions, concatenations), coloured by sub-graph; a
 //     transfer running while a compute task runs (its latency hidden, §4.4)
-//     is hatched.
+//     (partly) is hatched, its tip saying how much of it.
 #pragma once
 
 #include "core/hw/device.h"

@@ -130,7 +130,7 @@ TEST(GraphTurboFig9, BindingMismatchPutsTheProducerInGbAndCopiesItBack)
     ASSERT_EQ(p.kernels.size(), 3u);
     EXPECT_EQ(run->result.stats.at("gb_scopes"), 1);
     // P's output buffer lives in LLB, and a copy LLB → L1 feeds each consumer.
-    const TensorId pt = g.node(1).outputs[0];
+    const TensorId pt = g.node(0).outputs[0];
     int inGb = 0;
     for (const Buffer &b : p.buffers)
         inGb += b.tensor == pt && b.level == "LLB";

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <iostream>
 
 #include "tests/common/screenshots.h"
 #include "tests/common/testgraphs.h"
