@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <set>
 #include <tuple>
 
@@ -102,21 +101,24 @@ public:
     }
 
 private:
-    // The compute task a part at position p on cluster c waits for before anything of it
-    // starts (full variant): the previous part on its cluster, or the one before that when
-    // the previous may overlap it (§4.4; the memory plan keeps both working sets then).
-    std::optional<TaskId> gate(int p, int c) const
+    // The compute tasks a part at position p on cluster c waits for before anything of it
+    // starts (full variant). It may run beside the part before it when that one may overlap it
+    // (§4.4; the memory plan keeps both working sets then), never beside an earlier one: it waits
+    // for the two parts before that one (their ends imply every earlier part's, by induction: a
+    // part never starts before all parts three back have ended), and for the one before it
+    // unless they may overlap.
+    std::vector<TaskId> gate(int p, int c) const
     {
         const auto &chain = m_chain[static_cast<std::size_t>(c)];
-        if (chain.empty())
-            return std::nullopt;
-        const auto &[prevPos, prevTask] = chain.back();
-        if (prevPos == p - 1 && m_overlap[static_cast<std::size_t>(prevPos)]) {
-            if (chain.size() < 2)
-                return std::nullopt;
-            return chain[chain.size() - 2].second;
+        std::vector<TaskId> out;
+        const std::size_t n = chain.size();
+        for (std::size_t k = 1; k <= std::min<std::size_t>(3, n); ++k) {
+            const auto &[pos, task] = chain[n - k];
+            if (k == 1 && pos == p - 1 && m_overlap[static_cast<std::size_t>(pos)])
+                continue;
+            out.push_back(task);
         }
-        return prevTask;
+        return out;
     }
 
     // (sub-graph, cluster) -> the weight promotion task and its GB buffer.
@@ -199,9 +201,10 @@ private:
         const std::string name = instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "");
         std::set<TaskId> deps;
         std::vector<TaskId> gated; // what this part's data movement waits for (full variant)
-        if (m_ctx.overlap())
-            if (auto gt = gate(p, c))
-                gated.push_back(*gt), deps.insert(*gt);
+        if (m_ctx.overlap()) {
+            gated = gate(p, c);
+            deps.insert(gated.begin(), gated.end());
+        }
         if (m_resident[static_cast<std::size_t>(inst.subgraph)]) {
             const auto [pt, wbuf] = promote(plan, inst.subgraph, c, false);
             deps.insert(pt);

@@ -38,11 +38,11 @@
 //             cluster, so the DMA runs beside the previous layer's compute;
 //             compute tasks queue per cluster and compute unit (Binding::stream)
 //             instead of per core, so instances on different units run side by
-//             side; a part waits for the part two before it on its cluster when
-//             the one before may overlap it (overlapWithNext, whose working sets
-//             the memory plan keeps together), else for the one before — its
-//             copies, redistributions and concats too, so nothing of it holds LB
-//             the memory plan did not count.
+//             side; a part waits for the two parts before the previous one on its
+//             cluster, and for the previous one unless they may overlap
+//             (overlapWithNext, whose working sets the memory plan keeps
+//             together) — its copies, redistributions and concats too, so
+//             nothing of it holds LB the memory plan did not count.
 // Other variants (§5.3) promote weights on the instance's cores, in order.
 #pragma once
 

@@ -4,11 +4,13 @@
 // far fewer sub-graphs, and the reference backend computes the sequential
 // plan's outputs from it bit for bit.
 #include "backends/reference/reference.h"
+#include "backends/sim/sim.h"
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
 #include "plugins/graphturbo/graphturbo.h"
+#include "plugins/layerfusion/layerfusion.h"
 #include "plugins/sequential/sequential.h"
 #include "samples/builder.h"
 #include "samples/catalog.h"
@@ -114,6 +116,59 @@ TEST(GraphTurboModels, Table2ModelsScheduleQuickly)
     o.batch = 8;
     o.seqLen = 384;
     schedulesQuickly("bert", o);
+}
+
+} // namespace
+
+namespace {
+
+TEST(GraphTurboModels, DISABLED_VariantsMeasure)
+{
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    for (const auto &[name, batch] : std::vector<std::pair<std::string, int>>{{"resnet50", 8}}) {
+        samples::SampleOptions o;
+        o.batch = batch;
+        if (name == "bert")
+            o.seqLen = 128;
+        const TempDir dir;
+        auto g = importSample(dir, name, o);
+        ASSERT_TRUE(g.isOk()) << g.status().str();
+        auto lf = scheduleGraph(*g, d, *createLayerFusionScheduler(), {});
+        ASSERT_TRUE(lf.isOk());
+        auto sim = createSimBackend(nullptr);
+        auto simMs = [&](const ExecutionPlan &p) {
+            CompileContext ctx{&d, {}};
+            auto c = sim->compileFor(*g, p, ctx);
+            if (!c) {
+                std::cout << c.status().str() << "\n";
+                return -1.0;
+            }
+            auto r = sim->run(**c, planutil::makeInputs(*g, 1));
+            if (!r) {
+                std::cout << r.status().str() << "\n";
+                return -1.0;
+            }
+            std::cout << "    [flops " << r->metrics["flops"] / 1e9 << " G, DDR "
+                      << r->metrics["bytes_by_level/DDR"] / 1e6 << " MB, LLB " << r->metrics["bytes_by_level/LLB"] / 1e6
+                      << " MB, L1 " << r->metrics["bytes_by_level/L1"] / 1e6 << " MB, tasks " << r->metrics["tasks"]
+                      << ", util VME " << r->metrics["utilisation_by_unit/VME"] << "]\n";
+            return r->metrics.at("sim_time_ms");
+        };
+        std::cout << name << " b" << batch << " layer-fusion sim " << simMs(lf->result.plan) << " ms est "
+                  << lf->result.plan.estimatedLatencyNs() / 1e6 << "\n";
+        for (const std::string v : {"llb", "l1", "split", "full"}) {
+            ScheduleSetup s;
+            s.options = {{"variant", v}};
+            auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), s);
+            ASSERT_TRUE(gt.isOk()) << gt.status().str();
+            const auto &st = gt->result.stats;
+            std::cout << "  " << v << ": sim " << simMs(gt->result.plan) << " ms, est "
+                      << gt->result.plan.estimatedLatencyNs() / 1e6 << " ms, sg " << st.at("subgraphs") << " inst "
+                      << st.at("instances") << " spills " << st.at("spills") << " lb_share " << st.at("lb_share")
+                      << " gb_scopes " << st.at("gb_scopes") << " redis " << st.at("redistributes") << " ahead "
+                      << st.at("overlapped_promotions") << " sched " << gt->searchMs << " ms\n";
+        }
+    }
 }
 
 } // namespace
