@@ -121,6 +121,11 @@ private:
         return out;
     }
 
+    std::int32_t streamOf(int cluster, int unit) const
+    {
+        return cluster * static_cast<std::int32_t>(m_dev.units.size()) + std::max(0, unit);
+    }
+
     // (sub-graph, cluster) -> the weight promotion task and its GB buffer.
     std::pair<TaskId, BufferId> promote(ExecutionPlan &plan, int s, int c, bool ahead)
     {
@@ -194,9 +199,11 @@ private:
         task.kernel = inst.subgraph;
         if (tiled)
             task.tiles.push_back({sg.exit, 0, part.tile});
-        task.binding = {c, 0, cores, sg.unit, -1};
+        // No unit binding: each node runs on the unit its class and dtype map to (a bound unit would
+        // force every node of the instance onto it, the convolutions of an f16 run onto the VME).
+        task.binding = {c, 0, cores, -1, -1};
         if (m_ctx.overlap()) // §4.4: one in-order queue per cluster and compute unit
-            task.binding.stream = c * static_cast<std::int32_t>(m_dev.units.size()) + std::max(0, sg.unit);
+            task.binding.stream = streamOf(c, sg.unit);
         task.stage = inst.subgraph;
         const std::string name = instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "");
         std::set<TaskId> deps;
@@ -341,6 +348,8 @@ private:
             placement.cores = cores;
             placement.ioLevel = levelName(level);
             placement.intermediateLevel = levelName(workLevel);
+            // Producer slices are read in place from LB or were copied into the working set.
+            placement.inputLevel = levelName(workLevel);
             placement.workFraction = 1.0 / double(sg.splitFactor * sg.clusterParts);
             placement.includeWeights = !m_resident[static_cast<std::size_t>(inst.subgraph)];
             cost = m_costs

@@ -5,8 +5,9 @@
 //   compute   one task per instance and cluster its sub-graph's batch is
 //             spread over (§2.1), in the chosen order, its tile the slice of
 //             the sub-graph output (§3.3), bound to that cluster and the cores of
-//             its Algo. 4 binding (scopes.h), the unit that runs its heaviest op
-//             class; stage = sub-graph index (the colour of Fig. 6);
+//             its Algo. 4 binding (scopes.h), no unit (each node runs on the unit
+//             its class and dtype map to); stage = sub-graph index (the colour
+//             of Fig. 6);
 //   buffers   each instance output and working set at the level §4.3's
 //             allocation gives it (memory.h; made once for one cluster, it
 //             holds for each, since every part holds that cluster's share):
@@ -36,7 +37,8 @@
 //             issued when the sub-graph before it starts, bound to the cluster
 //             but to no core, after the compute task issued last on that
 //             cluster, so the DMA runs beside the previous layer's compute;
-//             compute tasks queue per cluster and compute unit (Binding::stream)
+//             compute tasks queue per cluster and compute unit (Binding::stream =
+//             cluster × units + the unit of the sub-graph's heaviest op class)
 //             instead of per core, so instances on different units run side by
 //             side; a part waits for the two parts before the previous one on its
 //             cluster, and for the previous one unless they may overlap

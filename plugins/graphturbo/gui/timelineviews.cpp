@@ -173,12 +173,22 @@ std::vector<views::TimelineRow> overlapRows(const ExecutionPlan &plan, const Dev
             rows.push_back({QString::fromStdString(name), {}});
         return rows[it->second];
     };
-    // Compute rows first, in the device's unit order.
-    if (device)
-        for (const Task &t : plan.tasks)
-            if (t.kind == TaskKind::Compute && isClusterZero(t) && t.binding.unit >= 0 &&
-                static_cast<std::size_t>(t.binding.unit) < device->units.size())
-                row(device->units[static_cast<std::size_t>(t.binding.unit)].name);
+    // The unit a compute task's row is named by: its bound unit, else the unit of its queue
+    // (GraphTurbo's streams are cluster × units + unit), else one "compute" row.
+    auto unitName = [&](const Task &t) -> std::string {
+        if (!device || device->units.empty())
+            return "compute";
+        const auto n = static_cast<std::int32_t>(device->units.size());
+        if (t.binding.unit >= 0 && t.binding.unit < n)
+            return device->units[static_cast<std::size_t>(t.binding.unit)].name;
+        if (t.binding.stream >= 0)
+            return device->units[static_cast<std::size_t>(t.binding.stream % n)].name + " queue";
+        return "compute";
+    };
+    // Compute rows first.
+    for (const Task &t : plan.tasks)
+        if (t.kind == TaskKind::Compute && isClusterZero(t))
+            row(unitName(t));
     std::vector<std::pair<double, double>> busy; // compute intervals of cluster 0
     for (const Task &t : plan.tasks)
         if (t.kind == TaskKind::Compute && isClusterZero(t)) {
@@ -210,9 +220,7 @@ std::vector<views::TimelineRow> overlapRows(const ExecutionPlan &plan, const Dev
         switch (t.kind) {
         case TaskKind::Compute:
             transfer = false;
-            name = device && t.binding.unit >= 0 && static_cast<std::size_t>(t.binding.unit) < device->units.size()
-                       ? device->units[static_cast<std::size_t>(t.binding.unit)].name
-                       : std::string("compute");
+            name = unitName(t);
             break;
         case TaskKind::Copy: name = t.label.rfind("promote", 0) == 0 ? "DMA weights" : "DMA copies"; break;
         case TaskKind::Redistribute: name = "core exchange"; break;

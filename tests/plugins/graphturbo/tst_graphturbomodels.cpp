@@ -15,8 +15,10 @@
 #include "samples/builder.h"
 #include "samples/catalog.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <map>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
@@ -125,7 +127,8 @@ namespace {
 TEST(GraphTurboModels, DISABLED_VariantsMeasure)
 {
     const Device d = *DeviceRegistry::standard().lookup("stcp920");
-    for (const auto &[name, batch] : std::vector<std::pair<std::string, int>>{{"resnet50", 8}}) {
+    for (const auto &[name, batch] :
+         std::vector<std::pair<std::string, int>>{{"resnet50", 8}, {"mobilenetv2", 8}, {"bert", 2}}) {
         samples::SampleOptions o;
         o.batch = batch;
         if (name == "bert")
@@ -138,6 +141,8 @@ TEST(GraphTurboModels, DISABLED_VariantsMeasure)
         auto sim = createSimBackend(nullptr);
         auto simMs = [&](const ExecutionPlan &p) {
             CompileContext ctx{&d, {}};
+            if (const char *dt = std::getenv("GT_DTYPE"))
+                ctx.options["dtype"] = dt;
             auto c = sim->compileFor(*g, p, ctx);
             if (!c) {
                 std::cout << c.status().str() << "\n";
@@ -162,6 +167,29 @@ TEST(GraphTurboModels, DISABLED_VariantsMeasure)
             auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), s);
             ASSERT_TRUE(gt.isOk()) << gt.status().str();
             const auto &st = gt->result.stats;
+            {
+                std::map<std::string, double> by;
+                const ExecutionPlan &pl = gt->result.plan;
+                for (const Task &t : pl.tasks) {
+                    const std::string kind = t.kind == TaskKind::Copy && t.label.rfind("promote", 0) == 0 ? "promote"
+                                             : t.kind == TaskKind::Copy && t.label.find("input") != std::string::npos
+                                                 ? "incopy"
+                                                 : std::string(taskKindName(t.kind));
+                    if (t.kind == TaskKind::Compute)
+                        for (const auto &[l, b] : t.cost.bytesByLevel)
+                            by[kind + "/" + l] += double(b);
+                    else {
+                        for (BufferId b : t.reads)
+                            by[kind + "/r/" + pl.buffers[b].level] += double(pl.buffers[b].bytes);
+                        for (BufferId b : t.writes)
+                            by[kind + "/w/" + pl.buffers[b].level] += double(pl.buffers[b].bytes);
+                    }
+                    by["n/" + kind] += 1;
+                    by["ns/" + kind] += t.cost.timeNs;
+                }
+                for (const auto &[k, v] : by)
+                    std::cout << "      " << k << " " << (k[0] == 'n' ? v : v / 1e6) << "\n";
+            }
             std::cout << "  " << v << ": sim " << simMs(gt->result.plan) << " ms, est "
                       << gt->result.plan.estimatedLatencyNs() / 1e6 << " ms, sg " << st.at("subgraphs") << " inst "
                       << st.at("instances") << " spills " << st.at("spills") << " lb_share " << st.at("lb_share")
