@@ -124,6 +124,77 @@ TEST(GraphTurboModels, Table2ModelsScheduleQuickly)
 
 namespace {
 
+// §5.3 / Fig. 15 on ResNet-50 (64×64, batch 8: two images per cluster), simulated in f32:
+// each variant keeps more of the instance outputs on the cores than the one before (LB share)
+// and moves fewer bytes off the cores (DDR + LLB), as the paper's breakdown implies; across-layer
+// scheduling (full) is no slower than split. Where the model disagrees (written down in
+// BENCHMARKS.md, not asserted): split is not faster than l1 in simulated time — the convolutions
+// are compute-bound on the VME in f32, and in f16 the host's 10 µs launch per instance part
+// dominates.
+TEST(GraphTurboModels, Fig15VariantsKeepMoreOnTheCoresInTurn)
+{
+    samples::SampleOptions o;
+    o.imageSize = 64;
+    o.batch = 8;
+    const TempDir dir;
+    auto g = importSample(dir, "resnet50", o);
+    ASSERT_TRUE(g.isOk()) << g.status().str();
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    auto sim = createSimBackend(nullptr);
+    struct Result {
+        double lbShare = 0, offCore = 0, ms = 0;
+    };
+    std::map<std::string, Result> r;
+    for (const std::string v : {"llb", "l1", "split", "full"}) {
+        ScheduleSetup s;
+        s.options = {{"variant", v}};
+        auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), s);
+        ASSERT_TRUE(gt.isOk()) << v << ": " << gt.status().str();
+        CompileContext ctx{&d, {}};
+        auto c = sim->compileFor(*g, gt->result.plan, ctx);
+        ASSERT_TRUE(c.isOk()) << v << ": " << c.status().str();
+        auto run = sim->run(**c, planutil::makeInputs(*g, 1));
+        ASSERT_TRUE(run.isOk()) << v << ": " << run.status().str();
+        r[v] = {gt->result.stats.at("lb_share"),
+                run->metrics.at("bytes_by_level/DDR") + run->metrics.at("bytes_by_level/LLB"),
+                run->metrics.at("sim_time_ms")};
+        std::cout << v << ": LB share " << r[v].lbShare << ", off-core " << r[v].offCore / 1e6 << " MB, sim "
+                  << r[v].ms << " ms\n";
+    }
+    EXPECT_LT(r["llb"].lbShare, r["l1"].lbShare);
+    EXPECT_LT(r["l1"].lbShare, r["split"].lbShare);
+    EXPECT_EQ(r["split"].lbShare, r["full"].lbShare);
+    EXPECT_GE(r["llb"].offCore, r["l1"].offCore);
+    EXPECT_GT(r["l1"].offCore, r["split"].offCore);
+    EXPECT_LE(r["full"].ms, r["split"].ms);
+}
+
+TEST(GraphTurboModels, Fig15VariantsWithoutSplitRunOneInstancePerSubGraph)
+{
+    // Negative twin: the variants without instance split (llb, l1) make one instance per
+    // sub-graph; split and full the same instances as each other.
+    samples::SampleOptions o;
+    o.imageSize = 64;
+    o.batch = 8;
+    const TempDir dir;
+    auto g = importSample(dir, "resnet50", o);
+    ASSERT_TRUE(g.isOk()) << g.status().str();
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    std::map<std::string, double> instances, subgraphs;
+    for (const std::string v : {"llb", "l1", "split", "full"}) {
+        ScheduleSetup s;
+        s.options = {{"variant", v}};
+        auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), s);
+        ASSERT_TRUE(gt.isOk()) << v << ": " << gt.status().str();
+        instances[v] = gt->result.stats.at("instances");
+        subgraphs[v] = gt->result.stats.at("subgraphs");
+    }
+    EXPECT_EQ(instances["llb"], subgraphs["llb"]);
+    EXPECT_EQ(instances["l1"], subgraphs["l1"]);
+    EXPECT_GT(instances["split"], subgraphs["split"]);
+    EXPECT_EQ(instances["split"], instances["full"]);
+}
+
 TEST(GraphTurboModels, DISABLED_VariantsMeasure)
 {
     const Device d = *DeviceRegistry::standard().lookup("stcp920");
