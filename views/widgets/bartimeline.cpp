@@ -69,7 +69,7 @@ QRectF BarTimeline::barRect(int row, const TimelineBar &b) const
     const double w = std::max(1.0, double(width() - x0 - kMargin));
     const double left = x0 + b.start / m_span * w;
     const double right = x0 + b.end / m_span * w;
-    return {left, double(kMargin + kLegendH + row * kRowH + 1), std::max(2.0, right - left), double(kRowH - 2)};
+    return {left, double(kMargin + kLegendH + row * kRowH + 1), std::max(3.0, right - left), double(kRowH - 2)};
 }
 
 std::pair<int, int> BarTimeline::barAt(QPointF p) const
@@ -138,7 +138,9 @@ void BarTimeline::paintEvent(QPaintEvent *)
     for (double v = 0; v <= m_span + step * 1e-9; v += step) {
         const double px = x0 + v / m_span * w;
         p.drawLine(QPointF(px, bottom + 2), QPointF(px, bottom + 6));
-        p.drawText(QPointF(px + 2, bottom + 17), QString::number(v, 'g', 4));
+        const QString label = QString::number(v, 'g', 4);
+        const double tw = fm.horizontalAdvance(label);
+        p.drawText(QPointF(px + 2 + tw > width() ? px - 2 - tw : px + 2, bottom + 17), label);
     }
     p.drawText(QRect(0, bottom + 4, lw, kAxisH - 4), Qt::AlignRight | Qt::AlignVCenter, m_axis);
 }

@@ -158,8 +158,8 @@ TEST(GraphTurboModels, Fig15VariantsKeepMoreOnTheCoresInTurn)
         r[v] = {gt->result.stats.at("lb_share"),
                 run->metrics.at("bytes_by_level/DDR") + run->metrics.at("bytes_by_level/LLB"),
                 run->metrics.at("sim_time_ms")};
-        std::cout << v << ": LB share " << r[v].lbShare << ", off-core " << r[v].offCore / 1e6 << " MB, sim "
-                  << r[v].ms << " ms\n";
+        std::cout << v << ": LB share " << r[v].lbShare << ", off-core " << r[v].offCore / 1e6 << " MB, sim " << r[v].ms
+                  << " ms\n";
     }
     EXPECT_LT(r["llb"].lbShare, r["l1"].lbShare);
     EXPECT_LT(r["l1"].lbShare, r["split"].lbShare);
