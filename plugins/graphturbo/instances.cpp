@@ -149,6 +149,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
         decideBinding(ctx, sg, ig.instances[static_cast<std::size_t>(ig.ofSubgraph[s].front())].tile);
     }
     // S3: inherited edges minus the redundant ones.
+    ig.reads.resize(ig.instances.size());
     for (std::size_t s = 0; s < subgraphs.size(); ++s) {
         const SubGraph &sg = subgraphs[s];
         Kernel k;
@@ -165,6 +166,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
             auto regions = taskRegions(g, k, tiles);
             if (!regions)
                 return regions.status();
+            ig.reads[static_cast<std::size_t>(c)] = regions->read;
             std::map<int, std::int64_t> producerBytes; // producer instance -> bytes of its slice read
             for (const auto &[tensor, region] : regions->read) {
                 const NodeId pn = g.tensor(tensor).producer;

@@ -121,6 +121,38 @@ private:
         return out;
     }
 
+    // The regions part (instance, cluster) reads from outside its sub-graph. Cluster 0's come
+    // from the instance graph (S3 computed them). Another cluster's part computes the same
+    // slice of the next share of the batch: its regions are cluster 0's with dim 0 of every
+    // activation shifted by that share — checked against taskRegions on the first part of each
+    // sub-graph and cluster, and used only where they agree.
+    Expected<std::map<TensorId, ops::Region>> readRegions(int id, int c, const std::vector<NodeTile> &tiles)
+    {
+        const std::map<TensorId, ops::Region> &base = m_ig.reads[static_cast<std::size_t>(id)];
+        if (c == 0)
+            return base;
+        const int s = m_ig.instances[static_cast<std::size_t>(id)].subgraph;
+        const SubGraph &sg = m_sgs[static_cast<std::size_t>(s)];
+        std::map<TensorId, ops::Region> shifted = base;
+        for (auto &[t, r] : shifted) {
+            const Tensor &tt = m_g.tensor(t);
+            if (tt.isConstant() || r.empty() || tt.shape.empty())
+                continue;
+            const std::int64_t share = tt.shape.front() / sg.clusterParts;
+            r.front().begin += c * share;
+            r.front().end += c * share;
+        }
+        auto known = m_shiftOk.find({s, c});
+        if (known != m_shiftOk.end() && known->second)
+            return shifted;
+        auto regions = taskRegions(m_g, m_kernels[static_cast<std::size_t>(s)], tiles);
+        if (!regions)
+            return regions.status();
+        if (known == m_shiftOk.end())
+            m_shiftOk[{s, c}] = regions->read == shifted;
+        return std::move(regions->read);
+    }
+
     std::int32_t streamOf(int cluster, int unit) const
     {
         return cluster * static_cast<std::int32_t>(m_dev.units.size()) + std::max(0, unit);
@@ -217,7 +249,7 @@ private:
             deps.insert(pt);
             task.reads.push_back(wbuf);
         }
-        auto regions = taskRegions(m_g, m_kernels[static_cast<std::size_t>(inst.subgraph)], task.tiles);
+        auto regions = readRegions(id, c, task.tiles);
         if (!regions)
             return regions.status();
 
@@ -241,8 +273,8 @@ private:
             const SubGraph &psg = m_sgs[static_cast<std::size_t>(pinst.subgraph)];
             const TensorId pt = outputOf(m_g, psg);
             for (const Part &q : m_parts[static_cast<std::size_t>(pi)]) {
-                auto r = regions->read.find(pt);
-                if (r == regions->read.end() || regionEmpty(r->second)) {
+                auto r = regions->find(pt);
+                if (r == regions->end() || regionEmpty(r->second)) {
                     if (q.tile.empty()) // reads another output of an unsplit producer
                         bySubgraph[pinst.subgraph].push_back({&q, 0, false});
                     continue;
@@ -323,7 +355,7 @@ private:
             }
         }
         // Graph inputs this part reads: their slices copied DDR → the working set.
-        for (const auto &[t, region] : regions->read) {
+        for (const auto &[t, region] : *regions) {
             if (m_g.tensor(t).kind != Tensor::Kind::Input || regionEmpty(region))
                 continue;
             const BufferId b = inputSlice(plan, t, region);
@@ -549,6 +581,7 @@ private:
     std::vector<std::vector<Part>> m_parts;                     // per instance
     std::map<std::pair<int, int>, std::pair<TaskId, BufferId>> m_promoted; // (sub-graph, cluster) -> task, buffer
     std::map<std::pair<TensorId, std::vector<std::int64_t>>, BufferId> m_inputSlices;
+    std::map<std::pair<int, int>, bool> m_shiftOk; // (sub-graph, cluster): regions are cluster 0's shifted
     const std::vector<MemItem> *m_items = nullptr;
     const std::vector<int> *m_itemOfOutput = nullptr;
     const LevelAssignment *m_memory = nullptr;
