@@ -175,7 +175,22 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
                 const int p = ofNode[static_cast<std::size_t>(pn)];
                 const SubGraph &psg = subgraphs[static_cast<std::size_t>(p)];
                 const bool sliced = (psg.splitFactor > 1 || psg.clusterParts > 1) && tensor == outputOf(g, psg);
-                for (int pi : ig.ofSubgraph[static_cast<std::size_t>(p)]) {
+                // The producer's instances tile its output in equal steps along its split dim: only
+                // those whose step range meets the region can overlap it.
+                const auto &candidates = ig.ofSubgraph[static_cast<std::size_t>(p)];
+                std::size_t lo = 0, hi = candidates.size();
+                if (sliced && psg.splitFactor > 1 && psg.splitDim >= 0 &&
+                    static_cast<std::size_t>(psg.splitDim) < region.size()) {
+                    const ops::Interval &first = ig.instances[static_cast<std::size_t>(candidates.front())]
+                                                     .tile[static_cast<std::size_t>(psg.splitDim)];
+                    const std::int64_t step = std::max<std::int64_t>(1, first.size());
+                    const ops::Interval &want = region[static_cast<std::size_t>(psg.splitDim)];
+                    lo = static_cast<std::size_t>(std::clamp<std::int64_t>(want.begin / step, 0, psg.splitFactor));
+                    hi = static_cast<std::size_t>(
+                        std::clamp<std::int64_t>((want.end + step - 1) / step, 0, psg.splitFactor));
+                }
+                for (std::size_t ci2 = lo; ci2 < hi; ++ci2) {
+                    const int pi = candidates[ci2];
                     const Instance &inst = ig.instances[static_cast<std::size_t>(pi)];
                     if (sliced && !regionsOverlap(inst.tile, region))
                         continue;

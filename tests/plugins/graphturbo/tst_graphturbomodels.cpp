@@ -319,3 +319,38 @@ TEST(GraphTurboModels, DISABLED_VariantsMeasure)
 }
 
 } // namespace
+
+namespace {
+
+// Measurement harness for BENCHMARKS.md (not run by default): scheduling times of Table 2's
+// networks at its batch sizes, with the time at which each pipeline step ended (trace).
+TEST(GraphTurboModels, DISABLED_ScheduleTimes)
+{
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    for (const auto &[name, batch] : std::vector<std::pair<std::string, int>>{
+             {"resnet50", 64}, {"bert", 8}, {"mobilenetv2", 128}, {"densenet121", 32}, {"vit", 32}}) {
+        samples::SampleOptions o;
+        o.batch = batch;
+        if (name == "bert")
+            o.seqLen = 384;
+        const TempDir dir;
+        auto g = importSample(dir, name, o);
+        ASSERT_TRUE(g.isOk()) << g.status().str();
+        auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), {});
+        ASSERT_TRUE(gt.isOk()) << gt.status().str();
+        std::cout << name << " b" << batch << ": schedule " << gt->searchMs << " ms, verify " << gt->verifyMs
+                  << " ms, " << gt->result.stats.at("instances") << " instances, " << gt->result.plan.tasks.size()
+                  << " tasks; steps ended at";
+        std::string phase;
+        double at = 0;
+        for (const TraceStep &s : gt->trace.steps()) {
+            if (s.phase != phase && !phase.empty())
+                std::cout << " [" << phase.substr(0, phase.find(':')) << " " << at << "]";
+            phase = s.phase;
+            at = s.elapsedMs;
+        }
+        std::cout << " [" << phase.substr(0, phase.find(':')) << " " << at << "]\n";
+    }
+}
+
+} // namespace
