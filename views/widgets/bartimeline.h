@@ -24,6 +24,7 @@ struct TimelineBar {
     QColor color;
     QString tip;
     bool marked = false;
+    int tag = -1; // the caller's id for the bar (a task, a buffer), handed back on clicks
 };
 
 struct TimelineRow {

@@ -150,6 +150,7 @@ std::vector<views::TimelineRow> livenessRows(const ExecutionPlan &plan, const De
         bar.end = s.last + 1;
         bar.color = levelColor(level);
         bar.marked = moved;
+        bar.tag = s.writer;
         bar.tip = QStringLiteral("%1: %2 B in %3, live over compute tasks %4-%5%6")
                       .arg(s.label)
                       .arg(s.bytes)
@@ -231,6 +232,7 @@ std::vector<views::TimelineRow> overlapRows(const ExecutionPlan &plan, const Dev
         bar.start = tt.startNs / 1000.0;
         bar.end = std::max(tt.endNs, tt.startNs + 1.0) / 1000.0;
         bar.color = stageColor(t.stage);
+        bar.tag = t.id;
         if (transfer && tt.endNs > tt.startNs) {
             const double hidden = covered(tt.startNs, tt.endNs);
             sum.transferNs += tt.endNs - tt.startNs;
@@ -272,8 +274,24 @@ void TimelineDock::clear()
     m_header->setText(QStringLiteral("no plan"));
 }
 
-void TimelineDock::setPlan(const ExecutionPlan &plan, const Device *device, const Trace *trace)
+void TimelineDock::setPlan(const ExecutionPlan &plan, const Device *device, const Trace *trace,
+                           std::function<void(NodeId)> selectNode)
 {
+    // Clicking a bar selects the nodes of its task's sub-graph (for data movement: the sub-graph
+    // it feeds, the plan's stage).
+    m_timeline->barClicked = [this, plan, selectNode](int row, int bar) {
+        if (!selectNode)
+            return;
+        const auto &rows = m_timeline->rows();
+        const int tag = rows[static_cast<std::size_t>(row)].bars[static_cast<std::size_t>(bar)].tag;
+        if (tag < 0 || static_cast<std::size_t>(tag) >= plan.tasks.size())
+            return;
+        const Task &t = plan.tasks[static_cast<std::size_t>(tag)];
+        const KernelId k = t.kind == TaskKind::Compute ? t.kernel : t.stage;
+        if (k >= 0 && static_cast<std::size_t>(k) < plan.kernels.size())
+            for (NodeId n : plan.kernels[static_cast<std::size_t>(k)].nodes)
+                selectNode(n);
+    };
     std::vector<std::pair<QColor, QString>> legend;
     if (m_kind == Kind::Liveness) {
         auto rows = livenessRows(plan, device, movedOutOfLb(trace));

@@ -22,6 +22,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <set>
 #include <string>
 
@@ -48,7 +49,9 @@ class TimelineDock final : public QWidget
 public:
     enum class Kind { Liveness, Overlap };
     TimelineDock(Kind kind, QWidget *parent = nullptr);
-    void setPlan(const ExecutionPlan &plan, const Device *device, const Trace *trace);
+    // `selectNode` (may be empty) is called for the nodes of a clicked bar's sub-graph.
+    void setPlan(const ExecutionPlan &plan, const Device *device, const Trace *trace,
+                 std::function<void(NodeId)> selectNode = {});
     void clear();
     views::BarTimeline *timeline() const { return m_timeline; }
 

@@ -338,8 +338,8 @@ TEST(GraphTurboModels, DISABLED_ScheduleTimes)
         ASSERT_TRUE(g.isOk()) << g.status().str();
         auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), {});
         ASSERT_TRUE(gt.isOk()) << gt.status().str();
-        std::cout << name << " b" << batch << ": schedule " << gt->searchMs << " ms, verify " << gt->verifyMs
-                  << " ms, " << gt->result.stats.at("instances") << " instances, " << gt->result.plan.tasks.size()
+        std::cout << name << " b" << batch << ": schedule " << gt->searchMs << " ms, verify " << gt->verifyMs << " ms, "
+                  << gt->result.stats.at("instances") << " instances, " << gt->result.plan.tasks.size()
                   << " tasks; steps ended at";
         std::string phase;
         double at = 0;
