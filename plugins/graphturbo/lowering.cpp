@@ -431,22 +431,18 @@ private:
             for (std::size_t i = n; i-- > 1;)
                 if (first[byFirst[i]] >= 0 && first[byFirst[i - 1]] >= 0)
                     first[byFirst[i]] = first[byFirst[i - 1]];
-        std::vector<std::size_t> kept;
+        // Weight bytes already kept at each position (intervals of the kept sub-graphs added up).
+        std::vector<std::int64_t> keptAt(m_order.size(), 0);
         for (std::size_t s : byFirst) {
             if (m_weightBytes[s] == 0 || m_weightBytes[s] > m_ctx.weightBudget || first[s] < 0)
                 continue;
-            // The most weight bytes already kept at any position of s's interval.
             std::int64_t worst = 0;
-            for (int p = first[s]; p <= last[s]; ++p) {
-                std::int64_t at = 0;
-                for (std::size_t k : kept)
-                    if (first[k] <= p && p <= last[k])
-                        at += m_weightBytes[k];
-                worst = std::max(worst, at);
-            }
+            for (int p = first[s]; p <= last[s]; ++p)
+                worst = std::max(worst, keptAt[static_cast<std::size_t>(p)]);
             if (worst + m_weightBytes[s] <= m_ctx.weightBudget) {
                 m_resident[s] = true;
-                kept.push_back(s);
+                for (int p = first[s]; p <= last[s]; ++p)
+                    keptAt[static_cast<std::size_t>(p)] += m_weightBytes[s];
             }
         }
     }

@@ -15,8 +15,7 @@ namespace {
 class Inference
 {
 public:
-    Inference(Context &ctx, const std::vector<SubGraph> &sgs, const InstanceGraph &ig)
-        : m_ctx(ctx), m_g(ctx.graph), m_sgs(sgs), m_ig(ig)
+    Inference(const Graph &g, const std::vector<SubGraph> &sgs, const InstanceGraph &ig) : m_g(g), m_sgs(sgs), m_ig(ig)
     {}
 
     // infer_binding of consumer instance `c` (bound by `bind`) for producer instance `p`.
@@ -88,7 +87,6 @@ private:
         return dim;
     }
 
-    Context &m_ctx;
     const Graph &m_g;
     const std::vector<SubGraph> &m_sgs;
     const InstanceGraph &m_ig;
@@ -100,9 +98,8 @@ private:
 ScopeStats inferBindingsAndScopes(Context &ctx, const std::vector<SubGraph> &subgraphs, InstanceGraph &ig,
                                   const std::vector<int> &order)
 {
-    const Graph &g = ctx.graph;
     const std::size_t n = ig.instances.size();
-    Inference inference(ctx, subgraphs, ig);
+    Inference inference(ctx.graph, subgraphs, ig);
     ScopeStats stats;
     // L1-2.
     const std::vector<int> visit(order.rbegin(), order.rend());
@@ -178,7 +175,6 @@ ScopeStats inferBindingsAndScopes(Context &ctx, const std::vector<SubGraph> &sub
                     {"gb_scopes", double(stats.gbScopes)},
                     {"redistributions", double(stats.redistributes)},
                     {"replaced_by_plain", double(stats.replacedByPlain)}};
-    (void)g;
     return stats;
 }
 
