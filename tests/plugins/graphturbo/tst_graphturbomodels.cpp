@@ -163,6 +163,17 @@ TEST(GraphTurboModels, SimulatorRunsEveryVariantOnEveryKindOfDevice)
             auto r = sim->run(**c, inputs);
             ASSERT_TRUE(r.isOk()) << what << ": " << r.status().str();
             EXPECT_GT(r->metrics.at("sim_time_ms"), 0) << what;
+            // The timeline keeps every dependency; utilisations are fractions (what tst_simmodels checks).
+            const ExecutionPlan &plan = gt->result.plan;
+            ASSERT_EQ(r->timeline.size(), plan.tasks.size()) << what;
+            for (const Task &t : plan.tasks)
+                for (TaskId dep : t.deps)
+                    ASSERT_GE(r->timeline[static_cast<std::size_t>(t.id)].startNs,
+                              r->timeline[static_cast<std::size_t>(dep)].endNs - 1e-6)
+                        << what << ": task " << t.id << " before its dependency " << dep;
+            for (const auto &[k, v] : r->metrics)
+                if (k.rfind("utilisation_by_unit/", 0) == 0)
+                    EXPECT_LE(v, 1 + 1e-9) << what << " " << k;
             auto ref = planutil::compileAndRun(*reference, *g, gt->result.plan, inputs);
             ASSERT_TRUE(ref.isOk()) << what << ": " << ref.status().str();
             ASSERT_EQ(r->outputs.size(), ref->outputs.size()) << what;
