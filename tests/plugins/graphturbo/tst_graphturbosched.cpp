@@ -164,6 +164,7 @@ TEST(GraphTurboFig9, PlainBindingReplacingTheInferredOneInsertsARedistribution)
         EXPECT_EQ(p.buffers[static_cast<std::size_t>(b)].level, "L1");
     EXPECT_GT(it->cost.syncNs, 0) << "a redistribution synchronises the cores";
     EXPECT_TRUE(verifyPlan(p, g, &stcp920()).isOk());
+    EXPECT_GT(simMs(g, p), 0) << "the simulator runs the exchange";
     expectSameOutputs(g, p);
 }
 
