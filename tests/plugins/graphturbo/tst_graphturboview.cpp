@@ -3,7 +3,10 @@
 // buffers, the table lists the instances in schedule order, and a grab is
 // saved to <build>/screenshots/graphturbo-instances.png for a person to look at.
 // Negative twins: an empty plan draws no columns; a plan without L1 buffers
-// has zero occupancy.
+// has zero occupancy. The Fig. 12 liveness and Fig. 13 overlap timelines are
+// grabbed to graphturbo-liveness.png and graphturbo-overlap.png, each beside a
+// twin (nothing spilled with 64 KiB of L1; nothing overlapped in the split
+// variant); clicking a bar selects its sub-graph's nodes.
 #include "core/hw/deviceregistry.h"
 #include "core/sched/session.h"
 #include "plugins/graphturbo/graphturbo.h"
