@@ -358,9 +358,31 @@ private:
             st.track = "sync";
             break;
         default: { // data movement
-            for (const BufferUse &u : st.buffers) {
-                const bool write = std::find(t.writes.begin(), t.writes.end(), u.buffer) != t.writes.end();
-                addMemoryPart(st, u.level, {u.instance}, u.bytes, write);
+            if (!t.cost.bytesByLevel.empty() && !st.buffers.empty()) {
+                // Its stated traffic (a slice of larger buffers, or nothing for an in-place
+                // concatenation) on the instances of its buffers at each level.
+                for (const auto &[level, bytes] : t.cost.bytesByLevel) {
+                    const int li = m_d.levelIndex(level);
+                    if (li < 0)
+                        return Status::invalid(
+                            "moves bytes at level '" + level + "' which " + m_d.id + " does not have", taskLoc(t));
+                    std::set<int> instances;
+                    bool write = false;
+                    for (const BufferUse &u : st.buffers)
+                        if (u.level == li) {
+                            instances.insert(u.instance);
+                            write = write || std::find(t.writes.begin(), t.writes.end(), u.buffer) != t.writes.end();
+                        }
+                    addMemoryPart(st, li,
+                                  instances.empty() ? levelInstances(li, *cores)
+                                                    : std::vector<int>(instances.begin(), instances.end()),
+                                  bytes, write);
+                }
+            } else {
+                for (const BufferUse &u : st.buffers) {
+                    const bool write = std::find(t.writes.begin(), t.writes.end(), u.buffer) != t.writes.end();
+                    addMemoryPart(st, u.level, {u.instance}, u.bytes, write);
+                }
             }
             if (st.buffers.empty())
                 for (const auto &[level, bytes] : t.cost.bytesByLevel) {

@@ -19,8 +19,11 @@
 //      instances the task touches, rounded up to whole read/write transactions.
 //      Compute tasks move the plan's own traffic (TaskCost::bytesByLevel, from
 //      the one cost model) or, without it, their buffers; data-movement tasks
-//      (copy, concat, split, redistribute) read their read-buffers at the
-//      buffers' levels and write their write-buffers at theirs.
+//      (copy, concat, split, redistribute) move their stated traffic
+//      (TaskCost::bytesByLevel: a slice of larger buffers, nothing for an
+//      in-place concatenation) on the instances of their buffers at each
+//      level, or, without it, read their read-buffers at the buffers' levels
+//      and write their write-buffers at theirs.
 //    - fixed delays with no resource: a compute task waits to be issued by the
 //      host, which issues compute tasks in plan order one per
 //      overheads.kernelLaunch (devicecost S4) and stops at a barrier until it

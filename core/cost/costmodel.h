@@ -22,6 +22,8 @@ struct KernelPlacement {
     std::int32_t cores = 0;        // cores (GPU: SMs) used; 0 = the whole device
     std::string ioLevel;           // level of the kernel's external inputs/outputs ("" = the model's choice)
     std::string intermediateLevel; // level of tensors produced and consumed inside ("" = fastest that fits)
+    std::string inputLevel;        // level its external activation inputs are read from ("" = ioLevel): a
+                                   // data-movement task brought them there, and paid the slower level
     double workFraction = 1.0;     // fraction of the kernel's outputs computed (a tile or an instance)
     bool includeWeights = true;    // weights read from ioLevel (false when already resident)
 };

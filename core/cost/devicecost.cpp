@@ -267,8 +267,9 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         // consumed inside the kernel move there (an instance whose layers keep their tensors in a core's local buffer).
         const std::unordered_set<NodeId> inside(grp.nodes.begin(), grp.nodes.end());
         const bool splitLevels = !p.intermediateLevel.empty() && m_device.level(p.intermediateLevel);
+        const MemoryLevel *inLevel = p.inputLevel.empty() ? nullptr : m_device.level(p.inputLevel);
         std::unordered_set<TensorId> counted;
-        double bytes = 0, innerBytes = 0;
+        double bytes = 0, innerBytes = 0, inputBytes = 0;
         for (NodeId n : grp.nodes) {
             const Node &node = g.node(n);
             for (TensorId t : node.inputs) {
@@ -279,6 +280,8 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
                     bytes += p.includeWeights ? static_cast<double>(tt.bytes()) : 0.0;
                 else if (splitLevels && inKernel.count(tt.producer))
                     innerBytes += static_cast<double>(tt.bytes()) * wf;
+                else if (inLevel)
+                    inputBytes += static_cast<double>(tt.bytes()) * wf;
                 else
                     bytes += static_cast<double>(tt.bytes()) * wf;
             }
@@ -319,7 +322,11 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         const MemoryLevel *inner = splitLevels ? m_device.level(p.intermediateLevel) : nullptr;
         if (inner && innerBytes > 0) {
             seconds += innerBytes / inner->bandwidthBytesPerSec;
-            k.bytes = bytes + innerBytes;
+            k.bytes += innerBytes;
+        }
+        if (inLevel && inputBytes > 0) {
+            seconds += inputBytes / inLevel->bandwidthBytesPerSec;
+            k.bytes += inputBytes;
         }
         const double bandwidth = k.bytes > 0 && seconds > 0 ? k.bytes / seconds : level.bandwidthBytesPerSec;
         const double bandwidthPerCore = bandwidth * m_device.calibration.memoryEfficiency / m_cores;
@@ -330,6 +337,10 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         if (inner && innerBytes > 0) {
             est.cost.bytesByLevel[inner->name] += static_cast<std::int64_t>(innerBytes);
             est.cost.energyJ += innerBytes * inner->energyPerBytePj * 1e-12;
+        }
+        if (inLevel && inputBytes > 0) {
+            est.cost.bytesByLevel[inLevel->name] += static_cast<std::int64_t>(inputBytes);
+            est.cost.energyJ += inputBytes * inLevel->energyPerBytePj * 1e-12;
         }
         double pj = unit ? (unit->energyPerOpPj.count(dt) ? unit->energyPerOpPj.at(dt) : 0.0) : 0.0;
         if (pj <= 0)

@@ -7,6 +7,7 @@
 #include "plugins/graphturbo/instances.h"
 #include "plugins/graphturbo/lowering.h"
 #include "plugins/graphturbo/ordering.h"
+#include "plugins/graphturbo/scopes.h"
 
 namespace tessera {
 
@@ -24,7 +25,7 @@ public:
             "GraphTurbo",
             "group the graph into sub-graphs sized by the local buffer, split them into instances bound to cores, "
             "order them to keep tensors in LB",
-            "graphturbo-osdi23 §3.1-§3.5 (Algo. 1-3), §4.3",
+            "graphturbo-osdi23 §3.1-§3.5 (Algo. 1-4), §4.3-§4.4, §5.3",
             {{"lb_bytes",
               OptionSpec::Kind::Int,
               std::int64_t{0},
@@ -46,6 +47,14 @@ public:
               0,
               4096,
               {}},
+             {"variant",
+              OptionSpec::Kind::Enum,
+              std::string("full"),
+              "§5.3 variants (Fig. 15): llb = outputs kept in LLB/GB, no split; l1 = outputs kept in L1/LB, no "
+              "split; split = l1 plus instance split and ordering; full = split plus across-layer scheduling (§4.4)",
+              -1e300,
+              1e300,
+              {"llb", "l1", "split", "full"}},
              {"recompute_check",
               OptionSpec::Kind::Bool,
               true,
@@ -58,6 +67,9 @@ public:
              {"instances", "sub-graph instances"},
              {"redundant_edges", "inherited instance edges eliminated"},
              {"copies", "copy tasks inserted"},
+             {"redistributes", "redistribution tasks inserted (Fig. 9 right)"},
+             {"gb_scopes", "instance outputs declared in GB by Algo. 4 (binding mismatch)"},
+             {"overlapped_promotions", "weight promotions issued one layer ahead (§4.4)"},
              {"concats", "concatenation tasks inserted"},
              {"weight_promotions", "weight promotions DDR → GB (once per sub-graph and cluster)"},
              {"spills", "tensors spilled from LB or GB"},
@@ -102,6 +114,11 @@ public:
         ctx.weightBudget = &gb != &lb ? gb.capacityBytes / 4 : 0;
         ctx.gbBytes = gb.capacityBytes - ctx.weightBudget;
         ctx.recomputeCheck = req.options.getBool("recompute_check");
+        const std::string &variant = req.options.getString("variant");
+        ctx.variant = variant == "llb"     ? Variant::Llb
+                      : variant == "l1"    ? Variant::L1
+                      : variant == "split" ? Variant::Split
+                                           : Variant::Full;
         auto &s0 =
             trace.add("S0: hardware (§3.1)", "device " + dev.id,
                       "LB " + std::to_string(ctx.lbBytes) + " B over " + std::to_string(ctx.cores) + " cores, GB " +
@@ -123,6 +140,7 @@ public:
         const Ordering ordering = orderInstances(ctx, grouping->subgraphs, *instances);
         if (ordering.order.size() != instances->instances.size())
             return Status::invalid("instance graph has a cycle");
+        const ScopeStats scopes = inferBindingsAndScopes(ctx, grouping->subgraphs, *instances, ordering.order);
         auto lowered = lowerToPlan(ctx, grouping->subgraphs, *instances, ordering);
         if (!lowered)
             return lowered.status();
@@ -138,6 +156,9 @@ public:
         result.stats["redundant_edges"] = double(instances->redundantEdges);
         result.stats["copies"] = lowered->copies;
         result.stats["concats"] = lowered->concats;
+        result.stats["redistributes"] = lowered->redistributes;
+        result.stats["gb_scopes"] = scopes.gbScopes;
+        result.stats["overlapped_promotions"] = lowered->overlappedPromotions;
         result.stats["weight_promotions"] = lowered->promotions;
         result.stats["spills"] = double(lowered->memory.spills.size());
         result.stats["lb_share"] = lowered->memory.lbShare();

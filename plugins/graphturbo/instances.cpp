@@ -29,7 +29,7 @@ void decideSplit(Context &ctx, SubGraph &sg)
     std::vector<std::pair<int, std::int64_t>> splits;
     const bool anyFit = sg.best.factor != kNoFit;
     options.push_back({"whole", "one instance", 1.0, "peak " + std::to_string(peak) + " B",
-                       wholeFits || !anyFit
+                       wholeFits || !anyFit || !ctx.split()
                            ? std::string()
                            : "peak " + std::to_string(peak) + " B exceeds LB " + std::to_string(ctx.lbBytes) + " B"});
     splits.push_back({-1, 1});
@@ -61,8 +61,8 @@ void decideSplit(Context &ctx, SubGraph &sg)
                     preferred = static_cast<std::int32_t>(options.size() - 1);
             }
         }
-        if (sg.best.factor == 1 && sg.best.dim >= 0)
-            preferred = 0; // f = 1: one instance
+        if ((sg.best.factor == 1 && sg.best.dim >= 0) || !ctx.split())
+            preferred = 0; // f = 1, or a §5.3 variant without instance split: one instance
     }
     std::int32_t pick = preferred;
     if (options.size() > 1)
@@ -74,7 +74,8 @@ void decideSplit(Context &ctx, SubGraph &sg)
         "S3: split into instances (§3.3)", "sub-graph " + subgraphLabel(g, sg),
         sg.splitFactor > 1 ? std::to_string(sg.splitFactor) + " instances along dim " + std::to_string(sg.splitDim)
                            : "one instance",
-        sg.best.factor == kNoFit
+        !ctx.split() ? "§5.3 variant without instance split"
+        : sg.best.factor == kNoFit
             ? "no factor fits LB: whole, working set in GB"
             : "Eq. (1) lexmax (n_d, -f_d, -d) over " + std::to_string(sg.splitInfo.size()) + " SplitInfo tuples");
     step.numbers = {{"peak_bytes", double(peak)},
@@ -129,6 +130,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
     // S1, S2: splits and instance tiles.
     for (std::size_t s = 0; s < subgraphs.size(); ++s) {
         SubGraph &sg = subgraphs[s];
+        sg.unit = dominantUnit(g, ctx.device, sg);
         decideSplit(ctx, sg);
         const TensorId out = outputOf(g, sg);
         for (std::int64_t i = 0; i < sg.splitFactor; ++i) {
@@ -147,6 +149,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
         decideBinding(ctx, sg, ig.instances[static_cast<std::size_t>(ig.ofSubgraph[s].front())].tile);
     }
     // S3: inherited edges minus the redundant ones.
+    ig.reads.resize(ig.instances.size());
     for (std::size_t s = 0; s < subgraphs.size(); ++s) {
         const SubGraph &sg = subgraphs[s];
         Kernel k;
@@ -163,6 +166,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
             auto regions = taskRegions(g, k, tiles);
             if (!regions)
                 return regions.status();
+            ig.reads[static_cast<std::size_t>(c)] = regions->read;
             std::map<int, std::int64_t> producerBytes; // producer instance -> bytes of its slice read
             for (const auto &[tensor, region] : regions->read) {
                 const NodeId pn = g.tensor(tensor).producer;
@@ -171,7 +175,22 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
                 const int p = ofNode[static_cast<std::size_t>(pn)];
                 const SubGraph &psg = subgraphs[static_cast<std::size_t>(p)];
                 const bool sliced = (psg.splitFactor > 1 || psg.clusterParts > 1) && tensor == outputOf(g, psg);
-                for (int pi : ig.ofSubgraph[static_cast<std::size_t>(p)]) {
+                // The producer's instances tile its output in equal steps along its split dim: only
+                // those whose step range meets the region can overlap it.
+                const auto &candidates = ig.ofSubgraph[static_cast<std::size_t>(p)];
+                std::size_t lo = 0, hi = candidates.size();
+                if (sliced && psg.splitFactor > 1 && psg.splitDim >= 0 &&
+                    static_cast<std::size_t>(psg.splitDim) < region.size()) {
+                    const ops::Interval &first = ig.instances[static_cast<std::size_t>(candidates.front())]
+                                                     .tile[static_cast<std::size_t>(psg.splitDim)];
+                    const std::int64_t step = std::max<std::int64_t>(1, first.size());
+                    const ops::Interval &want = region[static_cast<std::size_t>(psg.splitDim)];
+                    lo = static_cast<std::size_t>(std::clamp<std::int64_t>(want.begin / step, 0, psg.splitFactor));
+                    hi = static_cast<std::size_t>(
+                        std::clamp<std::int64_t>((want.end + step - 1) / step, 0, psg.splitFactor));
+                }
+                for (std::size_t ci2 = lo; ci2 < hi; ++ci2) {
+                    const int pi = candidates[ci2];
                     const Instance &inst = ig.instances[static_cast<std::size_t>(pi)];
                     if (sliced && !regionsOverlap(inst.tile, region))
                         continue;

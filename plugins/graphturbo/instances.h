@@ -25,11 +25,16 @@
 #include "core/support/status.h"
 #include "plugins/graphturbo/subgraph.h"
 
+#include <map>
+
 namespace tessera::graphturbo {
 
 struct InstanceGraph {
     std::vector<Instance> instances;
     std::vector<std::vector<int>> ofSubgraph; // sub-graph -> its instance ids
+    // Per instance: the regions of the tensors from outside its sub-graph it reads (cluster 0's
+    // part; core/plan taskRegions), kept for the lowering.
+    std::vector<std::map<TensorId, ops::Region>> reads;
     std::int64_t inheritedEdges = 0;
     std::int64_t redundantEdges = 0;
 };

@@ -44,6 +44,10 @@ public:
                          [&](const std::vector<int> &live, std::size_t preferred, int at, int level) {
                              return chooseVictim(items, live, preferred, at, level, spillsAt[at * 4 + level]++);
                          });
+        m_items = &items;
+        m_itemOfOutput = &itemOfOutput;
+        m_memory = &out.memory;
+        m_out = &out;
         ExecutionPlan &plan = out.plan;
         plan.algorithm = "graphturbo";
         plan.device = m_dev.id;
@@ -55,195 +59,344 @@ public:
         }
         for (std::size_t s = 0; s < m_sgs.size(); ++s)
             plan.addKernel("sg" + std::to_string(s) + ":" + subgraphLabel(m_g, m_sgs[s]), m_sgs[s].nodes, "graphturbo");
-        // Graph inputs live in DDR.
-        std::map<TensorId, BufferId> inputBuffer;
-        for (TensorId t : m_g.inputs)
-            inputBuffer[t] = plan.addBuffer({0, t, levelName(2), scopeOf(2, 0, 0), {}, m_g.tensor(t).bytes(), -1});
+        m_overlap = overlapWithNext(m_ctx, m_sgs, m_ig.instances, m_order);
+        m_chain.assign(static_cast<std::size_t>(m_dev.topology.clusters), {});
 
         // S0 (§4.4): weights promoted DDR → GB once per sub-graph and cluster
         // while they fit the GB weight budget beside the weights of the
         // sub-graphs whose instances interleave with it; otherwise every
-        // instance reads them itself.
+        // instance reads them itself. In the full variant a sub-graph's
+        // promotion is issued when the sub-graph before it starts, so the DMA
+        // runs beside that sub-graph's compute.
         decideWeightResidency();
-        std::map<std::pair<int, int>, std::pair<TaskId, BufferId>> promoted; // (sub-graph, cluster) -> copy, buffer
-        // Every instance runs as one part per cluster its sub-graph is spread over.
-        std::vector<std::vector<Part>> parts(m_ig.instances.size());
-        std::vector<int> outLevel(m_ig.instances.size(), 0);
+        m_parts.assign(m_ig.instances.size(), {});
         for (std::size_t p = 0; p < m_order.size(); ++p) {
             const int id = m_order[p];
             const Instance &inst = m_ig.instances[static_cast<std::size_t>(id)];
+            if (m_ctx.overlap() && static_cast<int>(p) == m_first[static_cast<std::size_t>(inst.subgraph)]) {
+                const int next = m_next[static_cast<std::size_t>(inst.subgraph)];
+                if (next >= 0 && m_resident[static_cast<std::size_t>(next)])
+                    for (int c = 0; c < m_sgs[static_cast<std::size_t>(next)].clusterParts; ++c)
+                        promote(plan, next, c, true);
+            }
             const SubGraph &sg = m_sgs[static_cast<std::size_t>(inst.subgraph)];
-            const int cores = boundCores(sg.binding);
-            const int workItem = itemOfOutput[static_cast<std::size_t>(id)] - 1;
-            const int workLevel = out.memory.level[static_cast<std::size_t>(workItem)];
-            const int level = out.memory.level[static_cast<std::size_t>(itemOfOutput[static_cast<std::size_t>(id)])];
-            outLevel[static_cast<std::size_t>(id)] = level;
-            const TensorId outT = outputOf(m_g, sg);
-            const bool tiled = sg.splitFactor > 1 || sg.clusterParts > 1;
             for (int c = 0; c < sg.clusterParts; ++c) {
-                Part part;
-                part.cluster = c;
-                if (tiled) {
-                    part.tile = inst.tile;
-                    const std::int64_t share = m_g.tensor(outT).shape.front() / sg.clusterParts;
-                    part.tile.front().begin += c * share;
-                    part.tile.front().end += c * share;
-                }
-                Task task;
-                task.kind = TaskKind::Compute;
-                task.kernel = inst.subgraph;
-                if (tiled)
-                    task.tiles.push_back({sg.exit, 0, part.tile});
-                task.binding = {c, 0, cores, unitOf(sg), -1};
-                task.stage = inst.subgraph;
-                const std::string name = instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "");
-                std::set<TaskId> deps;
-                if (m_resident[static_cast<std::size_t>(inst.subgraph)]) {
-                    auto it = promoted.find({inst.subgraph, c});
-                    if (it == promoted.end()) {
-                        const std::int64_t wb = m_weightBytes[static_cast<std::size_t>(inst.subgraph)];
-                        const BufferId wbuf =
-                            plan.addBuffer({0, kInvalidId, levelName(1), scopeOf(1, c, 0), {}, wb, -1});
-                        Task promote;
-                        promote.kind = TaskKind::Copy;
-                        promote.writes = {wbuf};
-                        promote.binding = {c, 0, cores, -1, -1};
-                        promote.stage = inst.subgraph;
-                        promote.cost = m_ctx.cost.transferCost(wb, levelName(2), levelName(1));
-                        promote.label = "promote weights of sg" + std::to_string(inst.subgraph) + " " + levelName(2) +
-                                        "→" + levelName(1) + " on cluster " + std::to_string(c);
-                        it = promoted
-                                 .emplace(std::make_pair(inst.subgraph, c),
-                                          std::make_pair(plan.addTask(std::move(promote)), wbuf))
-                                 .first;
-                        ++out.promotions;
-                    }
-                    deps.insert(it->second.first);
-                    task.reads.push_back(it->second.second);
-                }
-                auto regions = taskRegions(m_g, m_kernels[static_cast<std::size_t>(inst.subgraph)], task.tiles);
-                if (!regions)
-                    return regions.status();
-
-                // S1: producer slices this part reads, joined by a concat per producer sub-graph with several.
-                std::map<int, std::vector<std::pair<const Part *, std::int64_t>>> bySubgraph;
-                for (int pi : inst.producers) {
-                    const Instance &pinst = m_ig.instances[static_cast<std::size_t>(pi)];
-                    const SubGraph &psg = m_sgs[static_cast<std::size_t>(pinst.subgraph)];
-                    const TensorId pt = outputOf(m_g, psg);
-                    for (const Part &q : parts[static_cast<std::size_t>(pi)]) {
-                        auto r = regions->read.find(pt);
-                        if (r == regions->read.end() || regionEmpty(r->second)) {
-                            if (q.tile.empty()) // reads another output of an unsplit producer
-                                bySubgraph[pinst.subgraph].push_back({&q, 0});
-                            continue;
-                        }
-                        if (!q.tile.empty() && !regionsOverlap(q.tile, r->second))
-                            continue;
-                        const ops::Region needed = q.tile.empty() ? r->second : regionIntersect(q.tile, r->second);
-                        if (!regionEmpty(needed))
-                            bySubgraph[pinst.subgraph].push_back({&q, regionBytes(m_g.tensor(pt), needed)});
-                    }
-                }
-                for (const auto &[psg, srcs] : bySubgraph) {
-                    std::vector<TaskId> srcDeps;
-                    std::vector<BufferId> srcBufs;
-                    // S2: slices kept in GB/DDR (or on another cluster) are promoted into LB, one copy per
-                    // level (Fig. 9 left).
-                    std::map<int, std::tuple<std::vector<BufferId>, std::vector<TaskId>, std::int64_t>> spilled;
-                    for (const auto &[q, bytes] : srcs) {
-                        srcBufs.insert(srcBufs.end(), q->buffers.begin(), q->buffers.end());
-                        const int pl = q->cluster == c ? q->level : std::max(q->level, 1);
-                        if (pl == 0) {
-                            srcDeps.push_back(q->task);
-                            continue;
-                        }
-                        auto &[cb, cd, total] = spilled[pl];
-                        cb.insert(cb.end(), q->buffers.begin(), q->buffers.end());
-                        cd.push_back(q->task);
-                        total += bytes;
-                    }
-                    for (const auto &[pl, what] : spilled) {
-                        const auto &[cb, cd, total] = what;
-                        srcDeps.push_back(addCopy(plan, cb, cd, total, pl,
-                                                  "copy " + std::to_string(cd.size()) + " slices of sg" +
-                                                      std::to_string(psg) + " " + levelName(pl) + "→" + levelName(0) +
-                                                      " for " + name,
-                                                  {c, 0, cores, -1, -1}, inst.subgraph));
-                        ++out.copies;
-                    }
-                    task.reads.insert(task.reads.end(), srcBufs.begin(), srcBufs.end());
-                    if (srcs.size() >= 2) {
-                        Task concat;
-                        concat.kind = TaskKind::Concat;
-                        concat.deps = srcDeps;
-                        concat.reads = srcBufs;
-                        concat.binding = {c, 0, cores, -1, -1};
-                        concat.stage = inst.subgraph;
-                        concat.cost = m_ctx.cost.transferCost(0, levelName(0), levelName(0));
-                        concat.label = "concat " + std::to_string(srcs.size()) + " slices of sg" + std::to_string(psg) +
-                                       " for " + name;
-                        deps.insert(plan.addTask(std::move(concat)));
-                        ++out.concats;
-                    } else {
-                        deps.insert(srcDeps.begin(), srcDeps.end());
-                    }
-                }
-                // Graph inputs this part reads: copied DDR → LB.
-                for (const auto &[t, region] : regions->read) {
-                    if (m_g.tensor(t).kind != Tensor::Kind::Input || regionEmpty(region) || !inputBuffer.count(t))
-                        continue;
-                    const BufferId b = inputBuffer[t];
-                    deps.insert(addCopy(plan, {b}, {}, regionBytes(m_g.tensor(t), region), 2,
-                                        "copy input " + m_g.tensor(t).name + " → " + levelName(0) + " for " + name,
-                                        {c, 0, cores, -1, -1}, inst.subgraph));
-                    ++out.copies;
-                    task.reads.push_back(b);
-                }
-                task.deps.assign(deps.begin(), deps.end());
-
-                // S3: the output slice and the working set at their levels, in this part's cluster.
-                part.level = level;
-                if (outT != kInvalidId)
-                    part.buffers = addBuffers(plan, outT, part.tile, inst.outputBytes, level, cores, c);
-                task.writes = part.buffers;
-                const std::int64_t work = items[static_cast<std::size_t>(workItem)].bytes;
-                if (work > 0) {
-                    auto ws = addBuffers(plan, kInvalidId, {}, work, workLevel, cores, c);
-                    task.writes.insert(task.writes.end(), ws.begin(), ws.end());
-                }
-                // Instances of a sub-graph are alike: one estimate per sub-graph and levels.
-                auto cost = m_costs.find({inst.subgraph, level, workLevel});
-                if (cost == m_costs.end()) {
-                    KernelPlacement placement;
-                    placement.cores = cores;
-                    placement.ioLevel = levelName(level);
-                    placement.intermediateLevel = levelName(workLevel);
-                    placement.workFraction = 1.0 / double(sg.splitFactor * sg.clusterParts);
-                    placement.includeWeights = !m_resident[static_cast<std::size_t>(inst.subgraph)];
-                    cost = m_costs
-                               .emplace(std::make_tuple(inst.subgraph, level, workLevel),
-                                        m_ctx.cost.kernelCost(m_g, sg.nodes, placement))
-                               .first;
-                }
-                task.cost = cost->second;
-                task.label = name + " " + shapeOf(inst) + " " + levelName(level) + " bind " + bindingStr(sg.binding);
-                part.task = plan.addTask(std::move(task));
-                parts[static_cast<std::size_t>(id)].push_back(std::move(part));
+                auto st = lowerPart(plan, static_cast<int>(p), c);
+                if (!st)
+                    return st;
             }
         }
-        auto &step = m_ctx.trace.add("S6: lower to plan (§3.4, §3.5)", std::to_string(plan.tasks.size()) + " tasks",
-                                     std::to_string(plan.kernels.size()) + " kernels, " + std::to_string(out.copies) +
-                                         " copies, " + std::to_string(out.concats) + " concats",
-                                     "instances in order, bound to cores by plain binding, buffers at their levels");
-        step.numbers = {{"tasks", double(plan.tasks.size())},
-                        {"buffers", double(plan.buffers.size())},
-                        {"lb_share", out.memory.lbShare()},
-                        {"spills", double(out.memory.spills.size())}};
+        auto &step = m_ctx.trace.add(
+            "S6: lower to plan (§3.4, §3.5, §4.4)", std::to_string(plan.tasks.size()) + " tasks",
+            std::to_string(plan.kernels.size()) + " kernels, " + std::to_string(out.copies) + " copies, " +
+                std::to_string(out.redistributes) + " redistributions, " + std::to_string(out.concats) + " concats",
+            m_ctx.overlap() ? "instances in order; weight promotion one sub-graph ahead, compute "
+                              "units on their own queues (§4.4)"
+                            : "instances in order, one at a time per core");
+        step.numbers = {
+            {"tasks", double(plan.tasks.size())},         {"buffers", double(plan.buffers.size())},
+            {"lb_share", out.memory.lbShare()},           {"spills", double(out.memory.spills.size())},
+            {"redistributes", double(out.redistributes)}, {"overlapped_promotions", double(out.overlappedPromotions)}};
         return out;
     }
 
 private:
+    // The compute tasks a part at position p on cluster c waits for before anything of it
+    // starts (full variant). It may run beside the part before it when that one may overlap it
+    // (§4.4; the memory plan keeps both working sets then), never beside an earlier one: it waits
+    // for the two parts before that one (their ends imply every earlier part's, by induction: a
+    // part never starts before all parts three back have ended), and for the one before it
+    // unless they may overlap.
+    std::vector<TaskId> gate(int p, int c) const
+    {
+        const auto &chain = m_chain[static_cast<std::size_t>(c)];
+        std::vector<TaskId> out;
+        const std::size_t n = chain.size();
+        for (std::size_t k = 1; k <= std::min<std::size_t>(3, n); ++k) {
+            const auto &[pos, task] = chain[n - k];
+            if (k == 1 && pos == p - 1 && m_overlap[static_cast<std::size_t>(pos)])
+                continue;
+            out.push_back(task);
+        }
+        return out;
+    }
+
+    // The regions part (instance, cluster) reads from outside its sub-graph. Cluster 0's come
+    // from the instance graph (S3 computed them). Another cluster's part computes the same
+    // slice of the next share of the batch: its regions are cluster 0's with dim 0 of every
+    // activation shifted by that share — checked against taskRegions on the first part of each
+    // sub-graph and cluster, and used only where they agree.
+    Expected<std::map<TensorId, ops::Region>> readRegions(int id, int c, const std::vector<NodeTile> &tiles)
+    {
+        const std::map<TensorId, ops::Region> &base = m_ig.reads[static_cast<std::size_t>(id)];
+        if (c == 0)
+            return base;
+        const int s = m_ig.instances[static_cast<std::size_t>(id)].subgraph;
+        const SubGraph &sg = m_sgs[static_cast<std::size_t>(s)];
+        std::map<TensorId, ops::Region> shifted = base;
+        for (auto &[t, r] : shifted) {
+            const Tensor &tt = m_g.tensor(t);
+            if (tt.isConstant() || r.empty() || tt.shape.empty())
+                continue;
+            const std::int64_t share = tt.shape.front() / sg.clusterParts;
+            r.front().begin += c * share;
+            r.front().end += c * share;
+        }
+        auto known = m_shiftOk.find({s, c});
+        if (known != m_shiftOk.end() && known->second)
+            return shifted;
+        auto regions = taskRegions(m_g, m_kernels[static_cast<std::size_t>(s)], tiles);
+        if (!regions)
+            return regions.status();
+        if (known == m_shiftOk.end())
+            m_shiftOk[{s, c}] = regions->read == shifted;
+        return std::move(regions->read);
+    }
+
+    std::int32_t streamOf(int cluster, int unit) const
+    {
+        return cluster * static_cast<std::int32_t>(m_dev.units.size()) + std::max(0, unit);
+    }
+
+    // (sub-graph, cluster) -> the weight promotion task and its GB buffer.
+    std::pair<TaskId, BufferId> promote(ExecutionPlan &plan, int s, int c, bool ahead)
+    {
+        auto it = m_promoted.find({s, c});
+        if (it != m_promoted.end())
+            return it->second;
+        const SubGraph &sg = m_sgs[static_cast<std::size_t>(s)];
+        const std::int64_t wb = m_weightBytes[static_cast<std::size_t>(s)];
+        const BufferId wbuf = plan.addBuffer({0, kInvalidId, levelName(1), scopeOf(1, c, 0), {}, wb, -1});
+        Task promote;
+        promote.kind = TaskKind::Copy;
+        promote.writes = {wbuf};
+        // Ahead (§4.4): bound to the cluster only, so no core's queue holds it back; it waits for the
+        // last compute task issued on the cluster before it, then runs beside the next one.
+        promote.binding = ahead ? Binding{c, -1, 1, -1, -1} : Binding{c, 0, boundCores(sg.binding), -1, -1};
+        if (ahead && !m_chain[static_cast<std::size_t>(c)].empty())
+            promote.deps = {m_chain[static_cast<std::size_t>(c)].back().second};
+        promote.stage = s;
+        promote.cost = m_ctx.cost.transferCost(wb, levelName(2), levelName(1));
+        promote.label = "promote weights of sg" + std::to_string(s) + " " + levelName(2) + "→" + levelName(1) +
+                        " on cluster " + std::to_string(c) + (ahead ? " (ahead)" : "");
+        const TaskId t = plan.addTask(std::move(promote));
+        ++m_out->promotions;
+        if (ahead)
+            ++m_out->overlappedPromotions;
+        return m_promoted.emplace(std::make_pair(s, c), std::make_pair(t, wbuf)).first->second;
+    }
+
+    // A DDR buffer holding the region of a graph input a copy reads (one per input and region).
+    BufferId inputSlice(ExecutionPlan &plan, TensorId t, const ops::Region &region)
+    {
+        std::vector<std::int64_t> bounds;
+        for (const ops::Interval &i : region)
+            bounds.insert(bounds.end(), {i.begin, i.end});
+        auto key = std::make_pair(t, std::move(bounds));
+        auto it = m_inputSlices.find(key);
+        if (it != m_inputSlices.end())
+            return it->second;
+        const bool whole = region == ops::fullRegion(m_g.tensor(t).shape);
+        const BufferId b = plan.addBuffer({0, t, levelName(2), scopeOf(2, 0, 0), whole ? ops::Region{} : region,
+                                           regionBytes(m_g.tensor(t), region), -1});
+        return m_inputSlices.emplace(key, b).first->second;
+    }
+
+    // One cluster's part of the instance at position p.
+    Status lowerPart(ExecutionPlan &plan, int p, int c)
+    {
+        const std::vector<MemItem> &items = *m_items;
+        const int id = m_order[static_cast<std::size_t>(p)];
+        const Instance &inst = m_ig.instances[static_cast<std::size_t>(id)];
+        const SubGraph &sg = m_sgs[static_cast<std::size_t>(inst.subgraph)];
+        const std::vector<int> &binding = inst.binding.empty() ? sg.binding : inst.binding;
+        const int cores = boundCores(binding);
+        const int outItem = (*m_itemOfOutput)[static_cast<std::size_t>(id)];
+        const int workItem = outItem - 1;
+        const int workLevel = m_memory->level[static_cast<std::size_t>(workItem)];
+        const int level = m_memory->level[static_cast<std::size_t>(outItem)];
+        const TensorId outT = outputOf(m_g, sg);
+        const bool tiled = sg.splitFactor > 1 || sg.clusterParts > 1;
+        const Binding onCores{c, 0, cores, -1, -1};
+        Part part;
+        part.cluster = c;
+        if (tiled) {
+            part.tile = inst.tile;
+            const std::int64_t share = m_g.tensor(outT).shape.front() / sg.clusterParts;
+            part.tile.front().begin += c * share;
+            part.tile.front().end += c * share;
+        }
+        Task task;
+        task.kind = TaskKind::Compute;
+        task.kernel = inst.subgraph;
+        if (tiled)
+            task.tiles.push_back({sg.exit, 0, part.tile});
+        // No unit binding: each node runs on the unit its class and dtype map to (a bound unit would
+        // force every node of the instance onto it, the convolutions of an f16 run onto the VME).
+        task.binding = {c, 0, cores, -1, -1};
+        if (m_ctx.overlap()) // §4.4: one in-order queue per cluster and compute unit
+            task.binding.stream = streamOf(c, sg.unit);
+        task.stage = inst.subgraph;
+        const std::string name = instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "");
+        std::set<TaskId> deps;
+        std::vector<TaskId> gated; // what this part's data movement waits for (full variant)
+        if (m_ctx.overlap()) {
+            gated = gate(p, c);
+            deps.insert(gated.begin(), gated.end());
+        }
+        if (m_resident[static_cast<std::size_t>(inst.subgraph)]) {
+            const auto [pt, wbuf] = promote(plan, inst.subgraph, c, false);
+            deps.insert(pt);
+            task.reads.push_back(wbuf);
+        }
+        auto regions = readRegions(id, c, task.tiles);
+        if (!regions)
+            return regions.status();
+
+        // The working set first: copies and redistributions write the slices they bring into it.
+        std::vector<BufferId> work;
+        const std::int64_t workBytes = items[static_cast<std::size_t>(workItem)].bytes;
+        if (workBytes > 0)
+            work = addBuffers(plan, kInvalidId, {}, workBytes, workLevel, cores, c);
+
+        // S1: producer slices this part reads, per producer sub-graph.
+        struct Src {
+            const Part *part;
+            std::int64_t bytes;
+            bool redistribute;
+        };
+        std::map<int, std::vector<Src>> bySubgraph;
+        for (std::size_t k = 0; k < inst.producers.size(); ++k) {
+            const int pi = inst.producers[k];
+            const bool redis = k < inst.redistribute.size() && inst.redistribute[k];
+            const Instance &pinst = m_ig.instances[static_cast<std::size_t>(pi)];
+            const SubGraph &psg = m_sgs[static_cast<std::size_t>(pinst.subgraph)];
+            const TensorId pt = outputOf(m_g, psg);
+            for (const Part &q : m_parts[static_cast<std::size_t>(pi)]) {
+                auto r = regions->find(pt);
+                if (r == regions->end() || regionEmpty(r->second)) {
+                    if (q.tile.empty()) // reads another output of an unsplit producer
+                        bySubgraph[pinst.subgraph].push_back({&q, 0, false});
+                    continue;
+                }
+                if (!q.tile.empty() && !regionsOverlap(q.tile, r->second))
+                    continue;
+                const ops::Region needed = q.tile.empty() ? r->second : regionIntersect(q.tile, r->second);
+                if (!regionEmpty(needed))
+                    bySubgraph[pinst.subgraph].push_back({&q, regionBytes(m_g.tensor(pt), needed), redis});
+            }
+        }
+        for (const auto &[psg, srcs] : bySubgraph) {
+            std::vector<TaskId> srcDeps;
+            std::vector<BufferId> srcBufs;
+            // S2 (Fig. 9): slices kept in GB/DDR (or on another cluster) are copied into the working
+            // set, one copy per level (left); LB slices bound to other cores than this part infers for
+            // them are redistributed between the cores (right); the rest is read in place.
+            std::map<int, std::tuple<std::vector<BufferId>, std::vector<TaskId>, std::int64_t>> moved;
+            for (const Src &src : srcs) {
+                const Part *q = src.part;
+                const int pl = q->cluster == c ? q->level : std::max(q->level, 1);
+                if (pl == 0 && !src.redistribute) {
+                    srcBufs.insert(srcBufs.end(), q->buffers.begin(), q->buffers.end());
+                    srcDeps.push_back(q->task);
+                    continue;
+                }
+                auto &[cb, cd, total] = moved[pl == 0 ? -1 : pl];
+                cb.insert(cb.end(), q->buffers.begin(), q->buffers.end());
+                cd.push_back(q->task);
+                total += src.bytes;
+            }
+            for (const auto &[pl, what] : moved) {
+                auto [cb, cd, total] = what;
+                cd.insert(cd.end(), gated.begin(), gated.end());
+                const std::string what2 =
+                    std::to_string(std::get<1>(what).size()) + " slices of sg" + std::to_string(psg) + " ";
+                if (pl < 0) {
+                    Task redis;
+                    redis.kind = TaskKind::Redistribute;
+                    redis.deps = cd;
+                    redis.reads = cb;
+                    redis.writes = work;
+                    redis.binding = onCores;
+                    redis.stage = inst.subgraph;
+                    redis.cost = m_ctx.cost.transferCost(total, levelName(0), levelName(0));
+                    redis.cost.syncNs += m_ctx.cost.syncNs();
+                    redis.cost.timeNs += m_ctx.cost.syncNs();
+                    redis.label = "redistribute " + what2 + "to " + bindingStr(binding) + " for " + name;
+                    srcDeps.push_back(plan.addTask(std::move(redis)));
+                    ++m_out->redistributes;
+                } else {
+                    srcDeps.push_back(
+                        addCopy(plan, cb, work, cd, total, pl, workLevel,
+                                "copy " + what2 + levelName(pl) + "→" + levelName(workLevel) + " for " + name, onCores,
+                                inst.subgraph));
+                    ++m_out->copies;
+                }
+                srcBufs.insert(srcBufs.end(), cb.begin(), cb.end());
+            }
+            task.reads.insert(task.reads.end(), srcBufs.begin(), srcBufs.end());
+            if (srcs.size() >= 2) {
+                Task concat;
+                concat.kind = TaskKind::Concat;
+                concat.deps = srcDeps;
+                concat.deps.insert(concat.deps.end(), gated.begin(), gated.end());
+                std::sort(concat.deps.begin(), concat.deps.end());
+                concat.deps.erase(std::unique(concat.deps.begin(), concat.deps.end()), concat.deps.end());
+                concat.reads = srcBufs;
+                concat.binding = onCores;
+                concat.stage = inst.subgraph;
+                concat.cost = m_ctx.cost.transferCost(0, levelName(0), levelName(0));
+                concat.label =
+                    "concat " + std::to_string(srcs.size()) + " slices of sg" + std::to_string(psg) + " for " + name;
+                deps.insert(plan.addTask(std::move(concat)));
+                ++m_out->concats;
+            } else {
+                deps.insert(srcDeps.begin(), srcDeps.end());
+            }
+        }
+        // Graph inputs this part reads: their slices copied DDR → the working set.
+        for (const auto &[t, region] : *regions) {
+            if (m_g.tensor(t).kind != Tensor::Kind::Input || regionEmpty(region))
+                continue;
+            const BufferId b = inputSlice(plan, t, region);
+            deps.insert(addCopy(plan, {b}, work, gated, regionBytes(m_g.tensor(t), region), 2, workLevel,
+                                "copy input " + m_g.tensor(t).name + " → " + levelName(workLevel) + " for " + name,
+                                onCores, inst.subgraph));
+            ++m_out->copies;
+            task.reads.push_back(b);
+        }
+        task.deps.assign(deps.begin(), deps.end());
+
+        // S3: the output slice at its level, in this part's cluster, then the working set.
+        part.level = level;
+        if (outT != kInvalidId)
+            part.buffers = addBuffers(plan, outT, part.tile, inst.outputBytes, level, cores, c);
+        task.writes = part.buffers;
+        task.writes.insert(task.writes.end(), work.begin(), work.end());
+        // Instances of a sub-graph are alike: one estimate per sub-graph, levels and cores.
+        auto cost = m_costs.find({inst.subgraph, level, workLevel, cores});
+        if (cost == m_costs.end()) {
+            KernelPlacement placement;
+            placement.cores = cores;
+            placement.ioLevel = levelName(level);
+            placement.intermediateLevel = levelName(workLevel);
+            // Producer slices are read in place from LB or were copied into the working set.
+            placement.inputLevel = levelName(workLevel);
+            placement.workFraction = 1.0 / double(sg.splitFactor * sg.clusterParts);
+            placement.includeWeights = !m_resident[static_cast<std::size_t>(inst.subgraph)];
+            cost = m_costs
+                       .emplace(std::make_tuple(inst.subgraph, level, workLevel, cores),
+                                m_ctx.cost.kernelCost(m_g, sg.nodes, placement))
+                       .first;
+        }
+        task.cost = cost->second;
+        task.label = name + " " + shapeOf(inst) + " " + levelName(level) + " bind " + bindingStr(binding);
+        part.task = plan.addTask(std::move(task));
+        m_chain[static_cast<std::size_t>(c)].push_back({p, part.task});
+        m_parts[static_cast<std::size_t>(id)].push_back(std::move(part));
+        return Status::ok();
+    }
+
     // Bytes of constant inputs per sub-graph, and which keep their weights in GB.
     void decideWeightResidency()
     {
@@ -268,22 +421,28 @@ private:
         for (std::size_t s = 0; s < n; ++s)
             byFirst[s] = s;
         std::sort(byFirst.begin(), byFirst.end(), [&](std::size_t a, std::size_t b) { return first[a] < first[b]; });
-        std::vector<std::size_t> kept;
+        m_first = first;
+        m_next.assign(n, -1);
+        for (std::size_t i = 0; i + 1 < n; ++i)
+            if (first[byFirst[i]] >= 0)
+                m_next[byFirst[i]] = static_cast<int>(byFirst[i + 1]);
+        // Full variant: a promotion issued when the sub-graph before starts holds its GB from there.
+        if (m_ctx.overlap())
+            for (std::size_t i = n; i-- > 1;)
+                if (first[byFirst[i]] >= 0 && first[byFirst[i - 1]] >= 0)
+                    first[byFirst[i]] = first[byFirst[i - 1]];
+        // Weight bytes already kept at each position (intervals of the kept sub-graphs added up).
+        std::vector<std::int64_t> keptAt(m_order.size(), 0);
         for (std::size_t s : byFirst) {
             if (m_weightBytes[s] == 0 || m_weightBytes[s] > m_ctx.weightBudget || first[s] < 0)
                 continue;
-            // The most weight bytes already kept at any position of s's interval.
             std::int64_t worst = 0;
-            for (int p = first[s]; p <= last[s]; ++p) {
-                std::int64_t at = 0;
-                for (std::size_t k : kept)
-                    if (first[k] <= p && p <= last[k])
-                        at += m_weightBytes[k];
-                worst = std::max(worst, at);
-            }
+            for (int p = first[s]; p <= last[s]; ++p)
+                worst = std::max(worst, keptAt[static_cast<std::size_t>(p)]);
             if (worst + m_weightBytes[s] <= m_ctx.weightBudget) {
                 m_resident[s] = true;
-                kept.push_back(s);
+                for (int p = first[s]; p <= last[s]; ++p)
+                    keptAt[static_cast<std::size_t>(p)] += m_weightBytes[s];
             }
         }
     }
@@ -368,24 +527,6 @@ private:
         return s + "]";
     }
 
-    std::int32_t unitOf(const SubGraph &sg) const
-    {
-        OpClass cls = OpClass::Other;
-        DType dt = DType::Float32;
-        for (NodeId n : sg.nodes) {
-            const OpClass c = opClassOf(m_g.node(n).opType);
-            if (c == OpClass::Gemm || cls == OpClass::Other) {
-                cls = c;
-                if (!m_g.node(n).outputs.empty() && m_g.node(n).outputs.front() != kInvalidId)
-                    dt = m_g.tensor(m_g.node(n).outputs.front()).dtype;
-            }
-        }
-        const ComputeUnit *u = m_dev.bestUnit(cls, dt);
-        if (!u)
-            return -1;
-        return static_cast<std::int32_t>(u - m_dev.units.data());
-    }
-
     std::vector<BufferId> addBuffers(ExecutionPlan &plan, TensorId t, const ops::Region &region, std::int64_t bytes,
                                      int level, int cores, int cluster)
     {
@@ -401,16 +542,20 @@ private:
         return ids;
     }
 
-    TaskId addCopy(ExecutionPlan &plan, const std::vector<BufferId> &src, const std::vector<TaskId> &deps,
-                   std::int64_t bytes, int from, std::string label, Binding binding, int stage)
+    TaskId addCopy(ExecutionPlan &plan, const std::vector<BufferId> &src, const std::vector<BufferId> &dst,
+                   std::vector<TaskId> deps, std::int64_t bytes, int from, int to, std::string label, Binding binding,
+                   int stage)
     {
         Task copy;
         copy.kind = TaskKind::Copy;
-        copy.deps = deps;
+        std::sort(deps.begin(), deps.end());
+        deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+        copy.deps = std::move(deps);
         copy.reads = src;
+        copy.writes = dst;
         copy.binding = binding;
         copy.stage = stage;
-        copy.cost = m_ctx.cost.transferCost(bytes, levelName(from), levelName(0));
+        copy.cost = m_ctx.cost.transferCost(bytes, levelName(from), levelName(to));
         copy.label = std::move(label);
         return plan.addTask(std::move(copy));
     }
@@ -421,10 +566,22 @@ private:
     const std::vector<SubGraph> &m_sgs;
     const InstanceGraph &m_ig;
     const std::vector<int> &m_order;
-    std::vector<Kernel> m_kernels;                         // node lists of the sub-graphs, for taskRegions
-    std::map<std::tuple<int, int, int>, TaskCost> m_costs; // (sub-graph, output level, working level)
-    std::vector<std::int64_t> m_weightBytes;               // per sub-graph
-    std::vector<bool> m_resident;                          // weights promoted to GB once per cluster
+    std::vector<Kernel> m_kernels;                              // node lists of the sub-graphs, for taskRegions
+    std::map<std::tuple<int, int, int, int>, TaskCost> m_costs; // (sub-graph, output level, working level, cores)
+    std::vector<std::int64_t> m_weightBytes;                    // per sub-graph
+    std::vector<bool> m_resident;                               // weights promoted to GB once per cluster
+    std::vector<int> m_first;                                   // per sub-graph: position of its first instance
+    std::vector<int> m_next;                                    // per sub-graph: the one whose first instance follows
+    std::vector<char> m_overlap;                                // per position: may overlap the next (§4.4)
+    std::vector<std::vector<std::pair<int, TaskId>>> m_chain;   // per cluster: (position, compute task) so far
+    std::vector<std::vector<Part>> m_parts;                     // per instance
+    std::map<std::pair<int, int>, std::pair<TaskId, BufferId>> m_promoted; // (sub-graph, cluster) -> task, buffer
+    std::map<std::pair<TensorId, std::vector<std::int64_t>>, BufferId> m_inputSlices;
+    std::map<std::pair<int, int>, bool> m_shiftOk; // (sub-graph, cluster): regions are cluster 0's shifted
+    const std::vector<MemItem> *m_items = nullptr;
+    const std::vector<int> *m_itemOfOutput = nullptr;
+    const LevelAssignment *m_memory = nullptr;
+    Lowered *m_out = nullptr;
 };
 
 } // namespace

@@ -1,34 +1,51 @@
 // Lowering ordered instances to one ExecutionPlan (graphturbo-osdi23 §3.4,
-// §3.5, §4.3; core/plan/plan.h).
+// §3.5, §4.3, §4.4; core/plan/plan.h).
 //
 //   kernels   one per sub-graph (strategy "graphturbo"), its nodes in order;
 //   compute   one task per instance and cluster its sub-graph's batch is
 //             spread over (§2.1), in the chosen order, its tile the slice of
 //             the sub-graph output (§3.3), bound to that cluster and the cores of
-//             its plain binding (binding.h), the unit that runs its heaviest op
-//             class; stage = sub-graph index (the colour of Fig. 6);
+//             its Algo. 4 binding (scopes.h), no unit (each node runs on the unit
+//             its class and dtype map to); stage = sub-graph index (the colour
+//             of Fig. 6);
 //   buffers   each instance output and working set at the level §4.3's
 //             allocation gives it (memory.h; made once for one cluster, it
 //             holds for each, since every part holds that cluster's share):
 //             LB as one buffer per bound core (scope = core), GB per
-//             cluster, DDR; graph inputs in DDR, graph outputs in DDR;
+//             cluster, DDR; graph inputs in DDR (one buffer per slice read),
+//             graph outputs in DDR; Algo. 4's GB scopes pin outputs to GB;
 //   concat    before a consumer instance reading several instances of one
 //             producer sub-graph (§3.5, Fig. 8): joins their slices in place
 //             (the producers wrote disjoint slices), so it holds no buffer;
-//   copy      promotes producer slices that live in GB/DDR (or another
-//             cluster) or a graph input into the consumer's LB working set
-//             (Fig. 9 left), one per producer sub-graph and level;
+//   copy      moves producer slices that live in GB/DDR (or another cluster)
+//             or a graph input's slice into the consumer's working set
+//             (Fig. 9 left), one per producer sub-graph and level: it reads
+//             the slices' buffers and writes the working set's;
+//   redistribute  an LB slice whose producer ended with another binding than
+//             the consumer inferred for it (Algo. 4 L16) is exchanged between
+//             the cores into the working set (Fig. 9 right): LB → LB plus a sync;
 // each spill of §4.3 is a trace record. Costs: the device cost model per
 // sub-graph instance (workFraction 1/f, the instance's cores, its output level)
-// and transferCost for copies.
-//   promote   (§4.4) a sub-graph's weights DDR → GB once per cluster, before
-//             its first instance there, kept in a quarter of GB reserved for
-//             weights while they fit beside the weights of the sub-graphs whose
-//             instances interleave with it; its instances then read no
-//             weights from their I/O level. Sub-graphs whose weights do not fit
-//             read them in every instance.
-// Not lowered (yet): Algo. 4's inferred bindings and redistribution ops
-// (Fig. 9 right), §4.4's overlap of promotion with the previous layer.
+// and transferCost for data movement.
+//   promote   (§4.4) a sub-graph's weights DDR → GB once per cluster, kept in a
+//             quarter of GB reserved for weights while they fit beside the
+//             weights of the sub-graphs whose instances interleave with it; its
+//             instances then read no weights from their I/O level (GB → LB
+//             hoisting is inside the kernel, §4.1, part of its traffic).
+//             Sub-graphs whose weights do not fit read them in every instance.
+//   overlap   (§4.4, Fig. 13; variant full only) a sub-graph's promotion is
+//             issued when the sub-graph before it starts, bound to the cluster
+//             but to no core, after the compute task issued last on that
+//             cluster, so the DMA runs beside the previous layer's compute;
+//             compute tasks queue per cluster and compute unit (Binding::stream =
+//             cluster × units + the unit of the sub-graph's heaviest op class)
+//             instead of per core, so instances on different units run side by
+//             side; a part waits for the two parts before the previous one on its
+//             cluster, and for the previous one unless they may overlap
+//             (overlapWithNext, whose working sets the memory plan keeps
+//             together) — its copies, redistributions and concats too, so
+//             nothing of it holds LB the memory plan did not count.
+// Other variants (§5.3) promote weights on the instance's cores, in order.
 #pragma once
 
 #include "core/plan/plan.h"
@@ -42,7 +59,9 @@ struct Lowered {
     LevelAssignment memory;
     int copies = 0;
     int concats = 0;
-    int promotions = 0; // weight promotions DDR → GB
+    int redistributes = 0;
+    int promotions = 0;           // weight promotions DDR → GB
+    int overlappedPromotions = 0; // of them, issued one sub-graph ahead (§4.4)
 };
 
 Expected<Lowered> lowerToPlan(Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,

@@ -96,12 +96,16 @@ std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGrap
     for (std::size_t p = 0; p < order.size(); ++p) {
         const Instance &inst = ig.instances[static_cast<std::size_t>(order[p])];
         const SubGraph &sg = subgraphs[static_cast<std::size_t>(inst.subgraph)];
-        const int cores = boundCores(sg.binding);
+        const int cores = instanceCores(sg, inst);
         const int at = static_cast<int>(p);
         std::int64_t inLb = 0;
-        for (std::size_t k = 0; k < inst.producers.size(); ++k)
-            if (!outputLevel || (*outputLevel)[static_cast<std::size_t>(inst.producers[k])] == 0)
+        for (std::size_t k = 0; k < inst.producers.size(); ++k) {
+            const int pi = inst.producers[k];
+            const bool redistributed = k < inst.redistribute.size() && inst.redistribute[k];
+            const bool inGb = ig.instances[static_cast<std::size_t>(pi)].scopeGB;
+            if (!redistributed && !inGb && (!outputLevel || (*outputLevel)[static_cast<std::size_t>(pi)] == 0))
                 inLb += inst.producerBytes[k];
+        }
         items.push_back({at, at, std::max<std::int64_t>(0, inst.footprint - inst.outputBytes - inLb), cores,
                          inst.footprint > ctx.lbBytes ? 1 : 0});
         const TensorId out = outputOf(g, sg);
@@ -112,8 +116,15 @@ std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGrap
             end = std::max(end, pos[static_cast<std::size_t>(c)]);
         if (itemOfOutput)
             (*itemOfOutput)[static_cast<std::size_t>(order[p])] = static_cast<int>(items.size());
-        items.push_back({at, graphOutput ? last : end, inst.outputBytes, cores, graphOutput ? 2 : 0});
+        // Algo. 4's GB scope and the LLB-only variant (§5.3) keep the output out of LB.
+        const int minLevel = graphOutput ? 2 : (inst.scopeGB || ctx.variant == Variant::Llb ? 1 : 0);
+        items.push_back({at, graphOutput ? last : end, inst.outputBytes, cores, minLevel});
     }
+    // §4.4: an instance overlapping the next one keeps what it ends with until the next one ends.
+    const std::vector<char> overlap = overlapWithNext(ctx, subgraphs, ig.instances, order);
+    for (MemItem &m : items)
+        if (m.end < last && overlap[static_cast<std::size_t>(m.end)])
+            ++m.end;
     return items;
 }
 

@@ -1,6 +1,7 @@
 #include "plugins/graphturbo/subgraph.h"
 
 #include "core/plan/tiles.h"
+#include "plugins/graphturbo/binding.h"
 
 #include <algorithm>
 #include <map>
@@ -132,6 +133,56 @@ std::int64_t regionBytes(const Tensor &t, const ops::Region &r)
 {
     const std::int64_t elems = r.empty() ? t.elements() : ops::regionElements(r);
     return t.elements() > 0 ? t.bytes() / t.elements() * elems : 0;
+}
+
+std::int32_t dominantUnit(const Graph &g, const Device &dev, const SubGraph &sg)
+{
+    OpClass cls = OpClass::Other;
+    DType dt = DType::Float32;
+    for (NodeId n : sg.nodes) {
+        const OpClass c = opClassOf(g.node(n).opType);
+        if (c == OpClass::Gemm || cls == OpClass::Other) {
+            cls = c;
+            if (!g.node(n).outputs.empty() && g.node(n).outputs.front() != kInvalidId)
+                dt = g.tensor(g.node(n).outputs.front()).dtype;
+        }
+    }
+    // The cost model's and the simulator's choice: the best unit for the class and dtype, else
+    // for float32, else the device's fastest float32 unit (STCP920's MME has no f32 rate).
+    const ComputeUnit *u = dev.bestUnit(cls, dt);
+    if (!u)
+        u = dev.bestUnit(cls, DType::Float32);
+    if (!u)
+        for (const ComputeUnit &c : dev.units) {
+            auto it = c.peakOpsPerSec.find(DType::Float32);
+            if (it != c.peakOpsPerSec.end() && (!u || it->second > u->peakOpsPerSec.at(DType::Float32)))
+                u = &c;
+        }
+    if (!u)
+        return -1;
+    return static_cast<std::int32_t>(u - dev.units.data());
+}
+
+int instanceCores(const SubGraph &sg, const Instance &inst)
+{
+    return boundCores(inst.binding.empty() ? sg.binding : inst.binding);
+}
+
+std::vector<char> overlapWithNext(const Context &ctx, const std::vector<SubGraph> &subgraphs,
+                                  const std::vector<Instance> &instances, const std::vector<int> &order)
+{
+    std::vector<char> out(order.size(), 0);
+    if (!ctx.overlap())
+        return out;
+    for (std::size_t p = 0; p + 1 < order.size(); ++p) {
+        const Instance &a = instances[static_cast<std::size_t>(order[p])];
+        const Instance &b = instances[static_cast<std::size_t>(order[p + 1])];
+        const int ua = subgraphs[static_cast<std::size_t>(a.subgraph)].unit;
+        const int ub = subgraphs[static_cast<std::size_t>(b.subgraph)].unit;
+        const bool feeds = std::find(b.producers.begin(), b.producers.end(), order[p]) != b.producers.end();
+        out[p] = ua >= 0 && ub >= 0 && ua != ub && !feeds;
+    }
+    return out;
 }
 
 } // namespace tessera::graphturbo

@@ -48,6 +48,7 @@ struct SubGraph {
     std::int64_t splitFactor = 1;
     int clusterParts = 1;     // clusters its batch (output dim 0) is spread over (§2.1, §5.1)
     std::vector<int> binding; // per output dim: cores along it (binding.h), the same for every instance
+    int unit = -1;            // device compute unit of its heaviest op class (dominantUnit)
     bool splittable = false;  // single exit with a single output, no opaque op
     bool opaque = false;
     bool alive = true; // false once merged into another
@@ -62,7 +63,17 @@ struct Instance {
     std::vector<int> producers;              // instance ids (non-redundant edges only)
     std::vector<std::int64_t> producerBytes; // per producer: bytes of its slice this instance reads
     std::vector<int> consumers;
+    // Algo. 4 (scopes.h): the core binding of its output (per output dim), whether
+    // its output is declared in GB (a consumer inferred another binding), and per
+    // producer whether the slice read needs a redistribution (Fig. 9 right).
+    std::vector<int> binding; // empty until Algo. 4 ran: the sub-graph's plain binding
+    bool scopeGB = false;
+    std::vector<char> redistribute; // parallel to producers
 };
+
+// The §5.3 variants (Fig. 15): outputs kept in LLB/GB only; kept in L1/LB;
+// plus instance split and ordering; plus across-layer scheduling (full).
+enum class Variant { Llb, L1, Split, Full };
 
 // What every step reads.
 struct Context {
@@ -78,6 +89,9 @@ struct Context {
     std::int64_t gbBytes = 0;      // GB of one cluster for activations (the next level, less weightBudget)
     std::int64_t weightBudget = 0; // GB of one cluster kept for promoted weights (§4.4)
     bool recomputeCheck = true;
+    Variant variant = Variant::Full;
+    bool split() const { return variant == Variant::Split || variant == Variant::Full; }
+    bool overlap() const { return variant == Variant::Full; }
     std::vector<std::int32_t> rank;    // topological rank per node
     std::vector<double> nodeComputeNs; // cost model's compute time per node, -1 until asked
     std::function<bool()> cancelled;   // may be empty
@@ -99,6 +113,14 @@ std::string subgraphLabel(const Graph &g, const SubGraph &sg);
 Shape clusterShape(Shape shape, int parts);
 // Do two regions of equal rank overlap? (No allocation: the hot loop of edge finding.)
 bool regionsOverlap(const ops::Region &a, const ops::Region &b);
+// The device unit (index) running a sub-graph's heaviest op class (gemm first), -1 if none.
+std::int32_t dominantUnit(const Graph &g, const Device &dev, const SubGraph &sg);
+// Cores an instance runs on: its Algo. 4 binding, else its sub-graph's.
+int instanceCores(const SubGraph &sg, const Instance &inst);
+// §4.4 (Fig. 13): may the instance at position p run beside the one at p + 1
+// (full variant, different compute units)? Sized for every position of `order`.
+std::vector<char> overlapWithNext(const Context &ctx, const std::vector<SubGraph> &subgraphs,
+                                  const std::vector<Instance> &instances, const std::vector<int> &order);
 // Bytes of a region of a tensor.
 std::int64_t regionBytes(const Tensor &t, const ops::Region &r);
 

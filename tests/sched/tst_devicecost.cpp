@@ -188,6 +188,32 @@ TEST(DeviceCostModel, IntermediatesMoveAtTheNamedLevel)
     EXPECT_DOUBLE_EQ(m.estimateKernel(g, all, unknown).cost.timeNs, slow.cost.timeNs);
 }
 
+// A kernel whose inputs a copy task already brought into a faster level (a GraphTurbo instance
+// reading producer slices promoted into its local buffer): they are read there, not at the I/O level.
+TEST(DeviceCostModel, InputsMoveAtTheNamedInputLevel)
+{
+    auto stcp = DeviceRegistry::standard().lookup("stcp920");
+    ASSERT_TRUE(stcp.isOk());
+    const DeviceCostModel m(*stcp);
+    const Graph g = convChain();
+    KernelPlacement ddr;
+    ddr.ioLevel = "DDR";
+    KernelPlacement local = ddr;
+    local.inputLevel = "L1";
+    const KernelEstimate slow = m.estimateKernel(g, {1}, ddr);
+    const KernelEstimate fast = m.estimateKernel(g, {1}, local);
+    ASSERT_EQ(fast.cost.bytesByLevel.count("L1"), 1u);
+    EXPECT_GT(fast.cost.bytesByLevel.at("L1"), 0);
+    EXPECT_EQ(fast.cost.bytesByLevel.at("DDR") + fast.cost.bytesByLevel.at("L1"), slow.cost.bytesByLevel.at("DDR"));
+    EXPECT_LE(fast.cost.timeNs, slow.cost.timeNs);
+    EXPECT_LT(fast.cost.energyJ, slow.cost.energyJ);
+    // Negative twin: an unknown level is ignored, not guessed.
+    KernelPlacement unknown = ddr;
+    unknown.inputLevel = "no-such-level";
+    EXPECT_EQ(m.estimateKernel(g, {1}, unknown).cost.bytesByLevel, slow.cost.bytesByLevel);
+    EXPECT_DOUBLE_EQ(m.estimateKernel(g, {1}, unknown).cost.timeNs, slow.cost.timeNs);
+}
+
 // Done-when (issue 10): two schedulers producing the same plan get the same number.
 TEST(DeviceCostModel, SamePlanSameNumberWhicheverScheduler)
 {

@@ -1,7 +1,10 @@
 #include "plugins/graphturbo/gui/graphturbogui.h"
 
 #include "plugins/graphturbo/gui/instanceview.h"
+#include "plugins/graphturbo/gui/timelineviews.h"
 #include "views/widgets/planextensions.h"
+
+#include <tuple>
 
 namespace tessera {
 
@@ -18,6 +21,23 @@ void registerGraphturboPluginViews(views::PlanExtensions &extensions)
                             else
                                 v->clear();
                         }});
+    using graphturbo::TimelineDock;
+    for (const auto &[name, title, kind] :
+         {std::tuple{"graphturboLivenessDock", "Tensor Liveness", TimelineDock::Kind::Liveness},
+          std::tuple{"graphturboOverlapDock", "Instruction Overlap", TimelineDock::Kind::Overlap}}) {
+        const TimelineDock::Kind k = kind;
+        extensions.addDock({QString::fromLatin1(name),
+                            QString::fromLatin1(title),
+                            {"graphturbo"},
+                            [k](QWidget *parent) -> QWidget * { return new TimelineDock(k, parent); },
+                            [](QWidget *view, const views::PlanShown &plan) {
+                                auto *v = static_cast<TimelineDock *>(view);
+                                if (plan.run)
+                                    v->setPlan(plan.run->result.plan, plan.device, &plan.run->trace, plan.selectNode);
+                                else
+                                    v->clear();
+                            }});
+    }
 }
 
 } // namespace tessera

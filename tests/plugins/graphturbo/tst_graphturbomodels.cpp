@@ -4,18 +4,23 @@
 // far fewer sub-graphs, and the reference backend computes the sequential
 // plan's outputs from it bit for bit.
 #include "backends/reference/reference.h"
+#include "backends/sim/sim.h"
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
 #include "plugins/graphturbo/graphturbo.h"
+#include "plugins/layerfusion/layerfusion.h"
 #include "plugins/sequential/sequential.h"
 #include "samples/builder.h"
 #include "samples/catalog.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <map>
 #include <onnx/onnx_pb.h>
+#include <tuple>
 #include <unistd.h>
 
 #include "tests/backends/planutil.h"
@@ -114,6 +119,249 @@ TEST(GraphTurboModels, Table2ModelsScheduleQuickly)
     o.batch = 8;
     o.seqLen = 384;
     schedulesQuickly("bert", o);
+}
+
+} // namespace
+
+namespace {
+
+// The simulator runs GraphTurbo's plans (every variant) on each kind of device the workbench
+// ships — a DSA, a GPU (one cluster of SMs), the host — and in functional mode computes the
+// reference backend's outputs from them (what tst_simmodels asks of every scheduler).
+TEST(GraphTurboModels, SimulatorRunsEveryVariantOnEveryKindOfDevice)
+{
+    const TempDir dir;
+    samples::SampleOptions o;
+    o.imageSize = 32;
+    auto reference = createReferenceBackend();
+    auto sim = createSimBackend(reference.get());
+    // ResNet-50 on every device kind and variant; DenseNet-121 (concatenations) on STCP920.
+    for (const auto &[model, id, v] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{{"resnet50", "stcp920", "llb"},
+                                                                        {"resnet50", "stcp920", "split"},
+                                                                        {"resnet50", "stcp920", "full"},
+                                                                        {"resnet50", "nvidia-v100", "llb"},
+                                                                        {"resnet50", "nvidia-v100", "split"},
+                                                                        {"resnet50", "nvidia-v100", "full"},
+                                                                        {"resnet50", "host", "llb"},
+                                                                        {"resnet50", "host", "split"},
+                                                                        {"resnet50", "host", "full"},
+                                                                        {"densenet121", "stcp920", "full"}}) {
+        auto g = importSample(dir, model, o);
+        ASSERT_TRUE(g.isOk()) << g.status().str();
+        const auto inputs = planutil::makeInputs(*g, 3);
+        {
+            const std::string what = model + " " + v + " on " + id;
+            const Device d = *DeviceRegistry::standard().lookup(id);
+            ScheduleSetup s;
+            s.options = {{"variant", v}};
+            auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), s);
+            ASSERT_TRUE(gt.isOk()) << what << ": " << gt.status().str();
+            CompileContext ctx{&d, {{"functional", "1"}}};
+            auto c = sim->compileFor(*g, gt->result.plan, ctx);
+            ASSERT_TRUE(c.isOk()) << what << ": " << c.status().str();
+            auto r = sim->run(**c, inputs);
+            ASSERT_TRUE(r.isOk()) << what << ": " << r.status().str();
+            EXPECT_GT(r->metrics.at("sim_time_ms"), 0) << what;
+            // The timeline keeps every dependency; utilisations are fractions (what tst_simmodels checks).
+            const ExecutionPlan &plan = gt->result.plan;
+            ASSERT_EQ(r->timeline.size(), plan.tasks.size()) << what;
+            for (const Task &t : plan.tasks)
+                for (TaskId dep : t.deps)
+                    ASSERT_GE(r->timeline[static_cast<std::size_t>(t.id)].startNs,
+                              r->timeline[static_cast<std::size_t>(dep)].endNs - 1e-6)
+                        << what << ": task " << t.id << " before its dependency " << dep;
+            for (const auto &[k, v] : r->metrics)
+                if (k.rfind("utilisation_by_unit/", 0) == 0)
+                    EXPECT_LE(v, 1 + 1e-9) << what << " " << k;
+            auto ref = planutil::compileAndRun(*reference, *g, gt->result.plan, inputs);
+            ASSERT_TRUE(ref.isOk()) << what << ": " << ref.status().str();
+            ASSERT_EQ(r->outputs.size(), ref->outputs.size()) << what;
+            for (std::size_t i = 0; i < ref->outputs.size(); ++i)
+                EXPECT_TRUE(planutil::bitEqual(r->outputs[i], ref->outputs[i])) << what << " output " << i;
+        }
+    }
+}
+
+// §5.3 / Fig. 15 on ResNet-50 (64×64, batch 8: two images per cluster), simulated in f32:
+// each variant keeps more of the instance outputs on the cores than the one before (LB share)
+// and moves fewer bytes off the cores (DDR + LLB), as the paper's breakdown implies; across-layer
+// scheduling (full) is no slower than split. Where the model disagrees (written down in
+// BENCHMARKS.md, not asserted): split is not faster than l1 in simulated time — the convolutions
+// are compute-bound on the VME in f32, and in f16 the host's 10 µs launch per instance part
+// dominates.
+TEST(GraphTurboModels, Fig15VariantsKeepMoreOnTheCoresInTurn)
+{
+    samples::SampleOptions o;
+    o.imageSize = 64;
+    o.batch = 8;
+    const TempDir dir;
+    auto g = importSample(dir, "resnet50", o);
+    ASSERT_TRUE(g.isOk()) << g.status().str();
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    auto sim = createSimBackend(nullptr);
+    struct Result {
+        double lbShare = 0, offCore = 0, ms = 0;
+    };
+    std::map<std::string, Result> r;
+    for (const std::string v : {"llb", "l1", "split", "full"}) {
+        ScheduleSetup s;
+        s.options = {{"variant", v}};
+        auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), s);
+        ASSERT_TRUE(gt.isOk()) << v << ": " << gt.status().str();
+        CompileContext ctx{&d, {}};
+        auto c = sim->compileFor(*g, gt->result.plan, ctx);
+        ASSERT_TRUE(c.isOk()) << v << ": " << c.status().str();
+        auto run = sim->run(**c, planutil::makeInputs(*g, 1));
+        ASSERT_TRUE(run.isOk()) << v << ": " << run.status().str();
+        r[v] = {gt->result.stats.at("lb_share"),
+                run->metrics.at("bytes_by_level/DDR") + run->metrics.at("bytes_by_level/LLB"),
+                run->metrics.at("sim_time_ms")};
+        std::cout << v << ": LB share " << r[v].lbShare << ", off-core " << r[v].offCore / 1e6 << " MB, sim " << r[v].ms
+                  << " ms\n";
+    }
+    EXPECT_LT(r["llb"].lbShare, r["l1"].lbShare);
+    EXPECT_LT(r["l1"].lbShare, r["split"].lbShare);
+    EXPECT_EQ(r["split"].lbShare, r["full"].lbShare);
+    EXPECT_GE(r["llb"].offCore, r["l1"].offCore);
+    EXPECT_GT(r["l1"].offCore, r["split"].offCore);
+    EXPECT_LE(r["full"].ms, r["split"].ms);
+}
+
+TEST(GraphTurboModels, Fig15VariantsWithoutSplitRunOneInstancePerSubGraph)
+{
+    // Negative twin: the variants without instance split (llb, l1) make one instance per
+    // sub-graph; split and full the same instances as each other.
+    samples::SampleOptions o;
+    o.imageSize = 64;
+    o.batch = 8;
+    const TempDir dir;
+    auto g = importSample(dir, "resnet50", o);
+    ASSERT_TRUE(g.isOk()) << g.status().str();
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    std::map<std::string, double> instances, subgraphs;
+    for (const std::string v : {"llb", "l1", "split", "full"}) {
+        ScheduleSetup s;
+        s.options = {{"variant", v}};
+        auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), s);
+        ASSERT_TRUE(gt.isOk()) << v << ": " << gt.status().str();
+        instances[v] = gt->result.stats.at("instances");
+        subgraphs[v] = gt->result.stats.at("subgraphs");
+    }
+    EXPECT_EQ(instances["llb"], subgraphs["llb"]);
+    EXPECT_EQ(instances["l1"], subgraphs["l1"]);
+    EXPECT_GT(instances["split"], subgraphs["split"]);
+    EXPECT_EQ(instances["split"], instances["full"]);
+}
+
+TEST(GraphTurboModels, DISABLED_VariantsMeasure)
+{
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    for (const auto &[name, batch] :
+         std::vector<std::pair<std::string, int>>{{"resnet50", 8}, {"mobilenetv2", 8}, {"bert", 2}}) {
+        samples::SampleOptions o;
+        o.batch = batch;
+        if (name == "bert")
+            o.seqLen = 128;
+        const TempDir dir;
+        auto g = importSample(dir, name, o);
+        ASSERT_TRUE(g.isOk()) << g.status().str();
+        auto lf = scheduleGraph(*g, d, *createLayerFusionScheduler(), {});
+        ASSERT_TRUE(lf.isOk());
+        auto sim = createSimBackend(nullptr);
+        auto simMs = [&](const ExecutionPlan &p) {
+            CompileContext ctx{&d, {}};
+            if (const char *dt = std::getenv("GT_DTYPE"))
+                ctx.options["dtype"] = dt;
+            auto c = sim->compileFor(*g, p, ctx);
+            if (!c) {
+                std::cout << c.status().str() << "\n";
+                return -1.0;
+            }
+            auto r = sim->run(**c, planutil::makeInputs(*g, 1));
+            if (!r) {
+                std::cout << r.status().str() << "\n";
+                return -1.0;
+            }
+            std::cout << "    [flops " << r->metrics["flops"] / 1e9 << " G, DDR "
+                      << r->metrics["bytes_by_level/DDR"] / 1e6 << " MB, LLB " << r->metrics["bytes_by_level/LLB"] / 1e6
+                      << " MB, L1 " << r->metrics["bytes_by_level/L1"] / 1e6 << " MB, tasks " << r->metrics["tasks"]
+                      << ", util VME " << r->metrics["utilisation_by_unit/VME"] << "]\n";
+            return r->metrics.at("sim_time_ms");
+        };
+        std::cout << name << " b" << batch << " layer-fusion sim " << simMs(lf->result.plan) << " ms est "
+                  << lf->result.plan.estimatedLatencyNs() / 1e6 << "\n";
+        for (const std::string v : {"llb", "l1", "split", "full"}) {
+            ScheduleSetup s;
+            s.options = {{"variant", v}};
+            auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), s);
+            ASSERT_TRUE(gt.isOk()) << gt.status().str();
+            const auto &st = gt->result.stats;
+            {
+                std::map<std::string, double> by;
+                const ExecutionPlan &pl = gt->result.plan;
+                for (const Task &t : pl.tasks) {
+                    const std::string kind = t.kind == TaskKind::Copy && t.label.rfind("promote", 0) == 0 ? "promote"
+                                             : t.kind == TaskKind::Copy && t.label.find("input") != std::string::npos
+                                                 ? "incopy"
+                                                 : std::string(taskKindName(t.kind));
+                    if (t.kind == TaskKind::Compute)
+                        for (const auto &[l, b] : t.cost.bytesByLevel)
+                            by[kind + "/" + l] += double(b);
+                    else {
+                        for (BufferId b : t.reads)
+                            by[kind + "/r/" + pl.buffers[b].level] += double(pl.buffers[b].bytes);
+                        for (BufferId b : t.writes)
+                            by[kind + "/w/" + pl.buffers[b].level] += double(pl.buffers[b].bytes);
+                    }
+                    by["n/" + kind] += 1;
+                    by["ns/" + kind] += t.cost.timeNs;
+                }
+                for (const auto &[k, v] : by)
+                    std::cout << "      " << k << " " << (k[0] == 'n' ? v : v / 1e6) << "\n";
+            }
+            std::cout << "  " << v << ": sim " << simMs(gt->result.plan) << " ms, est "
+                      << gt->result.plan.estimatedLatencyNs() / 1e6 << " ms, sg " << st.at("subgraphs") << " inst "
+                      << st.at("instances") << " spills " << st.at("spills") << " lb_share " << st.at("lb_share")
+                      << " gb_scopes " << st.at("gb_scopes") << " redis " << st.at("redistributes") << " ahead "
+                      << st.at("overlapped_promotions") << " sched " << gt->searchMs << " ms\n";
+        }
+    }
+}
+
+} // namespace
+
+namespace {
+
+// Measurement harness for BENCHMARKS.md (not run by default): scheduling times of Table 2's
+// networks at its batch sizes, with the time at which each pipeline step ended (trace).
+TEST(GraphTurboModels, DISABLED_ScheduleTimes)
+{
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    for (const auto &[name, batch] : std::vector<std::pair<std::string, int>>{
+             {"resnet50", 64}, {"bert", 8}, {"mobilenetv2", 128}, {"densenet121", 32}, {"vit", 32}}) {
+        samples::SampleOptions o;
+        o.batch = batch;
+        if (name == "bert")
+            o.seqLen = 384;
+        const TempDir dir;
+        auto g = importSample(dir, name, o);
+        ASSERT_TRUE(g.isOk()) << g.status().str();
+        auto gt = scheduleGraph(*g, d, *createGraphTurboScheduler(), {});
+        ASSERT_TRUE(gt.isOk()) << gt.status().str();
+        std::cout << name << " b" << batch << ": schedule " << gt->searchMs << " ms, verify " << gt->verifyMs << " ms, "
+                  << gt->result.stats.at("instances") << " instances, " << gt->result.plan.tasks.size()
+                  << " tasks; steps ended at";
+        std::string phase;
+        double at = 0;
+        for (const TraceStep &s : gt->trace.steps()) {
+            if (s.phase != phase && !phase.empty())
+                std::cout << " [" << phase.substr(0, phase.find(':')) << " " << at << "]";
+            phase = s.phase;
+            at = s.elapsedMs;
+        }
+        std::cout << " [" << phase.substr(0, phase.find(':')) << " " << at << "]\n";
+    }
 }
 
 } // namespace
