@@ -33,7 +33,8 @@ void registerGraphturboPluginViews(views::PlanExtensions &extensions)
                             [](QWidget *view, const views::PlanShown &plan) {
                                 auto *v = static_cast<TimelineDock *>(view);
                                 if (plan.run)
-                                    v->setPlan(plan.run->result.plan, plan.device, &plan.run->trace, plan.selectNode);
+                                    v->setPlan(plan.run->result.plan, plan.device, &plan.run->trace,
+                                               plan.highlightNodes);
                                 else
                                     v->clear();
                             }});

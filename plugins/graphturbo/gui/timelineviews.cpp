@@ -275,12 +275,12 @@ void TimelineDock::clear()
 }
 
 void TimelineDock::setPlan(const ExecutionPlan &plan, const Device *device, const Trace *trace,
-                           std::function<void(NodeId)> selectNode)
+                           std::function<void(std::vector<NodeId>)> highlightNodes)
 {
     // Clicking a bar selects the nodes of its task's sub-graph (for data movement: the sub-graph
     // it feeds, the plan's stage).
-    m_timeline->barClicked = [this, plan, selectNode](int row, int bar) {
-        if (!selectNode)
+    m_timeline->barClicked = [this, plan, highlightNodes](int row, int bar) {
+        if (!highlightNodes)
             return;
         const auto &rows = m_timeline->rows();
         const int tag = rows[static_cast<std::size_t>(row)].bars[static_cast<std::size_t>(bar)].tag;
@@ -289,8 +289,7 @@ void TimelineDock::setPlan(const ExecutionPlan &plan, const Device *device, cons
         const Task &t = plan.tasks[static_cast<std::size_t>(tag)];
         const KernelId k = t.kind == TaskKind::Compute ? t.kernel : t.stage;
         if (k >= 0 && static_cast<std::size_t>(k) < plan.kernels.size())
-            for (NodeId n : plan.kernels[static_cast<std::size_t>(k)].nodes)
-                selectNode(n);
+            highlightNodes(plan.kernels[static_cast<std::size_t>(k)].nodes);
     };
     std::vector<std::pair<QColor, QString>> legend;
     if (m_kind == Kind::Liveness) {

@@ -49,9 +49,9 @@ class TimelineDock final : public QWidget
 public:
     enum class Kind { Liveness, Overlap };
     TimelineDock(Kind kind, QWidget *parent = nullptr);
-    // `selectNode` (may be empty) is called for the nodes of a clicked bar's sub-graph.
+    // `highlightNodes` (may be empty) gets the nodes of a clicked bar's sub-graph.
     void setPlan(const ExecutionPlan &plan, const Device *device, const Trace *trace,
-                 std::function<void(NodeId)> selectNode = {});
+                 std::function<void(std::vector<NodeId>)> highlightNodes = {});
     void clear();
     views::BarTimeline *timeline() const { return m_timeline; }
 

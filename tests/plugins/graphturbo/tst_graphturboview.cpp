@@ -288,7 +288,7 @@ TEST(GraphTurboView, ClickingATimelineBarSelectsItsSubGraph)
     const ExecutionPlan &plan = run->result.plan;
     graphturbo::TimelineDock dock(graphturbo::TimelineDock::Kind::Overlap);
     std::vector<NodeId> selected;
-    dock.setPlan(plan, &d, &run->trace, [&](NodeId n) { selected.push_back(n); });
+    dock.setPlan(plan, &d, &run->trace, [&](std::vector<NodeId> nodes) { selected = std::move(nodes); });
     const auto &rows = dock.timeline()->rows();
     ASSERT_FALSE(rows.empty());
     ASSERT_FALSE(rows[0].bars.empty());
