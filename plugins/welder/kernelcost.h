@@ -26,7 +26,14 @@ namespace tessera::welder {
 class KernelCoster
 {
 public:
-    explicit KernelCoster(TilingContext ctx) : m_ctx(ctx) {}
+    // Tilings above level 0 are shared through the coster's own InnerTilingCache.
+    explicit KernelCoster(TilingContext ctx) : m_ctx(ctx)
+    {
+        m_ctx.innerCache = &m_inner;
+        m_ctx.regionMemo = &m_memo;
+    }
+    KernelCoster(const KernelCoster &) = delete;
+    KernelCoster &operator=(const KernelCoster &) = delete;
     const TilingContext &context() const { return m_ctx; }
 
     // The level-0 tiling of `nodes` (cached by signature).
@@ -38,9 +45,13 @@ public:
     std::string signature(const std::vector<NodeId> &nodes) const;
     std::int64_t hits() const { return m_hits; }
     std::int64_t misses() const { return m_misses; }
+    const InnerTilingCache &innerCache() const { return m_inner; }
+    RegionMemo &regionMemo() { return m_memo; }
 
 private:
     TilingContext m_ctx;
+    InnerTilingCache m_inner;
+    RegionMemo m_memo;
     std::map<std::string, std::unique_ptr<Tiling>> m_cache;
     std::int64_t m_hits = 0, m_misses = 0;
 };

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 namespace tessera::welder {
 
@@ -26,6 +27,93 @@ ops::Region primaryDomain(const Graph &g, const std::vector<NodeId> &nodes)
 {
     const auto esc = escapingTensors(g, nodes);
     return esc.empty() ? ops::Region{} : ops::fullRegion(g.tensor(esc.front()).shape);
+}
+
+std::string subgraphSignature(const TileGraph &tg, const std::vector<NodeId> &nodes)
+{
+    const Graph &g = tg.graph();
+    std::unordered_map<NodeId, std::size_t> local;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        local[nodes[i]] = i;
+    const auto escaping = escapingTensors(g, nodes);
+    auto shapeStr = [](const Tensor &t) {
+        std::string s = std::to_string(static_cast<int>(t.dtype)) + "[";
+        for (std::int64_t d : t.shape)
+            s += std::to_string(d) + ",";
+        return s + "]";
+    };
+    std::string sig;
+    for (NodeId n : nodes) {
+        const Node &node = g.node(n);
+        sig += node.opType + (node.opaque ? "!" : "") + "{";
+        for (const auto &[k, a] : node.attrs)
+            sig += k + "=" + a.str() + ";";
+        sig += "}(";
+        for (TensorId t : node.inputs) {
+            if (t == kInvalidId) {
+                sig += "_,";
+                continue;
+            }
+            const Tensor &tt = g.tensor(t);
+            auto it = tt.producer != kInvalidId ? local.find(tt.producer) : local.end();
+            if (it != local.end()) {
+                const Node &p = g.node(tt.producer);
+                const auto oi = std::find(p.outputs.begin(), p.outputs.end(), t) - p.outputs.begin();
+                const int e = tg.edgeIndex(tt.producer, n);
+                sig += "n" + std::to_string(it->second) + "." + std::to_string(oi) + "@" +
+                       std::to_string(e >= 0 ? tg.connectLevel(e) : 0);
+            } else {
+                sig += std::string(tt.isConstant() ? "c" : "x") + shapeStr(tt);
+                if (tt.isConstant() && tt.elements() <= 16)
+                    for (std::int64_t i = 0; i < tt.elements(); ++i) {
+                        const auto v = tt.data->floatAt(i);
+                        sig += ":" + (v ? std::to_string(*v) : std::string("?"));
+                    }
+            }
+            sig += ",";
+        }
+        sig += ")->";
+        for (TensorId t : node.outputs) {
+            if (t == kInvalidId) {
+                sig += "_";
+                continue;
+            }
+            sig += shapeStr(g.tensor(t));
+            if (std::find(escaping.begin(), escaping.end(), t) != escaping.end())
+                sig += t == escaping.front() ? "P" : "E";
+        }
+        sig += "|";
+    }
+    return sig;
+}
+
+const Tiling *InnerTilingCache::find(const std::string &key) const
+{
+    std::lock_guard lock(m_mutex);
+    ++m_lookups;
+    auto it = m_map.find(key);
+    return it == m_map.end() ? nullptr : it->second.get();
+}
+
+std::int64_t InnerTilingCache::hits() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_lookups - static_cast<std::int64_t>(m_map.size());
+}
+
+std::int64_t InnerTilingCache::stored() const
+{
+    std::lock_guard lock(m_mutex);
+    return static_cast<std::int64_t>(m_map.size());
+}
+
+const Tiling &InnerTilingCache::insert(std::string key, Tiling tiling)
+{
+    std::lock_guard lock(m_mutex);
+    auto [it, added] = m_map.try_emplace(std::move(key), nullptr);
+    if (added)
+        it->second = std::make_unique<Tiling>(std::move(tiling));
+    return *it->second;
 }
 
 namespace {
@@ -141,7 +229,7 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
         if (!seen.insert(tile).second || out.evaluated >= ctx.params.budget)
             return;
         ++out.evaluated;
-        auto cfg = propagate(tg, nodes, domain, tile);
+        auto cfg = propagate(tg, nodes, domain, tile, ctx.regionMemo);
         if (!cfg) {
             lastError = cfg.status().message();
             return;
@@ -226,14 +314,27 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
                 TilingContext innerCtx = ctx;
                 innerCtx.params.budget = std::max(8, ctx.params.budget / 4);
                 innerCtx.params.threads = 1;
-                Tiling inner = subGraphTiling(innerCtx, sub, level + 1, it->second, 1);
-                if (inner.candidates.empty()) {
-                    failures[i] = "inside tile " + c.label() + ": " + inner.failure;
+                const Tiling *inner = nullptr;
+                Tiling local;
+                std::string key;
+                if (ctx.innerCache) {
+                    key = std::to_string(level + 1) + "/" + std::to_string(innerCtx.params.budget) + "/";
+                    for (const ops::Interval &iv : it->second)
+                        key += std::to_string(iv.begin) + ":" + std::to_string(iv.end) + ",";
+                    key += "/" + subgraphSignature(tg, sub);
+                    inner = ctx.innerCache->find(key);
+                }
+                if (!inner) {
+                    local = subGraphTiling(innerCtx, sub, level + 1, it->second, 1);
+                    inner = ctx.innerCache ? &ctx.innerCache->insert(std::move(key), std::move(local)) : &local;
+                }
+                if (inner->candidates.empty()) {
+                    failures[i] = "inside tile " + c.label() + ": " + inner->failure;
                     c.costNs = std::numeric_limits<double>::infinity();
                     return;
                 }
-                c.innerTraffic += inner.candidates.front().traffic.total * static_cast<double>(c.config.tileCount);
-                c.inner.push_back(std::move(inner.candidates.front()));
+                c.innerTraffic += inner->candidates.front().traffic.total * static_cast<double>(c.config.tileCount);
+                c.inner.push_back(inner->candidates.front());
             }
         }
         if (level == 0)

@@ -32,6 +32,9 @@
 #include "core/cost/costmodel.h"
 #include "plugins/welder/propagate.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -65,13 +68,43 @@ struct Tiling {
     std::string failure;                 // why there is no candidate
 };
 
+struct Tiling;
+
+// Tilings of sub-graphs above level 0 (the refinement inside a candidate tile, lines 20–24),
+// shared by every SetConnect trial of a schedule (§4.2 "sub-graph caching" applied level by
+// level): keyed by the sub-graph's signature, its level and the domain it tiles (exact offsets:
+// clipping at tensor borders depends on them). Thread-safe; a Tiling once stored never changes.
+class InnerTilingCache
+{
+public:
+    const Tiling *find(const std::string &key) const;
+    const Tiling &insert(std::string key, Tiling tiling); // keeps the first stored on a race
+    // Lookups answered from the cache and tilings stored: both independent of the thread count
+    // (two threads missing the same key at once both search, one result is kept).
+    std::int64_t hits() const;
+    std::int64_t stored() const;
+
+private:
+    mutable std::mutex m_mutex;
+    std::map<std::string, std::unique_ptr<Tiling>> m_map;
+    mutable std::int64_t m_lookups = 0;
+};
+
 struct TilingContext {
     const TileGraph *tg = nullptr;
     const WelderLevels *levels = nullptr;
     const Device *device = nullptr;
     const CostModel *cost = nullptr;
     SearchParams params;
+    InnerTilingCache *innerCache = nullptr; // optional (null: no reuse above level 0)
+    RegionMemo *regionMemo = nullptr;       // optional (null: every propagation from scratch)
 };
+
+// The signature of a sub-graph (§4.2): per node in topological order its op type, attributes,
+// input and output shapes and dtypes, which sub-graph node (and output) each input comes from or
+// that it is external (constant inputs of at most 16 elements with their values), which outputs
+// escape, and the connection level of every internal edge. Equal signatures tile alike.
+std::string subgraphSignature(const TileGraph &tg, const std::vector<NodeId> &nodes);
 
 // Fig. 7 SubGraphTiling(nodes, level, domain) keeping `k` candidates.
 Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes, int level, const ops::Region &domain,

@@ -65,6 +65,8 @@ public:
              {"connect_trials", "SetConnect trials"},
              {"global_traffic_bytes", "traffic at the slowest level"},
              {"signature_hits", "sub-graph tilings reused by signature (§4.2)"},
+             {"inner_tiling_hits", "tilings above level 0 reused by signature and domain (§4.2)"},
+             {"tilings_searched", "sub-graph tilings searched (level 0, then above it)"},
              {"estimated_latency_ns", "estimated latency of the plan"}},
         };
         return kInfo;
@@ -166,7 +168,7 @@ public:
             }
             const std::int32_t pick = decisions.decide(decisionKey("welder.tile", names), "welder.tile", options, 0);
             const TileChoice &chosen = tiling.candidates[static_cast<std::size_t>(pick)];
-            auto cfg = propagate(tg, nodes, primaryDomain(g, nodes), chosen.config.tile);
+            auto cfg = propagate(tg, nodes, primaryDomain(g, nodes), chosen.config.tile, &coster.regionMemo());
             if (!cfg)
                 return cfg.status();
             lk.config = std::move(*cfg);
@@ -202,6 +204,8 @@ public:
             result.stats["edges_at_" + levels->at(l).name] = connected->edgesAt[static_cast<std::size_t>(l)];
         result.stats["global_traffic_bytes"] = globalTraffic;
         result.stats["signature_hits"] = static_cast<double>(coster.hits());
+        result.stats["inner_tiling_hits"] = static_cast<double>(coster.innerCache().hits());
+        result.stats["tilings_searched"] = static_cast<double>(coster.misses() + coster.innerCache().stored());
         result.stats["estimated_latency_ns"] = plan->estimatedLatencyNs();
         result.plan = std::move(*plan);
         if (req.progress)
