@@ -15,15 +15,15 @@ std::string KernelCoster::signature(const std::vector<NodeId> &nodes) const
 const Tiling &KernelCoster::tiling(const std::vector<NodeId> &nodes)
 {
     std::string sig = signature(nodes);
-    auto it = m_cache.find(sig);
-    if (it != m_cache.end()) {
+    auto it = m_caches->level0.find(sig);
+    if (it != m_caches->level0.end()) {
         ++m_hits;
         return *it->second;
     }
     ++m_misses;
     auto t = std::make_unique<Tiling>(
         subGraphTiling(m_ctx, nodes, 0, primaryDomain(m_ctx.tg->graph(), nodes), m_ctx.params.topk));
-    return *m_cache.emplace(std::move(sig), std::move(t)).first->second;
+    return *m_caches->level0.emplace(std::move(sig), std::move(t)).first->second;
 }
 
 double KernelCoster::costNs(const std::vector<NodeId> &nodes)

@@ -4,6 +4,7 @@
 
 #include "core/cost/costmodel.h"
 #include "core/hw/device.h"
+#include "core/ir/graphhash.h"
 #include "core/plugin/extensions.h"
 #include "plugins/welder/graphconnecting.h"
 #include "plugins/welder/kernelcost.h"
@@ -11,6 +12,7 @@
 #include "plugins/welder/memlevels.h"
 
 #include <cmath>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -19,6 +21,40 @@ namespace tessera {
 namespace {
 
 using namespace welder;
+
+// The tilings of the last schedule (option "reuse", §4.2 "sub-graph caching" across runs): a replay
+// after an override asks for the same sub-graphs again. Valid for the same graph (its structure
+// hash and the values of its small constants, which signatures read), device (compared whole),
+// cost model and search parameters; a run takes the entry out while it works and puts its own
+// back, so two runs never share one.
+struct LastTilings {
+    std::mutex mutex;
+    std::string fingerprint;
+    Device device;
+    std::shared_ptr<TilingCaches> caches;
+};
+
+LastTilings &lastTilings()
+{
+    static LastTilings last;
+    return last;
+}
+
+std::string fingerprint(const ScheduleRequest &req, const SearchParams &p)
+{
+    const Graph &g = *req.graph;
+    std::string f = (req.modelHash.empty() ? modelStructureHash(g) : req.modelHash) + "|" + req.cost->name() + "|" +
+                    std::to_string(p.topk) + "|" + std::to_string(p.budget) + "|";
+    for (std::size_t t = 0; t < g.tensorCount(); ++t) {
+        const Tensor &tt = g.tensor(static_cast<TensorId>(t));
+        if (tt.isConstant() && tt.elements() <= 16)
+            for (std::int64_t i = 0; i < tt.elements(); ++i) {
+                const auto v = tt.data->floatAt(i);
+                f += v ? std::to_string(*v) + "," : std::string("?,");
+            }
+    }
+    return f;
+}
 
 class WelderScheduler final : public IScheduler
 {
@@ -53,6 +89,14 @@ public:
                  1,
                  4096,
                  {}},
+                {"reuse",
+                 OptionSpec::Kind::Bool,
+                 true,
+                 "start from the last schedule's sub-graph tilings when model, device and search are the same "
+                 "(a replay after an override)",
+                 0,
+                 1,
+                 {}},
                 {"variant",
                  OptionSpec::Kind::Enum,
                  std::string("welder"),
@@ -67,6 +111,7 @@ public:
              {"signature_hits", "sub-graph tilings reused by signature (§4.2)"},
              {"inner_tiling_hits", "tilings above level 0 reused by signature and domain (§4.2)"},
              {"tilings_searched", "sub-graph tilings searched (level 0, then above it)"},
+             {"reused_tilings", "1 when the last schedule's tilings were reused (option reuse)"},
              {"estimated_latency_ns", "estimated latency of the plan"}},
         };
         return kInfo;
@@ -108,7 +153,35 @@ public:
         ctx.params.threads = static_cast<int>(req.options.getInt("threads"));
         if (ctx.params.threads == 0)
             ctx.params.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        KernelCoster coster(ctx);
+        const bool reuse = req.options.getBool("reuse");
+        const std::string print = reuse ? fingerprint(req, ctx.params) : std::string();
+        std::shared_ptr<TilingCaches> caches;
+        if (reuse) {
+            LastTilings &last = lastTilings();
+            std::lock_guard lock(last.mutex);
+            if (last.caches && last.fingerprint == print && last.device == *req.device)
+                caches = std::move(last.caches);
+        }
+        const bool reused = caches != nullptr;
+        KernelCoster coster(ctx, std::move(caches));
+        const std::int64_t innerHits0 = coster.innerCache().hits(), innerStored0 = coster.innerCache().stored();
+        // Keep this run's tilings for the next one, whatever way the run ends.
+        struct KeepTilings {
+            bool reuse;
+            const std::string &print;
+            const Device &device;
+            const KernelCoster &coster;
+            ~KeepTilings()
+            {
+                if (!reuse)
+                    return;
+                LastTilings &last = lastTilings();
+                std::lock_guard lock(last.mutex);
+                last.fingerprint = print;
+                last.device = device;
+                last.caches = coster.caches();
+            }
+        } keep{reuse, print, *req.device, coster};
 
         // Step 1: graph connecting.
         auto connected = graphConnecting(tg, coster, allowed, decisions, trace, req.cancel, [&](double f) {
@@ -204,8 +277,10 @@ public:
             result.stats["edges_at_" + levels->at(l).name] = connected->edgesAt[static_cast<std::size_t>(l)];
         result.stats["global_traffic_bytes"] = globalTraffic;
         result.stats["signature_hits"] = static_cast<double>(coster.hits());
-        result.stats["inner_tiling_hits"] = static_cast<double>(coster.innerCache().hits());
-        result.stats["tilings_searched"] = static_cast<double>(coster.misses() + coster.innerCache().stored());
+        result.stats["inner_tiling_hits"] = static_cast<double>(coster.innerCache().hits() - innerHits0);
+        result.stats["tilings_searched"] =
+            static_cast<double>(coster.misses() + coster.innerCache().stored() - innerStored0);
+        result.stats["reused_tilings"] = reused ? 1.0 : 0.0;
         result.stats["estimated_latency_ns"] = plan->estimatedLatencyNs();
         result.plan = std::move(*plan);
         if (req.progress)
