@@ -158,8 +158,26 @@ void costCandidate(const TilingContext &ctx, TileChoice &c)
     s.dtype = isFloat(primary.dtype) ? primary.dtype : DType::Float32;
     s.blocks = c.config.tileCount;
     const WelderLevels &L = *ctx.levels;
-    if (L.top() >= 1 && !L.at(1).deviceLevel.empty())
+    // §5.4: with host memory at level 0, a level-0 tile is a chunk held in device memory; the
+    // launch is made of the level-1 tiles of the sub-graphs inside it (their blocks, their
+    // footprint at level 2 as shared memory), and the chunk's tiles move at host memory.
+    const std::vector<TileChoice> *threadLevel = &c.inner; // tilings one level above the blocks'
+    std::vector<TileChoice> above;
+    if (L.host) {
+        std::int64_t innerTiles = 1, innerFootprint = 0;
+        for (const TileChoice &in : c.inner) {
+            innerTiles = std::max(innerTiles, in.config.tileCount);
+            innerFootprint = std::max(innerFootprint, in.footprint.bytes);
+            above.insert(above.end(), in.inner.begin(), in.inner.end());
+        }
+        s.blocks = c.config.tileCount * innerTiles;
+        if (L.top() >= 2 && !L.at(2).deviceLevel.empty())
+            s.sharedBytesPerBlock = innerFootprint;
+        s.bytesByLevel[L.at(1).deviceLevel] += c.innerTraffic;
+        threadLevel = &above;
+    } else if (L.top() >= 1 && !L.at(1).deviceLevel.empty()) {
         s.sharedBytesPerBlock = c.footprint.bytes;
+    }
     // Level-0 traffic: what a tensor's tiles read beyond its own size is re-read, and comes from
     // the device's cache when the tensor fits it (weights read by every tile); the rest, and
     // every store, from level 0.
@@ -181,7 +199,7 @@ void costCandidate(const TilingContext &ctx, TileChoice &c)
         const int hw = std::max(1, gp.warpSize * gp.smPartitions);
         std::int64_t common = 0;
         std::int64_t innerFootprint = 0;
-        for (const TileChoice &in : c.inner) {
+        for (const TileChoice &in : *threadLevel) {
             common = std::gcd(common, in.config.tileCount);
             innerFootprint = std::max(innerFootprint, in.footprint.bytes);
         }

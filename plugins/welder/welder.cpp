@@ -127,6 +127,19 @@ public:
         auto levels = memLevels(*req.device);
         if (!levels)
             return levels.status();
+        // Every unconnected tensor lives whole at level 0: one larger than it cannot be scheduled
+        // unless the device has a host-memory level below its memory (§5.4).
+        if (const MemoryLevel *l0 = req.device->level(levels->at(0).deviceLevel))
+            for (std::size_t t = 0; t < g.tensorCount(); ++t) {
+                const Tensor &tt = g.tensor(static_cast<TensorId>(t));
+                const std::int64_t capacity = req.device->totalCapacity(*l0);
+                if (tt.bytes() > capacity)
+                    return Status::invalid(
+                        "tensor " + tt.name + " needs " + std::to_string(tt.bytes()) + " B, more than " + l0->name +
+                            " holds (" + std::to_string(capacity) + " B)" +
+                            (levels->host ? "" : ": describe the device with a HOST level below it (§5.4)"),
+                        {.node = tt.producer != kInvalidId ? g.node(tt.producer).name : std::string()});
+            }
         std::ostringstream desc;
         for (int l = 0; l <= levels->top(); ++l)
             desc << (l ? ", " : "") << "L" << l << " " << levels->at(l).name << " (" << levels->at(l).capacityBytes
