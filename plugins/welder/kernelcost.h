@@ -42,6 +42,7 @@ public:
     {
         m_ctx.innerCache = &m_caches->inner;
         m_ctx.regionMemo = &m_caches->memo;
+        m_ctx.lastConfigs = &m_lastConfigs;
     }
     KernelCoster(const KernelCoster &) = delete;
     KernelCoster &operator=(const KernelCoster &) = delete;
@@ -63,6 +64,7 @@ public:
 private:
     TilingContext m_ctx;
     std::shared_ptr<TilingCaches> m_caches;
+    LastConfigs m_lastConfigs;
     std::int64_t m_hits = 0, m_misses = 0;
 };
 

@@ -57,8 +57,9 @@ std::size_t RegionMemo::KeyHash::operator()(const Key &k) const
     return static_cast<std::size_t>(h);
 }
 
-Expected<std::vector<ops::InputRegion>> RegionMemo::inputRegions(const Graph &g, const Node &n, NodeId id,
-                                                                 int outputIndex, const ops::Region &outTile)
+Expected<const std::vector<ops::InputRegion> *> RegionMemo::inputRegions(const Graph &g, const Node &n, NodeId id,
+                                                                         int outputIndex, const ops::Region &outTile,
+                                                                         std::vector<ops::InputRegion> &scratch)
 {
     Key key{id, outputIndex, outTile};
     Shard &shard = m_shards[(KeyHash()(key) >> 7) % kShards];
@@ -67,16 +68,18 @@ Expected<std::vector<ops::InputRegion>> RegionMemo::inputRegions(const Graph &g,
         auto it = shard.map.find(key);
         if (it != shard.map.end()) {
             ++shard.hits;
-            return it->second;
+            return &it->second; // elements of an unordered_map never move
         }
     }
     auto r = ops::inputRegions(g, n, outputIndex, outTile);
-    if (r) {
-        std::lock_guard lock(shard.mutex);
-        if (shard.map.size() < m_max / kShards)
-            shard.map.emplace(std::move(key), *r);
+    if (!r)
+        return r.status();
+    std::lock_guard lock(shard.mutex);
+    if (shard.map.size() >= m_max / kShards) {
+        scratch = std::move(*r);
+        return &scratch;
     }
-    return r;
+    return &shard.map.emplace(std::move(key), std::move(*r)).first->second;
 }
 
 std::int64_t RegionMemo::hits() const
@@ -135,10 +138,20 @@ Expected<PropagatedRegions> propagateRegions(const Graph &g, const std::vector<N
             if (n.opaque)
                 return Status::invalid("opaque operator has no index map to propagate a tile through",
                                        {.node = n.name});
-            auto regions = memo ? memo->inputRegions(g, n, *it, static_cast<int>(oi), out.computed[t])
-                                : ops::inputRegions(g, n, static_cast<int>(oi), out.computed[t]);
-            if (!regions)
-                return regions.status();
+            const std::vector<ops::InputRegion> *regions = nullptr;
+            std::vector<ops::InputRegion> scratch;
+            if (memo) {
+                auto r = memo->inputRegions(g, n, *it, static_cast<int>(oi), out.computed[t], scratch);
+                if (!r)
+                    return r.status();
+                regions = *r;
+            } else {
+                auto r = ops::inputRegions(g, n, static_cast<int>(oi), out.computed[t]);
+                if (!r)
+                    return r.status();
+                scratch = std::move(*r);
+                regions = &scratch;
+            }
             for (std::size_t ii = 0; ii < n.inputs.size() && ii < regions->size(); ++ii) {
                 const TensorId in = n.inputs[ii];
                 if (in == kInvalidId || !(*regions)[ii].used)

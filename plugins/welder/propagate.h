@@ -63,8 +63,11 @@ class RegionMemo
 {
 public:
     explicit RegionMemo(std::size_t maxEntries = 1u << 20) : m_max(maxEntries) {}
-    Expected<std::vector<ops::InputRegion>> inputRegions(const Graph &g, const Node &n, NodeId id, int outputIndex,
-                                                         const ops::Region &outTile);
+    // ops::inputRegions of node `id` (= n): points into the memo, or at `scratch` when the memo is
+    // full; valid while the memo lives.
+    Expected<const std::vector<ops::InputRegion> *> inputRegions(const Graph &g, const Node &n, NodeId id,
+                                                                 int outputIndex, const ops::Region &outTile,
+                                                                 std::vector<ops::InputRegion> &scratch);
     std::int64_t hits() const;
 
 private:

@@ -221,6 +221,11 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
     Tiling out;
     out.level = level;
     out.nodes = nodes;
+    if (level == 0 && ctx.lastConfigs && (ctx.lastConfigs->nodes != nodes || ctx.lastConfigs->domain != domain)) {
+        ctx.lastConfigs->nodes = nodes;
+        ctx.lastConfigs->domain = domain;
+        ctx.lastConfigs->configs.clear();
+    }
     const int rank = static_cast<int>(domain.size());
     if (!domain.empty() && regionEmpty(domain)) {
         out.failure = "the output is empty";
@@ -247,7 +252,19 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
         if (!seen.insert(tile).second || out.evaluated >= ctx.params.budget)
             return;
         ++out.evaluated;
-        auto cfg = propagate(tg, nodes, domain, tile, ctx.regionMemo);
+        // Propagation depends on the nodes and the tile, not on connection levels: the trials of
+        // one edge at each level (Fig. 7 lines 3–9) tile the same merged sub-graph, so the last
+        // sub-graph's configurations are kept for the next call (level 0 runs on one thread).
+        Expected<TileConfig> cfg = Status::invalid("");
+        LastConfigs *last = level == 0 ? ctx.lastConfigs : nullptr;
+        if (last && last->nodes == nodes && last->domain == domain) {
+            if (auto it = last->configs.find(tile); it != last->configs.end())
+                cfg = it->second;
+            else
+                cfg = last->configs.emplace(tile, propagate(tg, nodes, domain, tile, ctx.regionMemo)).first->second;
+        } else {
+            cfg = propagate(tg, nodes, domain, tile, ctx.regionMemo);
+        }
         if (!cfg) {
             lastError = cfg.status().message();
             return;

@@ -90,6 +90,13 @@ private:
     mutable std::int64_t m_lookups = 0;
 };
 
+// The level-0 configurations of the last sub-graph tiled (propagate's results by tile shape).
+struct LastConfigs {
+    std::vector<NodeId> nodes;
+    ops::Region domain;
+    std::map<Shape, Expected<TileConfig>> configs;
+};
+
 struct TilingContext {
     const TileGraph *tg = nullptr;
     const WelderLevels *levels = nullptr;
@@ -98,6 +105,7 @@ struct TilingContext {
     SearchParams params;
     InnerTilingCache *innerCache = nullptr; // optional (null: no reuse above level 0)
     RegionMemo *regionMemo = nullptr;       // optional (null: every propagation from scratch)
+    LastConfigs *lastConfigs = nullptr;     // optional, level 0 only (one thread)
 };
 
 // The signature of a sub-graph (§4.2): per node in topological order its op type, attributes,
