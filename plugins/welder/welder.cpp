@@ -111,6 +111,8 @@ public:
              {"signature_hits", "sub-graph tilings reused by signature (§4.2)"},
              {"inner_tiling_hits", "tilings above level 0 reused by signature and domain (§4.2)"},
              {"tilings_searched", "sub-graph tilings searched (level 0, then above it)"},
+             {"traffic_before_<level>", "bytes at level 0 and 1 with every operator its own kernel"},
+             {"traffic_after_<level>", "bytes at level 0 and 1 of the plan's kernels"},
              {"reused_tilings", "1 when the last schedule's tilings were reused (option reuse)"},
              {"estimated_latency_ns", "estimated latency of the plan"}},
         };
@@ -208,7 +210,7 @@ public:
 
         // Step 2: the tile of every kernel among its top-k.
         std::vector<LoweredKernel> kernels;
-        double globalTraffic = 0;
+        double globalTraffic = 0, innerTraffic = 0;
         for (const std::vector<NodeId> &nodes : tg.subgraphs(0)) {
             if (req.cancelled())
                 return Status::error(ErrorCode::Cancelled, "cancelled");
@@ -262,6 +264,7 @@ public:
             lk.workspaceBytes = chosen.footprint.bytes;
             lk.tileLabel = chosen.label();
             globalTraffic += chosen.traffic.total;
+            innerTraffic += chosen.innerTraffic;
             step.conclusion =
                 "output tile " + chosen.label() + " (" + std::to_string(chosen.config.tileCount) + " tiles)";
             step.why = pick == 0 ? "lowest estimated time of the top-" + std::to_string(options.size()) : "override";
@@ -289,6 +292,26 @@ public:
         for (int l = 0; l <= levels->top(); ++l)
             result.stats["edges_at_" + levels->at(l).name] = connected->edgesAt[static_cast<std::size_t>(l)];
         result.stats["global_traffic_bytes"] = globalTraffic;
+        // Traffic per level before and after connecting (§3.2: connecting trades level-0 traffic
+        // for traffic one level up): before = every operator its own kernel with its best tile.
+        double before0 = 0, before1 = 0;
+        for (NodeId n : tg.topoOrder()) {
+            const Tiling &alone = coster.tiling({n});
+            if (!alone.candidates.empty()) {
+                before0 += alone.candidates.front().traffic.total;
+                before1 += alone.candidates.front().innerTraffic;
+            } else {
+                const KernelEstimate whole = req.cost->estimateKernel(g, {n}, {});
+                auto it = whole.cost.bytesByLevel.find(levels->at(0).deviceLevel);
+                before0 += it == whole.cost.bytesByLevel.end() ? 0.0 : static_cast<double>(it->second);
+            }
+        }
+        result.stats["traffic_before_" + levels->at(0).name] = before0;
+        result.stats["traffic_after_" + levels->at(0).name] = globalTraffic;
+        if (levels->top() >= 1) {
+            result.stats["traffic_before_" + levels->at(1).name] = before1;
+            result.stats["traffic_after_" + levels->at(1).name] = innerTraffic;
+        }
         result.stats["signature_hits"] = static_cast<double>(coster.hits());
         result.stats["inner_tiling_hits"] = static_cast<double>(coster.innerCache().hits() - innerHits0);
         result.stats["tilings_searched"] =
