@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <onnx/onnx_pb.h>
 #include <string>
 
@@ -68,6 +69,9 @@ double replayMs(const Graph &g, const Device &device, const IScheduler &welder, 
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     if (!run || run->overrideReports.empty() || run->overrideReports[0].outcome != OverrideReport::Outcome::Applied)
         return -1;
+    if (std::getenv("BENCH_WELDER_SPLIT"))
+        std::fprintf(stderr, "replay %s: search %.0f ms, verify %.0f ms, rest %.0f ms\n", key.c_str(), run->searchMs,
+                     run->verifyMs, ms - run->searchMs - run->verifyMs);
     return ms;
 }
 

@@ -20,13 +20,20 @@
 // would be profiled here for nothing, the analytic cost ranks them the same way).
 //
 // Line 8's "Profile": each top-k candidate at level 0 is costed as one fused launch by the
-// shared CostModel (CostModel::estimateShapedKernel): one block per tile, the footprint as shared
-// memory, FLOPs of every node over the regions it computes (recomputed halos included), the
-// traffic at level 0 and at level 1. Threads per block follow §4.1: the greatest common divisor
-// of the register-level tile counts of the sub-graphs when it lies in [warp × schedulers, max
-// threads per block], else warp × schedulers. A backend that measures can replace the
-// estimate through the same interface (MeasuredCostModel forwards it). Candidates are returned
-// best (lowest estimated time) first.
+// shared CostModel (CostModel::estimateShapedKernel): one block per tile, the footprint as
+// shared memory, FLOPs of every node over the regions it computes (recomputed halos included),
+// the traffic at level 0 and at level 1. With host memory at level 0 (§5.4) the blocks are the
+// level-1 tiles inside each chunk and their footprint the shared memory; the chunks' traffic
+// moves at host memory, the level-1 traffic at device memory. Threads per block follow §4.1: the
+// greatest common divisor of the register-level tile counts of the sub-graphs when it lies in
+// [warp × schedulers, max threads per block], else warp × schedulers. A backend that measures
+// can replace the estimate through the same interface (MeasuredCostModel forwards it).
+// Candidates are returned best (lowest estimated time) first.
+//
+// Reuse (§4.2): tilings above level 0 are looked up in TilingContext::innerCache, propagations
+// through TilingContext::regionMemo, and level-0 configurations of the sub-graph tiled last in
+// TilingContext::lastConfigs (the trials of one edge at each level tile the same merge); all are
+// optional and change no result.
 #pragma once
 
 #include "core/cost/costmodel.h"
