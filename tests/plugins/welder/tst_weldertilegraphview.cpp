@@ -6,7 +6,9 @@
 #include "plugins/welder/gui/fusionpatterns.h"
 #include "plugins/welder/gui/tilegraphpanel.h"
 #include "plugins/welder/gui/tilegraphview.h"
+#include "plugins/welder/gui/weldergui.h"
 #include "plugins/welder/welder.h"
+#include "views/widgets/planextensions.h"
 
 #include <QComboBox>
 #include <QImage>
@@ -145,6 +147,26 @@ private slots:
         QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(2, 2));
         QCOMPARE(selected.size(), std::size_t{1});
         QCOMPARE(view.selectedNode(), kInvalidId);
+
+        // The dock as the workbench makes it: PlanShown::selectNode reaches the click.
+        views::PlanExtensions ext;
+        registerWelderPluginViews(ext);
+        const views::PlanDock *dock = nullptr;
+        for (const views::PlanDock &d : ext.docks())
+            if (d.objectName == QLatin1String("welderTileGraphDock"))
+                dock = &d;
+        QVERIFY(dock);
+        std::unique_ptr<QWidget> widget(dock->create(nullptr));
+        views::PlanShown shown;
+        shown.graph = std::make_shared<const Graph>(g);
+        shown.run = std::make_shared<const ScheduleRun>(run);
+        std::vector<NodeId> fromDock;
+        shown.selectNode = [&](NodeId n) { fromDock.push_back(n); };
+        dock->show(widget.get(), shown);
+        auto *panel = static_cast<welder::TileGraphPanel *>(widget.get());
+        const NodeId pool = g.findNode("pool");
+        QTest::mouseClick(panel->view(), Qt::LeftButton, {}, panel->view()->nodeRect(pool).center().toPoint());
+        QCOMPARE(fromDock, std::vector<NodeId>{pool});
     }
 
     // §3.2: connecting moves traffic from global memory up a level; the panel shows both.
