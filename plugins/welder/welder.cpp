@@ -113,6 +113,7 @@ public:
              {"tilings_searched", "sub-graph tilings searched (level 0, then above it)"},
              {"traffic_before_<level>", "bytes at level 0 and 1 with every operator its own kernel"},
              {"traffic_after_<level>", "bytes at level 0 and 1 of the plan's kernels"},
+             {"tilings_searched_level0", "sub-graph tilings searched at level 0 (fused kernels)"},
              {"reused_tilings", "1 when the last schedule's tilings were reused (option reuse)"},
              {"estimated_latency_ns", "estimated latency of the plan"}},
         };
@@ -316,6 +317,7 @@ public:
         result.stats["inner_tiling_hits"] = static_cast<double>(coster.innerCache().hits() - innerHits0);
         result.stats["tilings_searched"] =
             static_cast<double>(coster.misses() + coster.innerCache().stored() - innerStored0);
+        result.stats["tilings_searched_level0"] = static_cast<double>(coster.misses());
         result.stats["reused_tilings"] = reused ? 1.0 : 0.0;
         result.stats["estimated_latency_ns"] = plan->estimatedLatencyNs();
         result.plan = std::move(*plan);
