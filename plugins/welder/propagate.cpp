@@ -197,7 +197,7 @@ ops::Region tileRegion(const ops::Region &domain, const Shape &tile, const std::
 }
 
 Expected<TileConfig> propagate(const TileGraph &tg, const std::vector<NodeId> &nodes, const ops::Region &domain,
-                               const Shape &tile, RegionMemo *memo)
+                               const Shape &tile, RegionMemo *memo, std::optional<PropagatedRegions> *wholeDomain)
 {
     const Graph &g = tg.graph();
     TileConfig c;
@@ -241,9 +241,14 @@ Expected<TileConfig> propagate(const TileGraph &tg, const std::vector<NodeId> &n
     if (!first || !end)
         return !first ? first.status() : end.status();
     // The domain of each output: what the whole primary domain needs of it.
-    auto whole = propagateOutputTile(g, nodes, c.escaping, domain, memo);
-    if (!whole)
-        return whole.status();
+    std::optional<PropagatedRegions> local;
+    std::optional<PropagatedRegions> &whole = wholeDomain ? *wholeDomain : local;
+    if (!whole) {
+        auto w = propagateOutputTile(g, nodes, c.escaping, domain, memo);
+        if (!w)
+            return w.status();
+        whole = std::move(*w);
+    }
     for (TensorId t : c.escaping) {
         if (t == c.primary)
             continue;

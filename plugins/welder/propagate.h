@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -107,9 +108,13 @@ Expected<PropagatedRegions> propagateOutputTile(const Graph &g, const std::vecto
                                                 const std::vector<TensorId> &escaping, const ops::Region &primaryRegion,
                                                 RegionMemo *memo = nullptr);
 
+// `wholeDomain` (optional) keeps the propagation of the whole domain, which the alignment check of
+// several outputs needs and which does not depend on the tile: pass the same one for every tile
+// of one (nodes, domain).
 // Fig. 6 Propagate: the configuration of `nodes` for output tile `tile` over `domain` of the primary.
 Expected<TileConfig> propagate(const TileGraph &tg, const std::vector<NodeId> &nodes, const ops::Region &domain,
-                               const Shape &tile, RegionMemo *memo = nullptr);
+                               const Shape &tile, RegionMemo *memo = nullptr,
+                               std::optional<PropagatedRegions> *wholeDomain = nullptr);
 
 // The region of tile `index` (per-axis grid indices) of `domain`.
 ops::Region tileRegion(const ops::Region &domain, const Shape &tile, const std::vector<std::int64_t> &index);

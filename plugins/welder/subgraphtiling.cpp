@@ -225,6 +225,7 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
         ctx.lastConfigs->nodes = nodes;
         ctx.lastConfigs->domain = domain;
         ctx.lastConfigs->configs.clear();
+        ctx.lastConfigs->wholeDomain.reset();
     }
     const int rank = static_cast<int>(domain.size());
     if (!domain.empty() && regionEmpty(domain)) {
@@ -248,6 +249,7 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
     std::int64_t order = 0;
     std::string lastError;
 
+    std::optional<PropagatedRegions> wholeDomain; // the tile-independent walk (propagate.h)
     auto evaluate = [&](const Shape &tile) {
         if (!seen.insert(tile).second || out.evaluated >= ctx.params.budget)
             return;
@@ -261,9 +263,11 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
             if (auto it = last->configs.find(tile); it != last->configs.end())
                 cfg = it->second;
             else
-                cfg = last->configs.emplace(tile, propagate(tg, nodes, domain, tile, ctx.regionMemo)).first->second;
+                cfg =
+                    last->configs.emplace(tile, propagate(tg, nodes, domain, tile, ctx.regionMemo, &last->wholeDomain))
+                        .first->second;
         } else {
-            cfg = propagate(tg, nodes, domain, tile, ctx.regionMemo);
+            cfg = propagate(tg, nodes, domain, tile, ctx.regionMemo, &wholeDomain);
         }
         if (!cfg) {
             lastError = cfg.status().message();

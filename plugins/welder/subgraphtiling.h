@@ -102,6 +102,7 @@ struct LastConfigs {
     std::vector<NodeId> nodes;
     ops::Region domain;
     std::map<Shape, Expected<TileConfig>> configs;
+    std::optional<PropagatedRegions> wholeDomain;
 };
 
 struct TilingContext {
