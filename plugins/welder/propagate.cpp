@@ -82,6 +82,22 @@ Expected<const std::vector<ops::InputRegion> *> RegionMemo::inputRegions(const G
     return &shard.map.emplace(std::move(key), std::move(*r)).first->second;
 }
 
+void RegionMemo::clear()
+{
+    for (Shard &s : m_shards) {
+        std::lock_guard lock(s.mutex);
+        s.map = {};
+    }
+}
+
+std::int64_t RegionMemo::size() const
+{
+    std::int64_t n = 0;
+    for (const Shard &s : m_shards)
+        n += static_cast<std::int64_t>(s.map.size()); // read after the search's threads joined
+    return n;
+}
+
 std::int64_t RegionMemo::hits() const
 {
     std::int64_t h = 0;

@@ -70,6 +70,8 @@ public:
                                                                  int outputIndex, const ops::Region &outTile,
                                                                  std::vector<ops::InputRegion> &scratch);
     std::int64_t hits() const;
+    std::int64_t size() const; // entries stored
+    void clear();
 
 private:
     struct Key {

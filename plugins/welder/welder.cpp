@@ -26,7 +26,7 @@ using namespace welder;
 // after an override asks for the same sub-graphs again. Valid for the same graph (its structure
 // hash and the values of its small constants, which signatures read), device (compared whole),
 // cost model and search parameters; a run takes the entry out while it works and puts its own
-// back, so two runs never share one.
+// back, so two runs never share one. A large index-map memo is not kept (memory; see KeepTilings).
 struct LastTilings {
     std::mutex mutex;
     std::string fingerprint;
@@ -114,6 +114,7 @@ public:
              {"traffic_before_<level>", "bytes at level 0 and 1 with every operator its own kernel"},
              {"traffic_after_<level>", "bytes at level 0 and 1 of the plan's kernels"},
              {"tilings_searched_level0", "sub-graph tilings searched at level 0 (fused kernels)"},
+             {"region_memo_entries", "operator propagations remembered during the search (§4.2)"},
              {"reused_tilings", "1 when the last schedule's tilings were reused (option reuse)"},
              {"estimated_latency_ns", "estimated latency of the plan"}},
         };
@@ -191,6 +192,12 @@ public:
             {
                 if (!reuse)
                     return;
+                // The index-map memo is the bulk (RandWire: ~500k entries, a few hundred MB) and
+                // only speeds up new tilings (a connection override's); kept up to kKeptMemo entries
+                // (MobileNetV2 55k, BERT and ViT 20k), dropped above.
+                constexpr std::int64_t kKeptMemo = 100000;
+                if (coster.caches()->memo.size() > kKeptMemo)
+                    coster.caches()->memo.clear();
                 LastTilings &last = lastTilings();
                 std::lock_guard lock(last.mutex);
                 last.fingerprint = print;
@@ -318,6 +325,7 @@ public:
         result.stats["tilings_searched"] =
             static_cast<double>(coster.misses() + coster.innerCache().stored() - innerStored0);
         result.stats["tilings_searched_level0"] = static_cast<double>(coster.misses());
+        result.stats["region_memo_entries"] = static_cast<double>(coster.regionMemo().size());
         result.stats["reused_tilings"] = reused ? 1.0 : 0.0;
         result.stats["estimated_latency_ns"] = plan->estimatedLatencyNs();
         result.plan = std::move(*plan);
