@@ -192,6 +192,20 @@ private slots:
         QCOMPARE(none.result.stats.at("traffic_after_HBM"), none.result.stats.at("traffic_before_HBM"));
     }
 
+    // A branching graph (two rows): halos follow the edges between rows too.
+    void branchingGraphScreenshot()
+    {
+        const Graph g = testgraphs::diamond();
+        const ScheduleRun run = schedule(g, "welder");
+        welder::TileGraphView view;
+        view.setRun(g, run);
+        view.setGroupDepth(1);
+        view.resize(view.sizeHint());
+        QCOMPARE(view.groups(0).size(), run.result.plan.kernels.size());
+        QVERIFY(
+            view.grab().toImage().save(testshots::screenshotPath(QStringLiteral("welder-tilegraph-branching.png"))));
+    }
+
     void residualChainScreenshot()
     {
         const Graph g = testgraphs::residualChain(2);
