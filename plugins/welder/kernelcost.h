@@ -23,10 +23,29 @@
 
 namespace tessera::welder {
 
+// Everything a schedule learns about sub-graph tilings: level-0 tilings by signature, tilings above
+// level 0 by signature and domain, the index-map memo. A pure function of the graph, the device,
+// the cost model and the search parameters, so a replay of the same model (after an override)
+// may start from the previous run's (welder.cpp keeps the last one, §4.2 "sub-graph caching").
+struct TilingCaches {
+    std::map<std::string, std::unique_ptr<Tiling>> level0;
+    InnerTilingCache inner;
+    RegionMemo memo;
+};
+
 class KernelCoster
 {
 public:
-    explicit KernelCoster(TilingContext ctx) : m_ctx(ctx) {}
+    // `caches` may come from an earlier run with the same fingerprint; null: fresh ones.
+    explicit KernelCoster(TilingContext ctx, std::shared_ptr<TilingCaches> caches = nullptr)
+        : m_ctx(ctx), m_caches(caches ? std::move(caches) : std::make_shared<TilingCaches>())
+    {
+        m_ctx.innerCache = &m_caches->inner;
+        m_ctx.regionMemo = &m_caches->memo;
+        m_ctx.lastConfigs = &m_lastConfigs;
+    }
+    KernelCoster(const KernelCoster &) = delete;
+    KernelCoster &operator=(const KernelCoster &) = delete;
     const TilingContext &context() const { return m_ctx; }
 
     // The level-0 tiling of `nodes` (cached by signature).
@@ -36,12 +55,16 @@ public:
     double costNs(const std::vector<NodeId> &nodes);
 
     std::string signature(const std::vector<NodeId> &nodes) const;
-    std::int64_t hits() const { return m_hits; }
-    std::int64_t misses() const { return m_misses; }
+    std::int64_t hits() const { return m_hits; }     // this coster's level-0 lookups answered by the cache
+    std::int64_t misses() const { return m_misses; } // this coster's level-0 searches
+    const InnerTilingCache &innerCache() const { return m_caches->inner; }
+    RegionMemo &regionMemo() { return m_caches->memo; }
+    const std::shared_ptr<TilingCaches> &caches() const { return m_caches; }
 
 private:
     TilingContext m_ctx;
-    std::map<std::string, std::unique_ptr<Tiling>> m_cache;
+    std::shared_ptr<TilingCaches> m_caches;
+    LastConfigs m_lastConfigs;
     std::int64_t m_hits = 0, m_misses = 0;
 };
 

@@ -10,6 +10,8 @@
 // thread block loops over tiles — a choice to keep plans small; the tile shape is unchanged).
 // A single node without a tile (opaque, or too large for every level) is one whole task.
 //
+// With host memory at level 0 (§5.4, memlevels.h) the same rules give Table 7's plan: tensors whole
+// in host memory, each task's chunk of tiles in a device-memory workspace.
 // Buffers: every tensor leaving a kernel is held whole at level 0 (written by its producer's
 // tasks, read by its consumers'); each task allocates the tile-graph's workspace at level 1 (Fig.
 // 8 Allocate: one scratch buffer of the chosen tile's MemFootprint, which holds its loaded tiles,

@@ -1,8 +1,16 @@
 #include "plugins/welder/memlevels.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace tessera::welder {
+
+bool isHostLevel(const MemoryLevel &level)
+{
+    std::string name = level.name;
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+    return name == "HOST";
+}
 
 Expected<WelderLevels> memLevels(const Device &device)
 {
@@ -20,8 +28,17 @@ Expected<WelderLevels> memLevels(const Device &device)
         return w;
     };
     out.levels.push_back(fromDevice(device.levels.back()));
-    for (auto it = device.levels.rbegin() + 1; it != device.levels.rend(); ++it) {
+    auto it = device.levels.rbegin() + 1;
+    if (isHostLevel(device.levels.back()) && it != device.levels.rend()) {
+        out.host = true; // §5.4: the device memory is a level of its own
+        out.levels.push_back(fromDevice(*it));
+        out.levels.back().capacityBytes = device.totalCapacity(*it);
+        ++it;
+    }
+    for (; it != device.levels.rend(); ++it) {
         if (it->scope == MemoryScope::Shared) { // a hardware cache (GPU L2)
+            if (out.host)
+                continue; // it serves the device memory, not host memory
             if (out.cacheLevel.empty()) {
                 out.cacheLevel = it->name;
                 out.cacheCapacityBytes = device.totalCapacity(*it);

@@ -14,6 +14,13 @@
 //   - GPUs add a register level on top (registers are not a device level, docs: device.h);
 //     its capacity is the register file of one SM (GpuParams::registersPerSm × 4 bytes),
 //     its transactions 4 bytes.
+// §5.4 host memory: a device "extended with host memory as a new device" (§3.3) names its slowest
+// level HOST (any case; the convention this plugin reads, since device files do not say which
+// shared levels are caches). Then HOST is level 0 and the device memory above it (the nearest
+// faster level, shared though it is) is level 1, a memory tiles are connected at: a level-0 tile
+// is a chunk loaded from host memory into device memory, computed by the level-1 tile-graphs inside
+// it and stored back (Table 7). The hardware cache in front of the device memory is skipped as
+// before, and no cache is assumed in front of host memory.
 // Capacities are per tile-graph instance: a GPU's shared memory gives one thread block at most
 // GpuParams::maxSharedMemPerBlock (Welder's smem_cap, 48 KiB on a V100), other levels their
 // per-instance capacity.
@@ -43,9 +50,13 @@ struct WelderLevels {
     // manages, but where tiles re-read by many tiles come from (subgraphtiling.h, the cost).
     std::string cacheLevel;
     std::int64_t cacheCapacityBytes = 0;
+    bool host = false; // level 0 is host memory, level 1 the device memory (§5.4)
     int top() const { return static_cast<int>(levels.size()) - 1; }
     const WelderLevel &at(int level) const { return levels[static_cast<std::size_t>(level)]; }
 };
+
+// Is `level` the §5.4 host-memory level (named HOST, any case)?
+bool isHostLevel(const MemoryLevel &level);
 
 // The levels of `device`; an error when it has fewer than two (nothing to connect at).
 Expected<WelderLevels> memLevels(const Device &device);

@@ -43,6 +43,69 @@ bool heldAt(const TileGraph &tg, const std::unordered_set<NodeId> &inside, Tenso
 
 } // namespace
 
+std::size_t RegionMemo::KeyHash::operator()(const Key &k) const
+{
+    auto mix = [](std::uint64_t x) { // splitmix64's finaliser
+        x += 0x9e3779b97f4a7c15ull;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        return x ^ (x >> 31);
+    };
+    std::uint64_t h = mix(static_cast<std::uint64_t>(k.node) << 8 | static_cast<std::uint64_t>(k.output & 0xff));
+    for (const ops::Interval &i : k.region)
+        h = mix(h ^ mix(static_cast<std::uint64_t>(i.begin) << 32 ^ static_cast<std::uint64_t>(i.end)));
+    return static_cast<std::size_t>(h);
+}
+
+Expected<const std::vector<ops::InputRegion> *> RegionMemo::inputRegions(const Graph &g, const Node &n, NodeId id,
+                                                                         int outputIndex, const ops::Region &outTile,
+                                                                         std::vector<ops::InputRegion> &scratch)
+{
+    Key key{id, outputIndex, outTile};
+    Shard &shard = m_shards[(KeyHash()(key) >> 7) % kShards];
+    {
+        std::lock_guard lock(shard.mutex);
+        auto it = shard.map.find(key);
+        if (it != shard.map.end()) {
+            ++shard.hits;
+            return &it->second; // elements of an unordered_map never move
+        }
+    }
+    auto r = ops::inputRegions(g, n, outputIndex, outTile);
+    if (!r)
+        return r.status();
+    std::lock_guard lock(shard.mutex);
+    if (shard.map.size() >= m_max / kShards) {
+        scratch = std::move(*r);
+        return &scratch;
+    }
+    return &shard.map.emplace(std::move(key), std::move(*r)).first->second;
+}
+
+void RegionMemo::clear()
+{
+    for (Shard &s : m_shards) {
+        std::lock_guard lock(s.mutex);
+        s.map = {};
+    }
+}
+
+std::int64_t RegionMemo::size() const
+{
+    std::int64_t n = 0;
+    for (const Shard &s : m_shards)
+        n += static_cast<std::int64_t>(s.map.size()); // read after the search's threads joined
+    return n;
+}
+
+std::int64_t RegionMemo::hits() const
+{
+    std::int64_t h = 0;
+    for (const Shard &s : m_shards)
+        h += s.hits; // read after the search's threads joined
+    return h;
+}
+
 std::vector<TensorId> escapingTensors(const Graph &g, const std::vector<NodeId> &nodes)
 {
     const std::unordered_set<NodeId> inside(nodes.begin(), nodes.end());
@@ -77,7 +140,7 @@ std::vector<TensorId> escapingTensors(const Graph &g, const std::vector<NodeId> 
 }
 
 Expected<PropagatedRegions> propagateRegions(const Graph &g, const std::vector<NodeId> &nodes,
-                                             const std::map<TensorId, ops::Region> &seeds)
+                                             const std::map<TensorId, ops::Region> &seeds, RegionMemo *memo)
 {
     PropagatedRegions out;
     out.computed = seeds;
@@ -91,9 +154,20 @@ Expected<PropagatedRegions> propagateRegions(const Graph &g, const std::vector<N
             if (n.opaque)
                 return Status::invalid("opaque operator has no index map to propagate a tile through",
                                        {.node = n.name});
-            auto regions = ops::inputRegions(g, n, static_cast<int>(oi), out.computed[t]);
-            if (!regions)
-                return regions.status();
+            const std::vector<ops::InputRegion> *regions = nullptr;
+            std::vector<ops::InputRegion> scratch;
+            if (memo) {
+                auto r = memo->inputRegions(g, n, *it, static_cast<int>(oi), out.computed[t], scratch);
+                if (!r)
+                    return r.status();
+                regions = *r;
+            } else {
+                auto r = ops::inputRegions(g, n, static_cast<int>(oi), out.computed[t]);
+                if (!r)
+                    return r.status();
+                scratch = std::move(*r);
+                regions = &scratch;
+            }
             for (std::size_t ii = 0; ii < n.inputs.size() && ii < regions->size(); ++ii) {
                 const TensorId in = n.inputs[ii];
                 if (in == kInvalidId || !(*regions)[ii].used)
@@ -108,12 +182,13 @@ Expected<PropagatedRegions> propagateRegions(const Graph &g, const std::vector<N
 }
 
 Expected<PropagatedRegions> propagateOutputTile(const Graph &g, const std::vector<NodeId> &nodes,
-                                                const std::vector<TensorId> &escaping, const ops::Region &primaryRegion)
+                                                const std::vector<TensorId> &escaping, const ops::Region &primaryRegion,
+                                                RegionMemo *memo)
 {
     const Shape &primaryShape = g.tensor(escaping.front()).shape;
     std::map<TensorId, ops::Region> seeds{{escaping.front(), primaryRegion}};
     for (;;) {
-        auto p = propagateRegions(g, nodes, seeds);
+        auto p = propagateRegions(g, nodes, seeds, memo);
         if (!p)
             return p;
         bool added = false;
@@ -138,7 +213,7 @@ ops::Region tileRegion(const ops::Region &domain, const Shape &tile, const std::
 }
 
 Expected<TileConfig> propagate(const TileGraph &tg, const std::vector<NodeId> &nodes, const ops::Region &domain,
-                               const Shape &tile)
+                               const Shape &tile, RegionMemo *memo, std::optional<PropagatedRegions> *wholeDomain)
 {
     const Graph &g = tg.graph();
     TileConfig c;
@@ -159,7 +234,7 @@ Expected<TileConfig> propagate(const TileGraph &tg, const std::vector<NodeId> &n
     }
     // One propagation for the tile at `index`, aligning escaping outputs the walk does not reach.
     auto walk = [&](const std::vector<std::int64_t> &index) {
-        return propagateOutputTile(g, nodes, c.escaping, tileRegion(domain, tile, index));
+        return propagateOutputTile(g, nodes, c.escaping, tileRegion(domain, tile, index), memo);
     };
     auto rep = walk(mid);
     if (!rep)
@@ -182,9 +257,14 @@ Expected<TileConfig> propagate(const TileGraph &tg, const std::vector<NodeId> &n
     if (!first || !end)
         return !first ? first.status() : end.status();
     // The domain of each output: what the whole primary domain needs of it.
-    auto whole = propagateOutputTile(g, nodes, c.escaping, domain);
-    if (!whole)
-        return whole.status();
+    std::optional<PropagatedRegions> local;
+    std::optional<PropagatedRegions> &whole = wholeDomain ? *wholeDomain : local;
+    if (!whole) {
+        auto w = propagateOutputTile(g, nodes, c.escaping, domain, memo);
+        if (!w)
+            return w.status();
+        whole = std::move(*w);
+    }
     for (TensorId t : c.escaping) {
         if (t == c.primary)
             continue;
@@ -295,10 +375,10 @@ std::int64_t peakBytes(const TileGraph &tg, const TileConfig &c, int level, std:
     const Graph &g = tg.graph();
     const std::unordered_set<NodeId> inside(c.nodes.begin(), c.nodes.end());
     // Size of each held tile; loaded tiles split along the axes their first reader reduces over.
-    auto tileBytes = [&](TensorId t, const ops::Region &r, const Node *reader, std::size_t inputIndex) {
+    auto tileBytes = [&](TensorId t, const ops::Region &r, NodeId reader, std::size_t inputIndex) {
         ops::Region cut = r;
-        if (reader && rstep > 0) {
-            const auto axes = ops::axisMaps(g, *reader);
+        if (reader != kInvalidId && rstep > 0) {
+            const auto &axes = tg.axes(reader);
             if (inputIndex < axes.size() && !axes[inputIndex].opaque)
                 for (int d : axes[inputIndex].reducedDims)
                     if (d >= 0 && static_cast<std::size_t>(d) < cut.size() &&
@@ -323,13 +403,13 @@ std::int64_t peakBytes(const TileGraph &tg, const TileConfig &c, int level, std:
             auto it = c.loaded.find(t);
             if (t == kInvalidId || it == c.loaded.end() || where.count(t))
                 continue;
-            where[t] = alloc.alloc(tileBytes(t, it->second, &n, ii));
+            where[t] = alloc.alloc(tileBytes(t, it->second, c.nodes[i], ii));
         }
         for (TensorId t : n.outputs) {
             auto it = c.computed.find(t);
             if (t == kInvalidId || it == c.computed.end() || !heldAt(tg, inside, t, level))
                 continue;
-            where[t] = alloc.alloc(tileBytes(t, it->second, nullptr, 0));
+            where[t] = alloc.alloc(tileBytes(t, it->second, kInvalidId, 0));
         }
         for (auto it = where.begin(); it != where.end();) {
             auto lu = lastUse.find(it->first);

@@ -31,7 +31,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tessera::welder {
@@ -51,6 +55,44 @@ struct TileConfig {
     std::string why; // when not aligned
 };
 
+// A memo of ops::inputRegions per (node, output, output region), shared by every propagation of
+// one schedule (§4.2 "compilation speedup": the same operators are propagated through with the
+// same tiles over and over as SetConnect trials re-tile growing sub-graphs). The index maps are
+// pure functions of the graph, so a stored answer is the answer. Thread-safe (sharded locks);
+// only successes are stored, at most `maxEntries` (then it stops growing).
+class RegionMemo
+{
+public:
+    explicit RegionMemo(std::size_t maxEntries = 1u << 20) : m_max(maxEntries) {}
+    // ops::inputRegions of node `id` (= n): points into the memo, or at `scratch` when the memo is
+    // full; valid while the memo lives.
+    Expected<const std::vector<ops::InputRegion> *> inputRegions(const Graph &g, const Node &n, NodeId id,
+                                                                 int outputIndex, const ops::Region &outTile,
+                                                                 std::vector<ops::InputRegion> &scratch);
+    std::int64_t hits() const;
+    std::int64_t size() const; // entries stored
+    void clear();
+
+private:
+    struct Key {
+        NodeId node;
+        int output;
+        ops::Region region;
+        bool operator==(const Key &o) const { return node == o.node && output == o.output && region == o.region; }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key &k) const;
+    };
+    struct Shard {
+        std::mutex mutex;
+        std::unordered_map<Key, std::vector<ops::InputRegion>, KeyHash> map;
+        std::int64_t hits = 0;
+    };
+    static constexpr std::size_t kShards = 16;
+    Shard m_shards[kShards];
+    std::size_t m_max;
+};
+
 // The primary output tensor of a sub-graph and its escaping tensors (primary first).
 std::vector<TensorId> escapingTensors(const Graph &g, const std::vector<NodeId> &nodes);
 
@@ -60,17 +102,21 @@ struct PropagatedRegions {
     std::map<TensorId, ops::Region> computed, loaded;
 };
 Expected<PropagatedRegions> propagateRegions(const Graph &g, const std::vector<NodeId> &nodes,
-                                             const std::map<TensorId, ops::Region> &seeds);
+                                             const std::map<TensorId, ops::Region> &seeds, RegionMemo *memo = nullptr);
 
 // The regions when the sub-graph computes `primaryRegion` of its primary output (escaping[0]),
 // escaping outputs the walk does not reach aligned with it when their shapes are equal.
 Expected<PropagatedRegions> propagateOutputTile(const Graph &g, const std::vector<NodeId> &nodes,
-                                                const std::vector<TensorId> &escaping,
-                                                const ops::Region &primaryRegion);
+                                                const std::vector<TensorId> &escaping, const ops::Region &primaryRegion,
+                                                RegionMemo *memo = nullptr);
 
+// `wholeDomain` (optional) keeps the propagation of the whole domain, which the alignment check of
+// several outputs needs and which does not depend on the tile: pass the same one for every tile
+// of one (nodes, domain).
 // Fig. 6 Propagate: the configuration of `nodes` for output tile `tile` over `domain` of the primary.
 Expected<TileConfig> propagate(const TileGraph &tg, const std::vector<NodeId> &nodes, const ops::Region &domain,
-                               const Shape &tile);
+                               const Shape &tile, RegionMemo *memo = nullptr,
+                               std::optional<PropagatedRegions> *wholeDomain = nullptr);
 
 // The region of tile `index` (per-axis grid indices) of `domain`.
 ops::Region tileRegion(const ops::Region &domain, const Shape &tile, const std::vector<std::int64_t> &index);

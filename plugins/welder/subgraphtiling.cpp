@@ -11,6 +11,7 @@
 #include <numeric>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 namespace tessera::welder {
 
@@ -26,6 +27,93 @@ ops::Region primaryDomain(const Graph &g, const std::vector<NodeId> &nodes)
 {
     const auto esc = escapingTensors(g, nodes);
     return esc.empty() ? ops::Region{} : ops::fullRegion(g.tensor(esc.front()).shape);
+}
+
+std::string subgraphSignature(const TileGraph &tg, const std::vector<NodeId> &nodes)
+{
+    const Graph &g = tg.graph();
+    std::unordered_map<NodeId, std::size_t> local;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        local[nodes[i]] = i;
+    const auto escaping = escapingTensors(g, nodes);
+    auto shapeStr = [](const Tensor &t) {
+        std::string s = std::to_string(static_cast<int>(t.dtype)) + "[";
+        for (std::int64_t d : t.shape)
+            s += std::to_string(d) + ",";
+        return s + "]";
+    };
+    std::string sig;
+    for (NodeId n : nodes) {
+        const Node &node = g.node(n);
+        sig += node.opType + (node.opaque ? "!" : "") + "{";
+        for (const auto &[k, a] : node.attrs)
+            sig += k + "=" + a.str() + ";";
+        sig += "}(";
+        for (TensorId t : node.inputs) {
+            if (t == kInvalidId) {
+                sig += "_,";
+                continue;
+            }
+            const Tensor &tt = g.tensor(t);
+            auto it = tt.producer != kInvalidId ? local.find(tt.producer) : local.end();
+            if (it != local.end()) {
+                const Node &p = g.node(tt.producer);
+                const auto oi = std::find(p.outputs.begin(), p.outputs.end(), t) - p.outputs.begin();
+                const int e = tg.edgeIndex(tt.producer, n);
+                sig += "n" + std::to_string(it->second) + "." + std::to_string(oi) + "@" +
+                       std::to_string(e >= 0 ? tg.connectLevel(e) : 0);
+            } else {
+                sig += std::string(tt.isConstant() ? "c" : "x") + shapeStr(tt);
+                if (tt.isConstant() && tt.elements() <= 16)
+                    for (std::int64_t i = 0; i < tt.elements(); ++i) {
+                        const auto v = tt.data->floatAt(i);
+                        sig += ":" + (v ? std::to_string(*v) : std::string("?"));
+                    }
+            }
+            sig += ",";
+        }
+        sig += ")->";
+        for (TensorId t : node.outputs) {
+            if (t == kInvalidId) {
+                sig += "_";
+                continue;
+            }
+            sig += shapeStr(g.tensor(t));
+            if (std::find(escaping.begin(), escaping.end(), t) != escaping.end())
+                sig += t == escaping.front() ? "P" : "E";
+        }
+        sig += "|";
+    }
+    return sig;
+}
+
+const Tiling *InnerTilingCache::find(const std::string &key) const
+{
+    std::lock_guard lock(m_mutex);
+    ++m_lookups;
+    auto it = m_map.find(key);
+    return it == m_map.end() ? nullptr : it->second.get();
+}
+
+std::int64_t InnerTilingCache::hits() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_lookups - static_cast<std::int64_t>(m_map.size());
+}
+
+std::int64_t InnerTilingCache::stored() const
+{
+    std::lock_guard lock(m_mutex);
+    return static_cast<std::int64_t>(m_map.size());
+}
+
+const Tiling &InnerTilingCache::insert(std::string key, Tiling tiling)
+{
+    std::lock_guard lock(m_mutex);
+    auto [it, added] = m_map.try_emplace(std::move(key), nullptr);
+    if (added)
+        it->second = std::make_unique<Tiling>(std::move(tiling));
+    return *it->second;
 }
 
 namespace {
@@ -70,8 +158,26 @@ void costCandidate(const TilingContext &ctx, TileChoice &c)
     s.dtype = isFloat(primary.dtype) ? primary.dtype : DType::Float32;
     s.blocks = c.config.tileCount;
     const WelderLevels &L = *ctx.levels;
-    if (L.top() >= 1 && !L.at(1).deviceLevel.empty())
+    // §5.4: with host memory at level 0, a level-0 tile is a chunk held in device memory; the
+    // launch is made of the level-1 tiles of the sub-graphs inside it (their blocks, their
+    // footprint at level 2 as shared memory), and the chunk's tiles move at host memory.
+    const std::vector<TileChoice> *threadLevel = &c.inner; // tilings one level above the blocks'
+    std::vector<TileChoice> above;
+    if (L.host) {
+        std::int64_t innerTiles = 1, innerFootprint = 0;
+        for (const TileChoice &in : c.inner) {
+            innerTiles = std::max(innerTiles, in.config.tileCount);
+            innerFootprint = std::max(innerFootprint, in.footprint.bytes);
+            above.insert(above.end(), in.inner.begin(), in.inner.end());
+        }
+        s.blocks = c.config.tileCount * innerTiles;
+        if (L.top() >= 2 && !L.at(2).deviceLevel.empty())
+            s.sharedBytesPerBlock = innerFootprint;
+        s.bytesByLevel[L.at(1).deviceLevel] += c.innerTraffic;
+        threadLevel = &above;
+    } else if (L.top() >= 1 && !L.at(1).deviceLevel.empty()) {
         s.sharedBytesPerBlock = c.footprint.bytes;
+    }
     // Level-0 traffic: what a tensor's tiles read beyond its own size is re-read, and comes from
     // the device's cache when the tensor fits it (weights read by every tile); the rest, and
     // every store, from level 0.
@@ -93,7 +199,7 @@ void costCandidate(const TilingContext &ctx, TileChoice &c)
         const int hw = std::max(1, gp.warpSize * gp.smPartitions);
         std::int64_t common = 0;
         std::int64_t innerFootprint = 0;
-        for (const TileChoice &in : c.inner) {
+        for (const TileChoice &in : *threadLevel) {
             common = std::gcd(common, in.config.tileCount);
             innerFootprint = std::max(innerFootprint, in.footprint.bytes);
         }
@@ -115,6 +221,12 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
     Tiling out;
     out.level = level;
     out.nodes = nodes;
+    if (level == 0 && ctx.lastConfigs && (ctx.lastConfigs->nodes != nodes || ctx.lastConfigs->domain != domain)) {
+        ctx.lastConfigs->nodes = nodes;
+        ctx.lastConfigs->domain = domain;
+        ctx.lastConfigs->configs.clear();
+        ctx.lastConfigs->wholeDomain.reset();
+    }
     const int rank = static_cast<int>(domain.size());
     if (!domain.empty() && regionEmpty(domain)) {
         out.failure = "the output is empty";
@@ -137,11 +249,26 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
     std::int64_t order = 0;
     std::string lastError;
 
+    std::optional<PropagatedRegions> wholeDomain; // the tile-independent walk (propagate.h)
     auto evaluate = [&](const Shape &tile) {
         if (!seen.insert(tile).second || out.evaluated >= ctx.params.budget)
             return;
         ++out.evaluated;
-        auto cfg = propagate(tg, nodes, domain, tile);
+        // Propagation depends on the nodes and the tile, not on connection levels: the trials of
+        // one edge at each level (Fig. 7 lines 3–9) tile the same merged sub-graph, so the last
+        // sub-graph's configurations are kept for the next call (level 0 runs on one thread).
+        Expected<TileConfig> cfg = Status::invalid("");
+        LastConfigs *last = level == 0 ? ctx.lastConfigs : nullptr;
+        if (last && last->nodes == nodes && last->domain == domain) {
+            if (auto it = last->configs.find(tile); it != last->configs.end())
+                cfg = it->second;
+            else
+                cfg =
+                    last->configs.emplace(tile, propagate(tg, nodes, domain, tile, ctx.regionMemo, &last->wholeDomain))
+                        .first->second;
+        } else {
+            cfg = propagate(tg, nodes, domain, tile, ctx.regionMemo, &wholeDomain);
+        }
         if (!cfg) {
             lastError = cfg.status().message();
             return;
@@ -226,14 +353,27 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
                 TilingContext innerCtx = ctx;
                 innerCtx.params.budget = std::max(8, ctx.params.budget / 4);
                 innerCtx.params.threads = 1;
-                Tiling inner = subGraphTiling(innerCtx, sub, level + 1, it->second, 1);
-                if (inner.candidates.empty()) {
-                    failures[i] = "inside tile " + c.label() + ": " + inner.failure;
+                const Tiling *inner = nullptr;
+                Tiling local;
+                std::string key;
+                if (ctx.innerCache) {
+                    key = std::to_string(level + 1) + "/" + std::to_string(innerCtx.params.budget) + "/";
+                    for (const ops::Interval &iv : it->second)
+                        key += std::to_string(iv.begin) + ":" + std::to_string(iv.end) + ",";
+                    key += "/" + subgraphSignature(tg, sub);
+                    inner = ctx.innerCache->find(key);
+                }
+                if (!inner) {
+                    local = subGraphTiling(innerCtx, sub, level + 1, it->second, 1);
+                    inner = ctx.innerCache ? &ctx.innerCache->insert(std::move(key), std::move(local)) : &local;
+                }
+                if (inner->candidates.empty()) {
+                    failures[i] = "inside tile " + c.label() + ": " + inner->failure;
                     c.costNs = std::numeric_limits<double>::infinity();
                     return;
                 }
-                c.innerTraffic += inner.candidates.front().traffic.total * static_cast<double>(c.config.tileCount);
-                c.inner.push_back(std::move(inner.candidates.front()));
+                c.innerTraffic += inner->candidates.front().traffic.total * static_cast<double>(c.config.tileCount);
+                c.inner.push_back(inner->candidates.front());
             }
         }
         if (level == 0)

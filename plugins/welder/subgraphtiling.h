@@ -20,18 +20,28 @@
 // would be profiled here for nothing, the analytic cost ranks them the same way).
 //
 // Line 8's "Profile": each top-k candidate at level 0 is costed as one fused launch by the
-// shared CostModel (CostModel::estimateShapedKernel): one block per tile, the footprint as shared
-// memory, FLOPs of every node over the regions it computes (recomputed halos included), the
-// traffic at level 0 and at level 1. Threads per block follow §4.1: the greatest common divisor
-// of the register-level tile counts of the sub-graphs when it lies in [warp × schedulers, max
-// threads per block], else warp × schedulers. A backend that measures can replace the
-// estimate through the same interface (MeasuredCostModel forwards it). Candidates are returned
-// best (lowest estimated time) first.
+// shared CostModel (CostModel::estimateShapedKernel): one block per tile, the footprint as
+// shared memory, FLOPs of every node over the regions it computes (recomputed halos included),
+// the traffic at level 0 and at level 1. With host memory at level 0 (§5.4) the blocks are the
+// level-1 tiles inside each chunk and their footprint the shared memory; the chunks' traffic
+// moves at host memory, the level-1 traffic at device memory. Threads per block follow §4.1: the
+// greatest common divisor of the register-level tile counts of the sub-graphs when it lies in
+// [warp × schedulers, max threads per block], else warp × schedulers. A backend that measures
+// can replace the estimate through the same interface (MeasuredCostModel forwards it).
+// Candidates are returned best (lowest estimated time) first.
+//
+// Reuse (§4.2): tilings above level 0 are looked up in TilingContext::innerCache, propagations
+// through TilingContext::regionMemo, and level-0 configurations of the sub-graph tiled last in
+// TilingContext::lastConfigs (the trials of one edge at each level tile the same merge); all are
+// optional and change no result.
 #pragma once
 
 #include "core/cost/costmodel.h"
 #include "plugins/welder/propagate.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -65,13 +75,52 @@ struct Tiling {
     std::string failure;                 // why there is no candidate
 };
 
+struct Tiling;
+
+// Tilings of sub-graphs above level 0 (the refinement inside a candidate tile, lines 20–24),
+// shared by every SetConnect trial of a schedule (§4.2 "sub-graph caching" applied level by
+// level): keyed by the sub-graph's signature, its level and the domain it tiles (exact offsets:
+// clipping at tensor borders depends on them). Thread-safe; a Tiling once stored never changes.
+class InnerTilingCache
+{
+public:
+    const Tiling *find(const std::string &key) const;
+    const Tiling &insert(std::string key, Tiling tiling); // keeps the first stored on a race
+    // Lookups answered from the cache and tilings stored: both independent of the thread count
+    // (two threads missing the same key at once both search, one result is kept).
+    std::int64_t hits() const;
+    std::int64_t stored() const;
+
+private:
+    mutable std::mutex m_mutex;
+    std::map<std::string, std::unique_ptr<Tiling>> m_map;
+    mutable std::int64_t m_lookups = 0;
+};
+
+// The level-0 configurations of the last sub-graph tiled (propagate's results by tile shape).
+struct LastConfigs {
+    std::vector<NodeId> nodes;
+    ops::Region domain;
+    std::map<Shape, Expected<TileConfig>> configs;
+    std::optional<PropagatedRegions> wholeDomain;
+};
+
 struct TilingContext {
     const TileGraph *tg = nullptr;
     const WelderLevels *levels = nullptr;
     const Device *device = nullptr;
     const CostModel *cost = nullptr;
     SearchParams params;
+    InnerTilingCache *innerCache = nullptr; // optional (null: no reuse above level 0)
+    RegionMemo *regionMemo = nullptr;       // optional (null: every propagation from scratch)
+    LastConfigs *lastConfigs = nullptr;     // optional, level 0 only (one thread)
 };
+
+// The signature of a sub-graph (§4.2): per node in topological order its op type, attributes,
+// input and output shapes and dtypes, which sub-graph node (and output) each input comes from or
+// that it is external (constant inputs of at most 16 elements with their values), which outputs
+// escape, and the connection level of every internal edge. Equal signatures tile alike.
+std::string subgraphSignature(const TileGraph &tg, const std::vector<NodeId> &nodes);
 
 // Fig. 7 SubGraphTiling(nodes, level, domain) keeping `k` candidates.
 Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes, int level, const ops::Region &domain,

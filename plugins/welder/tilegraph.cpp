@@ -17,6 +17,10 @@ TileGraph::TileGraph(const Graph &g) : m_graph(&g)
     m_rank.assign(g.nodeCount(), 0);
     for (std::size_t i = 0; i < m_order.size(); ++i)
         m_rank[static_cast<std::size_t>(m_order[i])] = static_cast<std::int32_t>(i);
+    m_axes.resize(g.nodeCount());
+    for (NodeId n : m_order)
+        if (!g.node(n).opaque)
+            m_axes[static_cast<std::size_t>(n)] = ops::axisMaps(g, g.node(n));
     m_out.resize(g.nodeCount());
     m_in.resize(g.nodeCount());
     for (NodeId p : m_order) {

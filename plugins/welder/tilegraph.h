@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/ir/graph.h"
+#include "core/ops/ops.h"
 
 #include <cstdint>
 #include <string>
@@ -40,6 +41,8 @@ public:
     const std::vector<int> &outEdges(NodeId n) const { return m_out[static_cast<std::size_t>(n)]; }
     const std::vector<int> &inEdges(NodeId n) const { return m_in[static_cast<std::size_t>(n)]; }
     int edgeIndex(NodeId producer, NodeId consumer) const; // -1 if none
+    // ops::axisMaps of a node's first output, computed once (empty for opaque nodes).
+    const std::vector<ops::InputAxes> &axes(NodeId n) const { return m_axes[static_cast<std::size_t>(n)]; }
 
     // Fig. 6 SetConnect(edge, level).
     void setConnect(int edge, int level) { m_edges[static_cast<std::size_t>(edge)].level = level; }
@@ -64,6 +67,7 @@ private:
     std::vector<NodeId> m_order;
     std::vector<std::int32_t> m_rank;
     std::vector<std::vector<int>> m_out, m_in;
+    std::vector<std::vector<ops::InputAxes>> m_axes;
 };
 
 } // namespace tessera::welder

@@ -4,6 +4,7 @@
 
 #include "core/cost/costmodel.h"
 #include "core/hw/device.h"
+#include "core/ir/graphhash.h"
 #include "core/plugin/extensions.h"
 #include "plugins/welder/graphconnecting.h"
 #include "plugins/welder/kernelcost.h"
@@ -11,6 +12,7 @@
 #include "plugins/welder/memlevels.h"
 
 #include <cmath>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -19,6 +21,40 @@ namespace tessera {
 namespace {
 
 using namespace welder;
+
+// The tilings of the last schedule (option "reuse", §4.2 "sub-graph caching" across runs): a replay
+// after an override asks for the same sub-graphs again. Valid for the same graph (its structure
+// hash and the values of its small constants, which signatures read), device (compared whole),
+// cost model and search parameters; a run takes the entry out while it works and puts its own
+// back, so two runs never share one. A large index-map memo is not kept (memory; see KeepTilings).
+struct LastTilings {
+    std::mutex mutex;
+    std::string fingerprint;
+    Device device;
+    std::shared_ptr<TilingCaches> caches;
+};
+
+LastTilings &lastTilings()
+{
+    static LastTilings last;
+    return last;
+}
+
+std::string fingerprint(const ScheduleRequest &req, const SearchParams &p)
+{
+    const Graph &g = *req.graph;
+    std::string f = (req.modelHash.empty() ? modelStructureHash(g) : req.modelHash) + "|" + req.cost->name() + "|" +
+                    std::to_string(p.topk) + "|" + std::to_string(p.budget) + "|";
+    for (std::size_t t = 0; t < g.tensorCount(); ++t) {
+        const Tensor &tt = g.tensor(static_cast<TensorId>(t));
+        if (tt.isConstant() && tt.elements() <= 16)
+            for (std::int64_t i = 0; i < tt.elements(); ++i) {
+                const auto v = tt.data->floatAt(i);
+                f += v ? std::to_string(*v) + "," : std::string("?,");
+            }
+    }
+    return f;
+}
 
 class WelderScheduler final : public IScheduler
 {
@@ -53,6 +89,14 @@ public:
                  1,
                  4096,
                  {}},
+                {"reuse",
+                 OptionSpec::Kind::Bool,
+                 true,
+                 "start from the last schedule's sub-graph tilings when model, device and search are the same "
+                 "(a replay after an override)",
+                 0,
+                 1,
+                 {}},
                 {"variant",
                  OptionSpec::Kind::Enum,
                  std::string("welder"),
@@ -65,6 +109,13 @@ public:
              {"connect_trials", "SetConnect trials"},
              {"global_traffic_bytes", "traffic at the slowest level"},
              {"signature_hits", "sub-graph tilings reused by signature (§4.2)"},
+             {"inner_tiling_hits", "tilings above level 0 reused by signature and domain (§4.2)"},
+             {"tilings_searched", "sub-graph tilings searched (level 0, then above it)"},
+             {"traffic_before_<level>", "bytes at level 0 and 1 with every operator its own kernel"},
+             {"traffic_after_<level>", "bytes at level 0 and 1 of the plan's kernels"},
+             {"tilings_searched_level0", "sub-graph tilings searched at level 0 (fused kernels)"},
+             {"region_memo_entries", "operator propagations remembered during the search (§4.2)"},
+             {"reused_tilings", "1 when the last schedule's tilings were reused (option reuse)"},
              {"estimated_latency_ns", "estimated latency of the plan"}},
         };
         return kInfo;
@@ -80,6 +131,19 @@ public:
         auto levels = memLevels(*req.device);
         if (!levels)
             return levels.status();
+        // Every unconnected tensor lives whole at level 0: one larger than it cannot be scheduled
+        // unless the device has a host-memory level below its memory (§5.4).
+        if (const MemoryLevel *l0 = req.device->level(levels->at(0).deviceLevel))
+            for (std::size_t t = 0; t < g.tensorCount(); ++t) {
+                const Tensor &tt = g.tensor(static_cast<TensorId>(t));
+                const std::int64_t capacity = req.device->totalCapacity(*l0);
+                if (tt.bytes() > capacity)
+                    return Status::invalid(
+                        "tensor " + tt.name + " needs " + std::to_string(tt.bytes()) + " B, more than " + l0->name +
+                            " holds (" + std::to_string(capacity) + " B)" +
+                            (levels->host ? "" : ": describe the device with a HOST level below it (§5.4)"),
+                        {.node = tt.producer != kInvalidId ? g.node(tt.producer).name : std::string()});
+            }
         std::ostringstream desc;
         for (int l = 0; l <= levels->top(); ++l)
             desc << (l ? ", " : "") << "L" << l << " " << levels->at(l).name << " (" << levels->at(l).capacityBytes
@@ -106,7 +170,41 @@ public:
         ctx.params.threads = static_cast<int>(req.options.getInt("threads"));
         if (ctx.params.threads == 0)
             ctx.params.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        KernelCoster coster(ctx);
+        const bool reuse = req.options.getBool("reuse");
+        const std::string print = reuse ? fingerprint(req, ctx.params) : std::string();
+        std::shared_ptr<TilingCaches> caches;
+        if (reuse) {
+            LastTilings &last = lastTilings();
+            std::lock_guard lock(last.mutex);
+            if (last.caches && last.fingerprint == print && last.device == *req.device)
+                caches = std::move(last.caches);
+        }
+        const bool reused = caches != nullptr;
+        KernelCoster coster(ctx, std::move(caches));
+        const std::int64_t innerHits0 = coster.innerCache().hits(), innerStored0 = coster.innerCache().stored();
+        // Keep this run's tilings for the next one, whatever way the run ends.
+        struct KeepTilings {
+            bool reuse;
+            const std::string &print;
+            const Device &device;
+            const KernelCoster &coster;
+            ~KeepTilings()
+            {
+                if (!reuse)
+                    return;
+                // The index-map memo is the bulk (RandWire: ~500k entries, a few hundred MB) and
+                // only speeds up new tilings (a connection override's); kept up to kKeptMemo entries
+                // (MobileNetV2 55k, BERT and ViT 20k), dropped above.
+                constexpr std::int64_t kKeptMemo = 100000;
+                if (coster.caches()->memo.size() > kKeptMemo)
+                    coster.caches()->memo.clear();
+                LastTilings &last = lastTilings();
+                std::lock_guard lock(last.mutex);
+                last.fingerprint = print;
+                last.device = device;
+                last.caches = coster.caches();
+            }
+        } keep{reuse, print, *req.device, coster};
 
         // Step 1: graph connecting.
         auto connected = graphConnecting(tg, coster, allowed, decisions, trace, req.cancel, [&](double f) {
@@ -120,7 +218,7 @@ public:
 
         // Step 2: the tile of every kernel among its top-k.
         std::vector<LoweredKernel> kernels;
-        double globalTraffic = 0;
+        double globalTraffic = 0, innerTraffic = 0;
         for (const std::vector<NodeId> &nodes : tg.subgraphs(0)) {
             if (req.cancelled())
                 return Status::error(ErrorCode::Cancelled, "cancelled");
@@ -166,7 +264,7 @@ public:
             }
             const std::int32_t pick = decisions.decide(decisionKey("welder.tile", names), "welder.tile", options, 0);
             const TileChoice &chosen = tiling.candidates[static_cast<std::size_t>(pick)];
-            auto cfg = propagate(tg, nodes, primaryDomain(g, nodes), chosen.config.tile);
+            auto cfg = propagate(tg, nodes, primaryDomain(g, nodes), chosen.config.tile, &coster.regionMemo());
             if (!cfg)
                 return cfg.status();
             lk.config = std::move(*cfg);
@@ -174,6 +272,7 @@ public:
             lk.workspaceBytes = chosen.footprint.bytes;
             lk.tileLabel = chosen.label();
             globalTraffic += chosen.traffic.total;
+            innerTraffic += chosen.innerTraffic;
             step.conclusion =
                 "output tile " + chosen.label() + " (" + std::to_string(chosen.config.tileCount) + " tiles)";
             step.why = pick == 0 ? "lowest estimated time of the top-" + std::to_string(options.size()) : "override";
@@ -201,7 +300,33 @@ public:
         for (int l = 0; l <= levels->top(); ++l)
             result.stats["edges_at_" + levels->at(l).name] = connected->edgesAt[static_cast<std::size_t>(l)];
         result.stats["global_traffic_bytes"] = globalTraffic;
+        // Traffic per level before and after connecting (§3.2: connecting trades level-0 traffic
+        // for traffic one level up): before = every operator its own kernel with its best tile.
+        double before0 = 0, before1 = 0;
+        for (NodeId n : tg.topoOrder()) {
+            const Tiling &alone = coster.tiling({n});
+            if (!alone.candidates.empty()) {
+                before0 += alone.candidates.front().traffic.total;
+                before1 += alone.candidates.front().innerTraffic;
+            } else {
+                const KernelEstimate whole = req.cost->estimateKernel(g, {n}, {});
+                auto it = whole.cost.bytesByLevel.find(levels->at(0).deviceLevel);
+                before0 += it == whole.cost.bytesByLevel.end() ? 0.0 : static_cast<double>(it->second);
+            }
+        }
+        result.stats["traffic_before_" + levels->at(0).name] = before0;
+        result.stats["traffic_after_" + levels->at(0).name] = globalTraffic;
+        if (levels->top() >= 1) {
+            result.stats["traffic_before_" + levels->at(1).name] = before1;
+            result.stats["traffic_after_" + levels->at(1).name] = innerTraffic;
+        }
         result.stats["signature_hits"] = static_cast<double>(coster.hits());
+        result.stats["inner_tiling_hits"] = static_cast<double>(coster.innerCache().hits() - innerHits0);
+        result.stats["tilings_searched"] =
+            static_cast<double>(coster.misses() + coster.innerCache().stored() - innerStored0);
+        result.stats["tilings_searched_level0"] = static_cast<double>(coster.misses());
+        result.stats["region_memo_entries"] = static_cast<double>(coster.regionMemo().size());
+        result.stats["reused_tilings"] = reused ? 1.0 : 0.0;
         result.stats["estimated_latency_ns"] = plan->estimatedLatencyNs();
         result.plan = std::move(*plan);
         if (req.progress)

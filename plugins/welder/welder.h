@@ -6,9 +6,15 @@
 //      among its top-k candidates, refined level by level, a decision each;
 // then lowers the hierarchical tile-graph to an ExecutionPlan (lowering.h). Memory levels:
 // memlevels.h; Propagate / MemFootprint / MemTraffic: propagate.h.
-// Options: topk, budget (tiles evaluated per sub-graph), threads (§4.2), max_tasks (per kernel), variant
-// (§5.2's ablation: "welder" every level, "none" no inter-operator connection, "base" the
-// register/top level only).
+// Options: topk, budget (tiles evaluated per sub-graph), threads (§4.2), max_tasks (per kernel), reuse
+// (start from the last schedule's tilings when model, device, cost model and search are the same:
+// a replay after an override), variant (§5.2's ablation: "welder" every level, "none" no
+// inter-operator connection, "base" the register/top level only).
+// Speed (§4.2 "compilation speedup"): level-0 tilings are cached by sub-graph signature, tilings
+// above level 0 by signature and domain, index-map propagation per (node, output tile), the
+// trials of one edge share the merged sub-graph's propagations, candidates are refined on
+// `threads` threads. §5.4: a device whose slowest level is HOST schedules through host memory
+// (memlevels.h). Stats also give the traffic at levels 0 and 1 before and after connecting.
 #pragma once
 
 #include "core/sched/scheduler.h"

@@ -3,17 +3,19 @@
 #include "core/ir/analysis.h"
 #include "core/plan/tiles.h"
 
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace tessera::welder {
 
 namespace {
 
-constexpr double kBoxW = 150, kBoxH = 44, kGapX = 60, kGapY = 24, kMargin = 16, kHeaderH = 60;
+constexpr double kBoxW = 150, kBoxH = 44, kGapX = 60, kGapY = 36, kMargin = 16, kHeaderH = 60;
 
 QString shapeText(const ops::Region &r)
 {
@@ -82,9 +84,13 @@ void TileGraphView::setRun(const Graph &g, const ScheduleRun &run)
             if (!level.isEmpty() && !m_levels.contains(level))
                 m_levels << level;
         }
+    m_levelOrder.clear();
+    m_selected = kInvalidId;
     for (const DecisionRecord &r : run.decisions.records())
         if (r.role == "welder.connect" && !r.options.empty()) {
             slowest = QString::fromStdString(r.options[0].id);
+            for (const DecisionOption &o : r.options)
+                m_levelOrder << QString::fromStdString(o.id);
             break;
         }
 
@@ -147,7 +153,7 @@ void TileGraphView::setRun(const Graph &g, const ScheduleRun &run)
             m_boxOf[n] = m_boxes.size();
             m_boxes.push_back(b);
         }
-    m_size = QSize(static_cast<int>(std::max(maxX + kMargin, 520.0)), static_cast<int>(maxY + kMargin));
+    m_size = QSize(static_cast<int>(std::max(maxX + 2 * kMargin, 520.0)), static_cast<int>(maxY + 2 * kMargin));
 
     std::map<QString, int> perLevel;
     for (const auto &[e, level] : m_edgeLevel)
@@ -170,10 +176,89 @@ void TileGraphView::setRun(const Graph &g, const ScheduleRun &run)
     update();
 }
 
+std::vector<std::vector<NodeId>> TileGraphView::groups(int level) const
+{
+    // Union-find over the drawn nodes, joining edges connected above `level`.
+    std::map<NodeId, NodeId> parent;
+    for (const Box &b : m_boxes)
+        parent[b.node] = b.node;
+    std::function<NodeId(NodeId)> find = [&](NodeId n) { return parent[n] == n ? n : parent[n] = find(parent[n]); };
+    for (const auto &[e, name] : m_edgeLevel) {
+        const int l = static_cast<int>(m_levelOrder.indexOf(name));
+        if (l > level && parent.count(e.first) && parent.count(e.second))
+            parent[find(e.first)] = find(e.second);
+    }
+    std::map<NodeId, std::vector<NodeId>> byRoot;
+    for (const Box &b : m_boxes) // topological order
+        byRoot[find(b.node)].push_back(b.node);
+    std::vector<std::vector<NodeId>> out;
+    for (auto &[root, members] : byRoot)
+        out.push_back(std::move(members));
+    std::sort(out.begin(), out.end(),
+              [&](const auto &a, const auto &b) { return m_boxOf.at(a.front()) < m_boxOf.at(b.front()); });
+    return out;
+}
+
+void TileGraphView::setGroupDepth(int depth)
+{
+    m_depth = depth;
+    update();
+}
+
+NodeId TileGraphView::nodeAt(const QPointF &pos) const
+{
+    for (const Box &b : m_boxes)
+        if (b.rect.contains(pos))
+            return b.node;
+    return kInvalidId;
+}
+
+QRectF TileGraphView::nodeRect(NodeId n) const
+{
+    auto it = m_boxOf.find(n);
+    return it == m_boxOf.end() ? QRectF() : m_boxes[it->second].rect;
+}
+
+void TileGraphView::mousePressEvent(QMouseEvent *event)
+{
+    m_selected = nodeAt(event->position());
+    if (m_selected != kInvalidId && m_select)
+        m_select(m_selected);
+    update();
+}
+
 void TileGraphView::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
+    // Fig. 5 grouping: halos of the sub-graphs at levels 0..depth, lower levels wider and behind.
+    for (int l = 0; l <= m_depth && l + 1 < m_levelOrder.size(); ++l) {
+        const double margin = 16.0 - 6.0 * l;
+        int index = 0;
+        for (const std::vector<NodeId> &group : groups(l)) {
+            ++index;
+            if (group.size() < 2)
+                continue;
+            QColor c = QColor::fromHsv((index * 67 + l * 140) % 360, 90 - 20 * l, 235 - 15 * l);
+            p.setPen(Qt::NoPen);
+            p.setBrush(c);
+            for (NodeId n : group)
+                p.drawRoundedRect(nodeRect(n).adjusted(-margin, -margin, margin, margin), 9, 9);
+            QPen band(c, kBoxH + 2 * margin, Qt::SolidLine, Qt::RoundCap);
+            p.setPen(band);
+            for (const auto &[e, name] : m_edgeLevel)
+                if (m_levelOrder.indexOf(name) > l && std::find(group.begin(), group.end(), e.first) != group.end())
+                    p.drawLine(nodeRect(e.first).center(), nodeRect(e.second).center());
+            QFont f = p.font();
+            f.setPointSizeF(f.pointSizeF() * 0.8);
+            f.setBold(true);
+            p.setFont(f);
+            p.setPen(c.darker(170));
+            p.drawText(nodeRect(group.front()).bottomLeft() + QPointF(2 + 20 * l, margin - 1),
+                       QStringLiteral("L%1").arg(l));
+            p.setFont(font());
+        }
+    }
     p.setPen(Qt::black);
     p.drawText(QPointF(kMargin, kMargin + 12), m_header);
     // Legend.
@@ -229,6 +314,11 @@ void TileGraphView::paintEvent(QPaintEvent *)
         p.drawText(inner, Qt::AlignLeft | Qt::AlignTop, title);
         p.setPen(QColor(0x33, 0x33, 0x99));
         p.drawText(inner, Qt::AlignLeft | Qt::AlignBottom, QStringLiteral("k%1 · %2").arg(b.kernel).arg(b.tile));
+        if (b.node == m_selected) {
+            p.setPen(QPen(QColor(0x1f, 0x4e, 0xd8), 3));
+            p.setBrush(Qt::NoBrush);
+            p.drawRoundedRect(b.rect.adjusted(-2, -2, 2, 2), 6, 6);
+        }
     }
 }
 

@@ -1,12 +1,10 @@
-// The Welder docks: the tile-graph view in a scroll area (tilegraphview.h) and the fusion-pattern
-// list (fusionpatterns.h).
+// The Welder docks: the tile-graph panel (tilegraphpanel.h: grouping level, tile-graph view,
+// traffic per level) and the fusion-pattern list (fusionpatterns.h).
 #include "plugins/welder/gui/weldergui.h"
 
 #include "plugins/welder/gui/fusionpatterns.h"
-#include "plugins/welder/gui/tilegraphview.h"
+#include "plugins/welder/gui/tilegraphpanel.h"
 #include "views/widgets/planextensions.h"
-
-#include <QScrollArea>
 
 namespace tessera {
 
@@ -15,17 +13,11 @@ void registerWelderPluginViews(views::PlanExtensions &extensions)
     extensions.addDock({QStringLiteral("welderTileGraphDock"),
                         QStringLiteral("Tile-graph"),
                         {"welder"},
-                        [](QWidget *parent) -> QWidget * {
-                            auto *scroll = new QScrollArea(parent);
-                            scroll->setWidget(new welder::TileGraphView(scroll));
-                            scroll->setWidgetResizable(false);
-                            return scroll;
-                        },
+                        [](QWidget *parent) -> QWidget * { return new welder::TileGraphPanel(parent); },
                         [](QWidget *view, const views::PlanShown &plan) {
-                            auto *scroll = static_cast<QScrollArea *>(view);
-                            auto *graph = static_cast<welder::TileGraphView *>(scroll->widget());
                             if (plan.graph && plan.run)
-                                graph->setRun(*plan.graph, *plan.run);
+                                static_cast<welder::TileGraphPanel *>(view)->setRun(*plan.graph, *plan.run,
+                                                                                    plan.selectNode);
                         }});
     extensions.addDock({QStringLiteral("welderFusionPatternDock"),
                         QStringLiteral("Fusion patterns"),

@@ -243,6 +243,7 @@ TEST(WelderSchedule, Deterministic)
     ScheduleSetup one, four;
     one.options["threads"] = "1";
     four.options["threads"] = "4";
+    one.options["reuse"] = four.options["reuse"] = "false"; // both search
     auto a = welder(g, "stcp920", one);
     auto b = welder(g, "stcp920", four);
     ASSERT_TRUE(a.isOk() && b.isOk());
@@ -329,4 +330,58 @@ TEST(WelderSchedule, SinkReadingOneRowOfAnOutputDoesNotSwallowIt)
     g.outputs = {r, op(g, "tanh", "Tanh", {first}, {1, 32})};
     expectSameOutputs(g, "nvidia-v100");
     expectSameOutputs(g, "stcp920");
+}
+
+// §4.2 sub-graph caching across runs (option reuse): a replay of the same model on the same device
+// starts from the last run's tilings — nothing is searched again, and the plan is the same.
+TEST(WelderSection42, ReplayReusesTheLastTilingsAndGivesTheSamePlan)
+{
+    const Graph g = testgraphs::residualChain(2);
+    ScheduleSetup s;
+    s.options["reuse"] = "true";
+    auto first = welder(g, "nvidia-v100", s);
+    auto second = welder(g, "nvidia-v100", s);
+    ASSERT_TRUE(first.isOk() && second.isOk());
+    EXPECT_EQ(second->result.stats.at("reused_tilings"), 1.0);
+    EXPECT_EQ(second->result.stats.at("tilings_searched"), 0.0);
+    EXPECT_GT(first->result.stats.at("tilings_searched"), 0.0);
+    ASSERT_EQ(first->decisions.records().size(), second->decisions.records().size());
+    for (std::size_t i = 0; i < first->decisions.records().size(); ++i)
+        EXPECT_EQ(first->decisions.records()[i].chosen, second->decisions.records()[i].chosen);
+    EXPECT_EQ(first->result.plan.estimatedLatencyNs(), second->result.plan.estimatedLatencyNs());
+    // A tile override replays from the same tilings and still verifies.
+    const DecisionRecord *tile = nullptr;
+    for (const DecisionRecord &r : first->decisions.records())
+        if (r.role == "welder.tile" && r.options.size() >= 2)
+            tile = &r;
+    ASSERT_NE(tile, nullptr);
+    ScheduleSetup o = s;
+    o.overrides[tile->key] = tile->options[1].id;
+    auto replay = welder(g, "nvidia-v100", o);
+    ASSERT_TRUE(replay.isOk()) << replay.status().str();
+    EXPECT_EQ(replay->result.stats.at("reused_tilings"), 1.0);
+    EXPECT_EQ(replay->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
+}
+
+// Twin: another device, other search parameters or reuse off start afresh.
+TEST(WelderSection42, OtherDeviceOrSearchDoesNotReuse)
+{
+    const Graph g = testgraphs::residualChain(2);
+    ScheduleSetup s;
+    s.options["reuse"] = "true";
+    ASSERT_TRUE(welder(g, "nvidia-v100", s).isOk());
+    auto dsa = welder(g, "stcp920", s);
+    ASSERT_TRUE(dsa.isOk());
+    EXPECT_EQ(dsa->result.stats.at("reused_tilings"), 0.0);
+    ScheduleSetup k = s;
+    k.options["topk"] = "3";
+    auto topk = welder(g, "stcp920", k);
+    ASSERT_TRUE(topk.isOk());
+    EXPECT_EQ(topk->result.stats.at("reused_tilings"), 0.0);
+    ScheduleSetup off;
+    off.options["reuse"] = "false";
+    auto fresh = welder(g, "stcp920", off);
+    ASSERT_TRUE(fresh.isOk());
+    EXPECT_EQ(fresh->result.stats.at("reused_tilings"), 0.0);
+    EXPECT_GT(fresh->result.stats.at("tilings_searched"), 0.0);
 }

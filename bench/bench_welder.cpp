@@ -1,0 +1,150 @@
+// bench_welder: Welder's search time (issue 15: BERT-base and MobileNetV2 under 5 s each, ViT
+// under 10 s, a replay after an override under 500 ms) and, as Fig. 13 compares them, the kernel
+// count, HBM traffic and estimated latency of welder against welder-base (register level only)
+// and welder-none (no inter-operator connection), on the V100 preset with the shared device cost
+// model. Search time is IScheduler::run alone (ScheduleRun::searchMs), cold: option reuse=false,
+// so no run starts from another's tilings. The replay rows schedule once with reuse=true, then
+// force one decision (the first fused kernel's second tile candidate; the first connected edge
+// left unconnected) and time the whole re-schedule (search + verification), as the workbench's
+// replay runs it.
+// Needs tessera_plugin_welder, tessera_plugin_ios and tessera_samples linked.
+#include "core/hw/deviceregistry.h"
+#include "core/onnx/importer.h"
+#include "core/sched/session.h"
+#include "plugins/ios/iosimport.h"
+#include "plugins/welder/welder.h"
+#include "samples/catalog.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <onnx/onnx_pb.h>
+#include <string>
+
+namespace {
+
+using namespace tessera;
+using Clock = std::chrono::steady_clock;
+
+double levelBytes(const ExecutionPlan &plan, const std::string &level)
+{
+    double bytes = 0;
+    for (const Task &t : plan.tasks) {
+        const auto it = t.cost.bytesByLevel.find(level);
+        if (it != t.cost.bytesByLevel.end())
+            bytes += double(it->second);
+    }
+    return bytes;
+}
+
+Expected<Graph> load(const std::string &name)
+{
+    if (name == "randwire" || name == "nasnet") {
+        auto imported = importIosNetwork(name);
+        if (!imported)
+            return imported.status();
+        return std::move(imported->graph);
+    }
+    auto model = samples::buildSample(name, {});
+    std::string bytes;
+    if (!model)
+        return model.status();
+    if (!(*model)->SerializeToString(&bytes))
+        return Status::invalid(name + ": cannot serialise");
+    auto imported = importModelFromBytes(bytes, name + ".onnx");
+    if (!imported)
+        return imported.status();
+    return std::move(imported->graph);
+}
+
+// Schedules and times a replay with one override; returns the wall ms or -1.
+double replayMs(const Graph &g, const Device &device, const IScheduler &welder, const std::string &key,
+                const std::string &option)
+{
+    ScheduleSetup setup;
+    setup.options = {{"reuse", "true"}};
+    setup.overrides[key] = option;
+    const auto t0 = Clock::now();
+    auto run = scheduleGraph(g, device, welder, setup);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (!run || run->overrideReports.empty() || run->overrideReports[0].outcome != OverrideReport::Outcome::Applied)
+        return -1;
+    if (std::getenv("BENCH_WELDER_SPLIT"))
+        std::fprintf(stderr, "replay %s: search %.0f ms, verify %.0f ms, rest %.0f ms\n", key.c_str(), run->searchMs,
+                     run->verifyMs, ms - run->searchMs - run->verifyMs);
+    return ms;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    auto device = DeviceRegistry::standard().lookup("nvidia-v100");
+    if (!device) {
+        std::fprintf(stderr, "%s\n", device.status().str().c_str());
+        return 1;
+    }
+    auto welder = createWelderScheduler();
+    const std::string dram = device->levels.back().name;
+    std::vector<std::string> models{"bert", "mobilenetv2", "vit", "resnet50", "randwire"};
+    if (argc > 1)
+        models.assign(argv + 1, argv + argc);
+    std::printf(
+        "| model | variant | search s | kernels | %s MiB | est. ms |\n| --- | --- | ---: | ---: | ---: | ---: |\n",
+        dram.c_str());
+    struct Replay {
+        std::string model;
+        double warmMs, tileMs, connectMs;
+    };
+    std::vector<Replay> replays;
+    int failures = 0;
+    for (const std::string &name : models) {
+        auto g = load(name);
+        if (!g) {
+            std::fprintf(stderr, "%s: %s\n", name.c_str(), g.status().str().c_str());
+            return 1;
+        }
+        for (const char *variant : {"welder", "base", "none"}) {
+            ScheduleSetup setup;
+            setup.options = {{"variant", variant}, {"reuse", "false"}};
+            auto run = scheduleGraph(*g, *device, *welder, setup);
+            if (!run) {
+                std::fprintf(stderr, "%s %s: %s\n", name.c_str(), variant, run.status().str().c_str());
+                ++failures;
+                continue;
+            }
+            std::printf("| %s | welder%s%s | %.2f | %zu | %.1f | %.3f |\n", name.c_str(),
+                        std::string(variant) == "welder" ? "" : "-", std::string(variant) == "welder" ? "" : variant,
+                        run->searchMs / 1e3, run->result.plan.kernels.size(),
+                        levelBytes(run->result.plan, dram) / 1048576.0, run->result.plan.estimatedLatencyNs() / 1e6);
+            std::fflush(stdout);
+        }
+        // Replays (reuse=true): the first run fills the cache, the overrides replay from it.
+        ScheduleSetup warm;
+        warm.options = {{"reuse", "true"}};
+        const auto t0 = Clock::now();
+        auto first = scheduleGraph(*g, *device, *welder, warm);
+        const double warmMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        if (!first) {
+            ++failures;
+            continue;
+        }
+        Replay r{name, warmMs, -1, -1};
+        for (const DecisionRecord &d : first->decisions.records())
+            if (d.role == "welder.tile" && d.options.size() >= 2) {
+                r.tileMs = replayMs(*g, *device, *welder, d.key, d.options[1].id);
+                break;
+            }
+        for (const DecisionRecord &d : first->decisions.records())
+            if (d.role == "welder.connect" && d.chosen != 0) {
+                r.connectMs = replayMs(*g, *device, *welder, d.key, d.options[0].id);
+                break;
+            }
+        replays.push_back(r);
+    }
+    std::printf("\n| model | first schedule (reuse on) ms | replay, tile override ms | replay, connect override ms "
+                "|\n| --- | ---: | ---: | ---: |\n");
+    for (const Replay &r : replays)
+        std::printf("| %s | %.0f | %.0f | %.0f |\n", r.model.c_str(), r.warmMs, r.tileMs, r.connectMs);
+    return failures ? 1 : 0;
+}
