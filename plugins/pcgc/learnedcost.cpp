@@ -80,7 +80,77 @@ QJsonArray strings(const std::vector<std::string> &v)
     return a;
 }
 
+std::vector<ScatterPoint> pointsFrom(const QJsonValue &target)
+{
+    std::vector<ScatterPoint> out;
+    for (const QJsonValue &p : target.toObject().value("heldBack").toArray()) {
+        const QJsonArray a = p.toArray();
+        if (a.size() == 3)
+            out.push_back({a[0].toDouble(), a[1].toDouble(), a[2].toDouble()});
+    }
+    return out;
+}
+
+TrainingSummary summaryFrom(const QJsonObject &t)
+{
+    TrainingSummary s;
+    s.backend = t.value("backend").toString().toStdString();
+    for (const QJsonValue &v : t.value("graphs").toArray())
+        s.graphs.push_back(v.toString().toStdString());
+    s.ops = t.value("ops").toInt();
+    s.measured = t.value("measured").toInt();
+    s.heldBack = t.value("heldBack").toInt();
+    s.pseudoLabelled = t.value("pseudoLabelled").toInt();
+    s.rounds = t.value("rounds").toInt();
+    s.skipped = t.value("skipped").toInt();
+    s.ac = t.value("ac").toDouble();
+    s.seconds = t.value("seconds").toDouble();
+    s.created = t.value("created").toString().toStdString();
+    return s;
+}
+
+// The file's root object after the format and version checks.
+Expected<QJsonObject> readRoot(const std::string &path)
+{
+    auto fail = [&](const std::string &why) {
+        return Status::invalid("PCGC cost model '" + path + "' refused: " + why, Location{path});
+    };
+    auto text = readFile(path, std::int64_t(64) << 20);
+    if (!text)
+        return text.status();
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(*text), &error);
+    if (error.error != QJsonParseError::NoError || !doc.isObject())
+        return fail("not JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset) +
+                    ")");
+    const QJsonObject root = doc.object();
+    if (root.value("format").toString() != QLatin1String(kFormat))
+        return fail("not a PCGC cost model (format '" + root.value("format").toString().toStdString() + "')");
+    if (root.value("version").toInt() != kVersion)
+        return fail("version " + std::to_string(root.value("version").toInt()) + ", this build reads " +
+                    std::to_string(kVersion));
+    return root;
+}
+
 } // namespace
+
+Expected<ModelReport> readModelReport(const std::string &path)
+{
+    auto root = readRoot(path);
+    if (!root)
+        return root.status();
+    ModelReport r;
+    r.device = root->value("device").toString().toStdString();
+    r.time = accuracyFrom(root->value("time").toObject().value("accuracy").toObject());
+    r.timePoints = pointsFrom(root->value("time"));
+    if (root->contains("power")) {
+        r.power = accuracyFrom(root->value("power").toObject().value("accuracy").toObject());
+        r.powerPoints = pointsFrom(root->value("power"));
+    }
+    r.summary = summaryFrom(root->value("training").toObject());
+    r.powerNote = root->value("powerNote").toString().toStdString();
+    return r;
+}
 
 bool hasPowerModel(const Device &device)
 {
@@ -198,20 +268,10 @@ Expected<std::unique_ptr<LearnedCostModel>> LearnedCostModel::load(const std::st
     };
     if (!Regressor::available())
         return Status::error(ErrorCode::Unavailable, Regressor::unavailableReason());
-    auto text = readFile(path, std::int64_t(64) << 20);
-    if (!text)
-        return text.status();
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(*text), &error);
-    if (error.error != QJsonParseError::NoError || !doc.isObject())
-        return fail("not JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset) +
-                    ")");
-    const QJsonObject root = doc.object();
-    if (root.value("format").toString() != QLatin1String(kFormat))
-        return fail("not a PCGC cost model (format '" + root.value("format").toString().toStdString() + "')");
-    if (root.value("version").toInt() != kVersion)
-        return fail("version " + std::to_string(root.value("version").toInt()) + ", this build reads " +
-                    std::to_string(kVersion));
+    auto parsed = readRoot(path);
+    if (!parsed)
+        return parsed.status();
+    const QJsonObject &root = *parsed;
     const std::string id = root.value("device").toString().toStdString();
     if (id != device.id)
         return fail("trained for device '" + id + "', not '" + device.id + "'");
@@ -235,20 +295,7 @@ Expected<std::unique_ptr<LearnedCostModel>> LearnedCostModel::load(const std::st
             return fail(p.status().message());
         power = std::move(*p);
     }
-    const QJsonObject t = root.value("training").toObject();
-    TrainingSummary s;
-    s.backend = t.value("backend").toString().toStdString();
-    for (const QJsonValue &v : t.value("graphs").toArray())
-        s.graphs.push_back(v.toString().toStdString());
-    s.ops = t.value("ops").toInt();
-    s.measured = t.value("measured").toInt();
-    s.heldBack = t.value("heldBack").toInt();
-    s.pseudoLabelled = t.value("pseudoLabelled").toInt();
-    s.rounds = t.value("rounds").toInt();
-    s.skipped = t.value("skipped").toInt();
-    s.ac = t.value("ac").toDouble();
-    s.seconds = t.value("seconds").toDouble();
-    s.created = t.value("created").toString().toStdString();
+    TrainingSummary s = summaryFrom(root.value("training").toObject());
     return std::make_unique<LearnedCostModel>(device, std::move(*time), std::move(power), std::move(s),
                                               root.value("powerNote").toString().toStdString());
 }

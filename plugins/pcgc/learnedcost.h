@@ -127,6 +127,19 @@ private:
     std::string m_powerNote;
 };
 
+// What a saved model says about itself (accuracy, held-back points, how it
+// was trained), read without the regressor library or the device: the dock's
+// scatter. Refuses files that are not a PCGC cost model like load() does.
+struct ModelReport {
+    std::string device;
+    Accuracy time;
+    std::optional<Accuracy> power;
+    std::vector<ScatterPoint> timePoints, powerPoints;
+    TrainingSummary summary;
+    std::string powerNote;
+};
+Expected<ModelReport> readModelReport(const std::string &path);
+
 // The analytic estimate of `nodes` as one kernel alone.
 AnalyticEstimate analyticEstimate(const CostModel &cost, const Graph &g, const std::vector<NodeId> &nodes);
 

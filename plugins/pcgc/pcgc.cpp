@@ -26,7 +26,7 @@ public:
             "PCGC (fusion-splitting rules)",
             "rule-guided static fusion to a fixed point, then cost-model re-cutting at the fusion records for time "
             "or energy under a cap on the other",
-            "pcgc §3.3 (static fusion, Fig. 4), §3.5 (Algorithm 1), §3.6 (Algorithm 2)",
+            "pcgc §3.3 (static fusion, Fig. 4), §3.4 (parallel processing), §3.5 (Algorithm 1), §3.6 (Algorithm 2)",
             {{"objective",
               OptionSpec::Kind::Enum,
               std::string("time"),
@@ -40,6 +40,13 @@ public:
               "H: the other metric may reach cap × its static-fusion value (0 = no cap)",
               0,
               1000,
+              {}},
+             {"parallel",
+              OptionSpec::Kind::Bool,
+              true,
+              "§3.4: run independent sub-graphs of a wave on parallel streams when the device has the virtual units",
+              0,
+              1,
               {}},
              {"cost_model",
               OptionSpec::Kind::Enum,
@@ -62,6 +69,7 @@ public:
              {"passes", "static-fusion passes to the fixed point"},
              {"splits", "re-cuts (Algorithm 2 splits)"},
              {"kernels", "kernels issued"},
+             {"parallel_waves", "waves of independent sub-graphs run on parallel streams (§3.4)"},
              {"learned_model", "1 when the re-cutting used the learned cost model, 0 for the analytic one"},
              {"model_time_ns", "Σ kernel time after re-cutting (cost model)"},
              {"model_energy_j", "Σ kernel energy after re-cutting (cost model)"}},
@@ -104,7 +112,7 @@ public:
                 const pcgc::Accuracy &a = learned->time().accuracy;
                 char mape[64];
                 std::snprintf(mape, sizeof mape, "time MAPE %.2f %% on %d held-back ops", a.mape * 100, a.count);
-                trace.add("cost model", "learned (" + path + ")",
+                trace.add("cost model", "learned: " + path,
                           mape + (learned->power() ? std::string() : "; " + learned->powerNote()),
                           "§3.5: the re-cutting compares the learned model's predictions");
             } else {
@@ -122,7 +130,10 @@ public:
         result.stats["model_time_ns"] = cut.timeNsAfter;
         result.stats["model_energy_j"] = cut.energyJAfter;
 
-        result.plan = pcgc::lowerPartition(g, *req.cost, partition);
+        const pcgc::ParallelPlan parallel =
+            pcgc::planParallel(g, *req.device, *req.cost, partition, req.options.getBool("parallel"), decisions, trace);
+        result.stats["parallel_waves"] = double(parallel.parallelWaves);
+        result.plan = pcgc::lowerPartition(g, *req.cost, partition, parallel);
         result.stats["kernels"] = double(result.plan.kernels.size());
         if (req.progress)
             req.progress(1.0);
