@@ -183,7 +183,7 @@ std::vector<OpSample> collectOps(const std::vector<const Graph *> &graphs, const
             if (nodes.empty())
                 continue;
             std::sort(nodes.begin(), nodes.end());
-            const AnalyticEstimate a = analyticEstimate(analytic, *g, nodes);
+            const AnalyticEstimate a = analyticEstimate(analytic, *g, nodes, device.totalCores());
             if (!(a.timeNs > 0))
                 continue; // free ops (reshapes): nothing to learn
             std::vector<float> row = groupFeatures(*g, nodes, a);

@@ -38,7 +38,10 @@ const std::vector<std::string> &featureNames()
             n.push_back("n_" + std::string(categoryName(static_cast<OpCategory>(c))));
         for (const char *c : {"gemm", "elementwise", "reduction", "movement", "other"})
             n.push_back(std::string("n_class_") + c);
-        n.insert(n.end(), {"max_window", "grouped_conv", "log2_analytic_time_ns", "log2_analytic_power_mw"});
+        n.insert(n.end(),
+                 {"max_window", "grouped_conv", "log2_analytic_time_ns", "log2_analytic_power_mw",
+                  "log2_analytic_launch_ns", "log2_analytic_compute_ns", "log2_analytic_memory_ns", "analytic_launches",
+                  "log2_analytic_blocks", "analytic_core_share", "analytic_memory_bound"});
         return n;
     }();
     return kNames;
@@ -107,7 +110,10 @@ std::vector<float> groupFeatures(const Graph &g, const std::vector<NodeId> &node
                            float(static_cast<int>(heaviest))};
     row.insert(row.end(), perCategory.begin(), perCategory.end());
     row.insert(row.end(), perClass.begin(), perClass.end());
-    row.insert(row.end(), {float(maxWindow), float(grouped), lg(analytic.timeNs), lg(analytic.powerW() * 1e3)});
+    row.insert(row.end(),
+               {float(maxWindow), float(grouped), lg(analytic.timeNs), lg(analytic.powerW() * 1e3),
+                lg(analytic.launchNs), lg(analytic.computeNs), lg(analytic.memoryNs), float(analytic.launches),
+                lg(analytic.blocks), float(analytic.coreShare), float(analytic.memoryBound)});
     return row;
 }
 

@@ -11,9 +11,11 @@
 //   the heaviest category (categories.h) and the count per category, the
 //   count per op class (device.h OpClass: gemm, elementwise, reduction,
 //   movement, other), the largest convolution window (kh·kw), whether a
-//   grouped (depthwise) convolution is in it, and the analytic model's time
-//   and average power for the group (the "pre-trained model" of Algorithm 1
-//   line 1: the learned model corrects it, see costlearn.h).
+//   grouped (depthwise) convolution is in it, and the analytic model's view
+//   of the group (the "pre-trained model" of Algorithm 1 line 1: the learned
+//   model corrects it, see costlearn.h): its time, average power, launch,
+//   compute and memory time, launches, blocks, the share of the device's
+//   cores it keeps busy and whether it is memory-bound.
 // Hardware information (§3.5: parallelism, transactions, memory limits) is
 // constant per device; a model is trained per device, so it is not a feature.
 #pragma once
@@ -34,6 +36,10 @@ const std::vector<std::string> &featureNames();
 struct AnalyticEstimate {
     double timeNs = 0;
     double energyJ = 0;
+    double launchNs = 0, computeNs = 0, memoryNs = 0;
+    double launches = 0, blocks = 0;
+    double coreShare = 0;   // Σ launch demand (cores) / the device's cores, ≤ 1 per launch
+    double memoryBound = 0; // share of launches that are memory-bound
     double powerW() const { return timeNs > 0 ? energyJ / (timeNs * 1e-9) : 0; }
 };
 

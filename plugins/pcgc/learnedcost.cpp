@@ -177,10 +177,23 @@ std::string defaultModelPath(const std::string &deviceId)
            deviceId + ".json";
 }
 
-AnalyticEstimate analyticEstimate(const CostModel &cost, const Graph &g, const std::vector<NodeId> &nodes)
+AnalyticEstimate analyticEstimate(const CostModel &cost, const Graph &g, const std::vector<NodeId> &nodes,
+                                  int deviceCores)
 {
-    const TaskCost c = cost.kernelCost(g, nodes, {});
-    return {c.timeNs, c.energyJ};
+    const KernelEstimate k = cost.estimateKernel(g, nodes, {});
+    AnalyticEstimate a;
+    a.timeNs = k.cost.timeNs;
+    a.energyJ = k.cost.energyJ;
+    a.launchNs = k.cost.launchNs;
+    a.computeNs = k.cost.computeNs;
+    a.memoryNs = k.cost.memoryNs;
+    a.launches = double(k.launches.size());
+    for (const Launch &l : k.launches) {
+        a.blocks += double(l.blocks);
+        a.coreShare += l.demandCores / double(std::max(1, deviceCores));
+        a.memoryBound += l.memoryBound ? 1.0 / double(k.launches.size()) : 0.0;
+    }
+    return a;
 }
 
 LearnedCostModel::LearnedCostModel(const Device &device, TargetModel time, std::optional<TargetModel> power,
@@ -191,7 +204,7 @@ LearnedCostModel::LearnedCostModel(const Device &device, TargetModel time, std::
 
 Expected<AnalyticEstimate> LearnedCostModel::predict(const Graph &g, const std::vector<NodeId> &nodes) const
 {
-    const AnalyticEstimate a = analyticEstimate(m_analytic, g, nodes);
+    const AnalyticEstimate a = analyticEstimate(m_analytic, g, nodes, m_device.totalCores());
     const std::vector<std::vector<float>> row{groupFeatures(g, nodes, a)};
     auto t = m_time.regressor.predict(row);
     if (!t)

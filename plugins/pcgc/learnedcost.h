@@ -140,7 +140,8 @@ struct ModelReport {
 };
 Expected<ModelReport> readModelReport(const std::string &path);
 
-// The analytic estimate of `nodes` as one kernel alone.
-AnalyticEstimate analyticEstimate(const CostModel &cost, const Graph &g, const std::vector<NodeId> &nodes);
+// The analytic estimate of `nodes` as one kernel alone (`deviceCores`: the device's cores).
+AnalyticEstimate analyticEstimate(const CostModel &cost, const Graph &g, const std::vector<NodeId> &nodes,
+                                  int deviceCores);
 
 } // namespace tessera::pcgc

@@ -15,6 +15,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QValueAxis>
 #endif
 
 #include <algorithm>
@@ -79,25 +80,36 @@ void fillScatter(QChartView *view, const QString &title, const QString &unit, do
     chart->addSeries(analytic);
     chart->addSeries(learned);
     chart->addSeries(ideal);
+    chart->legend()->setVisible(hi > 0);
     if (hi > 0) {
-        lo /= 1.5;
-        hi *= 1.5;
+        // Log axes when the points span orders of magnitude (times), else linear (powers).
+        const bool logAxes = hi / lo > 20;
+        lo = logAxes ? lo / 1.5 : lo - 0.1 * (hi - lo);
+        hi = logAxes ? hi * 1.5 : hi + 0.1 * (hi - lo);
         ideal->append(lo, lo);
         ideal->append(hi, hi);
-        auto *x = new QLogValueAxis(chart);
-        auto *y = new QLogValueAxis(chart);
-        x->setTitleText(QStringLiteral("measured (%1)").arg(unit));
-        y->setTitleText(QStringLiteral("predicted (%1)").arg(unit));
-        for (QLogValueAxis *a : {x, y}) {
-            a->setRange(lo, hi);
-            a->setLabelFormat(QStringLiteral("%g"));
-            a->setMinorTickCount(-1);
+        QAbstractAxis *axes[2];
+        for (QAbstractAxis *&a : axes) {
+            if (logAxes) {
+                auto *l = new QLogValueAxis(chart);
+                l->setRange(lo, hi);
+                l->setLabelFormat(QStringLiteral("%g"));
+                l->setMinorTickCount(-1);
+                a = l;
+            } else {
+                auto *v = new QValueAxis(chart);
+                v->setRange(lo, hi);
+                v->setLabelFormat(QStringLiteral("%.3g"));
+                a = v;
+            }
         }
-        chart->addAxis(x, Qt::AlignBottom);
-        chart->addAxis(y, Qt::AlignLeft);
+        axes[0]->setTitleText(QStringLiteral("measured (%1)").arg(unit));
+        axes[1]->setTitleText(QStringLiteral("predicted (%1)").arg(unit));
+        chart->addAxis(axes[0], Qt::AlignBottom);
+        chart->addAxis(axes[1], Qt::AlignLeft);
         for (QAbstractSeries *s : std::initializer_list<QAbstractSeries *>{analytic, learned, ideal}) {
-            s->attachAxis(x);
-            s->attachAxis(y);
+            s->attachAxis(axes[0]);
+            s->attachAxis(axes[1]);
         }
     }
     QChart *old = view->chart();
@@ -110,21 +122,24 @@ void fillScatter(QChartView *view, const QString &title, const QString &unit, do
 void fillModel(QWidget *view, const views::PlanShown &plan)
 {
     auto *summary = view->findChild<QLabel *>(QStringLiteral("pcgcModelSummary"));
-    std::string path;
+    std::string path, fallback;
     bool used = false;
-    for (const TraceStep &s : plan.run->trace.steps())
+    for (const TraceStep &s : plan.run->trace.steps()) {
         if (s.phase == "cost model" && s.title.rfind("learned: ", 0) == 0) {
             path = s.title.substr(9);
             used = true;
+        } else if (s.phase == "cost model") {
+            fallback = s.conclusion;
         }
+    }
     if (path.empty() && plan.device)
         path = pcgc::defaultModelPath(plan.device->id);
     auto report = path.empty() ? Expected<pcgc::ModelReport>(Status::error(ErrorCode::Usage, "no device"))
                                : pcgc::readModelReport(path);
     QString text;
     if (!report) {
-        text = QStringLiteral("No learned cost model: %1\nTrain one with: tessera-cli pcgc-train --device %2")
-                   .arg(QString::fromStdString(report.status().message()),
+        text = QStringLiteral("No learned cost model at %1: %2\nTrain one with: tessera-cli pcgc-train --device %3")
+                   .arg(QString::fromStdString(path), QString::fromStdString(report.status().message()),
                         QString::fromStdString(plan.device ? plan.device->id : std::string("DEVICE")));
     } else {
         const pcgc::TrainingSummary &t = report->summary;
@@ -141,6 +156,9 @@ void fillModel(QWidget *view, const views::PlanShown &plan)
         if (!report->power)
             text += QStringLiteral("\n") + QString::fromStdString(report->powerNote);
     }
+    if (!fallback.empty())
+        text += QStringLiteral("\nThis run asked for the learned model and used the analytic one: ") +
+                QString::fromStdString(fallback);
     summary->setText(text);
 #ifdef TESSERA_PCGC_CHARTS
     auto *time = view->findChild<QChartView *>(QStringLiteral("pcgcScatterTime"));

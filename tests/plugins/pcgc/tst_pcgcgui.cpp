@@ -200,6 +200,8 @@ TEST(PcgcGui, CostModelTabShowsPredictedVsMeasured)
     dock.show(view.get(), fallback.plan);
     EXPECT_TRUE(summary->text().startsWith(QStringLiteral("No learned cost model"))) << summary->text().toStdString();
     EXPECT_TRUE(summary->text().contains(QStringLiteral("pcgc-train --device stcp920")));
+    EXPECT_TRUE(summary->text().contains(QStringLiteral("used the analytic one: PCGC cost model")));
+    EXPECT_TRUE(summary->text().contains(QStringLiteral("not JSON")));
     EXPECT_EQ(scatterPoints(view.get(), QStringLiteral("pcgcScatterTime"), QStringLiteral("learned model")), 0);
     QApplication::processEvents();
     EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_cost_model_none.png"))));
