@@ -325,6 +325,7 @@ trainCostModel(const std::vector<const Graph *> &graphs, const Device &device, I
     std::vector<float> yTime, yPower;
     const std::size_t toMeasure = heldCount + labelCount;
     std::size_t measuredSoFar = 0;
+    bool anyEnergy = false; // the backend reports energy (a timing-only backend does not)
     for (std::size_t k = 0; k < order.size(); ++k) {
         const OpSample &op = ops[order[k]];
         const bool held = k < heldCount;
@@ -340,6 +341,7 @@ trainCostModel(const std::vector<const Graph *> &graphs, const Device &device, I
             continue;
         }
         const double measuredPower = m->energyJ / (m->timeNs * 1e-9);
+        anyEnergy = anyEnergy || m->energyJ > 0;
         if (held) {
             heldX.push_back(op.features);
             heldTime.push_back(m->timeNs);
@@ -379,7 +381,11 @@ trainCostModel(const std::vector<const Graph *> &graphs, const Device &device, I
 
     std::optional<TargetModel> powerModel;
     std::string powerNote;
-    if (power) {
+    if (power && !anyEnergy) {
+        powerNote = "the '" + backend.info().name +
+                    "' backend reports no energy: only the time model is trained; energy is the analytic "
+                    "DeviceCostModel's";
+    } else if (power) {
         auto p = selfTrain(x, labelled, yPower, unlabelled, pool, o);
         if (!p)
             return p.status();

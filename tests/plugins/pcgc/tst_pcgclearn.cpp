@@ -4,6 +4,7 @@
 // re-cutting — each beside its negative twin: too few labels refused, a
 // corrupt / foreign / other-device model file refused with a message and the
 // analytic model used, a device without a power model trains time only.
+#include "backends/reference/reference.h"
 #include "backends/sim/sim.h"
 #include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
@@ -318,4 +319,21 @@ TEST(PcgcLearn, DeviceWithoutPowerModelTrainsTimeOnly)
     ASSERT_TRUE(p.isOk());
     EXPECT_EQ(p->energyJ, 0.0);
     EXPECT_GT(p->timeNs, 0.0);
+}
+
+// A measuring backend that reports no energy (the reference backend: wall
+// clock only) trains the time model only and says why; the simulator, which
+// reports energy, trains both (TrainsOnSimulatorAndScoresHeldBackLabels).
+TEST(PcgcLearn, BackendWithoutEnergyTrainsTimeOnly)
+{
+    auto reference = createReferenceBackend();
+    ASSERT_TRUE(reference->info().capabilities.measured);
+    TrainOptions o;
+    o.minLabels = 5;
+    const Graph &g = trainingGraphs()[0];
+    auto m = trainCostModel({&g}, stcp920(), *reference, o);
+    ASSERT_TRUE(m.isOk()) << m.status().str();
+    EXPECT_EQ((*m)->power(), nullptr);
+    EXPECT_NE((*m)->powerNote().find("reports no energy"), std::string::npos) << (*m)->powerNote();
+    EXPECT_EQ((*m)->summary().backend, "reference");
 }
