@@ -281,6 +281,12 @@ Expected<Measurement> measureOp(const Graph &g, const std::vector<NodeId> &nodes
     if (!(m.timeNs > 0))
         return Status::error(ErrorCode::Unsupported,
                              "the '" + backend.info().name + "' backend reported no time for " + sub.name);
+    if (!backend.info().capabilities.measured) {
+        // A simulated plan issues its first task at t = 0; in a network every
+        // kernel waits for its launch, so the launch (and the static power over it) is added.
+        m.timeNs += device.overheads.kernelLaunchNs;
+        m.energyJ += device.power.staticWatts * device.overheads.kernelLaunchNs * 1e-9;
+    }
     return m;
 }
 

@@ -1,5 +1,7 @@
 #include "plugins/pcgc/parallel.h"
 
+#include "plugins/pcgc/lowering.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -72,13 +74,16 @@ ParallelPlan planParallel(const Graph &g, const Device &device, const CostModel 
     for (std::size_t i : order)
         members[static_cast<std::size_t>(wave[i])].push_back(i);
 
+    // Every wave serial first; each wave of independent sub-graphs is then
+    // judged in order against the plan as decided so far.
     ParallelPlan plan;
+    for (const auto &m : members)
+        plan.waves.push_back({{m}});
+    double current = lowerPartition(g, cost, partition, plan).estimatedLatencyNs();
     for (std::int32_t w = 0; w < waves; ++w) {
         const std::vector<std::size_t> &m = members[static_cast<std::size_t>(w)];
-        if (m.size() < 2) {
-            plan.waves.push_back({{m}});
+        if (m.size() < 2)
             continue;
-        }
         OpClass heaviest = OpClass::Other;
         DType dtype = DType::Float32;
         bool first = true;
@@ -121,19 +126,36 @@ ParallelPlan planParallel(const Graph &g, const Device &device, const CostModel 
                 parallelStreams[j].push_back(&estimates[k]);
         const double serialNs = cost.stageSpanNs(serialStreams);
         const double parallelNs = s > 1 ? cost.stageSpanNs(parallelStreams) + cost.syncNs() : serialNs;
+        Wave parallelWave;
+        for (const auto &st : streams) {
+            parallelWave.streams.emplace_back();
+            for (std::size_t k : st)
+                parallelWave.streams.back().push_back(m[k]);
+        }
+        const std::string illegal = !allowParallel ? "parallel processing is off (option parallel=0)"
+                                    : s < 2 ? "one virtual " + std::string(opClassName(heaviest)) + " unit: serial only"
+                                            : std::string();
+        ParallelPlan trial = plan;
+        double planParallelNs = current;
+        if (illegal.empty()) {
+            trial.waves[static_cast<std::size_t>(w)] = parallelWave;
+            planParallelNs = lowerPartition(g, cost, partition, trial).estimatedLatencyNs();
+        }
 
         std::vector<NodeId> touched;
         for (std::size_t i : m)
             touched.insert(touched.end(), groups[i].begin(), groups[i].end());
         std::vector<DecisionOption> options{
-            {"serial", "serial (one stream)", serialNs, "span " + fmt(serialNs) + " ns", {}},
-            {"parallel", "parallel on " + std::to_string(s) + " streams", parallelNs,
-             "span " + fmt(parallelNs) + " ns with the barrier; " + std::to_string(units) + " virtual " +
-                 std::string(opClassName(heaviest)) + " units",
-             !allowParallel ? "parallel processing is off (option parallel=0)"
-             : s < 2        ? "one virtual " + std::string(opClassName(heaviest)) + " unit: serial only"
-                            : std::string()}};
-        const std::int32_t preferred = options[1].legal() && parallelNs < serialNs ? 1 : 0;
+            {"serial",
+             "serial (one stream)",
+             current,
+             "wave span " + fmt(serialNs) + " ns; plan " + fmt(current) + " ns",
+             {}},
+            {"parallel", "parallel on " + std::to_string(s) + " streams", planParallelNs,
+             "wave span " + fmt(parallelNs) + " ns with the barrier; plan " + fmt(planParallelNs) + " ns; " +
+                 std::to_string(units) + " virtual " + std::string(opClassName(heaviest)) + " units",
+             illegal}};
+        const std::int32_t preferred = options[1].legal() && planParallelNs < current ? 1 : 0;
         std::vector<std::string> names;
         for (std::size_t i : m)
             names.push_back(groupLabel(g, groups[i]));
@@ -145,23 +167,16 @@ ParallelPlan planParallel(const Graph &g, const Device &device, const CostModel 
             std::to_string(units) + " virtual " + std::string(opClassName(heaviest)) + " units; span serial " +
                 fmt(serialNs) + " ns, parallel " + fmt(parallelNs) + " ns (§3.4, Example 4)");
         step.touched = touched;
-        step.numbers = {{"units", double(units)},
-                        {"streams", double(pick == 1 ? s : 1)},
-                        {"serial_ns", serialNs},
-                        {"parallel_ns", parallelNs}};
+        step.numbers = {{"units", double(units)},    {"streams", double(pick == 1 ? s : 1)},
+                        {"serial_ns", serialNs},     {"parallel_ns", parallelNs},
+                        {"plan_serial_ns", current}, {"plan_parallel_ns", planParallelNs}};
         trace.linkLastDecision(decisions);
-        Wave out;
         if (pick == 1) {
-            for (const auto &st : streams) {
-                out.streams.emplace_back();
-                for (std::size_t k : st)
-                    out.streams.back().push_back(m[k]);
-            }
+            plan = std::move(trial);
+            plan.waves[static_cast<std::size_t>(w)] = parallelWave;
+            current = planParallelNs;
             ++plan.parallelWaves;
-        } else {
-            out.streams = {m};
         }
-        plan.waves.push_back(std::move(out));
     }
     return plan;
 }

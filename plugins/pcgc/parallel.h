@@ -16,13 +16,19 @@
 // (by the cost model's time alone). Intra-op parallelism is each kernel's own
 // (the cost model spreads a kernel over the cores; streams share them, S4 of
 // devicecost.h); inter-op parallelism is preferred — the decision
-// "pcgc.parallel" of the wave prefers the streams — when U ≥ 2 and the cost
-// model's span of the wave on s streams plus the barrier it needs is below
-// the serial sum ("if the extra resources can achieve inter-operator
-// parallelism ... the inter-operator parallelism strategy is given
-// priority"; our reading: when the resources exist and the model says they
-// shorten the wave). With one virtual unit the wave is serial, its time the
-// sum of its kernels (Example 4 with one convolution unit).
+// "pcgc.parallel" of the wave prefers the streams — when U ≥ 2 and the
+// lowered plan (lowering.h: the wave between two barriers) is estimated
+// shorter with the wave on s streams than serial ("if the extra resources
+// can achieve inter-operator parallelism ... the inter-operator parallelism
+// strategy is given priority"; our reading: when the resources exist and the
+// model says they shorten the plan — the whole plan, because the barriers a
+// parallel wave needs also stop the host from issuing the next kernels early,
+// which a wave's own span does not show). Waves are judged in dependence
+// order, each against the plan as decided so far (every later wave serial):
+// one plan lowering per candidate wave. With one virtual unit the wave is
+// serial, its time the sum of its kernels (Example 4 with one convolution
+// unit). The trace step of a wave also gives the wave's own span serial and
+// parallel (serial_ns, parallel_ns).
 #pragma once
 
 #include "core/cost/costmodel.h"
