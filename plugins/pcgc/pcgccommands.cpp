@@ -28,14 +28,27 @@ std::vector<std::string> splitList(const std::string &s)
     return out;
 }
 
-// A sample network by name, else a model file.
+// A sample network by name (--batch, --seq-len and --image-size applied; the
+// image size is dropped for a network without an image input), else a model file.
 Expected<ImportResult> loadTrainingModel(const std::string &name, const cli::Args &args, const Extensions &extensions,
                                          int imageSize)
 {
     if (extensions.findSample(name)) {
+        auto batch = args.intValue("batch", 1, 1, 1 << 20);
+        if (!batch)
+            return batch.status();
+        auto seqLen = args.intValue("seq-len", 128, 1, 1 << 20);
+        if (!seqLen)
+            return seqLen.status();
         SampleOptions o;
+        o.batch = *batch;
+        o.seqLen = *seqLen;
         o.imageSize = imageSize;
         auto proto = extensions.buildSample(name, o);
+        if (!proto && imageSize > 0) {
+            o.imageSize = 0;
+            proto = extensions.buildSample(name, o);
+        }
         if (!proto)
             return proto.status();
         std::string bytes;
@@ -131,16 +144,17 @@ int train(const cli::Args &args, const Extensions &extensions)
 cli::Command trainCommand()
 {
     std::vector<cli::ArgSpec> options = cli::modelOptions();
-    options.push_back({"device", true, false, "--device PRESET    device to train for (default stcp920)", "stcp920"});
-    options.push_back({"backend", true, false, "--backend NAME     measuring backend (default sim)", "sim"});
+    options.push_back({"device", true, false, "--device PRESET  device to train for (default stcp920)", "stcp920"});
+    options.push_back({"backend", true, false, "--backend NAME   measuring backend (default sim)", "sim"});
     options.push_back({"models", true, false,
-                       "--models A,B       samples or model files (default resnet50,mobilenetv2,densenet121,bert)",
+                       "--models A,B     samples or model files (default resnet50,mobilenetv2,densenet121,bert)",
                        "resnet50,mobilenetv2,densenet121,bert"});
     options.push_back(
-        {"out", true, false, "--out FILE         where to save (default: data folder/tessera/pcgc/DEVICE.json)"});
-    options.push_back({"seed", true, false, "--seed N           shuffle and bagging seed (default 17)"});
-    options.push_back({"ac", true, false, "--ac X             labelled share that ends training (default 0.6)"});
-    options.push_back({"image-size", true, false, "--image-size N     sample image size (default: the network's)"});
+        {"out", true, false, "--out FILE       where to save (default: data folder/tessera/pcgc/DEVICE.json)"});
+    options.push_back({"seed", true, false, "--seed N         shuffle and bagging seed (default 17)"});
+    options.push_back({"ac", true, false, "--ac X           labelled share that ends training (default 0.6)"});
+    options.push_back(
+        {"image-size", true, false, "--image-size N   image size of image samples (default: the network's)"});
     return {"pcgc-train", "pcgc-train --device PRESET [--backend sim] [--models A,B] [--out FILE]",
             "train PCGC's learned time and power cost model (pcgc §3.5) and report its accuracy", std::move(options),
             train};

@@ -2,9 +2,10 @@
 // Algorithm 1; costlearn.h) for one device and reports its accuracy.
 //
 //   pcgc-train --device PRESET [--backend sim] [--models A,B,...] [--out FILE]
-//              [--seed N] [--ac X] [--image-size N]
+//              [--seed N] [--ac X] [--image-size N] [--batch N] [--seq-len N]
 //     MODELS are sample names (tessera-cli sample --list) or model files; the
-//     default is resnet50,mobilenetv2,densenet121,bert. The ops of their static
+//     default is resnet50,mobilenetv2,densenet121,bert (--image-size applies to
+//     the image networks only). The ops of their static
 //     fusion are measured on the backend (a timing or measuring backend; the
 //     simulator by default), the time and power models trained, scored on the
 //     held-back ops and saved to FILE (default: the user's data folder,
