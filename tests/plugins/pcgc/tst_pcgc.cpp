@@ -730,3 +730,28 @@ TEST(PcgcParallel, OptionOffIsSerialAndPlansStayCorrect)
         expectSameOutputs(inc, run->result.plan, 5);
     }
 }
+
+// Override a §3.4 decision: force a parallel wave serial; the later waves are
+// judged again against the new plan, which verifies and computes the same
+// outputs. Twin: an unknown option id is rejected and nothing changes.
+TEST(PcgcOverrides, ForceParallelWaveSerial)
+{
+    const Graph g = inception();
+    auto base = schedule(g, "stcp920");
+    ASSERT_TRUE(base.isOk()) << base.status().str();
+    const DecisionRecord *wave = nullptr;
+    for (const DecisionRecord &r : base->decisions.records())
+        if (r.role == "pcgc.parallel" && r.chosen == 1 && !wave)
+            wave = &r;
+    ASSERT_NE(wave, nullptr);
+    auto serial = schedule(g, "stcp920", {}, {{wave->key, "serial"}});
+    ASSERT_TRUE(serial.isOk()) << serial.status().str();
+    EXPECT_EQ(serial->overrideReports.at(0).outcome, OverrideReport::Outcome::Applied);
+    EXPECT_EQ(serial->result.stats.at("parallel_waves"), base->result.stats.at("parallel_waves") - 1);
+    EXPECT_GT(serial->result.plan.estimatedLatencyNs(), base->result.plan.estimatedLatencyNs());
+    expectSameOutputs(g, serial->result.plan, 7);
+    auto bad = schedule(g, "stcp920", {}, {{wave->key, "parallel:nowhere"}});
+    ASSERT_TRUE(bad.isOk());
+    EXPECT_EQ(bad->overrideReports.at(0).outcome, OverrideReport::Outcome::Rejected);
+    EXPECT_EQ(bad->result.stats.at("parallel_waves"), base->result.stats.at("parallel_waves"));
+}
