@@ -158,6 +158,8 @@ int scatterPoints(QWidget *view, const QString &chart, const QString &series)
 // says why and how to train one.
 TEST(PcgcGui, CostModelTabShowsPredictedVsMeasured)
 {
+    if (!pcgc::Regressor::available())
+        GTEST_SKIP() << pcgc::Regressor::unavailableReason();
     const auto dir = std::filesystem::temp_directory_path() / ("tessera-pcgcgui-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     qputenv("XDG_DATA_HOME", QByteArray::fromStdString((dir / "data").string())); // no saved model there
