@@ -2,6 +2,7 @@
 // Exit codes: 0 ok, 2 usage, 3 invalid input, 4 backend unavailable, 1 other.
 #include "app/cli/command.h"
 #include "app/registerbuiltins.h"
+#include "core/backend/backend.h"
 #include "core/plugin/extensions.h"
 
 #include <QCoreApplication>
@@ -76,6 +77,9 @@ int runCli(int argc, char **argv, void (*registerPlugins)(Extensions &))
         auto args = Args::parse(rest, c.options);
         if (!args)
             return fail(args.status());
+        BackendRegistry backends; // for plugin commands that run plans (Extensions::backends)
+        registerBuiltinBackends(backends);
+        extensions.setBackends(&backends);
         return c.run(*args, extensions);
     }
     std::string known;

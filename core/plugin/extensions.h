@@ -33,6 +33,8 @@
 
 namespace tessera {
 
+class BackendRegistry;
+
 // A file kind a plugin turns into a model (e.g. a paper artifact's graph configs).
 struct ModelFormat {
     std::string name;                  // "<plugin>-config"
@@ -110,8 +112,15 @@ public:
     // A model file of any registered format, else ONNX (importModel).
     Expected<ImportResult> importModel(const std::string &path, const ImportOptions &options = {}) const;
 
+    // The process's backends (core/backend/backend.h), for plugin commands that
+    // run plans (e.g. a cost model trained by measuring); set by the app before
+    // a command runs, null when the app registered none. Not owned.
+    void setBackends(const BackendRegistry *backends) { m_backends = backends; }
+    const BackendRegistry *backends() const { return m_backends; }
+
 private:
     SchedulerRegistry *m_schedulers;
+    const BackendRegistry *m_backends = nullptr;
     std::vector<ModelFormat> m_modelFormats;
     std::vector<ScheduleFormat> m_scheduleFormats;
     std::vector<cli::Command> m_commands;

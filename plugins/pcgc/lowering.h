@@ -2,6 +2,11 @@
 // become whole-tensor kernels through the shared PlanBuilder
 // (core/sched/planbuilder.h), issued in an order of the sub-graph DAG;
 // PlanBuilder costs every task (time and energy) with the shared cost model.
+// The sub-graphs are issued wave by wave (parallel.h, §3.4): a serial wave's
+// kernels on the default stream, a parallel wave's on its streams between two
+// barriers (one before, when kernels precede it since the last barrier, and
+// one after), so PlanBuilder costs them as one stage of concurrent streams.
+// Each kernel's stage number is its wave.
 // A kernel is tagged "pcgc-stable" when every fusion inside it was stable,
 // "pcgc-fused" when it holds a cost-evaluated fusion, "pcgc-single" alone.
 // Assumes: the groups cover every node once and form a DAG (static fusion's
@@ -10,10 +15,12 @@
 
 #include "core/cost/costmodel.h"
 #include "core/plan/plan.h"
+#include "plugins/pcgc/parallel.h"
 #include "plugins/pcgc/partition.h"
 
 namespace tessera::pcgc {
 
-ExecutionPlan lowerPartition(const Graph &g, const CostModel &cost, const Partition &partition);
+ExecutionPlan lowerPartition(const Graph &g, const CostModel &cost, const Partition &partition,
+                             const ParallelPlan &parallel);
 
 } // namespace tessera::pcgc

@@ -2,12 +2,15 @@
 
 #include "core/ir/analysis.h"
 #include "core/plugin/extensions.h"
+#include "plugins/pcgc/learnedcost.h"
 #include "plugins/pcgc/lowering.h"
+#include "plugins/pcgc/pcgccommands.h"
 #include "plugins/pcgc/recut.h"
 #include "plugins/pcgc/staticfusion.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace tessera {
 
@@ -23,7 +26,7 @@ public:
             "PCGC (fusion-splitting rules)",
             "rule-guided static fusion to a fixed point, then cost-model re-cutting at the fusion records for time "
             "or energy under a cap on the other",
-            "pcgc §3.3 (static fusion, Fig. 4), §3.6 (Algorithm 2)",
+            "pcgc §3.3 (static fusion, Fig. 4), §3.4 (parallel processing), §3.5 (Algorithm 1), §3.6 (Algorithm 2)",
             {{"objective",
               OptionSpec::Kind::Enum,
               std::string("time"),
@@ -37,6 +40,28 @@ public:
               "H: the other metric may reach cap × its static-fusion value (0 = no cap)",
               0,
               1000,
+              {}},
+             {"parallel",
+              OptionSpec::Kind::Bool,
+              true,
+              "§3.4: run independent sub-graphs of a wave on parallel streams when the device has the virtual units",
+              0,
+              1,
+              {}},
+             {"cost_model",
+              OptionSpec::Kind::Enum,
+              std::string("analytic"),
+              "what the re-cutting asks: the analytic DeviceCostModel, or the learned model of §3.5 (trained by "
+              "tessera-cli pcgc-train; falls back to the analytic model, with a trace step saying why)",
+              -1e300,
+              1e300,
+              {"analytic", "learned"}},
+             {"model_file",
+              OptionSpec::Kind::String,
+              std::string(),
+              "the learned model's file (default: the user's data folder, tessera/pcgc/<device>.json)",
+              -1e300,
+              1e300,
               {}}},
             {{"groups_static", "sub-graphs after static fusion"},
              {"fusions", "fusion records"},
@@ -44,6 +69,8 @@ public:
              {"passes", "static-fusion passes to the fixed point"},
              {"splits", "re-cuts (Algorithm 2 splits)"},
              {"kernels", "kernels issued"},
+             {"parallel_waves", "waves of independent sub-graphs run on parallel streams (§3.4)"},
+             {"learned_model", "1 when the re-cutting used the learned cost model, 0 for the analytic one"},
              {"model_time_ns", "Σ kernel time after re-cutting (cost model)"},
              {"model_energy_j", "Σ kernel energy after re-cutting (cost model)"}},
         };
@@ -74,14 +101,39 @@ public:
         options.objective =
             req.options.getString("objective") == "energy" ? pcgc::Objective::Energy : pcgc::Objective::Time;
         options.cap = req.options.getDouble("cap");
-        const pcgc::RecutResult cut = pcgc::recut(g, *req.cost, partition, options, decisions, trace);
+        std::unique_ptr<pcgc::LearnedCostModel> learned;
+        if (req.options.getString("cost_model") == "learned") {
+            std::string path = req.options.getString("model_file");
+            if (path.empty())
+                path = pcgc::defaultModelPath(req.device->id);
+            auto loaded = pcgc::LearnedCostModel::load(path, *req.device);
+            if (loaded) {
+                learned = std::move(*loaded);
+                const pcgc::Accuracy &a = learned->time().accuracy;
+                char mape[64];
+                std::snprintf(mape, sizeof mape, "time MAPE %.2f %% on %d held-back ops", a.mape * 100, a.count);
+                trace.add("cost model", "learned: " + path,
+                          mape + (learned->power() ? std::string() : "; " + learned->powerNote()),
+                          "§3.5: the re-cutting compares the learned model's predictions");
+            } else {
+                trace.add("cost model", "analytic DeviceCostModel (fallback)", loaded.status().message(),
+                          "the learned model was asked for but cannot be used; the documented fallback is the "
+                          "analytic model every scheduler shares");
+            }
+        }
+        result.stats["learned_model"] = learned ? 1.0 : 0.0;
+        const CostModel &recutCost = learned ? static_cast<const CostModel &>(*learned) : *req.cost;
+        const pcgc::RecutResult cut = pcgc::recut(g, recutCost, partition, options, decisions, trace);
         if (req.cancelled())
             return Status::error(ErrorCode::Cancelled, "cancelled");
         result.stats["splits"] = double(cut.splits);
         result.stats["model_time_ns"] = cut.timeNsAfter;
         result.stats["model_energy_j"] = cut.energyJAfter;
 
-        result.plan = pcgc::lowerPartition(g, *req.cost, partition);
+        const pcgc::ParallelPlan parallel =
+            pcgc::planParallel(g, *req.device, *req.cost, partition, req.options.getBool("parallel"), decisions, trace);
+        result.stats["parallel_waves"] = double(parallel.parallelWaves);
+        result.plan = pcgc::lowerPartition(g, *req.cost, partition, parallel);
         result.stats["kernels"] = double(result.plan.kernels.size());
         if (req.progress)
             req.progress(1.0);
@@ -101,6 +153,7 @@ std::unique_ptr<IScheduler> createPcgcScheduler()
 void registerPcgcPlugin(Extensions &extensions)
 {
     extensions.schedulers().add(createPcgcScheduler());
+    extensions.addCommand(pcgc::trainCommand());
 }
 
 } // namespace tessera

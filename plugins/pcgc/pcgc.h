@@ -7,25 +7,36 @@
 //   fusionrules.{h,cpp}  §3.3 / Fig. 4 stable and prohibition rules (one table)
 //   staticfusion.{h,cpp} §3.3 static fusion to a fixed point, fusion records
 //   recut.{h,cpp}        §3.6 Algorithm 2, dynamic re-cutting at the records
-//   lowering.{h,cpp}     the sub-graphs as PlanBuilder kernels
-//   gui/pcgcgui.{h,cpp}  dock: rule firings, re-cutting table (time, energy)
-// Not implemented yet: §3.4 parallel processing and cross-boundary rewrites,
-// and §3.5 Algorithm 1 (the learned cost model).
+//   parallel.{h,cpp}     §3.4 parallel processing: virtual units, waves, streams
+//   lowering.{h,cpp}     the sub-graphs as PlanBuilder kernels, wave by wave
+//   features, regressor, costlearn, learnedcost   §3.5 Algorithm 1, the learned
+//                        time and power model (XGBoost, behind regressor.cpp)
+//   pcgccommands.{h,cpp} tessera-cli pcgc-train
+//   gui/pcgcgui.{h,cpp}  dock: rule firings, re-cutting table (time, energy),
+//                        the learned model's predicted vs measured scatter
+// Not implemented yet: the cross-boundary rewrites of §3.4 (constant folding,
+// inlining, CSE).
 //
-// The cost model. The paper trains a semi-supervised regressor per device
-// (XGBoost-style trees on op features, 10 % of ops measured, Algorithm 1).
-// Here the analytic shared DeviceCostModel (core/cost/devicecost.h) stands in
-// for it: it predicts both quantities the re-cutting compares — time
-// (TaskCost::timeNs) and energy (TaskCost::energyJ, from the device's
-// pJ/op, pJ/byte and static power) — for any fused group without measuring;
-// it is the model every other scheduler's plan is costed with, so PCGC's
-// choices and its plan's estimate agree; and it is deterministic, so
-// overrides replay. A learned model would plug in at recut.cpp's metrics().
+// The cost model. By default (cost_model=analytic) the analytic shared
+// DeviceCostModel (core/cost/devicecost.h) answers the re-cutting: it
+// predicts both quantities the re-cutting compares — time (TaskCost::timeNs)
+// and energy (TaskCost::energyJ, from the device's pJ/op, pJ/byte and static
+// power) — for any fused group without measuring, and it is the model every
+// other scheduler's plan is costed with. With cost_model=learned the
+// re-cutting asks the learned model of §3.5 (learnedcost.h), trained by
+// `tessera-cli pcgc-train` and loaded from the user's data folder (or
+// model_file). Fallback: when that model is missing, corrupt, foreign, made
+// for another device or version of it, or XGBoost is not built in, a trace
+// step ("cost model — analytic DeviceCostModel (fallback)") gives the reason,
+// stats learned_model = 0, and the analytic model is used. The plan's
+// per-task estimates always come from request.cost (the shared model), so
+// PCGC's plans compare with every other scheduler's.
 //
 // Options: objective = time | energy (Algorithm 2's Target), cap (H as a
-// factor of the static-fusion result's other metric; ≤ 0 = none).
+// factor of the static-fusion result's other metric; ≤ 0 = none), parallel
+// (§3.4 streams), cost_model = analytic | learned, model_file.
 // Decisions: "pcgc.fuse" per legal static fusion, "pcgc.split" per group
-// with split points.
+// with split points, "pcgc.parallel" per wave of independent sub-graphs.
 #pragma once
 
 #include "core/sched/scheduler.h"

@@ -10,12 +10,11 @@
 // (§3.3 B2). The best admissible split strictly below the unsplit cost is
 // taken and both parts re-queued (lines 22–23); else g is final (line 19).
 //
-// Costs: each group as one kernel alone on the device, from the shared
-// DeviceCostModel (request.cost): time = TaskCost::timeNs, energy =
-// TaskCost::energyJ. The whole model's metric is the sum over groups
-// (kernels run one after another). The paper's cost model is a learned,
-// semi-supervised regressor (§3.5, Algorithm 1); here the analytic shared
-// model stands in for it (see pcgc.h).
+// Costs: each group as one kernel alone on the device, from `cost`: the
+// shared DeviceCostModel (request.cost), or with cost_model=learned the
+// learned model of §3.5 (learnedcost.h; see pcgc.h for the fallback):
+// time = TaskCost::timeNs, energy = TaskCost::energyJ. The whole model's
+// metric is the sum over groups (kernels run one after another).
 // H = cap × the other metric of the static-fusion result (cap ≤ 0: no cap);
 // a split that would push the other metric over H is listed but illegal.
 // Every group with candidates is a decision "pcgc.split" (keep, or split at

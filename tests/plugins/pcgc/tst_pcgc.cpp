@@ -10,6 +10,8 @@
 #include "core/plan/verify.h"
 #include "plugins/pcgc/categories.h"
 #include "plugins/pcgc/fusionrules.h"
+#include "plugins/pcgc/lowering.h"
+#include "plugins/pcgc/parallel.h"
 #include "plugins/pcgc/pcgc.h"
 #include "plugins/pcgc/recut.h"
 #include "plugins/pcgc/staticfusion.h"
@@ -19,6 +21,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <set>
 #include <unistd.h>
 
 #include "tests/backends/planutil.h"
@@ -568,4 +571,187 @@ TEST(PcgcStaticFusion, RandWireStaysAcyclic)
     EXPECT_TRUE(groupsAcyclic(g, groups));
     auto run = schedule(g, "stcp920");
     ASSERT_TRUE(run.isOk()) << run.status().str();
+}
+
+namespace {
+
+// Example 4's device: `cores` cores, one convolution (matrix) unit and one
+// vector unit each, small launch and barrier overheads.
+Device example4Device(int cores)
+{
+    Device d = device("stcp920");
+    d.id = "example4-" + std::to_string(cores);
+    d.topology = {1, cores, 2};
+    ComputeUnit conv{UnitKind::Matrix, "conv unit", 1, 0, {{DType::Float32, 1e12 * cores}}, {OpClass::Gemm}, {}};
+    ComputeUnit vec{UnitKind::Vector,
+                    "vector unit",
+                    1,
+                    0,
+                    {{DType::Float32, 0.5e12 * cores}},
+                    {OpClass::Elementwise, OpClass::Reduction, OpClass::Movement, OpClass::Other},
+                    {}};
+    d.units = {conv, vec};
+    d.overheads.kernelLaunchNs = 100;
+    d.overheads.syncNs = 100;
+    return d;
+}
+
+// Example 4 (Fig. 11): four independent 3×3 convolutions of one input (the
+// red box) and a convolution after the first (the blue box: dependent).
+Graph example4()
+{
+    Graph g;
+    g.name = "example4";
+    const TensorId x = tensor(g, "x", {1, 16, 8, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a = conv(g, "a", x, 16, 64, 3, 8);
+    g.outputs = {conv(g, "e", a, 64, 64, 3, 8), conv(g, "b", x, 16, 64, 3, 8), conv(g, "c", x, 16, 64, 3, 8),
+                 conv(g, "d", x, 16, 64, 3, 8)};
+    return g;
+}
+
+Partition singleGroups(const Graph &g)
+{
+    Partition p;
+    for (NodeId n = 0; n < NodeId(g.nodeCount()); ++n)
+        p.groups.push_back({{n}, categoryOf(g, g.node(n))});
+    return p;
+}
+
+std::vector<std::vector<std::string>> waveNames(const Graph &g, const Partition &p, const Wave &w)
+{
+    std::vector<std::vector<std::string>> out;
+    for (const auto &stream : w.streams) {
+        out.emplace_back();
+        for (std::size_t i : stream)
+            out.back().push_back(g.node(p.groups[i].nodes.front()).name);
+        std::sort(out.back().begin(), out.back().end());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+double number(const TraceStep &s, const std::string &name)
+{
+    for (const auto &[k, v] : s.numbers)
+        if (k == name)
+            return v;
+    ADD_FAILURE() << "no number " << name;
+    return 0;
+}
+
+const TraceStep *parallelStep(const Trace &t)
+{
+    for (const TraceStep &s : t.steps())
+        if (s.phase == "parallel")
+            return &s;
+    return nullptr;
+}
+
+} // namespace
+
+// Example 4 with four convolution units: the red box's four convolutions run
+// in parallel (span ≈ the longest one), the dependent one after them, serially.
+TEST(PcgcParallel, Example4FourConvUnitsRunInParallel)
+{
+    const Graph g = example4();
+    const Device d = example4Device(4);
+    const DeviceCostModel cost(d);
+    EXPECT_EQ(virtualUnits(d, OpClass::Gemm, DType::Float32), 4);
+    const Partition p = singleGroups(g);
+    DecisionContext ctx;
+    Trace trace;
+    const ParallelPlan plan = planParallel(g, d, cost, p, true, ctx, trace);
+    ASSERT_EQ(plan.waves.size(), 2u);
+    EXPECT_EQ(waveNames(g, p, plan.waves[0]), (std::vector<std::vector<std::string>>{{"a"}, {"b"}, {"c"}, {"d"}}));
+    EXPECT_EQ(waveNames(g, p, plan.waves[1]), (std::vector<std::vector<std::string>>{{"e"}}));
+    EXPECT_EQ(plan.parallelWaves, 1);
+    const TraceStep *s = parallelStep(trace);
+    ASSERT_NE(s, nullptr);
+    const double one = cost.kernelCost(g, {g.findNode("b")}, {}).timeNs;
+    EXPECT_LT(number(*s, "parallel_ns"), 0.5 * number(*s, "serial_ns"));
+    EXPECT_LT(number(*s, "parallel_ns"), 1.5 * one); // "only depends on the operator with the longest time"
+    // Lowered: verifies, the four on four streams between barriers.
+    const ExecutionPlan lowered = lowerPartition(g, cost, p, plan);
+    EXPECT_TRUE(verifyPlan(lowered, g, &d).isOk());
+    std::set<std::int32_t> streams;
+    for (const Task &t : lowered.tasks)
+        if (t.kind == TaskKind::Compute)
+            streams.insert(t.binding.stream);
+    EXPECT_EQ(streams, (std::set<std::int32_t>{-1, 0, 1, 2, 3}));
+}
+
+// Negative twin: one convolution unit — the same four run serially and the wave
+// costs the sum; the parallel option is listed but illegal.
+TEST(PcgcParallel, Example4OneConvUnitRunsSerially)
+{
+    const Graph g = example4();
+    const Device d = example4Device(1);
+    const DeviceCostModel cost(d);
+    EXPECT_EQ(virtualUnits(d, OpClass::Gemm, DType::Float32), 1);
+    const Partition p = singleGroups(g);
+    DecisionContext ctx;
+    Trace trace;
+    const ParallelPlan plan = planParallel(g, d, cost, p, true, ctx, trace);
+    ASSERT_EQ(plan.waves.size(), 2u);
+    EXPECT_EQ(waveNames(g, p, plan.waves[0]), (std::vector<std::vector<std::string>>{{"a", "b", "c", "d"}}));
+    EXPECT_EQ(plan.parallelWaves, 0);
+    const TraceStep *s = parallelStep(trace);
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(number(*s, "streams"), 1.0);
+    double sum = 0;
+    for (const char *n : {"a", "b", "c", "d"})
+        sum += cost.kernelCost(g, {g.findNode(n)}, {}).timeNs;
+    EXPECT_NEAR(number(*s, "serial_ns"), sum, 0.2 * sum);
+    ASSERT_EQ(ctx.records().size(), 1u);
+    EXPECT_FALSE(ctx.records()[0].options[1].legal());
+    EXPECT_NE(ctx.records()[0].options[1].illegalReason.find("one virtual"), std::string::npos);
+    EXPECT_TRUE(verifyPlan(lowerPartition(g, cost, p, plan), g, &d).isOk());
+}
+
+// Negative twin: parallel=0 keeps even the four-unit device serial; the
+// scheduler's plan verifies and computes the sequential plan's outputs either way.
+TEST(PcgcParallel, OptionOffIsSerialAndPlansStayCorrect)
+{
+    const Graph g = example4();
+    const Device d = example4Device(4);
+    const DeviceCostModel cost(d);
+    const Partition p = singleGroups(g);
+    DecisionContext ctx;
+    Trace trace;
+    const ParallelPlan plan = planParallel(g, d, cost, p, false, ctx, trace);
+    EXPECT_EQ(plan.parallelWaves, 0);
+    EXPECT_EQ(plan.waves[0].streams.size(), 1u);
+    const Graph inc = inception();
+    for (const char *parallel : {"1", "0"}) {
+        auto run = schedule(inc, "stcp920", {{"parallel", parallel}});
+        ASSERT_TRUE(run.isOk()) << run.status().str();
+        EXPECT_EQ(run->result.stats.at("parallel_waves") > 0, std::string(parallel) == "1");
+        expectSameOutputs(inc, run->result.plan, 5);
+    }
+}
+
+// Override a §3.4 decision: force a parallel wave serial; the later waves are
+// judged again against the new plan, which verifies and computes the same
+// outputs. Twin: an unknown option id is rejected and nothing changes.
+TEST(PcgcOverrides, ForceParallelWaveSerial)
+{
+    const Graph g = inception();
+    auto base = schedule(g, "stcp920");
+    ASSERT_TRUE(base.isOk()) << base.status().str();
+    const DecisionRecord *wave = nullptr;
+    for (const DecisionRecord &r : base->decisions.records())
+        if (r.role == "pcgc.parallel" && r.chosen == 1 && !wave)
+            wave = &r;
+    ASSERT_NE(wave, nullptr);
+    auto serial = schedule(g, "stcp920", {}, {{wave->key, "serial"}});
+    ASSERT_TRUE(serial.isOk()) << serial.status().str();
+    EXPECT_EQ(serial->overrideReports.at(0).outcome, OverrideReport::Outcome::Applied);
+    EXPECT_EQ(serial->result.stats.at("parallel_waves"), base->result.stats.at("parallel_waves") - 1);
+    EXPECT_GT(serial->result.plan.estimatedLatencyNs(), base->result.plan.estimatedLatencyNs());
+    expectSameOutputs(g, serial->result.plan, 7);
+    auto bad = schedule(g, "stcp920", {}, {{wave->key, "parallel:nowhere"}});
+    ASSERT_TRUE(bad.isOk());
+    EXPECT_EQ(bad->overrideReports.at(0).outcome, OverrideReport::Outcome::Rejected);
+    EXPECT_EQ(bad->result.stats.at("parallel_waves"), base->result.stats.at("parallel_waves"));
 }

@@ -1,19 +1,31 @@
 // PCGC's dock (plugins/pcgc/gui): the rule firings and the re-cutting table
-// of a run, grabbed to PNGs under <build>/screenshots.
+// of a run, and the learned cost model's predicted-vs-measured scatter,
+// grabbed to PNGs under <build>/screenshots.
+#include "backends/sim/sim.h"
 #include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
+#include "core/onnx/importer.h"
+#include "core/support/fileio.h"
+#include "plugins/pcgc/costlearn.h"
 #include "plugins/pcgc/gui/pcgcgui.h"
 #include "plugins/pcgc/pcgc.h"
 #include "views/widgets/planextensions.h"
 
 #include <QApplication>
+#include <QChartView>
+#include <QLabel>
+#include <QScatterSeries>
 #include <QTabWidget>
 #include <QTreeWidget>
 
+#include <filesystem>
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include "tests/common/screenshots.h"
 #include "tests/common/testgraphs.h"
+#include "tests/common/testsamples.h"
 
 using namespace tessera;
 using testgraphs::op;
@@ -55,7 +67,7 @@ struct Shown {
     std::unique_ptr<DeviceCostModel> model;
 };
 
-Shown scheduleShown(Graph graph, const Device &device)
+Shown scheduleShown(Graph graph, const Device &device, std::map<std::string, std::string> options = {})
 {
     Shown s;
     s.model = std::make_unique<DeviceCostModel>(device);
@@ -65,7 +77,8 @@ Shown scheduleShown(Graph graph, const Device &device)
     req.graph = g.get();
     req.device = &device;
     req.cost = s.model.get();
-    req.options = *OptionValues::resolve(scheduler->info().options, {{"objective", "energy"}});
+    options.emplace("objective", "energy");
+    req.options = *OptionValues::resolve(scheduler->info().options, options);
     auto run = runSchedule(*scheduler, req);
     EXPECT_TRUE(run.isOk()) << run.status().str();
     s.plan.graph = g;
@@ -113,6 +126,88 @@ TEST(PcgcGui, DockShowsRuleFiringsAndRecutting)
     dock.show(view.get(), stable.plan);
     EXPECT_EQ(recut->topLevelItemCount(), 0);
     EXPECT_GE(rules->topLevelItemCount(), 1);
+}
+
+Graph resnet(int imageSize)
+{
+    SampleOptions o;
+    o.imageSize = imageSize;
+    auto m = test::buildRegisteredSample("resnet50", o);
+    EXPECT_TRUE(m.isOk()) << m.status().str();
+    std::string bytes;
+    (*m)->SerializeToString(&bytes);
+    auto imported = importModelFromBytes(bytes, "resnet50.onnx");
+    EXPECT_TRUE(imported.isOk()) << imported.status().str();
+    return std::move(imported->graph);
+}
+
+int scatterPoints(QWidget *view, const QString &chart, const QString &series)
+{
+    auto *v = view->findChild<QChartView *>(chart);
+    if (!v || !v->chart())
+        return -1;
+    for (QAbstractSeries *s : v->chart()->series())
+        if (s->name() == series)
+            return static_cast<int>(qobject_cast<QScatterSeries *>(s)->count());
+    return 0;
+}
+
+// The cost-model tab: a model trained on the simulator (ResNet-50 ops), used by
+// the run — its held-back points in both scatters; twin: a run whose model
+// file is corrupt, with no saved model for the device — no points, and the tab
+// says why and how to train one.
+TEST(PcgcGui, CostModelTabShowsPredictedVsMeasured)
+{
+    if (!pcgc::Regressor::available())
+        GTEST_SKIP() << pcgc::Regressor::unavailableReason();
+    const auto dir = std::filesystem::temp_directory_path() / ("tessera-pcgcgui-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    qputenv("XDG_DATA_HOME", QByteArray::fromStdString((dir / "data").string())); // no saved model there
+    const Device device = *DeviceRegistry::standard().lookup("stcp920");
+    const Graph g = resnet(64);
+    auto sim = createSimBackend(nullptr);
+    pcgc::TrainOptions o;
+    o.minLabels = 5;
+    auto model = pcgc::trainCostModel({&g}, device, *sim, o);
+    ASSERT_TRUE(model.isOk()) << model.status().str();
+    const std::string path = (dir / "stcp920.json").string();
+    ASSERT_TRUE((*model)->save(path).isOk());
+
+    views::PlanExtensions ext;
+    registerPcgcPluginViews(ext);
+    const views::PlanDock &dock = ext.docks()[0];
+    std::unique_ptr<QWidget> view(dock.create(nullptr));
+    auto *tabs = qobject_cast<QTabWidget *>(view.get());
+    auto *summary = view->findChild<QLabel *>(QStringLiteral("pcgcModelSummary"));
+    ASSERT_TRUE(tabs && summary);
+
+    const Shown used = scheduleShown(g, device, {{"cost_model", "learned"}, {"model_file", path}});
+    EXPECT_EQ(used.plan.run->result.stats.at("learned_model"), 1.0);
+    dock.show(view.get(), used.plan);
+    EXPECT_TRUE(summary->text().startsWith(QStringLiteral("Learned model for stcp920")))
+        << summary->text().toStdString();
+    const int held = (*model)->summary().heldBack;
+    EXPECT_EQ(scatterPoints(view.get(), QStringLiteral("pcgcScatterTime"), QStringLiteral("learned model")), held);
+    EXPECT_EQ(scatterPoints(view.get(), QStringLiteral("pcgcScatterPower"), QStringLiteral("learned model")), held);
+    view->resize(1200, 520);
+    view->show();
+    tabs->setCurrentIndex(2);
+    QApplication::processEvents();
+    EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_cost_model.png"))));
+
+    const std::string corrupt = (dir / "corrupt.json").string();
+    ASSERT_TRUE(writeFileAtomic(corrupt, "not a model").isOk());
+    const Shown fallback = scheduleShown(g, device, {{"cost_model", "learned"}, {"model_file", corrupt}});
+    EXPECT_EQ(fallback.plan.run->result.stats.at("learned_model"), 0.0);
+    dock.show(view.get(), fallback.plan);
+    EXPECT_TRUE(summary->text().startsWith(QStringLiteral("No learned cost model"))) << summary->text().toStdString();
+    EXPECT_TRUE(summary->text().contains(QStringLiteral("pcgc-train --device stcp920")));
+    EXPECT_TRUE(summary->text().contains(QStringLiteral("used the analytic one: PCGC cost model")));
+    EXPECT_TRUE(summary->text().contains(QStringLiteral("not JSON")));
+    EXPECT_EQ(scatterPoints(view.get(), QStringLiteral("pcgcScatterTime"), QStringLiteral("learned model")), 0);
+    QApplication::processEvents();
+    EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_cost_model_none.png"))));
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace

@@ -1,0 +1,25 @@
+// tessera-cli pcgc-train: (re)trains PCGC's learned cost model (pcgc §3.5,
+// Algorithm 1; costlearn.h) for one device and reports its accuracy.
+//
+//   pcgc-train --device PRESET [--backend sim] [--models A,B,...] [--out FILE]
+//              [--seed N] [--ac X] [--image-size N] [--batch N] [--seq-len N]
+//     MODELS are sample names (tessera-cli sample --list) or model files; the
+//     default is resnet50,mobilenetv2,densenet121,bert (--image-size applies to
+//     the image networks only). The ops of their static
+//     fusion are measured on the backend (a timing or measuring backend; the
+//     simulator by default), the time and power models trained, scored on the
+//     held-back ops and saved to FILE (default: the user's data folder,
+//     tessera/pcgc/<device>.json), where `schedule --algo pcgc --option
+//     cost_model=learned` finds them. Prints the accuracy (MAPE and R² of the
+//     held-back ops, beside the analytic model's MAPE) and where it saved.
+//   Exit codes: 2 usage, 3 too few labels / bad models, 4 no XGBoost or the
+//   backend is unavailable.
+#pragma once
+
+#include "core/plugin/command.h"
+
+namespace tessera::pcgc {
+
+cli::Command trainCommand();
+
+} // namespace tessera::pcgc
