@@ -187,6 +187,26 @@ Expected<IosUnitSet> iosUnitsFromMetadata(const Graph &g, const std::map<std::st
     return set;
 }
 
+namespace {
+
+// "block<B>/cell<C>/<unit>/..." (a big block read in cells) → "block<B>/<unit>/...".
+// A cell scope has a unit after it: "block0/cell3/8/Conv", not "block0/cell3/Conv".
+std::string withoutCellScope(const std::string &name)
+{
+    const auto first = name.find('/');
+    if (first == std::string::npos || name.compare(first + 1, 4, "cell") != 0)
+        return name;
+    const auto second = name.find('/', first + 1);
+    if (second == std::string::npos || second == first + 5 || name.find('/', second + 1) == std::string::npos)
+        return name;
+    for (auto i = first + 5; i < second; ++i)
+        if (name[i] < '0' || name[i] > '9')
+            return name;
+    return name.substr(0, first + 1) + name.substr(second + 1);
+}
+
+} // namespace
+
 Expected<IosUnitSet> iosUnitsFromNodeNames(const Graph &g)
 {
     // Node order is the converter's unit order (ONNX lists nodes topologically).
@@ -194,7 +214,7 @@ Expected<IosUnitSet> iosUnitsFromNodeNames(const Graph &g)
     set.source = "node names";
     std::vector<long> blockIndexOfUnit;
     for (NodeId n = 0; n < static_cast<NodeId>(g.nodeCount()); ++n) {
-        const std::string &name = g.node(n).name;
+        const std::string name = withoutCellScope(g.node(n).name);
         const auto slash = name.find('/');
         const auto slash2 = slash == std::string::npos ? slash : name.find('/', slash + 1);
         long index = -1;

@@ -74,8 +74,11 @@ Status finalizeIosUnits(const Graph &g, IosUnitSet &units);
 // From the "ios.units" / "ios.blocks" metadata (ModelMetadata::properties).
 // Unsupported when the model carries no such metadata.
 Expected<IosUnitSet> iosUnitsFromMetadata(const Graph &g, const std::map<std::string, std::string> &properties);
-// From node names "block<B>/<unit>/<op>" (samples' IOS converter); blocks in
-// index order, units in node order. Unsupported when a name does not follow it.
+// From node names "block<B>/<unit>/<op>" (samples' IOS converter; a
+// "cell<C>/" scope after the block is skipped); blocks in index order, units in
+// node order. Unsupported when a name does not follow it. A sequential unit
+// literally named "cell<N>" would read as a cell scope: IOS names units by
+// number or op type, so the converter's names never do.
 Expected<IosUnitSet> iosUnitsFromNodeNames(const Graph &g);
 
 // ---- the operator-merge rule --------------------------------------------------

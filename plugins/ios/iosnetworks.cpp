@@ -501,6 +501,7 @@ public:
     Converter(const IosGraph &g, const SampleOptions &opts) : m_g(g), m_batch(opts.batch), m_b(g.name, opts.seed)
     {
         m_b.setParameterLimit(kParameterLimit);
+        nameCells();
     }
 
     Expected<std::unique_ptr<onnx::ModelProto>> run()
@@ -665,7 +666,10 @@ private:
         m_unitNodes = &m_unitMap[u.name];
         Value out;
         for (const Kernel &k : u.kernels) {
-            m_prefix = "block" + std::to_string(u.block) + "/" + u.name + (u.sequential ? "/" + k.name : "");
+            const int cell = m_cellOf[static_cast<std::size_t>(&u - m_g.units.data())];
+            m_prefix = "block" + std::to_string(u.block) + "/" +
+                       (cell >= 0 ? "cell" + std::to_string(cell) + "/" : "") + u.name +
+                       (u.sequential ? "/" + k.name : "");
             Expected<Value> v = emitKernel(k);
             if (!v)
                 return v.status();
@@ -680,6 +684,34 @@ private:
                         " from its inputs");
         m_values[u.name] = out;
         return {};
+    }
+
+    // A block of more than kCellBlockUnits units (NASNet's config is one block
+    // of 373) is cut into cells for reading: a cell ends with the unit that
+    // concatenates four or more hidden states, as every NASNet cell does. The
+    // cells only name scopes ("block0/cell3/..."); units and blocks stay the
+    // config's.
+    static constexpr std::size_t kCellBlockUnits = 64;
+    void nameCells()
+    {
+        m_cellOf.assign(m_g.units.size(), -1);
+        for (const Block &b : m_g.blocks) {
+            if (b.units.size() <= kCellBlockUnits)
+                continue;
+            int cell = 0;
+            std::vector<int> cells(b.units.size());
+            for (std::size_t i = 0; i < b.units.size(); ++i) {
+                cells[i] = cell;
+                const Unit &u = m_g.units[static_cast<std::size_t>(b.units[i])];
+                if (!u.sequential && u.kernels.size() == 1 && u.kernels[0].kind == Kind::Identity &&
+                    u.kernels[0].inputs.size() >= 4)
+                    ++cell;
+            }
+            if (cell < 2)
+                continue; // no cells to tell apart
+            for (std::size_t i = 0; i < b.units.size(); ++i)
+                m_cellOf[static_cast<std::size_t>(b.units[i])] = cells[i];
+        }
     }
 
     void writeMetadata(onnx::ModelProto &model) const
@@ -718,6 +750,7 @@ private:
     }
 
     const IosGraph &m_g;
+    std::vector<int> m_cellOf; // per unit: its cell in a big block, or -1
     std::int64_t m_batch;
     ModelBuilder m_b;
     std::unordered_map<std::string, Value> m_values; // by IOS node name

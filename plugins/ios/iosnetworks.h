@@ -26,6 +26,8 @@
 // Node names recover the units: "block<B>/<unit>/<Op>" (a repeated op gets
 // "_1", "_2", ...), and "block<B>/<unit>/<inner>/<Op>" for the kernels inside a
 // Sequential, e.g. "block3/14/Conv", "block3/14/Relu", "block1/17/15/Conv".
+// A block of more than 64 units is read in cells (NASNet: a cell ends with the
+// concatenation of 4+ hidden states), named "block<B>/cell<C>/<unit>/...".
 // The model's metadata_props say the same exactly:
 //   "ios.units"  {"<unit>": ["<node>", ...]}  every node of the graph is in exactly
 //                one unit's list; a list is in topological order and its last node

@@ -4,6 +4,7 @@
 // and the bad inputs (cyclic, disconnected or unknown configs; schedules that
 // break a dependency or name unknown operators).
 #include "core/cost/devicecost.h"
+#include "core/ir/hierarchy.h"
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
 #include "plugins/ios/ios.h"
@@ -16,6 +17,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+
+#include <set>
 
 #include "tests/plugins/iostest.h"
 
@@ -125,6 +128,26 @@ TEST(IosUnits, TheFourNetworksHaveIosUnitsAndBlocks)
         }
         EXPECT_EQ(named->blocks.size(), units.blocks.size());
     }
+}
+
+// Issue 18: NASNet's one 373-unit block reads in cells — its groups are named
+// "cell<C>" from the cells' concatenations, not by unit number; a network of
+// small blocks (SqueezeNet) gets no cell scope.
+TEST(IosNetworks, NasNetGroupsAreNamedByCell)
+{
+    const ImportResult &nasnet = iosNetwork("nasnet");
+    const Hierarchy h = inferHierarchy(nasnet.graph);
+    std::set<std::string> cells;
+    for (const Group &g : h.groups())
+        if (g.name.rfind("cell", 0) == 0)
+            cells.insert(g.name);
+    EXPECT_EQ(cells.size(), 22u); // 18 normal + 2 reduction cells + 2 stem cells
+    EXPECT_TRUE(cells.count("cell3"));
+    EXPECT_NE(nasnet.graph.node(0).name.find("/cell0/"), std::string::npos) << nasnet.graph.node(0).name;
+
+    const ImportResult &squeezenet = iosNetwork("squeezenet");
+    for (NodeId n = 0; n < static_cast<NodeId>(squeezenet.graph.nodeCount()); ++n)
+        EXPECT_EQ(squeezenet.graph.node(n).name.find("/cell"), std::string::npos) << squeezenet.graph.node(n).name;
 }
 
 TEST(IosUnits, PlainGraphsHaveNoIosMetadata)

@@ -254,8 +254,12 @@ TEST_P(IosNetworkTest, MatchesIosArtifact)
             ASSERT_TRUE(m.units.count(unit)) << unit;
             const std::vector<std::string> &nodes = m.units.at(unit);
             ASSERT_FALSE(nodes.empty()) << unit;
-            for (const std::string &n : nodes)
-                EXPECT_EQ(n.rfind("block" + std::to_string(b) + "/" + unit + "/", 0), 0u) << n;
+            for (const std::string &n : nodes) { // "block<B>/<unit>/…", or "block<B>/cell<C>/<unit>/…" in a big block
+                const std::string block = "block" + std::to_string(b) + "/";
+                const auto cellEnd = n.rfind(block + "cell", 0) == 0 ? n.find('/', block.size()) + 1 : block.size();
+                EXPECT_EQ(n.rfind(block, 0), 0u) << n;
+                EXPECT_EQ(n.compare(cellEnd, unit.size() + 1, unit + "/"), 0) << n;
+            }
             const QJsonArray out = u.value("output_shape").toArray();
             const std::vector<std::int64_t> want{1, out[0].toInt(), out[1].toInt(), out[2].toInt()};
             EXPECT_EQ(m.shape.at(m.producer.at(nodes.back())->output(0)), want) << "unit " << unit;
