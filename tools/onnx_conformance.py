@@ -10,7 +10,10 @@ pytorch-operator, simple) the way a user runs a model:
 and compares DIR/output_N.pb with the suite's test_data_set_0/output_N.pb.
 Integer and bool graph inputs are baked into the model as initializers first
 (Tessera's shapes are static: shape tensors, axes, indices are compile-time
-values); float inputs are passed with --input.
+values), and so are float inputs that an op reads as a compile-time operand
+(COMPILE_TIME_OPERANDS: Resize's roi and scales, Upsample's scales,
+OneHot's depth, Range's start/limit/delta, which decide the output shape);
+all other float inputs are passed with --input.
 
 In scope: a test whose model and test_data_set_0 exist, whose graph inputs and
 outputs are all tensors (no sequence/map/optional types), whose tensors are
@@ -268,12 +271,27 @@ def ops_of(test_dir):
     return sorted({first(n, 4, b"").decode() for n in nodes})
 
 
+# Float operands whose value decides an output shape: op -> input positions.
+COMPILE_TIME_OPERANDS = {"Resize": (1, 2), "Upsample": (1,), "OneHot": (1,), "Range": (0, 1, 2)}
+
+
+def compile_time_inputs(nodes):
+    """Names that some node reads at a position of COMPILE_TIME_OPERANDS."""
+    names = set()
+    for n in nodes:
+        positions = COMPILE_TIME_OPERANDS.get(first(n, 4, b"").decode(), ())
+        ins = [x.decode() for x in get(n, 1)]
+        names.update(ins[p] for p in positions if p < len(ins) and ins[p])
+    return names
+
+
 def run_test(cli, test_dir, work):
     """(passed, message)."""
     data = os.path.join(test_dir, "test_data_set_0")
     with open(os.path.join(test_dir, "model.onnx"), "rb") as f:
         model = parse(f.read())
-    graph, _, inits = graph_info(model)
+    graph, nodes, inits = graph_info(model)
+    compile_time = compile_time_inputs(nodes)
     inputs = [parse(vi) for vi in get(graph, 11)]
     inputs = [vi for vi in inputs if first(vi, 1, b"").decode() not in inits]
     baked, args = [], []
@@ -281,7 +299,7 @@ def run_test(cli, test_dir, work):
         name = first(vi, 1, b"").decode()
         path = os.path.join(data, "input_%d.pb" % k)
         _, et = value_type(vi)
-        if et in INTEGER_TYPES:
+        if et in INTEGER_TYPES or name in compile_time:
             with open(path, "rb") as f:
                 t = [x for x in parse(f.read()) if x[0] != 8]
             baked.append((name, serialize(t + [(8, 2, name.encode())])))
