@@ -80,10 +80,7 @@ constexpr Skip kSkips[] = {
     {"test_training_dropout_mask", "training mode (random mask)"},
     {"test_training_dropout_zero_ratio", "training mode"},
     {"test_training_dropout_zero_ratio_mask", "training mode"},
-    // The reference Clip and MaxPool kernels run float32 only.
-    {"test_clip_default_int8_inbounds", "Clip kernel is float32 only"},
-    {"test_clip_default_int8_max", "Clip kernel is float32 only"},
-    {"test_clip_default_int8_min", "Clip kernel is float32 only"},
+    // The reference MaxPool kernel runs float32 only.
     {"test_maxpool_2d_uint8", "MaxPool kernel is float32 only"},
     // Function-expanded graphs whose output shapes ONNX's shape inference
     // leaves symbolic or unknown because they depend on values computed by

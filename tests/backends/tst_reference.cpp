@@ -383,6 +383,61 @@ TEST(ReferenceKernels, SumWithAStringInputIsUnsupported)
     EXPECT_EQ(k.status().location().node, "sum");
 }
 
+// x int8 [5], optional run-time bounds lo, hi (int8 scalars, or `boundType`).
+Graph clipInt8(bool bounds, DType boundType = DType::Int8)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {5}, Tensor::Kind::Input);
+    g.tensor(x).dtype = DType::Int8;
+    std::vector<TensorId> ins{x};
+    if (bounds)
+        for (const char *name : {"lo", "hi"}) {
+            ins.push_back(testgraphs::tensor(g, name, {}, Tensor::Kind::Input));
+            g.tensor(ins.back()).dtype = boundType;
+        }
+    g.inputs = ins;
+    const TensorId y = op(g, "clip", "Clip", ins, {5});
+    g.tensor(y).dtype = DType::Int8;
+    g.outputs = {y};
+    return g;
+}
+
+std::vector<std::int8_t> runClipInt8(const Graph &g, std::vector<std::int8_t> x, std::int8_t lo, std::int8_t hi)
+{
+    const Node &n = g.node(0);
+    auto kernel = reference::makeKernel(g, n);
+    EXPECT_TRUE(kernel.isOk()) << kernel.status().str();
+    if (!kernel)
+        return {};
+    const Shape scalar;
+    std::vector<std::int8_t> y(x.size(), 99);
+    reference::KernelArgs args;
+    args.in.push_back({DType::Int8, &g.tensor(n.inputs[0]).shape, reinterpret_cast<const std::uint8_t *>(x.data())});
+    if (n.inputs.size() == 3) {
+        args.in.push_back({DType::Int8, &scalar, reinterpret_cast<const std::uint8_t *>(&lo)});
+        args.in.push_back({DType::Int8, &scalar, reinterpret_cast<const std::uint8_t *>(&hi)});
+    }
+    args.out.push_back({DType::Int8, &g.tensor(n.outputs[0]).shape, reinterpret_cast<std::uint8_t *>(y.data())});
+    EXPECT_TRUE((*kernel)->compute(args, 0, {{0, 5}}).isOk());
+    return y;
+}
+
+TEST(ReferenceKernels, ClipOnInt8ClampsToItsBoundsOrTheTypesRange)
+{
+    const std::vector<std::int8_t> x{-128, -3, 0, 5, 127};
+    EXPECT_EQ(runClipInt8(clipInt8(true), x, -2, 4), (std::vector<std::int8_t>{-2, -2, 0, 4, 4}));
+    EXPECT_EQ(runClipInt8(clipInt8(false), x, 0, 0), x); // no bounds: int8's whole range
+}
+
+TEST(ReferenceKernels, ClipWithBoundsOfAnotherTypeThanItsInputIsUnsupported)
+{
+    const Graph g = clipInt8(true, DType::Float32);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().tensor, "lo");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)
