@@ -12,7 +12,8 @@ Integer and bool graph inputs are baked into the model as initializers first
 (Tessera's shapes are static: shape tensors, axes, indices are compile-time
 values), and so are float inputs that an op reads as a compile-time operand
 (COMPILE_TIME_OPERANDS: Resize's roi and scales, Upsample's scales,
-OneHot's depth, Range's start/limit/delta, which decide the output shape);
+OneHot's depth, Range's start/limit/delta, which decide the output shape, and
+Dropout's ratio, a compile-time value in core/ops);
 all other float inputs are passed with --input.
 
 In scope: a test whose model and test_data_set_0 exist, whose graph inputs and
@@ -276,7 +277,7 @@ def ops_of(test_dir):
 
 
 # Float operands whose value decides an output shape: op -> input positions.
-COMPILE_TIME_OPERANDS = {"Resize": (1, 2), "Upsample": (1,), "OneHot": (1,), "Range": (0, 1, 2)}
+COMPILE_TIME_OPERANDS = {"Resize": (1, 2), "Upsample": (1,), "OneHot": (1,), "Range": (0, 1, 2), "Dropout": (1,)}
 
 
 def compile_time_inputs(nodes):

@@ -529,6 +529,46 @@ TEST_F(ReferenceBackend, UnsupportedAttributeValueIsRefusedByName)
     }
 }
 
+// x[2,3] -> Dropout(x, ratio, training_mode=true) with constant ratio and mode.
+Graph trainingDropout(float ratio)
+{
+    Graph g;
+    g.opsetVersion = 13;
+    const TensorId x = testgraphs::tensor(g, "x", {2, 3}, Tensor::Kind::Input);
+    g.inputs = {x};
+    auto constant = [&](const std::string &name, DType t, const void *value, std::size_t size) {
+        auto d = std::make_shared<TensorData>();
+        d->dtype = t;
+        d->bytes.resize(size);
+        std::memcpy(d->bytes.data(), value, size);
+        return g.addTensor(Tensor{name, t, {}, Tensor::Kind::Initializer, kInvalidId, {}, d});
+    };
+    const std::uint8_t training = 1;
+    const TensorId r = constant("ratio", DType::Float32, &ratio, 4);
+    const TensorId mode = constant("training_mode", DType::Bool, &training, 1);
+    g.outputs = {op(g, "drop", "Dropout", {x, r, mode}, {2, 3})};
+    return g;
+}
+
+TEST_F(ReferenceBackend, TrainingDropoutWithRatioZeroIsTheIdentity)
+{
+    const Graph g = trainingDropout(0.0f);
+    const auto inputs = std::vector{planutil::floatTensor("x", {2, 3}, {1, -2, 3, 0.5f, 5, -6})};
+    const RunResult r = run(g, planutil::wholePlan(g, perNode(g)), inputs);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_TRUE(planutil::bitEqual(r.outputs[0], inputs[0]));
+}
+
+TEST_F(ReferenceBackend, TrainingDropoutWithANonZeroRatioIsRefused)
+{
+    const Graph g = trainingDropout(0.5f);
+    auto r = planutil::compileAndRun(*backend, g, planutil::wholePlan(g, perNode(g)), planutil::makeInputs(g, 5));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(r.status().location().node, "drop");
+    EXPECT_NE(r.status().message().find("training mode"), std::string::npos);
+}
+
 TEST_F(ReferenceBackend, MaxPoolIndicesAreFlatPositionsInRowOrColumnMajorOrder)
 {
     for (std::int64_t order : {0, 1}) {

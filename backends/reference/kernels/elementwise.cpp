@@ -1,9 +1,10 @@
 // Element-wise kernels: unary Relu, LeakyRelu, Sigmoid, Tanh, Erf, HardSwish,
 // Sqrt (float32); Clip (float32, float64, int8/uint8/int16/int32/int64);
-// Identity and Dropout (inference: a copy, the mask all
-// true) on any element type; Cast between the numeric types; binary Add, Sub,
-// Mul, Div (float32, float64, int32, int64 and uint8), Pow (float32/int32/int64
-// base, any numeric exponent) and variadic Sum (float32), all with numpy
+// Identity and Dropout (inference, or training with a constant ratio 0: a
+// copy, the mask all true) on any element type; Cast between the numeric
+// types; binary Add, Sub, Mul, Div (float32, float64, int32, int64 and
+// uint8), Pow (float32/int32/int64 base, any numeric exponent) and variadic
+// Sum (float32), all with numpy
 // broadcasting.
 //
 // Formulas follow the ONNX reference implementation in float32 arithmetic:
@@ -169,13 +170,24 @@ Expected<KernelPtr> makeCopy(const Graph &g, const Node &n)
 {
     const Tensor &x = inTensor(g, n, 0);
     if (n.opType == "Dropout") {
-        // Inference only: training_mode (opset >= 12) must be a constant false.
+        // Inference only: training_mode (opset >= 12) must be a constant false,
+        // or the ratio a constant 0 (nothing dropped: the output is the input
+        // and the mask all true, as in inference).
         if (hasInput(n, 2)) {
             auto mode = constInts(g, n, 2);
             if (!mode)
                 return mode.status();
-            if (!mode->empty() && (*mode)[0] != 0)
-                return unsupported(n, "training mode is not supported");
+            if (!mode->empty() && (*mode)[0] != 0) {
+                std::vector<double> ratio{0.5}; // ONNX's default
+                if (hasInput(n, 1)) {
+                    auto r = constFloats(g, n, 1);
+                    if (!r)
+                        return r.status();
+                    ratio = *r;
+                }
+                if (ratio.size() != 1 || ratio[0] != 0.0)
+                    return unsupported(n, "training mode is not supported (unless ratio is a constant 0)");
+            }
         }
         if (g.opsetVersion < 7 && n.attrInt("is_test", 0) == 0)
             return unsupported(n, "training mode (is_test=0) is not supported");
