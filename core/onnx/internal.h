@@ -83,6 +83,10 @@ Status applyTypes(Graph &g, const ::onnx::GraphProto &graph, const ImportContext
 // node attributes. Destroys the payloads in `graph`.
 Status attachData(Graph &g, ::onnx::GraphProto &graph, const ImportContext &ctx);
 
+// S8b legacy_prelu.cpp: an opset < 7 PRelu's constant per-channel slope [C]
+// becomes [C, 1, ..., 1], the broadcasting form of the same meaning.
+void channelwiseLegacyPRelu(Graph &g, const ImportContext &ctx);
+
 // S10 check_shapes.cpp: ops::inferShapes agrees with the imported shapes for
 // every known op (nodes ops rejects as Unsupported become opaque with a warning).
 Status checkShapes(Graph &g, const ImportContext &ctx);

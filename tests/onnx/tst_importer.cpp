@@ -322,6 +322,38 @@ TEST(ImportShapeValues, ReshapeToTheShapeOfAnIntermediateTensorStaysUnknown)
     EXPECT_EQ(r.status().location().tensor, "z");
 }
 
+// --- PRelu's per-channel slope before opset 7 (S8b) ------------------------------------
+
+// y = PRelu(x[2,3,4], slope[3]) at `opset`.
+ProtoBuilder preluWithChannelSlope(std::int64_t opset)
+{
+    ProtoBuilder m(opset);
+    m.input("x", {2, 3, 4});
+    m.floats("slope", {3}, {0.1f, 0.2f, 0.3f});
+    m.node("PRelu", {"x", "slope"}, {"y"}, "prelu");
+    m.output("y", {2, 3, 4});
+    return m;
+}
+
+TEST(ImportLegacyPRelu, Opset6SlopeOfOneValuePerChannelBroadcastsAlongAxis1)
+{
+    auto r = importModelFromBytes(preluWithChannelSlope(6).bytes(), "prelu.onnx");
+    ASSERT_TRUE(r) << r.status().str();
+    const Tensor &slope = r->graph.tensor(r->graph.findTensor("slope"));
+    EXPECT_EQ(slope.shape, (Shape{3, 1}));
+    ASSERT_TRUE(slope.data);
+    EXPECT_EQ(slope.data->shape, (Shape{3, 1}));
+    EXPECT_TRUE(logHas(r->log, Severity::Note, "applied per channel"));
+}
+
+TEST(ImportLegacyPRelu, Opset7SlopeFollowsNumpyBroadcastingAndIsRefused)
+{
+    // The twin: from opset 7 a [3] slope aligns with x's last axis (4).
+    auto r = importModelFromBytes(preluWithChannelSlope(7).bytes(), "prelu.onnx");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.status().message().find("not broadcastable"), std::string::npos) << r.status().str();
+}
+
 // --- initializer payloads ------------------------------------------------------
 
 TEST(ImportInitializers, RawAndTypedFieldsArePackedLittleEndian)
