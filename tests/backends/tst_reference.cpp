@@ -369,6 +369,44 @@ TEST(ReferenceKernels, GlobalMaxPoolTakesEachPlanesMaximum)
     EXPECT_EQ(runKernel(g, 0, in, {{{0, 1}, {1, 2}, {0, 1}, {0, 1}}}), (std::vector<float>{-99, -1}));
 }
 
+// x[1,2,3] -> InstanceNormalization with scale/B [2] inputs.
+Graph instanceNorm(DType type = DType::Float32)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 2, 3}, Tensor::Kind::Input);
+    const TensorId s = testgraphs::tensor(g, "scale", {2}, Tensor::Kind::Input);
+    const TensorId b = testgraphs::tensor(g, "b", {2}, Tensor::Kind::Input);
+    g.tensor(x).dtype = type;
+    g.inputs = {x, s, b};
+    const TensorId y = op(g, "in", "InstanceNormalization", {x, s, b}, {1, 2, 3});
+    g.tensor(y).dtype = type;
+    g.outputs = {y};
+    return g;
+}
+
+TEST(ReferenceKernels, InstanceNormalizationNormalizesEachPlaneAndTilesByChannel)
+{
+    const Graph g = instanceNorm();
+    const std::vector<std::vector<float>> in{{1, 2, 3, 10, 10, 10}, {1, 2}, {0, 5}};
+    const auto whole = runKernel(g, 0, in, {{{0, 1}, {0, 2}, {0, 3}}});
+    const float z = static_cast<float>(1.0 / std::sqrt(2.0 / 3.0 + 1e-5)); // (x - mean) / sd for x - mean = 1
+    EXPECT_NEAR(whole[0], -z, 1e-6);
+    EXPECT_NEAR(whole[1], 0.0f, 1e-6);
+    EXPECT_NEAR(whole[2], z, 1e-6);
+    EXPECT_NEAR(whole[3], 5.0f, 1e-6); // a constant plane: 0 · scale + B
+    EXPECT_EQ(runKernel(g, 0, in, {{{0, 1}, {0, 1}, {0, 3}}, {{0, 1}, {1, 2}, {0, 3}}}), whole); // channel tiles
+    EXPECT_EQ(runKernel(g, 0, in, {{{0, 1}, {0, 2}, {0, 1}}, {{0, 1}, {0, 2}, {1, 3}}}), whole); // spatial tiles
+}
+
+TEST(ReferenceKernels, InstanceNormalizationOnFloat64IsUnsupported)
+{
+    const Graph g = instanceNorm(DType::Float64);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "in");
+}
+
 TEST(ReferenceKernels, SumWithAStringInputIsUnsupported)
 {
     Graph g;
