@@ -71,6 +71,7 @@ Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::
     TS_TRY(checkAndInferShapes(model, ctx));                  // S6
     TS_TRY(applyTypes(*g, model.graph(), ctx));               // S7
     TS_TRY(attachData(*g, *model.mutable_graph(), ctx));      // S8
+    channelwiseLegacyPRelu(*g, ctx);                          // S8b
     model.Clear();
     if (options.foldConstants) { // S9
         auto folded = foldConstants(*g, options.fold);

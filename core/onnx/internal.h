@@ -8,6 +8,8 @@
 #include <memory>
 #include <onnx/onnx_pb.h>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tessera::onnximport {
 
@@ -51,6 +53,24 @@ Status validateProto(const ::onnx::ModelProto &model, const ImportContext &ctx);
 // (also in value_info/outputs where the same symbol appears).
 Status resolveSymbolicDims(::onnx::GraphProto &graph, const ImportContext &ctx);
 
+// S6a shape_constants.cpp: for the lifetime of this object, Shape nodes of
+// tensors whose shape is static before inference (graph inputs, initializers)
+// are Constant nodes in `graph`, so libonnx's inference sees their values
+// (Reshape(y, Shape(x))). The destructor restores the original nodes.
+class StaticShapesShown
+{
+public:
+    explicit StaticShapesShown(::onnx::GraphProto &graph);
+    ~StaticShapesShown();
+    StaticShapesShown(const StaticShapesShown &) = delete;
+    StaticShapesShown &operator=(const StaticShapesShown &) = delete;
+    int count() const { return static_cast<int>(m_saved.size()); }
+
+private:
+    ::onnx::GraphProto &m_graph;
+    std::vector<std::pair<int, ::onnx::NodeProto>> m_saved; // node index, original node
+};
+
 // S6 onnx_checks.cpp: onnx::checker::check_model, then onnx shape inference
 // (non-strict, with data propagation). Every libonnx exception ends here.
 Status checkAndInferShapes(::onnx::ModelProto &model, const ImportContext &ctx);
@@ -62,6 +82,10 @@ Status applyTypes(Graph &g, const ::onnx::GraphProto &graph, const ImportContext
 // S8 attach_data.cpp: initializer data (raw_data moved out of the proto) and
 // node attributes. Destroys the payloads in `graph`.
 Status attachData(Graph &g, ::onnx::GraphProto &graph, const ImportContext &ctx);
+
+// S8b legacy_prelu.cpp: an opset < 7 PRelu's constant per-channel slope [C]
+// becomes [C, 1, ..., 1], the broadcasting form of the same meaning.
+void channelwiseLegacyPRelu(Graph &g, const ImportContext &ctx);
 
 // S10 check_shapes.cpp: ops::inferShapes agrees with the imported shapes for
 // every known op (nodes ops rejects as Unsupported become opaque with a warning).

@@ -252,6 +252,7 @@ Status checkAndInferShapes(::onnx::ModelProto &model, const ImportContext &ctx)
     std::string output;
     {
         const AbsoluteLocations pinned(*model.mutable_graph(), ctx.modelDir);
+        const StaticShapesShown shapes(*model.mutable_graph()); // S6a
         if (ctx.options.isolateOnnx)
             TS_TRY(runIsolated(model, ctx, output));
         else

@@ -1,5 +1,5 @@
 // Normalizations: BatchNormalization (ONNX -7/-9/-14/-15), LayerNormalization
-// (-17) and Softmax, LogSoftmax, Hardmax (-11 and -13, chosen by the graph's
+// (-17), InstanceNormalization (-1/-6) and Softmax, LogSoftmax, Hardmax (-11 and -13, chosen by the graph's
 // opset; the three share their geometry).
 //
 // BatchNormalization: X [N, C, D...] (rank 1: C = 1), scale/B/mean/var [C].
@@ -13,12 +13,15 @@
 // LayerNormalization: normalized axes [axis, rank); Y[i, j] reads X[i, :],
 //   Scale[j], B[j] (Scale/B broadcast to X.shape[axis:]); Mean and InvStdDev
 //   ([d0 .. d(axis-1), 1 ...], type stash_type) read X[i, :] only.
+// InstanceNormalization: X [N, C, D...] (rank >= 3), scale/B [C]; Y[n, c, ...]
+//   reads X[n, c, :] (the statistics of its own (n, c) plane), scale[c], B[c].
 // Softmax: opset < 13 coerces the input to 2-D at `axis` (default 1), so each
 //   output reads every element of its row of dims [axis, rank); opset >= 13
 //   normalizes along the single `axis` (default -1).
 // FLOPs per element: BatchNormalization 2 (the folded a*x + b), 5 in
 // training (plus mean, centred square); LayerNormalization 8 (mean 1,
-// variance 3, normalize 2, scale 1, bias 1; 7 without B); Softmax 5 (max,
+// variance 3, normalize 2, scale 1, bias 1; 7 without B);
+// InstanceNormalization 8 (the same count); Softmax 5 (max,
 // subtract, exp, sum, divide); LogSoftmax 5 (max, subtract, exp, sum, log
 // shared per row: counted per element like Softmax); Hardmax 2 (max, compare).
 #include "core/ops/opdef.h"
@@ -213,6 +216,42 @@ void axesLayerNorm(const OpContext &c, int output, std::vector<InputAxes> &in)
                 in[i] = broadcastAxes(c.shape(0), c.shape(i));
 }
 
+// --- InstanceNormalization ---------------------------------------------------------
+
+Status inferInstanceNorm(const OpContext &c, std::vector<TensorType> &outs)
+{
+    const Shape &x = c.shape(0);
+    if (x.size() < 3)
+        return c.failAt(0, "input has shape " + dimsStr(x) + ", InstanceNormalization needs rank >= 3 (N, C, D...)");
+    for (std::size_t i = 1; i < 3; ++i)
+        if (c.shape(i) != Shape{x[1]})
+            return c.failAt(i, std::string(i == 1 ? "scale" : "B") + " has shape " + dimsStr(c.shape(i)) +
+                                   ", expected " + std::to_string(x[1]));
+    outs = {{c.in(0).dtype, x}};
+    return Status::ok();
+}
+
+double flopsInstanceNorm(const OpContext &c)
+{
+    return 8 * elements(c.shape(0));
+}
+
+Status regionsInstanceNorm(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    const Shape &x = c.shape(0);
+    in[0] = rowRegion(tile, x, 2);
+    in[1] = in[2] = makeRegion({identityDim(tile[1], x[1])});
+    return Status::ok();
+}
+
+void axesInstanceNorm(const OpContext &c, int, std::vector<InputAxes> &in)
+{
+    in[0] = rowAxes(c.shape(0), 2, c.rank(0));
+    InputAxes param;
+    param.maps = {axisMap(1, 0)};
+    in[1] = in[2] = param;
+}
+
 // --- Softmax --------------------------------------------------------------------------
 
 // Dims [first, last) that each output element reads whole.
@@ -265,11 +304,14 @@ constexpr AttrSpec kBatchNormAttrs[] = {
     {"epsilon", K::Float}, {"momentum", K::Float}, {"spatial", K::Int}, {"training_mode", K::Int}};
 constexpr AttrSpec kLayerNormAttrs[] = {{"axis", K::Int}, {"epsilon", K::Float}, {"stash_type", K::Int}};
 constexpr AttrSpec kSoftmaxAttrs[] = {{"axis", K::Int}};
+constexpr AttrSpec kInstanceNormAttrs[] = {{"epsilon", K::Float}};
 constexpr OpDef kOps[] = {
     {"BatchNormalization", 5, 5, 1, 5, kBatchNormAttrs, inferBatchNorm, flopsBatchNorm, regionsBatchNorm,
      axesBatchNorm},
     {"LayerNormalization", 2, 3, 1, 3, kLayerNormAttrs, inferLayerNorm, flopsLayerNorm, regionsLayerNorm,
      axesLayerNorm},
+    {"InstanceNormalization", 3, 3, 1, 1, kInstanceNormAttrs, inferInstanceNorm, flopsInstanceNorm, regionsInstanceNorm,
+     axesInstanceNorm},
     {"Softmax", 1, 1, 1, 1, kSoftmaxAttrs, inferSoftmax, flopsSoftmax, regionsSoftmax, axesSoftmax},
     {"LogSoftmax", 1, 1, 1, 1, kSoftmaxAttrs, inferSoftmax, flopsSoftmax, regionsSoftmax, axesSoftmax},
     {"Hardmax", 1, 1, 1, 1, kSoftmaxAttrs, inferSoftmax, flopsSoftmax, regionsSoftmax, axesSoftmax},

@@ -369,6 +369,44 @@ TEST(ReferenceKernels, GlobalMaxPoolTakesEachPlanesMaximum)
     EXPECT_EQ(runKernel(g, 0, in, {{{0, 1}, {1, 2}, {0, 1}, {0, 1}}}), (std::vector<float>{-99, -1}));
 }
 
+// x[1,2,3] -> InstanceNormalization with scale/B [2] inputs.
+Graph instanceNorm(DType type = DType::Float32)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 2, 3}, Tensor::Kind::Input);
+    const TensorId s = testgraphs::tensor(g, "scale", {2}, Tensor::Kind::Input);
+    const TensorId b = testgraphs::tensor(g, "b", {2}, Tensor::Kind::Input);
+    g.tensor(x).dtype = type;
+    g.inputs = {x, s, b};
+    const TensorId y = op(g, "in", "InstanceNormalization", {x, s, b}, {1, 2, 3});
+    g.tensor(y).dtype = type;
+    g.outputs = {y};
+    return g;
+}
+
+TEST(ReferenceKernels, InstanceNormalizationNormalizesEachPlaneAndTilesByChannel)
+{
+    const Graph g = instanceNorm();
+    const std::vector<std::vector<float>> in{{1, 2, 3, 10, 10, 10}, {1, 2}, {0, 5}};
+    const auto whole = runKernel(g, 0, in, {{{0, 1}, {0, 2}, {0, 3}}});
+    const float z = static_cast<float>(1.0 / std::sqrt(2.0 / 3.0 + 1e-5)); // (x - mean) / sd for x - mean = 1
+    EXPECT_NEAR(whole[0], -z, 1e-6);
+    EXPECT_NEAR(whole[1], 0.0f, 1e-6);
+    EXPECT_NEAR(whole[2], z, 1e-6);
+    EXPECT_NEAR(whole[3], 5.0f, 1e-6); // a constant plane: 0 · scale + B
+    EXPECT_EQ(runKernel(g, 0, in, {{{0, 1}, {0, 1}, {0, 3}}, {{0, 1}, {1, 2}, {0, 3}}}), whole); // channel tiles
+    EXPECT_EQ(runKernel(g, 0, in, {{{0, 1}, {0, 2}, {0, 1}}, {{0, 1}, {0, 2}, {1, 3}}}), whole); // spatial tiles
+}
+
+TEST(ReferenceKernels, InstanceNormalizationOnFloat64IsUnsupported)
+{
+    const Graph g = instanceNorm(DType::Float64);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "in");
+}
+
 TEST(ReferenceKernels, SumWithAStringInputIsUnsupported)
 {
     Graph g;
@@ -381,6 +419,61 @@ TEST(ReferenceKernels, SumWithAStringInputIsUnsupported)
     ASSERT_FALSE(k.isOk());
     EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
     EXPECT_EQ(k.status().location().node, "sum");
+}
+
+// x int8 [5], optional run-time bounds lo, hi (int8 scalars, or `boundType`).
+Graph clipInt8(bool bounds, DType boundType = DType::Int8)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {5}, Tensor::Kind::Input);
+    g.tensor(x).dtype = DType::Int8;
+    std::vector<TensorId> ins{x};
+    if (bounds)
+        for (const char *name : {"lo", "hi"}) {
+            ins.push_back(testgraphs::tensor(g, name, {}, Tensor::Kind::Input));
+            g.tensor(ins.back()).dtype = boundType;
+        }
+    g.inputs = ins;
+    const TensorId y = op(g, "clip", "Clip", ins, {5});
+    g.tensor(y).dtype = DType::Int8;
+    g.outputs = {y};
+    return g;
+}
+
+std::vector<std::int8_t> runClipInt8(const Graph &g, std::vector<std::int8_t> x, std::int8_t lo, std::int8_t hi)
+{
+    const Node &n = g.node(0);
+    auto kernel = reference::makeKernel(g, n);
+    EXPECT_TRUE(kernel.isOk()) << kernel.status().str();
+    if (!kernel)
+        return {};
+    const Shape scalar;
+    std::vector<std::int8_t> y(x.size(), 99);
+    reference::KernelArgs args;
+    args.in.push_back({DType::Int8, &g.tensor(n.inputs[0]).shape, reinterpret_cast<const std::uint8_t *>(x.data())});
+    if (n.inputs.size() == 3) {
+        args.in.push_back({DType::Int8, &scalar, reinterpret_cast<const std::uint8_t *>(&lo)});
+        args.in.push_back({DType::Int8, &scalar, reinterpret_cast<const std::uint8_t *>(&hi)});
+    }
+    args.out.push_back({DType::Int8, &g.tensor(n.outputs[0]).shape, reinterpret_cast<std::uint8_t *>(y.data())});
+    EXPECT_TRUE((*kernel)->compute(args, 0, {{0, 5}}).isOk());
+    return y;
+}
+
+TEST(ReferenceKernels, ClipOnInt8ClampsToItsBoundsOrTheTypesRange)
+{
+    const std::vector<std::int8_t> x{-128, -3, 0, 5, 127};
+    EXPECT_EQ(runClipInt8(clipInt8(true), x, -2, 4), (std::vector<std::int8_t>{-2, -2, 0, 4, 4}));
+    EXPECT_EQ(runClipInt8(clipInt8(false), x, 0, 0), x); // no bounds: int8's whole range
+}
+
+TEST(ReferenceKernels, ClipWithBoundsOfAnotherTypeThanItsInputIsUnsupported)
+{
+    const Graph g = clipInt8(true, DType::Float32);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().tensor, "lo");
 }
 
 // --- inputs ---------------------------------------------------------------------------
@@ -472,6 +565,46 @@ TEST_F(ReferenceBackend, UnsupportedAttributeValueIsRefusedByName)
             EXPECT_NE(r.status().message().find("training mode"), std::string::npos);
         }
     }
+}
+
+// x[2,3] -> Dropout(x, ratio, training_mode=true) with constant ratio and mode.
+Graph trainingDropout(float ratio)
+{
+    Graph g;
+    g.opsetVersion = 13;
+    const TensorId x = testgraphs::tensor(g, "x", {2, 3}, Tensor::Kind::Input);
+    g.inputs = {x};
+    auto constant = [&](const std::string &name, DType t, const void *value, std::size_t size) {
+        auto d = std::make_shared<TensorData>();
+        d->dtype = t;
+        d->bytes.resize(size);
+        std::memcpy(d->bytes.data(), value, size);
+        return g.addTensor(Tensor{name, t, {}, Tensor::Kind::Initializer, kInvalidId, {}, d});
+    };
+    const std::uint8_t training = 1;
+    const TensorId r = constant("ratio", DType::Float32, &ratio, 4);
+    const TensorId mode = constant("training_mode", DType::Bool, &training, 1);
+    g.outputs = {op(g, "drop", "Dropout", {x, r, mode}, {2, 3})};
+    return g;
+}
+
+TEST_F(ReferenceBackend, TrainingDropoutWithRatioZeroIsTheIdentity)
+{
+    const Graph g = trainingDropout(0.0f);
+    const auto inputs = std::vector{planutil::floatTensor("x", {2, 3}, {1, -2, 3, 0.5f, 5, -6})};
+    const RunResult r = run(g, planutil::wholePlan(g, perNode(g)), inputs);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_TRUE(planutil::bitEqual(r.outputs[0], inputs[0]));
+}
+
+TEST_F(ReferenceBackend, TrainingDropoutWithANonZeroRatioIsRefused)
+{
+    const Graph g = trainingDropout(0.5f);
+    auto r = planutil::compileAndRun(*backend, g, planutil::wholePlan(g, perNode(g)), planutil::makeInputs(g, 5));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(r.status().location().node, "drop");
+    EXPECT_NE(r.status().message().find("training mode"), std::string::npos);
 }
 
 TEST_F(ReferenceBackend, MaxPoolIndicesAreFlatPositionsInRowOrColumnMajorOrder)

@@ -275,6 +275,85 @@ TEST(ImportOptionalOutputs, MaskThatIsAGraphOutputIsKeptAndChecked)
     EXPECT_EQ(r.status().location().node, "drop");
 }
 
+// --- Shape values shown to libonnx's inference (S6a) -------------------------------
+
+// Opset 13 (libonnx 1.12 propagates Shape values into Reshape-14 only): y[2,12]
+// reshaped to Shape(x) of x[2,3,4] (or of Relu(x) when `ofIntermediate`),
+// then Relu; the reshaped z's shape is declared by nobody.
+ProtoBuilder reshapeToShapeOf(bool ofIntermediate)
+{
+    ProtoBuilder m(13);
+    m.input("x", {2, 3, 4});
+    m.input("y", {2, 12});
+    std::string source = "x";
+    if (ofIntermediate) {
+        m.node("Relu", {"x"}, {"r"}, "relu");
+        source = "r";
+    }
+    m.node("Shape", {source}, {"s"}, "shape");
+    m.node("Reshape", {"y", "s"}, {"z"}, "reshape");
+    m.node("Relu", {"z"}, {"w"}, "out");
+    m.output("w", {2, 3, 4});
+    return m;
+}
+
+TEST(ImportShapeValues, ReshapeToTheShapeOfAGraphInputGetsItsShape)
+{
+    ImportOptions o;
+    o.foldConstants = false; // the Shape node must come back unchanged
+    o.checkShapes = false;
+    auto r = importModelFromBytes(reshapeToShapeOf(false).bytes(), "reshape.onnx", o);
+    ASSERT_TRUE(r) << r.status().str();
+    const Graph &g = r->graph;
+    EXPECT_EQ(g.tensor(g.findTensor("z")).shape, (Shape{2, 3, 4}));
+    const Node &shape = g.node(g.findNode("shape"));
+    EXPECT_EQ(shape.opType, "Shape");
+    ASSERT_EQ(shape.inputs.size(), 1u);
+    EXPECT_EQ(g.tensor(shape.inputs[0]).name, "x");
+}
+
+TEST(ImportShapeValues, ReshapeToTheShapeOfAnIntermediateTensorStaysUnknown)
+{
+    // The twin: Relu(x)'s shape is only known after inference, so libonnx
+    // 1.12's Reshape-13 still cannot see the Shape's value (S6a's limit).
+    auto r = importModelFromBytes(reshapeToShapeOf(true).bytes(), "reshape.onnx");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.status().message().find("could not infer it from op 'Reshape'"), std::string::npos) << r.status().str();
+    EXPECT_EQ(r.status().location().tensor, "z");
+}
+
+// --- PRelu's per-channel slope before opset 7 (S8b) ------------------------------------
+
+// y = PRelu(x[2,3,4], slope[3]) at `opset`.
+ProtoBuilder preluWithChannelSlope(std::int64_t opset)
+{
+    ProtoBuilder m(opset);
+    m.input("x", {2, 3, 4});
+    m.floats("slope", {3}, {0.1f, 0.2f, 0.3f});
+    m.node("PRelu", {"x", "slope"}, {"y"}, "prelu");
+    m.output("y", {2, 3, 4});
+    return m;
+}
+
+TEST(ImportLegacyPRelu, Opset6SlopeOfOneValuePerChannelBroadcastsAlongAxis1)
+{
+    auto r = importModelFromBytes(preluWithChannelSlope(6).bytes(), "prelu.onnx");
+    ASSERT_TRUE(r) << r.status().str();
+    const Tensor &slope = r->graph.tensor(r->graph.findTensor("slope"));
+    EXPECT_EQ(slope.shape, (Shape{3, 1}));
+    ASSERT_TRUE(slope.data);
+    EXPECT_EQ(slope.data->shape, (Shape{3, 1}));
+    EXPECT_TRUE(logHas(r->log, Severity::Note, "applied per channel"));
+}
+
+TEST(ImportLegacyPRelu, Opset7SlopeFollowsNumpyBroadcastingAndIsRefused)
+{
+    // The twin: from opset 7 a [3] slope aligns with x's last axis (4).
+    auto r = importModelFromBytes(preluWithChannelSlope(7).bytes(), "prelu.onnx");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.status().message().find("not broadcastable"), std::string::npos) << r.status().str();
+}
+
 // --- initializer payloads ------------------------------------------------------
 
 TEST(ImportInitializers, RawAndTypedFieldsArePackedLittleEndian)

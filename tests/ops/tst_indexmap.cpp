@@ -808,6 +808,22 @@ Case layerNormCase(Rng &r)
     return c;
 }
 
+// InstanceNormalization: Y[n, c, ...] reads the (n, c) plane of X, scale[c], B[c].
+Case instanceNormCase(Rng &r)
+{
+    const Shape xs = randomShape(r, 3, 5, 3);
+    OpGraph og;
+    std::vector<TensorId> in{og.input(xs), og.input({xs[1]}), og.input({xs[1]})};
+    return makeCase(std::move(og), "InstanceNormalization", in, {}, {xs}, [=](int, const Idx &o, Deps &dp) {
+        Region plane = fullRegion(xs);
+        plane[0] = {o[0], o[0] + 1};
+        plane[1] = {o[1], o[1] + 1};
+        forEach(plane, [&](const Idx &x) { dp.tap(0, x); });
+        dp.tap(1, {o[1]});
+        dp.tap(2, {o[1]});
+    });
+}
+
 Case softmaxCase(Rng &r)
 {
     const Shape xs = randomShape(r, 1, 4, 3);
@@ -1650,6 +1666,10 @@ TEST(IndexMap, BatchNormalization)
 TEST(IndexMap, LayerNormalization)
 {
     run(layerNormCase, 10, 200);
+}
+TEST(IndexMap, InstanceNormalization)
+{
+    run(instanceNormCase, 60, 150);
 }
 TEST(IndexMap, Softmax)
 {

@@ -253,6 +253,7 @@ TEST(Shapes, ElementwiseAndNorms)
     ASSERT_TRUE(og.infer(og.node("LayerNormalization", {og.input({2, 5, 8}), og.input({8})}, {}, 3), out).isOk());
     EXPECT_EQ(out[1], (TensorType{DType::Float32, {2, 5, 1}}));
     EXPECT_EQ(og.shapeOf(og.node("Clip", {og.input({3}), og.constFloats({0.f}, Shape{}), kInvalidId})), (Shape{3}));
+    EXPECT_EQ(og.shapeOf(og.node("InstanceNormalization", {og.input({2, 4, 3, 5}), c, c})), (Shape{2, 4, 3, 5}));
 }
 
 TEST(Shapes, ElementwiseAndNormsInvalid)
@@ -267,6 +268,8 @@ TEST(Shapes, ElementwiseAndNormsInvalid)
     expectError(og, og.node("BatchNormalization", {og.input({2, 5, 3}), c, c, c, c}), "scale has shape 4, expected 5");
     expectError(og, og.node("LayerNormalization", {og.input({2, 5, 8}), og.input({5})}),
                 "Scale has shape 5, not broadcastable");
+    expectError(og, og.node("InstanceNormalization", {og.input({2, 5, 3}), c, c}), "scale has shape 4, expected 5");
+    expectError(og, og.node("InstanceNormalization", {og.input({2, 4}), c, c}), "needs rank >= 3");
 }
 
 TEST(Shapes, SoftmaxOpsetSemantics)
@@ -609,7 +612,8 @@ TEST(Shapes, KnownOps)
                                                  "EyeLike",
                                                  "Size",
                                                  "NegativeLogLikelihoodLoss",
-                                                 "SoftmaxCrossEntropyLoss"};
+                                                 "SoftmaxCrossEntropyLoss",
+                                                 "InstanceNormalization"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)

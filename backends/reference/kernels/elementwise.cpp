@@ -1,8 +1,10 @@
 // Element-wise kernels: unary Relu, LeakyRelu, Sigmoid, Tanh, Erf, HardSwish,
-// Sqrt, Clip (float32); Identity and Dropout (inference: a copy, the mask all
-// true) on any element type; Cast between the numeric types; binary Add, Sub,
-// Mul, Div (float32, float64, int32, int64 and uint8), Pow (float32/int32/int64
-// base, any numeric exponent) and variadic Sum (float32), all with numpy
+// Sqrt (float32); Clip (float32, float64, int8/uint8/int16/int32/int64);
+// Identity and Dropout (inference, or training with a constant ratio 0: a
+// copy, the mask all true) on any element type; Cast between the numeric
+// types; binary Add, Sub, Mul, Div (float32, float64, int32, int64 and
+// uint8), Pow (float32/int32/int64 base, any numeric exponent) and variadic
+// Sum (float32), all with numpy
 // broadcasting.
 //
 // Formulas follow the ONNX reference implementation in float32 arithmetic:
@@ -17,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace tessera::reference {
 
@@ -73,18 +76,21 @@ template <typename Op> Expected<KernelPtr> makeUnary(const Graph &g, const Node 
     return KernelPtr(std::make_unique<UnaryKernel<Op>>(op, inTensor(g, n, 0).shape));
 }
 
-class ClipKernel final : public NodeKernel
+// Clip on float32, float64 and the signed/unsigned integer types. The bounds
+// are inputs 1 and 2 of x's type (opset >= 11, possibly run-time one-element
+// tensors) or the float attributes of opset < 11 (float types only there);
+// an absent bound is the type's lowest/highest value.
+template <typename T> class ClipKernel final : public NodeKernel
 {
 public:
-    ClipKernel(Shape shape, float lo, float hi) : m_shape(std::move(shape)), m_lo(lo), m_hi(hi) {}
+    ClipKernel(Shape shape, T lo, T hi) : m_shape(std::move(shape)), m_lo(lo), m_hi(hi) {}
 
     Status compute(const KernelArgs &a, int, const ops::Region &r) const override
     {
-        // opset >= 11: bounds are (possibly run-time) one-element inputs.
-        const float lo = a.in.size() > 1 && a.in[1].present() ? a.in[1].as<float>()[0] : m_lo;
-        const float hi = a.in.size() > 2 && a.in[2].present() ? a.in[2].as<float>()[0] : m_hi;
-        const float *x = a.in[0].as<float>();
-        float *y = a.out[0].as<float>();
+        const T lo = a.in.size() > 1 && a.in[1].present() ? a.in[1].as<T>()[0] : m_lo;
+        const T hi = a.in.size() > 2 && a.in[2].present() ? a.in[2].as<T>()[0] : m_hi;
+        const T *x = a.in[0].as<T>();
+        T *y = a.out[0].as<T>();
         for (const Run &run : contiguousRuns(r, m_shape))
             for (std::int64_t i = run.offset; i < run.offset + run.length; ++i)
                 y[i] = std::min(std::max(x[i], lo), hi);
@@ -93,16 +99,45 @@ public:
 
 private:
     Shape m_shape;
-    float m_lo, m_hi;
+    T m_lo, m_hi;
 };
+
+// An attribute bound converted to T; integer types keep their full range
+// (their Clip has no bound attributes).
+template <typename T> T clipBound(const Node &n, const char *name, bool low)
+{
+    using L = std::numeric_limits<T>;
+    const T fallback = low ? L::lowest() : L::max();
+    if constexpr (std::is_floating_point_v<T>)
+        return static_cast<T>(n.attrFloat(name, low ? -L::infinity() : L::infinity()));
+    else
+        return fallback;
+}
+
+template <typename T> Expected<KernelPtr> makeClipOf(const Graph &g, const Node &n)
+{
+    return KernelPtr(std::make_unique<ClipKernel<T>>(inTensor(g, n, 0).shape, clipBound<T>(n, "min", true),
+                                                     clipBound<T>(n, "max", false)));
+}
 
 Expected<KernelPtr> makeClip(const Graph &g, const Node &n)
 {
-    for (std::size_t i = 0; i < 3; ++i)
-        TS_TRY(expectType(g, n, i, {DType::Float32}));
-    constexpr float inf = std::numeric_limits<float>::infinity();
-    return KernelPtr(std::make_unique<ClipKernel>(inTensor(g, n, 0).shape, static_cast<float>(n.attrFloat("min", -inf)),
-                                                  static_cast<float>(n.attrFloat("max", inf))));
+    const DType t = inTensor(g, n, 0).dtype;
+    for (std::size_t i = 1; i < 3; ++i)
+        TS_TRY(expectType(g, n, i, {t}));
+    switch (t) {
+    case DType::Float32: return makeClipOf<float>(g, n);
+    case DType::Float64: return makeClipOf<double>(g, n);
+    case DType::Int8: return makeClipOf<std::int8_t>(g, n);
+    case DType::UInt8: return makeClipOf<std::uint8_t>(g, n);
+    case DType::Int16: return makeClipOf<std::int16_t>(g, n);
+    case DType::Int32: return makeClipOf<std::int32_t>(g, n);
+    case DType::Int64: return makeClipOf<std::int64_t>(g, n);
+    default:
+        return expectType(
+            g, n, 0,
+            {DType::Float32, DType::Float64, DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64});
+    }
 }
 
 // --- copies: Identity, Dropout ---------------------------------------------------
@@ -135,13 +170,24 @@ Expected<KernelPtr> makeCopy(const Graph &g, const Node &n)
 {
     const Tensor &x = inTensor(g, n, 0);
     if (n.opType == "Dropout") {
-        // Inference only: training_mode (opset >= 12) must be a constant false.
+        // Inference only: training_mode (opset >= 12) must be a constant false,
+        // or the ratio a constant 0 (nothing dropped: the output is the input
+        // and the mask all true, as in inference).
         if (hasInput(n, 2)) {
             auto mode = constInts(g, n, 2);
             if (!mode)
                 return mode.status();
-            if (!mode->empty() && (*mode)[0] != 0)
-                return unsupported(n, "training mode is not supported");
+            if (!mode->empty() && (*mode)[0] != 0) {
+                std::vector<double> ratio{0.5}; // ONNX's default
+                if (hasInput(n, 1)) {
+                    auto r = constFloats(g, n, 1);
+                    if (!r)
+                        return r.status();
+                    ratio = *r;
+                }
+                if (ratio.size() != 1 || ratio[0] != 0.0)
+                    return unsupported(n, "training mode is not supported (unless ratio is a constant 0)");
+            }
         }
         if (g.opsetVersion < 7 && n.attrInt("is_test", 0) == 0)
             return unsupported(n, "training mode (is_test=0) is not supported");

@@ -1,5 +1,6 @@
 // Normalizations on float32: BatchNormalization (inference form only),
-// LayerNormalization (with its optional Mean and InvStdDev outputs) and
+// LayerNormalization (with its optional Mean and InvStdDev outputs),
+// InstanceNormalization (statistics per (n, c) plane, scale/B per channel) and
 // Softmax, LogSoftmax (x - max - log Σexp) and Hardmax (1 at the first
 // maximum) (opset < 13: over the dims [axis, rank) flattened; opset >= 13:
 // along the one axis).
@@ -187,6 +188,50 @@ Expected<KernelPtr> makeLayerNorm(const Graph &g, const Node &n)
                                                        hasInput(n, 2) ? &inTensor(g, n, 2).shape : nullptr));
 }
 
+// --- InstanceNormalization ---------------------------------------------------------
+
+// X [N, C, D...] as rows [N·C, L = ΠD]: row o is channel o % C.
+class InstanceNormKernel final : public NodeKernel
+{
+public:
+    InstanceNormKernel(RowView v, double eps) : m_v(std::move(v)), m_eps(eps) {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>(), *scale = a.in[1].as<float>(), *bias = a.in[2].as<float>();
+        const std::int64_t L = m_v.L, C = m_v.shape[1];
+        const std::vector<std::int64_t> rowOff = m_v.row(r);
+        for (std::int64_t o : m_v.outer(r)) {
+            const float *xr = x + o * L;
+            double sum = 0;
+            for (std::int64_t j = 0; j < L; ++j)
+                sum += xr[j];
+            const double mean = sum / static_cast<double>(L);
+            double sq = 0;
+            for (std::int64_t j = 0; j < L; ++j)
+                sq += (xr[j] - mean) * (xr[j] - mean);
+            const double sd = std::sqrt(sq / static_cast<double>(L) + m_eps);
+            const std::int64_t c = o % C;
+            float *yr = a.out[0].as<float>() + o * L;
+            for (std::int64_t j : rowOff)
+                yr[j] = static_cast<float>((xr[j] - mean) / sd * scale[c] + bias[c]);
+        }
+        return Status::ok();
+    }
+
+private:
+    RowView m_v;
+    double m_eps;
+};
+
+Expected<KernelPtr> makeInstanceNorm(const Graph &g, const Node &n)
+{
+    for (std::size_t i = 0; i < 3; ++i)
+        TS_TRY(expectType(g, n, i, {DType::Float32}));
+    const Shape &x = inTensor(g, n, 0).shape;
+    return KernelPtr(std::make_unique<InstanceNormKernel>(RowView(x, 2, x.size()), n.attrFloat("epsilon", 1e-5)));
+}
+
 // --- Softmax -----------------------------------------------------------------------
 
 class SoftmaxKernel final : public NodeKernel
@@ -255,8 +300,8 @@ Expected<KernelPtr> makeSoftmax(const Graph &g, const Node &n)
 }
 
 constexpr KernelEntry kKernels[] = {
-    {"BatchNormalization", makeBatchNorm}, {"Hardmax", makeSoftmax}, {"LayerNormalization", makeLayerNorm},
-    {"LogSoftmax", makeSoftmax},           {"Softmax", makeSoftmax},
+    {"BatchNormalization", makeBatchNorm}, {"Hardmax", makeSoftmax},    {"InstanceNormalization", makeInstanceNorm},
+    {"LayerNormalization", makeLayerNorm}, {"LogSoftmax", makeSoftmax}, {"Softmax", makeSoftmax},
 };
 
 } // namespace
