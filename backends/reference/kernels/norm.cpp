@@ -113,6 +113,22 @@ struct RowView {
 
 // --- LayerNormalization ------------------------------------------------------------
 
+// Mean and sqrt(variance + eps) of one contiguous row (two passes, in double).
+struct RowMoments {
+    double mean, sd;
+};
+RowMoments rowMoments(const float *xr, std::int64_t L, double eps)
+{
+    double sum = 0;
+    for (std::int64_t j = 0; j < L; ++j)
+        sum += xr[j];
+    const double mean = sum / static_cast<double>(L);
+    double sq = 0;
+    for (std::int64_t j = 0; j < L; ++j)
+        sq += (xr[j] - mean) * (xr[j] - mean);
+    return {mean, std::sqrt(sq / static_cast<double>(L) + eps)};
+}
+
 class LayerNormKernel final : public NodeKernel
 {
 public:
@@ -141,14 +157,7 @@ public:
         });
         for (std::int64_t o : m_v.outer(r)) {
             const float *xr = x + o * L;
-            double sum = 0;
-            for (std::int64_t j = 0; j < L; ++j)
-                sum += xr[j];
-            const double mean = sum / static_cast<double>(L);
-            double sq = 0;
-            for (std::int64_t j = 0; j < L; ++j)
-                sq += (xr[j] - mean) * (xr[j] - mean);
-            const double sd = std::sqrt(sq / static_cast<double>(L) + m_eps);
+            const auto [mean, sd] = rowMoments(xr, L, m_eps);
             if (output == 1) {
                 a.out[1].as<float>()[o] = static_cast<float>(mean);
             } else if (output == 2) {
@@ -203,14 +212,7 @@ public:
         const std::vector<std::int64_t> rowOff = m_v.row(r);
         for (std::int64_t o : m_v.outer(r)) {
             const float *xr = x + o * L;
-            double sum = 0;
-            for (std::int64_t j = 0; j < L; ++j)
-                sum += xr[j];
-            const double mean = sum / static_cast<double>(L);
-            double sq = 0;
-            for (std::int64_t j = 0; j < L; ++j)
-                sq += (xr[j] - mean) * (xr[j] - mean);
-            const double sd = std::sqrt(sq / static_cast<double>(L) + m_eps);
+            const auto [mean, sd] = rowMoments(xr, L, m_eps);
             const std::int64_t c = o % C;
             float *yr = a.out[0].as<float>() + o * L;
             for (std::int64_t j : rowOff)
