@@ -100,6 +100,11 @@ public:
     // Cost of one synchronisation (stage barrier) on the device.
     virtual double syncNs() const = 0;
 
+    // The barrier after a stage that ran on `streams` streams (devicecost.h
+    // S5): a device synchronisation after several; none after one, whose
+    // stream order already orders what follows.
+    double barrierAfterNs(std::size_t streams) const { return streams > 1 ? syncNs() : 0.0; }
+
     // The cost of `nodes` as one kernel alone on the device.
     TaskCost kernelCost(const Graph &g, const std::vector<NodeId> &nodes, const KernelPlacement &p) const
     {

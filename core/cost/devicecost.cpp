@@ -354,10 +354,10 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
 KernelEstimate DeviceCostModel::aloneKernel(KernelEstimate est) const
 {
     const std::vector<std::vector<const KernelEstimate *>> alone{{&est}};
-    StageEstimate stage = estimateStage(alone);
+    const StageEstimate issued = stage(alone, true);
     const double energy = est.cost.energyJ;
     auto bytes = std::move(est.cost.bytesByLevel);
-    est.cost = stage.costs[0][0];
+    est.cost = issued.costs[0][0];
     est.cost.bytesByLevel = std::move(bytes);
     est.cost.energyJ = energy + m_device.power.staticWatts * est.cost.timeNs * 1e-9;
     return est;
@@ -420,7 +420,7 @@ KernelEstimate DeviceCostModel::estimateShapedKernel(const std::vector<ShapedLau
 }
 
 double DeviceCostModel::simulate(const std::vector<std::vector<const KernelEstimate *>> &streams,
-                                 std::vector<Event> *events) const
+                                 std::vector<Event> *events, bool issuedAlone) const
 {
     // The host issues one launch per overhead, round-robin over the streams;
     // a launch starts once issued and its stream's previous launch has ended.
@@ -450,8 +450,10 @@ double DeviceCostModel::simulate(const std::vector<std::vector<const KernelEstim
         lanes.push_back(std::move(lane));
     }
     issue.resize(total);
-    double host = 0;
+    // S5: a stage on one stream was issued while the stage before it ran (no
+    // synchronisation between them): its first launch waits for no issue.
     const double launchNs = m_device.overheads.kernelLaunchNs;
+    double host = lanes.size() == 1 && !issuedAlone ? -launchNs : 0;
     for (std::size_t i = 0; i < longest; ++i)
         for (const Lane &l : lanes)
             if (i < l.launches.size())
@@ -505,14 +507,20 @@ double DeviceCostModel::simulate(const std::vector<std::vector<const KernelEstim
 
 double DeviceCostModel::stageSpanNs(const std::vector<std::vector<const KernelEstimate *>> &streams) const
 {
-    return simulate(streams, nullptr);
+    return simulate(streams, nullptr, false);
 }
 
 StageEstimate DeviceCostModel::estimateStage(const std::vector<std::vector<const KernelEstimate *>> &streams) const
 {
+    return stage(streams, false);
+}
+
+StageEstimate DeviceCostModel::stage(const std::vector<std::vector<const KernelEstimate *>> &streams,
+                                     bool issuedAlone) const
+{
     std::vector<Event> events;
     StageEstimate out;
-    out.spanNs = simulate(streams, &events);
+    out.spanNs = simulate(streams, &events, issuedAlone);
     out.costs.resize(streams.size());
     out.endNs.resize(streams.size());
     for (std::size_t s = 0; s < streams.size(); ++s) {

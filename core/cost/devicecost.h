@@ -36,8 +36,18 @@
 //    D = Σd ≤ M cores each runs at its alone speed, beyond that all slow down
 //    by M/D (streams share cores in proportion to their demand). Per kernel:
 //    launchNs = waiting to be issued, computeNs / memoryNs = its alone time
-//    by bound, contentionNs = the rest of its span. A barrier costs
-//    overheads.sync.
+//    by bound, contentionNs = the rest of its span.
+// S5 Barriers (the IOS runtime's rule: it synchronises the device only around
+//    a stage of several groups). After a stage on several streams the device
+//    synchronises (overheads.sync) and the next stage's host issue starts
+//    from zero, its first launch waiting overheads.kernelLaunch. A stage on
+//    one stream needs no synchronisation after it — stream order keeps what
+//    follows in order — and the host issued its launches while the previous
+//    stage ran: its first launch does not wait (CostModel::barrierAfterNs).
+//    Charged per stage, so a plan's estimate is the sum of its stages' (the
+//    IOS search adds them); what that misses is the synchronisation before a
+//    multi-stream stage that follows a one-stream stage (one sync, once per
+//    run of multi-stream stages) and that such a stage's first launch waits.
 // Shaped launches (costmodel.h ShapedLaunch: a scheduler's own geometry, e.g. a
 //    Welder tile-graph kernel) skip S1/S2 and go through S3/S4 with the level
 //    whose bytes take longest at its bandwidth as the memory bound.
@@ -78,13 +88,17 @@ private:
         std::size_t stream, kernel;
         double issueNs, startNs, endNs;
     };
-    // S4: the stage's span; per launch its issue/start/end when `events` is given.
-    double simulate(const std::vector<std::vector<const KernelEstimate *>> &streams, std::vector<Event> *events) const;
+    // S4/S5: the stage's span; per launch its issue/start/end when `events` is
+    // given. `issuedAlone`: the host starts issuing at the stage's start even on
+    // one stream (a kernel's cost alone includes its launch).
+    double simulate(const std::vector<std::vector<const KernelEstimate *>> &streams, std::vector<Event> *events,
+                    bool issuedAlone) const;
+    StageEstimate stage(const std::vector<std::vector<const KernelEstimate *>> &streams, bool issuedAlone) const;
     double blockNs(const Launch &k, double resident) const;
     const MemoryLevel &ioLevel(const KernelPlacement &p, double bytes) const;
     // Peak FLOP/s per core of the best unit for the class and dtype; `cores` = cores carrying it.
     double peakPerCore(OpClass c, DType dt, int &cores) const;
-    // The launches as one kernel issued alone (S4), with their bytes and energy.
+    // The launches as one kernel issued alone (S4, its first launch waiting), with their bytes and energy.
     KernelEstimate aloneKernel(KernelEstimate est) const;
 
     const Device &m_device;

@@ -78,10 +78,10 @@ TaskId PlanBuilder::addKernel(std::string name, std::vector<NodeId> nodes, const
     return m_plan.addTask(std::move(task));
 }
 
-void PlanBuilder::costStage()
+std::size_t PlanBuilder::costStage()
 {
     if (m_pending.empty())
-        return;
+        return 0;
     std::vector<std::int32_t> streamIds; // in order of first use
     std::vector<std::vector<const KernelEstimate *>> streams;
     std::vector<std::vector<TaskId>> tasks;
@@ -102,6 +102,7 @@ void PlanBuilder::costStage()
         for (std::size_t k = 0; k < tasks[s].size(); ++k)
             m_plan.tasks[static_cast<std::size_t>(tasks[s][k])].cost = stage.costs[s][k];
     m_pending.clear();
+    return streams.size();
 }
 
 ExecutionPlan PlanBuilder::finish()
@@ -112,12 +113,12 @@ ExecutionPlan PlanBuilder::finish()
 
 TaskId PlanBuilder::addBarrier(std::int32_t stage)
 {
-    costStage();
+    const std::size_t streams = costStage();
     Task t;
     t.kind = TaskKind::Barrier;
     t.stage = stage;
     t.label = "barrier";
-    t.cost.timeNs = t.cost.syncNs = m_cost.syncNs();
+    t.cost.timeNs = t.cost.syncNs = m_cost.barrierAfterNs(streams);
     for (std::size_t i = m_sinceBarrier; i < m_plan.tasks.size(); ++i)
         t.deps.push_back(static_cast<TaskId>(i));
     if (t.deps.empty() && m_lastBarrier >= 0)

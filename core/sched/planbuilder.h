@@ -33,7 +33,7 @@ public:
     TaskId addKernel(std::string name, std::vector<NodeId> nodes, const KernelPlacement &placement = {},
                      Binding binding = {}, std::int32_t stage = -1, std::string strategy = {});
     // A barrier after every task issued since the previous barrier; later
-    // tasks depend on it. Costs the cost model's syncNs.
+    // tasks depend on it. Costs CostModel::barrierAfterNs of that stage.
     TaskId addBarrier(std::int32_t stage = -1);
 
     // The plan so far; tasks since the last barrier carry their costs alone
@@ -42,7 +42,7 @@ public:
     ExecutionPlan finish();
 
 private:
-    void costStage(); // the pending kernels as one stage
+    std::size_t costStage(); // the pending kernels as one stage; returns its stream count
 
     std::vector<std::pair<TaskId, KernelEstimate>> m_pending; // kernels since the last barrier
     const Graph &m_graph;

@@ -45,6 +45,12 @@ Expected<ScheduleRun> runSchedule(const IScheduler &scheduler, const ScheduleReq
                                   const Overrides &overrides)
 {
     TS_ASSERT(request.graph && request.device && request.cost);
+    if (request.options.all().empty() && !scheduler.info().options.empty()) {
+        // A request built without options runs with the scheduler's defaults.
+        ScheduleRequest withDefaults = request;
+        withDefaults.options = OptionValues::defaults(scheduler.info().options);
+        return runSchedule(scheduler, withDefaults, overrides);
+    }
     ScheduleRun run;
     run.decisions = DecisionContext(overrides);
     using Clock = std::chrono::steady_clock;

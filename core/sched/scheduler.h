@@ -103,7 +103,8 @@ struct ScheduleRun {
 };
 
 // Runs `scheduler` with `overrides`, then verifyPlan(). Deterministic for a
-// given request and overrides.
+// given request and overrides. A request without option values gets the
+// scheduler's defaults.
 Expected<ScheduleRun> runSchedule(const IScheduler &scheduler, const ScheduleRequest &request,
                                   const Overrides &overrides = {});
 

@@ -54,16 +54,18 @@ double ModelStageLatency::stageNs(IosStrategy strategy, const std::vector<std::v
             if (!m_conv[static_cast<std::size_t>(u)])
                 return std::numeric_limits<double>::infinity();
         const KernelEstimate merged = mergedKernel(groups[0]);
-        return m_cost.stageSpanNs({{&merged}}) + m_cost.syncNs();
+        return m_cost.stageSpanNs({{&merged}}) + m_cost.barrierAfterNs(1);
     }
     thread_local std::vector<std::vector<const KernelEstimate *>> streams;
     streams.resize(groups.size());
+    std::size_t busy = 0;
     for (std::size_t g = 0; g < groups.size(); ++g) {
         streams[g].clear();
         for (std::int32_t u : groups[g])
             streams[g].push_back(&m_kernels[static_cast<std::size_t>(u)]);
+        busy += !groups[g].empty();
     }
-    return m_cost.stageSpanNs(streams) + m_cost.syncNs();
+    return m_cost.stageSpanNs(streams) + m_cost.barrierAfterNs(busy);
 }
 
 // ---- measured -----------------------------------------------------------------

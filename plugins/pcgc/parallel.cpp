@@ -125,7 +125,7 @@ ParallelPlan planParallel(const Graph &g, const Device &device, const CostModel 
             for (std::size_t k : streams[j])
                 parallelStreams[j].push_back(&estimates[k]);
         const double serialNs = cost.stageSpanNs(serialStreams);
-        const double parallelNs = s > 1 ? cost.stageSpanNs(parallelStreams) + cost.syncNs() : serialNs;
+        const double parallelNs = s > 1 ? cost.stageSpanNs(parallelStreams) + cost.barrierAfterNs(s) : serialNs;
         Wave parallelWave;
         for (const auto &st : streams) {
             parallelWave.streams.emplace_back();

@@ -65,12 +65,13 @@ std::array<double, 5> estimates(const std::string &network, const Device &device
 // Cells the calibrated model does not yet meet (docs/cost-model.md "Known
 // limits", BENCHMARKS.md). Each is checked to be still outside, so the list
 // shrinks as the model improves and never hides a new miss.
-const std::set<std::string> kKnownOutside = {"inception_v3/Sequential", "nasnet/Sequential", "squeezenet/Sequential",
-                                             "squeezenet/Greedy", "squeezenet/IOS-Merge"};
-const std::set<std::string> kKnownMisordered = {"inception_v3/Sequential>Greedy", "inception_v3/Sequential>IOS-Merge",
-                                                "inception_v3/IOS-Merge>Greedy",  "randwire/Sequential>Greedy",
-                                                "nasnet/Sequential>Greedy",       "nasnet/Sequential>IOS-Parallel",
-                                                "nasnet/Sequential>IOS-Both",     "squeezenet/IOS-Parallel>IOS-Merge"};
+const std::set<std::string> kKnownOutside = {};
+// The sequential plan is one stream the host issues ahead of the device, while
+// a stage's cost starts from its own issue (devicecost.h S5): greedy's
+// one-stream stages lose that lead, so greedy comes out slower than sequential
+// on the two separable-convolution networks, where the V100 ran it 26 and 27 %
+// faster.
+const std::set<std::string> kKnownMisordered = {"randwire/Sequential>Greedy", "nasnet/Sequential>Greedy"};
 
 class CostFidelity : public ::testing::TestWithParam<Measured>
 {
@@ -106,11 +107,8 @@ TEST_P(CostFidelity, IosBothBeatsSequentialOnV100AndA100)
     const Measured &m = GetParam();
     for (const Device *d : {&v100(), &a100()}) {
         const std::array<double, 5> est = estimates(m.network, *d);
-        // Known miss: NasNet's sequential plan (ONNX nodes, no barriers) comes out
-        // below IOS-Both; checked to stay a miss until the model improves.
-        const bool known = std::string(m.network) == "nasnet";
-        EXPECT_EQ(est[4] < est[0], !known)
-            << m.network << " on " << d->id << ": IOS-Both " << est[4] << " ms, sequential " << est[0] << " ms";
+        EXPECT_LT(est[4], est[0]) << m.network << " on " << d->id << ": IOS-Both " << est[4] << " ms, sequential "
+                                  << est[0] << " ms";
     }
 }
 

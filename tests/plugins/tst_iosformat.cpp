@@ -325,11 +325,22 @@ TEST(IosSchedules, PlansThatSplitUnitsAreNotIosSchedules)
 {
     const ImportResult &model = iosNetwork("squeezenet");
     const IosUnitSet units = iosUnits("squeezenet");
-    auto sequential = scheduleGraph(model.graph, v100(), *createSequentialScheduler(), {});
+    ScheduleSetup perNode;
+    perNode.options = {{"epilogues", "false"}};
+    auto sequential = scheduleGraph(model.graph, v100(), *createSequentialScheduler(), perNode);
     ASSERT_TRUE(sequential.isOk());
     auto s = iosScheduleFromPlan(sequential->result.plan, model.graph, units);
     ASSERT_FALSE(s.isOk()); // conv and relu of a unit are separate stages
     EXPECT_NE(s.status().message().find("split over stages or groups"), std::string::npos) << s.status().str();
+
+    // Negative twin: with their epilogues (the default) the sequential plan's
+    // operators are the artifact's units — its sequential schedule.
+    auto units1 = scheduleGraph(model.graph, v100(), *createSequentialScheduler(), {});
+    ASSERT_TRUE(units1.isOk());
+    auto ios = iosScheduleFromPlan(units1->result.plan, model.graph, units);
+    ASSERT_TRUE(ios.isOk()) << ios.status().str();
+    for (const IosStage &stage : ios->stages)
+        EXPECT_EQ(stage.groups.size(), 1u); // one stream throughout
 }
 
 // ---- Fig. 3.1: operator merge -----------------------------------------------------------------

@@ -88,8 +88,11 @@ TEST(DeviceCostModel, ReproducesTheLowUtilisationEffects)
     const double alone = m.stageSpanNs({{&k}});
     const double serial = m.stageSpanNs({{&k, &k}});
     const double side = m.stageSpanNs({{&k}, {&k}});
-    EXPECT_NEAR(side, alone + launch, 1e-6 * alone);
-    EXPECT_NEAR(serial, 2 * alone - launch, 1e-6 * alone); // the second launch hides behind the first kernel
+    // One stream: issued while the stage before ran (S5), its launches hide
+    // behind the kernels. Two streams: issued after a synchronisation, one
+    // launch each.
+    EXPECT_NEAR(serial, 2 * alone, 1e-6 * alone);
+    EXPECT_NEAR(side, alone + 2 * launch, 1e-6 * alone);
     EXPECT_LT(side, 0.6 * serial);
 
     // Negative twin: a kernel that fills the device (64 registers: 4 blocks of
@@ -126,7 +129,27 @@ TEST(DeviceCostModel, ReproducesTheLowUtilisationEffects)
     EXPECT_EQ(lightL.residentBlocks, 8);
     EXPECT_TRUE(lightL.memoryBound);
     const KernelEstimate f = one(full), l = one(lightL);
-    EXPECT_LT(m.stageSpanNs({{&f}, {&l}}), m.stageSpanNs({{&f, &l}}));
+    // (net of the two launches a stage on two streams waits for, S5)
+    EXPECT_LT(m.stageSpanNs({{&f}, {&l}}) - 2 * launch, m.stageSpanNs({{&f, &l}}));
+}
+
+// S5: a one-stream stage needs no synchronisation after it and its first launch
+// waits for no issue; a stage on several streams pays both.
+TEST(DeviceCostModel, OnlyStagesOnSeveralStreamsSynchronise)
+{
+    const DeviceCostModel m(v100());
+    const Graph g = fig34();
+    const KernelEstimate a = m.estimateKernel(g, {0}, {});
+    const double launch = v100().overheads.kernelLaunchNs;
+    EXPECT_EQ(m.barrierAfterNs(1), 0.0);
+    EXPECT_EQ(m.barrierAfterNs(2), v100().overheads.syncNs);
+    const StageEstimate one = m.estimateStage({{&a}});
+    EXPECT_EQ(one.costs[0][0].launchNs, 0.0);
+    EXPECT_NEAR(one.spanNs, a.cost.timeNs - launch, 1e-6 * a.cost.timeNs); // alone, it is issued first
+    // Negative twin: the same kernel beside another waits for its issue.
+    const StageEstimate two = m.estimateStage({{&a}, {&a}});
+    EXPECT_NEAR(two.costs[0][0].launchNs, launch, 1e-9);
+    EXPECT_GT(two.spanNs, one.spanNs + launch);
 }
 
 // The parts of every task add up to its time; a concurrent stage shows contention.
@@ -229,9 +252,15 @@ TEST(DeviceCostModel, SamePlanSameNumberWhicheverScheduler)
     EXPECT_EQ(a->result.plan.estimatedLatencyNs(), b->result.plan.estimatedLatencyNs());
     EXPECT_GT(a->result.plan.estimatedLatencyNs(), 0);
 
-    // Negative twin: greedy's plan of the same chain adds a barrier per stage.
+    // Greedy's plan of the chain puts each conv in a stage of its own, one
+    // stream each: no synchronisation (S5), the same device time.
     auto greedy = createGreedyScheduler();
-    EXPECT_GT(latencyOf(g, v100(), *greedy), a->result.plan.estimatedLatencyNs() + 3 * v100().overheads.syncNs);
+    EXPECT_NEAR(latencyOf(g, v100(), *greedy), a->result.plan.estimatedLatencyNs(),
+                1e-6 * latencyOf(g, v100(), *greedy));
+    // Negative twin: where greedy's plan differs (four branches on four
+    // streams, synchronised), so does its number.
+    const Graph wide = fan(4);
+    EXPECT_NE(latencyOf(wide, v100(), *greedy), latencyOf(wide, v100(), *sequential));
 }
 
 // A user edits the calibration in a device file: every scheduler's estimate changes.

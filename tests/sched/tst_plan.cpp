@@ -42,7 +42,11 @@ protected:
         r.graph = &graph;
         r.device = &dev;
         r.cost = &cost;
-        auto run = runSchedule(*createSequentialScheduler(), r);
+        auto sequential = createSequentialScheduler();
+        auto options = OptionValues::resolve(sequential->info().options, {{"epilogues", "false"}}); // a kernel per node
+        ASSERT_TRUE(options.isOk());
+        r.options = *options;
+        auto run = runSchedule(*sequential, r);
         ASSERT_TRUE(run.isOk()) << run.status().str();
         plan = run->result.plan;
     }

@@ -3,7 +3,7 @@
 // to the ScheduleController and replays the schedule (fewer DP transitions
 // with r = 2 on three chains of three convolutions), an edit back to the default removes the key, out-of-range and
 // unknown-choice edits are rejected with a message naming the key, switching
-// to greedy reloads its (empty) option list, reset clears everything, and the
+// to layer fusion reloads its (empty) option list, reset clears everything, and the
 // delegate picks the editor per kind. Every model runs under
 // QAbstractItemModelTester; the screenshot goes to
 // <build>/screenshots/optionseditor.png.
@@ -291,11 +291,12 @@ private slots:
         QVERIFY(c->options().empty());
         QVERIFY(!editor.resetButton()->isEnabled());
 
-        // Another scheduler: its specs (greedy has none) and its header.
-        c->setScheduler(QStringLiteral("greedy"));
-        QCOMPARE(editor.loadedScheduler(), QStringLiteral("greedy"));
+        // Another scheduler: its specs (layer fusion has none) and its header.
+        c->setScheduler(QStringLiteral("layer-fusion"));
+        QCOMPARE(editor.loadedScheduler(), QStringLiteral("layer-fusion"));
         QCOMPARE(m->rowCount(), 0);
-        QCOMPARE(editor.findChild<QLabel *>(QStringLiteral("optionsTitle"))->text(), QStringLiteral("Greedy"));
+        QCOMPARE(editor.findChild<QLabel *>(QStringLiteral("optionsTitle"))->text(),
+                 QStringLiteral("Layer fusion (TVM-style)"));
         QVERIFY(editor.findChild<QLabel *>(QStringLiteral("optionsSummary"))
                     ->text()
                     .contains(QStringLiteral("no options")));

@@ -234,7 +234,7 @@ private slots:
     void sequentialPlanHasOneLane()
     {
         const Graph g = testgraphs::residualChain(2);
-        const auto run = schedule(g, "sequential");
+        const auto run = schedule(g, "sequential", {{"epilogues", "false"}}); // a kernel per node
         QVERIFY(run);
         const StageLayout l = layoutOf(g, *run, &m_v100);
         QCOMPARE(l.lanes.size(), std::size_t{1});
@@ -557,7 +557,7 @@ private slots:
     void paintsThousandsOfStagesQuickly()
     {
         const auto graph = std::make_shared<const Graph>(testgraphs::residualChain(400));
-        const auto run = schedule(*graph, "greedy");
+        const auto run = schedule(*graph, "greedy", {{"epilogues", "false"}});
         QVERIFY(run);
         StageView view;
         view.resize(1200, 300);
