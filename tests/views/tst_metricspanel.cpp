@@ -336,6 +336,8 @@ private slots:
             r->timeline.push_back({i, i * 1000.0, i * 1000.0 + 900, i % 3});
         RunTimelineStrip strip;
         strip.resize(800, 200);
+        strip.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&strip));
         strip.setResult(r, nullptr);
         QCOMPARE(strip.timeline().laneCount(), 3);
         QCOMPARE(strip.laneName(1), QStringLiteral("DMA to LLB"));

@@ -89,6 +89,7 @@ MetricsPanel::MetricsPanel(WorkbenchState *state, QWidget *parent)
     m_summary->setObjectName(QStringLiteral("metricsSummary"));
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true); // a narrow dock wraps the line rather than growing
     m_flush->setSingleShot(true);
     connect(m_flush, &QTimer::timeout, this, [this] {
         m_throttle.flushed(QDateTime::currentMSecsSinceEpoch());

@@ -197,9 +197,9 @@ RunTimelineStrip::Geometry RunTimelineStrip::geometry() const
     g.legendTop = 2;
     const int plotTop = g.legendTop + fm.height() + 6;
     const int axisHeight = fm.height() + 8;
-    // Lanes share the height there is: 3 to 20 pixels each.
+    // Lanes share the height there is: 1 to 20 pixels each.
     const int room = height() - plotTop - axisHeight;
-    g.laneHeight = std::clamp(room / lanes, 3, 20);
+    g.laneHeight = std::clamp(room / lanes, 1, 20);
     g.plot = QRect(gutter, plotTop, std::max(1, width() - gutter - 10), lanes * g.laneHeight);
     g.axisTop = g.plot.bottom() + 1;
     return g;
@@ -216,7 +216,7 @@ QSize RunTimelineStrip::minimumSizeHint() const
 {
     const QFontMetrics fm(font());
     const int lanes = std::max(1, m_timeline.laneCount());
-    return {120, fm.height() + 8 + std::min(lanes * 3, 120) + fm.height() + 10};
+    return {120, fm.height() + 8 + std::min(lanes * 2, 60) + fm.height() + 10};
 }
 
 void RunTimelineStrip::resizeEvent(QResizeEvent *event)

@@ -48,7 +48,7 @@ class WorkbenchState;
 // click (without a drag) emits taskClicked. Paints from RunTimeline::segments
 // for the visible window, cached per width and window, so thousands of tasks
 // cost one rectangle per pixel column at most. Lanes share the height the
-// widget gets (3 to 20 pixels each). A result shown while the run streams
+// widget gets (1 to 20 pixels each). A result shown while the run streams
 // keeps the window the user zoomed to, else it follows the whole run.
 class RunTimelineStrip final : public QWidget
 {
