@@ -189,8 +189,20 @@ void RunController::launch(Request request)
     };
     RunObserver observer;
     observer.cancel = m_cancel.get();
+    // The run so far: gathered here, posted at most once per update interval.
+    const auto live = std::make_shared<Live>();
+    const auto updateInterval = std::chrono::milliseconds(m_updateIntervalMs);
+    const auto post = [this, generation, live, updateInterval](bool now) { // with live->mutex held
+        const Clock::time_point at = Clock::now();
+        if (live->postQueued || (!now && at - live->lastPost < updateInterval))
+            return;
+        live->postQueued = true;
+        live->lastPost = at;
+        QMetaObject::invokeMethod(
+            this, [this, generation, live] { reportUpdate(generation, live); }, Qt::QueuedConnection);
+    };
     observer.taskFinished = [this, generation, total, interval, tick = std::make_shared<Tick>(), pause = m_pause,
-                             cancel = m_cancel](TaskId, double) {
+                             cancel = m_cancel, live, post](TaskId, double) {
         const int done = tick->done.fetch_add(1, std::memory_order_relaxed) + 1;
         const Clock::rep now = Clock::now().time_since_epoch().count();
         Clock::rep last = tick->lastPost.load(std::memory_order_relaxed);
@@ -199,31 +211,24 @@ void RunController::launch(Request request)
             QMetaObject::invokeMethod(
                 this, [this, generation, done, total] { reportProgress(generation, done, total); },
                 Qt::QueuedConnection);
-        // Paused: hold the run here, after this task, until resumed or cancelled.
+        // Paused: hold the run here, after this task, until resumed or cancelled;
+        // what streamed before is shown at once.
+        if (pause->load(std::memory_order_relaxed)) {
+            const std::lock_guard lock(live->mutex);
+            post(true);
+        }
         while (pause->load(std::memory_order_relaxed) && !cancel->load(std::memory_order_relaxed))
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    };
-    // The run so far: gathered here, posted at most once per update interval.
-    const auto live = std::make_shared<Live>();
-    const auto updateInterval = std::chrono::milliseconds(m_updateIntervalMs);
-    const auto post = [this, generation, live, updateInterval] { // with live->mutex held
-        const Clock::time_point now = Clock::now();
-        if (live->postQueued || now - live->lastPost < updateInterval)
-            return;
-        live->postQueued = true;
-        live->lastPost = now;
-        QMetaObject::invokeMethod(
-            this, [this, generation, live] { reportUpdate(generation, live); }, Qt::QueuedConnection);
     };
     observer.timelinesRecorded = [live, post](const RunIncrement &increment) {
         const std::lock_guard lock(live->mutex);
         appendIncrement(live->pending, increment);
-        post();
+        post(false);
     };
     observer.metricsUpdated = [live, post](const std::map<std::string, double> &metrics) {
         const std::lock_guard lock(live->mutex);
         live->pending.metrics = metrics;
-        post();
+        post(false);
     };
 
     m_state->beginBackendRun(request.schedule, QString::fromStdString(request.backend->info().name), total);

@@ -102,7 +102,17 @@ class TestMetricsPanel : public QObject
     BackendRegistry m_backends;
     Device m_device; // stcp920
     std::shared_ptr<const Graph> m_graph;
-    std::shared_ptr<const ScheduleRun> m_run; // SqueezeNet, layer fusion, on stcp920
+    // SqueezeNet on stcp920 by GraphTurbo: instances on cores, DMA between DDR, LLB and L1.
+    std::shared_ptr<const ScheduleRun> m_run;
+
+    std::shared_ptr<const ScheduleRun> schedule(const std::string &algorithm)
+    {
+        auto scheduler = m_schedulers.get(algorithm);
+        if (!scheduler)
+            return nullptr;
+        auto run = scheduleGraph(*m_graph, m_device, **scheduler, {});
+        return run ? std::make_shared<const ScheduleRun>(std::move(*run)) : nullptr;
+    }
 
 private slots:
     void initTestCase()
@@ -118,11 +128,8 @@ private slots:
         auto imported = importModelFromBytes((*model)->SerializeAsString(), "squeezenet.onnx");
         QVERIFY2(imported, imported.status().str().c_str());
         m_graph = std::make_shared<const Graph>(std::move(imported->graph));
-        auto scheduler = m_schedulers.get("layer-fusion");
-        QVERIFY(scheduler);
-        auto run = scheduleGraph(*m_graph, m_device, **scheduler, {});
-        QVERIFY2(run, run.status().str().c_str());
-        m_run = std::make_shared<const ScheduleRun>(std::move(*run));
+        m_run = schedule("graphturbo");
+        QVERIFY(m_run);
         QVERIFY(m_run->result.plan.tasks.size() > 20);
     }
 
@@ -483,13 +490,19 @@ private slots:
         QVERIFY2(metrics.summaryText().contains(QStringLiteral("simulated")), qPrintable(metrics.summaryText()));
         QVERIFY(saveShot(metrics, QStringLiteral("metrics-after.png")));
 
-        // The Gantt: every task, lanes named as the simulator reports them.
+        // The Gantt: every task, lanes named as the simulator reports them
+        // (compute units and DMA engines).
         RunTimelineStrip *gantt = runPanel.timelineStrip();
         QCOMPARE(gantt->timeline().taskCount(), total);
-        bool dma = false;
-        for (int l = 0; l < gantt->timeline().laneCount(); ++l)
-            dma = dma || gantt->laneName(l).contains(QStringLiteral("DMA"));
+        bool dma = false, unit = false;
+        for (int l = 0; l < gantt->timeline().laneCount(); ++l) {
+            const QString name = gantt->laneName(l);
+            QCOMPARE(name.toStdString(), result->laneNames.at(static_cast<std::size_t>(gantt->timeline().laneId(l))));
+            dma = dma || name.startsWith(QStringLiteral("DMA"));
+            unit = unit || name.contains(QStringLiteral("core"));
+        }
         QVERIFY(dma);
+        QVERIFY(unit);
         QVERIFY(saveShot(runPanel, QStringLiteral("gantt-after.png")));
         // Hover: the task, its kernel and its nodes; click: the nodes are selected.
         QPoint hit(-1, -1);
@@ -519,6 +532,37 @@ private slots:
         state->restoreBackendRun(m_run, QStringLiteral("sim"), result, QStringLiteral("yesterday"));
         QCOMPARE(restored.charts().occupancy.size(), metrics.charts().occupancy.size());
         QCOMPARE(restored.charts().finalThroughput, metrics.charts().finalThroughput);
+    }
+
+    // BrickDL binds bricks to every core: dozens of lanes still fit the strip
+    // (thinner lanes, every k-th named). Screenshot: screenshots/gantt-many-lanes.png.
+    void ganttWithManyLanes()
+    {
+        const auto brick = schedule("brickdl");
+        QVERIFY(brick);
+        IBackend *sim = m_backends.find("sim");
+        CompileContext context{&m_device, {}};
+        auto compiled = sim->compileFor(*m_graph, brick->result.plan, context);
+        QVERIFY2(compiled, compiled.status().str().c_str());
+        auto result = sim->run(**compiled, syntheticInputs(*m_graph, 1));
+        QVERIFY2(result, result.status().str().c_str());
+        RunTimelineStrip strip;
+        strip.setGraph(m_graph);
+        strip.resize(1300, 300);
+        strip.setResult(std::make_shared<const RunResult>(std::move(*result)),
+                        std::shared_ptr<const ExecutionPlan>(brick, &brick->result.plan));
+        QVERIFY(strip.timeline().laneCount() > 32);
+        QVERIFY(strip.minimumSizeHint().height() <= 120);
+        strip.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&strip));
+        // Every lane can be hovered: the lowest one too.
+        int lowest = -1;
+        for (int y = 0; y < strip.height(); ++y)
+            for (int x = 0; x < strip.width(); x += 4)
+                if (const int lane = strip.entryAt(QPoint(x, y)).first; lane > lowest)
+                    lowest = lane;
+        QCOMPARE(lowest, strip.timeline().laneCount() - 1);
+        QVERIFY(saveShot(strip, QStringLiteral("gantt-many-lanes.png")));
     }
 
     void measuredBackendsCannotPause()

@@ -74,6 +74,26 @@ double niceCeil(double v)
     return 10 * mag;
 }
 
+// A tick step of 1, 2 or 5 × 10^k giving about `wanted` ticks over `span`.
+double tickStep(double span, int wanted)
+{
+    if (!(span > 0) || wanted <= 0)
+        return 1;
+    const double raw = span / wanted;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (raw <= m * mag)
+            return m * mag;
+    return 10 * mag;
+}
+
+// Labels with as many decimals as the step needs ("%.0f" for 500, "%.2f" for 0.05).
+QString labelFormat(double step)
+{
+    const int decimals = step >= 1 ? 0 : std::min(6, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
+    return QStringLiteral("%.%1f").arg(decimals);
+}
+
 QString metricText(const std::map<std::string, double> &metrics, const char *key)
 {
     auto it = metrics.find(key);
@@ -328,8 +348,14 @@ void MetricsPanel::drawChart(Chart chart)
             peak = std::max(peak, m_charts.occupancy[i].peak);
         }
         if (known) {
+            // Share of each level's capacity, the axis up to the fullest level (DRAM
+            // holding megabytes of gigabytes still shows).
+            double share = 0;
+            for (std::size_t i = 0; i < m_charts.occupancy.size(); ++i)
+                share = std::max(share,
+                                 100.0 * m_charts.occupancy[i].peak / static_cast<double>(m_charts.capacityBytes[i]));
             yTitle = tr("% of capacity");
-            yMax = 100;
+            yMax = std::min(100.0, niceCeil(share * 1.05));
         } else {
             const auto [div, unit] = byteScale(peak);
             scale = 1 / div;
@@ -346,21 +372,28 @@ void MetricsPanel::drawChart(Chart chart)
     qchart->setTitle(title);
 
     auto *x = new QValueAxis(qchart);
-    x->setRange(0, std::max(1e-6, m_charts.spanMs));
-    x->setTitleText(tr("simulated ms"));
-    if (!m_charts.finished && m_state->isBackendRunning())
-        x->setTitleText(tr("ms so far"));
+    const double span = std::max(1e-6, m_charts.spanMs);
+    x->setRange(0, span);
+    const bool simulated = m_result->metrics.count("sim_time_ms") > 0;
+    x->setTitleText(!m_finished && m_state->isBackendRunning() ? tr("ms so far")
+                    : simulated                                ? tr("simulated ms")
+                                                               : tr("ms"));
     auto *y = new QValueAxis(qchart);
     y->setRange(0, yMax);
     y->setTitleText(yTitle);
-    for (QValueAxis *axis : {x, y}) {
+    // Round ticks from 0: about one per 90 pixels across, three up.
+    const double xStep = tickStep(span, std::max(2, view->width() / 90));
+    const double yStep = tickStep(yMax, 2);
+    for (auto [axis, step] : {std::pair{x, xStep}, std::pair{y, yStep}}) {
         axis->setLabelsFont(small);
         axis->setTitleFont(small);
         axis->setLabelsColor(pal.color(QPalette::Text));
         axis->setTitleBrush(pal.text());
-        axis->setTickCount(axis == x ? 5 : 3);
-        axis->setLabelFormat(QStringLiteral("%.3g"));
-        axis->setGridLineColor(pal.color(QPalette::Mid));
+        axis->setTickType(QValueAxis::TicksDynamic);
+        axis->setTickAnchor(0);
+        axis->setTickInterval(step);
+        axis->setLabelFormat(labelFormat(step));
+        axis->setGridLineColor(pal.color(QPalette::Midlight));
     }
     qchart->addAxis(x, Qt::AlignBottom);
     qchart->addAxis(y, Qt::AlignLeft);
@@ -378,6 +411,7 @@ void MetricsPanel::drawChart(Chart chart)
         for (const QPointF &p : s.points)
             points.append(QPointF(p.x(), p.y() * k));
         line->replace(points);
+        line->setPointsVisible(points.size() < 3); // a lone point still shows
         line->setName(name);
         QPen pen(seriesColor(static_cast<int>(i)));
         pen.setWidthF(1.5);
