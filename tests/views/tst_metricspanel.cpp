@@ -488,6 +488,8 @@ private slots:
         QVERIFY(std::abs(metrics.charts().throughput.points.back().y() - result->metrics.at("throughput")) <
                 1e-6 * result->metrics.at("throughput"));
         QVERIFY2(metrics.summaryText().contains(QStringLiteral("simulated")), qPrintable(metrics.summaryText()));
+        QVERIFY2(runPanel.statusText().contains(QStringLiteral("simulated on Simulator")),
+                 qPrintable(runPanel.statusText()));
         QVERIFY(saveShot(metrics, QStringLiteral("metrics-after.png")));
 
         // The Gantt: every task, lanes named as the simulator reports them

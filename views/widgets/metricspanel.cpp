@@ -74,17 +74,17 @@ double niceCeil(double v)
     return 10 * mag;
 }
 
-// A tick step of 1, 2 or 5 × 10^k giving about `wanted` ticks over `span`.
+// The largest tick step of 1, 2 or 5 × 10^k giving at least `wanted` steps over `span`.
 double tickStep(double span, int wanted)
 {
     if (!(span > 0) || wanted <= 0)
         return 1;
     const double raw = span / wanted;
     const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (raw <= m * mag)
+    for (double m : {5.0, 2.0, 1.0})
+        if (m * mag <= raw * (1 + 1e-9))
             return m * mag;
-    return 10 * mag;
+    return mag;
 }
 
 // Labels with as many decimals as the step needs ("%.0f" for 500, "%.2f" for 0.05).
@@ -331,6 +331,7 @@ void MetricsPanel::drawChart(Chart chart)
     std::vector<const RunChartSeries *> series;
     QString yTitle;
     double scale = 1, yMax = 1;
+    bool share = false; // occupancy as a share of each level's capacity
     QString title = chartTitle(chart);
     if (chart == ThroughputChart) {
         series.push_back(&m_charts.throughput);
@@ -350,12 +351,13 @@ void MetricsPanel::drawChart(Chart chart)
         if (known) {
             // Share of each level's capacity, the axis up to the fullest level (DRAM
             // holding megabytes of gigabytes still shows).
-            double share = 0;
+            double fullest = 0;
             for (std::size_t i = 0; i < m_charts.occupancy.size(); ++i)
-                share = std::max(share,
-                                 100.0 * m_charts.occupancy[i].peak / static_cast<double>(m_charts.capacityBytes[i]));
+                fullest = std::max(fullest,
+                                   100.0 * m_charts.occupancy[i].peak / static_cast<double>(m_charts.capacityBytes[i]));
             yTitle = tr("% of capacity");
-            yMax = std::min(100.0, niceCeil(share * 1.05));
+            yMax = std::min(100.0, niceCeil(fullest * 1.05));
+            share = true;
         } else {
             const auto [div, unit] = byteScale(peak);
             scale = 1 / div;
@@ -381,9 +383,9 @@ void MetricsPanel::drawChart(Chart chart)
     auto *y = new QValueAxis(qchart);
     y->setRange(0, yMax);
     y->setTitleText(yTitle);
-    // Round ticks from 0: about one per 90 pixels across, three up.
+    // Round ticks from 0: about one per 90 pixels across, four to ten up.
     const double xStep = tickStep(span, std::max(2, view->width() / 90));
-    const double yStep = tickStep(yMax, 2);
+    const double yStep = tickStep(yMax, 4);
     for (auto [axis, step] : {std::pair{x, xStep}, std::pair{y, yStep}}) {
         axis->setLabelsFont(small);
         axis->setTitleFont(small);
@@ -402,7 +404,7 @@ void MetricsPanel::drawChart(Chart chart)
         auto *line = new QLineSeries(qchart);
         double k = scale;
         QString name = s.name;
-        if (chart == OccupancyChart && yMax == 100 && scale == 1) { // share of capacity
+        if (chart == OccupancyChart && share) {
             k = 100.0 / static_cast<double>(m_charts.capacityBytes[i]);
             name += tr(" (peak %1)").arg(formatBytes(static_cast<std::int64_t>(s.peak)));
         }

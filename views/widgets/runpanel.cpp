@@ -553,13 +553,13 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     layout->setSpacing(6);
     layout->addLayout(top);
     layout->addWidget(m_status);
-    auto *split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_timeline);
-    split->addWidget(tables);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    split->setChildrenCollapsible(false);
-    layout->addWidget(split, 1);
+    m_split = new QSplitter(Qt::Vertical, this);
+    m_split->addWidget(m_timeline);
+    m_split->addWidget(tables);
+    m_split->setStretchFactor(0, 3);
+    m_split->setStretchFactor(1, 2);
+    m_split->setChildrenCollapsible(false);
+    layout->addWidget(m_split, 1);
 
     connect(m_runButton, &QPushButton::clicked, this, &RunPanel::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &RunPanel::cancel);
@@ -776,6 +776,7 @@ void RunPanel::onUpdated(std::shared_ptr<const RunResult> soFar)
     m_timeline->setGraph(m_graph);
     m_timeline->setResult(std::move(soFar), m_runPlan, !m_firstUpdate); // a new run starts unzoomed
     m_firstUpdate = false;
+    fitTimeline();
 }
 
 void RunPanel::onStarted()
@@ -830,15 +831,30 @@ void RunPanel::showResult(const std::shared_ptr<const RunResult> &result)
     m_outputs->setResult(result);
     m_timeline->setGraph(m_graph);
     m_timeline->setResult(result, m_runPlan);
+    fitTimeline();
     m_metricsView->resizeColumnsToContents();
     m_outputsView->resizeColumnsToContents();
+}
+
+void RunPanel::fitTimeline()
+{
+    const int lanes = m_timeline->timeline().laneCount();
+    const QList<int> sizes = m_split->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (lanes == m_splitLanes || total <= 0)
+        return; // a drag of the handle is kept while the lanes stay
+    m_splitLanes = lanes;
+    const int want = std::min(m_timeline->sizeHint().height(), total * 3 / 5);
+    m_split->setSizes({want, total - want});
 }
 
 QString RunPanel::measuredText(const RunResult &result) const
 {
     const double estimatedMs = m_runPlan ? m_runPlan->estimatedLatencyNs() / 1e6 : 0;
-    QString text = tr("<b>%1</b> measured on %2 · <b>%3</b> estimated for %4")
-                       .arg(formatMs(result.latencyMs), m_runBackendTitle.toHtmlEscaped(), formatMs(estimatedMs),
+    // A simulator's clock is simulated time, not a measurement.
+    const QString how = result.metrics.count("sim_time_ms") ? tr("simulated") : tr("measured");
+    QString text = tr("<b>%1</b> %2 on %3 · <b>%4</b> estimated for %5")
+                       .arg(formatMs(result.latencyMs), how, m_runBackendTitle.toHtmlEscaped(), formatMs(estimatedMs),
                             QString::fromStdString(m_runPlan ? m_runPlan->device : std::string()).toHtmlEscaped());
     if (estimatedMs > 0 && result.latencyMs > 0) {
         const double ratio = result.latencyMs / estimatedMs;

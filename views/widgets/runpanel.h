@@ -28,6 +28,7 @@ class QElapsedTimer;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QTableView;
 class QTimer;
 
@@ -168,6 +169,7 @@ private:
     void onFinished(std::shared_ptr<const RunResult> result);
     void onRestored(std::shared_ptr<const RunResult> result, const QString &when);
     void showResult(const std::shared_ptr<const RunResult> &result);
+    void fitTimeline(); // the Gantt as tall as its lanes want when their number changed
     QString measuredText(const RunResult &result) const; // "<b>1.2 ms</b> measured on … · estimated …"
     void onFailed(const QString &message);
     IBackend *currentBackend() const;
@@ -197,6 +199,8 @@ private:
     RunTimelineStrip *m_timeline;
     QTableView *m_metricsView;
     QTableView *m_outputsView;
+    QSplitter *m_split = nullptr; // the Gantt above the tables
+    int m_splitLanes = -1;        // lane count the split was last sized for
     QTimer *m_liveTimer;
     std::unique_ptr<QElapsedTimer> m_elapsed;
 };
