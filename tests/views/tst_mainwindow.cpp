@@ -515,11 +515,11 @@ TEST_F(MainWindowTest, SimulatedRunFillsTheMetricsDockAtASmallScreen)
     w.applyDefaultLayout(QSize(1366, 768));
     w.show();
     w.deviceCombo()->setCurrentIndex(w.deviceCombo()->findData(QStringLiteral("stcp920")));
-    w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("layer-fusion")));
+    w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("graphturbo")));
     w.openSample(QStringLiteral("squeezenet"));
     auto *controller = w.scheduleController();
     ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return controller->lastRun() && controller->schedulerName() == "layer-fusion" && !controller->isBusy(); },
+        [&] { return controller->lastRun() && controller->schedulerName() == "graphturbo" && !controller->isBusy(); },
         kTimeoutMs));
     ASSERT_EQ(controller->lastRun()->result.plan.device, "stcp920");
     QSignalSpy ran(w.runPanel(), &views::RunPanel::runFinished);
