@@ -567,6 +567,33 @@ private slots:
         QVERIFY(saveShot(strip, QStringLiteral("gantt-many-lanes.png")));
     }
 
+    // Cancel reaches a paused run: the worker stops waiting and the run ends
+    // "cancelled" at once; the Pause button is back to "Pause".
+    void cancellingAPausedRun()
+    {
+        SlowBackend slow(*m_backends.find("sim"), 4);
+        RunController controller;
+        WorkbenchState *state = controller.state();
+        RunPanel panel(state);
+        panel.setBackends(&m_backends);
+        QSignalSpy failed(state, &WorkbenchState::backendRunFailed);
+        state->requestBackendRun({&slow, m_graph, m_run});
+        QVERIFY(QTest::qWaitFor([&] { return state->tasksDone() > 0; }, 60000));
+        state->requestPauseBackendRun(true);
+        QVERIFY(state->isBackendRunPaused());
+        QTest::qWait(50);
+        QVERIFY(controller.isRunning());
+        QElapsedTimer clock;
+        clock.start();
+        state->requestCancelBackendRun();
+        QVERIFY(failed.wait(5000));
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(failed.last().at(0).toString(), QStringLiteral("cancelled"));
+        QVERIFY(!state->isBackendRunPaused());
+        QCOMPARE(panel.pauseButton()->text(), QStringLiteral("Pause"));
+        QVERIFY(!panel.pauseButton()->isEnabled());
+    }
+
     void measuredBackendsCannotPause()
     {
         RunController controller;

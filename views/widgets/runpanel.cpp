@@ -844,7 +844,7 @@ void RunPanel::fitTimeline()
     if (lanes == m_splitLanes || total <= 0)
         return; // a drag of the handle is kept while the lanes stay
     m_splitLanes = lanes;
-    const int want = std::min(m_timeline->sizeHint().height(), total * 3 / 5);
+    const int want = std::min(m_timeline->sizeHint().height(), total * 3 / 4);
     m_split->setSizes({want, total - want});
 }
 
