@@ -117,6 +117,7 @@ void RunTimelineStrip::setResult(std::shared_ptr<const RunResult> result, std::s
     m_result = std::move(result);
     m_plan = std::move(plan);
     m_timeline = m_result ? RunTimeline(m_result->timeline, m_plan.get()) : RunTimeline();
+    m_labelWidth = -1;
     if (!keepWindow)
         m_zoomed = false;
     m_segmentsWidth = -1;
@@ -189,10 +190,12 @@ RunTimelineStrip::Geometry RunTimelineStrip::geometry() const
     const int lanes = std::max(1, m_timeline.laneCount());
     int gutter = 8;
     if (m_timeline.laneCount() > 1 || (m_result && !m_result->laneNames.empty())) {
-        int widest = fm.horizontalAdvance(QStringLiteral("lane 000"));
-        for (int l = 0; l < m_timeline.laneCount(); ++l)
-            widest = std::max(widest, fm.horizontalAdvance(laneName(l)));
-        gutter = std::min(widest, std::max(60, width() / 4)) + 10;
+        if (m_labelWidth < 0) { // the widest lane name, once per result
+            m_labelWidth = fm.horizontalAdvance(QStringLiteral("lane 000"));
+            for (int l = 0; l < m_timeline.laneCount(); ++l)
+                m_labelWidth = std::max(m_labelWidth, fm.horizontalAdvance(laneName(l)));
+        }
+        gutter = std::min(m_labelWidth, std::max(60, width() / 4)) + 10;
     }
     g.legendTop = 2;
     const int plotTop = g.legendTop + fm.height() + 6;
@@ -465,6 +468,8 @@ QString RunTimelineStrip::toolTipAt(QPoint pos) const
 
 bool RunTimelineStrip::event(QEvent *event)
 {
+    if (event->type() == QEvent::FontChange)
+        m_labelWidth = -1;
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
         const QString text = toolTipAt(help->pos());

@@ -119,6 +119,7 @@ private:
     mutable std::vector<std::vector<RunTimeline::Segment>> m_segments; // per lane, for the cache key below
     mutable int m_segmentsWidth = -1;
     mutable std::pair<double, double> m_segmentsWindow{-1, -1};
+    mutable int m_labelWidth = -1; // widest lane name in pixels, -1: not measured yet
 };
 
 class RunPanel final : public QWidget
