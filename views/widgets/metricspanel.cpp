@@ -165,7 +165,11 @@ MetricsPanel::MetricsPanel(WorkbenchState *state, QWidget *parent)
         m_flush->stop();
         setSummary();
     });
-    showRun(nullptr, false);
+    // A panel made while a run streams, or after one, starts from what the state holds.
+    if (m_state->isBackendRunning())
+        showRun(m_state->backendRunSoFar(), false);
+    else
+        showRun(m_state->lastResult(), m_state->lastResult() != nullptr);
 }
 
 MetricsPanel::~MetricsPanel() = default;

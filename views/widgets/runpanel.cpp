@@ -837,8 +837,10 @@ void RunPanel::showResult(const std::shared_ptr<const RunResult> &result)
     m_timeline->setGraph(m_graph);
     m_timeline->setResult(result, m_runPlan);
     fitTimeline();
-    m_metricsView->resizeColumnsToContents();
-    m_outputsView->resizeColumnsToContents();
+    // Columns follow their resize modes (to contents; Share and the values
+    // stretch) once the new rows and the split's new heights are laid out.
+    for (QTableView *v : {m_metricsView, m_outputsView})
+        QMetaObject::invokeMethod(v->horizontalHeader(), "resizeSections", Qt::QueuedConnection);
 }
 
 void RunPanel::fitTimeline()
