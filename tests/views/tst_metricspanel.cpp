@@ -531,6 +531,9 @@ private slots:
         // A run restored from a project is drawn from its stored metrics.
         MetricsPanel restored(state);
         restored.resize(1300, 300);
+        QCOMPARE(static_cast<int>(restored.charts().occupancy.size()), levels); // made after the run: shows it
+        restored.showRun(nullptr, false);
+        QVERIFY(restored.charts().occupancy.empty());
         state->restoreBackendRun(m_run, QStringLiteral("sim"), result, QStringLiteral("yesterday"));
         QCOMPARE(restored.charts().occupancy.size(), metrics.charts().occupancy.size());
         QCOMPARE(restored.charts().finalThroughput, metrics.charts().finalThroughput);
