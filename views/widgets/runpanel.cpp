@@ -202,8 +202,9 @@ RunTimelineStrip::Geometry RunTimelineStrip::geometry() const
     const int axisHeight = fm.height() + 8;
     // Lanes share the height there is: 1 to 20 pixels each.
     const int room = height() - plotTop - axisHeight;
-    g.laneHeight = std::clamp(room / lanes, 1, 20);
-    g.plot = QRect(gutter, plotTop, std::max(1, width() - gutter - 10), lanes * g.laneHeight);
+    g.lanePitch = std::clamp(static_cast<double>(room) / lanes, 1.0, 20.0);
+    g.plot =
+        QRect(gutter, plotTop, std::max(1, width() - gutter - 10), static_cast<int>(std::lround(lanes * g.lanePitch)));
     g.axisTop = g.plot.bottom() + 1;
     return g;
 }
@@ -230,9 +231,13 @@ void RunTimelineStrip::resizeEvent(QResizeEvent *event)
 
 int RunTimelineStrip::laneAt(const Geometry &g, int y) const
 {
-    if (y < g.plot.top() || y > g.plot.bottom() || g.laneHeight <= 0)
+    if (y < g.plot.top() || y > g.plot.bottom() || g.lanePitch <= 0)
         return -1;
-    const int lane = (y - g.plot.top()) / g.laneHeight;
+    int lane = static_cast<int>((y - g.plot.top()) / g.lanePitch);
+    while (lane > 0 && g.laneTop(lane) > y) // rounding: the lane whose rows hold y
+        --lane;
+    while (g.laneTop(lane + 1) <= y)
+        ++lane;
     return lane < m_timeline.laneCount() ? lane : -1;
 }
 
@@ -293,26 +298,26 @@ void RunTimelineStrip::paintEvent(QPaintEvent *)
         m_segmentsWidth = w;
         m_segmentsWindow = {t0, t1};
     }
-    const int gap = g.laneHeight >= 10 ? 2 : 0;
+    const int gap = g.lanePitch >= 10 ? 2 : 0;
     QFont laneFont = font();
-    if (g.laneHeight < fm.height())
-        laneFont.setPixelSize(std::max(7, g.laneHeight - 1));
+    if (g.lanePitch < fm.height())
+        laneFont.setPixelSize(std::max(7, static_cast<int>(g.lanePitch) - 1));
     const QFontMetrics lfm(laneFont);
     // Label every lane when the names fit, else every k-th.
-    const int labelEvery = std::max(1, (lfm.height() + g.laneHeight - 1) / std::max(1, g.laneHeight));
+    const int labelEvery = std::max(1, static_cast<int>(std::ceil(lfm.height() / g.lanePitch)));
     for (int l = 0; l < m_timeline.laneCount(); ++l) {
-        const int top = g.plot.top() + l * g.laneHeight;
+        const int top = g.laneTop(l), laneHeight = g.laneHeight(l);
         if (l % 2)
-            p.fillRect(QRect(g.plot.left(), top, w, g.laneHeight), pal.alternateBase());
+            p.fillRect(QRect(g.plot.left(), top, w, laneHeight), pal.alternateBase());
         if (g.plot.left() > 10 && l % labelEvery == 0) {
             p.setFont(laneFont);
             p.setPen(pal.color(QPalette::Text));
-            const QRect label(2, top, g.plot.left() - 8, std::max(g.laneHeight, lfm.height()));
+            const QRect label(2, top, g.plot.left() - 8, std::max(laneHeight, lfm.height()));
             p.drawText(label, Qt::AlignRight | Qt::AlignVCenter,
                        lfm.elidedText(laneName(l), Qt::ElideLeft, label.width()));
             p.setFont(font());
         }
-        const int y = top + gap, h = g.laneHeight - 2 * gap;
+        const int y = top + gap, h = laneHeight - 2 * gap;
         for (const RunTimeline::Segment &s : m_segments[static_cast<std::size_t>(l)]) {
             QColor c = kindColor(s.kind);
             const int sx = g.plot.left() + s.x0;

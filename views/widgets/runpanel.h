@@ -20,6 +20,7 @@
 
 #include <QWidget>
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -98,8 +99,10 @@ protected:
 
 private:
     struct Geometry {
-        QRect plot; // lanes area
-        int laneHeight = 0;
+        QRect plot;           // lanes area
+        double lanePitch = 0; // pixels per lane (fractional: many lanes fill the height)
+        int laneTop(int lane) const { return plot.top() + static_cast<int>(std::lround(lane * lanePitch)); }
+        int laneHeight(int lane) const { return laneTop(lane + 1) - laneTop(lane); }
         int legendTop = 0;
         int axisTop = 0;
     };
