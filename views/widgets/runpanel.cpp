@@ -303,8 +303,8 @@ void RunTimelineStrip::paintEvent(QPaintEvent *)
     if (g.lanePitch < fm.height())
         laneFont.setPixelSize(std::max(7, static_cast<int>(g.lanePitch) - 1));
     const QFontMetrics lfm(laneFont);
-    // Label every lane when the names fit, else every k-th.
-    const int labelEvery = std::max(1, static_cast<int>(std::ceil(lfm.height() / g.lanePitch)));
+    // Label every lane when the names fit (their glyphs, not the line spacing), else every k-th.
+    const int labelEvery = std::max(1, static_cast<int>(std::ceil((lfm.ascent() + 1) / g.lanePitch)));
     for (int l = 0; l < m_timeline.laneCount(); ++l) {
         const int top = g.laneTop(l), laneHeight = g.laneHeight(l);
         if (l % 2)
@@ -539,6 +539,8 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
         v->setAlternatingRowColors(true);
         v->setWordWrap(false);
         v->horizontalHeader()->setHighlightSections(false);
+        // A header and two rows at least: the Gantt above may take the rest.
+        v->setMinimumHeight(3 * v->verticalHeader()->defaultSectionSize() + 4);
     }
     m_metricsView->setObjectName(QStringLiteral("runMetrics"));
     m_metricsView->setModel(m_metrics);
@@ -566,8 +568,8 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     m_split = new QSplitter(Qt::Vertical, this);
     m_split->addWidget(m_timeline);
     m_split->addWidget(tables);
-    m_split->setStretchFactor(0, 3);
-    m_split->setStretchFactor(1, 2);
+    m_split->setStretchFactor(0, 0); // the Gantt keeps the height fitTimeline gave it,
+    m_split->setStretchFactor(1, 1); // the tables take what the dock gains or loses
     m_split->setChildrenCollapsible(false);
     layout->addWidget(m_split, 1);
 
@@ -853,11 +855,17 @@ void RunPanel::fitTimeline()
     const int lanes = m_timeline->timeline().laneCount();
     const QList<int> sizes = m_split->sizes();
     const int total = sizes.value(0) + sizes.value(1);
-    if (lanes == m_splitLanes || total <= 0)
-        return; // a drag of the handle is kept while the lanes stay
+    if (lanes == m_splitLanes || total <= 0 || !m_split->isVisible())
+        return; // a drag of the handle is kept while the lanes stay; hidden: sized when shown
     m_splitLanes = lanes;
     const int want = std::min(m_timeline->sizeHint().height(), total * 3 / 4);
     m_split->setSizes({want, total - want});
+}
+
+void RunPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    QTimer::singleShot(0, this, &RunPanel::fitTimeline); // once the layout has its sizes
 }
 
 QString RunPanel::measuredText(const RunResult &result) const

@@ -162,6 +162,9 @@ public:
 signals:
     void runFinished(std::shared_ptr<const tessera::RunResult> result);
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
     enum class Tone { Neutral, Good, Bad };
     void setStatus(const QString &text, Tone tone);
