@@ -53,6 +53,7 @@ class DiagnosticsPanel;
 class HierarchyModel;
 class StepperWidget;
 class StageView;
+class MetricsPanel;
 class RunPanel;
 class SearchExplorer;
 class OptionsEditor;
@@ -136,6 +137,7 @@ public:
     QAction *pluginAction(const QString &objectName) const;
     views::StageView *stageView() const { return m_stageView; }
     views::RunPanel *runPanel() const { return m_runPanel; }
+    views::MetricsPanel *metricsPanel() const { return m_metricsPanel; }
     views::SearchExplorer *searchExplorer() const { return m_explorer; }
     views::OptionsEditor *optionsEditor() const { return m_optionsEditor; }
     // Raises a dock by object name ("stageDock", "runDock", ...): for screenshots and tests.
@@ -260,6 +262,8 @@ private:
     BackendRegistry m_backends;
     views::RunPanel *m_runPanel = nullptr;
     QDockWidget *m_runDock = nullptr;
+    views::MetricsPanel *m_metricsPanel = nullptr;
+    QDockWidget *m_metricsDock = nullptr;
     // The DP explorer: schedulers are asked for their search space once it has been shown.
     views::SearchExplorer *m_explorer = nullptr;
     QDockWidget *m_explorerDock = nullptr;

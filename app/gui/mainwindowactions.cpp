@@ -211,7 +211,7 @@ void MainWindow::createMenus()
     });
     for (QDockWidget *dock :
          {m_outlineDock, m_searchDock, m_inspectorDock, m_summaryDock, m_diagnosticsDock, m_miniMapDock, m_stepperDock,
-          m_stageDock, m_runDock, m_explorerDock, m_comparisonDock, m_optionsDock})
+          m_stageDock, m_runDock, m_metricsDock, m_explorerDock, m_comparisonDock, m_optionsDock})
         view->addAction(dock->toggleViewAction());
     view->addSeparator(); // the plugins' docks join here when first shown (showPluginViews)
 

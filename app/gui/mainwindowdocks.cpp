@@ -7,6 +7,7 @@
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/inspectorwidget.h"
+#include "views/widgets/metricspanel.h"
 #include "views/widgets/minimap.h"
 #include "views/widgets/optionseditor.h"
 #include "views/widgets/runcomparisonwidget.h"
@@ -121,10 +122,14 @@ void MainWindow::createDocks()
     m_runPanel->setBackends(&m_backends);
     m_runDock = makeDock(tr("Run"), QStringLiteral("runDock"), scrollable(m_runPanel));
     tabifyDockWidget(m_stageDock, m_runDock);
+    // Beside the run: its live charts (throughput, occupancy, utilisation).
+    m_metricsPanel = new views::MetricsPanel(m_state, this);
+    m_metricsDock = makeDock(tr("Metrics"), QStringLiteral("metricsDock"), m_metricsPanel);
+    tabifyDockWidget(m_runDock, m_metricsDock);
     m_explorer = new views::SearchExplorer(this);
     m_explorer->setState(m_state);
     m_explorerDock = makeDock(tr("DP Explorer"), QStringLiteral("explorerDock"), scrollable(m_explorer));
-    tabifyDockWidget(m_runDock, m_explorerDock);
+    tabifyDockWidget(m_metricsDock, m_explorerDock);
     m_stepperDock->raise();
     m_summaryDock->raise();
 }

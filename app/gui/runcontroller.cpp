@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <exception>
+#include <mutex>
+#include <thread>
 
 namespace tessera::gui {
 
@@ -52,6 +54,14 @@ std::string unsupportedNodes(const IBackend &backend, const Graph &g, const Exec
 
 } // namespace
 
+// What the worker streamed and the GUI thread has not taken yet.
+struct RunController::Live {
+    std::mutex mutex;
+    RunResult pending; // increments appended, the latest metrics
+    Clock::time_point lastPost{};
+    bool postQueued = false;
+};
+
 RunController::RunController(views::WorkbenchState *state, QObject *parent)
     : QObject(parent), m_state(state ? state : new views::WorkbenchState(this))
 {
@@ -59,6 +69,7 @@ RunController::RunController(views::WorkbenchState *state, QObject *parent)
     connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &RunController::onFinished);
     connect(m_state, &views::WorkbenchState::backendRunRequested, this, &RunController::onRunRequested);
     connect(m_state, &views::WorkbenchState::cancelBackendRunRequested, this, &RunController::cancel);
+    connect(m_state, &views::WorkbenchState::pauseBackendRunRequested, this, &RunController::setPaused);
 }
 
 RunController::~RunController()
@@ -80,12 +91,15 @@ void RunController::start(IBackend *backend, std::shared_ptr<const Graph> graph,
 void RunController::onRunRequested(const views::BackendRunRequest &request)
 {
     if (!request.graph || !request.schedule) {
-        startRequest({request.backend, nullptr, nullptr, nullptr, nullptr});
+        startRequest({request.backend, nullptr, nullptr, nullptr, nullptr, nullptr});
         return;
     }
+    const Device *device = m_state->device();
     startRequest({request.backend, request.schedule, request.graph,
                   std::shared_ptr<const ExecutionPlan>(request.schedule, &request.schedule->result.plan),
-                  std::make_shared<const std::vector<HostTensor>>(syntheticInputs(*request.graph, 1))});
+                  std::make_shared<const std::vector<HostTensor>>(syntheticInputs(*request.graph, 1)),
+                  device && device->id == request.schedule->result.plan.device ? std::make_shared<const Device>(*device)
+                                                                               : nullptr});
 }
 
 void RunController::startRequest(Request request)
@@ -114,6 +128,35 @@ void RunController::cancel()
         m_cancel->store(true);
 }
 
+void RunController::setPaused(bool paused)
+{
+    if (!isRunning() || !m_pause || !m_runningBackend || !canPause(*m_runningBackend) || m_cancel->load())
+        return;
+    m_pause->store(paused);
+    m_state->setBackendRunPaused(paused);
+}
+
+void RunController::reportUpdate(quint64 generation, const std::shared_ptr<Live> &live)
+{
+    RunResult taken;
+    {
+        const std::lock_guard lock(live->mutex);
+        taken = std::move(live->pending);
+        live->pending = {};
+        live->postQueued = false;
+    }
+    if (generation != m_generation)
+        return; // from a superseded run
+    appendIncrement(m_soFar, {std::move(taken.timeline), std::move(taken.laneNames), std::move(taken.counters)});
+    if (!taken.metrics.empty()) {
+        m_soFar.metrics = std::move(taken.metrics);
+        if (auto it = m_soFar.metrics.find("sim_time_ms"); it != m_soFar.metrics.end())
+            m_soFar.latencyMs = it->second;
+    }
+    ++m_updatesPosted;
+    m_state->reportBackendRunUpdate(std::make_shared<const RunResult>(m_soFar));
+}
+
 void RunController::reportProgress(quint64 generation, int done, int total)
 {
     if (generation != m_generation)
@@ -128,6 +171,10 @@ void RunController::launch(Request request)
 {
     const quint64 generation = m_generation;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_pause = std::make_shared<std::atomic<bool>>(false);
+    m_runningBackend = request.backend;
+    m_soFar = {};
+    m_updatesPosted = 0;
     m_done = 0;
     m_total = static_cast<int>(request.plan->tasks.size());
     const int total = m_total;
@@ -142,15 +189,46 @@ void RunController::launch(Request request)
     };
     RunObserver observer;
     observer.cancel = m_cancel.get();
-    observer.taskFinished = [this, generation, total, interval, tick = std::make_shared<Tick>()](TaskId, double) {
+    // The run so far: gathered here, posted at most once per update interval.
+    const auto live = std::make_shared<Live>();
+    const auto updateInterval = std::chrono::milliseconds(m_updateIntervalMs);
+    const auto post = [this, generation, live, updateInterval](bool now) { // with live->mutex held
+        const Clock::time_point at = Clock::now();
+        if (live->postQueued || (!now && at - live->lastPost < updateInterval))
+            return;
+        live->postQueued = true;
+        live->lastPost = at;
+        QMetaObject::invokeMethod(
+            this, [this, generation, live] { reportUpdate(generation, live); }, Qt::QueuedConnection);
+    };
+    observer.taskFinished = [this, generation, total, interval, tick = std::make_shared<Tick>(), pause = m_pause,
+                             cancel = m_cancel, live, post](TaskId, double) {
         const int done = tick->done.fetch_add(1, std::memory_order_relaxed) + 1;
         const Clock::rep now = Clock::now().time_since_epoch().count();
         Clock::rep last = tick->lastPost.load(std::memory_order_relaxed);
         const bool due = done >= total || Clock::duration(now - last) >= interval;
-        if (!due || !tick->lastPost.compare_exchange_strong(last, now, std::memory_order_relaxed))
-            return;
-        QMetaObject::invokeMethod(
-            this, [this, generation, done, total] { reportProgress(generation, done, total); }, Qt::QueuedConnection);
+        if (due && tick->lastPost.compare_exchange_strong(last, now, std::memory_order_relaxed))
+            QMetaObject::invokeMethod(
+                this, [this, generation, done, total] { reportProgress(generation, done, total); },
+                Qt::QueuedConnection);
+        // Paused: hold the run here, after this task, until resumed or cancelled;
+        // what streamed before is shown at once.
+        if (pause->load(std::memory_order_relaxed)) {
+            const std::lock_guard lock(live->mutex);
+            post(true);
+        }
+        while (pause->load(std::memory_order_relaxed) && !cancel->load(std::memory_order_relaxed))
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    };
+    observer.timelinesRecorded = [live, post](const RunIncrement &increment) {
+        const std::lock_guard lock(live->mutex);
+        appendIncrement(live->pending, increment);
+        post(false);
+    };
+    observer.metricsUpdated = [live, post](const std::map<std::string, double> &metrics) {
+        const std::lock_guard lock(live->mutex);
+        live->pending.metrics = metrics;
+        post(false);
     };
 
     m_state->beginBackendRun(request.schedule, QString::fromStdString(request.backend->info().name), total);
@@ -171,7 +249,9 @@ void RunController::launch(Request request)
                     out.cancelled = true;
                     return out;
                 }
-                auto compiled = request.backend->compile(*request.graph, *request.plan);
+                CompileContext context;
+                context.device = request.device.get();
+                auto compiled = request.backend->compileFor(*request.graph, *request.plan, context);
                 if (!compiled) {
                     out.error = messageOf(compiled.status());
                     return out;

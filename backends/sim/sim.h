@@ -31,7 +31,8 @@
 // RunResult::counters: occupancy/<level> (bytes) and utilisation/<unit>
 // (fraction of instances busy) over simulated time; the timeline's lanes are
 // compute units and DMA engines (RunResult::laneNames). Metrics are streamed
-// through RunObserver::metricsUpdated while the simulation runs.
+// through RunObserver::metricsUpdated while the simulation runs, the timeline,
+// lanes and counters through RunObserver::timelinesRecorded.
 #pragma once
 
 #include "core/backend/backend.h"

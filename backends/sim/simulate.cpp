@@ -141,21 +141,52 @@ public:
                 finish(t);
                 if (m_obs.taskFinished)
                     m_obs.taskFinished(m_p.tasks[t].id, static_cast<double>(m_finished) / static_cast<double>(n));
-                if (m_obs.metricsUpdated && m_finished % reportEvery == 0)
-                    m_obs.metricsUpdated(metrics());
+                if (m_finished % reportEvery == 0)
+                    report();
             }
         }
         m_out.simTimeNs = m_now;
         m_out.metrics = metrics();
         for (CounterSeries &s : m_series)
             s.points.emplace_back(m_now, s.points.back().second);
+        m_final = true;
+        report();
         m_out.counters = std::move(m_series);
-        if (m_obs.metricsUpdated)
-            m_obs.metricsUpdated(m_out.metrics);
         return std::move(m_out);
     }
 
 private:
+    // Streams what the run recorded since the last report: the timelines
+    // (RunIncrement: finished tasks, lane names, counter points that are
+    // final, i.e. before the current time, or all of them at the end), then
+    // the metrics so far.
+    void report()
+    {
+        if (m_obs.timelinesRecorded) {
+            RunIncrement inc;
+            inc.timeline.reserve(m_unreported.size());
+            for (std::size_t i : m_unreported)
+                inc.timeline.push_back(m_out.timeline[i]);
+            m_unreported.clear();
+            inc.laneNames = m_out.laneNames;
+            m_pointsSent.resize(m_series.size(), 0);
+            for (std::size_t k = 0; k < m_series.size(); ++k) {
+                const auto &points = m_series[k].points;
+                std::size_t end = points.size();
+                while (!m_final && end > m_pointsSent[k] && points[end - 1].first >= m_now)
+                    --end; // may still change at this time
+                inc.counters.push_back({m_series[k].name,
+                                        m_series[k].unit,
+                                        {points.begin() + static_cast<std::ptrdiff_t>(m_pointsSent[k]),
+                                         points.begin() + static_cast<std::ptrdiff_t>(end)}});
+                m_pointsSent[k] = end;
+            }
+            m_obs.timelinesRecorded(inc);
+        }
+        if (m_obs.metricsUpdated)
+            m_obs.metricsUpdated(m_final ? m_out.metrics : metrics());
+    }
+
     static const std::string &unitOf(const Resource &r) { return r.unit; }
 
     void advanceTo(double t)
@@ -301,6 +332,8 @@ private:
         m_state[i] = State::Done;
         ++m_finished;
         m_out.timeline[i].endNs = m_now;
+        if (m_obs.timelinesRecorded)
+            m_unreported.push_back(i);
         m_laneBusy[static_cast<std::size_t>(m_out.timeline[i].lane)] = false;
         m_energyPj += t.energyPj;
         m_flops += t.flops;
@@ -494,6 +527,9 @@ private:
     std::vector<CounterSeries> m_series;
     std::map<std::pair<std::string, int>, int> m_lanes;
     std::vector<bool> m_laneBusy;
+    std::vector<std::size_t> m_unreported; // finished tasks not yet in an increment
+    std::vector<std::size_t> m_pointsSent; // per series, points already in increments
+    bool m_final = false;
 };
 
 } // namespace

@@ -138,8 +138,9 @@ struct SimOutcome {
 };
 
 // S3–S6 on a lowered plan. `batch` scales throughput (items per second). The
-// observer's taskFinished is called for every task, metricsUpdated after every
-// hundredth of the tasks and at the end; cancel is polled at every event.
+// observer's taskFinished is called for every task, timelinesRecorded and
+// metricsUpdated after every hundredth of the tasks and at the end; cancel is
+// polled at every event.
 Expected<SimOutcome> simulate(const LoweredPlan &lowered, const Device &device, double batch,
                               const RunObserver &observer = {});
 

@@ -13,6 +13,22 @@ bool BackendCapabilities::supportsDeviceKind(std::string_view kind) const
                         [&](const std::string &k) { return k == "any" || k == kind; }) != deviceKinds.end();
 }
 
+void appendIncrement(RunResult &result, const RunIncrement &increment)
+{
+    result.timeline.insert(result.timeline.end(), increment.timeline.begin(), increment.timeline.end());
+    if (!increment.laneNames.empty())
+        result.laneNames = increment.laneNames;
+    for (const CounterSeries &add : increment.counters) {
+        auto it = std::find_if(result.counters.begin(), result.counters.end(),
+                               [&](const CounterSeries &c) { return c.name == add.name; });
+        if (it == result.counters.end()) {
+            result.counters.push_back(add);
+            continue;
+        }
+        it->points.insert(it->points.end(), add.points.begin(), add.points.end());
+    }
+}
+
 Status checkCompiledBy(const CompiledPlan &compiled, const BackendInfo &backend)
 {
     if (!compiled.backend().empty() && compiled.backend() == backend.name)

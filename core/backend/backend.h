@@ -73,11 +73,30 @@ struct RunResult {
     std::vector<CounterSeries> counters; // timelines of occupancy, utilisation...
 };
 
+// What a run's timelines gained since the previous report, so a caller can
+// draw the run while it goes (a live Gantt, occupancy and utilisation charts).
+// Everything in it is final: a later increment or the finished RunResult
+// never revises it.
+struct RunIncrement {
+    std::vector<TaskTiming> timeline;    // tasks finished since the previous increment
+    std::vector<std::string> laneNames;  // every lane name known so far (RunResult::laneNames)
+    std::vector<CounterSeries> counters; // per series: the points recorded since the previous increment
+};
+
+// Appends `increment` to `result`: its timeline entries, its counter points to
+// the series of the same name (a new series when there is none), and its lane
+// names in place of result's. Appending every increment of a run in order
+// gives the finished RunResult's timeline (as a set), lane names and counters.
+void appendIncrement(RunResult &result, const RunIncrement &increment);
+
 // Streaming progress while a plan runs (may be called from worker threads).
 struct RunObserver {
     std::function<void(TaskId task, double fractionDone)> taskFinished;
     // Metrics so far (the keys of RunResult::metrics), at a bounded rate.
     std::function<void(const std::map<std::string, double> &metrics)> metricsUpdated;
+    // Timelines so far, as increments (RunIncrement), called just before each
+    // metricsUpdated. Backends that report no timelines never call it.
+    std::function<void(const RunIncrement &increment)> timelinesRecorded;
     const std::atomic<bool> *cancel = nullptr;
 };
 

@@ -16,6 +16,7 @@
 #include "core/hw/device.h"
 #include "core/ir/graphhash.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "tests/common/testgraphs.h"
@@ -218,6 +219,63 @@ TEST_F(SimTiming, ComputeOverlapsDma)
     EXPECT_NEAR(r->metrics.at("utilisation_by_unit/VEC"), 100.0 / 2048.0, 1e-12);
     EXPECT_EQ(r->metrics.at("flops"), 2100);
     EXPECT_EQ(r->laneNames.at(static_cast<std::size_t>(r->timeline[0].lane)), "MAT core 0");
+}
+
+// The streamed timelines (RunObserver::timelinesRecorded): 40 copies in a
+// chain, so reports come every task. Appending every increment gives the
+// finished run's timeline, lane names and counters exactly (points are final
+// when sent), and each increment comes just before a metrics report.
+TEST_F(SimTiming, StreamedIncrementsAddUpToTheFinishedRun)
+{
+    ExecutionPlan p = emptyPlan();
+    TaskId last = copy(p, 64, 0);
+    for (int i = 1; i < 40; ++i)
+        last = copy(p, 64, i % 2, {last});
+    auto backend = createSimBackend(nullptr);
+    CompileContext ctx{&device, {}};
+    auto c = backend->compileFor(graph, p, ctx);
+    ASSERT_TRUE(c.isOk()) << c.status().str();
+    RunResult streamed;
+    int increments = 0, metricReports = 0;
+    bool incrementBeforeEachReport = true;
+    RunObserver observer;
+    observer.timelinesRecorded = [&](const RunIncrement &inc) {
+        ++increments;
+        for (const TaskTiming &t : inc.timeline)
+            EXPECT_GT(t.endNs, t.startNs) << "only finished tasks";
+        appendIncrement(streamed, inc);
+    };
+    observer.metricsUpdated = [&](const std::map<std::string, double> &) {
+        ++metricReports;
+        incrementBeforeEachReport = incrementBeforeEachReport && increments == metricReports;
+    };
+    auto r = backend->run(**c, {HostTensor{.name = "a"}}, observer);
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_GE(increments, 40);
+    EXPECT_TRUE(incrementBeforeEachReport);
+    EXPECT_EQ(streamed.laneNames, r->laneNames);
+    ASSERT_EQ(streamed.timeline.size(), r->timeline.size());
+    const auto byTask = [](const TaskTiming &a, const TaskTiming &b) { return a.task < b.task; };
+    std::sort(streamed.timeline.begin(), streamed.timeline.end(), byTask);
+    for (std::size_t i = 0; i < r->timeline.size(); ++i) {
+        EXPECT_EQ(streamed.timeline[i].task, r->timeline[i].task);
+        EXPECT_EQ(streamed.timeline[i].endNs, r->timeline[i].endNs);
+        EXPECT_EQ(streamed.timeline[i].lane, r->timeline[i].lane);
+    }
+    ASSERT_EQ(streamed.counters.size(), r->counters.size());
+    for (std::size_t k = 0; k < r->counters.size(); ++k) {
+        EXPECT_EQ(streamed.counters[k].name, r->counters[k].name);
+        EXPECT_EQ(streamed.counters[k].points, r->counters[k].points) << r->counters[k].name;
+    }
+    // Twin: without the callback a run streams only metrics, with the same result.
+    RunObserver metricsOnly;
+    int reports = 0;
+    metricsOnly.metricsUpdated = [&](const std::map<std::string, double> &) { ++reports; };
+    auto again = backend->run(**c, {HostTensor{.name = "a"}}, metricsOnly);
+    ASSERT_TRUE(again.isOk());
+    EXPECT_EQ(reports, metricReports);
+    EXPECT_EQ(again->counters.size(), r->counters.size());
+    EXPECT_EQ(again->metrics.at("sim_time_ms"), r->metrics.at("sim_time_ms"));
 }
 
 // Twin: the copy depends on the kernel: 200 + 1024 = 1224 ns.

@@ -23,6 +23,7 @@
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
 #include "views/widgets/inspectorwidget.h"
+#include "views/widgets/metricspanel.h"
 #include "views/widgets/optionseditor.h"
 #include "views/widgets/runpanel.h"
 #include "views/widgets/searchexplorer.h"
@@ -501,6 +502,48 @@ TEST_F(MainWindowTest, ScheduleShowsStagesAndRunsOnTheReferenceBackend)
     w.raiseDock(QStringLiteral("runDock"));
     QTest::qWait(300);
     ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-run.png")));
+}
+
+// Issue 12 item 4: a simulated run in the workbench at 1366×768 — the Metrics
+// dock charts each memory level and unit kind, the Run dock's Gantt names the
+// simulator's lanes. Screenshots: screenshots/workbench-metrics.png and
+// workbench-gantt.png.
+TEST_F(MainWindowTest, SimulatedRunFillsTheMetricsDockAtASmallScreen)
+{
+    MainWindow w;
+    w.setInteractive(false);
+    w.applyDefaultLayout(QSize(1366, 768));
+    w.show();
+    w.deviceCombo()->setCurrentIndex(w.deviceCombo()->findData(QStringLiteral("stcp920")));
+    w.algorithmCombo()->setCurrentIndex(w.algorithmCombo()->findData(QStringLiteral("graphturbo")));
+    w.openSample(QStringLiteral("squeezenet"));
+    auto *controller = w.scheduleController();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return controller->lastRun() && controller->schedulerName() == "graphturbo" && !controller->isBusy(); },
+        kTimeoutMs));
+    ASSERT_EQ(controller->lastRun()->result.plan.device, "stcp920");
+    QSignalSpy ran(w.runPanel(), &views::RunPanel::runFinished);
+    ASSERT_TRUE(w.runPanel()->selectBackend(QStringLiteral("sim")));
+    ASSERT_TRUE(w.runPanel()->run());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() == 1; }, 2 * kTimeoutMs))
+        << w.runPanel()->statusText().toStdString();
+    const auto result = w.runPanel()->lastResult();
+    ASSERT_TRUE(result);
+    views::MetricsPanel *metrics = w.metricsPanel();
+    ASSERT_TRUE(metrics);
+    EXPECT_EQ(metrics->charts().occupancy.size(), w.state()->device()->levels.size());
+    EXPECT_FALSE(metrics->charts().utilisation.empty());
+    EXPECT_FALSE(metrics->isEmptyState(views::MetricsPanel::ThroughputChart));
+    w.raiseDock(QStringLiteral("metricsDock"));
+    QTest::qWait(300);
+    const QStringList problems = layoutProblems(w);
+    EXPECT_TRUE(problems.isEmpty()) << problems.join(QStringLiteral("; ")).toStdString();
+    EXPECT_GE(metrics->chartWidget(views::MetricsPanel::OccupancyChart)->height(), 120);
+    ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-metrics.png")));
+    w.raiseDock(QStringLiteral("runDock"));
+    QTest::qWait(300);
+    EXPECT_GT(w.runPanel()->timelineStrip()->timeline().laneCount(), 1);
+    ASSERT_TRUE(w.saveScreenshot(QStringLiteral(TESSERA_BINARY_DIR "/screenshots/workbench-gantt.png")));
 }
 
 // Issue 18: the plan on the graph. Colouring by a plan facet shows one

@@ -101,6 +101,11 @@ void WorkbenchState::requestCancelBackendRun()
     emit cancelBackendRunRequested();
 }
 
+void WorkbenchState::requestPauseBackendRun(bool paused)
+{
+    emit pauseBackendRunRequested(paused);
+}
+
 // --- the schedule run ----------------------------------------------------------------
 
 void WorkbenchState::beginSchedule()
@@ -135,6 +140,8 @@ void WorkbenchState::beginBackendRun(std::shared_ptr<const ScheduleRun> schedule
     m_runSchedule = std::move(schedule);
     m_runBackend = std::move(backend);
     m_resultRestored = false;
+    m_runPaused = false;
+    m_runSoFar.reset();
     m_tasksDone = 0;
     m_tasksTotal = total;
     emit backendRunStarted();
@@ -147,9 +154,27 @@ void WorkbenchState::reportBackendRunProgress(int done, int total)
     emit backendRunProgress(done, total);
 }
 
+void WorkbenchState::reportBackendRunUpdate(std::shared_ptr<const RunResult> soFar)
+{
+    if (!m_backendRunning)
+        return; // late news of a run that ended
+    m_runSoFar = soFar;
+    emit backendRunUpdated(std::move(soFar));
+}
+
+void WorkbenchState::setBackendRunPaused(bool paused)
+{
+    if (m_runPaused == paused)
+        return;
+    m_runPaused = paused;
+    emit backendRunPausedChanged(paused);
+}
+
 void WorkbenchState::finishBackendRun(std::shared_ptr<const RunResult> result)
 {
     m_backendRunning = false;
+    m_runPaused = false;
+    m_runSoFar.reset();
     m_lastResult = result;
     emit backendRunFinished(std::move(result));
 }
@@ -170,6 +195,8 @@ void WorkbenchState::restoreBackendRun(std::shared_ptr<const ScheduleRun> schedu
 void WorkbenchState::failBackendRun(const QString &message)
 {
     m_backendRunning = false;
+    m_runPaused = false;
+    m_runSoFar.reset();
     emit backendRunFailed(message);
 }
 

@@ -87,6 +87,8 @@ public:
     void requestClearOverrides();
     void requestBackendRun(BackendRunRequest request);
     void requestCancelBackendRun();
+    // Pause (true) or resume (false) the run under way after its task in progress.
+    void requestPauseBackendRun(bool paused);
 
     // --- the schedule run (reported by the orchestrator) ----------------------------
     void beginSchedule();
@@ -100,9 +102,16 @@ public:
     // `schedule`: the run whose plan runs (it may be replaced by a newer one meanwhile).
     void beginBackendRun(std::shared_ptr<const ScheduleRun> schedule, QString backend, int total);
     void reportBackendRunProgress(int done, int total);
+    // What the run under way reported so far (RunIncrement appended, the
+    // metrics so far; no outputs), at a bounded rate; a new run clears it.
+    void reportBackendRunUpdate(std::shared_ptr<const RunResult> soFar);
+    // The orchestrator paused (true) or resumed the run under way.
+    void setBackendRunPaused(bool paused);
     void finishBackendRun(std::shared_ptr<const RunResult> result);
     void failBackendRun(const QString &message);
     bool isBackendRunning() const { return m_backendRunning; }
+    bool isBackendRunPaused() const { return m_backendRunning && m_runPaused; }
+    std::shared_ptr<const RunResult> backendRunSoFar() const { return m_runSoFar; } // null when none streamed
     int tasksDone() const { return m_tasksDone; }
     int tasksTotal() const { return m_tasksTotal; }
     QString backendRunBackend() const { return m_runBackend; } // the backend's name
@@ -139,6 +148,7 @@ signals:
     void clearOverridesRequested();
     void backendRunRequested(const tessera::views::BackendRunRequest &request);
     void cancelBackendRunRequested();
+    void pauseBackendRunRequested(bool paused);
 
     void scheduleStarted();
     void scheduleProgress(double fraction);
@@ -147,6 +157,8 @@ signals:
 
     void backendRunStarted();
     void backendRunProgress(int done, int total);
+    void backendRunUpdated(std::shared_ptr<const tessera::RunResult> soFar);
+    void backendRunPausedChanged(bool paused);
     void backendRunFinished(std::shared_ptr<const tessera::RunResult> result);
     void backendRunRestored(std::shared_ptr<const tessera::RunResult> result, const QString &when);
     void backendRunFailed(const QString &message);
@@ -170,6 +182,8 @@ private:
     std::shared_ptr<const ScheduleRun> m_lastRun;
 
     bool m_backendRunning = false;
+    bool m_runPaused = false;
+    std::shared_ptr<const RunResult> m_runSoFar;
     int m_tasksDone = 0;
     int m_tasksTotal = 0;
     QString m_runBackend;

@@ -26,10 +26,12 @@
 #include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <tuple>
 
 namespace tessera::views {
 
@@ -102,18 +104,82 @@ public:
 
 RunTimelineStrip::RunTimelineStrip(QWidget *parent) : QWidget(parent)
 {
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
+    setToolTip(tr("Wheel: zoom · drag: pan · double click: whole run · click a task: its nodes in the graph"));
 }
 
-void RunTimelineStrip::setResult(std::shared_ptr<const RunResult> result, std::shared_ptr<const ExecutionPlan> plan)
+void RunTimelineStrip::setResult(std::shared_ptr<const RunResult> result, std::shared_ptr<const ExecutionPlan> plan,
+                                 bool keepWindow)
 {
+    const int lanesBefore = m_timeline.laneCount();
     m_result = std::move(result);
     m_plan = std::move(plan);
     m_timeline = m_result ? RunTimeline(m_result->timeline, m_plan.get()) : RunTimeline();
+    m_labelWidth = -1;
+    if (!keepWindow)
+        m_zoomed = false;
     m_segmentsWidth = -1;
-    updateGeometry();
+    if (m_timeline.laneCount() != lanesBefore)
+        updateGeometry();
+    update();
+}
+
+QString RunTimelineStrip::laneName(int lane) const
+{
+    if (lane < 0 || lane >= m_timeline.laneCount())
+        return {};
+    const std::int32_t id = m_timeline.laneId(lane);
+    if (m_result && id >= 0 && static_cast<std::size_t>(id) < m_result->laneNames.size() &&
+        !m_result->laneNames[static_cast<std::size_t>(id)].empty())
+        return QString::fromStdString(m_result->laneNames[static_cast<std::size_t>(id)]);
+    return QStringLiteral("lane %1").arg(id);
+}
+
+std::pair<double, double> RunTimelineStrip::window() const
+{
+    if (m_zoomed)
+        return {m_t0, m_t1};
+    return {0.0, m_timeline.spanNs()};
+}
+
+void RunTimelineStrip::setWindow(double t0, double t1)
+{
+    const double span = m_timeline.spanNs();
+    if (!(span > 0))
+        return;
+    const double width = std::clamp(t1 - t0, span * 1e-6, span);
+    t0 = std::clamp(t0, 0.0, span - width);
+    m_t0 = t0;
+    m_t1 = t0 + width;
+    m_zoomed = width < span * (1 - 1e-9);
+    update();
+}
+
+void RunTimelineStrip::zoomAt(int x, double factor)
+{
+    if (!(factor > 0) || m_timeline.empty())
+        return;
+    const Geometry g = geometry();
+    const auto [t0, t1] = window();
+    const double fx = std::clamp(double(x - g.plot.left()) / std::max(1, g.plot.width()), 0.0, 1.0);
+    const double at = t0 + fx * (t1 - t0);
+    const double width = (t1 - t0) / factor;
+    setWindow(at - fx * width, at - fx * width + width);
+}
+
+void RunTimelineStrip::panBy(int pixels)
+{
+    const Geometry g = geometry();
+    const auto [t0, t1] = window();
+    const double dt = (t1 - t0) * pixels / std::max(1, g.plot.width());
+    setWindow(t0 + dt, t1 + dt);
+}
+
+void RunTimelineStrip::resetZoom()
+{
+    m_zoomed = false;
     update();
 }
 
@@ -122,12 +188,23 @@ RunTimelineStrip::Geometry RunTimelineStrip::geometry() const
     const QFontMetrics fm(font());
     Geometry g;
     const int lanes = std::max(1, m_timeline.laneCount());
-    // Up to 8 lanes at full height, then thinner so a 64-core plan still fits.
-    g.laneHeight = lanes <= 8 ? 20 : std::max(4, 160 / lanes);
-    const int gutter = m_timeline.laneCount() > 1 ? fm.horizontalAdvance(QStringLiteral("lane 000")) + 8 : 8;
+    int gutter = 8;
+    if (m_timeline.laneCount() > 1 || (m_result && !m_result->laneNames.empty())) {
+        if (m_labelWidth < 0) { // the widest lane name, once per result
+            m_labelWidth = fm.horizontalAdvance(QStringLiteral("lane 000"));
+            for (int l = 0; l < m_timeline.laneCount(); ++l)
+                m_labelWidth = std::max(m_labelWidth, fm.horizontalAdvance(laneName(l)));
+        }
+        gutter = std::min(m_labelWidth, std::max(60, width() / 4)) + 10;
+    }
     g.legendTop = 2;
     const int plotTop = g.legendTop + fm.height() + 6;
-    g.plot = QRect(gutter, plotTop, std::max(1, width() - gutter - 10), lanes * g.laneHeight);
+    const int axisHeight = fm.height() + 8;
+    // Lanes share the height there is: 1 to 20 pixels each.
+    const int room = height() - plotTop - axisHeight;
+    g.lanePitch = std::clamp(static_cast<double>(room) / lanes, 1.0, 20.0);
+    g.plot =
+        QRect(gutter, plotTop, std::max(1, width() - gutter - 10), static_cast<int>(std::lround(lanes * g.lanePitch)));
     g.axisTop = g.plot.bottom() + 1;
     return g;
 }
@@ -135,13 +212,15 @@ RunTimelineStrip::Geometry RunTimelineStrip::geometry() const
 QSize RunTimelineStrip::sizeHint() const
 {
     const QFontMetrics fm(font());
-    const Geometry g = geometry();
-    return {400, g.axisTop + fm.height() + 8};
+    const int lanes = std::max(1, m_timeline.laneCount());
+    return {400, fm.height() + 8 + std::min(lanes * 16, 240) + fm.height() + 10};
 }
 
 QSize RunTimelineStrip::minimumSizeHint() const
 {
-    return {120, sizeHint().height()};
+    const QFontMetrics fm(font());
+    const int lanes = std::max(1, m_timeline.laneCount());
+    return {120, fm.height() + 8 + std::min(lanes * 2, 60) + fm.height() + 10};
 }
 
 void RunTimelineStrip::resizeEvent(QResizeEvent *event)
@@ -152,9 +231,13 @@ void RunTimelineStrip::resizeEvent(QResizeEvent *event)
 
 int RunTimelineStrip::laneAt(const Geometry &g, int y) const
 {
-    if (y < g.plot.top() || y > g.plot.bottom() || g.laneHeight <= 0)
+    if (y < g.plot.top() || y > g.plot.bottom() || g.lanePitch <= 0)
         return -1;
-    const int lane = (y - g.plot.top()) / g.laneHeight;
+    int lane = static_cast<int>((y - g.plot.top()) / g.lanePitch);
+    while (lane > 0 && g.laneTop(lane) > y) // rounding: the lane whose rows hold y
+        --lane;
+    while (g.laneTop(lane + 1) <= y)
+        ++lane;
     return lane < m_timeline.laneCount() ? lane : -1;
 }
 
@@ -170,9 +253,10 @@ void RunTimelineStrip::paintEvent(QPaintEvent *)
 
     if (m_timeline.empty() || m_timeline.spanNs() <= 0) {
         p.setPen(faint);
-        p.drawText(rect(), Qt::AlignCenter, tr("The timeline of a run appears here"));
+        p.drawText(rect(), Qt::AlignCenter, tr("The Gantt of a run appears here"));
         return;
     }
+    const auto [t0, t1] = window();
 
     // Legend: the kinds this run has, with their task counts.
     std::array<int, std::size(kKinds)> counts{};
@@ -192,31 +276,48 @@ void RunTimelineStrip::paintEvent(QPaintEvent *)
         p.drawText(QPoint(x, g.legendTop + fm.ascent() + 1), text);
         x += fm.horizontalAdvance(text) + 14;
     }
-    p.setPen(faint);
     const QString lanesText = m_timeline.laneCount() == 1 ? tr("1 lane") : tr("%1 lanes").arg(m_timeline.laneCount());
-    p.drawText(
-        QRect(g.plot.left(), g.legendTop, g.plot.width(), fm.height() + 2), Qt::AlignRight | Qt::AlignVCenter,
-        tr("%1 tasks · %2 · %3").arg(m_timeline.taskCount()).arg(lanesText, formatDurationNs(m_timeline.spanNs())));
+    QString info =
+        tr("%1 tasks · %2 · %3").arg(m_timeline.taskCount()).arg(lanesText, formatDurationNs(m_timeline.spanNs()));
+    if (m_zoomed)
+        info =
+            tr("%1 – %2 of %3").arg(formatDurationNs(t0), formatDurationNs(t1), formatDurationNs(m_timeline.spanNs()));
+    const QRect infoRect(std::max(x, g.plot.left()), g.legendTop, g.plot.right() - std::max(x, g.plot.left()),
+                         fm.height() + 2);
+    if (fm.horizontalAdvance(info) <= infoRect.width()) {
+        p.setPen(faint);
+        p.drawText(infoRect, Qt::AlignRight | Qt::AlignVCenter, info);
+    }
 
-    // Lanes: alternating backgrounds, then the cached segments.
+    // Lanes: alternating backgrounds, names, then the cached segments of the window.
     const int w = g.plot.width();
-    if (m_segmentsWidth != w) {
+    if (m_segmentsWidth != w || m_segmentsWindow != std::pair{t0, t1}) {
         m_segments.assign(static_cast<std::size_t>(m_timeline.laneCount()), {});
         for (int l = 0; l < m_timeline.laneCount(); ++l)
-            m_segments[static_cast<std::size_t>(l)] = m_timeline.segments(l, 0, m_timeline.spanNs(), w);
+            m_segments[static_cast<std::size_t>(l)] = m_timeline.segments(l, t0, t1, w);
         m_segmentsWidth = w;
+        m_segmentsWindow = {t0, t1};
     }
-    const int gap = g.laneHeight >= 10 ? 2 : 0;
+    const int gap = g.lanePitch >= 10 ? 2 : 0;
+    QFont laneFont = font();
+    if (g.lanePitch < fm.height())
+        laneFont.setPixelSize(std::max(7, static_cast<int>(g.lanePitch) - 1));
+    const QFontMetrics lfm(laneFont);
+    // Label every lane when the names fit (their glyphs, not the line spacing), else every k-th.
+    const int labelEvery = std::max(1, static_cast<int>(std::ceil((lfm.ascent() + 1) / g.lanePitch)));
     for (int l = 0; l < m_timeline.laneCount(); ++l) {
-        const int top = g.plot.top() + l * g.laneHeight;
+        const int top = g.laneTop(l), laneHeight = g.laneHeight(l);
         if (l % 2)
-            p.fillRect(QRect(g.plot.left(), top, w, g.laneHeight), pal.alternateBase());
-        if (m_timeline.laneCount() > 1 && g.laneHeight >= fm.height() - 2) {
-            p.setPen(faint);
-            p.drawText(QRect(0, top, g.plot.left() - 6, g.laneHeight), Qt::AlignRight | Qt::AlignVCenter,
-                       QStringLiteral("lane %1").arg(m_timeline.laneId(l)));
+            p.fillRect(QRect(g.plot.left(), top, w, laneHeight), pal.alternateBase());
+        if (g.plot.left() > 10 && l % labelEvery == 0) {
+            p.setFont(laneFont);
+            p.setPen(pal.color(QPalette::Text));
+            const QRect label(2, top, g.plot.left() - 8, std::max(laneHeight, lfm.height()));
+            p.drawText(label, Qt::AlignRight | Qt::AlignVCenter,
+                       lfm.elidedText(laneName(l), Qt::ElideLeft, label.width()));
+            p.setFont(font());
         }
-        const int y = top + gap, h = g.laneHeight - 2 * gap;
+        const int y = top + gap, h = laneHeight - 2 * gap;
         for (const RunTimeline::Segment &s : m_segments[static_cast<std::size_t>(l)]) {
             QColor c = kindColor(s.kind);
             const int sx = g.plot.left() + s.x0;
@@ -229,18 +330,17 @@ void RunTimelineStrip::paintEvent(QPaintEvent *)
             } else if (s.count > 1) {
                 c = c.darker(108); // a column of merged narrow tasks
             }
-            p.fillRect(QRect(sx, y, sw2, h), c);
+            p.fillRect(QRect(sx, y, sw2, std::max(1, h)), c);
         }
     }
 
-    // Time axis.
+    // Time axis over the window.
     p.setPen(faint);
     p.drawLine(g.plot.left(), g.axisTop, g.plot.right(), g.axisTop);
-    const double span = m_timeline.spanNs();
+    const double span = t1 - t0;
     const double step = tickStep(span, std::max(1, w / 110));
-    p.setPen(pal.color(QPalette::Text));
-    for (double t = 0; t <= span * (1 + 1e-9); t += step) {
-        const int tx = g.plot.left() + static_cast<int>(std::lround(t / span * (w - 1)));
+    for (double t = std::ceil(t0 / step) * step; t <= t1 * (1 + 1e-9); t += step) {
+        const int tx = g.plot.left() + static_cast<int>(std::lround((t - t0) / span * (w - 1)));
         p.setPen(faint);
         p.drawLine(tx, g.axisTop, tx, g.axisTop + 4);
         const QString label = formatDurationNs(t);
@@ -259,18 +359,70 @@ std::pair<int, int> RunTimelineStrip::entryAt(QPoint pos) const
     const int lane = laneAt(g, pos.y());
     if (lane < 0 || pos.x() < g.plot.left() - 2 || pos.x() > g.plot.right() + 2)
         return {-1, -1};
-    const double nsPerPixel = m_timeline.spanNs() / g.plot.width();
-    const double ns = (pos.x() - g.plot.left() + 0.5) * nsPerPixel;
+    const auto [t0, t1] = window();
+    const double nsPerPixel = (t1 - t0) / g.plot.width();
+    const double ns = t0 + (pos.x() - g.plot.left() + 0.5) * nsPerPixel;
     const int index = m_timeline.taskAt(lane, ns, 2 * nsPerPixel);
     return index < 0 ? std::pair{-1, -1} : std::pair{lane, index};
 }
 
 void RunTimelineStrip::mousePressEvent(QMouseEvent *event)
 {
-    const auto [lane, index] = entryAt(event->pos());
-    if (lane >= 0 && event->button() == Qt::LeftButton)
-        emit taskClicked(m_timeline.lane(lane)[static_cast<std::size_t>(index)].task);
+    if (event->button() == Qt::LeftButton) {
+        m_pressPos = event->pos();
+        std::tie(m_pressT0, m_pressT1) = window();
+        m_dragged = false;
+    }
     QWidget::mousePressEvent(event);
+}
+
+void RunTimelineStrip::mouseMoveEvent(QMouseEvent *event)
+{
+    if ((event->buttons() & Qt::LeftButton) && m_pressPos.x() >= 0) {
+        const int dx = event->pos().x() - m_pressPos.x();
+        if (std::abs(dx) >= 3)
+            m_dragged = true;
+        if (m_dragged) {
+            const Geometry g = geometry();
+            const double dt = (m_pressT1 - m_pressT0) * dx / std::max(1, g.plot.width());
+            setWindow(m_pressT0 - dt, m_pressT1 - dt);
+            setCursor(Qt::ClosedHandCursor);
+        }
+    }
+    QWidget::mouseMoveEvent(event);
+}
+
+void RunTimelineStrip::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton) {
+        if (!m_dragged) {
+            const auto [lane, index] = entryAt(event->pos());
+            if (lane >= 0)
+                emit taskClicked(m_timeline.lane(lane)[static_cast<std::size_t>(index)].task);
+        }
+        m_pressPos = QPoint(-1, -1);
+        m_dragged = false;
+        unsetCursor();
+    }
+    QWidget::mouseReleaseEvent(event);
+}
+
+void RunTimelineStrip::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton)
+        resetZoom();
+    QWidget::mouseDoubleClickEvent(event);
+}
+
+void RunTimelineStrip::wheelEvent(QWheelEvent *event)
+{
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0 || m_timeline.empty()) {
+        QWidget::wheelEvent(event);
+        return;
+    }
+    zoomAt(static_cast<int>(event->position().x()), std::pow(1.25, steps));
+    event->accept();
 }
 
 QString RunTimelineStrip::toolTipAt(QPoint pos) const
@@ -279,29 +431,55 @@ QString RunTimelineStrip::toolTipAt(QPoint pos) const
     if (lane < 0)
         return {};
     const TimelineTask &t = m_timeline.lane(lane)[static_cast<std::size_t>(index)];
-    QString label;
+    QString label, kernelText, nodesText;
     if (m_plan && t.task >= 0 && static_cast<std::size_t>(t.task) < m_plan->tasks.size()) {
         const Task &task = m_plan->tasks[static_cast<std::size_t>(t.task)];
         label = QString::fromStdString(task.label);
-        if (label.isEmpty() && task.kernel >= 0 && static_cast<std::size_t>(task.kernel) < m_plan->kernels.size())
-            label = QString::fromStdString(m_plan->kernels[static_cast<std::size_t>(task.kernel)].name);
+        std::vector<NodeId> nodes;
+        for (const NodeTile &tile : task.tiles)
+            if (std::find(nodes.begin(), nodes.end(), tile.node) == nodes.end())
+                nodes.push_back(tile.node);
+        if (task.kernel >= 0 && static_cast<std::size_t>(task.kernel) < m_plan->kernels.size()) {
+            const Kernel &k = m_plan->kernels[static_cast<std::size_t>(task.kernel)];
+            kernelText = QString::fromStdString(k.name.empty() ? "#" + std::to_string(task.kernel) : k.name);
+            if (nodes.empty())
+                nodes = k.nodes;
+        }
+        constexpr std::size_t kListed = 6;
+        for (std::size_t i = 0; i < nodes.size() && i < kListed; ++i) {
+            const NodeId id = nodes[i];
+            const QString name =
+                m_graph && id >= 0 && static_cast<std::size_t>(id) < m_graph->nodeCount()
+                    ? QString::fromStdString(m_graph->node(id).name + " (" + m_graph->node(id).opType + ")")
+                    : QStringLiteral("node %1").arg(id);
+            nodesText += (i ? QStringLiteral(", ") : QString()) + name.toHtmlEscaped();
+        }
+        if (nodes.size() > kListed)
+            nodesText += tr(" and %1 more").arg(nodes.size() - kListed);
     }
     if (label.isEmpty())
-        label = tr("task %1").arg(t.task);
-    return tr("<b>%1</b><br>%2 task #%3 on lane %4<br>%5 → %6 (%7)")
-        .arg(label.toHtmlEscaped(), kindName(t.kind))
-        .arg(t.task)
-        .arg(m_timeline.laneId(lane))
-        .arg(formatDurationNs(t.startNs), formatDurationNs(t.endNs), formatDurationNs(t.endNs - t.startNs));
+        label = kernelText.isEmpty() ? tr("task %1").arg(t.task) : kernelText;
+    QString text = tr("<b>%1</b><br>%2 task #%3 on %4<br>%5 → %6 (%7)")
+                       .arg(label.toHtmlEscaped(), kindName(t.kind))
+                       .arg(t.task)
+                       .arg(laneName(lane).toHtmlEscaped(), formatDurationNs(t.startNs), formatDurationNs(t.endNs),
+                            formatDurationNs(t.endNs - t.startNs));
+    if (!kernelText.isEmpty())
+        text += tr("<br>kernel: %1").arg(kernelText.toHtmlEscaped());
+    if (!nodesText.isEmpty())
+        text += tr("<br>nodes: %1").arg(nodesText);
+    return text;
 }
 
 bool RunTimelineStrip::event(QEvent *event)
 {
+    if (event->type() == QEvent::FontChange)
+        m_labelWidth = -1;
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
         const QString text = toolTipAt(help->pos());
         if (text.isEmpty())
-            QToolTip::hideText();
+            QToolTip::showText(help->globalPos(), toolTip(), this);
         else
             QToolTip::showText(help->globalPos(), text, this);
         return true;
@@ -314,9 +492,10 @@ bool RunTimelineStrip::event(QEvent *event)
 RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     : QWidget(parent), m_state(state), m_metrics(new RunMetricsModel(this)), m_outputs(new RunOutputsModel(this)),
       m_backendBox(new QComboBox(this)), m_runButton(new QPushButton(tr("Run"), this)),
-      m_cancelButton(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)), m_live(new QLabel(this)),
-      m_status(new QLabel(this)), m_timeline(new RunTimelineStrip(this)), m_metricsView(new QTableView(this)),
-      m_outputsView(new QTableView(this)), m_liveTimer(new QTimer(this)), m_elapsed(new QElapsedTimer)
+      m_cancelButton(new QPushButton(tr("Cancel"), this)), m_pauseButton(new QPushButton(tr("Pause"), this)),
+      m_progress(new QProgressBar(this)), m_live(new QLabel(this)), m_status(new QLabel(this)),
+      m_timeline(new RunTimelineStrip(this)), m_metricsView(new QTableView(this)), m_outputsView(new QTableView(this)),
+      m_liveTimer(new QTimer(this)), m_elapsed(new QElapsedTimer)
 {
     setObjectName(QStringLiteral("runPanel"));
     m_backendBox->setObjectName(QStringLiteral("runBackend"));
@@ -327,6 +506,8 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     m_runButton->setToolTip(tr("Compile the current plan on the backend and run it with synthetic inputs"));
     m_cancelButton->setObjectName(QStringLiteral("cancelRunButton"));
     m_cancelButton->setToolTip(tr("Stop the run after the task in progress"));
+    m_pauseButton->setObjectName(QStringLiteral("pauseRunButton"));
+    m_pauseButton->setToolTip(tr("Hold the run after the task in progress; again to resume"));
     m_progress->setTextVisible(false);
     m_progress->setMaximumHeight(m_runButton->sizeHint().height() - 8);
     m_progress->setRange(0, 1);
@@ -343,6 +524,7 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     top->addWidget(new QLabel(tr("Backend:"), this));
     top->addWidget(m_backendBox);
     top->addWidget(m_runButton);
+    top->addWidget(m_pauseButton);
     top->addWidget(m_cancelButton);
     top->addSpacing(8);
     top->addWidget(m_progress, 1);
@@ -357,6 +539,8 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
         v->setAlternatingRowColors(true);
         v->setWordWrap(false);
         v->horizontalHeader()->setHighlightSections(false);
+        // A header and two rows at least: the Gantt above may take the rest.
+        v->setMinimumHeight(3 * v->verticalHeader()->defaultSectionSize() + 4);
     }
     m_metricsView->setObjectName(QStringLiteral("runMetrics"));
     m_metricsView->setModel(m_metrics);
@@ -381,11 +565,17 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     layout->setSpacing(6);
     layout->addLayout(top);
     layout->addWidget(m_status);
-    layout->addWidget(m_timeline);
-    layout->addWidget(tables, 1);
+    m_split = new QSplitter(Qt::Vertical, this);
+    m_split->addWidget(m_timeline);
+    m_split->addWidget(tables);
+    m_split->setStretchFactor(0, 0); // the Gantt keeps the height fitTimeline gave it,
+    m_split->setStretchFactor(1, 1); // the tables take what the dock gains or loses
+    m_split->setChildrenCollapsible(false);
+    layout->addWidget(m_split, 1);
 
     connect(m_runButton, &QPushButton::clicked, this, &RunPanel::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &RunPanel::cancel);
+    connect(m_pauseButton, &QPushButton::clicked, this, &RunPanel::togglePause);
     connect(m_backendBox, &QComboBox::currentIndexChanged, this, [this] {
         if (!isRunning())
             setStatus(idleText(), Tone::Neutral);
@@ -394,6 +584,11 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     Q_ASSERT(state);
     connect(m_state, &WorkbenchState::backendRunStarted, this, &RunPanel::onStarted);
     connect(m_state, &WorkbenchState::backendRunProgress, this, &RunPanel::onProgress);
+    connect(m_state, &WorkbenchState::backendRunUpdated, this, &RunPanel::onUpdated);
+    connect(m_state, &WorkbenchState::backendRunPausedChanged, this, [this] {
+        updateButtons();
+        updateLive();
+    });
     connect(m_state, &WorkbenchState::backendRunFinished, this, &RunPanel::onFinished);
     connect(m_state, &WorkbenchState::backendRunRestored, this, &RunPanel::onRestored);
     // A task clicked on the timeline: its nodes (tiles, else its kernel's) light up in the graph.
@@ -407,8 +602,11 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
                 nodes.push_back(tile.node);
         if (nodes.empty() && task.kernel >= 0 && static_cast<std::size_t>(task.kernel) < m_runPlan->kernels.size())
             nodes = m_runPlan->kernels[static_cast<std::size_t>(task.kernel)].nodes;
-        if (!nodes.empty())
-            m_state->setHighlighted(std::move(nodes), true);
+        if (nodes.empty())
+            return;
+        // The first node becomes the selection (the inspector shows it), all are outlined.
+        m_state->selectNode(nodes.front(), true);
+        m_state->setHighlighted(std::move(nodes), true);
     });
     connect(m_state, &WorkbenchState::backendRunFailed, this, &RunPanel::onFailed);
     connect(m_state, &WorkbenchState::scheduleFinished, this,
@@ -542,6 +740,13 @@ void RunPanel::updateButtons()
     m_runButton->setEnabled(m_schedule && currentBackend());
     m_runButton->setText(running ? tr("Restart") : tr("Run"));
     m_cancelButton->setEnabled(running);
+    const IBackend *backend = m_registry ? m_registry->find(m_state->backendRunBackend().toStdString()) : nullptr;
+    const bool canPause = running && backend && !backend->info().capabilities.measured;
+    m_pauseButton->setEnabled(canPause);
+    m_pauseButton->setText(m_state->isBackendRunPaused() ? tr("Resume") : tr("Pause"));
+    m_pauseButton->setToolTip(running && !canPause
+                                  ? tr("This backend measures wall-clock time: a pause would count as run time")
+                                  : tr("Hold the run after the task in progress; again to resume"));
     m_backendBox->setEnabled(!running);
 }
 
@@ -569,10 +774,36 @@ void RunPanel::cancel()
     m_state->requestCancelBackendRun();
 }
 
+void RunPanel::togglePause()
+{
+    if (isRunning())
+        m_state->requestPauseBackendRun(!m_state->isBackendRunPaused());
+}
+
+// The streamed part of the run: the Gantt of the tasks finished so far.
+void RunPanel::onUpdated(std::shared_ptr<const RunResult> soFar)
+{
+    if (!soFar || soFar->timeline.empty())
+        return;
+    m_timeline->setGraph(m_graph);
+    m_timeline->setResult(std::move(soFar), m_runPlan, !m_firstUpdate); // a new run starts unzoomed
+    m_firstUpdate = false;
+    fitTimeline();
+}
+
 void RunPanel::onStarted()
 {
     m_elapsed->start();
     m_liveTimer->start();
+    m_firstUpdate = true;
+    // A run the panel did not start itself (asked for elsewhere) still has its plan and title.
+    if (const std::shared_ptr<const ScheduleRun> s = m_state->backendRunSchedule();
+        s && (!m_runPlan || m_runPlan.get() != &s->result.plan)) {
+        m_runPlan = std::shared_ptr<const ExecutionPlan>(s, &s->result.plan);
+        const IBackend *b = m_registry ? m_registry->find(m_state->backendRunBackend().toStdString()) : nullptr;
+        m_runBackendTitle =
+            b && !b->info().title.empty() ? QString::fromStdString(b->info().title) : m_state->backendRunBackend();
+    }
     m_progress->setRange(0, 0); // busy until the first task reports (compiling)
     setStatus(tr("Compiling and running the plan on %1…").arg(m_runBackendTitle.toHtmlEscaped()), Tone::Neutral);
     updateLive();
@@ -594,7 +825,11 @@ void RunPanel::updateLive()
     const int done = m_state->tasksDone(), total = m_state->tasksTotal();
     if (isRunning())
         m_live->setText(done == 0 ? tr("compiling · %1").arg(elapsedText(ms))
-                                  : tr("%1 / %2 tasks · %3").arg(done).arg(total).arg(elapsedText(ms)));
+                                  : tr("%1 / %2 tasks · %3%4")
+                                        .arg(done)
+                                        .arg(total)
+                                        .arg(elapsedText(ms))
+                                        .arg(m_state->isBackendRunPaused() ? tr(" · paused") : QString()));
 }
 
 void RunPanel::showResult(const std::shared_ptr<const RunResult> &result)
@@ -606,16 +841,40 @@ void RunPanel::showResult(const std::shared_ptr<const RunResult> &result)
     m_progress->setValue(std::max(1, total));
     m_metrics->setResult(result);
     m_outputs->setResult(result);
+    m_timeline->setGraph(m_graph);
     m_timeline->setResult(result, m_runPlan);
-    m_metricsView->resizeColumnsToContents();
-    m_outputsView->resizeColumnsToContents();
+    fitTimeline();
+    // Columns follow their resize modes (to contents; Share and the values
+    // stretch) once the new rows and the split's new heights are laid out.
+    for (QTableView *v : {m_metricsView, m_outputsView})
+        QMetaObject::invokeMethod(v->horizontalHeader(), "resizeSections", Qt::QueuedConnection);
+}
+
+void RunPanel::fitTimeline()
+{
+    const int lanes = m_timeline->timeline().laneCount();
+    const QList<int> sizes = m_split->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (lanes == m_splitLanes || total <= 0 || !m_split->isVisible())
+        return; // a drag of the handle is kept while the lanes stay; hidden: sized when shown
+    m_splitLanes = lanes;
+    const int want = std::min(m_timeline->sizeHint().height(), total * 3 / 4);
+    m_split->setSizes({want, total - want});
+}
+
+void RunPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    QTimer::singleShot(0, this, &RunPanel::fitTimeline); // once the layout has its sizes
 }
 
 QString RunPanel::measuredText(const RunResult &result) const
 {
     const double estimatedMs = m_runPlan ? m_runPlan->estimatedLatencyNs() / 1e6 : 0;
-    QString text = tr("<b>%1</b> measured on %2 · <b>%3</b> estimated for %4")
-                       .arg(formatMs(result.latencyMs), m_runBackendTitle.toHtmlEscaped(), formatMs(estimatedMs),
+    // A simulator's clock is simulated time, not a measurement.
+    const QString how = result.metrics.count("sim_time_ms") ? tr("simulated") : tr("measured");
+    QString text = tr("<b>%1</b> %2 on %3 · <b>%4</b> estimated for %5")
+                       .arg(formatMs(result.latencyMs), how, m_runBackendTitle.toHtmlEscaped(), formatMs(estimatedMs),
                             QString::fromStdString(m_runPlan ? m_runPlan->device : std::string()).toHtmlEscaped());
     if (estimatedMs > 0 && result.latencyMs > 0) {
         const double ratio = result.latencyMs / estimatedMs;
