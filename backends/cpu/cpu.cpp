@@ -45,6 +45,7 @@ struct TaskProgram {
     std::vector<CpuOpPtr> ops;
     std::vector<int> deps;       // task indices that must finish first
     std::vector<int> dependents; // the reverse
+    std::string summary;         // "onednn[x64:gemm:jit]:Conv+Add, llvm-jit:Relu" (engine[impl]:label per op)
 };
 
 class CpuPlan final : public CompiledPlan
@@ -293,9 +294,17 @@ private:
         placeArena(*out);
 
         std::map<std::string, double> &m = out->compileMetrics;
-        for (const TaskProgram &p : out->tasks)
-            for (const CpuOpPtr &op : p.ops)
+        for (TaskProgram &p : out->tasks) {
+            for (const CpuOpPtr &op : p.ops) {
                 m["ops/" + std::string(cpu::engineName(op->engine))] += 1;
+                // Every op left on a reference kernel is reported, with the
+                // reason when some engine compiles its type.
+                if (op->engine == Engine::Reference)
+                    m["fallback/" + op->label + (op->declined.empty() ? "" : ": " + op->declined)] += 1;
+                p.summary += (p.summary.empty() ? "" : ", ") + std::string(cpu::engineName(op->engine)) +
+                             (op->impl.empty() ? "" : "[" + op->impl + "]") + ":" + op->label;
+            }
+        }
         m["jit_kernels_compiled"] = m_jit.compiled() - compiledBefore;
         m["jit_cache_hits"] = m_jit.hits() - hitsBefore;
         m["dnnl_constants_prepared"] = m_dnnlConstants.prepared() - preparedBefore;
@@ -464,6 +473,11 @@ private:
         result.metrics["arena_bytes"] = static_cast<double>(p.arenaBytes);
         for (const auto &[k, ns] : engineNs)
             result.metrics["op_ms/" + k] = ns / 1e6;
+        // Per kernel: which engine runs each of its ops, and its wall time.
+        for (std::size_t i = 0; i < n; ++i)
+            if (!p.tasks[i].ops.empty())
+                result.metrics["kernel/" + std::to_string(p.tasks[i].id) + " " + p.tasks[i].summary + "/wall_ms"] =
+                    (result.timeline[i].endNs - result.timeline[i].startNs) / 1e6;
         return result;
     }
 
