@@ -59,7 +59,8 @@ public:
     std::vector<std::int64_t> offset; // per tensor: arena offset, -1 if not in the arena
     std::vector<bool> written;        // per tensor: some op writes it
     std::int64_t arenaBytes = 0;
-    int width = 1; // most tasks at one dependency depth
+    int width = 1;   // most tasks at one dependency depth
+    int threads = 0; // the plan's own cap on workers (compileFor's "threads"); 0: the backend's
     std::map<std::string, double> compileMetrics;
     // The arena of the last finished run, handed to the next one: a fresh
     // allocation of this size is mmap()ed and page-faulted in on every run.
@@ -166,6 +167,25 @@ public:
         } catch (const std::exception &e) {
             return Status::error(ErrorCode::Internal, std::string("compiling the plan failed: ") + e.what());
         }
+    }
+
+    // Options: "threads" (a positive count) caps this plan's pool of workers,
+    // as CpuBackendOptions::threads does for the backend (tessera-cli run --threads).
+    Expected<std::unique_ptr<CompiledPlan>> compileFor(const Graph &g, const ExecutionPlan &plan,
+                                                       const CompileContext &context) override
+    {
+        int threads = 0;
+        if (auto it = context.options.find("threads"); it != context.options.end()) {
+            char *end = nullptr;
+            const long v = std::strtol(it->second.c_str(), &end, 10);
+            if (it->second.empty() || *end != '\0' || v < 1 || v > 1024)
+                return Status::invalid("threads must be a count from 1 to 1024, got '" + it->second + "'");
+            threads = static_cast<int>(v);
+        }
+        auto compiled = compile(g, plan);
+        if (compiled && threads > 0)
+            static_cast<CpuPlan &>(**compiled).threads = threads;
+        return compiled;
     }
 
     Expected<RunResult> run(CompiledPlan &compiled, const std::vector<HostTensor> &inputs,
@@ -379,7 +399,7 @@ private:
                 tensors[t] = arena.get() + p.offset[t];
 
         // The task graph on a pool: a task starts when its dependencies finished.
-        const int workers = std::max(1, std::min(threads(), p.width));
+        const int workers = std::max(1, std::min(p.threads > 0 ? p.threads : threads(), p.width));
         const std::size_t n = p.tasks.size();
         std::mutex mutex;
         std::condition_variable cv;
