@@ -19,6 +19,7 @@
 #include "samples/catalog.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -632,6 +633,35 @@ TEST_F(CpuBackendTest, UnsupportedAttributeFallsBackToReferenceAndSaysWhy)
     RunResult r = nativeMatchesReference(*cpu, *reference, g, "max pool with indices");
     EXPECT_EQ(r.metrics["ops/reference"], 1);
     EXPECT_EQ(r.metrics.count("fallback/MaxPool: the Indices output is used"), 1u);
+}
+
+// Inference BatchNormalization on its own (not after a convolution) is one
+// generated JIT kernel (a per-channel multiply-add with the constants folded).
+// Twin: a mean computed at run time cannot be folded: the reference kernel
+// runs it, reported, still matching.
+TEST_F(CpuBackendTest, StandaloneBatchNormIsJitCompiledUnlessItsStatisticsVary)
+{
+    for (bool runtimeMean : {false, true}) {
+        Graph g;
+        const TensorId x = testgraphs::tensor(g, "x", {2, 3, 4, 4}, Tensor::Kind::Input);
+        g.inputs = {x};
+        const TensorId scale = testgraphs::weight(g, "scale", {3}), bias = testgraphs::weight(g, "bias", {3});
+        const TensorId mean =
+            runtimeMean ? testgraphs::tensor(g, "mean", {3}, Tensor::Kind::Input) : testgraphs::weight(g, "mean", {3});
+        if (runtimeMean)
+            g.inputs.push_back(mean);
+        const TensorId var = testgraphs::weight(g, "var", {3});
+        auto positive = std::make_shared<TensorData>(*g.tensor(var).data);
+        for (int c = 0; c < 3; ++c) {
+            const float v = 0.5f + 0.25f * static_cast<float>(c);
+            std::memcpy(positive->bytes.data() + 4 * c, &v, 4);
+        }
+        g.tensor(var).data = positive;
+        g.outputs = {op(g, "bn", "BatchNormalization", {x, scale, bias, mean, var}, {2, 3, 4, 4})};
+        RunResult r = nativeMatchesReference(*cpu, *reference, g, runtimeMean ? "runtime mean" : "constant stats");
+        EXPECT_EQ(r.metrics["ops/llvm-jit"], runtimeMean ? 0 : 1);
+        EXPECT_EQ(r.metrics["fallback/BatchNormalization"], runtimeMean ? 1 : 0);
+    }
 }
 
 // Every kernel is reported with the engine of each of its ops and its time.
