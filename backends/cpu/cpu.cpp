@@ -4,6 +4,7 @@
 #include "backends/cpu/cpu.h"
 
 #include "backends/cpu/lower.h"
+#include "backends/cpu/workerpool.h"
 #include "core/onnx/external_data.h"
 #include "core/plan/verify.h"
 
@@ -463,16 +464,7 @@ private:
             for (const auto &[k, v] : myNs)
                 engineNs[k] += v;
         };
-        if (workers == 1) {
-            worker(0);
-        } else {
-            std::vector<std::thread> pool;
-            for (int w = 1; w < workers; ++w)
-                pool.emplace_back(worker, w);
-            worker(0);
-            for (std::thread &t : pool)
-                t.join();
-        }
+        m_pool.run(workers, worker);
         result.latencyMs = nsSince(t0) / 1e6;
         if (!failure)
             return failure;
@@ -502,6 +494,7 @@ private:
     }
 
     CpuBackendOptions m_options;
+    mutable cpu::WorkerPool m_pool; // the run's workers, kept across runs
     cpu::JitCache m_jit;
     cpu::DnnlConstantCache m_dnnlConstants;
     // External constants read by the last compile, by their (immutable) source.

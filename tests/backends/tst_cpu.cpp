@@ -8,6 +8,7 @@
 // a plan compiled by another backend refused, capabilities and timing.
 #include "backends/cpu/cpu.h"
 #include "backends/cpu/jit.h"
+#include "backends/cpu/workerpool.h"
 #include "backends/reference/reference.h"
 #include "core/onnx/importer.h"
 #include "core/sched/session.h"
@@ -18,6 +19,7 @@
 #include "samples/builder.h"
 #include "samples/catalog.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -693,6 +695,46 @@ TEST_F(CpuBackendTest, RunReportsTheEngineOfEveryKernel)
     ::unsetenv("TESSERA_CPU_ENGINES");
     EXPECT_EQ(restricted.metrics.count("kernel/0 reference:MaxPool/wall_ms"), 1u);
     EXPECT_EQ(restricted.metrics["fallback/MaxPool: oneDNN disabled by TESSERA_CPU_ENGINES"], 1);
+}
+
+// The run's workers are kept across runs (their OpenMP teams and scratch with
+// them): five runs of three lanes start two threads in all.
+TEST(CpuWorkerPool, KeepsItsThreadsAcrossRuns)
+{
+    cpu::WorkerPool pool;
+    std::mutex mutex;
+    std::vector<int> calls(3, 0);
+    for (int r = 0; r < 5; ++r)
+        pool.run(3, [&](int lane) {
+            std::lock_guard lock(mutex);
+            ++calls[static_cast<std::size_t>(lane)];
+        });
+    EXPECT_EQ(pool.threadsStarted(), 2);
+    EXPECT_EQ(calls, (std::vector<int>{5, 5, 5}));
+}
+
+// Negative twin: a run that finds the pool in use runs on threads of its own
+// (every lane once, none added to the pool); an exception on a pool lane
+// reaches the caller and leaves the pool usable.
+TEST(CpuWorkerPool, BusyPoolStartsOwnThreadsAndRethrows)
+{
+    cpu::WorkerPool pool;
+    std::atomic<int> inner{0};
+    pool.run(2, [&](int lane) {
+        if (lane == 0)
+            pool.run(3, [&](int) { ++inner; });
+    });
+    EXPECT_EQ(inner.load(), 3);
+    EXPECT_EQ(pool.threadsStarted(), 1);
+    EXPECT_THROW(pool.run(2,
+                          [](int lane) {
+                              if (lane == 1)
+                                  throw std::runtime_error("lane 1 failed");
+                          }),
+                 std::runtime_error);
+    std::atomic<int> after{0};
+    pool.run(2, [&](int) { ++after; });
+    EXPECT_EQ(after.load(), 2);
 }
 
 TEST_F(CpuBackendTest, ReportsMeasuredFunctionalCapabilities)
