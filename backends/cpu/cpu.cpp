@@ -11,13 +11,16 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <exception>
 #include <mutex>
 #include <new>
 #include <set>
+#include <sys/resource.h>
 #include <thread>
+#include <unistd.h>
 #include <unordered_set>
 
 namespace tessera {
@@ -131,6 +134,59 @@ void placeArena(CpuPlan &p)
         p.arenaBytes = std::max(p.arenaBytes, at + bytes);
         blocks.push_back({at, bytes, t});
     }
+}
+
+std::string bytesText(double b)
+{
+    const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (b >= 1024 && u < 5) {
+        b /= 1024;
+        ++u;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+    return text;
+}
+
+// The memory this host lets the process have: physical memory, capped by
+// RLIMIT_AS and RLIMIT_DATA when they are set.
+double hostMemoryLimit()
+{
+    double limit = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+    for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+        rlimit r{};
+        if (::getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+            limit = std::min(limit, static_cast<double>(r.rlim_cur));
+    }
+    return limit;
+}
+
+// A plan whose run buffers (the arena and the outputs) exceed what the host
+// allows fails at compile time, naming its largest buffer, before a run
+// tries to allocate them.
+Status checkMemory(const CpuPlan &p)
+{
+    const Graph &g = p.graph;
+    double total = static_cast<double>(p.arenaBytes);
+    TensorId largest = kInvalidId;
+    for (std::size_t t = 0; t < g.tensorCount(); ++t) {
+        const bool output = std::find(g.outputs.begin(), g.outputs.end(), static_cast<TensorId>(t)) != g.outputs.end();
+        if (output)
+            total += static_cast<double>(g.tensor(static_cast<TensorId>(t)).bytes());
+        if ((output || p.offset[t] >= 0) &&
+            (largest == kInvalidId || g.tensor(static_cast<TensorId>(t)).bytes() > g.tensor(largest).bytes()))
+            largest = static_cast<TensorId>(t);
+    }
+    const double limit = hostMemoryLimit();
+    if (total <= limit || largest == kInvalidId)
+        return Status::ok();
+    const Tensor &big = g.tensor(largest);
+    return Status::error(ErrorCode::Unsupported,
+                         "the plan's buffers need " + bytesText(total) + ", more than the " + bytesText(limit) +
+                             " this host allows; the largest is '" + big.name + "' " + shapeStr(big.shape) + " (" +
+                             bytesText(static_cast<double>(big.bytes())) + ")",
+                         {.tensor = big.name});
 }
 
 class CpuBackend final : public IBackend
@@ -313,6 +369,7 @@ private:
         }
 
         placeArena(*out);
+        TS_TRY(checkMemory(*out));
 
         std::map<std::string, double> &m = out->compileMetrics;
         for (TaskProgram &p : out->tasks) {

@@ -737,6 +737,31 @@ TEST(CpuWorkerPool, BusyPoolStartsOwnThreadsAndRethrows)
     EXPECT_EQ(after.load(), 2);
 }
 
+// A plan whose buffers cannot fit in the host's memory fails at compile time,
+// naming its largest buffer and the size, before anything is allocated. Twin:
+// the same chain at a small shape compiles and runs.
+TEST_F(CpuBackendTest, BuffersBeyondHostMemoryFailBeforeRunning)
+{
+    for (std::int64_t side : {std::int64_t{64}, std::int64_t{1} << 20}) {
+        Graph g;
+        const TensorId x = testgraphs::tensor(g, "x", {side, side}, Tensor::Kind::Input);
+        g.inputs = {x};
+        const TensorId r = op(g, "relu", "Relu", {x}, {side, side});
+        g.outputs = {op(g, "sigmoid", "Sigmoid", {r}, {side, side})};
+        auto compiled = cpu->compile(g, planutil::wholePlan(g, {{0}, {1}}));
+        if (side == 64) {
+            ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+            EXPECT_TRUE(cpu->run(**compiled, planutil::makeInputs(g, 2)).isOk());
+            continue;
+        }
+        ASSERT_FALSE(compiled.isOk());
+        EXPECT_EQ(compiled.status().code(), ErrorCode::Unsupported);
+        EXPECT_NE(compiled.status().message().find("4.0 TiB"), std::string::npos) << compiled.status().str();
+        EXPECT_NE(compiled.status().message().find("this host allows"), std::string::npos);
+        EXPECT_FALSE(compiled.status().location().tensor.empty());
+    }
+}
+
 TEST_F(CpuBackendTest, ReportsMeasuredFunctionalCapabilities)
 {
     const BackendInfo &info = cpu->info();
