@@ -619,6 +619,19 @@ TEST_F(CpuBackendTest, UnsupportedAttributeFallsBackToReferenceAndSaysWhy)
         EXPECT_EQ(r.metrics.count(f.key), 1u) << f.c.what;
     }
 
+    // InstanceNormalization whose scale is computed at run time (its scale and
+    // B are tiled per image at compile time).
+    {
+        Graph g;
+        const TensorId x = testgraphs::tensor(g, "x", {2, 3, 4, 4}, Tensor::Kind::Input);
+        const TensorId scale = testgraphs::tensor(g, "scale", {3}, Tensor::Kind::Input);
+        g.inputs = {x, scale};
+        g.outputs = {op(g, "norm", "InstanceNormalization", {x, scale, testgraphs::weight(g, "b", {3})}, {2, 3, 4, 4})};
+        RunResult r = nativeMatchesReference(*cpu, *reference, g, "instance norm, run-time scale");
+        EXPECT_EQ(r.metrics["ops/reference"], 1);
+        EXPECT_EQ(r.metrics.count("fallback/InstanceNormalization: scale or B computed at run time"), 1u);
+    }
+
     // MaxPool whose Indices output is read: the reference kernel computes both.
     Graph g;
     const TensorId x = testgraphs::tensor(g, "x", {1, 2, 4, 4}, Tensor::Kind::Input);
