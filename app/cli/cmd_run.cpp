@@ -1,5 +1,6 @@
 // tessera-cli run MODEL --algo NAME --backend NAME --device PRESET
 //   [--input NAME=FILE.pb]... [--output-dir DIR] [--plan FILE] [--functional] [--dtype T] [--trace FILE] [--json]
+//   [--threads N] [--repeat N]
 // Schedules the model (or reads a stored schedule document with --plan; the
 // backend checks it is for this device), compiles the plan on a backend (with the device and
 // the backend options: --functional asks a timing backend such as sim to
@@ -24,9 +25,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 namespace tessera::cli {
 
@@ -113,12 +116,36 @@ int run(const Args &args, const Extensions &extensions)
         context.options["functional"] = "1";
     if (const auto dtype = args.value("dtype"))
         context.options["dtype"] = *dtype;
+    auto threads = args.intValue("threads", 0, 1, 1024);
+    auto repeat = args.intValue("repeat", 1, 1, 100000);
+    for (const Status &s : {threads.status(), repeat.status()})
+        if (!s.isOk())
+            return fail(s);
+    if (args.has("threads"))
+        context.options["threads"] = std::to_string(*threads);
     auto compiled = (*backend)->compileFor(g, plan, context);
     if (!compiled)
         return fail(compiled.status());
-    auto result = (*backend)->run(**compiled, inputs);
-    if (!result)
-        return fail(result.status());
+    // --repeat N: N runs; the report is the run of median latency, with the
+    // fastest run's latency beside it.
+    std::vector<RunResult> runs;
+    for (std::int64_t r = 0; r < *repeat; ++r) {
+        auto one = (*backend)->run(**compiled, inputs);
+        if (!one)
+            return fail(one.status());
+        runs.push_back(std::move(*one));
+    }
+    std::vector<std::size_t> byLatency(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        byLatency[i] = i;
+    std::sort(byLatency.begin(), byLatency.end(),
+              [&](std::size_t a, std::size_t b) { return runs[a].latencyMs < runs[b].latencyMs; });
+    const double minMs = runs[byLatency.front()].latencyMs;
+    std::optional<RunResult> result = std::move(runs[byLatency[byLatency.size() / 2]]);
+    if (*repeat > 1) {
+        result->metrics["runs"] = static_cast<double>(*repeat);
+        result->metrics["min_ms"] = minMs;
+    }
 
     QJsonArray outputs;
     const auto dir = args.value("output-dir");
@@ -179,8 +206,16 @@ int run(const Args &args, const Extensions &extensions)
     } else {
         std::printf("backend    %s (%s on %s, %zu kernels)\n", (*backend)->info().name.c_str(), algorithm.c_str(),
                     device->id.c_str(), plan.kernels.size());
-        std::printf("latency    %.3f ms %s, %.3f ms estimated\n", result->latencyMs,
+        std::printf("latency    %.3f ms %s, %.3f ms estimated", result->latencyMs,
                     (*backend)->info().capabilities.timing ? "simulated" : "measured", plan.estimatedLatencyNs() / 1e6);
+        if (*repeat > 1)
+            std::printf(" (median of %lld runs, fastest %.3f ms)", static_cast<long long>(*repeat), minMs);
+        std::printf("\n");
+        // Ops the backend left on reference kernels, with its reason (cpu backend).
+        for (const auto &[key, count] : result->metrics)
+            if (key.rfind("fallback/", 0) == 0)
+                std::printf("fallback   %s (%g op%s on the reference kernel)\n", key.substr(9).c_str(), count,
+                            count == 1 ? "" : "s");
         for (const char *key : {"throughput", "energy_j", "avg_power_w"})
             if (auto it = result->metrics.find(key); it != result->metrics.end())
                 std::printf("%-10s %.6g\n", key, it->second);
@@ -206,6 +241,8 @@ Command runCommand()
          {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
          {"plan", true, false, "--plan FILE      run a stored schedule ('schedule --out') instead of scheduling"},
          {"functional", false, false, "--functional     timing backends (sim) also compute the outputs"},
+         {"threads", true, false, "--threads N      most worker threads for concurrent tasks (cpu backend)"},
+         {"repeat", true, false, "--repeat N       run N times; report the run of median latency"},
          {"trace", true, false, "--trace FILE     write the run's timeline as a Perfetto/Chrome trace"},
          {"json", false, false, "--json           machine-readable summary"}});
     return {"run", "run MODEL --algo NAME --backend NAME [...]",

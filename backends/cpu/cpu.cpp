@@ -4,19 +4,23 @@
 #include "backends/cpu/cpu.h"
 
 #include "backends/cpu/lower.h"
+#include "backends/cpu/workerpool.h"
 #include "core/onnx/external_data.h"
 #include "core/plan/verify.h"
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <exception>
 #include <mutex>
 #include <new>
 #include <set>
+#include <sys/resource.h>
 #include <thread>
+#include <unistd.h>
 #include <unordered_set>
 
 namespace tessera {
@@ -45,6 +49,7 @@ struct TaskProgram {
     std::vector<CpuOpPtr> ops;
     std::vector<int> deps;       // task indices that must finish first
     std::vector<int> dependents; // the reverse
+    std::string summary;         // "onednn[x64:gemm:jit]:Conv+Add, llvm-jit:Relu" (engine[impl]:label per op)
 };
 
 class CpuPlan final : public CompiledPlan
@@ -58,7 +63,8 @@ public:
     std::vector<std::int64_t> offset; // per tensor: arena offset, -1 if not in the arena
     std::vector<bool> written;        // per tensor: some op writes it
     std::int64_t arenaBytes = 0;
-    int width = 1; // most tasks at one dependency depth
+    int width = 1;   // most tasks at one dependency depth
+    int threads = 0; // the plan's own cap on workers (compileFor's "threads"); 0: the backend's
     std::map<std::string, double> compileMetrics;
     // The arena of the last finished run, handed to the next one: a fresh
     // allocation of this size is mmap()ed and page-faulted in on every run.
@@ -130,6 +136,59 @@ void placeArena(CpuPlan &p)
     }
 }
 
+std::string bytesText(double b)
+{
+    const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (b >= 1024 && u < 5) {
+        b /= 1024;
+        ++u;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+    return text;
+}
+
+// The memory this host lets the process have: physical memory, capped by
+// RLIMIT_AS and RLIMIT_DATA when they are set.
+double hostMemoryLimit()
+{
+    double limit = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+    for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+        rlimit r{};
+        if (::getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+            limit = std::min(limit, static_cast<double>(r.rlim_cur));
+    }
+    return limit;
+}
+
+// A plan whose run buffers (the arena and the outputs) exceed what the host
+// allows fails at compile time, naming its largest buffer, before a run
+// tries to allocate them.
+Status checkMemory(const CpuPlan &p)
+{
+    const Graph &g = p.graph;
+    double total = static_cast<double>(p.arenaBytes);
+    TensorId largest = kInvalidId;
+    for (std::size_t t = 0; t < g.tensorCount(); ++t) {
+        const bool output = std::find(g.outputs.begin(), g.outputs.end(), static_cast<TensorId>(t)) != g.outputs.end();
+        if (output)
+            total += static_cast<double>(g.tensor(static_cast<TensorId>(t)).bytes());
+        if ((output || p.offset[t] >= 0) &&
+            (largest == kInvalidId || g.tensor(static_cast<TensorId>(t)).bytes() > g.tensor(largest).bytes()))
+            largest = static_cast<TensorId>(t);
+    }
+    const double limit = hostMemoryLimit();
+    if (total <= limit || largest == kInvalidId)
+        return Status::ok();
+    const Tensor &big = g.tensor(largest);
+    return Status::error(ErrorCode::Unsupported,
+                         "the plan's buffers need " + bytesText(total) + ", more than the " + bytesText(limit) +
+                             " this host allows; the largest is '" + big.name + "' " + shapeStr(big.shape) + " (" +
+                             bytesText(static_cast<double>(big.bytes())) + ")",
+                         {.tensor = big.name});
+}
+
 class CpuBackend final : public IBackend
 {
 public:
@@ -165,6 +224,25 @@ public:
         } catch (const std::exception &e) {
             return Status::error(ErrorCode::Internal, std::string("compiling the plan failed: ") + e.what());
         }
+    }
+
+    // Options: "threads" (a positive count) caps this plan's pool of workers,
+    // as CpuBackendOptions::threads does for the backend (tessera-cli run --threads).
+    Expected<std::unique_ptr<CompiledPlan>> compileFor(const Graph &g, const ExecutionPlan &plan,
+                                                       const CompileContext &context) override
+    {
+        int threads = 0;
+        if (auto it = context.options.find("threads"); it != context.options.end()) {
+            char *end = nullptr;
+            const long v = std::strtol(it->second.c_str(), &end, 10);
+            if (it->second.empty() || *end != '\0' || v < 1 || v > 1024)
+                return Status::invalid("threads must be a count from 1 to 1024, got '" + it->second + "'");
+            threads = static_cast<int>(v);
+        }
+        auto compiled = compile(g, plan);
+        if (compiled && threads > 0)
+            static_cast<CpuPlan &>(**compiled).threads = threads;
+        return compiled;
     }
 
     Expected<RunResult> run(CompiledPlan &compiled, const std::vector<HostTensor> &inputs,
@@ -291,11 +369,20 @@ private:
         }
 
         placeArena(*out);
+        TS_TRY(checkMemory(*out));
 
         std::map<std::string, double> &m = out->compileMetrics;
-        for (const TaskProgram &p : out->tasks)
-            for (const CpuOpPtr &op : p.ops)
+        for (TaskProgram &p : out->tasks) {
+            for (const CpuOpPtr &op : p.ops) {
                 m["ops/" + std::string(cpu::engineName(op->engine))] += 1;
+                // Every op left on a reference kernel is reported, with the
+                // reason when some engine compiles its type.
+                if (op->engine == Engine::Reference)
+                    m["fallback/" + op->label + (op->declined.empty() ? "" : ": " + op->declined)] += 1;
+                p.summary += (p.summary.empty() ? "" : ", ") + std::string(cpu::engineName(op->engine)) +
+                             (op->impl.empty() ? "" : "[" + op->impl + "]") + ":" + op->label;
+            }
+        }
         m["jit_kernels_compiled"] = m_jit.compiled() - compiledBefore;
         m["jit_cache_hits"] = m_jit.hits() - hitsBefore;
         m["dnnl_constants_prepared"] = m_dnnlConstants.prepared() - preparedBefore;
@@ -370,7 +457,7 @@ private:
                 tensors[t] = arena.get() + p.offset[t];
 
         // The task graph on a pool: a task starts when its dependencies finished.
-        const int workers = std::max(1, std::min(threads(), p.width));
+        const int workers = std::max(1, std::min(p.threads > 0 ? p.threads : threads(), p.width));
         const std::size_t n = p.tasks.size();
         std::mutex mutex;
         std::condition_variable cv;
@@ -434,16 +521,7 @@ private:
             for (const auto &[k, v] : myNs)
                 engineNs[k] += v;
         };
-        if (workers == 1) {
-            worker(0);
-        } else {
-            std::vector<std::thread> pool;
-            for (int w = 1; w < workers; ++w)
-                pool.emplace_back(worker, w);
-            worker(0);
-            for (std::thread &t : pool)
-                t.join();
-        }
+        m_pool.run(workers, worker);
         result.latencyMs = nsSince(t0) / 1e6;
         if (!failure)
             return failure;
@@ -464,10 +542,16 @@ private:
         result.metrics["arena_bytes"] = static_cast<double>(p.arenaBytes);
         for (const auto &[k, ns] : engineNs)
             result.metrics["op_ms/" + k] = ns / 1e6;
+        // Per kernel: which engine runs each of its ops, and its wall time.
+        for (std::size_t i = 0; i < n; ++i)
+            if (!p.tasks[i].ops.empty())
+                result.metrics["kernel/" + std::to_string(p.tasks[i].id) + " " + p.tasks[i].summary + "/wall_ms"] =
+                    (result.timeline[i].endNs - result.timeline[i].startNs) / 1e6;
         return result;
     }
 
     CpuBackendOptions m_options;
+    mutable cpu::WorkerPool m_pool; // the run's workers, kept across runs
     cpu::JitCache m_jit;
     cpu::DnnlConstantCache m_dnnlConstants;
     // External constants read by the last compile, by their (immutable) source.

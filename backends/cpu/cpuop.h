@@ -42,6 +42,10 @@ public:
     std::vector<TensorId> reads;  // tensors it reads (may include constants)
     std::vector<TensorId> writes; // tensors it writes
     std::string label;            // "Conv+BatchNormalization+Relu"
+    std::string impl;             // the engine's implementation, when it has several ("x64:gemm:jit")
+    // A reference-kernel op of a type some engine compiles: why this node was
+    // not compiled (reported in the run's metrics as "fallback/<op>: <why>").
+    std::string declined;
 };
 using CpuOpPtr = std::unique_ptr<CpuOp>;
 
@@ -101,6 +105,17 @@ struct FusionScope {
 // Null when oneDNN does not take the node (the caller falls back).
 CpuOpPtr makeDnnlOp(FusionScope &scope, std::size_t pos);
 bool dnnlAnchor(std::string_view opType); // Conv, MatMul, Gemm
+
+// dnnlprims.cpp: a oneDNN primitive (pooling, softmax, reduction, layer or
+// instance normalisation) for the node at kernel position `pos`, whole
+// tensors. No op and an empty `declined` when the type has no primitive
+// here; no op and `declined` saying why when this node cannot take one.
+struct NativeAttempt {
+    CpuOpPtr op;
+    std::string declined;
+};
+bool dnnlPrimitiveOpType(std::string_view opType);
+NativeAttempt makeDnnlPrimitiveOp(const FusionScope &scope, std::size_t pos);
 
 // jit.cpp: see jit.h.
 

@@ -417,10 +417,8 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
 
     // TESSERA_CPU_ENGINES=reference (or "onednn", "llvm-jit", comma-separated)
     // restricts the engines, to bisect a mismatch.
-    static const std::string engines = [] {
-        const char *e = std::getenv("TESSERA_CPU_ENGINES");
-        return std::string(e ? e : "onednn,llvm-jit");
-    }();
+    const char *env = std::getenv("TESSERA_CPU_ENGINES");
+    const std::string engines = env ? env : "onednn,llvm-jit";
     const bool useDnnl = engines.find("onednn") != std::string::npos;
     if (engines.find("llvm-jit") == std::string::npos)
         jit = nullptr;
@@ -436,6 +434,20 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
                 out.push_back(std::move(op));
                 continue;
             }
+        std::string declined;
+        if (dnnlPrimitiveOpType(n.opType)) {
+            if (useDnnl) {
+                NativeAttempt attempt = makeDnnlPrimitiveOp(scope, pos);
+                if (attempt.op) {
+                    done[pos] = true;
+                    out.push_back(std::move(attempt.op));
+                    continue;
+                }
+                declined = std::move(attempt.declined);
+            } else {
+                declined = "oneDNN disabled by TESSERA_CPU_ENGINES";
+            }
+        }
         if (jit) {
             auto op = makeJitOp(scope, pos, *jit, stats);
             if (!op)
@@ -448,6 +460,7 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
         auto op = makeReferenceOp(g, k.nodes[pos]);
         if (!op)
             return op.status();
+        (*op)->declined = std::move(declined);
         done[pos] = true;
         out.push_back(std::move(*op));
     }

@@ -20,8 +20,10 @@
 // stream and a user scratchpad, so ops run concurrently.
 // Assumes float32 tensors with static shapes (anything else falls back).
 #include "backends/cpu/cpuop.h"
+#include "backends/cpu/dnnlcommon.h"
 #include "backends/reference/kernel.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -37,22 +39,11 @@ namespace {
 using dnnl::memory;
 using Dims = memory::dims;
 
-dnnl::engine &dnnlEngine()
-{
-    static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-    return e;
-}
-
 memory::format_tag plainTag(std::size_t rank)
 {
     using F = memory::format_tag;
     static const F tags[] = {F::undef, F::a, F::ab, F::abc, F::abcd, F::abcde, F::abcdef};
     return rank < std::size(tags) ? tags[rank] : F::undef;
-}
-
-memory::desc plainDesc(const Shape &s)
-{
-    return memory::desc(Dims(s.begin(), s.end()), memory::data_type::f32, plainTag(s.size()));
 }
 
 bool isF32(const Graph &g, TensorId t)
@@ -262,11 +253,8 @@ public:
             for (const auto &[index, t, md] : m_binary)
                 args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
                              memory(md, dnnlEngine(), tensors[t]));
-            thread_local std::vector<std::uint8_t> scratch;
-            const memory::desc &sd = m_scratchMd;
-            if (scratch.size() < sd.get_size())
-                scratch.resize(sd.get_size());
-            args.emplace(DNNL_ARG_SCRATCHPAD, memory(sd, dnnlEngine(), scratch.data()));
+            args.emplace(DNNL_ARG_SCRATCHPAD,
+                         memory(m_scratchMd, dnnlEngine(), threadScratch(0, m_scratchMd.get_size())));
             m_prim.execute(stream, args);
             stream.wait();
         } catch (const dnnl::error &e) {
@@ -276,6 +264,7 @@ public:
     }
 
     dnnl::primitive m_prim;
+    std::string m_impl; // oneDNN's implementation ("gemm:jit", "jit:avx512_core")
     memory::desc m_srcMd, m_weightsMd, m_biasMd, m_dstMd, m_scratchMd;
     memory m_weights;
     std::optional<memory> m_bias;
@@ -332,6 +321,7 @@ void build(DnnlOp &op, Anchor &a, const std::vector<PostOp> &posts, const Graph 
         op.m_biasMd = pd.bias_desc();
         op.m_dstMd = pd.dst_desc();
         op.m_scratchMd = pd.scratchpad_desc();
+        op.m_impl = pd.impl_info_str();
         op.m_prim = dnnl::convolution_forward(pd);
     } else {
         auto d =
@@ -342,6 +332,7 @@ void build(DnnlOp &op, Anchor &a, const std::vector<PostOp> &posts, const Graph 
         op.m_biasMd = pd.bias_desc();
         op.m_dstMd = pd.dst_desc();
         op.m_scratchMd = pd.scratchpad_desc();
+        op.m_impl = pd.impl_info_str();
         op.m_prim = dnnl::matmul(pd);
     }
 }
@@ -522,6 +513,26 @@ bool canFold(const FusionScope &s, const Node &bn, const Anchor &a)
 
 } // namespace
 
+dnnl::engine &dnnlEngine()
+{
+    static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+    return e;
+}
+
+memory::desc plainDesc(const std::vector<std::int64_t> &dims)
+{
+    return memory::desc(Dims(dims.begin(), dims.end()), memory::data_type::f32, plainTag(dims.size()));
+}
+
+std::uint8_t *threadScratch(int slot, std::size_t bytes)
+{
+    thread_local std::vector<std::uint8_t> scratch[4];
+    std::vector<std::uint8_t> &s = scratch[slot];
+    if (s.size() < bytes)
+        s.resize(bytes);
+    return s.data();
+}
+
 bool dnnlAnchor(std::string_view opType)
 {
     return opType == "Conv" || opType == "MatMul" || opType == "Gemm";
@@ -588,19 +599,34 @@ CpuOpPtr makeDnnlOp(FusionScope &s, std::size_t pos)
         for (;;) {
             try {
                 build(*op, *a, posts, g);
-                break;
             } catch (const dnnl::error &) {
                 if (posts.empty())
                     return nullptr;
                 posts.pop_back();
                 chainPos.pop_back();
                 chainOut.pop_back();
+                continue;
             }
+            // A GEMM-based convolution (plain NCHW activations) applies eltwise
+            // post-ops in a slow scalar pass: 1.5x the convolution alone with a
+            // Relu, 6x after a sum (BENCHMARKS.md, 2026-11-26). The activation
+            // and what follows it are left to the caller (one LLVM chain over
+            // the primitive's output); bias and sum stay in the GEMM.
+            const auto firstEltwise = std::find_if(posts.begin(), posts.end(),
+                                                   [](const PostOp &p) { return p.kind == PostOp::Kind::Eltwise; });
+            if (!a->conv || firstEltwise == posts.end() || op->m_impl.find("gemm") == std::string::npos)
+                break;
+            const auto keep = static_cast<std::size_t>(firstEltwise - posts.begin());
+            const std::size_t fold = folded ? 1 : 0; // a folded BatchNormalization leads the chain, not a post-op
+            posts.resize(keep);
+            chainPos.resize(keep + fold);
+            chainOut.resize(keep + fold + 1);
         }
         bindConstants(s, *op, *a, transB);
 
         // S3: what it computes.
         op->engine = Engine::OneDnn;
+        op->impl = op->m_impl;
         op->nodes = {anchorId};
         op->label = n.opType;
         op->m_src = a->srcT;

@@ -253,6 +253,36 @@ TEST_F(Cli, RunOnTheNullBackendWritesZeroOutputs)
         << unknown.err;
 }
 
+// The cpu backend through `run`: --threads caps its workers, --repeat N reports
+// the median run and the fastest, every kernel carries its engine, and the
+// outputs match the reference backend's. Twin: bad counts are usage errors.
+TEST_F(Cli, RunOnTheCpuBackendRepeatsAndReportsKernels)
+{
+    const std::string model = sample("nerf-mlp", "--batch 4");
+    Result ref = run("run " + model + " --algo layer-fusion --json");
+    ASSERT_EQ(ref.code, 0) << ref.err;
+    Result cpu = run("run " + model + " --algo layer-fusion --backend cpu --threads 1 --repeat 3 --json");
+    ASSERT_EQ(cpu.code, 0) << cpu.err;
+    const QJsonObject a = json(ref), b = json(cpu);
+    EXPECT_EQ(b["backend"].toString(), "cpu");
+    const QJsonObject metrics = b["metrics"].toObject();
+    EXPECT_EQ(metrics["runs"].toDouble(), 3);
+    EXPECT_EQ(metrics["threads"].toDouble(), 1);
+    EXPECT_LE(metrics["min_ms"].toDouble(), b["latency_ms"].toDouble());
+    EXPECT_EQ(metrics["kernel"].toObject().size(), b["kernels"].toInt());
+    const double want = a["outputs"].toArray()[0].toObject()["sum"].toDouble();
+    const double got = b["outputs"].toArray()[0].toObject()["sum"].toDouble();
+    EXPECT_NEAR(got, want, 1e-3 * std::max(1.0, std::abs(want)));
+    Result text = run("run " + model + " --algo layer-fusion --backend cpu --repeat 2");
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.out.find("(median of 2 runs, fastest "), std::string::npos) << text.out;
+
+    Result zero = run("run " + model + " --backend cpu --threads 0");
+    EXPECT_EQ(zero.code, 2);
+    EXPECT_NE(zero.err.find("--threads"), std::string::npos) << zero.err;
+    EXPECT_EQ(run("run " + model + " --backend cpu --repeat many").code, 2);
+}
+
 TEST_F(Cli, BackendsListsCapabilities)
 {
     Result r = run("backends --json");
