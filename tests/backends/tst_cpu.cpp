@@ -148,10 +148,13 @@ TEST_F(CpuBackendTest, ResNet50MatchesReferenceUnderEveryScheduler)
 TEST_F(CpuBackendTest, LayerFusionFusesEpiloguesSequentialDoesNot)
 {
     const Graph g = sample("resnet50", 64, true);
-    auto seq = plan(g, "sequential"), fused = plan(g, "layer-fusion");
+    ScheduleSetup perNode; // the sequential plan with a kernel per node
+    perNode.options = {{"epilogues", "false"}};
+    auto seq = scheduleGraph(g, planutil::testDevice(), *scheduler("sequential"), perNode);
+    auto fused = plan(g, "layer-fusion");
     ASSERT_TRUE(seq.isOk() && fused.isOk());
     const auto inputs = planutil::makeInputs(g, 3);
-    auto a = planutil::compileAndRun(*cpu, g, *seq, inputs);
+    auto a = planutil::compileAndRun(*cpu, g, seq->result.plan, inputs);
     auto b = planutil::compileAndRun(*cpu, g, *fused, inputs);
     ASSERT_TRUE(a.isOk() && b.isOk());
     // Sequential: every BatchNormalization and Relu is its own JIT kernel; layer
