@@ -94,10 +94,7 @@ int run(const Args &args, const Extensions &extensions)
         std::printf("est. latency   %s (%s), energy %s\n", units::durationMs(latencyMs).c_str(),
                     std::string(costKindName(total.kind)).c_str(), units::energyJ(total.energyJ).c_str());
         // The parts summed over tasks (concurrent tasks overlap, so they exceed the latency).
-        std::printf("cost parts     compute %s, memory %s, launch %s, contention %s, sync %s\n",
-                    units::durationNs(total.computeNs).c_str(), units::durationNs(total.memoryNs).c_str(),
-                    units::durationNs(total.launchNs).c_str(), units::durationNs(total.contentionNs).c_str(),
-                    units::durationNs(total.syncNs).c_str());
+        std::printf("cost parts     %s\n", costPartsText(total).c_str());
         for (const auto &[level, bytes] : total.bytesByLevel)
             std::printf("traffic %-6s %s\n", level.c_str(), units::bytes(static_cast<double>(bytes)).c_str());
         for (const auto &[k, v] : run->result.stats)

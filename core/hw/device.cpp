@@ -251,6 +251,18 @@ const std::vector<OpClass> &allOpClasses()
     return all;
 }
 
+int opClassWeight(OpClass c)
+{
+    switch (c) {
+    case OpClass::Gemm: return 4;
+    case OpClass::Reduction: return 3;
+    case OpClass::Elementwise: return 2;
+    case OpClass::Movement: return 1;
+    case OpClass::Other: return 0;
+    }
+    return 0;
+}
+
 OpClass opClassOf(std::string_view onnxOpType)
 {
     for (const auto &rule : kOpClassRules)

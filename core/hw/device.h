@@ -71,6 +71,9 @@ const std::vector<OpClass> &allOpClasses();
 
 // The class of an ONNX operator type; unknown types are Other.
 OpClass opClassOf(std::string_view onnxOpType);
+// Gemm 4 > Reduction 3 > Elementwise 2 > Movement 1 > Other 0: how scarce the
+// units a class needs are (a fused group runs on the units of its heaviest op).
+int opClassWeight(OpClass c);
 
 struct MemoryLevel {
     std::string name; // "L1", "LLB", "DDR", "SMEM", "L2", "HBM", ...

@@ -1,6 +1,7 @@
 #include "core/plan/plan.h"
 
 #include "core/support/assert.h"
+#include "core/support/units.h"
 
 #include <algorithm>
 #include <map>
@@ -63,23 +64,41 @@ BufferId ExecutionPlan::addBuffer(Buffer b)
     return buffers.back().id;
 }
 
-TaskCost ExecutionPlan::totalCost() const
+TaskCost sumCosts(const std::vector<const TaskCost *> &costs)
 {
     TaskCost sum;
-    for (const Task &t : tasks) {
-        sum.timeNs += t.cost.timeNs;
-        sum.computeNs += t.cost.computeNs;
-        sum.memoryNs += t.cost.memoryNs;
-        sum.launchNs += t.cost.launchNs;
-        sum.contentionNs += t.cost.contentionNs;
-        sum.syncNs += t.cost.syncNs;
-        // The least trustworthy kind of any part: one estimate makes the sum an estimate.
-        sum.kind = &t == &tasks.front() ? t.cost.kind : std::min(sum.kind, t.cost.kind);
-        sum.energyJ += t.cost.energyJ;
-        for (const auto &[level, bytes] : t.cost.bytesByLevel)
+    for (std::size_t i = 0; i < costs.size(); ++i) {
+        const TaskCost &c = *costs[i];
+        sum.timeNs += c.timeNs;
+        sum.computeNs += c.computeNs;
+        sum.memoryNs += c.memoryNs;
+        sum.launchNs += c.launchNs;
+        sum.contentionNs += c.contentionNs;
+        sum.syncNs += c.syncNs;
+        sum.kind = i == 0 ? c.kind : std::min(sum.kind, c.kind);
+        sum.energyJ += c.energyJ;
+        for (const auto &[level, bytes] : c.bytesByLevel)
             sum.bytesByLevel[level] += bytes;
     }
     return sum;
+}
+
+std::string costPartsText(const TaskCost &c)
+{
+    const auto part = [](const char *name, double ns) {
+        return std::string(name) + " " + units::durationNs(ns < 0.5 ? 0.0 : ns);
+    };
+    return part("compute", c.computeNs) + ", " + part("memory", c.memoryNs) + ", " + part("launch", c.launchNs) + ", " +
+           part("contention", c.contentionNs) + ", " + part("sync", c.syncNs);
+}
+
+TaskCost ExecutionPlan::totalCost() const
+{
+    std::vector<const TaskCost *> costs;
+    costs.reserve(tasks.size());
+    for (const Task &t : tasks)
+        costs.push_back(&t.cost);
+    return sumCosts(costs);
 }
 
 std::vector<TaskTiming> ExecutionPlan::estimatedTimeline() const

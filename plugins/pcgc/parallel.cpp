@@ -17,18 +17,6 @@ std::string fmt(double v)
     return buf;
 }
 
-// gemm > reduction > elementwise > movement > other: the class that needs the scarcest units.
-int classWeight(OpClass c)
-{
-    switch (c) {
-    case OpClass::Gemm: return 4;
-    case OpClass::Reduction: return 3;
-    case OpClass::Elementwise: return 2;
-    case OpClass::Movement: return 1;
-    default: return 0;
-    }
-}
-
 } // namespace
 
 std::int32_t virtualUnits(const Device &device, OpClass opClass, DType dtype)
@@ -92,7 +80,7 @@ ParallelPlan planParallel(const Graph &g, const Device &device, const CostModel 
             for (NodeId n : groups[i]) {
                 const Node &node = g.node(n);
                 const OpClass c = opClassOf(node.opType);
-                if (first || classWeight(c) > classWeight(heaviest)) {
+                if (first || opClassWeight(c) > opClassWeight(heaviest)) {
                     heaviest = c;
                     if (!node.outputs.empty() && node.outputs.front() != kInvalidId)
                         dtype = g.tensor(node.outputs.front()).dtype;

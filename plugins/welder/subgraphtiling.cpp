@@ -120,17 +120,6 @@ namespace {
 
 constexpr std::int64_t kMmaFragment = 16; // M, N of a TensorCore fragment (16×16×16)
 
-int classWeight(OpClass c)
-{
-    switch (c) {
-    case OpClass::Gemm: return 4;
-    case OpClass::Reduction: return 3;
-    case OpClass::Elementwise: return 2;
-    case OpClass::Movement: return 1;
-    default: return 0;
-    }
-}
-
 // The fused launch of a level-0 candidate (header: line 8's "Profile").
 void costCandidate(const TilingContext &ctx, TileChoice &c)
 {
@@ -140,8 +129,8 @@ void costCandidate(const TilingContext &ctx, TileChoice &c)
     for (NodeId n : c.config.nodes) {
         const Node &node = g.node(n);
         const OpClass cls = opClassOf(node.opType);
-        if (classWeight(cls) > best) {
-            best = classWeight(cls);
+        if (opClassWeight(cls) > best) {
+            best = opClassWeight(cls);
             s.opClass = cls;
         }
         const Tensor *out = g.output(node, 0);

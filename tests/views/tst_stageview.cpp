@@ -197,6 +197,33 @@ private slots:
             QVERIFY(c.barrier >= 0);
     }
 
+    // Issue 10 item 5: every box and stage carries its estimate's parts; a
+    // stage on several streams pays a synchronisation, one on a single stream
+    // none (devicecost.h S5).
+    void stagesShowTheirCostParts()
+    {
+        const StageLayout l = layoutOf(*m_inception, *m_greedy, &m_v100);
+        int synchronised = 0, unsynchronised = 0;
+        for (const StageColumn &c : l.columns) {
+            const TaskCost &k = c.cost;
+            QVERIFY(k.timeNs > 0);
+            QVERIFY(std::abs(k.timeNs - (k.computeNs + k.memoryNs + k.launchNs + k.contentionNs + k.syncNs)) <=
+                    1e-6 * k.timeNs);
+            double boxes = 0;
+            for (int b = c.firstBox; b < c.firstBox + c.boxCount; ++b)
+                boxes += l.boxes[static_cast<std::size_t>(b)].cost.timeNs;
+            QCOMPARE(k.timeNs - k.syncNs, boxes); // the boxes' parts, and the barrier's sync
+            if (c.groups > 1) {
+                QCOMPARE(k.syncNs, m_v100.overheads.syncNs);
+                ++synchronised;
+            } else {
+                QCOMPARE(k.syncNs, 0.0); // negative twin: one stream, no synchronisation
+                ++unsynchronised;
+            }
+        }
+        QVERIFY(synchronised > 0 && unsynchronised > 0);
+    }
+
     void mergedStageIsOneBox()
     {
         const Graph g = twoBranches();

@@ -80,8 +80,21 @@ PlanSummary summarizeRun(const ScheduleRun &run)
         Better::Lower);
     add(s, S::Cost, QStringLiteral("time"), QStringLiteral("Task time (sum)"), total.timeNs,
         formatDurationNs(total.timeNs), Better::Lower);
-    add(s, S::Cost, QStringLiteral("compute"), QStringLiteral("Compute time (sum)"), total.computeNs,
-        formatDurationNs(total.computeNs), Better::Lower);
+    add(s, S::Cost, QStringLiteral("kind"), QStringLiteral("Cost kind"), std::nan(""),
+        QString::fromUtf8(costKindName(total.kind)), Better::None);
+    // The estimate's parts, summed over tasks (concurrent tasks overlap, so they can exceed the latency).
+    const std::pair<const char *, double> parts[] = {{"compute", total.computeNs},
+                                                     {"memory", total.memoryNs},
+                                                     {"launch", total.launchNs},
+                                                     {"contention", total.contentionNs},
+                                                     {"sync", total.syncNs}};
+    const char *titles[] = {"Compute time (sum)", "Memory time (sum)", "Launch wait (sum)", "Contention (sum)",
+                            "Synchronisation (sum)"};
+    for (std::size_t i = 0; i < std::size(parts); ++i) {
+        const double ns = parts[i].second < 0.5 ? 0.0 : parts[i].second;
+        add(s, S::Cost, QString::fromUtf8(parts[i].first), QString::fromUtf8(titles[i]), ns, formatDurationNs(ns),
+            Better::Lower);
+    }
     add(s, S::Cost, QStringLiteral("energy"), QStringLiteral("Energy"), total.energyJ, formatEnergy(total.energyJ),
         Better::Lower);
     for (const auto &[level, bytes] : total.bytesByLevel) {

@@ -303,6 +303,8 @@ Expected<StageLayout> buildStageLayout(const Graph &g, const ExecutionPlan &plan
             opFlops.emplace_back();
         }
         StageBox &b = boxes[static_cast<std::size_t>(it->second)];
+        b.cost = sumCosts(b.tasks.empty() ? std::vector<const TaskCost *>{&t.cost}
+                                          : std::vector<const TaskCost *>{&b.cost, &t.cost});
         auto &types = opFlops[static_cast<std::size_t>(it->second)];
         const TaskTiming &tt = out.timing[static_cast<std::size_t>(t.id)];
         b.startNs = std::min(b.startNs, tt.startNs);
@@ -388,6 +390,12 @@ Expected<StageLayout> buildStageLayout(const Graph &g, const ExecutionPlan &plan
         c.boxCount = firstOf[ci + 1] - firstOf[ci];
         const auto first = out.boxes.begin() + c.firstBox;
         std::sort(first, first + c.boxCount, [](const StageBox &a, const StageBox &b) { return a.lane < b.lane; });
+        std::vector<const TaskCost *> costs;
+        for (auto it = first; it != first + c.boxCount; ++it)
+            costs.push_back(&it->cost);
+        if (c.barrier >= 0)
+            costs.push_back(&plan.tasks[static_cast<std::size_t>(c.barrier)].cost);
+        c.cost = sumCosts(costs);
         for (auto it = first; it != first + c.boxCount; ++it) {
             c.flops += it->flops;
             c.groups += it->compute ? 1 : 0;

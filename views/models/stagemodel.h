@@ -81,6 +81,7 @@ struct StageBox {
     double flops = 0;
     bool merged = false;  // a kernel with strategy "merge"
     bool compute = false; // holds a compute task (else only data movement)
+    TaskCost cost;        // its tasks' estimates summed: the parts of its time
 };
 
 struct StageColumn {
@@ -94,6 +95,7 @@ struct StageColumn {
     TaskId barrier = -1;                     // its barrier task, -1 if none
     double barrierStartNs = 0;
     bool merged = false; // some box is merged
+    TaskCost cost;       // its boxes' and its barrier's estimates summed
     double latencyNs() const { return endNs - startNs; }
 };
 

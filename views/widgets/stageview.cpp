@@ -787,6 +787,8 @@ QString StageView::toolTipAt(const QPoint &pos) const
             t += tr("<br><i>over 100 %: the estimate runs streams side by side without contention</i>");
         if (col.barrier >= 0)
             t += tr("<br>ends with a barrier at %1").arg(formatMs(col.barrierStartNs / 1e6));
+        t += tr("<br>%1 (summed over its tasks; %2)")
+                 .arg(html(costPartsText(col.cost)), QString::fromUtf8(costKindName(col.cost.kind)));
         return t;
     }
     const int box = boxAt(pos);
@@ -816,6 +818,7 @@ QString StageView::toolTipAt(const QPoint &pos) const
         t += tr("<br>merged operator (strategy \"merge\")");
     if (b.tasks.size() > 1)
         t += tr("<br>%1 tasks, run in order").arg(b.tasks.size());
+    t += tr("<br>%1 (%2)").arg(html(costPartsText(b.cost)), QString::fromUtf8(costKindName(b.cost.kind)));
     return t;
 }
 
