@@ -90,6 +90,7 @@ std::span<const KernelEntry> reduceKernels();
 std::span<const KernelEntry> movementKernels();
 std::span<const KernelEntry> shapeKernels();
 std::span<const KernelEntry> resizeKernels();
+std::span<const KernelEntry> quantKernels();
 
 // --- preparing ------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 // Index-mapped data movement and generators (ONNX opset 7-17): Expand,
-// Tile, DepthToSpace, SpaceToDepth, Trilu, GatherElements, CumSum, OneHot,
+// Tile, DepthToSpace, SpaceToDepth, Trilu, GatherElements, GatherND,
+// ScatterElements, Scatter (opset 9-10), ScatterND, CumSum, OneHot,
 // ConstantOfShape, Range, EyeLike and Size. Each output element is a
 // function of its own index and of a few input elements; values an output
 // shape depends on (Expand's shape, Tile's repeats, OneHot's depth,
@@ -13,8 +14,12 @@
 // positions depend on a block permutation, a modulo or index data) and
 // declare their axes opaque, so schedulers tile them by output only.
 // Generators (ConstantOfShape, Range, EyeLike, Size) read no elements.
+// The scatters (output = data, then each update written at the position its
+// index gives) read data, indices and updates whole: which updates land in
+// a tile depends on index values.
 // FLOPs: zero for data movement; CumSum one add per element; Range one
-// multiply-add per element; OneHot one compare per element.
+// multiply-add per element; OneHot one compare per element; a scatter with a
+// reduction (add, mul, max, min) one per update element.
 #include "core/ops/opdef.h"
 
 #include <cmath>
@@ -33,6 +38,82 @@ double perOutput(const OpContext &c)
     const std::string_view op = c.n.opType;
     const double per = op == "Range" ? 2 : op == "CumSum" || op == "OneHot" ? 1 : 0;
     return per * elements(c.outs[0].shape);
+}
+
+double scatterFlops(const OpContext &c)
+{
+    return c.n.attrString("reduction", "none") == "none" ? 0 : elements(c.shape(2));
+}
+
+Status checkIndices(const OpContext &c, std::size_t input)
+{
+    if (c.in(input).dtype != DType::Int64 && c.in(input).dtype != DType::Int32)
+        return c.failAt(input, "indices must be int32 or int64");
+    return Status::ok();
+}
+
+// ScatterElements / Scatter: indices and updates of one shape, data's rank.
+Status inferScatterElements(const OpContext &c)
+{
+    if (c.rank(1) != c.rank(0))
+        return c.failAt(1, "indices rank " + std::to_string(c.rank(1)) + " differs from data rank " +
+                               std::to_string(c.rank(0)));
+    if (c.shape(2) != c.shape(1))
+        return c.failAt(2, "updates have shape " + dimsStr(c.shape(2)) + ", indices " + dimsStr(c.shape(1)));
+    auto axis = c.axis(c.n.attrInt("axis", 0), c.rank(0), "axis");
+    if (!axis)
+        return axis.status();
+    for (std::int64_t d = 0; d < c.rank(1); ++d)
+        if (d != *axis && c.shape(1)[d] > c.shape(0)[d])
+            return c.failAt(1, "indices " + dimsStr(c.shape(1)) + " exceed data " + dimsStr(c.shape(0)) +
+                                   " outside the axis");
+    return Status::ok();
+}
+
+// ScatterND: indices [..., k] with k <= rank(data); updates
+// indices.shape[:-1] + data.shape[k:].
+Status inferScatterND(const OpContext &c)
+{
+    const Shape &x = c.shape(0), &ind = c.shape(1);
+    if (x.empty() || ind.empty())
+        return c.fail("data and indices must have rank >= 1");
+    const std::int64_t k = ind.back();
+    if (k < 1 || k > c.rank(0))
+        return c.failAt(1,
+                        "indices' last dim " + std::to_string(k) + " is not in [1, " + std::to_string(c.rank(0)) + "]");
+    Shape want(ind.begin(), ind.end() - 1);
+    want.insert(want.end(), x.begin() + k, x.end());
+    if (c.shape(2) != want)
+        return c.failAt(2, "updates have shape " + dimsStr(c.shape(2)) + ", expected " + dimsStr(want));
+    return Status::ok();
+}
+
+Status checkReduction(const OpContext &c)
+{
+    const std::string red = c.n.attrString("reduction", "none");
+    if (red != "none" && red != "add" && red != "mul" && red != "max" && red != "min")
+        return c.fail("reduction '" + red + "' is not none, add, mul, max or min");
+    return Status::ok();
+}
+
+// GatherND: output indices.shape[:-1] + data.shape[batch_dims + k:].
+Expected<Shape> inferGatherND(const OpContext &c)
+{
+    const Shape &x = c.shape(0), &ind = c.shape(1);
+    const std::int64_t b = c.n.attrInt("batch_dims", 0);
+    if (ind.empty())
+        return c.failAt(1, "indices must have rank >= 1");
+    if (b < 0 || b >= c.rank(1) || b >= c.rank(0))
+        return c.fail("batch_dims " + std::to_string(b) + " must be in [0, min(rank(data), rank(indices)))");
+    const std::int64_t k = ind.back();
+    if (k < 1 || b + k > c.rank(0))
+        return c.failAt(1, "indices' last dim " + std::to_string(k) + " is not in [1, rank(data) - batch_dims]");
+    for (std::int64_t d = 0; d < b; ++d)
+        if (x[d] != ind[d])
+            return c.failAt(1, "batch dims of indices " + dimsStr(ind) + " differ from data " + dimsStr(x));
+    Shape out(ind.begin(), ind.end() - 1);
+    out.insert(out.end(), x.begin() + b + k, x.end());
+    return out;
 }
 
 Expected<std::int64_t> scalarInt(const OpContext &c, std::size_t input, std::string_view what)
@@ -118,6 +199,20 @@ Status infer(const OpContext &c, std::vector<TensorType> &outs)
         if (!a)
             return a.status();
         outs = {{t0, c.shape(1)}};
+    } else if (op == "GatherND") {
+        TS_TRY(checkIndices(c, 1));
+        auto out = inferGatherND(c);
+        if (!out)
+            return out.status();
+        outs = {{t0, *out}};
+    } else if (op == "ScatterElements" || op == "Scatter" || op == "ScatterND") {
+        TS_TRY(checkIndices(c, 1));
+        TS_TRY(checkReduction(c));
+        TS_TRY(op == "ScatterND" ? inferScatterND(c) : inferScatterElements(c));
+        if (c.in(2).dtype != t0)
+            return c.failAt(2, "updates are " + std::string(dtypeName(c.in(2).dtype)) + ", data " +
+                                   std::string(dtypeName(t0)));
+        outs = {{t0, c.shape(0)}};
     } else if (op == "CumSum") {
         auto a = scalarInt(c, 1, "axis");
         if (!a)
@@ -253,6 +348,9 @@ constexpr AttrSpec kAxis[] = {{"axis", K::Int}};
 constexpr AttrSpec kCumSum[] = {{"exclusive", K::Int}, {"reverse", K::Int}};
 constexpr AttrSpec kConstantOfShape[] = {{"value", K::Tensor}};
 constexpr AttrSpec kEyeLike[] = {{"dtype", K::Int}, {"k", K::Int}};
+constexpr AttrSpec kGatherND[] = {{"batch_dims", K::Int}};
+constexpr AttrSpec kScatter[] = {{"axis", K::Int}, {"reduction", K::String}};
+constexpr AttrSpec kScatterND[] = {{"reduction", K::String}};
 
 constexpr OpDef def(std::string_view name, int minIn, int maxIn, std::span<const AttrSpec> attrs = {},
                     double (*flops)(const OpContext &) = noFlops)
@@ -267,6 +365,10 @@ constexpr OpDef kOps[] = {
     def("SpaceToDepth", 1, 1, kBlock),
     def("Trilu", 1, 2, kTrilu),
     def("GatherElements", 2, 2, kAxis),
+    def("GatherND", 2, 2, kGatherND),
+    def("ScatterElements", 3, 3, kScatter, scatterFlops),
+    def("Scatter", 3, 3, kScatter, scatterFlops),
+    def("ScatterND", 3, 3, kScatterND, scatterFlops),
     def("CumSum", 2, 2, kCumSum, perOutput),
     def("OneHot", 3, 3, kAxis, perOutput),
     def("ConstantOfShape", 1, 1, kConstantOfShape),

@@ -8,6 +8,15 @@
 // B' = transB ? Bᵀ : B (K x N), C unidirectionally broadcast to [M, N].
 // FLOPs: 2·M·N·K per matrix (times the batch), plus M·N for adding C; the
 // alpha/beta scalings are not counted (runtimes fold them).
+//
+// The integer forms share MatMul's geometry and index map:
+// MatMulInteger-10: A, B int8/uint8, optional zero points (a_zero_point a
+//   scalar or one per row of A, b_zero_point a scalar or one per column of
+//   B); Y int32 = Σ_k (A - a_zp)(B - b_zp).
+// QLinearMatMul-10: inputs a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp
+//   (per-tensor scalars); y = saturate(round(Σ_k (a - a_zp)(b - b_zp) ·
+//   a_scale · b_scale / y_scale) + y_zp), of y_zp's type. Zero points and
+//   scales are read whole.
 #include "core/ops/opdef.h"
 
 namespace tessera::ops::detail {
@@ -22,9 +31,15 @@ struct MatMulGeom {
     bool aVector = false, bVector = false;
 };
 
+// Where B is among the node's inputs.
+std::size_t bInput(const OpContext &c)
+{
+    return c.n.opType == "QLinearMatMul" ? 3 : 1;
+}
+
 Expected<MatMulGeom> matmulGeom(const OpContext &c)
 {
-    const Shape &a = c.shape(0), &b = c.shape(1);
+    const Shape &a = c.shape(0), &b = c.shape(bInput(c));
     if (a.empty() || b.empty())
         return c.fail("operands must have rank >= 1, got " + dimsStr(a) + " and " + dimsStr(b));
     MatMulGeom g;
@@ -67,7 +82,30 @@ Status inferMatMul(const OpContext &c, std::vector<TensorType> &outs)
     auto g = matmulGeom(c);
     if (!g)
         return g.status();
-    outs = {{c.in(0).dtype, matmulOut(*g)}};
+    const std::string_view op = c.n.opType;
+    if (op == "MatMul") {
+        outs = {{c.in(0).dtype, matmulOut(*g)}};
+        return Status::ok();
+    }
+    const std::size_t bi = bInput(c);
+    for (std::size_t i : {std::size_t{0}, bi})
+        if (c.in(i).dtype != DType::Int8 && c.in(i).dtype != DType::UInt8)
+            return c.failAt(i, std::string(i == 0 ? "A" : "B") + " is " + std::string(dtypeName(c.in(i).dtype)) +
+                                   ", expected i8 or u8");
+    const DType at = c.in(0).dtype, bt = c.in(bi).dtype;
+    if (op == "MatMulInteger") {
+        TS_TRY(checkQuantParam(c, 2, "a_zero_point", g->aVector ? 0 : g->m, {at}));
+        TS_TRY(checkQuantParam(c, 3, "b_zero_point", g->bVector ? 0 : g->n, {bt}));
+        outs = {{DType::Int32, matmulOut(*g)}};
+        return Status::ok();
+    }
+    TS_TRY(checkQuantParam(c, 1, "a_scale", 0, {DType::Float32}));
+    TS_TRY(checkQuantParam(c, 2, "a_zero_point", 0, {at}));
+    TS_TRY(checkQuantParam(c, 4, "b_scale", 0, {DType::Float32}));
+    TS_TRY(checkQuantParam(c, 5, "b_zero_point", 0, {bt}));
+    TS_TRY(checkQuantParam(c, 6, "y_scale", 0, {DType::Float32}));
+    TS_TRY(checkQuantParam(c, 7, "y_zero_point", 0, {DType::Int8, DType::UInt8}));
+    outs = {{c.in(7).dtype, matmulOut(*g)}};
     return Status::ok();
 }
 
@@ -113,12 +151,15 @@ Status regionsMatMul(const OpContext &c, int, const Region &tile, std::vector<In
     if (g->bVector) {
         b.push_back(fullDim(g->k));
     } else {
-        batchDims(tile, g->batch, c.shape(1), 2, b);
+        batchDims(tile, g->batch, c.shape(bInput(c)), 2, b);
         b.push_back(fullDim(g->k));
         b.push_back(identityDim(nTile, g->n));
     }
     in[0] = makeRegion(a);
-    in[1] = makeRegion(b);
+    in[bInput(c)] = makeRegion(b);
+    for (std::size_t i = 1; i < c.n.inputs.size(); ++i) // zero points and scales
+        if (i != bInput(c) && c.has(i))
+            in[i] = wholeRegion(c.shape(i));
     return Status::ok();
 }
 
@@ -140,13 +181,16 @@ void axesMatMul(const OpContext &c, int, std::vector<InputAxes> &in)
     if (g->bVector) {
         b.reducedDims = {0};
     } else {
-        batchAxes(g->batch, c.shape(1), 2, b);
-        const int r = static_cast<int>(c.shape(1).size());
+        batchAxes(g->batch, c.shape(bInput(c)), 2, b);
+        const int r = static_cast<int>(c.shape(bInput(c)).size());
         b.maps.push_back(axisMap(nb + (g->aVector ? 0 : 1), r - 1));
         b.reducedDims = {r - 2};
     }
     in[0] = a;
-    in[1] = b;
+    in[bInput(c)] = b;
+    for (std::size_t i = 1; i < c.n.inputs.size(); ++i)
+        if (i != bInput(c) && c.has(i))
+            in[i] = wholeAxes(c.shape(i));
 }
 
 // --- Gemm ---------------------------------------------------------------------------
@@ -235,6 +279,8 @@ constexpr AttrSpec kGemmAttrs[] = {
 constexpr OpDef kOps[] = {
     {"Gemm", 2, 3, 1, 1, kGemmAttrs, inferGemm, flopsGemm, regionsGemm, axesGemm},
     {"MatMul", 2, 2, 1, 1, {}, inferMatMul, flopsMatMul, regionsMatMul, axesMatMul},
+    {"MatMulInteger", 2, 4, 1, 1, {}, inferMatMul, flopsMatMul, regionsMatMul, axesMatMul},
+    {"QLinearMatMul", 8, 8, 1, 1, {}, inferMatMul, flopsMatMul, regionsMatMul, axesMatMul},
 };
 
 } // namespace

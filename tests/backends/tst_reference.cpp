@@ -476,6 +476,238 @@ TEST(ReferenceKernels, ClipWithBoundsOfAnotherTypeThanItsInputIsUnsupported)
     EXPECT_EQ(k.status().location().tensor, "lo");
 }
 
+// --- issue 11: scatters, GatherND and the quantized ops (typed kernels) -----------------
+
+template <typename T> std::vector<std::uint8_t> bytes(std::vector<T> v)
+{
+    std::vector<std::uint8_t> b(v.size() * sizeof(T));
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+}
+
+// Adds input `name` of `type` and `shape` to g (a graph input).
+TensorId typedInput(Graph &g, const std::string &name, Shape shape, DType type)
+{
+    const TensorId t = testgraphs::tensor(g, name, std::move(shape), Tensor::Kind::Input);
+    g.tensor(t).dtype = type;
+    g.inputs.push_back(t);
+    return t;
+}
+
+// The last node of g with output `output` typed `type`.
+NodeId typedOp(Graph &g, const std::string &name, const std::string &opType, std::vector<TensorId> in, Shape out,
+               DType type, AttrMap attrs = {})
+{
+    const TensorId y = op(g, name, opType, std::move(in), std::move(out), std::move(attrs));
+    g.tensor(y).dtype = type;
+    g.outputs = {y};
+    return static_cast<NodeId>(g.nodeCount() - 1);
+}
+
+// Runs node `id`'s kernel on raw `inputs` (one byte vector per input, empty:
+// omitted), computing `tiles` of output `output`; the status of the first
+// failing tile, or the output's elements (T) after all tiles.
+template <typename T>
+Expected<std::vector<T>> runTyped(const Graph &g, NodeId id, const std::vector<std::vector<std::uint8_t>> &inputs,
+                                  const std::vector<ops::Region> &tiles, int output = 0)
+{
+    const Node &n = g.node(id);
+    auto kernel = reference::makeKernel(g, n);
+    if (!kernel)
+        return kernel.status();
+    const Tensor &y = g.tensor(n.outputs[static_cast<std::size_t>(output)]);
+    std::vector<T> out(static_cast<std::size_t>(y.elements()), T(99));
+    reference::KernelArgs args;
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+        const Tensor &t = g.tensor(n.inputs[i]);
+        args.in.push_back({t.dtype, &t.shape, inputs[i].data()});
+    }
+    for (std::size_t o = 0; o < n.outputs.size(); ++o)
+        args.out.push_back(o == static_cast<std::size_t>(output)
+                               ? reference::OutView{y.dtype, &y.shape, reinterpret_cast<std::uint8_t *>(out.data())}
+                               : reference::OutView{});
+    for (const ops::Region &r : tiles)
+        TS_TRY((*kernel)->compute(args, output, r));
+    return out;
+}
+
+// data [3,2] float, indices/updates [2,2] -> ScatterElements(axis 0, reduction).
+Graph scatterElements(const std::string &reduction)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {3, 2}, DType::Float32), i = typedInput(g, "i", {2, 2}, DType::Int64),
+                   u = typedInput(g, "u", {2, 2}, DType::Float32);
+    typedOp(g, "scatter", "ScatterElements", {x, i, u}, {3, 2}, DType::Float32, {{"reduction", {reduction}}});
+    return g;
+}
+
+TEST(ReferenceKernels, ScatterElementsReducesDuplicatesInUpdateOrderWhateverTheTiles)
+{
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({1, 2, 3, 4, 5, 6}),
+                                                    bytes<std::int64_t>({2, 2, 2, -3}), bytes<float>({10, 20, 30, 40})};
+    auto whole = runTyped<float>(scatterElements("add"), 0, in, {{{0, 3}, {0, 2}}});
+    ASSERT_TRUE(whole.isOk()) << whole.status().str();
+    // (0,0)->row 2, (0,1)->row 2, (1,0)->row 2, (1,1)->row -3 = 0.
+    EXPECT_EQ(*whole, (std::vector<float>{1, 42, 3, 4, 45, 26}));
+    auto rows = runTyped<float>(scatterElements("add"), 0, in, {{{0, 1}, {0, 2}}, {{1, 3}, {0, 2}}});
+    EXPECT_EQ(*rows, *whole);
+    auto none = runTyped<float>(scatterElements("none"), 0, in, {{{0, 3}, {0, 2}}});
+    EXPECT_EQ(*none, (std::vector<float>{1, 40, 3, 4, 30, 20})); // the later duplicate wins
+}
+
+TEST(ReferenceKernels, ScatterElementsIndexOutOfRangeIsARunTimeError)
+{
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({1, 2, 3, 4, 5, 6}), bytes<std::int64_t>({0, 3, 0, 0}),
+                                                    bytes<float>({10, 20, 30, 40})};
+    auto r = runTyped<float>(scatterElements("none"), 0, in, {{{0, 3}, {0, 2}}});
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.status().message().find("out of range"), std::string::npos) << r.status().str();
+}
+
+TEST(ReferenceKernels, ScatterNDAndGatherNDMoveSlices)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {2, 2, 2}, DType::Int32), i = typedInput(g, "i", {1, 1}, DType::Int64),
+                   u = typedInput(g, "u", {1, 2, 2}, DType::Int32);
+    typedOp(g, "snd", "ScatterND", {x, i, u}, {2, 2, 2}, DType::Int32, {{"reduction", {std::string("mul")}}});
+    const std::vector<std::vector<std::uint8_t>> in{bytes<std::int32_t>({1, 2, 3, 4, 5, 6, 7, 8}),
+                                                    bytes<std::int64_t>({1}), bytes<std::int32_t>({2, 3, 4, 5})};
+    auto y = runTyped<std::int32_t>(g, 0, in, {{{0, 2}, {0, 1}, {0, 2}}, {{0, 2}, {1, 2}, {0, 2}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<std::int32_t>{1, 2, 3, 4, 10, 18, 28, 40}));
+
+    Graph h; // GatherND with batch_dims 1: out[b, j] = x[b, i[b, j, 0]]
+    const TensorId hx = typedInput(h, "x", {2, 3}, DType::Float32), hi = typedInput(h, "i", {2, 2, 1}, DType::Int64);
+    typedOp(h, "gnd", "GatherND", {hx, hi}, {2, 2}, DType::Float32, {{"batch_dims", {std::int64_t{1}}}});
+    auto z = runTyped<float>(h, 0, {bytes<float>({1, 2, 3, 4, 5, 6}), bytes<std::int64_t>({2, 0, -1, 1})},
+                             {{{0, 2}, {0, 1}}, {{0, 2}, {1, 2}}});
+    ASSERT_TRUE(z.isOk()) << z.status().str();
+    EXPECT_EQ(*z, (std::vector<float>{3, 1, 6, 5}));
+    auto bad = runTyped<float>(h, 0, {bytes<float>({1, 2, 3, 4, 5, 6}), bytes<std::int64_t>({3, 0, 0, 0})},
+                               {{{0, 2}, {0, 2}}});
+    EXPECT_FALSE(bad.isOk()); // index 3 of an extent-3 axis
+}
+
+TEST(ReferenceKernels, QuantizeRoundsHalfToEvenAndSaturatesDequantizePerAxis)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {6}, DType::Float32), s = typedInput(g, "s", {}, DType::Float32),
+                   z = typedInput(g, "z", {}, DType::Int8);
+    typedOp(g, "q", "QuantizeLinear", {x, s, z}, {6}, DType::Int8);
+    auto q = runTyped<std::int8_t>(
+        g, 0, {bytes<float>({0.5f, 1.5f, 2.5f, -2.5f, 1000.f, -1000.f}), bytes<float>({1.0f}), bytes<std::int8_t>({1})},
+        {{{0, 3}}, {{3, 6}}});
+    ASSERT_TRUE(q.isOk()) << q.status().str();
+    EXPECT_EQ(*q, (std::vector<std::int8_t>{1, 3, 3, -1, 127, -128})); // rint: 0, 2, 2, -2; then + 1, saturated
+
+    Graph h; // per axis 1 of [2, 2]: scale {1, 10}, zero point {0, 128}
+    const TensorId hx = typedInput(h, "x", {2, 2}, DType::UInt8), hs = typedInput(h, "s", {2}, DType::Float32),
+                   hz = typedInput(h, "z", {2}, DType::UInt8);
+    typedOp(h, "dq", "DequantizeLinear", {hx, hs, hz}, {2, 2}, DType::Float32);
+    auto d = runTyped<float>(
+        h, 0, {bytes<std::uint8_t>({3, 130, 255, 0}), bytes<float>({1, 10}), bytes<std::uint8_t>({0, 128})},
+        {{{0, 2}, {0, 2}}});
+    ASSERT_TRUE(d.isOk()) << d.status().str();
+    EXPECT_EQ(*d, (std::vector<float>{3, 20, 255, -1280}));
+}
+
+TEST(ReferenceKernels, DequantizeLinearOfInt16IsRefusedNamingTheNode)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {2}, DType::Int16), s = typedInput(g, "s", {}, DType::Float32);
+    typedOp(g, "dq", "DequantizeLinear", {x, s}, {2}, DType::Float32);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_NE(k.status().message().find("x is i16, expected i8, u8 or i32"), std::string::npos) << k.status().str();
+    EXPECT_EQ(k.status().location().node, "dq");
+}
+
+TEST(ReferenceKernels, DynamicQuantizeLinearTakesTheRangeIncludingZero)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {4}, DType::Float32);
+    const TensorId y = op(g, "dql", "DynamicQuantizeLinear", {x}, {4});
+    g.tensor(y).dtype = DType::UInt8;
+    const TensorId sc = testgraphs::tensor(g, "scale", {}), zp = testgraphs::tensor(g, "zp", {});
+    g.tensor(zp).dtype = DType::UInt8;
+    g.node(0).outputs.push_back(sc);
+    g.node(0).outputs.push_back(zp);
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({1.0f, 2.0f, 0.5f, 5.1f})}; // range [0, 5.1]
+    auto scale = runTyped<float>(g, 0, in, {ops::Region{}}, 1);
+    ASSERT_TRUE(scale.isOk()) << scale.status().str();
+    EXPECT_EQ((*scale)[0], 5.1f / 255.0f);
+    EXPECT_EQ((*runTyped<std::uint8_t>(g, 0, in, {ops::Region{}}, 2))[0], 0);
+    EXPECT_EQ(*runTyped<std::uint8_t>(g, 0, in, {{{0, 2}}, {{2, 4}}}), (std::vector<std::uint8_t>{50, 100, 25, 255}));
+}
+
+// a [2,3] u8 (zero point 1) x b [3,2] u8 (zero point 2), scales 0.5 · 0.25 / 0.125 = 1, y zero point 10.
+Graph qlinearMatMul(DType yZero = DType::UInt8)
+{
+    Graph g;
+    const TensorId a = typedInput(g, "a", {2, 3}, DType::UInt8), sa = typedInput(g, "sa", {}, DType::Float32),
+                   za = typedInput(g, "za", {}, DType::UInt8), b = typedInput(g, "b", {3, 2}, DType::UInt8),
+                   sb = typedInput(g, "sb", {}, DType::Float32), zb = typedInput(g, "zb", {}, DType::UInt8),
+                   sy = typedInput(g, "sy", {}, DType::Float32), zy = typedInput(g, "zy", {}, yZero);
+    typedOp(g, "qmm", "QLinearMatMul", {a, sa, za, b, sb, zb, sy, zy}, {2, 2}, yZero);
+    return g;
+}
+
+TEST(ReferenceKernels, QLinearMatMulRequantizesTheIntegerProduct)
+{
+    const std::vector<std::vector<std::uint8_t>> in{bytes<std::uint8_t>({1, 2, 3, 4, 5, 6}),
+                                                    bytes<float>({0.5f}),
+                                                    bytes<std::uint8_t>({1}),
+                                                    bytes<std::uint8_t>({2, 3, 4, 5, 6, 200}),
+                                                    bytes<float>({0.25f}),
+                                                    bytes<std::uint8_t>({2}),
+                                                    bytes<float>({0.125f}),
+                                                    bytes<std::uint8_t>({10})};
+    // (a - 1) = [[0,1,2],[3,4,5]], (b - 2) = [[0,1],[2,3],[4,198]].
+    auto y = runTyped<std::uint8_t>(qlinearMatMul(), 0, in, {{{0, 1}, {0, 2}}, {{1, 2}, {0, 2}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<std::uint8_t>{10 + 10, 255, 10 + 28, 255})); // 10, 399, 28, 1005: saturated
+}
+
+TEST(ReferenceKernels, QLinearMatMulWithAnInt32OutputZeroPointIsRefusedNamingTheNode)
+{
+    const Graph g = qlinearMatMul(DType::Int32);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_NE(k.status().message().find("y_zero_point has element type i32"), std::string::npos) << k.status().str();
+    EXPECT_EQ(k.status().location().node, "qmm");
+}
+
+// x [1,1,2,2] u8 (zero point 1), w [1,1,2,2] u8 (zero point 0), pads 1 -> y [1,1,3,3] int32.
+Graph convInteger(DType x = DType::UInt8)
+{
+    Graph g;
+    const TensorId xi = typedInput(g, "x", {1, 1, 2, 2}, x), w = typedInput(g, "w", {1, 1, 2, 2}, DType::UInt8),
+                   zx = typedInput(g, "zx", {}, x);
+    typedOp(g, "ci", "ConvInteger", {xi, w, zx}, {1, 1, 3, 3}, DType::Int32,
+            {{"pads", {Ints{1, 1, 1, 1}}}, {"kernel_shape", {Ints{2, 2}}}});
+    return g;
+}
+
+TEST(ReferenceKernels, ConvIntegerSubtractsZeroPointsAndPadsWithThem)
+{
+    const std::vector<std::vector<std::uint8_t>> in{bytes<std::uint8_t>({2, 3, 4, 5}),
+                                                    bytes<std::uint8_t>({1, 2, 3, 4}), bytes<std::uint8_t>({1})};
+    // x - 1 = [[1,2],[3,4]] padded by zeros, correlated with w = [[1,2],[3,4]].
+    auto y = runTyped<std::int32_t>(convInteger(), 0, in,
+                                    {{{0, 1}, {0, 1}, {0, 2}, {0, 3}}, {{0, 1}, {0, 1}, {2, 3}, {0, 3}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<std::int32_t>{4, 11, 6, 14, 30, 14, 6, 11, 4}));
+}
+
+TEST(ReferenceKernels, ConvIntegerOnInt16IsRefusedNamingTheNode)
+{
+    const Graph g = convInteger(DType::Int16);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_NE(k.status().message().find("x is i16, expected i8 or u8"), std::string::npos) << k.status().str();
+    EXPECT_EQ(k.status().location().node, "ci");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)

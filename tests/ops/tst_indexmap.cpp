@@ -824,6 +824,89 @@ Case instanceNormCase(Rng &r)
     });
 }
 
+// Quantize/DequantizeLinear are element-wise; a per-axis scale and zero
+// point read their entry at the output's `axis` index, a scalar one whole.
+Case quantizeLinearCase(Rng &r)
+{
+    const Shape xs = randomShape(r, 1, 4, 4);
+    const bool quantize = r.coin(), perAxis = r.coin();
+    const auto axis = static_cast<std::size_t>(r(0, static_cast<std::int64_t>(xs.size()) - 1));
+    const Shape ps = perAxis ? Shape{xs[axis]} : Shape{};
+    OpGraph og;
+    std::vector<TensorId> in{og.input(xs, quantize ? DType::Float32 : DType::UInt8), og.input(ps),
+                             og.input(ps, DType::UInt8)};
+    AttrMap attrs{{"axis", i64(static_cast<std::int64_t>(axis))}};
+    return makeCase(std::move(og), quantize ? "QuantizeLinear" : "DequantizeLinear", in, attrs, {xs},
+                    [=](int, const Idx &o, Deps &dp) {
+                        dp.tap(0, o);
+                        for (std::size_t i = 1; i < 3; ++i)
+                            dp.tap(i, perAxis ? Idx{o[axis]} : Idx{});
+                    });
+}
+
+// MatMulInteger: MatMul's map for A and B; the zero points are read whole.
+Case matmulIntegerCase(Rng &r)
+{
+    const Shape batch = randomShape(r, 0, 2, 3);
+    const std::int64_t m = r(1, 4), kk = r(1, 4), n = r(1, 4);
+    Shape as = batch, bs = batch, out = batch;
+    as.insert(as.end(), {m, kk});
+    bs.insert(bs.end(), {kk, n});
+    out.insert(out.end(), {m, n});
+    const std::size_t nb = batch.size();
+    OpGraph og;
+    std::vector<TensorId> in{og.input(as, DType::UInt8), og.input(bs, DType::Int8), og.input({m}, DType::UInt8),
+                             og.input({n}, DType::Int8)};
+    return makeCase(std::move(og), "MatMulInteger", in, {}, {out}, [=](int, const Idx &o, Deps &dp) {
+        for (std::int64_t k = 0; k < kk; ++k) {
+            Idx a(o.begin(), o.begin() + static_cast<std::ptrdiff_t>(nb)), b = a;
+            a.insert(a.end(), {o[nb], k});
+            b.insert(b.end(), {k, o[nb + 1]});
+            dp.tap(0, a);
+            dp.tap(1, b);
+        }
+        for (std::int64_t i = 0; i < m; ++i)
+            dp.tap(2, {i});
+        for (std::int64_t i = 0; i < n; ++i)
+            dp.tap(3, {i});
+    });
+}
+
+// Scatters and GatherND read every input whole (targets depend on index data).
+Case scatterGatherCase(Rng &r)
+{
+    const Shape xs = randomShape(r, 1, 3, 4);
+    const int kind = static_cast<int>(r(0, 2));
+    OpGraph og;
+    std::vector<TensorId> in{og.input(xs)};
+    Shape out = xs;
+    std::string op;
+    if (kind == 0) { // ScatterElements with indices of data's shape
+        op = "ScatterElements";
+        in.push_back(og.input(xs, DType::Int64));
+        in.push_back(og.input(xs));
+    } else {
+        const std::int64_t k = r(1, static_cast<std::int64_t>(xs.size())), rows = r(1, 3);
+        in.push_back(og.input({rows, k}, DType::Int64));
+        Shape tail{rows};
+        tail.insert(tail.end(), xs.begin() + k, xs.end());
+        if (kind == 1) {
+            op = "ScatterND";
+            in.push_back(og.input(tail));
+        } else {
+            op = "GatherND";
+            out = tail;
+        }
+    }
+    std::vector<Shape> shapes;
+    for (TensorId t : in)
+        shapes.push_back(og.g.tensor(t).shape);
+    return makeCase(std::move(og), op, in, {}, {out}, [=](int, const Idx &, Deps &dp) {
+        for (std::size_t i = 0; i < shapes.size(); ++i)
+            forEach(fullRegion(shapes[i]), [&](const Idx &p) { dp.tap(i, p); });
+    });
+}
+
 Case softmaxCase(Rng &r)
 {
     const Shape xs = randomShape(r, 1, 4, 3);
@@ -1670,6 +1753,18 @@ TEST(IndexMap, LayerNormalization)
 TEST(IndexMap, InstanceNormalization)
 {
     run(instanceNormCase, 60, 150);
+}
+TEST(IndexMap, QuantizeAndDequantizeLinear)
+{
+    run(quantizeLinearCase, 61, 150);
+}
+TEST(IndexMap, MatMulInteger)
+{
+    run(matmulIntegerCase, 62, 150);
+}
+TEST(IndexMap, ScattersAndGatherND)
+{
+    run(scatterGatherCase, 63, 150);
 }
 TEST(IndexMap, Softmax)
 {

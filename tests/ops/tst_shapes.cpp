@@ -613,7 +613,18 @@ TEST(Shapes, KnownOps)
                                                  "Size",
                                                  "NegativeLogLikelihoodLoss",
                                                  "SoftmaxCrossEntropyLoss",
-                                                 "InstanceNormalization"};
+                                                 "InstanceNormalization",
+                                                 "GatherND",
+                                                 "ScatterElements",
+                                                 "Scatter",
+                                                 "ScatterND",
+                                                 "QuantizeLinear",
+                                                 "DequantizeLinear",
+                                                 "DynamicQuantizeLinear",
+                                                 "ConvInteger",
+                                                 "QLinearConv",
+                                                 "MatMulInteger",
+                                                 "QLinearMatMul"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
@@ -677,4 +688,100 @@ TEST(Shapes, MathReductionsAndIndexedOpsInvalid)
                 og.node("Range", {og.constInts({1}, Shape{}), og.constInts({10}, Shape{}), og.constInts({0}, Shape{})}),
                 "delta is zero");
     expectError(og, og.node("ConstantOfShape", {og.constInts({4, -1})}), "negative entry");
+}
+
+// --- issue 11: scatters, GatherND and the quantized ops ----------------------------------------
+
+TEST(Shapes, ScattersAndGatherND)
+{
+    OpGraph og;
+    const TensorId i64s = og.input({2, 3}, DType::Int64);
+    EXPECT_EQ(og.shapeOf(og.node("ScatterElements", {og.input({4, 3}), i64s, og.input({2, 3})},
+                                 {{"axis", i64(0)}, {"reduction", str("add")}})),
+              (Shape{4, 3}));
+    EXPECT_EQ(
+        og.shapeOf(og.node("ScatterND", {og.input({4, 5, 6}), og.input({2, 1}, DType::Int64), og.input({2, 5, 6})})),
+        (Shape{4, 5, 6}));
+    EXPECT_EQ(og.shapeOf(og.node("GatherND", {og.input({2, 3, 4}), og.input({2, 2}, DType::Int64)})), (Shape{2, 4}));
+    EXPECT_EQ(og.shapeOf(
+                  og.node("GatherND", {og.input({2, 3, 4}), og.input({2, 1}, DType::Int64)}, {{"batch_dims", i64(1)}})),
+              (Shape{2, 4}));
+}
+
+TEST(Shapes, ScattersAndGatherNDInvalid)
+{
+    OpGraph og;
+    const TensorId i64s = og.input({2, 3}, DType::Int64);
+    expectError(og, og.node("ScatterElements", {og.input({4, 3}), i64s, og.input({3, 2})}),
+                "updates have shape 3x2, indices 2x3");
+    expectError(og, og.node("ScatterElements", {og.input({4, 3}), i64s, og.input({2, 3})}, {{"reduction", str("avg")}}),
+                "reduction 'avg' is not none, add, mul, max or min");
+    expectError(og, og.node("ScatterND", {og.input({4, 5}), og.input({2, 3}, DType::Int64), og.input({2})}),
+                "indices' last dim 3 is not in [1, 2]");
+    expectError(og, og.node("GatherND", {og.input({2, 3}), og.input({3, 1}, DType::Int64)}, {{"batch_dims", i64(1)}}),
+                "batch dims of indices 3x1 differ from data 2x3");
+    expectError(og, og.node("GatherND", {og.input({2, 3}), og.input({2, 1})}), "indices must be int32 or int64");
+}
+
+TEST(Shapes, QuantizedOps)
+{
+    OpGraph og;
+    std::vector<TensorType> out;
+    const TensorId s = og.input({}), zu8 = og.input({}, DType::UInt8), zi8 = og.input({}, DType::Int8);
+    ASSERT_TRUE(og.infer(og.node("QuantizeLinear", {og.input({2, 3}), s, zi8}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int8, {2, 3}}));
+    ASSERT_TRUE(og.infer(og.node("QuantizeLinear", {og.input({2, 3}), og.input({3})}), out).isOk()); // per axis 1
+    EXPECT_EQ(out[0], (TensorType{DType::UInt8, {2, 3}}));
+    ASSERT_TRUE(og.infer(og.node("DequantizeLinear", {og.input({2, 3}, DType::UInt8), s, zu8}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Float32, {2, 3}}));
+    ASSERT_TRUE(og.infer(og.node("DynamicQuantizeLinear", {og.input({2, 3})}, {}, 3), out).isOk());
+    EXPECT_EQ(out, (std::vector<TensorType>{{DType::UInt8, {2, 3}}, {DType::Float32, {}}, {DType::UInt8, {}}}));
+    ASSERT_TRUE(og.infer(og.node("MatMulInteger", {og.input({4, 3}, DType::UInt8), og.input({3, 2}, DType::Int8),
+                                                   og.input({4}, DType::UInt8), zi8}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int32, {4, 2}}));
+    ASSERT_TRUE(og.infer(og.node("QLinearMatMul", {og.input({4, 3}, DType::UInt8), s, zu8,
+                                                   og.input({3, 2}, DType::UInt8), s, zu8, s, zi8}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int8, {4, 2}}));
+    ASSERT_TRUE(og.infer(og.node("ConvInteger",
+                                 {og.input({1, 2, 5, 5}, DType::UInt8), og.input({4, 2, 3, 3}, DType::UInt8), zu8,
+                                  og.input({4}, DType::UInt8)},
+                                 {{"pads", ints({1, 1, 1, 1})}}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int32, {1, 4, 5, 5}}));
+    ASSERT_TRUE(og.infer(og.node("QLinearConv",
+                                 {og.input({1, 2, 5, 5}, DType::UInt8), s, zu8, og.input({4, 2, 3, 3}, DType::Int8),
+                                  og.input({4}), og.input({4}, DType::Int8), s, zu8, og.input({4}, DType::Int32)}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::UInt8, {1, 4, 3, 3}}));
+}
+
+TEST(Shapes, QuantizedOpsInvalid)
+{
+    OpGraph og;
+    const TensorId s = og.input({}), zu8 = og.input({}, DType::UInt8);
+    expectError(og, og.node("QuantizeLinear", {og.input({2, 3}), og.input({2})}), "y_scale has shape 2");
+    expectError(og, og.node("QuantizeLinear", {og.input({2, 3}), s, og.input({}, DType::Int32)}),
+                "y_zero_point has element type i32");
+    expectError(og, og.node("DequantizeLinear", {og.input({2, 3}), s}), "x is f32, expected i8, u8 or i32");
+    expectError(og, og.node("DynamicQuantizeLinear", {og.input({2}, DType::Float64)}, {}, 3), "expected f32");
+    expectError(og,
+                og.node("MatMulInteger",
+                        {og.input({4, 3}, DType::UInt8), og.input({3, 2}, DType::UInt8), og.input({3}, DType::UInt8)}),
+                "a_zero_point has shape 3, expected a scalar or 4 entries");
+    expectError(og,
+                og.node("QLinearMatMul", {og.input({4, 3}), s, zu8, og.input({3, 2}, DType::UInt8), s, zu8, s, zu8}),
+                "A is f32, expected i8 or u8");
+    expectError(og,
+                og.node("ConvInteger", {og.input({1, 2, 5, 5}, DType::UInt8), og.input({4, 3, 3, 3}, DType::UInt8)}),
+                "weight has 3 input channels per group");
+    expectError(og,
+                og.node("QLinearConv", {og.input({1, 2, 5, 5}, DType::UInt8), s, zu8,
+                                        og.input({4, 2, 3, 3}, DType::UInt8), og.input({3}), zu8, s, zu8}),
+                "w_scale has shape 3, expected a scalar or 4 entries");
 }
