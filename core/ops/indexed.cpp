@@ -1,10 +1,15 @@
 // Index-mapped data movement and generators (ONNX opset 7-17): Expand,
 // Tile, DepthToSpace, SpaceToDepth, Trilu, GatherElements, GatherND,
 // ScatterElements, Scatter (opset 9-10), ScatterND, CumSum, OneHot,
-// ConstantOfShape, Range, EyeLike and Size. Each output element is a
+// ConstantOfShape, Range, EyeLike, Size, ReverseSequence, Compress, NonZero
+// and the window generators HannWindow, HammingWindow, BlackmanWindow
+// (opset 17). Each output element is a
 // function of its own index and of a few input elements; values an output
 // shape depends on (Expand's shape, Tile's repeats, OneHot's depth,
-// ConstantOfShape's shape, Range's start/limit/delta) must be constants.
+// ConstantOfShape's shape, Range's start/limit/delta, a window's size,
+// Compress's condition, NonZero's input) must be constants: Compress and
+// NonZero are data-dependent, so Tessera folds their output shape from the
+// constant and refuses a run-time input naming the node.
 //
 // Index maps: Expand reads the numpy-broadcast position of X (exact, like
 // Add); Trilu reads X at the output's own position; CumSum reads X's whole
@@ -13,15 +18,19 @@
 // The others read their inputs whole (a documented conservative hull: the
 // positions depend on a block permutation, a modulo or index data) and
 // declare their axes opaque, so schedulers tile them by output only.
-// Generators (ConstantOfShape, Range, EyeLike, Size) read no elements.
+// Generators (ConstantOfShape, Range, EyeLike, Size, the windows) read no
+// elements. ReverseSequence reads x and sequence_lens whole (which element
+// an output takes depends on the lengths).
 // The scatters (output = data, then each update written at the position its
 // index gives) read data, indices and updates whole: which updates land in
 // a tile depends on index values.
 // FLOPs: zero for data movement; CumSum one add per element; Range one
-// multiply-add per element; OneHot one compare per element; a scatter with a
+// multiply-add per element; OneHot one compare per element; Hann/Hamming
+// windows 4 per element (angle, cos, scale, subtract), Blackman 7; a scatter with a
 // reduction (add, mul, max, min) one per update element.
 #include "core/ops/opdef.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tessera::ops::detail {
@@ -36,13 +45,31 @@ double noFlops(const OpContext &)
 double perOutput(const OpContext &c)
 {
     const std::string_view op = c.n.opType;
-    const double per = op == "Range" ? 2 : op == "CumSum" || op == "OneHot" ? 1 : 0;
+    const double per = op == "Range"                                 ? 2
+                       : op == "CumSum" || op == "OneHot"            ? 1
+                       : op == "HannWindow" || op == "HammingWindow" ? 4 // cos, multiply, subtract, scale
+                       : op == "BlackmanWindow"                      ? 7
+                                                                     : 0;
     return per * elements(c.outs[0].shape);
 }
 
 double scatterFlops(const OpContext &c)
 {
     return c.n.attrString("reduction", "none") == "none" ? 0 : elements(c.shape(2));
+}
+
+// Ops whose values come from constants or the input's shape only.
+bool isGenerator(std::string_view op)
+{
+    return op == "ConstantOfShape" || op == "Range" || op == "EyeLike" || op == "Size" || op == "NonZero" ||
+           op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow";
+}
+
+// Inputs read at compile time only: Tile's repeats, OneHot's depth,
+// Compress's condition.
+bool isCompileTime(std::string_view op, std::size_t input)
+{
+    return input == 1 && (op == "Tile" || op == "OneHot" || op == "Compress");
 }
 
 Status checkIndices(const OpContext &c, std::size_t input)
@@ -213,6 +240,57 @@ Status infer(const OpContext &c, std::vector<TensorType> &outs)
             return c.failAt(2, "updates are " + std::string(dtypeName(c.in(2).dtype)) + ", data " +
                                    std::string(dtypeName(t0)));
         outs = {{t0, c.shape(0)}};
+    } else if (op == "ReverseSequence") {
+        const std::int64_t b = c.n.attrInt("batch_axis", 1), t = c.n.attrInt("time_axis", 0);
+        if (c.rank(0) < 2)
+            return c.failAt(0, "input must have rank >= 2, got " + dimsStr(c.shape(0)));
+        if ((b != 0 && b != 1) || (t != 0 && t != 1) || b == t)
+            return c.fail("batch_axis " + std::to_string(b) + " and time_axis " + std::to_string(t) +
+                          " must be 0 and 1 in some order");
+        if (c.shape(1) != Shape{c.shape(0)[static_cast<std::size_t>(b)]})
+            return c.failAt(1, "sequence_lens has shape " + dimsStr(c.shape(1)) + ", expected " +
+                                   std::to_string(c.shape(0)[static_cast<std::size_t>(b)]));
+        TS_TRY(checkIndices(c, 1));
+        outs = {{t0, c.shape(0)}};
+    } else if (op == "Compress") {
+        auto cond = c.constFloats(1, "condition");
+        if (!cond)
+            return cond.status();
+        if (c.rank(1) != 1)
+            return c.failAt(1, "condition must be 1-D, got " + dimsStr(c.shape(1)));
+        const std::int64_t kept = std::count_if(cond->begin(), cond->end(), [](double v) { return v != 0; });
+        if (!c.n.attr("axis")) {
+            if (static_cast<double>(cond->size()) > elements(c.shape(0)))
+                return c.failAt(1, "condition has more entries than the input's elements");
+            outs = {{t0, {kept}}};
+        } else {
+            auto a = c.axis(c.n.attrInt("axis", 0), c.rank(0), "axis");
+            if (!a)
+                return a.status();
+            Shape out = c.shape(0);
+            if (static_cast<std::int64_t>(cond->size()) > out[static_cast<std::size_t>(*a)])
+                return c.failAt(1,
+                                "condition has more entries than axis " + std::to_string(*a) + " of " + dimsStr(out));
+            out[static_cast<std::size_t>(*a)] = kept;
+            outs = {{t0, out}};
+        }
+    } else if (op == "NonZero") {
+        auto x = c.constFloats(0, "X (NonZero's output shape depends on its values)");
+        if (!x)
+            return x.status();
+        const std::int64_t count = std::count_if(x->begin(), x->end(), [](double v) { return v != 0; });
+        outs = {{DType::Int64, {c.rank(0), count}}};
+    } else if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow") {
+        auto size = scalarInt(c, 0, "size");
+        if (!size)
+            return size.status();
+        if (*size < 0 || *size > kMaxExtent)
+            return c.failAt(0, "size " + std::to_string(*size) + " is negative or too large");
+        const DType t = fromOnnxDType(static_cast<int>(c.n.attrInt("output_datatype", 1)));
+        if (!isFloat(t) && !isInteger(t))
+            return c.fail("output_datatype " + std::to_string(c.n.attrInt("output_datatype", 1)) +
+                          " is not a numeric element type");
+        outs = {{t, {*size}}};
     } else if (op == "CumSum") {
         auto a = scalarInt(c, 1, "axis");
         if (!a)
@@ -287,7 +365,7 @@ Status infer(const OpContext &c, std::vector<TensorType> &outs)
 Status regions(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
 {
     const std::string_view op = c.n.opType;
-    if (op == "ConstantOfShape" || op == "Range" || op == "EyeLike" || op == "Size")
+    if (isGenerator(op))
         return Status::ok(); // generators: values from constants or the shape only
     if (op == "Expand") {
         in[0] = broadcastRegion(tile, c.outs[0].shape, c.shape(0));
@@ -305,7 +383,7 @@ Status regions(const OpContext &c, int, const Region &tile, std::vector<InputReg
         return Status::ok();
     }
     for (std::size_t i = 0; i < c.n.inputs.size(); ++i)
-        if (c.has(i) && !(i == 1 && (op == "Tile" || op == "OneHot"))) { // repeats, depth: compile-time
+        if (c.has(i) && !isCompileTime(op, i)) {
             std::vector<DimRange> dims;
             for (std::int64_t d : c.shape(i))
                 dims.push_back(fullDim(d));
@@ -317,7 +395,7 @@ Status regions(const OpContext &c, int, const Region &tile, std::vector<InputReg
 void axes(const OpContext &c, int, std::vector<InputAxes> &in)
 {
     const std::string_view op = c.n.opType;
-    if (op == "ConstantOfShape" || op == "Range" || op == "EyeLike" || op == "Size")
+    if (isGenerator(op))
         return;
     if (op == "Expand") {
         in[0] = broadcastAxes(c.outs[0].shape, c.shape(0));
@@ -337,7 +415,7 @@ void axes(const OpContext &c, int, std::vector<InputAxes> &in)
         return;
     }
     for (std::size_t i = 0; i < c.n.inputs.size(); ++i)
-        if (c.has(i) && !(i == 1 && (op == "Tile" || op == "OneHot")))
+        if (c.has(i) && !isCompileTime(op, i))
             in[i].opaque = true;
 }
 
@@ -351,6 +429,8 @@ constexpr AttrSpec kEyeLike[] = {{"dtype", K::Int}, {"k", K::Int}};
 constexpr AttrSpec kGatherND[] = {{"batch_dims", K::Int}};
 constexpr AttrSpec kScatter[] = {{"axis", K::Int}, {"reduction", K::String}};
 constexpr AttrSpec kScatterND[] = {{"reduction", K::String}};
+constexpr AttrSpec kReverseSequence[] = {{"batch_axis", K::Int}, {"time_axis", K::Int}};
+constexpr AttrSpec kWindow[] = {{"output_datatype", K::Int}, {"periodic", K::Int}};
 
 constexpr OpDef def(std::string_view name, int minIn, int maxIn, std::span<const AttrSpec> attrs = {},
                     double (*flops)(const OpContext &) = noFlops)
@@ -375,6 +455,12 @@ constexpr OpDef kOps[] = {
     def("Range", 3, 3, {}, perOutput),
     def("EyeLike", 1, 1, kEyeLike),
     def("Size", 1, 1),
+    def("ReverseSequence", 2, 2, kReverseSequence),
+    def("Compress", 2, 2, kAxis),
+    def("NonZero", 1, 1),
+    def("HannWindow", 1, 1, kWindow, perOutput),
+    def("HammingWindow", 1, 1, kWindow, perOutput),
+    def("BlackmanWindow", 1, 1, kWindow, perOutput),
 };
 
 } // namespace

@@ -2,7 +2,8 @@
 // (Debian's libonnx-testdata, /usr/share/libonnx-testdata/data/node/test_*/)
 // imported with tessera::importModel, scheduled with the sequential
 // scheduler on stcp920, compiled and run on the reference backend and
-// compared with output_N.pb (float: |got - want| <= 1e-5 + 1e-4·|want|;
+// compared with output_N.pb (float: |got - want| <= 1e-5 + 1e-4·|want|, 1e-3
+// for the window tests, see relTolerance();
 // integers and bools exactly).
 //
 // Candidates: every test whose ops all have a reference kernel and an entry
@@ -54,13 +55,14 @@ const fs::path kNodeDir = "/usr/share/libonnx-testdata/data/node";
 
 // Inputs whose values an op needs at compile time (Tessera's static shapes).
 const std::map<std::string, std::set<int>> kCompileTimeInputs = {
-    {"Reshape", {1}},         {"Slice", {1, 2, 3, 4}}, {"Squeeze", {1}},      {"Unsqueeze", {1}},
-    {"Split", {1}},           {"ReduceMean", {1}},     {"ReduceSum", {1}},    {"Pad", {1, 3}},
-    {"Resize", {1, 2, 3}},    {"Dropout", {1, 2}},     {"Expand", {1}},       {"Tile", {1}},
-    {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}},    {"OneHot", {1}},       {"CumSum", {1}},
-    {"Trilu", {1}},           {"ReduceMax", {1}},      {"ReduceMin", {1}},    {"ReduceProd", {1}},
-    {"ReduceL1", {1}},        {"ReduceL2", {1}},       {"ReduceLogSum", {1}}, {"ReduceLogSumExp", {1}},
-    {"ReduceSumSquare", {1}},
+    {"Reshape", {1}},         {"Slice", {1, 2, 3, 4}}, {"Squeeze", {1}},        {"Unsqueeze", {1}},
+    {"Split", {1}},           {"ReduceMean", {1}},     {"ReduceSum", {1}},      {"Pad", {1, 3}},
+    {"Resize", {1, 2, 3}},    {"Dropout", {1, 2}},     {"Expand", {1}},         {"Tile", {1}},
+    {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}},    {"OneHot", {1}},         {"CumSum", {1}},
+    {"Trilu", {1}},           {"ReduceMax", {1}},      {"ReduceMin", {1}},      {"ReduceProd", {1}},
+    {"ReduceL1", {1}},        {"ReduceL2", {1}},       {"ReduceLogSum", {1}},   {"ReduceLogSumExp", {1}},
+    {"ReduceSumSquare", {1}}, {"TopK", {1}},           {"Compress", {1}},       {"NonZero", {0}},
+    {"HannWindow", {0}},      {"HammingWindow", {0}},  {"BlackmanWindow", {0}},
 };
 
 struct Skip {
@@ -201,8 +203,20 @@ Result fail(std::string m)
     return {Outcome::Fail, std::move(m)};
 }
 
+// ONNX 1.12's window tests compute their expected values with π ≈ 3.1415
+// (onnx/backend/test/case/node/*window.py): the kernels use π, which is
+// 2e-4 off relative. For those the harness accepts ONNX's own backend-test
+// tolerance, rtol 1e-3 (as tools/onnx_conformance.py does for every test).
+double relTolerance(const std::string &test)
+{
+    for (std::string_view w : {"test_hannwindow", "test_hammingwindow", "test_blackmanwindow"})
+        if (test.starts_with(w))
+            return 1e-3;
+    return 1e-4;
+}
+
 // Compares one output; an empty string means equal within tolerance.
-std::string compare(const HostTensor &got, const HostTensor &want)
+std::string compare(const HostTensor &got, const HostTensor &want, double rtol)
 {
     if (got.dtype != want.dtype || got.shape != want.shape)
         return "output '" + got.name + "' is " + std::string(dtypeName(got.dtype)) + " " + shapeStr(got.shape) +
@@ -215,7 +229,7 @@ std::string compare(const HostTensor &got, const HostTensor &want)
         const double b = reference::loadNumber(want.dtype, want.bytes.data(), i);
         if (std::isnan(a) && std::isnan(b))
             continue;
-        if (!(std::abs(a - b) <= 1e-5 + 1e-4 * std::abs(b)) && !(a == b))
+        if (!(std::abs(a - b) <= 1e-5 + rtol * std::abs(b)) && !(a == b))
             return "output '" + got.name + "' element " + std::to_string(i) + " is " + std::to_string(a) +
                    ", expected " + std::to_string(b);
     }
@@ -308,7 +322,7 @@ Result runNodeTest(const std::string &test)
         auto want = readTensorProto((data / ("output_" + std::to_string(k) + ".pb")).string());
         if (!want)
             return fail(want.status().str());
-        if (std::string diff = compare(result->outputs[k], *want); !diff.empty())
+        if (std::string diff = compare(result->outputs[k], *want, relTolerance(test)); !diff.empty())
             return fail(diff);
     }
     return {Outcome::Pass, {}};

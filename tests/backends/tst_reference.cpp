@@ -708,6 +708,125 @@ TEST(ReferenceKernels, ConvIntegerOnInt16IsRefusedNamingTheNode)
     EXPECT_EQ(k.status().location().node, "ci");
 }
 
+// A constant initializer of `type` holding `values` (compile-time inputs: K, conditions).
+template <typename T>
+TensorId constant(Graph &g, const std::string &name, Shape shape, DType type, std::vector<T> values)
+{
+    const TensorId t = testgraphs::tensor(g, name, shape, Tensor::Kind::Initializer);
+    auto d = std::make_shared<TensorData>();
+    d->dtype = type;
+    d->shape = std::move(shape);
+    d->bytes = bytes(std::move(values));
+    g.tensor(t).dtype = type;
+    g.tensor(t).data = std::move(d);
+    return t;
+}
+
+// x [2,4] (type `type`) -> TopK(K = 2, largest or smallest) -> values, indices [2,2].
+Graph topk(bool largest, DType type = DType::Float32)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {2, 4}, type), k = constant<std::int64_t>(g, "k", {1}, DType::Int64, {2});
+    const TensorId v = op(g, "topk", "TopK", {x, k}, {2, 2}, {{"largest", {std::int64_t{largest ? 1 : 0}}}});
+    g.tensor(v).dtype = type;
+    const TensorId i = testgraphs::tensor(g, "idx", {2, 2});
+    g.tensor(i).dtype = DType::Int64;
+    g.node(0).outputs.push_back(i);
+    g.outputs = {v, i};
+    return g;
+}
+
+TEST(ReferenceKernels, TopKRanksEachLineAndKeepsTiesInIndexOrder)
+{
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({1, 5, 5, 2, 0, -1, 3, 3}), {}};
+    const std::vector<ops::Region> whole{{{0, 2}, {0, 2}}}, tiles{{{0, 1}, {1, 2}}, {{0, 2}, {0, 1}}, {{1, 2}, {1, 2}}};
+    EXPECT_EQ(*runTyped<float>(topk(true), 0, in, whole), (std::vector<float>{5, 5, 3, 3}));
+    EXPECT_EQ(*runTyped<std::int64_t>(topk(true), 0, in, whole, 1), (std::vector<std::int64_t>{1, 2, 2, 3}));
+    EXPECT_EQ(*runTyped<std::int64_t>(topk(true), 0, in, tiles, 1), (std::vector<std::int64_t>{1, 2, 2, 3}));
+    EXPECT_EQ(*runTyped<float>(topk(false), 0, in, tiles), (std::vector<float>{1, 2, -1, 0}));
+}
+
+TEST(ReferenceKernels, TopKOnInt64IsUnsupported)
+{
+    const Graph g = topk(true, DType::Int64);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "topk");
+}
+
+// x [1,3,1,1] -> LRN(size 2, alpha 3, beta 1, bias 1).
+Graph lrn(DType type = DType::Float32)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {1, 3, 1, 1}, type);
+    typedOp(g, "lrn", "LRN", {x}, {1, 3, 1, 1}, type,
+            {{"size", {std::int64_t{2}}}, {"alpha", {3.0}}, {"beta", {1.0}}, {"bias", {1.0}}});
+    return g;
+}
+
+TEST(ReferenceKernels, LRNDividesByItsChannelWindow)
+{
+    // size 2: channel c sums c and c + 1; y = x / (1 + 3/2 · Σx²).
+    auto y = runTyped<float>(lrn(), 0, {bytes<float>({1, 2, 3})},
+                             {{{0, 1}, {0, 2}, {0, 1}, {0, 1}}, {{0, 1}, {2, 3}, {0, 1}, {0, 1}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<float>{1.0f / 8.5f, 2.0f / 20.5f, 3.0f / 14.5f}));
+}
+
+TEST(ReferenceKernels, LRNOnFloat64IsUnsupported)
+{
+    const Graph g = lrn(DType::Float64);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "lrn");
+}
+
+TEST(ReferenceKernels, ReverseSequenceCompressNonZeroAndWindows)
+{
+    Graph g; // x [3 time, 2 batch], lengths {2, 3}
+    const TensorId x = typedInput(g, "x", {3, 2}, DType::Float32), l = typedInput(g, "l", {2}, DType::Int64);
+    typedOp(g, "rev", "ReverseSequence", {x, l}, {3, 2}, DType::Float32);
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({1, 2, 3, 4, 5, 6}), bytes<std::int64_t>({2, 3})};
+    EXPECT_EQ(*runTyped<float>(g, 0, in, {{{0, 3}, {0, 1}}, {{0, 3}, {1, 2}}}), (std::vector<float>{3, 6, 1, 4, 5, 2}));
+    auto tooLong = runTyped<float>(g, 0, {in[0], bytes<std::int64_t>({4, 1})}, {{{0, 3}, {0, 2}}});
+    EXPECT_FALSE(tooLong.isOk()); // a length beyond the 3 time steps
+
+    Graph c; // Compress along axis 1 with a constant condition
+    const TensorId cx = typedInput(c, "x", {2, 3}, DType::Int32);
+    const TensorId cc = constant<std::uint8_t>(c, "cond", {3}, DType::Bool, {1, 0, 1});
+    typedOp(c, "compress", "Compress", {cx, cc}, {2, 2}, DType::Int32, {{"axis", {std::int64_t{1}}}});
+    EXPECT_EQ(*runTyped<std::int32_t>(c, 0, {bytes<std::int32_t>({1, 2, 3, 4, 5, 6}), {}}, {{{0, 2}, {0, 2}}}),
+              (std::vector<std::int32_t>{1, 3, 4, 6}));
+
+    Graph nz; // NonZero of a constant [2,2]: coordinates of 2 and 3
+    const TensorId v = constant<std::int64_t>(nz, "v", {2, 2}, DType::Int64, {0, 2, 3, 0});
+    typedOp(nz, "nz", "NonZero", {v}, {2, 2}, DType::Int64);
+    EXPECT_EQ(*runTyped<std::int64_t>(nz, 0, std::vector<std::vector<std::uint8_t>>(1), {{{0, 2}, {0, 2}}}),
+              (std::vector<std::int64_t>{0, 1, 1, 0}));
+
+    Graph w; // a symmetric Hann window of 3: 0, 1, 0
+    const TensorId size = constant<std::int64_t>(w, "size", {}, DType::Int64, {3});
+    typedOp(w, "hann", "HannWindow", {size}, {3}, DType::Float32, {{"periodic", {std::int64_t{0}}}});
+    auto hann = runTyped<float>(w, 0, std::vector<std::vector<std::uint8_t>>(1), {{{0, 3}}});
+    ASSERT_TRUE(hann.isOk()) << hann.status().str();
+    EXPECT_NEAR((*hann)[0], 0.0f, 1e-7);
+    EXPECT_NEAR((*hann)[1], 1.0f, 1e-7);
+    EXPECT_NEAR((*hann)[2], 0.0f, 1e-7);
+}
+
+TEST(ReferenceKernels, CompressWithARunTimeConditionIsRefusedNamingTheNode)
+{
+    Graph c;
+    const TensorId cx = typedInput(c, "x", {2, 3}, DType::Int32), cc = typedInput(c, "cond", {3}, DType::Bool);
+    typedOp(c, "compress", "Compress", {cx, cc}, {2, 2}, DType::Int32, {{"axis", {std::int64_t{1}}}});
+    auto k = reference::makeKernel(c, c.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_NE(k.status().message().find("not a constant"), std::string::npos) << k.status().str();
+    EXPECT_EQ(k.status().location().node, "compress");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)

@@ -907,6 +907,60 @@ Case scatterGatherCase(Rng &r)
     });
 }
 
+// TopK reads its whole line along the axis; LRN a window of `size`
+// channels; MVN its reduced dims whole.
+Case topkLrnMvnCase(Rng &r)
+{
+    const int kind = static_cast<int>(r(0, 2));
+    OpGraph og;
+    if (kind == 0) {
+        const Shape xs = randomShape(r, 1, 3, 5);
+        const auto axis = static_cast<std::size_t>(r(0, static_cast<std::int64_t>(xs.size()) - 1));
+        const std::int64_t k = r(0, xs[axis]);
+        Shape out = xs;
+        out[axis] = k;
+        std::vector<TensorId> in{og.input(xs), og.constInts({k})};
+        Case c = makeCase(std::move(og), "TopK", in, {{"axis", i64(static_cast<std::int64_t>(axis))}}, {out, out},
+                          [=](int, const Idx &o, Deps &dp) {
+                              Idx p = o;
+                              for (std::int64_t j = 0; j < xs[axis]; ++j) {
+                                  p[axis] = j;
+                                  dp.tap(0, p);
+                              }
+                          });
+        c.used = [](int, std::size_t i) { return i == 0; };
+        return c;
+    }
+    const Shape xs = randomShape(r, 3, 4, 5);
+    if (kind == 1) {
+        const std::int64_t size = r(1, 5);
+        return makeCase(std::move(og), "LRN", {og.input(xs)}, {{"size", i64(size)}}, {xs},
+                        [=](int, const Idx &o, Deps &dp) {
+                            Idx p = o;
+                            for (std::int64_t k = 0; k < size; ++k) {
+                                p[1] = o[1] - (size - 1) / 2 + k;
+                                dp.tap(0, p);
+                            }
+                        });
+    }
+    std::vector<std::int64_t> axes;
+    for (std::int64_t d = 0; d < static_cast<std::int64_t>(xs.size()); ++d)
+        if (r.coin())
+            axes.push_back(d);
+    if (axes.empty())
+        axes.push_back(0);
+    return makeCase(std::move(og), "MeanVarianceNormalization", {og.input(xs)}, {{"axes", ints(axes)}}, {xs},
+                    [=](int, const Idx &o, Deps &dp) {
+                        Region box;
+                        for (std::size_t d = 0; d < xs.size(); ++d)
+                            box.push_back(std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) !=
+                                                  axes.end()
+                                              ? Interval{0, xs[d]}
+                                              : Interval{o[d], o[d] + 1});
+                        forEach(box, [&](const Idx &p) { dp.tap(0, p); });
+                    });
+}
+
 Case softmaxCase(Rng &r)
 {
     const Shape xs = randomShape(r, 1, 4, 3);
@@ -1765,6 +1819,10 @@ TEST(IndexMap, MatMulInteger)
 TEST(IndexMap, ScattersAndGatherND)
 {
     run(scatterGatherCase, 63, 150);
+}
+TEST(IndexMap, TopKLRNAndMeanVarianceNormalization)
+{
+    run(topkLrnMvnCase, 64, 200);
 }
 TEST(IndexMap, Softmax)
 {

@@ -624,7 +624,16 @@ TEST(Shapes, KnownOps)
                                                  "ConvInteger",
                                                  "QLinearConv",
                                                  "MatMulInteger",
-                                                 "QLinearMatMul"};
+                                                 "QLinearMatMul",
+                                                 "TopK",
+                                                 "LRN",
+                                                 "MeanVarianceNormalization",
+                                                 "ReverseSequence",
+                                                 "Compress",
+                                                 "NonZero",
+                                                 "HannWindow",
+                                                 "HammingWindow",
+                                                 "BlackmanWindow"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
@@ -784,4 +793,41 @@ TEST(Shapes, QuantizedOpsInvalid)
                 og.node("QLinearConv", {og.input({1, 2, 5, 5}, DType::UInt8), s, zu8,
                                         og.input({4, 2, 3, 3}, DType::UInt8), og.input({3}), zu8, s, zu8}),
                 "w_scale has shape 3, expected a scalar or 4 entries");
+}
+
+// --- issue 11: TopK, LRN, MVN, ReverseSequence, Compress, NonZero, windows ----------------------
+
+TEST(Shapes, SelectionNormsAndWindows)
+{
+    OpGraph og;
+    std::vector<TensorType> out;
+    ASSERT_TRUE(og.infer(og.node("TopK", {og.input({3, 5}), og.constInts({2})}, {}, 2), out).isOk());
+    EXPECT_EQ(out, (std::vector<TensorType>{{DType::Float32, {3, 2}}, {DType::Int64, {3, 2}}}));
+    EXPECT_EQ(og.shapeOf(og.node("LRN", {og.input({1, 5, 2, 2})}, {{"size", i64(3)}})), (Shape{1, 5, 2, 2}));
+    EXPECT_EQ(og.shapeOf(og.node("MeanVarianceNormalization", {og.input({2, 3, 4, 4})})), (Shape{2, 3, 4, 4}));
+    EXPECT_EQ(og.shapeOf(og.node("ReverseSequence", {og.input({4, 2, 3}), og.input({2}, DType::Int64)})),
+              (Shape{4, 2, 3}));
+    EXPECT_EQ(og.shapeOf(og.node("Compress", {og.input({3, 2}), og.constInts({0, 1, 1})}, {{"axis", i64(0)}})),
+              (Shape{2, 2}));
+    EXPECT_EQ(og.shapeOf(og.node("Compress", {og.input({3, 2}), og.constInts({1, 0, 1, 1})})), (Shape{3}));
+    ASSERT_TRUE(og.infer(og.node("NonZero", {og.constInts({0, 2, 0, 3}, Shape{2, 2})}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int64, {2, 2}}));
+    ASSERT_TRUE(
+        og.infer(og.node("HannWindow", {og.constInts({10}, Shape{})}, {{"output_datatype", i64(11)}}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Float64, {10}}));
+}
+
+TEST(Shapes, SelectionNormsAndWindowsInvalid)
+{
+    OpGraph og;
+    expectError(og, og.node("TopK", {og.input({3, 5}), og.constInts({6})}, {}, 2), "K 6 is not in [0, 5]");
+    expectError(og, og.node("TopK", {og.input({3, 5}), og.input({1}, DType::Int64)}, {}, 2), "not a constant");
+    expectError(og, og.node("LRN", {og.input({1, 5, 2, 2})}), "size 0 must be positive");
+    expectError(og, og.node("MeanVarianceNormalization", {og.input({2, 3})}), "axes 2 is out of range");
+    expectError(og, og.node("ReverseSequence", {og.input({4, 2, 3}), og.input({4}, DType::Int64)}),
+                "sequence_lens has shape 4, expected 2");
+    expectError(og, og.node("Compress", {og.input({3, 2}), og.constInts({1, 0, 1, 1})}, {{"axis", i64(1)}}),
+                "condition has more entries than axis 1");
+    expectError(og, og.node("NonZero", {og.input({2, 2})}), "NonZero's output shape depends on its values");
+    expectError(og, og.node("BlackmanWindow", {og.constInts({-1}, Shape{})}), "size -1 is negative");
 }

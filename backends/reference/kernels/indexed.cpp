@@ -2,7 +2,8 @@
 // DepthToSpace (DCR and CRD), SpaceToDepth, Trilu, GatherElements, GatherND
 // (batch_dims), ScatterElements / Scatter / ScatterND (reduction none, add,
 // mul, max, min), CumSum (exclusive, reverse), OneHot, ConstantOfShape,
-// Range, EyeLike and Size, on every numeric element type.
+// Range, EyeLike, Size, ReverseSequence, Compress, NonZero and the Hann,
+// Hamming and Blackman windows, on every numeric element type.
 //
 // One kernel class: for each output element of the region, a per-op
 // function maps the output index to the element's value. Data movement
@@ -23,6 +24,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <numbers>
 
 namespace tessera::reference {
 
@@ -307,6 +309,99 @@ Expected<KernelPtr> makeScatter(const Graph &g, const Node &n)
     return KernelPtr(std::make_unique<ScatterKernel>(n.opType, x, ind, upd, axis, reduce));
 }
 
+// ReverseSequence: along time_axis, the first sequence_lens[b] elements of
+// batch entry b are reversed, the rest copied.
+Expected<KernelPtr> makeReverseSequence(const Graph &g, const Node &n)
+{
+    const Tensor &x = inTensor(g, n, 0);
+    const auto b = static_cast<std::size_t>(n.attrInt("batch_axis", 1)),
+               t = static_cast<std::size_t>(n.attrInt("time_axis", 0));
+    const auto st = stridesOf(x.shape);
+    const std::int64_t steps = x.shape[t];
+    const std::size_t size = dtypeSize(x.dtype);
+    const DType lt = inTensor(g, n, 1).dtype;
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        const auto len = static_cast<std::int64_t>(loadNumber(lt, a.in[1].data, i[b]));
+        if (len < 0 || len > steps)
+            return false;
+        const std::int64_t from = i[t] < len ? len - 1 - i[t] : i[t];
+        copyElement(a, 0, dot(i, st) + (from - i[t]) * st[t], off, size);
+        return true;
+    });
+}
+
+// Compress: the positions the constant condition keeps, along `axis` or of
+// the flattened input.
+Expected<KernelPtr> makeCompress(const Graph &g, const Node &n)
+{
+    const Tensor &x = inTensor(g, n, 0);
+    auto cond = constFloats(g, n, 1);
+    if (!cond)
+        return cond.status();
+    std::vector<std::int64_t> kept;
+    for (std::size_t j = 0; j < cond->size(); ++j)
+        if ((*cond)[j] != 0)
+            kept.push_back(static_cast<std::int64_t>(j));
+    const std::size_t size = dtypeSize(x.dtype);
+    if (!n.attr("axis"))
+        return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+            copyElement(a, 0, kept[static_cast<std::size_t>(i[0])], off, size);
+            return true;
+        });
+    auto axis = normAxis(n, n.attrInt("axis", 0), static_cast<std::int64_t>(x.shape.size()));
+    if (!axis)
+        return axis.status();
+    const auto ax = static_cast<std::size_t>(*axis);
+    const auto st = stridesOf(x.shape);
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        copyElement(a, 0, dot(i, st) + (kept[static_cast<std::size_t>(i[ax])] - i[ax]) * st[ax], off, size);
+        return true;
+    });
+}
+
+// NonZero: output [rank, count], column j the coordinates of the j-th
+// non-zero element in row-major order (of the constant input).
+Expected<KernelPtr> makeNonZero(const Graph &g, const Node &n)
+{
+    auto x = constFloats(g, n, 0);
+    if (!x)
+        return x.status();
+    const Shape shape = inTensor(g, n, 0).shape;
+    const auto st = stridesOf(shape);
+    std::vector<std::int64_t> flat;
+    for (std::size_t j = 0; j < x->size(); ++j)
+        if ((*x)[j] != 0)
+            flat.push_back(static_cast<std::int64_t>(j));
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        const auto d = static_cast<std::size_t>(i[0]);
+        const std::int64_t coord = flat[static_cast<std::size_t>(i[1])] / st[d] % shape[d];
+        storeNumber(DType::Int64, a.out[0].data, off, static_cast<double>(coord));
+        return true;
+    });
+}
+
+// Hann, Hamming and Blackman windows: w[i] = a0 - a1 cos(2πi/N) + a2 cos(4πi/N),
+// N = size (periodic, the default) or size - 1 (symmetric).
+Expected<KernelPtr> makeWindow(const Graph &g, const Node &n)
+{
+    const std::int64_t size = outTensor(g, n, 0).shape[0];
+    const double N = static_cast<double>(n.attrInt("periodic", 1) != 0 ? size : size - 1);
+    double a0 = 0.5, a1 = 0.5, a2 = 0;
+    if (n.opType == "HammingWindow") {
+        a0 = 25.0 / 46.0;
+        a1 = 21.0 / 46.0;
+    } else if (n.opType == "BlackmanWindow") {
+        a0 = 0.42;
+        a2 = 0.08;
+    }
+    const DType yt = outTensor(g, n, 0).dtype;
+    return make(g, n, [=](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+        const double x = 2 * std::numbers::pi * static_cast<double>(i[0]) / N;
+        storeNumber(yt, a.out[0].data, off, a0 - a1 * std::cos(x) + a2 * std::cos(2 * x));
+        return true;
+    });
+}
+
 Expected<KernelPtr> makeCumSum(const Graph &g, const Node &n)
 {
     const Tensor &x = inTensor(g, n, 0);
@@ -409,6 +504,8 @@ Expected<KernelPtr> makeSize(const Graph &g, const Node &n)
 }
 
 constexpr KernelEntry kKernels[] = {
+    {"BlackmanWindow", makeWindow},
+    {"Compress", makeCompress},
     {"ConstantOfShape", makeConstantOfShape},
     {"CumSum", makeCumSum},
     {"DepthToSpace", makeBlocks},
@@ -416,8 +513,12 @@ constexpr KernelEntry kKernels[] = {
     {"EyeLike", makeEyeLike},
     {"GatherElements", makeGatherElements},
     {"GatherND", makeGatherND},
+    {"HammingWindow", makeWindow},
+    {"HannWindow", makeWindow},
+    {"NonZero", makeNonZero},
     {"OneHot", makeOneHot},
     {"Range", makeRange},
+    {"ReverseSequence", makeReverseSequence},
     {"Scatter", makeScatter},
     {"ScatterElements", makeScatter},
     {"ScatterND", makeScatter},
