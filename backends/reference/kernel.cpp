@@ -18,7 +18,7 @@ const std::vector<KernelEntry> &table()
         std::vector<KernelEntry> all;
         for (auto family : {convKernels(), matmulKernels(), elementwiseKernels(), mathKernels(), indexedKernels(),
                             lossKernels(), poolKernels(), normKernels(), reduceKernels(), movementKernels(),
-                            shapeKernels(), resizeKernels(), quantKernels()})
+                            shapeKernels(), resizeKernels(), quantKernels(), recurrentKernels()})
             all.insert(all.end(), family.begin(), family.end());
         std::sort(all.begin(), all.end(), [](const KernelEntry &a, const KernelEntry &b) { return a.op < b.op; });
         for (std::size_t i = 1; i < all.size(); ++i)

@@ -91,6 +91,7 @@ std::span<const KernelEntry> movementKernels();
 std::span<const KernelEntry> shapeKernels();
 std::span<const KernelEntry> resizeKernels();
 std::span<const KernelEntry> quantKernels();
+std::span<const KernelEntry> recurrentKernels();
 
 // --- preparing ------------------------------------------------------------------
 

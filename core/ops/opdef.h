@@ -99,6 +99,8 @@ std::span<const OpDef> shapeOps();       // shape_ops.cpp
 std::span<const OpDef> movementOps();    // movement.cpp
 std::span<const OpDef> resizeOps();      // resize.cpp
 std::span<const OpDef> quantOps();       // quant.cpp
+std::span<const OpDef> recurrentOps();   // recurrent.cpp
+std::span<const OpDef> einsumOps();      // einsum.cpp
 
 // --- arithmetic ---------------------------------------------------------------
 

@@ -17,6 +17,15 @@
 // in == out and scale 1 (and a mode that maps o to o) are identities.
 // FLOPs per output element: nearest 0, linear 2·2^k, cubic 2·4^k for k
 // resized axes.
+//
+// GridSample (ONNX GridSample-16): X [N, C, H, W], grid [N, Ho, Wo, 2] of
+// normalized (x, y) in [-1, 1]; Y [N, C, Ho, Wo] samples X[n, c] at the
+// grid point (n, ho, wo) with mode bilinear (default), nearest or bicubic,
+// padding_mode zeros (default), border or reflection, align_corners.
+// Index map: Y[n, c, ho, wo] reads grid[n, ho, wo, :] and, at positions the
+// grid's values decide, the whole plane X[n, c, :, :].
+// FLOPs per output element: nearest 6, bilinear 14, bicubic 50 (the
+// coordinate transform, then 1, 4 or 16 taps).
 #include "core/ops/opdef.h"
 
 #include <algorithm>
@@ -249,7 +258,50 @@ void axes(const OpContext &c, int, std::vector<InputAxes> &in)
     in[0] = x;
 }
 
+// --- GridSample -------------------------------------------------------------------------
+
+Status inferGridSample(const OpContext &c, std::vector<TensorType> &outs)
+{
+    const Shape &x = c.shape(0), &grid = c.shape(1);
+    if (x.size() != 4)
+        return c.failAt(0, "X has shape " + dimsStr(x) + ", expected N x C x H x W");
+    if (grid.size() != 4 || grid[0] != x[0] || grid[3] != 2)
+        return c.failAt(1, "grid has shape " + dimsStr(grid) + ", expected " + std::to_string(x[0]) + " x Ho x Wo x 2");
+    const std::string mode = c.n.attrString("mode", "bilinear"), pad = c.n.attrString("padding_mode", "zeros");
+    if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+        return c.fail("mode '" + mode + "' is not bilinear, nearest or bicubic");
+    if (pad != "zeros" && pad != "border" && pad != "reflection")
+        return c.fail("padding_mode '" + pad + "' is not zeros, border or reflection");
+    if (c.in(1).dtype != c.in(0).dtype)
+        return c.failAt(1, "grid is " + std::string(dtypeName(c.in(1).dtype)) + ", X is " +
+                               std::string(dtypeName(c.in(0).dtype)));
+    outs = {{c.in(0).dtype, {x[0], x[1], grid[1], grid[2]}}};
+    return Status::ok();
+}
+
+double flopsGridSample(const OpContext &c)
+{
+    const std::string mode = c.n.attrString("mode", "bilinear");
+    return (mode == "nearest" ? 6 : mode == "bicubic" ? 50 : 14) * elements(c.outs[0].shape);
+}
+
+Status regionsGridSample(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    const Shape &x = c.shape(0);
+    in[0] = makeRegion({identityDim(tile[0], x[0]), identityDim(tile[1], x[1]), fullDim(x[2]), fullDim(x[3])});
+    in[1] = makeRegion({identityDim(tile[0], x[0]), identityDim(tile[2], c.shape(1)[1]),
+                        identityDim(tile[3], c.shape(1)[2]), fullDim(2)});
+    return Status::ok();
+}
+
+void axesGridSample(const OpContext &, int, std::vector<InputAxes> &in)
+{
+    in[0] = {.maps = {axisMap(0, 0), axisMap(1, 1)}, .reducedDims = {2, 3}};
+    in[1] = {.maps = {axisMap(0, 0), axisMap(2, 1), axisMap(3, 2)}, .reducedDims = {3}};
+}
+
 using K = Attribute::Kind;
+constexpr AttrSpec kGridSampleAttrs[] = {{"align_corners", K::Int}, {"mode", K::String}, {"padding_mode", K::String}};
 constexpr AttrSpec kAttrs[] = {
     {"coordinate_transformation_mode", K::String},
     {"cubic_coeff_a", K::Float},
@@ -260,6 +312,7 @@ constexpr AttrSpec kAttrs[] = {
 };
 constexpr OpDef kOps[] = {
     {"Resize", 1, 4, 1, 1, kAttrs, infer, flops, regions, axes},
+    {"GridSample", 2, 2, 1, 1, kGridSampleAttrs, inferGridSample, flopsGridSample, regionsGridSample, axesGridSample},
 };
 
 } // namespace

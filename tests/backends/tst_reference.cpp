@@ -519,6 +519,10 @@ Expected<std::vector<T>> runTyped(const Graph &g, NodeId id, const std::vector<s
     std::vector<T> out(static_cast<std::size_t>(y.elements()), T(99));
     reference::KernelArgs args;
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+        if (n.inputs[i] == kInvalidId) { // an omitted optional input
+            args.in.push_back({});
+            continue;
+        }
         const Tensor &t = g.tensor(n.inputs[i]);
         args.in.push_back({t.dtype, &t.shape, inputs[i].data()});
     }
@@ -825,6 +829,153 @@ TEST(ReferenceKernels, CompressWithARunTimeConditionIsRefusedNamingTheNode)
     ASSERT_FALSE(k.isOk());
     EXPECT_NE(k.status().message().find("not a constant"), std::string::npos) << k.status().str();
     EXPECT_EQ(k.status().location().node, "compress");
+}
+
+// --- issue 11: recurrent layers -------------------------------------------------------------
+
+// X [2 steps, 2 batch, 1] -> RNN (hidden 1, W 0.5, R -1, Wb 0.1, Rb 0.2), optional sequence_lens.
+Graph rnn(bool lens, const std::string &activation = "Tanh")
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {2, 2, 1}, DType::Float32), w = typedInput(g, "w", {1, 1, 1}, DType::Float32),
+                   r = typedInput(g, "r", {1, 1, 1}, DType::Float32), b = typedInput(g, "b", {1, 2}, DType::Float32);
+    std::vector<TensorId> in{x, w, r, b};
+    if (lens)
+        in.push_back(typedInput(g, "lens", {2}, DType::Int32));
+    typedOp(g, "rnn", "RNN", in, {2, 1, 2, 1}, DType::Float32,
+            {{"hidden_size", {std::int64_t{1}}}, {"activations", {std::vector<std::string>{activation}}}});
+    return g;
+}
+
+TEST(ReferenceKernels, RNNRunsEachBatchRowsRecurrenceAndZeroesStepsPastItsLength)
+{
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({1, 2, -1, 0.5f}), bytes<float>({0.5f}),
+                                                    bytes<float>({-1}), bytes<float>({0.1f, 0.2f}),
+                                                    bytes<std::int32_t>({2, 1})};
+    const double b0 = std::tanh(0.5 * 1 + 0.1 + 0.2), b1 = std::tanh(0.5 * 2 + 0.1 + 0.2);
+    const double b0t1 = std::tanh(0.5 * -1 - b0 + 0.1 + 0.2);
+    // Batch rows as separate tiles; row 1 has length 1: its step 1 is 0.
+    auto y = runTyped<float>(rnn(true), 0, in, {{{0, 2}, {0, 1}, {0, 1}, {0, 1}}, {{0, 2}, {0, 1}, {1, 2}, {0, 1}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_NEAR((*y)[0], b0, 1e-6);
+    EXPECT_NEAR((*y)[1], b1, 1e-6);
+    EXPECT_NEAR((*y)[2], b0t1, 1e-6);
+    EXPECT_EQ((*y)[3], 0.0f);
+    auto whole = runTyped<float>(rnn(false), 0, {in[0], in[1], in[2], in[3]}, {{{0, 2}, {0, 1}, {0, 2}, {0, 1}}});
+    EXPECT_NEAR((*whole)[3], std::tanh(0.5 * 0.5 - b1 + 0.1 + 0.2), 1e-6); // without lengths: two steps
+    auto tooLong = runTyped<float>(rnn(true), 0, {in[0], in[1], in[2], in[3], bytes<std::int32_t>({3, 1})},
+                                   {{{0, 2}, {0, 1}, {0, 2}, {0, 1}}});
+    EXPECT_FALSE(tooLong.isOk()); // a length past the 2 steps
+}
+
+TEST(ReferenceKernels, RNNWithAnUnknownActivationIsUnsupported)
+{
+    const Graph g = rnn(false, "Swish");
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "rnn");
+}
+
+TEST(ReferenceKernels, LSTMWithPeepholesFollowsOnnxsEquations)
+{
+    Graph g; // one step, batch 2, hidden 1; W = {i, o, f, c}, P = {i, o, f}
+    const TensorId x = typedInput(g, "x", {1, 2, 1}, DType::Float32), w = typedInput(g, "w", {1, 4, 1}, DType::Float32),
+                   r = typedInput(g, "r", {1, 4, 1}, DType::Float32),
+                   h0 = typedInput(g, "h0", {1, 2, 1}, DType::Float32),
+                   c0 = typedInput(g, "c0", {1, 2, 1}, DType::Float32), p = typedInput(g, "p", {1, 3}, DType::Float32);
+    typedOp(g, "lstm", "LSTM", {x, w, r, kInvalidId, kInvalidId, h0, c0, p}, {1, 1, 2, 1}, DType::Float32,
+            {{"hidden_size", {std::int64_t{1}}}});
+    for (const char *name : {"yh", "yc"}) {
+        const TensorId t = testgraphs::tensor(g, name, {1, 2, 1});
+        g.node(0).outputs.push_back(t);
+    }
+    const std::vector<float> xs{1, -2}, hs{0.5f, -0.25f}, cs{-1, 2};
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>(xs),
+                                                    bytes<float>({0.1f, 0.2f, 0.3f, 0.4f}),
+                                                    bytes<float>({0.5f, 0.6f, 0.7f, 0.8f}),
+                                                    {},
+                                                    {},
+                                                    bytes<float>(hs),
+                                                    bytes<float>(cs),
+                                                    bytes<float>({0.1f, 0.2f, 0.3f})};
+    auto sig = [](double v) { return 1 / (1 + std::exp(-v)); };
+    auto yh = runTyped<float>(g, 0, in, {{{0, 1}, {0, 1}, {0, 1}}, {{0, 1}, {1, 2}, {0, 1}}}, 1);
+    auto yc = runTyped<float>(g, 0, in, {{{0, 1}, {0, 2}, {0, 1}}}, 2);
+    ASSERT_TRUE(yh.isOk() && yc.isOk()) << yh.status().str();
+    for (std::size_t b = 0; b < 2; ++b) {
+        const double xv = xs[b], h = hs[b], c = cs[b];
+        const double i = sig(0.1 * xv + 0.5 * h + 0.1 * c), f = sig(0.3 * xv + 0.7 * h + 0.3 * c);
+        const double cand = std::tanh(0.4 * xv + 0.8 * h), cNew = f * c + i * cand;
+        const double o = sig(0.2 * xv + 0.6 * h + 0.2 * cNew);
+        EXPECT_NEAR((*yc)[b], cNew, 1e-6) << b;
+        EXPECT_NEAR((*yh)[b], o * std::tanh(cNew), 1e-6) << b;
+    }
+}
+
+// --- issue 11: Einsum -----------------------------------------------------------------------
+
+TEST(ReferenceKernels, EinsumContractsDiagonalsAndBroadcastDims)
+{
+    Graph g; // batched matmul with a broadcast B
+    const TensorId a = typedInput(g, "a", {2, 1, 2}, DType::Float32), b = typedInput(g, "b", {1, 2, 2}, DType::Float32);
+    typedOp(g, "mm", "Einsum", {a, b}, {2, 1, 2}, DType::Float32, {{"equation", {std::string("...ij,...jk->...ik")}}});
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({1, 2, 3, 4}), bytes<float>({1, 0, 10, 100})};
+    auto y = runTyped<float>(g, 0, in, {{{0, 1}, {0, 1}, {0, 2}}, {{1, 2}, {0, 1}, {0, 2}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<float>{21, 200, 43, 400}));
+
+    Graph d; // batch diagonal of int64 matrices
+    const TensorId x = typedInput(d, "x", {2, 2, 2}, DType::Int64);
+    typedOp(d, "diag", "Einsum", {x}, {2, 2}, DType::Int64, {{"equation", {std::string("bii->bi")}}});
+    EXPECT_EQ(*runTyped<std::int64_t>(d, 0, {bytes<std::int64_t>({1, 2, 3, 4, 5, 6, 7, 8})}, {{{0, 2}, {0, 2}}}),
+              (std::vector<std::int64_t>{1, 4, 5, 8}));
+}
+
+TEST(ReferenceKernels, EinsumOfBoolIsUnsupported)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {2, 2}, DType::Bool);
+    typedOp(g, "t", "Einsum", {x}, {2, 2}, DType::Bool, {{"equation", {std::string("ij->ji")}}});
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "t");
+}
+
+// --- issue 11: GridSample -------------------------------------------------------------------
+
+// X [1,1,2,2] = {1, 2, 3, 4} sampled at two grid points.
+Graph gridSample(const std::string &mode, const std::string &pad, DType type = DType::Float32)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {1, 1, 2, 2}, type), grid = typedInput(g, "grid", {1, 1, 2, 2}, type);
+    typedOp(g, "gs", "GridSample", {x, grid}, {1, 1, 1, 2}, type,
+            {{"mode", {mode}}, {"padding_mode", {pad}}, {"align_corners", {std::int64_t{1}}}});
+    return g;
+}
+
+TEST(ReferenceKernels, GridSampleInterpolatesAndPadsLikePyTorch)
+{
+    // align_corners: (-1, -1) is X[0, 0], (1, 1) X[1, 1]; (0, 0) the centre; (3, 0) lies past the right edge.
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({1, 2, 3, 4}), bytes<float>({0, 0, 3, 0})};
+    const std::vector<ops::Region> tiles{{{0, 1}, {0, 1}, {0, 1}, {0, 1}}, {{0, 1}, {0, 1}, {0, 1}, {1, 2}}};
+    EXPECT_EQ(*runTyped<float>(gridSample("bilinear", "zeros"), 0, in, tiles), (std::vector<float>{2.5f, 0}));
+    // border clamps x = 2 (unnormalized) to 1: the right column's mean.
+    EXPECT_EQ(*runTyped<float>(gridSample("bilinear", "border"), 0, in, tiles), (std::vector<float>{2.5f, 3}));
+    // reflection mirrors x = 2 about 1 back to 0: the left column's mean.
+    EXPECT_EQ(*runTyped<float>(gridSample("bilinear", "reflection"), 0, in, tiles), (std::vector<float>{2.5f, 2}));
+    // nearest rounds (0.5, 0.5) half to even: X[0, 0].
+    EXPECT_EQ((*runTyped<float>(gridSample("nearest", "zeros"), 0, in, tiles))[0], 1.0f);
+}
+
+TEST(ReferenceKernels, GridSampleOnFloat64IsUnsupported)
+{
+    const Graph g = gridSample("bilinear", "zeros", DType::Float64);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "gs");
 }
 
 // --- inputs ---------------------------------------------------------------------------

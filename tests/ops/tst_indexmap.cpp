@@ -961,6 +961,88 @@ Case topkLrnMvnCase(Rng &r)
                     });
 }
 
+// Recurrent layers: an output element reads its batch row of X (every step
+// and feature), of initial_h and sequence_lens, and the weights whole.
+Case recurrentCase(Rng &r)
+{
+    const std::string op = r.pick<const char *>({"RNN", "GRU", "LSTM"});
+    const std::int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
+    const std::int64_t t = r(1, 3), b = r(1, 4), in = r(1, 3), h = r(1, 3), dirs = r(1, 2);
+    const bool batchFirst = r.coin();
+    OpGraph og;
+    const Shape xs = batchFirst ? Shape{b, t, in} : Shape{t, b, in};
+    const Shape state = batchFirst ? Shape{b, dirs, h} : Shape{dirs, b, h};
+    std::vector<TensorId> ins{og.input(xs),
+                              og.input({dirs, gates * h, in}),
+                              og.input({dirs, gates * h, h}),
+                              og.input({dirs, 2 * gates * h}),
+                              og.input({b}, DType::Int32),
+                              og.input(state)};
+    std::vector<Shape> shapes;
+    for (TensorId id : ins)
+        shapes.push_back(og.g.tensor(id).shape);
+    const Shape y = batchFirst ? Shape{b, t, dirs, h} : Shape{t, dirs, b, h};
+    AttrMap attrs{{"hidden_size", i64(h)}, {"layout", i64(batchFirst ? 1 : 0)}};
+    if (dirs == 2)
+        attrs["direction"] = str("bidirectional");
+    return makeCase(std::move(og), op, ins, attrs, {y, state}, [=](int k, const Idx &o, Deps &dp) {
+        const std::int64_t row = k == 0 ? o[batchFirst ? 0 : 2] : o[batchFirst ? 0 : 1];
+        for (std::size_t i = 0; i < shapes.size(); ++i) {
+            Region box = fullRegion(shapes[i]);
+            if (i == 0 || i == 5)
+                box[batchFirst ? 0 : 1] = {row, row + 1};
+            if (i == 4)
+                box[0] = {row, row + 1};
+            forEach(box, [&](const Idx &p) { dp.tap(i, p); });
+        }
+    });
+}
+
+// Einsum: a batched matrix product with a broadcast batch dim, a transpose,
+// or a diagonal; the map follows each operand's subscripts.
+Case einsumCase(Rng &r)
+{
+    const int kind = static_cast<int>(r(0, 2));
+    const std::int64_t b = r(1, 3), i = r(1, 4), j = r(1, 4), k = r(1, 4);
+    OpGraph og;
+    if (kind == 0) { // "...ij,...jk->...ik", B's batch dim broadcast
+        const bool bcast = r.coin();
+        std::vector<TensorId> in{og.input({b, i, j}), og.input({bcast ? 1 : b, j, k})};
+        return makeCase(std::move(og), "Einsum", in, {{"equation", str("...ij,...jk->...ik")}}, {{b, i, k}},
+                        [=](int, const Idx &o, Deps &dp) {
+                            for (std::int64_t q = 0; q < j; ++q) {
+                                dp.tap(0, {o[0], o[1], q});
+                                dp.tap(1, {bcast ? 0 : o[0], q, o[2]});
+                            }
+                        });
+    }
+    if (kind == 1)
+        return makeCase(std::move(og), "Einsum", {og.input({i, j})}, {{"equation", str("ij->ji")}}, {{j, i}},
+                        [=](int, const Idx &o, Deps &dp) {
+                            dp.tap(0, {o[1], o[0]});
+                        });
+    return makeCase(std::move(og), "Einsum", {og.input({b, i, i})}, {{"equation", str("bii->b")}}, {{b}},
+                    [=](int, const Idx &o, Deps &dp) {
+                        for (std::int64_t q = 0; q < i; ++q)
+                            dp.tap(0, {o[0], q, q});
+                    });
+}
+
+// GridSample: Y[n, c, h, w] reads the plane X[n, c] whole and grid[n, h, w, :].
+Case gridSampleCase(Rng &r)
+{
+    const std::int64_t n = r(1, 2), c = r(1, 3), h = r(1, 4), w = r(1, 4), ho = r(1, 4), wo = r(1, 4);
+    OpGraph og;
+    std::vector<TensorId> in{og.input({n, c, h, w}), og.input({n, ho, wo, 2})};
+    return makeCase(std::move(og), "GridSample", in, {}, {{n, c, ho, wo}}, [=](int, const Idx &o, Deps &dp) {
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x)
+                dp.tap(0, {o[0], o[1], y, x});
+        dp.tap(1, {o[0], o[2], o[3], 0});
+        dp.tap(1, {o[0], o[2], o[3], 1});
+    });
+}
+
 Case softmaxCase(Rng &r)
 {
     const Shape xs = randomShape(r, 1, 4, 3);
@@ -1823,6 +1905,18 @@ TEST(IndexMap, ScattersAndGatherND)
 TEST(IndexMap, TopKLRNAndMeanVarianceNormalization)
 {
     run(topkLrnMvnCase, 64, 200);
+}
+TEST(IndexMap, RecurrentLayers)
+{
+    run(recurrentCase, 65, 200);
+}
+TEST(IndexMap, Einsum)
+{
+    run(einsumCase, 66, 200);
+}
+TEST(IndexMap, GridSample)
+{
+    run(gridSampleCase, 67, 150);
 }
 TEST(IndexMap, Softmax)
 {

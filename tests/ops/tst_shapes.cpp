@@ -633,7 +633,12 @@ TEST(Shapes, KnownOps)
                                                  "NonZero",
                                                  "HannWindow",
                                                  "HammingWindow",
-                                                 "BlackmanWindow"};
+                                                 "BlackmanWindow",
+                                                 "RNN",
+                                                 "GRU",
+                                                 "LSTM",
+                                                 "Einsum",
+                                                 "GridSample"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
@@ -830,4 +835,85 @@ TEST(Shapes, SelectionNormsAndWindowsInvalid)
                 "condition has more entries than axis 1");
     expectError(og, og.node("NonZero", {og.input({2, 2})}), "NonZero's output shape depends on its values");
     expectError(og, og.node("BlackmanWindow", {og.constInts({-1}, Shape{})}), "size -1 is negative");
+}
+
+// --- issue 11: recurrent layers --------------------------------------------------------------
+
+TEST(Shapes, RecurrentLayers)
+{
+    OpGraph og;
+    std::vector<TensorType> out;
+    // LSTM, bidirectional: X [T 5, B 3, I 4], hidden 2.
+    ASSERT_TRUE(og.infer(og.node("LSTM", {og.input({5, 3, 4}), og.input({2, 8, 4}), og.input({2, 8, 2})},
+                                 {{"direction", str("bidirectional")}, {"hidden_size", i64(2)}}, 3),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0].shape, (Shape{5, 2, 3, 2}));
+    EXPECT_EQ(out[2].shape, (Shape{2, 3, 2}));
+    // GRU, layout 1: X [B 3, T 5, I 4].
+    ASSERT_TRUE(og.infer(og.node("GRU", {og.input({3, 5, 4}), og.input({1, 6, 4}), og.input({1, 6, 2})},
+                                 {{"layout", i64(1)}}, 2),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0].shape, (Shape{3, 5, 1, 2}));
+    EXPECT_EQ(out[1].shape, (Shape{3, 1, 2}));
+    EXPECT_EQ(og.shapeOf(og.node("RNN", {og.input({5, 3, 4}), og.input({1, 7, 4}), og.input({1, 7, 7})})),
+              (Shape{5, 1, 3, 7}));
+}
+
+TEST(Shapes, RecurrentLayersInvalid)
+{
+    OpGraph og;
+    expectError(
+        og, og.node("LSTM", {og.input({5, 3, 4}), og.input({1, 6, 4}), og.input({1, 8, 2})}, {{"hidden_size", i64(2)}}),
+        "W has shape 1x6x4, expected 1x8x4");
+    expectError(og,
+                og.node("RNN", {og.input({5, 3, 4}), og.input({1, 2, 4}), og.input({1, 2, 2})},
+                        {{"direction", str("sideways")}}),
+                "direction 'sideways'");
+    expectError(og,
+                og.node("GRU", {og.input({5, 3, 4}), og.input({1, 6, 4}), og.input({1, 6, 2}), kInvalidId,
+                                og.input({4}, DType::Int32)}),
+                "sequence_lens has shape 4, expected 3");
+    expectError(og,
+                og.node("RNN", {og.input({5, 3, 4}), og.input({1, 2, 4}), og.input({1, 2, 2})},
+                        {{"activations", Attribute{std::vector<std::string>{"Tanh", "Tanh"}}}}),
+                "2 activations given, expected 1");
+}
+
+// --- issue 11: Einsum ------------------------------------------------------------------------
+
+TEST(Shapes, Einsum)
+{
+    OpGraph og;
+    auto eq = [](const char *e) { return AttrMap{{"equation", str(e)}}; };
+    EXPECT_EQ(og.shapeOf(og.node("Einsum", {og.input({2, 3, 4}), og.input({2, 4, 5})}, eq("bij,bjk->bik"))),
+              (Shape{2, 3, 5}));
+    EXPECT_EQ(og.shapeOf(og.node("Einsum", {og.input({3, 4})}, eq("ij->ji"))), (Shape{4, 3}));
+    EXPECT_EQ(og.shapeOf(og.node("Einsum", {og.input({5}), og.input({5})}, eq("i,i"))), (Shape{}));
+    EXPECT_EQ(og.shapeOf(og.node("Einsum", {og.input({2, 3, 3})}, eq("...ii ->...i"))), (Shape{2, 3}));
+    EXPECT_EQ(og.shapeOf(og.node("Einsum", {og.input({7, 1, 3, 4}), og.input({5, 4, 2})}, eq("...ij,...jk"))),
+              (Shape{7, 5, 3, 2})); // implicit output: broadcast dims, then i, k
+}
+
+TEST(Shapes, EinsumInvalid)
+{
+    OpGraph og;
+    auto eq = [](const char *e) { return AttrMap{{"equation", str(e)}}; };
+    expectError(og, og.node("Einsum", {og.input({2, 3}), og.input({4, 5})}, eq("ij,jk->ik")),
+                "subscript 'j' has extent 4 in input 1, 3 elsewhere");
+    expectError(og, og.node("Einsum", {og.input({2, 3})}, eq("ijk->i")), "does not match input 0");
+    expectError(og, og.node("Einsum", {og.input({2, 3})}, eq("ij->iz")), "output subscript 'z' is in no operand");
+    expectError(og, og.node("Einsum", {og.input({2, 3})}, eq("i1->i")), "has the character '1'");
+    expectError(og, og.node("Einsum", {og.input({2, 3}), og.input({3})}, eq("ij->i")), "has 1 operands");
+}
+
+TEST(Shapes, GridSample)
+{
+    OpGraph og;
+    EXPECT_EQ(og.shapeOf(og.node("GridSample", {og.input({2, 3, 5, 6}), og.input({2, 4, 7, 2})})), (Shape{2, 3, 4, 7}));
+    expectError(og, og.node("GridSample", {og.input({2, 3, 5, 6}), og.input({2, 4, 7, 3})}),
+                "grid has shape 2x4x7x3, expected 2 x Ho x Wo x 2");
+    expectError(og, og.node("GridSample", {og.input({2, 3, 5, 6}), og.input({2, 4, 7, 2})}, {{"mode", str("area")}}),
+                "mode 'area' is not bilinear, nearest or bicubic");
 }

@@ -12,9 +12,20 @@
 // index the taps (input offset, weight) are tabulated at compile time; an
 // output element sums the products of its axes' weights over every tap
 // combination in double and rounds once.
+//
+// GridSample on float32 follows PyTorch's grid_sample (ONNX's test data come
+// from it): the grid point is unnormalized ((g + 1)/2·(n - 1) with
+// align_corners, else ((g + 1)·n - 1)/2), rounded half to even for nearest;
+// border clamps it to [0, n - 1], reflection mirrors it about the edges
+// ([0, n - 1] with align_corners, [-0.5, n - 0.5] without) and then clamps
+// (nearest and bilinear; bicubic keeps the point and pads each tap);
+// bilinear reads the 2x2 and bicubic the 4x4 neighbours (cubic coefficient
+// -0.75), a neighbour outside X reading 0 (zeros) or its clamped (border)
+// or mirrored (reflection) position.
 #include "backends/reference/kernel.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -216,7 +227,135 @@ Expected<KernelPtr> makeResize(const Graph &g, const Node &n)
                                                     static_cast<float>(n.attrFloat("extrapolation_value", 0.0))));
 }
 
+// --- GridSample -------------------------------------------------------------------------
+
+enum class GridPad : std::uint8_t { Zeros, Border, Reflection };
+
+class GridSampleKernel final : public NodeKernel
+{
+public:
+    GridSampleKernel(const Shape &x, const Shape &y, Mode mode, GridPad pad, bool alignCorners)
+        : m_x(x), m_y(y), m_mode(mode), m_pad(pad), m_align(alignCorners)
+    {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>(), *grid = a.in[1].as<float>();
+        float *y = a.out[0].as<float>();
+        const std::int64_t H = m_x[2], W = m_x[3], Ho = m_y[2], Wo = m_y[3];
+        const auto ys = stridesOf(m_y);
+        forEachIndex(r, [&](std::span<const std::int64_t> o) {
+            const std::int64_t n = o[0], c = o[1];
+            const float *g = grid + ((n * Ho + o[2]) * Wo + o[3]) * 2;
+            const float *plane = x + (n * m_x[1] + c) * H * W;
+            double px = unnormalize(g[0], W), py = unnormalize(g[1], H);
+            if (m_mode == Mode::Nearest) {
+                px = std::nearbyint(px);
+                py = std::nearbyint(py);
+            }
+            if (m_mode != Mode::Cubic) { // bicubic pads each tap instead
+                px = pad(px, W);
+                py = pad(py, H);
+            }
+            double v = 0;
+            if (m_mode == Mode::Nearest) {
+                v = at(plane, static_cast<std::int64_t>(py), static_cast<std::int64_t>(px), H, W);
+            } else if (m_mode == Mode::Linear) {
+                const double x0 = std::floor(px), y0 = std::floor(py), wx = px - x0, wy = py - y0;
+                const auto ix = static_cast<std::int64_t>(x0), iy = static_cast<std::int64_t>(y0);
+                v = (1 - wy) * ((1 - wx) * at(plane, iy, ix, H, W) + wx * at(plane, iy, ix + 1, H, W)) +
+                    wy * ((1 - wx) * at(plane, iy + 1, ix, H, W) + wx * at(plane, iy + 1, ix + 1, H, W));
+            } else {
+                const double x0 = std::floor(px), y0 = std::floor(py);
+                const auto cx = cubic(px - x0), cy = cubic(py - y0);
+                const auto ix = static_cast<std::int64_t>(x0) - 1, iy = static_cast<std::int64_t>(y0) - 1;
+                for (std::int64_t i = 0; i < 4; ++i) {
+                    double row = 0;
+                    for (std::int64_t j = 0; j < 4; ++j)
+                        row += cx[static_cast<std::size_t>(j)] * at(plane, iy + i, ix + j, H, W);
+                    v += cy[static_cast<std::size_t>(i)] * row;
+                }
+            }
+            y[dot(o, ys)] = static_cast<float>(v);
+        });
+        return Status::ok();
+    }
+
+private:
+    double unnormalize(double g, std::int64_t n) const
+    {
+        const auto e = static_cast<double>(n);
+        return m_align ? (g + 1) / 2 * (e - 1) : ((g + 1) * e - 1) / 2;
+    }
+
+    // Mirrors v into [lo, hi] (PyTorch's reflect_coordinates).
+    static double reflect(double v, double lo, double hi)
+    {
+        if (lo == hi)
+            return 0;
+        const double span = hi - lo;
+        v = std::abs(v - lo);
+        const double flips = std::floor(v / span), extra = std::fmod(v, span);
+        return static_cast<std::int64_t>(flips) % 2 == 0 ? lo + extra : hi - extra;
+    }
+
+    double pad(double v, std::int64_t n) const
+    {
+        const double last = static_cast<double>(n - 1);
+        if (m_pad == GridPad::Border)
+            return std::clamp(v, 0.0, last);
+        if (m_pad == GridPad::Reflection)
+            return std::clamp(m_align ? reflect(v, 0, last) : reflect(v, -0.5, last + 0.5), 0.0, last);
+        return v;
+    }
+
+    // X[h, w] of one plane; outside it: 0 (zeros) or the padded position.
+    double at(const float *plane, std::int64_t h, std::int64_t w, std::int64_t H, std::int64_t W) const
+    {
+        if (h < 0 || h >= H || w < 0 || w >= W) {
+            if (m_pad == GridPad::Zeros)
+                return 0;
+            if (m_pad == GridPad::Reflection) {
+                h = static_cast<std::int64_t>(pad(static_cast<double>(h), H));
+                w = static_cast<std::int64_t>(pad(static_cast<double>(w), W));
+            }
+            h = std::clamp<std::int64_t>(h, 0, H - 1);
+            w = std::clamp<std::int64_t>(w, 0, W - 1);
+        }
+        return plane[h * W + w];
+    }
+
+    static std::array<double, 4> cubic(double t)
+    {
+        constexpr double A = -0.75;
+        auto near = [](double d) { return ((A + 2) * d - (A + 3)) * d * d + 1; };
+        auto far = [](double d) { return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A; };
+        return {far(t + 1), near(t), near(1 - t), far(2 - t)};
+    }
+
+    Shape m_x, m_y;
+    Mode m_mode;
+    GridPad m_pad;
+    bool m_align;
+};
+
+Expected<KernelPtr> makeGridSample(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32}));
+    TS_TRY(expectType(g, n, 1, {DType::Float32}));
+    const std::string mode = n.attrString("mode", "bilinear"), pad = n.attrString("padding_mode", "zeros");
+    return KernelPtr(std::make_unique<GridSampleKernel>(inTensor(g, n, 0).shape, outTensor(g, n, 0).shape,
+                                                        mode == "nearest"   ? Mode::Nearest
+                                                        : mode == "bicubic" ? Mode::Cubic
+                                                                            : Mode::Linear,
+                                                        pad == "border"       ? GridPad::Border
+                                                        : pad == "reflection" ? GridPad::Reflection
+                                                                              : GridPad::Zeros,
+                                                        n.attrInt("align_corners", 0) != 0));
+}
+
 constexpr KernelEntry kKernels[] = {
+    {"GridSample", makeGridSample},
     {"Resize", makeResize},
 };
 
