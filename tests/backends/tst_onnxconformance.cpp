@@ -8,7 +8,8 @@
 //
 // Candidates: every test whose ops all have a reference kernel and an entry
 // in core/ops, and whose tensors are float32, float64, int8/uint8/int16,
-// int64/int32 (indices, shape tensors) or bool (masks, predicates) — Cast
+// uint16/uint32/uint64, int64/int32 (indices, shape tensors) or bool (masks,
+// predicates) — Cast
 // tests may also use float16.
 // One data-driven test per folder, named by it.
 //
@@ -155,9 +156,10 @@ bool isCandidate(const fs::path &dir)
             return false;
         cast = cast || n.op_type() == "Cast";
     }
-    std::set<int> types{onnx::TensorProto::FLOAT, onnx::TensorProto::INT64,  onnx::TensorProto::INT32,
-                        onnx::TensorProto::BOOL,  onnx::TensorProto::DOUBLE, onnx::TensorProto::INT8,
-                        onnx::TensorProto::UINT8, onnx::TensorProto::INT16};
+    std::set<int> types{onnx::TensorProto::FLOAT,  onnx::TensorProto::INT64,  onnx::TensorProto::INT32,
+                        onnx::TensorProto::BOOL,   onnx::TensorProto::DOUBLE, onnx::TensorProto::INT8,
+                        onnx::TensorProto::UINT8,  onnx::TensorProto::INT16,  onnx::TensorProto::UINT16,
+                        onnx::TensorProto::UINT32, onnx::TensorProto::UINT64};
     if (cast)
         types.insert({onnx::TensorProto::DOUBLE, onnx::TensorProto::FLOAT16});
     for (const auto *list : {&m.graph().input(), &m.graph().output()})

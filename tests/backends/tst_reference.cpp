@@ -978,6 +978,43 @@ TEST(ReferenceKernels, GridSampleOnFloat64IsUnsupported)
     EXPECT_EQ(k.status().location().node, "gs");
 }
 
+// --- issue 11: unsigned element types ---------------------------------------------------
+
+TEST(ReferenceKernels, UnsignedTypesRunMaxModAndBitShift)
+{
+    Graph g;
+    const TensorId a = typedInput(g, "a", {3}, DType::UInt64), b = typedInput(g, "b", {3}, DType::UInt64);
+    typedOp(g, "max", "Max", {a, b}, {3}, DType::UInt64);
+    auto mx = runTyped<std::uint64_t>(g, 0, {bytes<std::uint64_t>({1, 1ull << 40, 7}), bytes<std::uint64_t>({3, 5, 2})},
+                                      {{{0, 3}}});
+    ASSERT_TRUE(mx.isOk()) << mx.status().str();
+    EXPECT_EQ(*mx, (std::vector<std::uint64_t>{3, 1ull << 40, 7}));
+
+    Graph m;
+    const TensorId x = typedInput(m, "x", {2}, DType::UInt16), y = typedInput(m, "y", {2}, DType::UInt16);
+    typedOp(m, "mod", "Mod", {x, y}, {2}, DType::UInt16);
+    EXPECT_EQ(
+        *runTyped<std::uint16_t>(m, 0, {bytes<std::uint16_t>({65535, 9}), bytes<std::uint16_t>({10, 4})}, {{{0, 2}}}),
+        (std::vector<std::uint16_t>{5, 1}));
+
+    Graph s; // uint32 shifts wrap at 32 bits
+    const TensorId sx = typedInput(s, "x", {2}, DType::UInt32), sy = typedInput(s, "y", {2}, DType::UInt32);
+    typedOp(s, "shl", "BitShift", {sx, sy}, {2}, DType::UInt32, {{"direction", {std::string("LEFT")}}});
+    EXPECT_EQ(*runTyped<std::uint32_t>(s, 0, {bytes<std::uint32_t>({3, 0x80000001u}), bytes<std::uint32_t>({4, 1})},
+                                       {{{0, 2}}}),
+              (std::vector<std::uint32_t>{48, 2}));
+}
+
+TEST(ReferenceKernels, BitShiftOfAFloatIsRefusedNamingTheNode)
+{
+    Graph s;
+    const TensorId sx = typedInput(s, "x", {2}, DType::Float32), sy = typedInput(s, "y", {2}, DType::Float32);
+    typedOp(s, "shl", "BitShift", {sx, sy}, {2}, DType::Float32, {{"direction", {std::string("LEFT")}}});
+    auto k = reference::makeKernel(s, s.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().location().node, "shl");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)
