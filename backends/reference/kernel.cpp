@@ -16,9 +16,10 @@ const std::vector<KernelEntry> &table()
 {
     static const std::vector<KernelEntry> t = [] {
         std::vector<KernelEntry> all;
-        for (auto family : {convKernels(), matmulKernels(), elementwiseKernels(), mathKernels(), indexedKernels(),
-                            lossKernels(), poolKernels(), normKernels(), reduceKernels(), movementKernels(),
-                            shapeKernels(), resizeKernels(), quantKernels(), recurrentKernels()})
+        for (auto family :
+             {convKernels(), matmulKernels(), elementwiseKernels(), mathKernels(), indexedKernels(), lossKernels(),
+              poolKernels(), normKernels(), reduceKernels(), movementKernels(), shapeKernels(), resizeKernels(),
+              quantKernels(), recurrentKernels(), nmsKernels(), uniqueKernels()})
             all.insert(all.end(), family.begin(), family.end());
         std::sort(all.begin(), all.end(), [](const KernelEntry &a, const KernelEntry &b) { return a.op < b.op; });
         for (std::size_t i = 1; i < all.size(); ++i)

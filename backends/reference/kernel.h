@@ -92,6 +92,8 @@ std::span<const KernelEntry> shapeKernels();
 std::span<const KernelEntry> resizeKernels();
 std::span<const KernelEntry> quantKernels();
 std::span<const KernelEntry> recurrentKernels();
+std::span<const KernelEntry> nmsKernels();
+std::span<const KernelEntry> uniqueKernels();
 
 // --- preparing ------------------------------------------------------------------
 

@@ -101,6 +101,8 @@ std::span<const OpDef> resizeOps();      // resize.cpp
 std::span<const OpDef> quantOps();       // quant.cpp
 std::span<const OpDef> recurrentOps();   // recurrent.cpp
 std::span<const OpDef> einsumOps();      // einsum.cpp
+std::span<const OpDef> nmsOps();         // nms.cpp
+std::span<const OpDef> uniqueOps();      // unique.cpp
 
 // --- arithmetic ---------------------------------------------------------------
 

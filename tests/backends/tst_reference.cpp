@@ -1015,6 +1015,77 @@ TEST(ReferenceKernels, BitShiftOfAFloatIsRefusedNamingTheNode)
     EXPECT_EQ(k.status().location().node, "shl");
 }
 
+// --- issue 11: NonMaxSuppression --------------------------------------------------------------
+
+// Three boxes (0 and 1 overlap, 2 apart), one class, max 10 per class, IoU 0.5.
+Graph nms()
+{
+    Graph g;
+    const TensorId boxes =
+        constant<float>(g, "boxes", {1, 3, 4}, DType::Float32, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 5, 5, 6, 6});
+    const TensorId scores = constant<float>(g, "scores", {1, 1, 3}, DType::Float32, {0.9f, 0.8f, 0.7f});
+    const TensorId max = constant<std::int64_t>(g, "max", {}, DType::Int64, {10});
+    const TensorId iou = constant<float>(g, "iou", {}, DType::Float32, {0.5f});
+    typedOp(g, "nms", "NonMaxSuppression", {boxes, scores, max, iou}, {2, 3}, DType::Int64);
+    return g;
+}
+
+TEST(ReferenceKernels, NonMaxSuppressionKeepsTheBestOfOverlappingBoxes)
+{
+    const Graph g = nms();
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 5, 5, 6, 6}),
+                                                    bytes<float>({0.9f, 0.8f, 0.7f}), bytes<std::int64_t>({10}),
+                                                    bytes<float>({0.5f})};
+    auto y = runTyped<std::int64_t>(g, 0, in, {{{0, 1}, {0, 3}}, {{1, 2}, {0, 3}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<std::int64_t>{0, 0, 0, 0, 0, 2}));
+}
+
+TEST(ReferenceKernels, NonMaxSuppressionSelectingAnotherCountThanCompiledIsARunTimeError)
+{
+    const Graph g = nms();
+    // Box 1 no longer overlaps box 0: three boxes selected, the output holds two.
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({0, 0, 1, 1, 2, 2, 3, 3, 5, 5, 6, 6}),
+                                                    bytes<float>({0.9f, 0.8f, 0.7f}), bytes<std::int64_t>({10}),
+                                                    bytes<float>({0.5f})};
+    auto y = runTyped<std::int64_t>(g, 0, in, {{{0, 2}, {0, 3}}});
+    ASSERT_FALSE(y.isOk());
+    EXPECT_EQ(y.status().location().node, "nms");
+}
+
+// x = [2, 1, 1, 3, 4, 3] (a constant) -> Unique (sorted or in order of first occurrence).
+Graph unique(bool sorted)
+{
+    Graph g;
+    const TensorId x = constant<float>(g, "x", {6}, DType::Float32, {2, 1, 1, 3, 4, 3});
+    const TensorId y = op(g, "unique", "Unique", {x}, {4}, {{"sorted", {std::int64_t{sorted ? 1 : 0}}}});
+    for (const char *name : {"indices", "inverse", "counts"}) {
+        const TensorId t = testgraphs::tensor(g, name, {std::string_view(name) == "inverse" ? 6 : 4});
+        g.tensor(t).dtype = DType::Int64;
+        g.node(0).outputs.push_back(t);
+    }
+    g.outputs = {y};
+    return g;
+}
+
+TEST(ReferenceKernels, UniqueSortsOrKeepsFirstOccurrences)
+{
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({2, 1, 1, 3, 4, 3})};
+    EXPECT_EQ(*runTyped<float>(unique(true), 0, in, {{{0, 2}}, {{2, 4}}}), (std::vector<float>{1, 2, 3, 4}));
+    EXPECT_EQ(*runTyped<std::int64_t>(unique(true), 0, in, {{{0, 4}}}, 1), (std::vector<std::int64_t>{1, 0, 3, 4}));
+    EXPECT_EQ(*runTyped<std::int64_t>(unique(true), 0, in, {{{0, 6}}}, 2),
+              (std::vector<std::int64_t>{1, 0, 0, 2, 3, 2}));
+    EXPECT_EQ(*runTyped<std::int64_t>(unique(true), 0, in, {{{0, 4}}}, 3), (std::vector<std::int64_t>{2, 1, 2, 1}));
+    EXPECT_EQ(*runTyped<float>(unique(false), 0, in, {{{0, 4}}}), (std::vector<float>{2, 1, 3, 4}));
+}
+
+TEST(ReferenceKernels, UniqueOfOtherValuesThanCompiledIsARunTimeError)
+{
+    auto y = runTyped<float>(unique(true), 0, {bytes<float>({1, 2, 3, 4, 5, 6})}, {{{0, 4}}});
+    ASSERT_FALSE(y.isOk()); // six distinct values, the output holds four
+    EXPECT_EQ(y.status().location().node, "unique");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)

@@ -638,7 +638,9 @@ TEST(Shapes, KnownOps)
                                                  "GRU",
                                                  "LSTM",
                                                  "Einsum",
-                                                 "GridSample"};
+                                                 "GridSample",
+                                                 "NonMaxSuppression",
+                                                 "Unique"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
@@ -916,4 +918,52 @@ TEST(Shapes, GridSample)
                 "grid has shape 2x4x7x3, expected 2 x Ho x Wo x 2");
     expectError(og, og.node("GridSample", {og.input({2, 3, 5, 6}), og.input({2, 4, 7, 2})}, {{"mode", str("area")}}),
                 "mode 'area' is not bilinear, nearest or bicubic");
+}
+
+// --- issue 11: NonMaxSuppression (constant inputs) ---------------------------------------------
+
+TEST(Shapes, NonMaxSuppressionSelectsFromConstants)
+{
+    OpGraph og;
+    // Boxes 0 and 1 overlap (IoU 0.81 > 0.5), box 2 stands apart: boxes 0 and 2 are kept.
+    const TensorId boxes = og.constFloats({0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 5, 5, 6, 6}, Shape{1, 3, 4});
+    const TensorId scores = og.constFloats({0.9f, 0.8f, 0.7f}, Shape{1, 1, 3});
+    std::vector<TensorType> out;
+    ASSERT_TRUE(og.infer(og.node("NonMaxSuppression",
+                                 {boxes, scores, og.constInts({10}, Shape{}), og.constFloats({0.5f}, Shape{})}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int64, {2, 3}}));
+    EXPECT_EQ(og.shapeOf(og.node("NonMaxSuppression", {boxes, scores})), (Shape{0, 3})); // max_output 0
+}
+
+TEST(Shapes, NonMaxSuppressionOfRunTimeBoxesIsRefused)
+{
+    OpGraph og;
+    const TensorId scores = og.constFloats({0.9f, 0.8f, 0.7f}, Shape{1, 1, 3});
+    expectError(og, og.node("NonMaxSuppression", {og.input({1, 3, 4}), scores}),
+                "NonMaxSuppression's output shape depends on its values");
+    expectError(og,
+                og.node("NonMaxSuppression", {og.constFloats(std::vector<float>(12, 0), Shape{1, 3, 4}),
+                                              og.constFloats({0.9f, 0.8f}, Shape{1, 1, 2})}),
+                "scores have shape 1x1x2, expected 1 x C x 3");
+}
+
+TEST(Shapes, UniqueCountsTheDistinctValuesOfAConstant)
+{
+    OpGraph og;
+    std::vector<TensorType> out;
+    ASSERT_TRUE(og.infer(og.node("Unique", {og.constFloats({2, 1, 1, 3, 4, 3})}, {}, 4), out).isOk());
+    EXPECT_EQ(out, (std::vector<TensorType>{
+                       {DType::Float32, {4}}, {DType::Int64, {4}}, {DType::Int64, {6}}, {DType::Int64, {4}}}));
+    // Along axis 0 of [[1, 2], [1, 2], [3, 4]]: two distinct rows.
+    EXPECT_EQ(og.shapeOf(og.node("Unique", {og.constFloats({1, 2, 1, 2, 3, 4}, Shape{3, 2})}, {{"axis", i64(0)}})),
+              (Shape{2, 2}));
+}
+
+TEST(Shapes, UniqueOfARunTimeInputIsRefused)
+{
+    OpGraph og;
+    expectError(og, og.node("Unique", {og.input({6})}), "Unique's output shape depends on its values");
+    expectError(og, og.node("Unique", {og.constFloats({1, 2})}, {{"axis", i64(1)}}), "axis");
 }
