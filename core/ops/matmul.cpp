@@ -17,6 +17,9 @@
 //   (per-tensor scalars); y = saturate(round(Σ_k (a - a_zp)(b - b_zp) ·
 //   a_scale · b_scale / y_scale) + y_zp), of y_zp's type. Zero points and
 //   scales are read whole.
+// Det (ONNX Det-11): X [*, M, M] -> Y [*], the determinant of each matrix;
+//   Y[b] reads its whole matrix. FLOPs: 2/3·M³ per matrix (an LU
+//   factorization).
 #include "core/ops/opdef.h"
 
 namespace tessera::ops::detail {
@@ -270,6 +273,46 @@ void axesGemm(const OpContext &c, int, std::vector<InputAxes> &in)
         in[2] = broadcastAxes(c.outs[0].shape, c.shape(2));
 }
 
+// --- Det ------------------------------------------------------------------------------------
+
+Status inferDet(const OpContext &c, std::vector<TensorType> &outs)
+{
+    const Shape &x = c.shape(0);
+    if (x.size() < 2 || x[x.size() - 1] != x[x.size() - 2])
+        return c.failAt(0, "X has shape " + dimsStr(x) + ", expected [*, M, M]");
+    if (!isFloat(c.in(0).dtype))
+        return c.failAt(0, "X is " + std::string(dtypeName(c.in(0).dtype)) + ", expected a float type");
+    outs = {{c.in(0).dtype, Shape(x.begin(), x.end() - 2)}};
+    return Status::ok();
+}
+
+double flopsDet(const OpContext &c)
+{
+    const Shape &x = c.shape(0);
+    const double m = static_cast<double>(x.back());
+    return elements(Shape(x.begin(), x.end() - 2)) * 2.0 / 3.0 * m * m * m;
+}
+
+Status regionsDet(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    const Shape &x = c.shape(0);
+    std::vector<DimRange> dims;
+    for (std::size_t d = 0; d + 2 < x.size(); ++d)
+        dims.push_back(identityDim(tile[d], x[d]));
+    dims.push_back(fullDim(x[x.size() - 2]));
+    dims.push_back(fullDim(x.back()));
+    in[0] = makeRegion(dims);
+    return Status::ok();
+}
+
+void axesDet(const OpContext &c, int, std::vector<InputAxes> &in)
+{
+    const int r = static_cast<int>(c.rank(0));
+    for (int d = 0; d + 2 < r; ++d)
+        in[0].maps.push_back(axisMap(d, d));
+    in[0].reducedDims = {r - 2, r - 1};
+}
+
 constexpr AttrSpec kGemmAttrs[] = {
     {"alpha", Attribute::Kind::Float},
     {"beta", Attribute::Kind::Float},
@@ -279,6 +322,7 @@ constexpr AttrSpec kGemmAttrs[] = {
 constexpr OpDef kOps[] = {
     {"Gemm", 2, 3, 1, 1, kGemmAttrs, inferGemm, flopsGemm, regionsGemm, axesGemm},
     {"MatMul", 2, 2, 1, 1, {}, inferMatMul, flopsMatMul, regionsMatMul, axesMatMul},
+    {"Det", 1, 1, 1, 1, {}, inferDet, flopsDet, regionsDet, axesDet},
     {"MatMulInteger", 2, 4, 1, 1, {}, inferMatMul, flopsMatMul, regionsMatMul, axesMatMul},
     {"QLinearMatMul", 8, 8, 1, 1, {}, inferMatMul, flopsMatMul, regionsMatMul, axesMatMul},
 };

@@ -1086,6 +1086,55 @@ TEST(ReferenceKernels, UniqueOfOtherValuesThanCompiledIsARunTimeError)
     EXPECT_EQ(y.status().location().node, "unique");
 }
 
+// --- issue 11: Det, MaxUnpool ----------------------------------------------------------------
+
+TEST(ReferenceKernels, DetFactorsEachMatrixWithPivoting)
+{
+    Graph g; // [[0, 2], [3, 4]] needs a row swap: det -6; [[1, 2], [2, 4]] is singular
+    const TensorId x = typedInput(g, "x", {2, 2, 2}, DType::Float32);
+    typedOp(g, "det", "Det", {x}, {2}, DType::Float32);
+    auto y = runTyped<float>(g, 0, {bytes<float>({0, 2, 3, 4, 1, 2, 2, 4})}, {{{0, 1}}, {{1, 2}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<float>{-6, 0}));
+}
+
+TEST(ReferenceKernels, DetOfAnIntegerMatrixIsRefusedNamingTheNode)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {2, 2}, DType::Int32);
+    typedOp(g, "det", "Det", {x}, {}, DType::Int32);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().location().node, "det");
+}
+
+// x [1,1,1,2] with indices into y [1,1,2,2].
+Graph maxUnpool()
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {1, 1, 1, 2}, DType::Float32),
+                   i = typedInput(g, "i", {1, 1, 1, 2}, DType::Int64);
+    typedOp(g, "unpool", "MaxUnpool", {x, i}, {1, 1, 2, 2}, DType::Float32,
+            {{"kernel_shape", {Ints{2, 1}}}, {"strides", {Ints{2, 1}}}});
+    return g;
+}
+
+TEST(ReferenceKernels, MaxUnpoolPlacesEachValueAtItsIndexWhateverTheTiles)
+{
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({5, 7}), bytes<std::int64_t>({3, 0})};
+    auto y = runTyped<float>(maxUnpool(), 0, in, {{{0, 1}, {0, 1}, {0, 1}, {0, 2}}, {{0, 1}, {0, 1}, {1, 2}, {0, 2}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<float>{7, 0, 0, 5}));
+}
+
+TEST(ReferenceKernels, MaxUnpoolIndexOutsideTheOutputIsARunTimeError)
+{
+    auto y = runTyped<float>(maxUnpool(), 0, {bytes<float>({5, 7}), bytes<std::int64_t>({4, 0})},
+                             {{{0, 1}, {0, 1}, {0, 2}, {0, 2}}});
+    ASSERT_FALSE(y.isOk());
+    EXPECT_EQ(y.status().location().node, "unpool");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)

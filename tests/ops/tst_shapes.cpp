@@ -640,7 +640,9 @@ TEST(Shapes, KnownOps)
                                                  "Einsum",
                                                  "GridSample",
                                                  "NonMaxSuppression",
-                                                 "Unique"};
+                                                 "Unique",
+                                                 "Det",
+                                                 "MaxUnpool"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
@@ -966,4 +968,30 @@ TEST(Shapes, UniqueOfARunTimeInputIsRefused)
     OpGraph og;
     expectError(og, og.node("Unique", {og.input({6})}), "Unique's output shape depends on its values");
     expectError(og, og.node("Unique", {og.constFloats({1, 2})}, {{"axis", i64(1)}}), "axis");
+}
+
+TEST(Shapes, DetAndMaxUnpool)
+{
+    OpGraph og;
+    EXPECT_EQ(og.shapeOf(og.node("Det", {og.input({3, 2, 2})})), (Shape{3}));
+    EXPECT_EQ(og.shapeOf(og.node("Det", {og.input({4, 4})})), (Shape{}));
+    const TensorId x = og.input({1, 1, 2, 2}), i = og.input({1, 1, 2, 2}, DType::Int64);
+    EXPECT_EQ(og.shapeOf(og.node("MaxUnpool", {x, i}, {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}})),
+              (Shape{1, 1, 4, 4}));
+    EXPECT_EQ(og.shapeOf(og.node("MaxUnpool", {x, i, og.constInts({1, 1, 5, 5})},
+                                 {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}})),
+              (Shape{1, 1, 5, 5}));
+}
+
+TEST(Shapes, DetAndMaxUnpoolInvalid)
+{
+    OpGraph og;
+    expectError(og, og.node("Det", {og.input({2, 3})}), "expected [*, M, M]");
+    const TensorId x = og.input({1, 1, 2, 2});
+    expectError(og, og.node("MaxUnpool", {x, og.input({1, 1, 2, 2})}, {{"kernel_shape", ints({2, 2})}}),
+                "I is f32 1x1x2x2, expected i64 1x1x2x2");
+    expectError(og,
+                og.node("MaxUnpool", {x, og.input({1, 1, 2, 2}, DType::Int64), og.constInts({1, 2, 5, 5})},
+                        {{"kernel_shape", ints({2, 2})}}),
+                "does not keep X's N and C");
 }

@@ -9,10 +9,15 @@
 // output element walks the summed labels' ranges in row-major order,
 // multiplying the operands' elements in double, and rounds the sum once into
 // the output type.
+//
+// Det (float32/float64): LU factorization with partial pivoting of each
+// matrix in double, the determinant the product of the pivots with the
+// permutation's sign.
 #include "backends/reference/kernel.h"
 #include "core/ops/einsum.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tessera::reference {
 
@@ -219,7 +224,62 @@ Expected<KernelPtr> makeEinsum(const Graph &g, const Node &n)
     return KernelPtr(std::make_unique<EinsumKernel>(g, n, std::move(*spec)));
 }
 
+class DetKernel final : public NodeKernel
+{
+public:
+    DetKernel(std::int64_t m, DType type) : m_m(m), m_type(type) {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const auto ys = stridesOf(*a.out[0].shape);
+        forEachIndex(r, [&](std::span<const std::int64_t> b) {
+            const std::int64_t matrix = dot(b, ys), mm = m_m * m_m;
+            std::vector<double> lu(static_cast<std::size_t>(mm));
+            for (std::int64_t i = 0; i < mm; ++i)
+                lu[static_cast<std::size_t>(i)] = loadNumber(m_type, a.in[0].data, matrix * mm + i);
+            auto at = [&](std::int64_t i, std::int64_t j) -> double & {
+                return lu[static_cast<std::size_t>(i * m_m + j)];
+            };
+            double det = 1;
+            for (std::int64_t k = 0; k < m_m && det != 0; ++k) {
+                std::int64_t p = k;
+                for (std::int64_t i = k + 1; i < m_m; ++i)
+                    if (std::abs(at(i, k)) > std::abs(at(p, k)))
+                        p = i;
+                if (at(p, k) == 0) {
+                    det = 0;
+                    break;
+                }
+                if (p != k) {
+                    for (std::int64_t j = 0; j < m_m; ++j)
+                        std::swap(at(p, j), at(k, j));
+                    det = -det;
+                }
+                det *= at(k, k);
+                for (std::int64_t i = k + 1; i < m_m; ++i) {
+                    const double f = at(i, k) / at(k, k);
+                    for (std::int64_t j = k; j < m_m; ++j)
+                        at(i, j) -= f * at(k, j);
+                }
+            }
+            storeNumber(m_type, a.out[0].data, matrix, det);
+        });
+        return Status::ok();
+    }
+
+private:
+    std::int64_t m_m;
+    DType m_type;
+};
+
+Expected<KernelPtr> makeDet(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32, DType::Float64}));
+    return KernelPtr(std::make_unique<DetKernel>(inTensor(g, n, 0).shape.back(), inTensor(g, n, 0).dtype));
+}
+
 constexpr KernelEntry kKernels[] = {
+    {"Det", makeDet},
     {"Einsum", makeEinsum},
     {"Gemm", makeGemm},
     {"MatMul", makeMatMul},

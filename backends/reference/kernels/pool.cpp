@@ -10,9 +10,15 @@
 // count its overhang, as onnxruntime does. MaxPool's index is the flat
 // position in X (batch and channel included) of the first maximum.
 // Global pools accumulate in double and round once.
+// MaxUnpool (any numeric type): a tile zero-fills its elements, then walks X
+// and I in order and copies each element whose flat position I names lies
+// in the tile (a position of the default output shape, placed at the same
+// coordinates of an output_shape Y); a position outside Y is a run-time
+// error naming the node.
 #include "backends/reference/kernel.h"
 
 #include <array>
+#include <cstring>
 #include <limits>
 
 namespace tessera::reference {
@@ -159,11 +165,71 @@ Expected<KernelPtr> makeGlobalPool(const Graph &g, const Node &n)
     return KernelPtr(std::make_unique<GlobalPoolKernel>(n.opType == "GlobalMaxPool", x));
 }
 
+class UnpoolKernel final : public NodeKernel
+{
+public:
+    UnpoolKernel(std::string name, const Shape &x, const Shape &y, Shape base, DType type)
+        : m_name(std::move(name)), m_count(numElements(x).value_or(0)), m_y(y), m_base(std::move(base)),
+          m_size(dtypeSize(type))
+    {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const auto ys = stridesOf(m_y), bs = stridesOf(m_base);
+        const std::int64_t total = numElements(m_base).value_or(0), sz = static_cast<std::int64_t>(m_size);
+        forEachOffset(r, ys, 0, [&](std::int64_t off) { std::memset(a.out[0].data + off * sz, 0, m_size); });
+        const auto *idx = a.in[1].as<std::int64_t>();
+        for (std::int64_t i = 0; i < m_count; ++i) {
+            const std::int64_t to = idx[i];
+            if (to < 0 || to >= total)
+                return Status::invalid("maxunpool: index " + std::to_string(to) + " is outside the output's " +
+                                           std::to_string(total) + " elements",
+                                       {.node = m_name});
+            bool inside = true;
+            std::int64_t off = 0;
+            for (std::size_t d = 0; d < m_y.size(); ++d) {
+                const std::int64_t p = to / bs[d] % m_base[d];
+                if (p >= m_y[d])
+                    return Status::invalid("maxunpool: index " + std::to_string(to) + " lies outside the output",
+                                           {.node = m_name});
+                inside = inside && p >= r[d].begin && p < r[d].end;
+                off += p * ys[d];
+            }
+            if (inside)
+                std::memcpy(a.out[0].data + off * sz, a.in[0].data + i * sz, m_size);
+        }
+        return Status::ok();
+    }
+
+private:
+    std::string m_name;
+    std::int64_t m_count;
+    Shape m_y, m_base; // the output, and the default shape I's flat positions refer to
+    std::size_t m_size;
+};
+
+Expected<KernelPtr> makeUnpool(const Graph &g, const Node &n)
+{
+    const Tensor &x = inTensor(g, n, 0);
+    if (!isNumeric(x.dtype))
+        return unsupported(n, "element type " + std::string(dtypeName(x.dtype)) + " is not supported");
+    TS_TRY(expectType(g, n, 1, {DType::Int64}));
+    const Shape &y = outTensor(g, n, 0).shape;
+    Shape base = y; // the default shape from kernel_shape, strides and pads
+    const std::size_t k = x.shape.size() - 2;
+    const auto kernel = n.attrInts("kernel_shape");
+    const auto strides = n.attrInts("strides", std::vector<std::int64_t>(k, 1));
+    const auto pads = n.attrInts("pads", std::vector<std::int64_t>(2 * k, 0));
+    if (kernel.size() == k && strides.size() == k && pads.size() == 2 * k)
+        for (std::size_t i = 0; i < k; ++i)
+            base[2 + i] = (x.shape[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[k + i];
+    return KernelPtr(std::make_unique<UnpoolKernel>(n.name, x.shape, y, std::move(base), x.dtype));
+}
+
 constexpr KernelEntry kKernels[] = {
-    {"AveragePool", makePool},
-    {"GlobalAveragePool", makeGlobalPool},
-    {"GlobalMaxPool", makeGlobalPool},
-    {"MaxPool", makePool},
+    {"AveragePool", makePool},         {"GlobalAveragePool", makeGlobalPool},
+    {"GlobalMaxPool", makeGlobalPool}, {"MaxPool", makePool},
+    {"MaxUnpool", makeUnpool},
 };
 
 } // namespace
