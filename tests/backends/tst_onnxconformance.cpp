@@ -73,10 +73,6 @@ struct Skip {
 };
 // Candidates outside Tessera's inference-time, static-shape model.
 constexpr Skip kSkips[] = {
-    // Training-mode BatchNormalization computes batch statistics and updates
-    // running means: an inference engine's reference backend runs inference.
-    {"test_batchnorm_epsilon_training_mode", "training mode"},
-    {"test_batchnorm_example_training_mode", "training mode"},
     // Dropout with training_mode=true draws random masks: not reproducible.
     {"test_training_dropout", "training mode (random mask)"},
     {"test_training_dropout_default", "training mode (random mask)"},

@@ -1135,6 +1135,42 @@ TEST(ReferenceKernels, MaxUnpoolIndexOutsideTheOutputIsARunTimeError)
     EXPECT_EQ(y.status().location().node, "unpool");
 }
 
+// --- issue 11: BatchNormalization in training mode --------------------------------------------
+
+// x [2, 1] (N 2, C 1) -> BatchNormalization(training_mode 1, momentum 0.5) at `opset`.
+Graph trainingBatchNorm(std::int64_t opset)
+{
+    Graph g;
+    g.opsetVersion = opset;
+    std::vector<TensorId> in{typedInput(g, "x", {2, 1}, DType::Float32)};
+    for (const char *name : {"scale", "b", "mean", "var"})
+        in.push_back(typedInput(g, name, {1}, DType::Float32));
+    typedOp(g, "bn", "BatchNormalization", in, {2, 1}, DType::Float32,
+            {{"training_mode", {std::int64_t{1}}}, {"momentum", {0.5}}, {"epsilon", {0.0}}});
+    for (const char *name : {"running_mean", "running_var"})
+        g.node(0).outputs.push_back(testgraphs::tensor(g, name, {1}));
+    return g;
+}
+
+TEST(ReferenceKernels, TrainingBatchNormUsesBatchStatisticsAndUpdatesTheRunningOnes)
+{
+    // x = {1, 3}: batch mean 2, population variance 1; running mean 10, var 4.
+    const std::vector<std::vector<std::uint8_t>> in{bytes<float>({1, 3}), bytes<float>({2}), bytes<float>({5}),
+                                                    bytes<float>({10}), bytes<float>({4})};
+    const Graph g = trainingBatchNorm(15);
+    EXPECT_EQ(*runTyped<float>(g, 0, in, {{{0, 1}, {0, 1}}, {{1, 2}, {0, 1}}}), (std::vector<float>{3, 7}));
+    EXPECT_EQ(*runTyped<float>(g, 0, in, {{{0, 1}}}, 1), (std::vector<float>{6}));    // 10·0.5 + 2·0.5
+    EXPECT_EQ(*runTyped<float>(g, 0, in, {{{0, 1}}}, 2), (std::vector<float>{2.5f})); // 4·0.5 + 1·0.5
+}
+
+TEST(ReferenceKernels, TrainingBatchNormBeforeOpset14IsUnsupported)
+{
+    const Graph g = trainingBatchNorm(9); // opset 9: five outputs; these three are refused
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().location().node, "bn");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)
@@ -1205,20 +1241,24 @@ TEST_F(ReferenceBackend, OpaqueNodeIsUnsupportedAndRefusedByName)
 
 TEST_F(ReferenceBackend, UnsupportedAttributeValueIsRefusedByName)
 {
-    // BatchNormalization runs in inference mode only (opset 15: training_mode=0).
-    for (std::int64_t training : {0, 1}) {
+    // BatchNormalization's training form runs from opset 14 on (three outputs); the
+    // opset < 14 form with saved_mean/saved_var outputs is refused.
+    for (bool legacy : {false, true}) {
         Graph g;
-        g.opsetVersion = 15;
+        g.opsetVersion = legacy ? 9 : 15;
         const TensorId x = testgraphs::tensor(g, "x", {2, 3, 4}, Tensor::Kind::Input);
         g.inputs = {x};
         std::vector<TensorId> in{x};
         for (const char *p : {"scale", "bias", "mean", "var"})
             in.push_back(testgraphs::weight(g, p, {3}));
-        g.outputs = {op(g, "bn", "BatchNormalization", in, {2, 3, 4}, {{"training_mode", {training}}})};
-        EXPECT_EQ(backend->supports(g, g.node(0)), training == 0);
+        g.outputs = {op(g, "bn", "BatchNormalization", in, {2, 3, 4})};
+        if (legacy)
+            for (const char *name : {"mean_out", "var_out", "saved_mean", "saved_var"})
+                g.node(0).outputs.push_back(testgraphs::tensor(g, name, {3}));
+        EXPECT_EQ(backend->supports(g, g.node(0)), !legacy);
         auto r = planutil::compileAndRun(*backend, g, planutil::wholePlan(g, perNode(g)), planutil::makeInputs(g, 5));
-        ASSERT_EQ(r.isOk(), training == 0) << r.status().str();
-        if (training) {
+        ASSERT_EQ(r.isOk(), !legacy) << r.status().str();
+        if (legacy) {
             EXPECT_EQ(r.status().code(), ErrorCode::Unsupported);
             EXPECT_EQ(r.status().location().node, "bn");
             EXPECT_NE(r.status().message().find("training mode"), std::string::npos);

@@ -1,4 +1,7 @@
-// Normalizations on float32: BatchNormalization (inference form only),
+// Normalizations on float32: BatchNormalization (inference form, and the
+// training form of opset >= 14: batch statistics, population variance, over
+// every dim but the channel, in double; running mean/var = input·momentum +
+// batch statistic·(1 - momentum), as ONNX's reference computes them),
 // LayerNormalization (with its optional Mean and InvStdDev outputs),
 // InstanceNormalization (statistics per (n, c) plane, scale/B per channel) and
 // Softmax, LogSoftmax (x - max - log Σexp) and Hardmax (1 at the first
@@ -66,13 +69,69 @@ private:
     std::vector<std::int64_t> m_strides;
 };
 
+// Training mode (opset >= 14): Y from the batch statistics, outputs 1 and 2
+// the updated running mean and variance. Each output element computes the
+// statistics of its channel.
+class BatchNormTrainingKernel final : public NodeKernel
+{
+public:
+    BatchNormTrainingKernel(Shape x, double eps, double momentum)
+        : m_x(std::move(x)), m_eps(eps), m_momentum(momentum), m_strides(stridesOf(m_x))
+    {
+        ops::Region box;
+        for (std::size_t d = 0; d < m_x.size(); ++d)
+            box.push_back(d == 1 ? ops::Interval{0, 1} : ops::Interval{0, m_x[d]});
+        forEachIndex(box, [&](std::span<const std::int64_t> i) { m_box.push_back(dot(i, m_strides)); });
+    }
+
+    Status compute(const KernelArgs &a, int output, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>();
+        const std::int64_t cs = m_x.size() >= 2 ? m_strides[1] : 0;
+        auto stats = [&](std::int64_t c) {
+            double sum = 0, sq = 0;
+            for (std::int64_t o : m_box)
+                sum += x[o + c * cs];
+            const double mean = sum / static_cast<double>(m_box.size());
+            for (std::int64_t o : m_box)
+                sq += (x[o + c * cs] - mean) * (x[o + c * cs] - mean);
+            return std::pair<double, double>{mean, sq / static_cast<double>(m_box.size())};
+        };
+        if (output > 0) { // running mean (1) or variance (2), per channel
+            const float *running = a.in[static_cast<std::size_t>(output) + 2].as<float>();
+            float *y = a.out[static_cast<std::size_t>(output)].as<float>();
+            for (std::int64_t c = r[0].begin; c < r[0].end; ++c) {
+                const auto [mean, var] = stats(c);
+                y[c] = static_cast<float>(running[c] * m_momentum + (output == 1 ? mean : var) * (1 - m_momentum));
+            }
+            return Status::ok();
+        }
+        const float *scale = a.in[1].as<float>(), *bias = a.in[2].as<float>();
+        float *y = a.out[0].as<float>();
+        forEachIndex(r, [&](std::span<const std::int64_t> i) {
+            const std::int64_t c = m_x.size() >= 2 ? i[1] : 0, off = dot(i, m_strides);
+            const auto [mean, var] = stats(c);
+            y[off] = static_cast<float>((x[off] - mean) / std::sqrt(var + m_eps) * scale[c] + bias[c]);
+        });
+        return Status::ok();
+    }
+
+private:
+    Shape m_x;
+    double m_eps, m_momentum;
+    std::vector<std::int64_t> m_strides, m_box;
+};
+
 Expected<KernelPtr> makeBatchNorm(const Graph &g, const Node &n)
 {
     for (std::size_t i = 0; i < 5; ++i)
         TS_TRY(expectType(g, n, i, {DType::Float32}));
     const bool training = g.opsetVersion >= 14 ? n.attrInt("training_mode", 0) != 0 : n.outputs.size() > 1;
+    if (training && g.opsetVersion < 14)
+        return unsupported(n, "training mode before opset 14 (saved_mean/saved_var outputs) is not supported");
     if (training)
-        return unsupported(n, "training mode is not supported (inference only)");
+        return KernelPtr(std::make_unique<BatchNormTrainingKernel>(
+            inTensor(g, n, 0).shape, n.attrFloat("epsilon", 1e-5), n.attrFloat("momentum", 0.9)));
     return KernelPtr(
         std::make_unique<BatchNormKernel>(inTensor(g, n, 0).shape, static_cast<float>(n.attrFloat("epsilon", 1e-5))));
 }
