@@ -1,4 +1,5 @@
-// Resize (ONNX Resize-10, -11, -13).
+// Resize (ONNX Resize-10, -11, -13), and Upsample (ONNX Upsample-9, X and a
+// constant scales input; modes nearest and linear), which is Resize-10.
 //
 // Inputs: opset 10 (X, scales); opset >= 11 (X, roi, scales, sizes), scales or
 // sizes given (a present but empty tensor counts as absent). Output extent:
@@ -81,12 +82,14 @@ bool nonEmpty(const OpContext &c, std::size_t i)
 Expected<ResizeGeom> geometry(const OpContext &c)
 {
     const Shape &x = c.shape(0);
-    const bool v10 = c.opset() < 11;
+    const bool v10 = c.opset() < 11 || c.n.opType == "Upsample";
     ResizeGeom g;
     auto mode = pick<Mode>(c, "mode", "nearest",
                            {{"nearest", Mode::Nearest}, {"linear", Mode::Linear}, {"cubic", Mode::Cubic}});
     if (!mode)
         return mode.status();
+    if (c.n.opType == "Upsample" && *mode == Mode::Cubic)
+        return c.fail("mode 'cubic' is not an Upsample mode (nearest, linear)");
     g.mode = *mode;
     if (v10) {
         g.coord = Coord::Asymmetric;
@@ -111,7 +114,7 @@ Expected<ResizeGeom> geometry(const OpContext &c)
         g.coord = *coord;
         g.nearest = *nearest;
     }
-    const std::size_t scalesIn = v10 ? 1 : 2, sizesIn = 3, roiIn = 1;
+    const std::size_t scalesIn = v10 ? 1 : 2, sizesIn = 3, roiIn = 1; // Upsample: (X, scales) as Resize-10
     const bool hasScales = nonEmpty(c, scalesIn), hasSizes = !v10 && nonEmpty(c, sizesIn);
     if (hasScales == hasSizes)
         return c.fail(hasScales ? "has both scales and sizes" : "needs scales or sizes");
@@ -301,6 +304,7 @@ void axesGridSample(const OpContext &, int, std::vector<InputAxes> &in)
 }
 
 using K = Attribute::Kind;
+constexpr AttrSpec kUpsampleAttrs[] = {{"mode", K::String}};
 constexpr AttrSpec kGridSampleAttrs[] = {{"align_corners", K::Int}, {"mode", K::String}, {"padding_mode", K::String}};
 constexpr AttrSpec kAttrs[] = {
     {"coordinate_transformation_mode", K::String},
@@ -312,6 +316,7 @@ constexpr AttrSpec kAttrs[] = {
 };
 constexpr OpDef kOps[] = {
     {"Resize", 1, 4, 1, 1, kAttrs, infer, flops, regions, axes},
+    {"Upsample", 2, 2, 1, 1, kUpsampleAttrs, infer, flops, regions, axes},
     {"GridSample", 2, 2, 1, 1, kGridSampleAttrs, inferGridSample, flopsGridSample, regionsGridSample, axesGridSample},
 };
 

@@ -64,7 +64,7 @@ const std::map<std::string, std::set<int>> kCompileTimeInputs = {
     {"ReduceL1", {1}},        {"ReduceL2", {1}},       {"ReduceLogSum", {1}},   {"ReduceLogSumExp", {1}},
     {"ReduceSumSquare", {1}}, {"TopK", {1}},           {"Compress", {1}},       {"NonZero", {0}},
     {"HannWindow", {0}},      {"HammingWindow", {0}},  {"BlackmanWindow", {0}}, {"NonMaxSuppression", {0, 1, 2, 3, 4}},
-    {"Unique", {0}},          {"MaxUnpool", {2}},
+    {"Unique", {0}},          {"MaxUnpool", {2}},      {"Upsample", {1}},
 };
 
 struct Skip {

@@ -1171,6 +1171,34 @@ TEST(ReferenceKernels, TrainingBatchNormBeforeOpset14IsUnsupported)
     EXPECT_EQ(k.status().location().node, "bn");
 }
 
+// --- issue 11: Upsample (Resize-10) ----------------------------------------------------------
+
+Graph upsample(const std::string &mode)
+{
+    Graph g;
+    g.opsetVersion = 9;
+    const TensorId x = typedInput(g, "x", {1, 1, 1, 2}, DType::Float32);
+    const TensorId s = constant<float>(g, "scales", {4}, DType::Float32, {1, 1, 2, 2});
+    typedOp(g, "up", "Upsample", {x, s}, {1, 1, 2, 4}, DType::Float32, {{"mode", {mode}}});
+    return g;
+}
+
+TEST(ReferenceKernels, UpsampleNearestRepeatsEachElement)
+{
+    auto y = runTyped<float>(upsample("nearest"), 0, {bytes<float>({1, 2}), {}},
+                             {{{0, 1}, {0, 1}, {0, 1}, {0, 4}}, {{0, 1}, {0, 1}, {1, 2}, {0, 4}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2}));
+}
+
+TEST(ReferenceKernels, UpsampleWithACubicModeIsRefusedNamingTheNode)
+{
+    const Graph g = upsample("cubic");
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().location().node, "up");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)

@@ -642,7 +642,8 @@ TEST(Shapes, KnownOps)
                                                  "NonMaxSuppression",
                                                  "Unique",
                                                  "Det",
-                                                 "MaxUnpool"};
+                                                 "MaxUnpool",
+                                                 "Upsample"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
@@ -994,4 +995,14 @@ TEST(Shapes, DetAndMaxUnpoolInvalid)
                 og.node("MaxUnpool", {x, og.input({1, 1, 2, 2}, DType::Int64), og.constInts({1, 2, 5, 5})},
                         {{"kernel_shape", ints({2, 2})}}),
                 "does not keep X's N and C");
+}
+
+TEST(Shapes, UpsampleIsResize10)
+{
+    OpGraph og(9);
+    EXPECT_EQ(og.shapeOf(og.node("Upsample", {og.input({1, 2, 2, 3}), og.constFloats({1, 1, 2, 1.5f})})),
+              (Shape{1, 2, 4, 4}));
+    expectError(og,
+                og.node("Upsample", {og.input({1, 2, 2, 3}), og.constFloats({1, 1, 2, 2})}, {{"mode", str("cubic")}}),
+                "mode 'cubic' is not an Upsample mode");
 }

@@ -2,7 +2,8 @@
 // linear and cubic (cubic_coeff_a, exclude_outside) interpolation with the
 // coordinate modes half_pixel, pytorch_half_pixel, align_corners,
 // asymmetric, tf_half_pixel_for_nn and tf_crop_and_resize (constant roi,
-// extrapolation_value). Opset 10 is asymmetric with floor for nearest.
+// extrapolation_value). Opset 10 is asymmetric with floor for nearest, and so
+// is Upsample-9 (the same kernel).
 //
 // Follows the ONNX reference implementation: the source coordinate of output
 // index o uses the float output length scale·in (so align_corners with a
@@ -186,7 +187,7 @@ Expected<KernelPtr> makeResize(const Graph &g, const Node &n)
 {
     TS_TRY(expectType(g, n, 0, {DType::Float32}));
     const Shape &x = inTensor(g, n, 0).shape, &y = outTensor(g, n, 0).shape;
-    const bool v10 = g.opsetVersion < 11;
+    const bool v10 = g.opsetVersion < 11 || n.opType == "Upsample";
     Params p;
     const std::string mode = n.attrString("mode", "nearest");
     p.mode = mode == "linear" ? Mode::Linear : mode == "cubic" ? Mode::Cubic : Mode::Nearest;
@@ -357,6 +358,7 @@ Expected<KernelPtr> makeGridSample(const Graph &g, const Node &n)
 constexpr KernelEntry kKernels[] = {
     {"GridSample", makeGridSample},
     {"Resize", makeResize},
+    {"Upsample", makeResize},
 };
 
 } // namespace
