@@ -78,8 +78,6 @@ constexpr Skip kSkips[] = {
     {"test_training_dropout_default", "training mode (random mask)"},
     {"test_training_dropout_default_mask", "training mode (random mask)"},
     {"test_training_dropout_mask", "training mode (random mask)"},
-    // The reference MaxPool kernel runs float32 only.
-    {"test_maxpool_2d_uint8", "MaxPool kernel is float32 only"},
     // Function-expanded graphs whose output shapes ONNX's shape inference
     // leaves symbolic or unknown because they depend on values computed by
     // Shape -> Gather -> Concat chains (issue 11, item 2, not done yet).

@@ -1199,6 +1199,33 @@ TEST(ReferenceKernels, UpsampleWithACubicModeIsRefusedNamingTheNode)
     EXPECT_EQ(k.status().location().node, "up");
 }
 
+// --- issue 11: MaxPool on int8/uint8 -------------------------------------------------------
+
+Graph pool(const std::string &opType, DType type)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {1, 1, 2, 2}, type);
+    typedOp(g, "pool", opType, {x}, {1, 1, 1, 1}, type, {{"kernel_shape", {Ints{2, 2}}}});
+    return g;
+}
+
+TEST(ReferenceKernels, MaxPoolOnUint8ComparesExactly)
+{
+    auto y = runTyped<std::uint8_t>(pool("MaxPool", DType::UInt8), 0, {bytes<std::uint8_t>({7, 255, 3, 254})},
+                                    {{{0, 1}, {0, 1}, {0, 1}, {0, 1}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<std::uint8_t>{255}));
+}
+
+TEST(ReferenceKernels, AveragePoolOnUint8IsUnsupported)
+{
+    const Graph g = pool("AveragePool", DType::UInt8);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "pool");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)

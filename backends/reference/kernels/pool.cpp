@@ -1,5 +1,6 @@
-// Pooling on float32: MaxPool (with the optional int64 Indices output, row- or
-// column-major storage order), AveragePool (ceil_mode through the graph's
+// Pooling on float32 (MaxPool also on float64, int8 and uint8, ONNX
+// MaxPool-12's types, compared exactly in double): MaxPool (with the optional
+// int64 Indices output, row- or column-major storage order), AveragePool (ceil_mode through the graph's
 // output extents, count_include_pad), GlobalAveragePool and GlobalMaxPool;
 // 1-D/2-D/3-D.
 //
@@ -30,8 +31,10 @@ constexpr std::size_t kAxes = 3;
 class PoolKernel final : public NodeKernel
 {
 public:
-    PoolKernel(bool max, bool includePad, bool columnMajor, std::int64_t channels, const std::vector<Window> &ws)
-        : m_max(max), m_includePad(includePad), m_columnMajor(columnMajor), m_channels(channels), m_rank(ws.size())
+    PoolKernel(bool max, bool includePad, bool columnMajor, std::int64_t channels, const std::vector<Window> &ws,
+               DType type)
+        : m_max(max), m_includePad(includePad), m_columnMajor(columnMajor), m_channels(channels), m_rank(ws.size()),
+          m_type(type)
     {
         for (std::size_t i = 0; i < kAxes; ++i)
             m_w[i] = i < kAxes - ws.size() ? Window{.in = 1, .out = 1} : ws[i - (kAxes - ws.size())];
@@ -45,15 +48,20 @@ public:
         const Window &wd = m_w[0], &wh = m_w[1], &ww = m_w[2];
         const std::int64_t inPlane = wd.in * wh.in * ww.in, outPlane = wd.out * wh.out * ww.out;
         const float *x = a.in[0].as<float>();
+        const bool f32 = m_type == DType::Float32;
         for (std::int64_t n = r[0].begin; n < r[0].end; ++n)
             for (std::int64_t c = r[1].begin; c < r[1].end; ++c) {
                 const std::int64_t plane = n * m_channels + c;
                 const float *xp = x + plane * inPlane;
+                auto load = [&](std::int64_t off) {
+                    return f32 ? static_cast<double>(xp[off]) : loadNumber(m_type, a.in[0].data, plane * inPlane + off);
+                };
                 for (std::int64_t od = s[0].begin; od < s[0].end; ++od)
                     for (std::int64_t oh = s[1].begin; oh < s[1].end; ++oh)
                         for (std::int64_t ow = s[2].begin; ow < s[2].end; ++ow) {
                             const std::int64_t o = plane * outPlane + (od * wh.out + oh) * ww.out + ow;
-                            float best = -std::numeric_limits<float>::infinity(), sum = 0;
+                            double best = -std::numeric_limits<double>::infinity();
+                            float sum = 0;
                             std::int64_t arg = -1, inside = 0, padded = 0;
                             for (std::int64_t kd = 0; kd < wd.taps; ++kd) {
                                 const std::int64_t id = od * wd.stride + kd * wd.dilation - wd.padBegin;
@@ -66,9 +74,9 @@ public:
                                         if (!within(wd, id, false) || !within(wh, ih, false) || !within(ww, iw, false))
                                             continue;
                                         const std::int64_t off = (id * wh.in + ih) * ww.in + iw;
-                                        const float v = xp[off];
+                                        const double v = load(off);
                                         ++inside;
-                                        sum += v;
+                                        sum += static_cast<float>(v);
                                         if (v > best || arg < 0) {
                                             best = v;
                                             arg = plane * inPlane +
@@ -79,8 +87,10 @@ public:
                             }
                             if (output == 1)
                                 a.out[1].as<std::int64_t>()[o] = arg;
+                            else if (m_max && f32)
+                                a.out[0].as<float>()[o] = static_cast<float>(best);
                             else if (m_max)
-                                a.out[0].as<float>()[o] = best;
+                                storeNumber(m_type, a.out[0].data, o, best);
                             else
                                 a.out[0].as<float>()[o] =
                                     sum / static_cast<float>(m_includePad ? padded : std::max<std::int64_t>(inside, 1));
@@ -99,16 +109,20 @@ private:
     bool m_max, m_includePad, m_columnMajor;
     std::int64_t m_channels;
     std::size_t m_rank;
+    DType m_type; // MaxPool: any of its types; AveragePool: float32
     std::array<Window, kAxes> m_w;
 };
 
 Expected<KernelPtr> makePool(const Graph &g, const Node &n)
 {
-    TS_TRY(expectType(g, n, 0, {DType::Float32}));
+    const bool max = n.opType == "MaxPool";
+    if (max)
+        TS_TRY(expectType(g, n, 0, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8}));
+    else
+        TS_TRY(expectType(g, n, 0, {DType::Float32}));
     const Shape &x = inTensor(g, n, 0).shape, &y = outTensor(g, n, 0).shape;
     if (x.size() < 3 || x.size() > 2 + kAxes)
         return unsupported(n, "only 1-D, 2-D and 3-D pooling is supported, input has rank " + std::to_string(x.size()));
-    const bool max = n.opType == "MaxPool";
     const Shape kernel = n.attrInts("kernel_shape");
     if (kernel.size() != x.size() - 2)
         return Status::invalid("pool: kernel_shape does not match the input rank", {.node = n.name});
@@ -116,7 +130,8 @@ Expected<KernelPtr> makePool(const Graph &g, const Node &n)
     if (!ws)
         return ws.status();
     return KernelPtr(std::make_unique<PoolKernel>(max, n.attrInt("count_include_pad", 0) != 0,
-                                                  n.attrInt("storage_order", 0) != 0, x[1], *ws));
+                                                  n.attrInt("storage_order", 0) != 0, x[1], *ws,
+                                                  inTensor(g, n, 0).dtype));
 }
 
 class GlobalPoolKernel final : public NodeKernel
