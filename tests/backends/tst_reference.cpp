@@ -1226,6 +1226,42 @@ TEST(ReferenceKernels, AveragePoolOnUint8IsUnsupported)
     EXPECT_EQ(k.status().location().node, "pool");
 }
 
+// --- issue 11: RoiAlign -----------------------------------------------------------------------
+
+// X [1,1,2,2] and one roi over the whole image -> RoiAlign (2 x 2 bins, one sample each, half_pixel).
+Graph roiAlign(const std::string &mode)
+{
+    Graph g;
+    g.opsetVersion = 16;
+    const TensorId x = typedInput(g, "x", {1, 1, 2, 2}, DType::Float32),
+                   rois = typedInput(g, "rois", {1, 4}, DType::Float32), idx = typedInput(g, "idx", {1}, DType::Int64);
+    typedOp(g, "roi", "RoiAlign", {x, rois, idx}, {1, 1, 2, 2}, DType::Float32,
+            {{"output_height", {std::int64_t{2}}},
+             {"output_width", {std::int64_t{2}}},
+             {"sampling_ratio", {std::int64_t{1}}},
+             {"mode", {mode}}});
+    return g;
+}
+
+TEST(ReferenceKernels, RoiAlignSamplesEachBinsCentre)
+{
+    // Bin centres of the roi [0, 2] x [0, 2] shifted by half a pixel are the pixel centres: Y = X.
+    auto y = runTyped<float>(roiAlign("avg"), 0,
+                             {bytes<float>({0, 1, 2, 3}), bytes<float>({0, 0, 2, 2}), bytes<std::int64_t>({0})},
+                             {{{0, 1}, {0, 1}, {0, 1}, {0, 2}}, {{0, 1}, {0, 1}, {1, 2}, {0, 2}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<float>{0, 1, 2, 3}));
+}
+
+TEST(ReferenceKernels, RoiAlignMaxModeIsUnsupported)
+{
+    const Graph g = roiAlign("max");
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "roi");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)

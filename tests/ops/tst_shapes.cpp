@@ -643,7 +643,8 @@ TEST(Shapes, KnownOps)
                                                  "Unique",
                                                  "Det",
                                                  "MaxUnpool",
-                                                 "Upsample"};
+                                                 "Upsample",
+                                                 "RoiAlign"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
@@ -1005,4 +1006,15 @@ TEST(Shapes, UpsampleIsResize10)
     expectError(og,
                 og.node("Upsample", {og.input({1, 2, 2, 3}), og.constFloats({1, 1, 2, 2})}, {{"mode", str("cubic")}}),
                 "mode 'cubic' is not an Upsample mode");
+}
+
+TEST(Shapes, RoiAlign)
+{
+    OpGraph og;
+    const TensorId x = og.input({2, 3, 8, 8}), rois = og.input({5, 4}), idx = og.input({5}, DType::Int64);
+    EXPECT_EQ(og.shapeOf(og.node("RoiAlign", {x, rois, idx}, {{"output_height", i64(2)}, {"output_width", i64(3)}})),
+              (Shape{5, 3, 2, 3}));
+    expectError(og, og.node("RoiAlign", {x, og.input({5, 5}), idx}), "rois have shape 5x5, expected R x 4");
+    expectError(og, og.node("RoiAlign", {x, rois, idx}, {{"mode", str("median")}}),
+                "mode 'median' is neither avg nor max");
 }

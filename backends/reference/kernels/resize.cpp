@@ -23,6 +23,15 @@
 // bilinear reads the 2x2 and bicubic the 4x4 neighbours (cubic coefficient
 // -0.75), a neighbour outside X reading 0 (zeros) or its clamped (border)
 // or mirrored (reflection) position.
+//
+// RoiAlign (mode avg) on float32 follows ONNX Runtime's kernel (Detectron's
+// RoIAlign): the roi scaled by spatial_scale and shifted by 0.5 for
+// half_pixel (output_half_pixel, RoiAlign-10's behaviour and the default
+// before opset 16, keeps it and makes a roi at least 1 x 1);
+// each bin averages sampling_ratio² bilinear samples (adaptive:
+// ceil(roi extent / bins) per axis) at the centres of a regular grid; a
+// sample past [-1, extent] counts 0, one below 0 is read at 0, one past the
+// last row or column at it. mode max is refused (runtimes disagree on it).
 #include "backends/reference/kernel.h"
 
 #include <algorithm>
@@ -355,9 +364,111 @@ Expected<KernelPtr> makeGridSample(const Graph &g, const Node &n)
                                                         n.attrInt("align_corners", 0) != 0));
 }
 
+// --- RoiAlign ---------------------------------------------------------------------------
+
+class RoiAlignKernel final : public NodeKernel
+{
+public:
+    RoiAlignKernel(const Shape &x, const Shape &y, DType indexType, double scale, std::int64_t sampling, bool halfPixel,
+                   std::string name)
+        : m_x(x), m_y(y), m_indexType(indexType), m_scale(scale), m_sampling(sampling), m_halfPixel(halfPixel),
+          m_name(std::move(name))
+    {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>(), *rois = a.in[1].as<float>();
+        float *y = a.out[0].as<float>();
+        const std::int64_t H = m_x[2], W = m_x[3], ph = m_y[2], pw = m_y[3];
+        const auto ys = stridesOf(m_y);
+        for (std::int64_t roi = r[0].begin; roi < r[0].end; ++roi) {
+            const auto b = static_cast<std::int64_t>(loadNumber(m_indexType, a.in[2].data, roi));
+            if (b < 0 || b >= m_x[0])
+                return Status::invalid("roialign: batch index " + std::to_string(b) + " is out of range",
+                                       {.node = m_name});
+            const float *box = rois + roi * 4;
+            const double offset = m_halfPixel ? 0.5 : 0.0;
+            const double x0 = box[0] * m_scale - offset, y0 = box[1] * m_scale - offset;
+            double w = box[2] * m_scale - offset - x0, h = box[3] * m_scale - offset - y0;
+            if (!m_halfPixel) {
+                w = std::max(w, 1.0);
+                h = std::max(h, 1.0);
+            }
+            const double binH = h / static_cast<double>(ph), binW = w / static_cast<double>(pw);
+            const std::int64_t gh =
+                m_sampling > 0 ? m_sampling : static_cast<std::int64_t>(std::ceil(h / static_cast<double>(ph)));
+            const std::int64_t gw =
+                m_sampling > 0 ? m_sampling : static_cast<std::int64_t>(std::ceil(w / static_cast<double>(pw)));
+            const double count = static_cast<double>(std::max<std::int64_t>(gh * gw, 1));
+            for (std::int64_t c = r[1].begin; c < r[1].end; ++c) {
+                const float *plane = x + (b * m_x[1] + c) * H * W;
+                for (std::int64_t i = r[2].begin; i < r[2].end; ++i)
+                    for (std::int64_t j = r[3].begin; j < r[3].end; ++j) {
+                        double sum = 0;
+                        for (std::int64_t iy = 0; iy < gh; ++iy) {
+                            const double sy = y0 + static_cast<double>(i) * binH +
+                                              (static_cast<double>(iy) + 0.5) * binH / static_cast<double>(gh);
+                            for (std::int64_t ix = 0; ix < gw; ++ix) {
+                                const double sx = x0 + static_cast<double>(j) * binW +
+                                                  (static_cast<double>(ix) + 0.5) * binW / static_cast<double>(gw);
+                                sum += sample(plane, sy, sx, H, W);
+                            }
+                        }
+                        y[roi * ys[0] + c * ys[1] + i * ys[2] + j] = static_cast<float>(sum / count);
+                    }
+            }
+        }
+        return Status::ok();
+    }
+
+private:
+    static double sample(const float *plane, double y, double x, std::int64_t H, std::int64_t W)
+    {
+        if (y < -1.0 || y > static_cast<double>(H) || x < -1.0 || x > static_cast<double>(W))
+            return 0;
+        y = std::max(y, 0.0);
+        x = std::max(x, 0.0);
+        auto yl = static_cast<std::int64_t>(y), xl = static_cast<std::int64_t>(x);
+        std::int64_t yh = yl + 1, xh = xl + 1;
+        if (yl >= H - 1) {
+            yh = yl = H - 1;
+            y = static_cast<double>(yl);
+        }
+        if (xl >= W - 1) {
+            xh = xl = W - 1;
+            x = static_cast<double>(xl);
+        }
+        const double ly = y - static_cast<double>(yl), lx = x - static_cast<double>(xl), hy = 1 - ly, hx = 1 - lx;
+        return hy * hx * plane[yl * W + xl] + hy * lx * plane[yl * W + xh] + ly * hx * plane[yh * W + xl] +
+               ly * lx * plane[yh * W + xh];
+    }
+
+    Shape m_x, m_y;
+    DType m_indexType;
+    double m_scale;
+    std::int64_t m_sampling;
+    bool m_halfPixel;
+    std::string m_name;
+};
+
+Expected<KernelPtr> makeRoiAlign(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32}));
+    TS_TRY(expectType(g, n, 1, {DType::Float32}));
+    if (n.attrString("mode", "avg") != "avg")
+        return unsupported(n, "mode '" + n.attrString("mode", "avg") + "' is not supported (avg only)");
+    return KernelPtr(std::make_unique<RoiAlignKernel>(
+        inTensor(g, n, 0).shape, outTensor(g, n, 0).shape, inTensor(g, n, 2).dtype, n.attrFloat("spatial_scale", 1.0),
+        n.attrInt("sampling_ratio", 0),
+        n.attrString("coordinate_transformation_mode", g.opsetVersion >= 16 ? "half_pixel" : "output_half_pixel") ==
+            "half_pixel",
+        n.name));
+}
+
 constexpr KernelEntry kKernels[] = {
     {"GridSample", makeGridSample},
     {"Resize", makeResize},
+    {"RoiAlign", makeRoiAlign},
     {"Upsample", makeResize},
 };
 
