@@ -103,6 +103,7 @@ std::span<const OpDef> recurrentOps();   // recurrent.cpp
 std::span<const OpDef> einsumOps();      // einsum.cpp
 std::span<const OpDef> nmsOps();         // nms.cpp
 std::span<const OpDef> uniqueOps();      // unique.cpp
+std::span<const OpDef> tfidfOps();       // tfidf.cpp
 
 // --- arithmetic ---------------------------------------------------------------
 

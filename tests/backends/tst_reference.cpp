@@ -1262,6 +1262,41 @@ TEST(ReferenceKernels, RoiAlignMaxModeIsUnsupported)
     EXPECT_EQ(k.status().location().node, "roi");
 }
 
+// --- issue 11: TfIdfVectorizer ----------------------------------------------------------------
+
+// x [5] int32; pool: unigrams 1, 3 and the bigram (1, 2); n-grams of length 1..2, skips up to 2.
+Graph tfidf(bool strings)
+{
+    Graph g;
+    const TensorId x = typedInput(g, "x", {5}, DType::Int32);
+    AttrMap attrs{{"mode", {std::string("TF")}},          {"min_gram_length", {std::int64_t{1}}},
+                  {"max_gram_length", {std::int64_t{2}}}, {"max_skip_count", {std::int64_t{2}}},
+                  {"ngram_counts", {Ints{0, 2}}},         {"ngram_indexes", {Ints{0, 1, 2}}}};
+    if (strings)
+        attrs["pool_strings"] = {std::vector<std::string>{"a", "b", "a", "c"}};
+    else
+        attrs["pool_int64s"] = {Ints{1, 3, 1, 2}};
+    typedOp(g, "tfidf", "TfIdfVectorizer", {x}, {3}, DType::Float32, attrs);
+    return g;
+}
+
+TEST(ReferenceKernels, TfIdfVectorizerCountsNGramsWithSkipsAndUnigramsOnce)
+{
+    // x = 1 2 1 2 3: unigram 1 twice, 3 once; bigram (1, 2) at skip 0 (twice) and skip 2 (x[0], x[3]).
+    auto y = runTyped<float>(tfidf(false), 0, {bytes<std::int32_t>({1, 2, 1, 2, 3})}, {{{0, 1}}, {{1, 3}}});
+    ASSERT_TRUE(y.isOk()) << y.status().str();
+    EXPECT_EQ(*y, (std::vector<float>{2, 1, 3}));
+}
+
+TEST(ReferenceKernels, TfIdfVectorizerWithAStringPoolIsUnsupported)
+{
+    const Graph g = tfidf(true);
+    auto k = reference::makeKernel(g, g.node(0));
+    ASSERT_FALSE(k.isOk());
+    EXPECT_EQ(k.status().code(), ErrorCode::Unsupported);
+    EXPECT_EQ(k.status().location().node, "tfidf");
+}
+
 // --- inputs ---------------------------------------------------------------------------
 
 TEST_F(ReferenceBackend, InputsAreMatchedByName)

@@ -644,7 +644,8 @@ TEST(Shapes, KnownOps)
                                                  "Det",
                                                  "MaxUnpool",
                                                  "Upsample",
-                                                 "RoiAlign"};
+                                                 "RoiAlign",
+                                                 "TfIdfVectorizer"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
@@ -1017,4 +1018,21 @@ TEST(Shapes, RoiAlign)
     expectError(og, og.node("RoiAlign", {x, og.input({5, 5}), idx}), "rois have shape 5x5, expected R x 4");
     expectError(og, og.node("RoiAlign", {x, rois, idx}, {{"mode", str("median")}}),
                 "mode 'median' is neither avg nor max");
+}
+
+TEST(Shapes, TfIdfVectorizer)
+{
+    OpGraph og;
+    const AttrMap attrs{{"mode", str("TF")},
+                        {"min_gram_length", i64(1)},
+                        {"max_gram_length", i64(2)},
+                        {"ngram_counts", ints({0, 2})},
+                        {"ngram_indexes", ints({0, 3, 1})},
+                        {"pool_int64s", ints({1, 3, 1, 2})}};
+    EXPECT_EQ(og.shapeOf(og.node("TfIdfVectorizer", {og.input({2, 5}, DType::Int32)}, attrs)), (Shape{2, 4}));
+    AttrMap bad = attrs;
+    bad["ngram_indexes"] = ints({0, 1});
+    expectError(og, og.node("TfIdfVectorizer", {og.input({2, 5}, DType::Int32)}, bad),
+                "ngram_indexes has fewer entries than the pool has n-grams");
+    expectError(og, og.node("TfIdfVectorizer", {og.input({2, 5})}, attrs), "expected i32 or i64 tokens");
 }

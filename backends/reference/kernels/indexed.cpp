@@ -19,6 +19,7 @@
 // in the tile (a later duplicate overwrites, or reduces in double in update
 // order), so any tiling gives the same values.
 #include "backends/reference/kernel.h"
+#include "core/ops/tfidf.h"
 
 #include <algorithm>
 #include <cmath>
@@ -380,6 +381,30 @@ Expected<KernelPtr> makeNonZero(const Graph &g, const Node &n)
     });
 }
 
+// TfIdfVectorizer (ops::tfIdfRow counts, core/ops/tfidf.cpp): output element
+// (b, j) recounts its row b and takes entry j.
+Expected<KernelPtr> makeTfIdf(const Graph &g, const Node &n)
+{
+    auto spec = ops::tfIdfSpec(n);
+    if (!spec)
+        return spec.status();
+    const Tensor &x = inTensor(g, n, 0);
+    const std::int64_t rowLen = x.shape.back();
+    const bool batched = x.shape.size() == 2;
+    const DType xt = x.dtype;
+    return make(
+        g, n,
+        [spec = *spec, rowLen, batched, xt](const KernelArgs &a, std::span<const std::int64_t> i, std::int64_t off) {
+            const std::int64_t b = batched ? i[0] : 0, j = i[i.size() - 1];
+            std::vector<std::int64_t> row(static_cast<std::size_t>(rowLen));
+            for (std::int64_t k = 0; k < rowLen; ++k)
+                row[static_cast<std::size_t>(k)] =
+                    static_cast<std::int64_t>(loadNumber(xt, a.in[0].data, b * rowLen + k));
+            storeNumber(DType::Float32, a.out[0].data, off, ops::tfIdfRow(spec, row)[static_cast<std::size_t>(j)]);
+            return true;
+        });
+}
+
 // Hann, Hamming and Blackman windows: w[i] = a0 - a1 cos(2πi/N) + a2 cos(4πi/N),
 // N = size (periodic, the default) or size - 1 (symmetric).
 Expected<KernelPtr> makeWindow(const Graph &g, const Node &n)
@@ -523,6 +548,7 @@ constexpr KernelEntry kKernels[] = {
     {"ScatterElements", makeScatter},
     {"ScatterND", makeScatter},
     {"Size", makeSize},
+    {"TfIdfVectorizer", makeTfIdf},
     {"SpaceToDepth", makeBlocks},
     {"Tile", makeTile},
     {"Trilu", makeTrilu},
