@@ -12,8 +12,9 @@ Integer and bool graph inputs are baked into the model as initializers first
 (Tessera's shapes are static: shape tensors, axes, indices are compile-time
 values), and so are float inputs that an op reads as a compile-time operand
 (COMPILE_TIME_OPERANDS: Resize's roi and scales, Upsample's scales,
-OneHot's depth, Range's start/limit/delta, which decide the output shape, and
-Dropout's ratio, a compile-time value in core/ops);
+OneHot's depth, Range's start/limit/delta, NonMaxSuppression's boxes, scores
+and thresholds, Unique's X, which decide the output shape, and Dropout's
+ratio, a compile-time value in core/ops);
 all other float inputs are passed with --input.
 
 In scope: a test whose model and test_data_set_0 exist, whose graph inputs and
@@ -277,7 +278,8 @@ def ops_of(test_dir):
 
 
 # Float operands whose value decides an output shape: op -> input positions.
-COMPILE_TIME_OPERANDS = {"Resize": (1, 2), "Upsample": (1,), "OneHot": (1,), "Range": (0, 1, 2), "Dropout": (1,)}
+COMPILE_TIME_OPERANDS = {"Resize": (1, 2), "Upsample": (1,), "OneHot": (1,), "Range": (0, 1, 2), "Dropout": (1,),
+                         "NonMaxSuppression": (0, 1, 2, 3, 4), "Unique": (0,)}
 
 
 def compile_time_inputs(nodes):

@@ -18,7 +18,8 @@ const std::vector<KernelEntry> &table()
         std::vector<KernelEntry> all;
         for (auto family :
              {convKernels(), matmulKernels(), elementwiseKernels(), mathKernels(), indexedKernels(), lossKernels(),
-              poolKernels(), normKernels(), reduceKernels(), movementKernels(), shapeKernels(), resizeKernels()})
+              poolKernels(), normKernels(), reduceKernels(), movementKernels(), shapeKernels(), resizeKernels(),
+              quantKernels(), recurrentKernels(), nmsKernels(), uniqueKernels()})
             all.insert(all.end(), family.begin(), family.end());
         std::sort(all.begin(), all.end(), [](const KernelEntry &a, const KernelEntry &b) { return a.op < b.op; });
         for (std::size_t i = 1; i < all.size(); ++i)
@@ -348,6 +349,9 @@ double loadNumber(DType t, const std::uint8_t *data, std::int64_t i)
     case DType::Int16: return get(std::int16_t{});
     case DType::Int32: return get(std::int32_t{});
     case DType::Int64: return static_cast<double>(get(std::int64_t{}));
+    case DType::UInt16: return get(std::uint16_t{});
+    case DType::UInt32: return get(std::uint32_t{});
+    case DType::UInt64: return static_cast<double>(get(std::uint64_t{}));
     case DType::Bool: return get(std::uint8_t{}) != 0 ? 1.0 : 0.0;
     case DType::Undefined:
     case DType::String: break;
@@ -373,6 +377,9 @@ void storeNumber(DType t, std::uint8_t *data, std::int64_t i, double v)
     case DType::Int16: return put(static_cast<std::int16_t>(v));
     case DType::Int32: return put(static_cast<std::int32_t>(v));
     case DType::Int64: return put(static_cast<std::int64_t>(v));
+    case DType::UInt16: return put(static_cast<std::uint16_t>(v));
+    case DType::UInt32: return put(static_cast<std::uint32_t>(v));
+    case DType::UInt64: return put(static_cast<std::uint64_t>(v));
     case DType::Bool: return put(static_cast<std::uint8_t>(v != 0));
     case DType::Undefined:
     case DType::String: break;

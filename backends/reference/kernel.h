@@ -90,6 +90,10 @@ std::span<const KernelEntry> reduceKernels();
 std::span<const KernelEntry> movementKernels();
 std::span<const KernelEntry> shapeKernels();
 std::span<const KernelEntry> resizeKernels();
+std::span<const KernelEntry> quantKernels();
+std::span<const KernelEntry> recurrentKernels();
+std::span<const KernelEntry> nmsKernels();
+std::span<const KernelEntry> uniqueKernels();
 
 // --- preparing ------------------------------------------------------------------
 

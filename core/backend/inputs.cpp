@@ -110,6 +110,9 @@ HostTensor syntheticInput(const Tensor &t, std::uint64_t seed, const SyntheticIn
     case DType::Int16: fillInts<std::int16_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
     case DType::Int32: fillInts<std::int32_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
     case DType::Int64: fillInts<std::int64_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
+    case DType::UInt16: fillInts<std::uint16_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
+    case DType::UInt32: fillInts<std::uint32_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
+    case DType::UInt64: fillInts<std::uint64_t>(h.bytes, n, seed, options.intLow, options.intHigh); break;
     case DType::Bool:
         fillInts<std::uint8_t>(h.bytes, n, seed, std::clamp<std::int64_t>(options.intLow, 0, 1),
                                std::clamp<std::int64_t>(options.intHigh, 0, 1));

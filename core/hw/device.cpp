@@ -61,7 +61,7 @@ struct OpClassRule {
 const std::array<OpClassRule, 4> kOpClassRules = {{
     {OpClass::Gemm,
      {"Conv", "ConvTranspose", "ConvInteger", "Gemm", "MatMul", "MatMulInteger", "QLinearConv", "QLinearMatMul",
-      "Einsum"}},
+      "Einsum", "RNN", "GRU", "LSTM"}},
     {OpClass::Elementwise,
      {"Abs",
       "Add",
@@ -134,11 +134,17 @@ const std::array<OpClassRule, 4> kOpClassRules = {{
       "ReduceSum",
       "ReduceSumSquare",
       "Softmax",
-      "TopK"}},
-    {OpClass::Movement,
-     {"Concat", "DepthToSpace", "Expand", "Flatten",         "Gather",    "GatherElements", "GatherND",
-      "Pad",    "Reshape",      "Resize", "ScatterElements", "ScatterND", "Slice",          "SpaceToDepth",
-      "Split",  "Squeeze",      "Tile",   "Transpose",       "Unsqueeze", "Upsample"}},
+      "TopK",
+      "MeanVarianceNormalization",
+      "DynamicQuantizeLinear",
+      "Det"}},
+    {OpClass::Movement, {"Concat",   "DepthToSpace",    "Expand",          "Flatten",
+                         "Gather",   "GatherElements",  "GatherND",        "Pad",
+                         "Reshape",  "Resize",          "ScatterElements", "ScatterND",
+                         "Slice",    "SpaceToDepth",    "Split",           "Squeeze",
+                         "Tile",     "Transpose",       "Unsqueeze",       "Upsample",
+                         "Scatter",  "ReverseSequence", "Compress",        "GridSample",
+                         "MaxUnpool"}},
 }};
 
 // Units of each quantity. value = number × 10^exp10, or number × binary when

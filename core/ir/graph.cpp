@@ -98,6 +98,23 @@ std::optional<std::int64_t> TensorData::intAt(std::int64_t i) const
         return v;
     }
     case DType::Int8: return static_cast<std::int8_t>(*p);
+    case DType::UInt16: {
+        std::uint16_t v;
+        std::memcpy(&v, p, 2);
+        return v;
+    }
+    case DType::UInt32: {
+        std::uint32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    case DType::UInt64: { // values past int64's range have no int64 value
+        std::uint64_t v;
+        std::memcpy(&v, p, 8);
+        return v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                   ? std::optional<std::int64_t>(static_cast<std::int64_t>(v))
+                   : std::nullopt;
+    }
     case DType::UInt8:
     case DType::Bool: return *p;
     default: return std::nullopt;

@@ -12,7 +12,7 @@ struct DTypeInfo {
     std::size_t size;
     int onnx; // TensorProto.DataType
 };
-constexpr std::array<DTypeInfo, 12> kDTypes = {{
+constexpr std::array<DTypeInfo, 15> kDTypes = {{
     {DType::Undefined, "undefined", 0, 0},
     {DType::Float32, "f32", 4, 1},
     {DType::Float16, "f16", 2, 10},
@@ -25,6 +25,9 @@ constexpr std::array<DTypeInfo, 12> kDTypes = {{
     {DType::Int64, "i64", 8, 7},
     {DType::Bool, "bool", 1, 9},
     {DType::String, "string", 0, 8},
+    {DType::UInt16, "u16", 2, 4},
+    {DType::UInt32, "u32", 4, 12},
+    {DType::UInt64, "u64", 8, 13},
 }};
 const DTypeInfo &info(DType t)
 {
@@ -68,7 +71,8 @@ bool isFloat(DType t)
 
 bool isInteger(DType t)
 {
-    return t == DType::Int8 || t == DType::UInt8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64;
+    return t == DType::Int8 || t == DType::UInt8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64 ||
+           t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
 }
 
 std::optional<std::int64_t> numElements(const Shape &shape)

@@ -24,6 +24,9 @@ enum class DType : std::uint8_t {
     Int64,
     Bool,
     String,
+    UInt16, // the unsigned types past uint8 (appended: the values above are stable)
+    UInt32,
+    UInt64,
 };
 
 std::size_t dtypeSize(DType t);      // bytes per element, 0 for Undefined/String

@@ -137,6 +137,21 @@ DataPtr makeData(DType dtype, Shape shape, const Ints &v)
                 return nullptr;
             put(d->bytes, i, static_cast<std::uint8_t>(x));
             break;
+        case DType::UInt16:
+            if (!fits(x, 0, UINT16_MAX))
+                return nullptr;
+            put(d->bytes, i, static_cast<std::uint16_t>(x));
+            break;
+        case DType::UInt32:
+            if (!fits(x, 0, UINT32_MAX))
+                return nullptr;
+            put(d->bytes, i, static_cast<std::uint32_t>(x));
+            break;
+        case DType::UInt64:
+            if (!fits(x, 0, INT64_MAX))
+                return nullptr;
+            put(d->bytes, i, static_cast<std::uint64_t>(x));
+            break;
         case DType::Bool: put(d->bytes, i, static_cast<std::uint8_t>(x != 0)); break;
         case DType::Float32: put(d->bytes, i, static_cast<float>(x)); break;
         case DType::Float64: put(d->bytes, i, static_cast<double>(x)); break;

@@ -174,6 +174,9 @@ Expected<std::shared_ptr<const TensorData>> takeTensorData(::onnx::TensorProto &
     case TP::INT16: pack<std::int32_t, std::int16_t>(t.int32_data().data(), n, out); break;
     case TP::INT8: pack<std::int32_t, std::int8_t>(t.int32_data().data(), n, out); break;
     case TP::UINT8: pack<std::int32_t, std::uint8_t>(t.int32_data().data(), n, out); break;
+    case TP::UINT16: pack<std::int32_t, std::uint16_t>(t.int32_data().data(), n, out); break;
+    case TP::UINT32: pack<std::uint64_t, std::uint32_t>(t.uint64_data().data(), n, out); break;
+    case TP::UINT64: pack<std::uint64_t, std::uint64_t>(t.uint64_data().data(), n, out); break;
     case TP::BOOL: {
         out.resize(static_cast<std::size_t>(n));
         for (std::int64_t i = 0; i < n; ++i)

@@ -14,11 +14,35 @@
 // involved channels (every tap is read, also taps that meet padding); the
 // input's channel region is the hull of the involved groups' channels.
 // FLOPs: 2 per multiply-add, plus one add per output element for the bias.
+//
+// The integer forms share Conv's geometry and index map:
+// ConvInteger-10: X, W int8/uint8 with optional zero points (x_zero_point a
+//   scalar, w_zero_point a scalar or one per output channel); Y int32 =
+//   Σ (X - x_zp)(W - w_zp), no bias.
+// QLinearConv-10: inputs x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp
+//   and an optional int32 bias B; w_scale/w_zp per tensor or per output
+//   channel; y = saturate(round((Σ (x - x_zp)(w - w_zp) + B) · x_scale ·
+//   w_scale / y_scale) + y_zp), of y_zp's type. The scales and zero points
+//   are read whole (a few elements).
 #include "core/ops/window.h"
 
 namespace tessera::ops::detail {
 
 namespace {
+
+// Where the weight and the bias are among the node's inputs (-1: no bias).
+std::size_t weightInput(const OpContext &c)
+{
+    return c.n.opType == "QLinearConv" ? 3 : 1;
+}
+int biasInput(const OpContext &c)
+{
+    return c.n.opType == "QLinearConv" ? 8 : c.n.opType == "ConvInteger" ? -1 : 2;
+}
+bool hasBias(const OpContext &c)
+{
+    return biasInput(c) >= 0 && c.has(static_cast<std::size_t>(biasInput(c)));
+}
 
 struct ConvGeom {
     std::int64_t batch = 0, inC = 0, outC = 0, group = 1;
@@ -30,11 +54,12 @@ struct ConvGeom {
 
 Expected<ConvGeom> geometry(const OpContext &c, bool transposed)
 {
-    const Shape &x = c.shape(0), &wt = c.shape(1);
+    const std::size_t wi = weightInput(c);
+    const Shape &x = c.shape(0), &wt = c.shape(wi);
     if (x.size() < 3)
         return c.failAt(0, "input X has rank " + std::to_string(x.size()) + ", expected at least 3 (N x C x D1 ...)");
     if (wt.size() != x.size())
-        return c.failAt(1, "weight has rank " + std::to_string(wt.size()) + ", expected " + std::to_string(x.size()));
+        return c.failAt(wi, "weight has rank " + std::to_string(wt.size()) + ", expected " + std::to_string(x.size()));
     const std::size_t k = x.size() - 2;
     ConvGeom g;
     g.transposed = transposed;
@@ -47,21 +72,21 @@ Expected<ConvGeom> geometry(const OpContext &c, bool transposed)
         g.outC = wt[0];
         const auto perGroup = mulChecked(wt[1], g.group);
         if (!perGroup || *perGroup != g.inC)
-            return c.failAt(1, "weight has " + std::to_string(wt[1]) + " input channels per group, expected " +
-                                   std::to_string(g.inC) + " channels / " + std::to_string(g.group) + " groups");
+            return c.failAt(wi, "weight has " + std::to_string(wt[1]) + " input channels per group, expected " +
+                                    std::to_string(g.inC) + " channels / " + std::to_string(g.group) + " groups");
         if (g.outC % g.group != 0)
-            return c.failAt(1, std::to_string(g.outC) + " output channels are not divisible by " +
-                                   std::to_string(g.group) + " groups");
+            return c.failAt(wi, std::to_string(g.outC) + " output channels are not divisible by " +
+                                    std::to_string(g.group) + " groups");
     } else {
         if (wt[0] != g.inC)
-            return c.failAt(1, "weight has " + std::to_string(wt[0]) + " input channels, expected " +
-                                   std::to_string(g.inC));
+            return c.failAt(wi, "weight has " + std::to_string(wt[0]) + " input channels, expected " +
+                                    std::to_string(g.inC));
         if (g.inC % g.group != 0)
             return c.fail(std::to_string(g.inC) + " input channels are not divisible by " + std::to_string(g.group) +
                           " groups");
         const auto m = mulChecked(wt[1], g.group);
         if (!m || *m > kMaxExtent)
-            return c.failAt(1, "output channel count overflows");
+            return c.failAt(wi, "output channel count overflows");
         g.outC = *m;
     }
     const Shape wSpatial(wt.begin() + 2, wt.end());
@@ -72,10 +97,11 @@ Expected<ConvGeom> geometry(const OpContext &c, bool transposed)
     if (!attrs)
         return attrs.status();
     const Shape inSpatial(x.begin() + 2, x.end());
-    if (c.has(2)) {
-        const Shape &b = c.shape(2);
+    if (hasBias(c)) {
+        const auto bi = static_cast<std::size_t>(biasInput(c));
+        const Shape &b = c.shape(bi);
         if (b.size() != 1 || b[0] != g.outC)
-            return c.failAt(2, "bias has shape " + dimsStr(b) + ", expected " + std::to_string(g.outC));
+            return c.failAt(bi, "bias has shape " + dimsStr(b) + ", expected " + std::to_string(g.outC));
     }
     if (!transposed) {
         auto ws = forwardWindows(c, *attrs, inSpatial, *kernel, false);
@@ -159,6 +185,37 @@ Status inferConv(const OpContext &c, std::vector<TensorType> &outs, bool transpo
     outs = {{c.in(0).dtype, outputShape(*g)}};
     return Status::ok();
 }
+
+// ConvInteger and QLinearConv: Conv's geometry, then the types and
+// quantization parameters.
+Status inferQuantized(const OpContext &c, std::vector<TensorType> &outs)
+{
+    auto g = geometry(c, false);
+    if (!g)
+        return g.status();
+    const std::size_t wi = weightInput(c);
+    for (std::size_t i : {std::size_t{0}, wi})
+        if (c.in(i).dtype != DType::Int8 && c.in(i).dtype != DType::UInt8)
+            return c.failAt(i, std::string(i == 0 ? "x" : "w") + " is " + std::string(dtypeName(c.in(i).dtype)) +
+                                   ", expected i8 or u8");
+    const DType xt = c.in(0).dtype, wt = c.in(wi).dtype;
+    if (c.n.opType == "ConvInteger") {
+        TS_TRY(checkQuantParam(c, 2, "x_zero_point", 0, {xt}));
+        TS_TRY(checkQuantParam(c, 3, "w_zero_point", g->outC, {wt}));
+        outs = {{DType::Int32, outputShape(*g)}};
+        return Status::ok();
+    }
+    TS_TRY(checkQuantParam(c, 1, "x_scale", 0, {DType::Float32}));
+    TS_TRY(checkQuantParam(c, 2, "x_zero_point", 0, {xt}));
+    TS_TRY(checkQuantParam(c, 4, "w_scale", g->outC, {DType::Float32}));
+    TS_TRY(checkQuantParam(c, 5, "w_zero_point", g->outC, {wt}));
+    TS_TRY(checkQuantParam(c, 6, "y_scale", 0, {DType::Float32}));
+    TS_TRY(checkQuantParam(c, 7, "y_zero_point", 0, {DType::Int8, DType::UInt8}));
+    if (c.has(8) && c.in(8).dtype != DType::Int32)
+        return c.failAt(8, "B is " + std::string(dtypeName(c.in(8).dtype)) + ", expected i32");
+    outs = {{c.in(7).dtype, outputShape(*g)}};
+    return Status::ok();
+}
 Status inferForward(const OpContext &c, std::vector<TensorType> &outs)
 {
     return inferConv(c, outs, false);
@@ -183,7 +240,7 @@ double flops(const OpContext &c)
     const double macs = g->transposed
                             ? n * static_cast<double>(g->inC) * in * static_cast<double>(g->outPerGroup()) * taps
                             : n * static_cast<double>(g->outC) * out * static_cast<double>(g->inPerGroup()) * taps;
-    return 2 * macs + (c.has(2) ? n * static_cast<double>(g->outC) * out : 0);
+    return 2 * macs + (hasBias(c) ? n * static_cast<double>(g->outC) * out : 0);
 }
 
 // Channels of the groups that output channels `m` belong to, in a tensor
@@ -220,9 +277,13 @@ Status regions(const OpContext &c, int, const Region &tile, std::vector<InputReg
         w.push_back(fullDim(s.taps));
     }
     in[0] = makeRegion(x);
-    in[1] = makeRegion(w);
-    if (c.has(2))
-        in[2] = makeRegion({identityDim(tile[1], g->outC)});
+    const std::size_t wi = weightInput(c);
+    in[wi] = makeRegion(w);
+    if (hasBias(c))
+        in[static_cast<std::size_t>(biasInput(c))] = makeRegion({identityDim(tile[1], g->outC)});
+    for (std::size_t i = 1; i < c.n.inputs.size(); ++i) // quantization parameters
+        if (i != wi && static_cast<int>(i) != biasInput(c) && c.has(i))
+            in[i] = wholeRegion(c.shape(i));
     return Status::ok();
 }
 
@@ -263,9 +324,13 @@ void axes(const OpContext &c, int, std::vector<InputAxes> &in)
         w.opaque = true;
     }
     in[0] = x;
-    in[1] = w;
-    if (c.has(2))
-        in[2] = {.maps = {axisMap(1, 0)}};
+    const std::size_t wi = weightInput(c);
+    in[wi] = w;
+    if (hasBias(c))
+        in[static_cast<std::size_t>(biasInput(c))] = {.maps = {axisMap(1, 0)}};
+    for (std::size_t i = 1; i < c.n.inputs.size(); ++i)
+        if (i != wi && static_cast<int>(i) != biasInput(c) && c.has(i))
+            in[i] = wholeAxes(c.shape(i));
 }
 
 constexpr AttrSpec kConvAttrs[] = {
@@ -281,6 +346,8 @@ constexpr AttrSpec kConvTransposeAttrs[] = {
 constexpr OpDef kOps[] = {
     {"Conv", 2, 3, 1, 1, kConvAttrs, inferForward, flops, regions, axes},
     {"ConvTranspose", 2, 3, 1, 1, kConvTransposeAttrs, inferTransposed, flops, regions, axes},
+    {"ConvInteger", 2, 4, 1, 1, kConvAttrs, inferQuantized, flops, regions, axes},
+    {"QLinearConv", 8, 9, 1, 1, kConvAttrs, inferQuantized, flops, regions, axes},
 };
 
 } // namespace

@@ -8,6 +8,18 @@
 // B' = transB ? Bᵀ : B (K x N), C unidirectionally broadcast to [M, N].
 // FLOPs: 2·M·N·K per matrix (times the batch), plus M·N for adding C; the
 // alpha/beta scalings are not counted (runtimes fold them).
+//
+// The integer forms share MatMul's geometry and index map:
+// MatMulInteger-10: A, B int8/uint8, optional zero points (a_zero_point a
+//   scalar or one per row of A, b_zero_point a scalar or one per column of
+//   B); Y int32 = Σ_k (A - a_zp)(B - b_zp).
+// QLinearMatMul-10: inputs a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp
+//   (per-tensor scalars); y = saturate(round(Σ_k (a - a_zp)(b - b_zp) ·
+//   a_scale · b_scale / y_scale) + y_zp), of y_zp's type. Zero points and
+//   scales are read whole.
+// Det (ONNX Det-11): X [*, M, M] -> Y [*], the determinant of each matrix;
+//   Y[b] reads its whole matrix. FLOPs: 2/3·M³ per matrix (an LU
+//   factorization).
 #include "core/ops/opdef.h"
 
 namespace tessera::ops::detail {
@@ -22,9 +34,15 @@ struct MatMulGeom {
     bool aVector = false, bVector = false;
 };
 
+// Where B is among the node's inputs.
+std::size_t bInput(const OpContext &c)
+{
+    return c.n.opType == "QLinearMatMul" ? 3 : 1;
+}
+
 Expected<MatMulGeom> matmulGeom(const OpContext &c)
 {
-    const Shape &a = c.shape(0), &b = c.shape(1);
+    const Shape &a = c.shape(0), &b = c.shape(bInput(c));
     if (a.empty() || b.empty())
         return c.fail("operands must have rank >= 1, got " + dimsStr(a) + " and " + dimsStr(b));
     MatMulGeom g;
@@ -67,7 +85,30 @@ Status inferMatMul(const OpContext &c, std::vector<TensorType> &outs)
     auto g = matmulGeom(c);
     if (!g)
         return g.status();
-    outs = {{c.in(0).dtype, matmulOut(*g)}};
+    const std::string_view op = c.n.opType;
+    if (op == "MatMul") {
+        outs = {{c.in(0).dtype, matmulOut(*g)}};
+        return Status::ok();
+    }
+    const std::size_t bi = bInput(c);
+    for (std::size_t i : {std::size_t{0}, bi})
+        if (c.in(i).dtype != DType::Int8 && c.in(i).dtype != DType::UInt8)
+            return c.failAt(i, std::string(i == 0 ? "A" : "B") + " is " + std::string(dtypeName(c.in(i).dtype)) +
+                                   ", expected i8 or u8");
+    const DType at = c.in(0).dtype, bt = c.in(bi).dtype;
+    if (op == "MatMulInteger") {
+        TS_TRY(checkQuantParam(c, 2, "a_zero_point", g->aVector ? 0 : g->m, {at}));
+        TS_TRY(checkQuantParam(c, 3, "b_zero_point", g->bVector ? 0 : g->n, {bt}));
+        outs = {{DType::Int32, matmulOut(*g)}};
+        return Status::ok();
+    }
+    TS_TRY(checkQuantParam(c, 1, "a_scale", 0, {DType::Float32}));
+    TS_TRY(checkQuantParam(c, 2, "a_zero_point", 0, {at}));
+    TS_TRY(checkQuantParam(c, 4, "b_scale", 0, {DType::Float32}));
+    TS_TRY(checkQuantParam(c, 5, "b_zero_point", 0, {bt}));
+    TS_TRY(checkQuantParam(c, 6, "y_scale", 0, {DType::Float32}));
+    TS_TRY(checkQuantParam(c, 7, "y_zero_point", 0, {DType::Int8, DType::UInt8}));
+    outs = {{c.in(7).dtype, matmulOut(*g)}};
     return Status::ok();
 }
 
@@ -113,12 +154,15 @@ Status regionsMatMul(const OpContext &c, int, const Region &tile, std::vector<In
     if (g->bVector) {
         b.push_back(fullDim(g->k));
     } else {
-        batchDims(tile, g->batch, c.shape(1), 2, b);
+        batchDims(tile, g->batch, c.shape(bInput(c)), 2, b);
         b.push_back(fullDim(g->k));
         b.push_back(identityDim(nTile, g->n));
     }
     in[0] = makeRegion(a);
-    in[1] = makeRegion(b);
+    in[bInput(c)] = makeRegion(b);
+    for (std::size_t i = 1; i < c.n.inputs.size(); ++i) // zero points and scales
+        if (i != bInput(c) && c.has(i))
+            in[i] = wholeRegion(c.shape(i));
     return Status::ok();
 }
 
@@ -140,13 +184,16 @@ void axesMatMul(const OpContext &c, int, std::vector<InputAxes> &in)
     if (g->bVector) {
         b.reducedDims = {0};
     } else {
-        batchAxes(g->batch, c.shape(1), 2, b);
-        const int r = static_cast<int>(c.shape(1).size());
+        batchAxes(g->batch, c.shape(bInput(c)), 2, b);
+        const int r = static_cast<int>(c.shape(bInput(c)).size());
         b.maps.push_back(axisMap(nb + (g->aVector ? 0 : 1), r - 1));
         b.reducedDims = {r - 2};
     }
     in[0] = a;
-    in[1] = b;
+    in[bInput(c)] = b;
+    for (std::size_t i = 1; i < c.n.inputs.size(); ++i)
+        if (i != bInput(c) && c.has(i))
+            in[i] = wholeAxes(c.shape(i));
 }
 
 // --- Gemm ---------------------------------------------------------------------------
@@ -226,6 +273,46 @@ void axesGemm(const OpContext &c, int, std::vector<InputAxes> &in)
         in[2] = broadcastAxes(c.outs[0].shape, c.shape(2));
 }
 
+// --- Det ------------------------------------------------------------------------------------
+
+Status inferDet(const OpContext &c, std::vector<TensorType> &outs)
+{
+    const Shape &x = c.shape(0);
+    if (x.size() < 2 || x[x.size() - 1] != x[x.size() - 2])
+        return c.failAt(0, "X has shape " + dimsStr(x) + ", expected [*, M, M]");
+    if (!isFloat(c.in(0).dtype))
+        return c.failAt(0, "X is " + std::string(dtypeName(c.in(0).dtype)) + ", expected a float type");
+    outs = {{c.in(0).dtype, Shape(x.begin(), x.end() - 2)}};
+    return Status::ok();
+}
+
+double flopsDet(const OpContext &c)
+{
+    const Shape &x = c.shape(0);
+    const double m = static_cast<double>(x.back());
+    return elements(Shape(x.begin(), x.end() - 2)) * 2.0 / 3.0 * m * m * m;
+}
+
+Status regionsDet(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    const Shape &x = c.shape(0);
+    std::vector<DimRange> dims;
+    for (std::size_t d = 0; d + 2 < x.size(); ++d)
+        dims.push_back(identityDim(tile[d], x[d]));
+    dims.push_back(fullDim(x[x.size() - 2]));
+    dims.push_back(fullDim(x.back()));
+    in[0] = makeRegion(dims);
+    return Status::ok();
+}
+
+void axesDet(const OpContext &c, int, std::vector<InputAxes> &in)
+{
+    const int r = static_cast<int>(c.rank(0));
+    for (int d = 0; d + 2 < r; ++d)
+        in[0].maps.push_back(axisMap(d, d));
+    in[0].reducedDims = {r - 2, r - 1};
+}
+
 constexpr AttrSpec kGemmAttrs[] = {
     {"alpha", Attribute::Kind::Float},
     {"beta", Attribute::Kind::Float},
@@ -235,6 +322,9 @@ constexpr AttrSpec kGemmAttrs[] = {
 constexpr OpDef kOps[] = {
     {"Gemm", 2, 3, 1, 1, kGemmAttrs, inferGemm, flopsGemm, regionsGemm, axesGemm},
     {"MatMul", 2, 2, 1, 1, {}, inferMatMul, flopsMatMul, regionsMatMul, axesMatMul},
+    {"Det", 1, 1, 1, 1, {}, inferDet, flopsDet, regionsDet, axesDet},
+    {"MatMulInteger", 2, 4, 1, 1, {}, inferMatMul, flopsMatMul, regionsMatMul, axesMatMul},
+    {"QLinearMatMul", 8, 8, 1, 1, {}, inferMatMul, flopsMatMul, regionsMatMul, axesMatMul},
 };
 
 } // namespace

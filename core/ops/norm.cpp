@@ -24,6 +24,15 @@
 // InstanceNormalization 8 (the same count); Softmax 5 (max,
 // subtract, exp, sum, divide); LogSoftmax 5 (max, subtract, exp, sum, log
 // shared per row: counted per element like Softmax); Hardmax 2 (max, compare).
+//
+// LRN (ONNX LRN-13): X [N, C, D...]; Y[n, c, d] = X[n, c, d] / (bias +
+//   alpha/size · Σ X[n, c', d]²)^beta over c' in [c - ⌊(size-1)/2⌋,
+//   c + ⌈(size-1)/2⌉] ∩ [0, C): a window of `size` taps along the channels.
+//   FLOPs per element: 2·size (squares and sums) + 4 (scale, bias, pow, divide).
+// MeanVarianceNormalization (-13): Y = (X - E[X]) / (sqrt(E[X²] - E[X]²) +
+//   1e-9), the moments over `axes` (default [0, 2, 3]); each output element
+//   reads the reduced dims whole. FLOPs per element 6 (as LayerNormalization
+//   without scale and bias).
 #include "core/ops/opdef.h"
 
 namespace tessera::ops::detail {
@@ -252,6 +261,94 @@ void axesInstanceNorm(const OpContext &c, int, std::vector<InputAxes> &in)
     in[1] = in[2] = param;
 }
 
+// --- LRN ------------------------------------------------------------------------------
+
+Status inferLRN(const OpContext &c, std::vector<TensorType> &outs)
+{
+    if (c.rank(0) < 3)
+        return c.failAt(0, "input has shape " + dimsStr(c.shape(0)) + ", LRN needs rank >= 3 (N, C, D...)");
+    const std::int64_t size = c.n.attrInt("size", 0);
+    if (size < 1 || size > kMaxExtent)
+        return c.fail("size " + std::to_string(size) + " must be positive");
+    outs = {{c.in(0).dtype, c.shape(0)}};
+    return Status::ok();
+}
+
+double flopsLRN(const OpContext &c)
+{
+    return static_cast<double>(2 * c.n.attrInt("size", 1) + 4) * elements(c.shape(0));
+}
+
+Status regionsLRN(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    const Shape &x = c.shape(0);
+    const std::int64_t size = c.n.attrInt("size", 1);
+    std::vector<DimRange> dims;
+    for (std::size_t d = 0; d < x.size(); ++d)
+        dims.push_back(d == 1 ? windowDim(tile[d], 1, 1, size, (size - 1) / 2, x[d]) : identityDim(tile[d], x[d]));
+    in[0] = makeRegion(dims);
+    return Status::ok();
+}
+
+void axesLRN(const OpContext &c, int, std::vector<InputAxes> &in)
+{
+    const std::int64_t size = c.n.attrInt("size", 1);
+    for (int d = 0; d < static_cast<int>(c.rank(0)); ++d)
+        in[0].maps.push_back(d == 1 ? axisMap(1, 1, 1, -((size - 1) / 2), size) : axisMap(d, d));
+}
+
+// --- MeanVarianceNormalization ------------------------------------------------------------
+
+Expected<std::vector<bool>> mvnAxes(const OpContext &c)
+{
+    auto ax = c.axes(c.n.attrInts("axes", {0, 2, 3}), c.rank(0), "axes");
+    if (!ax)
+        return ax.status();
+    std::vector<bool> reduced(static_cast<std::size_t>(c.rank(0)), false);
+    for (std::int64_t a : *ax)
+        reduced[static_cast<std::size_t>(a)] = true;
+    return reduced;
+}
+
+Status inferMVN(const OpContext &c, std::vector<TensorType> &outs)
+{
+    auto r = mvnAxes(c);
+    if (!r)
+        return r.status();
+    outs = {{c.in(0).dtype, c.shape(0)}};
+    return Status::ok();
+}
+
+double flopsMVN(const OpContext &c)
+{
+    return 6 * elements(c.shape(0));
+}
+
+Status regionsMVN(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    auto r = mvnAxes(c);
+    if (!r)
+        return r.status();
+    const Shape &x = c.shape(0);
+    std::vector<DimRange> dims;
+    for (std::size_t d = 0; d < x.size(); ++d)
+        dims.push_back((*r)[d] ? fullDim(x[d]) : identityDim(tile[d], x[d]));
+    in[0] = makeRegion(dims);
+    return Status::ok();
+}
+
+void axesMVN(const OpContext &c, int, std::vector<InputAxes> &in)
+{
+    auto r = mvnAxes(c);
+    if (!r)
+        return;
+    for (int d = 0; d < static_cast<int>(c.rank(0)); ++d)
+        if ((*r)[static_cast<std::size_t>(d)])
+            in[0].reducedDims.push_back(d);
+        else
+            in[0].maps.push_back(axisMap(d, d));
+}
+
 // --- Softmax --------------------------------------------------------------------------
 
 // Dims [first, last) that each output element reads whole.
@@ -305,6 +402,8 @@ constexpr AttrSpec kBatchNormAttrs[] = {
 constexpr AttrSpec kLayerNormAttrs[] = {{"axis", K::Int}, {"epsilon", K::Float}, {"stash_type", K::Int}};
 constexpr AttrSpec kSoftmaxAttrs[] = {{"axis", K::Int}};
 constexpr AttrSpec kInstanceNormAttrs[] = {{"epsilon", K::Float}};
+constexpr AttrSpec kLRNAttrs[] = {{"alpha", K::Float}, {"beta", K::Float}, {"bias", K::Float}, {"size", K::Int}};
+constexpr AttrSpec kMVNAttrs[] = {{"axes", K::Ints}};
 constexpr OpDef kOps[] = {
     {"BatchNormalization", 5, 5, 1, 5, kBatchNormAttrs, inferBatchNorm, flopsBatchNorm, regionsBatchNorm,
      axesBatchNorm},
@@ -312,6 +411,8 @@ constexpr OpDef kOps[] = {
      axesLayerNorm},
     {"InstanceNormalization", 3, 3, 1, 1, kInstanceNormAttrs, inferInstanceNorm, flopsInstanceNorm, regionsInstanceNorm,
      axesInstanceNorm},
+    {"LRN", 1, 1, 1, 1, kLRNAttrs, inferLRN, flopsLRN, regionsLRN, axesLRN},
+    {"MeanVarianceNormalization", 1, 1, 1, 1, kMVNAttrs, inferMVN, flopsMVN, regionsMVN, axesMVN},
     {"Softmax", 1, 1, 1, 1, kSoftmaxAttrs, inferSoftmax, flopsSoftmax, regionsSoftmax, axesSoftmax},
     {"LogSoftmax", 1, 1, 1, 1, kSoftmaxAttrs, inferSoftmax, flopsSoftmax, regionsSoftmax, axesSoftmax},
     {"Hardmax", 1, 1, 1, 1, kSoftmaxAttrs, inferSoftmax, flopsSoftmax, regionsSoftmax, axesSoftmax},

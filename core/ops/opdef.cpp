@@ -305,6 +305,22 @@ InputRegion makeRegion(const std::vector<DimRange> &dims)
     return r;
 }
 
+InputRegion wholeRegion(const Shape &s)
+{
+    std::vector<DimRange> dims;
+    for (std::int64_t d : s)
+        dims.push_back(fullDim(d));
+    return makeRegion(dims);
+}
+
+InputAxes wholeAxes(const Shape &s)
+{
+    InputAxes ax;
+    for (std::size_t d = 0; d < s.size(); ++d)
+        ax.reducedDims.push_back(static_cast<int>(d));
+    return ax;
+}
+
 InputRegion broadcastRegion(const Region &tile, const Shape &out, const Shape &in)
 {
     TS_ASSERT_MSG(in.size() <= out.size(), "broadcast operand has a higher rank than the result");

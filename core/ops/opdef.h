@@ -16,6 +16,7 @@
 #include "core/ops/ops.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -97,6 +98,12 @@ std::span<const OpDef> reduceOps();      // reduce.cpp
 std::span<const OpDef> shapeOps();       // shape_ops.cpp
 std::span<const OpDef> movementOps();    // movement.cpp
 std::span<const OpDef> resizeOps();      // resize.cpp
+std::span<const OpDef> quantOps();       // quant.cpp
+std::span<const OpDef> recurrentOps();   // recurrent.cpp
+std::span<const OpDef> einsumOps();      // einsum.cpp
+std::span<const OpDef> nmsOps();         // nms.cpp
+std::span<const OpDef> uniqueOps();      // unique.cpp
+std::span<const OpDef> tfidfOps();       // tfidf.cpp
 
 // --- arithmetic ---------------------------------------------------------------
 
@@ -134,6 +141,17 @@ DimRange stridedDim(Interval o, std::int64_t start, std::int64_t step);
 InputRegion makeRegion(const std::vector<DimRange> &dims);
 // Canonical form: if any interval of region (clipped) is empty, all of them are [0, 0).
 void canonicalize(InputRegion &r);
+
+// A quantization parameter (scale or zero point, optional input `input`):
+// a scalar, or `perChannel` entries when perChannel > 0, of one of `types`
+// (quant.cpp).
+Status checkQuantParam(const OpContext &c, std::size_t input, std::string_view what, std::int64_t perChannel,
+                       std::initializer_list<DType> types);
+
+// An input read whole by every output element (quantization parameters,
+// index data): full dims, each declared reduced.
+InputRegion wholeRegion(const Shape &s);
+InputAxes wholeAxes(const Shape &s);
 
 // Numpy broadcasting (right-aligned) of `in` to `out`: extent-1 dims read [0, 1).
 InputRegion broadcastRegion(const Region &tile, const Shape &out, const Shape &in);

@@ -30,7 +30,8 @@ const std::vector<OpDef> &table()
     static const std::vector<OpDef> t = [] {
         std::vector<OpDef> all;
         for (auto family : {convOps(), poolOps(), elementwiseOps(), mathOps(), indexedOps(), lossOps(), matmulOps(),
-                            normOps(), reduceOps(), shapeOps(), movementOps(), resizeOps()})
+                            normOps(), reduceOps(), shapeOps(), movementOps(), resizeOps(), quantOps(), recurrentOps(),
+                            einsumOps(), nmsOps(), uniqueOps(), tfidfOps()})
             all.insert(all.end(), family.begin(), family.end());
         std::sort(all.begin(), all.end(), [](const OpDef &a, const OpDef &b) { return a.type < b.type; });
         for (std::size_t i = 1; i < all.size(); ++i)

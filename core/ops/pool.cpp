@@ -11,6 +11,15 @@
 // FLOPs: one per tap per output element (compare or add), plus one divide per
 // AveragePool output; GlobalAveragePool one add per input and one divide per
 // output element.
+//
+// MaxUnpool (ONNX MaxUnpool-11): X [N, C, D...] and I (int64, X's shape: the
+// flat positions in Y, as MaxPool's Indices give them), optional
+// output_shape (a constant); Y is zero but at Y.flat[I[i]] = X[i]. Y's
+// extents: output_shape, else (in - 1)·stride + kernel - pads per spatial
+// axis; with output_shape, I's positions stay flat positions of that
+// default shape and each value lands at the same coordinates of the larger
+// Y (as ONNX's test data place them). Index map: which elements land in a tile depends on I's values, so
+// Y reads X and I whole. FLOPs: none (data movement).
 #include "core/ops/window.h"
 
 namespace tessera::ops::detail {
@@ -138,11 +147,73 @@ constexpr AttrSpec kAveragePoolAttrs[] = {
     {"kernel_shape", Attribute::Kind::Ints},     {"pads", Attribute::Kind::Ints},
     {"strides", Attribute::Kind::Ints},
 };
+// --- MaxUnpool --------------------------------------------------------------------------
+
+Status inferUnpool(const OpContext &c, std::vector<TensorType> &outs)
+{
+    const Shape &x = c.shape(0);
+    if (x.size() < 3)
+        return c.failAt(0, "X has shape " + dimsStr(x) + ", expected N x C x D...");
+    if (c.shape(1) != x || c.in(1).dtype != DType::Int64)
+        return c.failAt(1, "I is " + std::string(dtypeName(c.in(1).dtype)) + " " + dimsStr(c.shape(1)) +
+                               ", expected i64 " + dimsStr(x));
+    const std::size_t k = x.size() - 2;
+    if (c.has(2)) {
+        auto shape = c.constInts(2, "output_shape");
+        if (!shape)
+            return shape.status();
+        if (shape->size() != x.size() || (*shape)[0] != x[0] || (*shape)[1] != x[1])
+            return c.failAt(2, "output_shape " + dimsStr(*shape) + " does not keep X's N and C " + dimsStr(x));
+        for (std::int64_t d : *shape)
+            if (d < 0 || d > kMaxExtent)
+                return c.failAt(2, "output_shape " + dimsStr(*shape) + " has a negative or too large entry");
+        outs = {{c.in(0).dtype, *shape}};
+        return Status::ok();
+    }
+    const auto kernel = c.n.attrInts("kernel_shape");
+    const auto strides = c.n.attrInts("strides", std::vector<std::int64_t>(k, 1));
+    const auto pads = c.n.attrInts("pads", std::vector<std::int64_t>(2 * k, 0));
+    if (kernel.size() != k || strides.size() != k || pads.size() != 2 * k)
+        return c.fail("kernel_shape, strides and pads must have " + std::to_string(k) + " (pads " +
+                      std::to_string(2 * k) + ") entries");
+    Shape y{x[0], x[1]};
+    for (std::size_t i = 0; i < k; ++i) {
+        const std::int64_t e = (x[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[k + i];
+        if (kernel[i] < 1 || strides[i] < 1 || e < 0 || e > kMaxExtent)
+            return c.fail("kernel " + dimsStr(kernel) + ", strides " + dimsStr(strides) + " and pads " + dimsStr(pads) +
+                          " give no valid output extent");
+        y.push_back(e);
+    }
+    outs = {{c.in(0).dtype, y}};
+    return Status::ok();
+}
+
+double flopsUnpool(const OpContext &)
+{
+    return 0;
+}
+
+Status regionsUnpool(const OpContext &c, int, const Region &, std::vector<InputRegion> &in)
+{
+    in[0] = wholeRegion(c.shape(0));
+    in[1] = wholeRegion(c.shape(1));
+    return Status::ok(); // output_shape: a compile-time value
+}
+
+void axesUnpool(const OpContext &, int, std::vector<InputAxes> &in)
+{
+    in[0].opaque = in[1].opaque = true;
+}
+
+constexpr AttrSpec kUnpoolAttrs[] = {
+    {"kernel_shape", Attribute::Kind::Ints}, {"pads", Attribute::Kind::Ints}, {"strides", Attribute::Kind::Ints}};
+
 constexpr OpDef kOps[] = {
     {"AveragePool", 1, 1, 1, 1, kAveragePoolAttrs, infer, flops, regions, axes},
     {"GlobalAveragePool", 1, 1, 1, 1, {}, inferGlobal, flopsGlobal, regionsGlobal, axesGlobal},
     {"GlobalMaxPool", 1, 1, 1, 1, {}, inferGlobal, flopsGlobal, regionsGlobal, axesGlobal},
     {"MaxPool", 1, 1, 1, 2, kMaxPoolAttrs, infer, flops, regions, axes},
+    {"MaxUnpool", 2, 3, 1, 1, kUnpoolAttrs, inferUnpool, flopsUnpool, regionsUnpool, axesUnpool},
 };
 
 } // namespace

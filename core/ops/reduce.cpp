@@ -9,6 +9,14 @@
 // FLOPs: one step per input element (two for L1/L2/SumSquare/LogSumExp:
 // the element's own function and the combine), plus one per output element
 // for Mean's divide and L2/LogSum/LogSumExp's final sqrt/log.
+//
+// TopK (ONNX TopK-11): the K (a constant input) largest or smallest elements
+// along `axis` (default -1): Values (x's type) and Indices (int64), x's shape
+// with the axis' extent K; sorted (or, with sorted=0, in any order: Tessera
+// sorts anyway); equal values keep their index order. Each output element
+// reads its whole line along the axis; the other dims tile one to one.
+// FLOPs: one compare per element of x per output element of the line's K
+// (a selection), counted as K · elements(x).
 #include "core/ops/opdef.h"
 
 #include <algorithm>
@@ -55,6 +63,72 @@ Expected<ReduceGeom> geometry(const OpContext &c)
         g.reduced[static_cast<std::size_t>(a)] = true;
     return g;
 }
+
+// --- TopK -------------------------------------------------------------------------
+
+struct TopKGeom {
+    std::int64_t axis = 0, k = 0;
+};
+
+Expected<TopKGeom> topkGeom(const OpContext &c)
+{
+    auto k = c.constInts(1, "K");
+    if (!k)
+        return k.status();
+    if (k->size() != 1)
+        return c.failAt(1, "K must have one element, got " + std::to_string(k->size()));
+    auto a = c.axis(c.n.attrInt("axis", -1), c.rank(0), "axis");
+    if (!a)
+        return a.status();
+    if ((*k)[0] < 0 || (*k)[0] > c.shape(0)[static_cast<std::size_t>(*a)])
+        return c.failAt(1, "K " + std::to_string((*k)[0]) + " is not in [0, " +
+                               std::to_string(c.shape(0)[static_cast<std::size_t>(*a)]) + "]");
+    return TopKGeom{*a, (*k)[0]};
+}
+
+Status inferTopK(const OpContext &c, std::vector<TensorType> &outs)
+{
+    auto g = topkGeom(c);
+    if (!g)
+        return g.status();
+    Shape s = c.shape(0);
+    s[static_cast<std::size_t>(g->axis)] = g->k;
+    outs = {{c.in(0).dtype, s}, {DType::Int64, s}};
+    return Status::ok();
+}
+
+double flopsTopK(const OpContext &c)
+{
+    auto g = topkGeom(c);
+    return g ? static_cast<double>(g->k) * elements(c.shape(0)) : 0;
+}
+
+Status regionsTopK(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    auto g = topkGeom(c);
+    if (!g)
+        return g.status();
+    const Shape &x = c.shape(0);
+    std::vector<DimRange> dims;
+    for (std::size_t d = 0; d < x.size(); ++d)
+        dims.push_back(static_cast<std::int64_t>(d) == g->axis ? fullDim(x[d]) : identityDim(tile[d], x[d]));
+    in[0] = makeRegion(dims); // K is a compile-time value: not read
+    return Status::ok();
+}
+
+void axesTopK(const OpContext &c, int, std::vector<InputAxes> &in)
+{
+    auto g = topkGeom(c);
+    if (!g)
+        return;
+    for (int d = 0; d < static_cast<int>(c.rank(0)); ++d)
+        if (d == g->axis)
+            in[0].reducedDims.push_back(d);
+        else
+            in[0].maps.push_back(axisMap(d, d));
+}
+
+// --- reductions ---------------------------------------------------------------------
 
 Status infer(const OpContext &c, std::vector<TensorType> &outs)
 {
@@ -122,6 +196,7 @@ void axes(const OpContext &c, int, std::vector<InputAxes> &in)
 using K = Attribute::Kind;
 constexpr AttrSpec kAttrs[] = {{"axes", K::Ints}, {"keepdims", K::Int}, {"noop_with_empty_axes", K::Int}};
 constexpr AttrSpec kArgAttrs[] = {{"axis", K::Int}, {"keepdims", K::Int}, {"select_last_index", K::Int}};
+constexpr AttrSpec kTopKAttrs[] = {{"axis", K::Int}, {"largest", K::Int}, {"sorted", K::Int}};
 constexpr OpDef reduce(std::string_view name)
 {
     return {name, 1, 2, 1, 1, kAttrs, infer, flops, regions, axes};
@@ -139,6 +214,7 @@ constexpr OpDef kOps[] = {
     reduce("ReduceSumSquare"),
     {"ArgMax", 1, 1, 1, 1, kArgAttrs, infer, flops, regions, axes},
     {"ArgMin", 1, 1, 1, 1, kArgAttrs, infer, flops, regions, axes},
+    {"TopK", 2, 2, 2, 2, kTopKAttrs, inferTopK, flopsTopK, regionsTopK, axesTopK},
 };
 
 } // namespace

@@ -1,4 +1,5 @@
-// Resize (ONNX Resize-10, -11, -13).
+// Resize (ONNX Resize-10, -11, -13), and Upsample (ONNX Upsample-9, X and a
+// constant scales input; modes nearest and linear), which is Resize-10.
 //
 // Inputs: opset 10 (X, scales); opset >= 11 (X, roi, scales, sizes), scales or
 // sizes given (a present but empty tensor counts as absent). Output extent:
@@ -17,6 +18,23 @@
 // in == out and scale 1 (and a mode that maps o to o) are identities.
 // FLOPs per output element: nearest 0, linear 2·2^k, cubic 2·4^k for k
 // resized axes.
+//
+// GridSample (ONNX GridSample-16): X [N, C, H, W], grid [N, Ho, Wo, 2] of
+// normalized (x, y) in [-1, 1]; Y [N, C, Ho, Wo] samples X[n, c] at the
+// grid point (n, ho, wo) with mode bilinear (default), nearest or bicubic,
+// padding_mode zeros (default), border or reflection, align_corners.
+// Index map: Y[n, c, ho, wo] reads grid[n, ho, wo, :] and, at positions the
+// grid's values decide, the whole plane X[n, c, :, :].
+// FLOPs per output element: nearest 6, bilinear 14, bicubic 50 (the
+// coordinate transform, then 1, 4 or 16 taps).
+//
+// RoiAlign (ONNX RoiAlign-10/-16): X [N, C, H, W], rois [R, 4] (x1, y1, x2,
+// y2), batch_indices [R] (int64); Y [R, C, output_height, output_width]
+// (default 1 x 1) averages (mode avg) bilinear samples on a sampling_ratio
+// grid per bin. Index map: Y[r, c] reads rois[r, :], batch_indices[r] and,
+// in the batch entry batch_indices[r] names, the plane X[:, c] whole.
+// FLOPs per output element: 14 per sample (as GridSample's bilinear), the
+// sample count taken as 4 (sampling_ratio 2) when it is adaptive.
 #include "core/ops/opdef.h"
 
 #include <algorithm>
@@ -72,12 +90,14 @@ bool nonEmpty(const OpContext &c, std::size_t i)
 Expected<ResizeGeom> geometry(const OpContext &c)
 {
     const Shape &x = c.shape(0);
-    const bool v10 = c.opset() < 11;
+    const bool v10 = c.opset() < 11 || c.n.opType == "Upsample";
     ResizeGeom g;
     auto mode = pick<Mode>(c, "mode", "nearest",
                            {{"nearest", Mode::Nearest}, {"linear", Mode::Linear}, {"cubic", Mode::Cubic}});
     if (!mode)
         return mode.status();
+    if (c.n.opType == "Upsample" && *mode == Mode::Cubic)
+        return c.fail("mode 'cubic' is not an Upsample mode (nearest, linear)");
     g.mode = *mode;
     if (v10) {
         g.coord = Coord::Asymmetric;
@@ -102,7 +122,7 @@ Expected<ResizeGeom> geometry(const OpContext &c)
         g.coord = *coord;
         g.nearest = *nearest;
     }
-    const std::size_t scalesIn = v10 ? 1 : 2, sizesIn = 3, roiIn = 1;
+    const std::size_t scalesIn = v10 ? 1 : 2, sizesIn = 3, roiIn = 1; // Upsample: (X, scales) as Resize-10
     const bool hasScales = nonEmpty(c, scalesIn), hasSizes = !v10 && nonEmpty(c, sizesIn);
     if (hasScales == hasSizes)
         return c.fail(hasScales ? "has both scales and sizes" : "needs scales or sizes");
@@ -249,7 +269,106 @@ void axes(const OpContext &c, int, std::vector<InputAxes> &in)
     in[0] = x;
 }
 
+// --- GridSample -------------------------------------------------------------------------
+
+Status inferGridSample(const OpContext &c, std::vector<TensorType> &outs)
+{
+    const Shape &x = c.shape(0), &grid = c.shape(1);
+    if (x.size() != 4)
+        return c.failAt(0, "X has shape " + dimsStr(x) + ", expected N x C x H x W");
+    if (grid.size() != 4 || grid[0] != x[0] || grid[3] != 2)
+        return c.failAt(1, "grid has shape " + dimsStr(grid) + ", expected " + std::to_string(x[0]) + " x Ho x Wo x 2");
+    const std::string mode = c.n.attrString("mode", "bilinear"), pad = c.n.attrString("padding_mode", "zeros");
+    if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+        return c.fail("mode '" + mode + "' is not bilinear, nearest or bicubic");
+    if (pad != "zeros" && pad != "border" && pad != "reflection")
+        return c.fail("padding_mode '" + pad + "' is not zeros, border or reflection");
+    if (c.in(1).dtype != c.in(0).dtype)
+        return c.failAt(1, "grid is " + std::string(dtypeName(c.in(1).dtype)) + ", X is " +
+                               std::string(dtypeName(c.in(0).dtype)));
+    outs = {{c.in(0).dtype, {x[0], x[1], grid[1], grid[2]}}};
+    return Status::ok();
+}
+
+double flopsGridSample(const OpContext &c)
+{
+    const std::string mode = c.n.attrString("mode", "bilinear");
+    return (mode == "nearest" ? 6 : mode == "bicubic" ? 50 : 14) * elements(c.outs[0].shape);
+}
+
+Status regionsGridSample(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    const Shape &x = c.shape(0);
+    in[0] = makeRegion({identityDim(tile[0], x[0]), identityDim(tile[1], x[1]), fullDim(x[2]), fullDim(x[3])});
+    in[1] = makeRegion({identityDim(tile[0], x[0]), identityDim(tile[2], c.shape(1)[1]),
+                        identityDim(tile[3], c.shape(1)[2]), fullDim(2)});
+    return Status::ok();
+}
+
+void axesGridSample(const OpContext &, int, std::vector<InputAxes> &in)
+{
+    in[0] = {.maps = {axisMap(0, 0), axisMap(1, 1)}, .reducedDims = {2, 3}};
+    in[1] = {.maps = {axisMap(0, 0), axisMap(2, 1), axisMap(3, 2)}, .reducedDims = {3}};
+}
+
 using K = Attribute::Kind;
+// --- RoiAlign ---------------------------------------------------------------------------
+
+Status inferRoiAlign(const OpContext &c, std::vector<TensorType> &outs)
+{
+    const Shape &x = c.shape(0), &rois = c.shape(1), &idx = c.shape(2);
+    if (x.size() != 4)
+        return c.failAt(0, "X has shape " + dimsStr(x) + ", expected N x C x H x W");
+    if (rois.size() != 2 || rois[1] != 4)
+        return c.failAt(1, "rois have shape " + dimsStr(rois) + ", expected R x 4");
+    if (idx != Shape{rois[0]} || (c.in(2).dtype != DType::Int64 && c.in(2).dtype != DType::Int32))
+        return c.failAt(2, "batch_indices are " + std::string(dtypeName(c.in(2).dtype)) + " " + dimsStr(idx) +
+                               ", expected i64 " + std::to_string(rois[0]));
+    const std::string mode = c.n.attrString("mode", "avg");
+    if (mode != "avg" && mode != "max")
+        return c.fail("mode '" + mode + "' is neither avg nor max");
+    const std::string coord =
+        c.n.attrString("coordinate_transformation_mode", c.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+    if (coord != "half_pixel" && coord != "output_half_pixel")
+        return c.fail("coordinate_transformation_mode '" + coord + "' is neither half_pixel nor output_half_pixel");
+    const std::int64_t h = c.n.attrInt("output_height", 1), w = c.n.attrInt("output_width", 1);
+    if (h < 1 || w < 1 || h > kMaxExtent || w > kMaxExtent || c.n.attrInt("sampling_ratio", 0) < 0)
+        return c.fail("output_height " + std::to_string(h) + ", output_width " + std::to_string(w) +
+                      " must be positive and sampling_ratio non-negative");
+    outs = {{c.in(0).dtype, {rois[0], x[1], h, w}}};
+    return Status::ok();
+}
+
+double flopsRoiAlign(const OpContext &c)
+{
+    const std::int64_t s = c.n.attrInt("sampling_ratio", 0);
+    return 14 * static_cast<double>(s > 0 ? s * s : 4) * elements(c.outs[0].shape);
+}
+
+Status regionsRoiAlign(const OpContext &c, int, const Region &tile, std::vector<InputRegion> &in)
+{
+    const Shape &x = c.shape(0), &rois = c.shape(1);
+    in[0] = makeRegion({fullDim(x[0]), identityDim(tile[1], x[1]), fullDim(x[2]), fullDim(x[3])});
+    in[1] = makeRegion({identityDim(tile[0], rois[0]), fullDim(4)});
+    in[2] = makeRegion({identityDim(tile[0], rois[0])});
+    return Status::ok();
+}
+
+void axesRoiAlign(const OpContext &, int, std::vector<InputAxes> &in)
+{
+    in[0] = {.maps = {axisMap(1, 1)}, .reducedDims = {2, 3}, .opaque = true}; // the batch entry is value-dependent
+    in[1] = {.maps = {axisMap(0, 0)}, .reducedDims = {1}};
+    in[2] = {.maps = {axisMap(0, 0)}};
+}
+
+constexpr AttrSpec kRoiAlignAttrs[] = {{"coordinate_transformation_mode", K::String},
+                                       {"mode", K::String},
+                                       {"output_height", K::Int},
+                                       {"output_width", K::Int},
+                                       {"sampling_ratio", K::Int},
+                                       {"spatial_scale", K::Float}};
+constexpr AttrSpec kUpsampleAttrs[] = {{"mode", K::String}};
+constexpr AttrSpec kGridSampleAttrs[] = {{"align_corners", K::Int}, {"mode", K::String}, {"padding_mode", K::String}};
 constexpr AttrSpec kAttrs[] = {
     {"coordinate_transformation_mode", K::String},
     {"cubic_coeff_a", K::Float},
@@ -260,6 +379,9 @@ constexpr AttrSpec kAttrs[] = {
 };
 constexpr OpDef kOps[] = {
     {"Resize", 1, 4, 1, 1, kAttrs, infer, flops, regions, axes},
+    {"Upsample", 2, 2, 1, 1, kUpsampleAttrs, infer, flops, regions, axes},
+    {"RoiAlign", 3, 3, 1, 1, kRoiAlignAttrs, inferRoiAlign, flopsRoiAlign, regionsRoiAlign, axesRoiAlign},
+    {"GridSample", 2, 2, 1, 1, kGridSampleAttrs, inferGridSample, flopsGridSample, regionsGridSample, axesGridSample},
 };
 
 } // namespace

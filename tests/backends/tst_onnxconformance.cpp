@@ -2,12 +2,14 @@
 // (Debian's libonnx-testdata, /usr/share/libonnx-testdata/data/node/test_*/)
 // imported with tessera::importModel, scheduled with the sequential
 // scheduler on stcp920, compiled and run on the reference backend and
-// compared with output_N.pb (float: |got - want| <= 1e-5 + 1e-4·|want|;
+// compared with output_N.pb (float: |got - want| <= 1e-5 + 1e-4·|want|, 1e-3
+// for the window, GridSample and RoiAlign tests, see relTolerance();
 // integers and bools exactly).
 //
 // Candidates: every test whose ops all have a reference kernel and an entry
 // in core/ops, and whose tensors are float32, float64, int8/uint8/int16,
-// int64/int32 (indices, shape tensors) or bool (masks, predicates) — Cast
+// uint16/uint32/uint64, int64/int32 (indices, shape tensors) or bool (masks,
+// predicates) — Cast
 // tests may also use float16.
 // One data-driven test per folder, named by it.
 //
@@ -54,13 +56,15 @@ const fs::path kNodeDir = "/usr/share/libonnx-testdata/data/node";
 
 // Inputs whose values an op needs at compile time (Tessera's static shapes).
 const std::map<std::string, std::set<int>> kCompileTimeInputs = {
-    {"Reshape", {1}},         {"Slice", {1, 2, 3, 4}}, {"Squeeze", {1}},      {"Unsqueeze", {1}},
-    {"Split", {1}},           {"ReduceMean", {1}},     {"ReduceSum", {1}},    {"Pad", {1, 3}},
-    {"Resize", {1, 2, 3}},    {"Dropout", {1, 2}},     {"Expand", {1}},       {"Tile", {1}},
-    {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}},    {"OneHot", {1}},       {"CumSum", {1}},
-    {"Trilu", {1}},           {"ReduceMax", {1}},      {"ReduceMin", {1}},    {"ReduceProd", {1}},
-    {"ReduceL1", {1}},        {"ReduceL2", {1}},       {"ReduceLogSum", {1}}, {"ReduceLogSumExp", {1}},
-    {"ReduceSumSquare", {1}},
+    {"Reshape", {1}},         {"Slice", {1, 2, 3, 4}}, {"Squeeze", {1}},        {"Unsqueeze", {1}},
+    {"Split", {1}},           {"ReduceMean", {1}},     {"ReduceSum", {1}},      {"Pad", {1, 3}},
+    {"Resize", {1, 2, 3}},    {"Dropout", {1, 2}},     {"Expand", {1}},         {"Tile", {1}},
+    {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}},    {"OneHot", {1}},         {"CumSum", {1}},
+    {"Trilu", {1}},           {"ReduceMax", {1}},      {"ReduceMin", {1}},      {"ReduceProd", {1}},
+    {"ReduceL1", {1}},        {"ReduceL2", {1}},       {"ReduceLogSum", {1}},   {"ReduceLogSumExp", {1}},
+    {"ReduceSumSquare", {1}}, {"TopK", {1}},           {"Compress", {1}},       {"NonZero", {0}},
+    {"HannWindow", {0}},      {"HammingWindow", {0}},  {"BlackmanWindow", {0}}, {"NonMaxSuppression", {0, 1, 2, 3, 4}},
+    {"Unique", {0}},          {"MaxUnpool", {2}},      {"Upsample", {1}},
 };
 
 struct Skip {
@@ -69,17 +73,11 @@ struct Skip {
 };
 // Candidates outside Tessera's inference-time, static-shape model.
 constexpr Skip kSkips[] = {
-    // Training-mode BatchNormalization computes batch statistics and updates
-    // running means: an inference engine's reference backend runs inference.
-    {"test_batchnorm_epsilon_training_mode", "training mode"},
-    {"test_batchnorm_example_training_mode", "training mode"},
     // Dropout with training_mode=true draws random masks: not reproducible.
     {"test_training_dropout", "training mode (random mask)"},
     {"test_training_dropout_default", "training mode (random mask)"},
     {"test_training_dropout_default_mask", "training mode (random mask)"},
     {"test_training_dropout_mask", "training mode (random mask)"},
-    // The reference MaxPool kernel runs float32 only.
-    {"test_maxpool_2d_uint8", "MaxPool kernel is float32 only"},
     // Function-expanded graphs whose output shapes ONNX's shape inference
     // leaves symbolic or unknown because they depend on values computed by
     // Shape -> Gather -> Concat chains (issue 11, item 2, not done yet).
@@ -153,9 +151,10 @@ bool isCandidate(const fs::path &dir)
             return false;
         cast = cast || n.op_type() == "Cast";
     }
-    std::set<int> types{onnx::TensorProto::FLOAT, onnx::TensorProto::INT64,  onnx::TensorProto::INT32,
-                        onnx::TensorProto::BOOL,  onnx::TensorProto::DOUBLE, onnx::TensorProto::INT8,
-                        onnx::TensorProto::UINT8, onnx::TensorProto::INT16};
+    std::set<int> types{onnx::TensorProto::FLOAT,  onnx::TensorProto::INT64,  onnx::TensorProto::INT32,
+                        onnx::TensorProto::BOOL,   onnx::TensorProto::DOUBLE, onnx::TensorProto::INT8,
+                        onnx::TensorProto::UINT8,  onnx::TensorProto::INT16,  onnx::TensorProto::UINT16,
+                        onnx::TensorProto::UINT32, onnx::TensorProto::UINT64};
     if (cast)
         types.insert({onnx::TensorProto::DOUBLE, onnx::TensorProto::FLOAT16});
     for (const auto *list : {&m.graph().input(), &m.graph().output()})
@@ -201,8 +200,23 @@ Result fail(std::string m)
     return {Outcome::Fail, std::move(m)};
 }
 
+// Two families of ONNX 1.12 node tests carry expected values that are
+// approximations: the window tests compute them with π ≈ 3.1415
+// (onnx/backend/test/case/node/*window.py; the kernels use π, 2e-4 off
+// relative), the GridSample and RoiAlign tests list them with four
+// decimals (gridsample.py, roialign.py). For those the harness accepts ONNX's own backend-test
+// tolerance, rtol 1e-3 (as tools/onnx_conformance.py does for every test).
+double relTolerance(const std::string &test)
+{
+    for (std::string_view w :
+         {"test_hannwindow", "test_hammingwindow", "test_blackmanwindow", "test_gridsample", "test_roialign"})
+        if (test.starts_with(w))
+            return 1e-3;
+    return 1e-4;
+}
+
 // Compares one output; an empty string means equal within tolerance.
-std::string compare(const HostTensor &got, const HostTensor &want)
+std::string compare(const HostTensor &got, const HostTensor &want, double rtol)
 {
     if (got.dtype != want.dtype || got.shape != want.shape)
         return "output '" + got.name + "' is " + std::string(dtypeName(got.dtype)) + " " + shapeStr(got.shape) +
@@ -215,7 +229,7 @@ std::string compare(const HostTensor &got, const HostTensor &want)
         const double b = reference::loadNumber(want.dtype, want.bytes.data(), i);
         if (std::isnan(a) && std::isnan(b))
             continue;
-        if (!(std::abs(a - b) <= 1e-5 + 1e-4 * std::abs(b)) && !(a == b))
+        if (!(std::abs(a - b) <= 1e-5 + rtol * std::abs(b)) && !(a == b))
             return "output '" + got.name + "' element " + std::to_string(i) + " is " + std::to_string(a) +
                    ", expected " + std::to_string(b);
     }
@@ -308,7 +322,7 @@ Result runNodeTest(const std::string &test)
         auto want = readTensorProto((data / ("output_" + std::to_string(k) + ".pb")).string());
         if (!want)
             return fail(want.status().str());
-        if (std::string diff = compare(result->outputs[k], *want); !diff.empty())
+        if (std::string diff = compare(result->outputs[k], *want, relTolerance(test)); !diff.empty())
             return fail(diff);
     }
     return {Outcome::Pass, {}};

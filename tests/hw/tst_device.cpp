@@ -98,6 +98,12 @@ TEST(OpClass, ClassifiesOnnxOps)
     EXPECT_EQ(opClassOf("Softmax"), OpClass::Reduction);
     EXPECT_EQ(opClassOf("MaxPool"), OpClass::Reduction);
     EXPECT_EQ(opClassOf("Reshape"), OpClass::Movement);
+    // issue 11's ops: recurrent layers are matrix products, MVN a reduction, GridSample a gather.
+    EXPECT_EQ(opClassOf("LSTM"), OpClass::Gemm);
+    EXPECT_EQ(opClassOf("QLinearConv"), OpClass::Gemm);
+    EXPECT_EQ(opClassOf("MeanVarianceNormalization"), OpClass::Reduction);
+    EXPECT_EQ(opClassOf("GridSample"), OpClass::Movement);
+    EXPECT_EQ(opClassOf("NonMaxSuppression"), OpClass::Other); // data-dependent selection
 }
 
 TEST(OpClass, UnknownOpsAreOther)

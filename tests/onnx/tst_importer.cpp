@@ -409,6 +409,54 @@ TEST(ImportInitializers, TypedFieldWithTooFewValuesIsRefused)
     EXPECT_EQ(r.status().location().tensor, "typed");
 }
 
+TEST(ImportInitializers, UnsignedTypesInTypedFieldsKeepTheirValues)
+{
+    ProtoBuilder m;
+    m.input("x", {2});
+    auto *u16 = m.graph().add_initializer();
+    u16->set_name("u16");
+    u16->set_data_type(TP::UINT16);
+    u16->add_dims(2);
+    u16->add_int32_data(65535);
+    u16->add_int32_data(7);
+    auto *u64 = m.graph().add_initializer();
+    u64->set_name("u64");
+    u64->set_data_type(TP::UINT64);
+    u64->add_dims(2);
+    u64->add_uint64_data(std::uint64_t{1} << 40);
+    u64->add_uint64_data(~std::uint64_t{0});
+    m.node("Identity", {"x"}, {"y"}, "id");
+    m.output("y", {2});
+    m.output("u16", {2}, TP::UINT16);
+    m.output("u64", {2}, TP::UINT64);
+    auto r = importModelFromBytes(m.bytes(), "unsigned.onnx");
+    ASSERT_TRUE(r) << r.status().str();
+    const auto &a = *tensorNamed(r->graph, "u16").data, &b = *tensorNamed(r->graph, "u64").data;
+    EXPECT_EQ(a.dtype, DType::UInt16);
+    EXPECT_EQ(a.intAt(0), 65535);
+    EXPECT_EQ(b.dtype, DType::UInt64);
+    EXPECT_EQ(b.intAt(0), std::int64_t{1} << 40);
+    EXPECT_EQ(b.intAt(1), std::nullopt); // 2^64 - 1 has no int64 value
+}
+
+TEST(ImportInitializers, ElementTypeTesseraDoesNotCarryIsRefusedNamingTheTensor)
+{
+    ProtoBuilder m;
+    m.input("x", {2});
+    auto *c = m.graph().add_initializer();
+    c->set_name("c");
+    c->set_data_type(TP::COMPLEX64);
+    c->add_dims(1);
+    c->add_float_data(1.f);
+    c->add_float_data(2.f);
+    m.node("Identity", {"x"}, {"y"}, "id");
+    m.output("y", {2});
+    auto r = importModelFromBytes(m.bytes(), "complex.onnx");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.status().message().find("COMPLEX64"), std::string::npos) << r.status().str();
+    EXPECT_EQ(r.status().location().tensor, "c");
+}
+
 } // namespace
 } // namespace tessera
 

@@ -824,6 +824,225 @@ Case instanceNormCase(Rng &r)
     });
 }
 
+// Quantize/DequantizeLinear are element-wise; a per-axis scale and zero
+// point read their entry at the output's `axis` index, a scalar one whole.
+Case quantizeLinearCase(Rng &r)
+{
+    const Shape xs = randomShape(r, 1, 4, 4);
+    const bool quantize = r.coin(), perAxis = r.coin();
+    const auto axis = static_cast<std::size_t>(r(0, static_cast<std::int64_t>(xs.size()) - 1));
+    const Shape ps = perAxis ? Shape{xs[axis]} : Shape{};
+    OpGraph og;
+    std::vector<TensorId> in{og.input(xs, quantize ? DType::Float32 : DType::UInt8), og.input(ps),
+                             og.input(ps, DType::UInt8)};
+    AttrMap attrs{{"axis", i64(static_cast<std::int64_t>(axis))}};
+    return makeCase(std::move(og), quantize ? "QuantizeLinear" : "DequantizeLinear", in, attrs, {xs},
+                    [=](int, const Idx &o, Deps &dp) {
+                        dp.tap(0, o);
+                        for (std::size_t i = 1; i < 3; ++i)
+                            dp.tap(i, perAxis ? Idx{o[axis]} : Idx{});
+                    });
+}
+
+// MatMulInteger: MatMul's map for A and B; the zero points are read whole.
+Case matmulIntegerCase(Rng &r)
+{
+    const Shape batch = randomShape(r, 0, 2, 3);
+    const std::int64_t m = r(1, 4), kk = r(1, 4), n = r(1, 4);
+    Shape as = batch, bs = batch, out = batch;
+    as.insert(as.end(), {m, kk});
+    bs.insert(bs.end(), {kk, n});
+    out.insert(out.end(), {m, n});
+    const std::size_t nb = batch.size();
+    OpGraph og;
+    std::vector<TensorId> in{og.input(as, DType::UInt8), og.input(bs, DType::Int8), og.input({m}, DType::UInt8),
+                             og.input({n}, DType::Int8)};
+    return makeCase(std::move(og), "MatMulInteger", in, {}, {out}, [=](int, const Idx &o, Deps &dp) {
+        for (std::int64_t k = 0; k < kk; ++k) {
+            Idx a(o.begin(), o.begin() + static_cast<std::ptrdiff_t>(nb)), b = a;
+            a.insert(a.end(), {o[nb], k});
+            b.insert(b.end(), {k, o[nb + 1]});
+            dp.tap(0, a);
+            dp.tap(1, b);
+        }
+        for (std::int64_t i = 0; i < m; ++i)
+            dp.tap(2, {i});
+        for (std::int64_t i = 0; i < n; ++i)
+            dp.tap(3, {i});
+    });
+}
+
+// Scatters and GatherND read every input whole (targets depend on index data).
+Case scatterGatherCase(Rng &r)
+{
+    const Shape xs = randomShape(r, 1, 3, 4);
+    const int kind = static_cast<int>(r(0, 2));
+    OpGraph og;
+    std::vector<TensorId> in{og.input(xs)};
+    Shape out = xs;
+    std::string op;
+    if (kind == 0) { // ScatterElements with indices of data's shape
+        op = "ScatterElements";
+        in.push_back(og.input(xs, DType::Int64));
+        in.push_back(og.input(xs));
+    } else {
+        const std::int64_t k = r(1, static_cast<std::int64_t>(xs.size())), rows = r(1, 3);
+        in.push_back(og.input({rows, k}, DType::Int64));
+        Shape tail{rows};
+        tail.insert(tail.end(), xs.begin() + k, xs.end());
+        if (kind == 1) {
+            op = "ScatterND";
+            in.push_back(og.input(tail));
+        } else {
+            op = "GatherND";
+            out = tail;
+        }
+    }
+    std::vector<Shape> shapes;
+    for (TensorId t : in)
+        shapes.push_back(og.g.tensor(t).shape);
+    return makeCase(std::move(og), op, in, {}, {out}, [=](int, const Idx &, Deps &dp) {
+        for (std::size_t i = 0; i < shapes.size(); ++i)
+            forEach(fullRegion(shapes[i]), [&](const Idx &p) { dp.tap(i, p); });
+    });
+}
+
+// TopK reads its whole line along the axis; LRN a window of `size`
+// channels; MVN its reduced dims whole.
+Case topkLrnMvnCase(Rng &r)
+{
+    const int kind = static_cast<int>(r(0, 2));
+    OpGraph og;
+    if (kind == 0) {
+        const Shape xs = randomShape(r, 1, 3, 5);
+        const auto axis = static_cast<std::size_t>(r(0, static_cast<std::int64_t>(xs.size()) - 1));
+        const std::int64_t k = r(0, xs[axis]);
+        Shape out = xs;
+        out[axis] = k;
+        std::vector<TensorId> in{og.input(xs), og.constInts({k})};
+        Case c = makeCase(std::move(og), "TopK", in, {{"axis", i64(static_cast<std::int64_t>(axis))}}, {out, out},
+                          [=](int, const Idx &o, Deps &dp) {
+                              Idx p = o;
+                              for (std::int64_t j = 0; j < xs[axis]; ++j) {
+                                  p[axis] = j;
+                                  dp.tap(0, p);
+                              }
+                          });
+        c.used = [](int, std::size_t i) { return i == 0; };
+        return c;
+    }
+    const Shape xs = randomShape(r, 3, 4, 5);
+    if (kind == 1) {
+        const std::int64_t size = r(1, 5);
+        return makeCase(std::move(og), "LRN", {og.input(xs)}, {{"size", i64(size)}}, {xs},
+                        [=](int, const Idx &o, Deps &dp) {
+                            Idx p = o;
+                            for (std::int64_t k = 0; k < size; ++k) {
+                                p[1] = o[1] - (size - 1) / 2 + k;
+                                dp.tap(0, p);
+                            }
+                        });
+    }
+    std::vector<std::int64_t> axes;
+    for (std::int64_t d = 0; d < static_cast<std::int64_t>(xs.size()); ++d)
+        if (r.coin())
+            axes.push_back(d);
+    if (axes.empty())
+        axes.push_back(0);
+    return makeCase(std::move(og), "MeanVarianceNormalization", {og.input(xs)}, {{"axes", ints(axes)}}, {xs},
+                    [=](int, const Idx &o, Deps &dp) {
+                        Region box;
+                        for (std::size_t d = 0; d < xs.size(); ++d)
+                            box.push_back(std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) !=
+                                                  axes.end()
+                                              ? Interval{0, xs[d]}
+                                              : Interval{o[d], o[d] + 1});
+                        forEach(box, [&](const Idx &p) { dp.tap(0, p); });
+                    });
+}
+
+// Recurrent layers: an output element reads its batch row of X (every step
+// and feature), of initial_h and sequence_lens, and the weights whole.
+Case recurrentCase(Rng &r)
+{
+    const std::string op = r.pick<const char *>({"RNN", "GRU", "LSTM"});
+    const std::int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
+    const std::int64_t t = r(1, 3), b = r(1, 4), in = r(1, 3), h = r(1, 3), dirs = r(1, 2);
+    const bool batchFirst = r.coin();
+    OpGraph og;
+    const Shape xs = batchFirst ? Shape{b, t, in} : Shape{t, b, in};
+    const Shape state = batchFirst ? Shape{b, dirs, h} : Shape{dirs, b, h};
+    std::vector<TensorId> ins{og.input(xs),
+                              og.input({dirs, gates * h, in}),
+                              og.input({dirs, gates * h, h}),
+                              og.input({dirs, 2 * gates * h}),
+                              og.input({b}, DType::Int32),
+                              og.input(state)};
+    std::vector<Shape> shapes;
+    for (TensorId id : ins)
+        shapes.push_back(og.g.tensor(id).shape);
+    const Shape y = batchFirst ? Shape{b, t, dirs, h} : Shape{t, dirs, b, h};
+    AttrMap attrs{{"hidden_size", i64(h)}, {"layout", i64(batchFirst ? 1 : 0)}};
+    if (dirs == 2)
+        attrs["direction"] = str("bidirectional");
+    return makeCase(std::move(og), op, ins, attrs, {y, state}, [=](int k, const Idx &o, Deps &dp) {
+        const std::int64_t row = k == 0 ? o[batchFirst ? 0 : 2] : o[batchFirst ? 0 : 1];
+        for (std::size_t i = 0; i < shapes.size(); ++i) {
+            Region box = fullRegion(shapes[i]);
+            if (i == 0 || i == 5)
+                box[batchFirst ? 0 : 1] = {row, row + 1};
+            if (i == 4)
+                box[0] = {row, row + 1};
+            forEach(box, [&](const Idx &p) { dp.tap(i, p); });
+        }
+    });
+}
+
+// Einsum: a batched matrix product with a broadcast batch dim, a transpose,
+// or a diagonal; the map follows each operand's subscripts.
+Case einsumCase(Rng &r)
+{
+    const int kind = static_cast<int>(r(0, 2));
+    const std::int64_t b = r(1, 3), i = r(1, 4), j = r(1, 4), k = r(1, 4);
+    OpGraph og;
+    if (kind == 0) { // "...ij,...jk->...ik", B's batch dim broadcast
+        const bool bcast = r.coin();
+        std::vector<TensorId> in{og.input({b, i, j}), og.input({bcast ? 1 : b, j, k})};
+        return makeCase(std::move(og), "Einsum", in, {{"equation", str("...ij,...jk->...ik")}}, {{b, i, k}},
+                        [=](int, const Idx &o, Deps &dp) {
+                            for (std::int64_t q = 0; q < j; ++q) {
+                                dp.tap(0, {o[0], o[1], q});
+                                dp.tap(1, {bcast ? 0 : o[0], q, o[2]});
+                            }
+                        });
+    }
+    if (kind == 1)
+        return makeCase(std::move(og), "Einsum", {og.input({i, j})}, {{"equation", str("ij->ji")}}, {{j, i}},
+                        [=](int, const Idx &o, Deps &dp) {
+                            dp.tap(0, {o[1], o[0]});
+                        });
+    return makeCase(std::move(og), "Einsum", {og.input({b, i, i})}, {{"equation", str("bii->b")}}, {{b}},
+                    [=](int, const Idx &o, Deps &dp) {
+                        for (std::int64_t q = 0; q < i; ++q)
+                            dp.tap(0, {o[0], q, q});
+                    });
+}
+
+// GridSample: Y[n, c, h, w] reads the plane X[n, c] whole and grid[n, h, w, :].
+Case gridSampleCase(Rng &r)
+{
+    const std::int64_t n = r(1, 2), c = r(1, 3), h = r(1, 4), w = r(1, 4), ho = r(1, 4), wo = r(1, 4);
+    OpGraph og;
+    std::vector<TensorId> in{og.input({n, c, h, w}), og.input({n, ho, wo, 2})};
+    return makeCase(std::move(og), "GridSample", in, {}, {{n, c, ho, wo}}, [=](int, const Idx &o, Deps &dp) {
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x)
+                dp.tap(0, {o[0], o[1], y, x});
+        dp.tap(1, {o[0], o[2], o[3], 0});
+        dp.tap(1, {o[0], o[2], o[3], 1});
+    });
+}
+
 Case softmaxCase(Rng &r)
 {
     const Shape xs = randomShape(r, 1, 4, 3);
@@ -1670,6 +1889,34 @@ TEST(IndexMap, LayerNormalization)
 TEST(IndexMap, InstanceNormalization)
 {
     run(instanceNormCase, 60, 150);
+}
+TEST(IndexMap, QuantizeAndDequantizeLinear)
+{
+    run(quantizeLinearCase, 61, 150);
+}
+TEST(IndexMap, MatMulInteger)
+{
+    run(matmulIntegerCase, 62, 150);
+}
+TEST(IndexMap, ScattersAndGatherND)
+{
+    run(scatterGatherCase, 63, 150);
+}
+TEST(IndexMap, TopKLRNAndMeanVarianceNormalization)
+{
+    run(topkLrnMvnCase, 64, 200);
+}
+TEST(IndexMap, RecurrentLayers)
+{
+    run(recurrentCase, 65, 200);
+}
+TEST(IndexMap, Einsum)
+{
+    run(einsumCase, 66, 200);
+}
+TEST(IndexMap, GridSample)
+{
+    run(gridSampleCase, 67, 150);
 }
 TEST(IndexMap, Softmax)
 {

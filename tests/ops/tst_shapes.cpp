@@ -613,7 +613,39 @@ TEST(Shapes, KnownOps)
                                                  "Size",
                                                  "NegativeLogLikelihoodLoss",
                                                  "SoftmaxCrossEntropyLoss",
-                                                 "InstanceNormalization"};
+                                                 "InstanceNormalization",
+                                                 "GatherND",
+                                                 "ScatterElements",
+                                                 "Scatter",
+                                                 "ScatterND",
+                                                 "QuantizeLinear",
+                                                 "DequantizeLinear",
+                                                 "DynamicQuantizeLinear",
+                                                 "ConvInteger",
+                                                 "QLinearConv",
+                                                 "MatMulInteger",
+                                                 "QLinearMatMul",
+                                                 "TopK",
+                                                 "LRN",
+                                                 "MeanVarianceNormalization",
+                                                 "ReverseSequence",
+                                                 "Compress",
+                                                 "NonZero",
+                                                 "HannWindow",
+                                                 "HammingWindow",
+                                                 "BlackmanWindow",
+                                                 "RNN",
+                                                 "GRU",
+                                                 "LSTM",
+                                                 "Einsum",
+                                                 "GridSample",
+                                                 "NonMaxSuppression",
+                                                 "Unique",
+                                                 "Det",
+                                                 "MaxUnpool",
+                                                 "Upsample",
+                                                 "RoiAlign",
+                                                 "TfIdfVectorizer"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
@@ -677,4 +709,330 @@ TEST(Shapes, MathReductionsAndIndexedOpsInvalid)
                 og.node("Range", {og.constInts({1}, Shape{}), og.constInts({10}, Shape{}), og.constInts({0}, Shape{})}),
                 "delta is zero");
     expectError(og, og.node("ConstantOfShape", {og.constInts({4, -1})}), "negative entry");
+}
+
+// --- issue 11: scatters, GatherND and the quantized ops ----------------------------------------
+
+TEST(Shapes, ScattersAndGatherND)
+{
+    OpGraph og;
+    const TensorId i64s = og.input({2, 3}, DType::Int64);
+    EXPECT_EQ(og.shapeOf(og.node("ScatterElements", {og.input({4, 3}), i64s, og.input({2, 3})},
+                                 {{"axis", i64(0)}, {"reduction", str("add")}})),
+              (Shape{4, 3}));
+    EXPECT_EQ(
+        og.shapeOf(og.node("ScatterND", {og.input({4, 5, 6}), og.input({2, 1}, DType::Int64), og.input({2, 5, 6})})),
+        (Shape{4, 5, 6}));
+    EXPECT_EQ(og.shapeOf(og.node("GatherND", {og.input({2, 3, 4}), og.input({2, 2}, DType::Int64)})), (Shape{2, 4}));
+    EXPECT_EQ(og.shapeOf(
+                  og.node("GatherND", {og.input({2, 3, 4}), og.input({2, 1}, DType::Int64)}, {{"batch_dims", i64(1)}})),
+              (Shape{2, 4}));
+}
+
+TEST(Shapes, ScattersAndGatherNDInvalid)
+{
+    OpGraph og;
+    const TensorId i64s = og.input({2, 3}, DType::Int64);
+    expectError(og, og.node("ScatterElements", {og.input({4, 3}), i64s, og.input({3, 2})}),
+                "updates have shape 3x2, indices 2x3");
+    expectError(og, og.node("ScatterElements", {og.input({4, 3}), i64s, og.input({2, 3})}, {{"reduction", str("avg")}}),
+                "reduction 'avg' is not none, add, mul, max or min");
+    expectError(og, og.node("ScatterND", {og.input({4, 5}), og.input({2, 3}, DType::Int64), og.input({2})}),
+                "indices' last dim 3 is not in [1, 2]");
+    expectError(og, og.node("GatherND", {og.input({2, 3}), og.input({3, 1}, DType::Int64)}, {{"batch_dims", i64(1)}}),
+                "batch dims of indices 3x1 differ from data 2x3");
+    expectError(og, og.node("GatherND", {og.input({2, 3}), og.input({2, 1})}), "indices must be int32 or int64");
+}
+
+TEST(Shapes, QuantizedOps)
+{
+    OpGraph og;
+    std::vector<TensorType> out;
+    const TensorId s = og.input({}), zu8 = og.input({}, DType::UInt8), zi8 = og.input({}, DType::Int8);
+    ASSERT_TRUE(og.infer(og.node("QuantizeLinear", {og.input({2, 3}), s, zi8}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int8, {2, 3}}));
+    ASSERT_TRUE(og.infer(og.node("QuantizeLinear", {og.input({2, 3}), og.input({3})}), out).isOk()); // per axis 1
+    EXPECT_EQ(out[0], (TensorType{DType::UInt8, {2, 3}}));
+    ASSERT_TRUE(og.infer(og.node("DequantizeLinear", {og.input({2, 3}, DType::UInt8), s, zu8}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Float32, {2, 3}}));
+    ASSERT_TRUE(og.infer(og.node("DynamicQuantizeLinear", {og.input({2, 3})}, {}, 3), out).isOk());
+    EXPECT_EQ(out, (std::vector<TensorType>{{DType::UInt8, {2, 3}}, {DType::Float32, {}}, {DType::UInt8, {}}}));
+    ASSERT_TRUE(og.infer(og.node("MatMulInteger", {og.input({4, 3}, DType::UInt8), og.input({3, 2}, DType::Int8),
+                                                   og.input({4}, DType::UInt8), zi8}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int32, {4, 2}}));
+    ASSERT_TRUE(og.infer(og.node("QLinearMatMul", {og.input({4, 3}, DType::UInt8), s, zu8,
+                                                   og.input({3, 2}, DType::UInt8), s, zu8, s, zi8}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int8, {4, 2}}));
+    ASSERT_TRUE(og.infer(og.node("ConvInteger",
+                                 {og.input({1, 2, 5, 5}, DType::UInt8), og.input({4, 2, 3, 3}, DType::UInt8), zu8,
+                                  og.input({4}, DType::UInt8)},
+                                 {{"pads", ints({1, 1, 1, 1})}}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int32, {1, 4, 5, 5}}));
+    ASSERT_TRUE(og.infer(og.node("QLinearConv",
+                                 {og.input({1, 2, 5, 5}, DType::UInt8), s, zu8, og.input({4, 2, 3, 3}, DType::Int8),
+                                  og.input({4}), og.input({4}, DType::Int8), s, zu8, og.input({4}, DType::Int32)}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::UInt8, {1, 4, 3, 3}}));
+}
+
+TEST(Shapes, QuantizedOpsInvalid)
+{
+    OpGraph og;
+    const TensorId s = og.input({}), zu8 = og.input({}, DType::UInt8);
+    expectError(og, og.node("QuantizeLinear", {og.input({2, 3}), og.input({2})}), "y_scale has shape 2");
+    expectError(og, og.node("QuantizeLinear", {og.input({2, 3}), s, og.input({}, DType::Int32)}),
+                "y_zero_point has element type i32");
+    expectError(og, og.node("DequantizeLinear", {og.input({2, 3}), s}), "x is f32, expected i8, u8 or i32");
+    expectError(og, og.node("DynamicQuantizeLinear", {og.input({2}, DType::Float64)}, {}, 3), "expected f32");
+    expectError(og,
+                og.node("MatMulInteger",
+                        {og.input({4, 3}, DType::UInt8), og.input({3, 2}, DType::UInt8), og.input({3}, DType::UInt8)}),
+                "a_zero_point has shape 3, expected a scalar or 4 entries");
+    expectError(og,
+                og.node("QLinearMatMul", {og.input({4, 3}), s, zu8, og.input({3, 2}, DType::UInt8), s, zu8, s, zu8}),
+                "A is f32, expected i8 or u8");
+    expectError(og,
+                og.node("ConvInteger", {og.input({1, 2, 5, 5}, DType::UInt8), og.input({4, 3, 3, 3}, DType::UInt8)}),
+                "weight has 3 input channels per group");
+    expectError(og,
+                og.node("QLinearConv", {og.input({1, 2, 5, 5}, DType::UInt8), s, zu8,
+                                        og.input({4, 2, 3, 3}, DType::UInt8), og.input({3}), zu8, s, zu8}),
+                "w_scale has shape 3, expected a scalar or 4 entries");
+}
+
+// --- issue 11: TopK, LRN, MVN, ReverseSequence, Compress, NonZero, windows ----------------------
+
+TEST(Shapes, SelectionNormsAndWindows)
+{
+    OpGraph og;
+    std::vector<TensorType> out;
+    ASSERT_TRUE(og.infer(og.node("TopK", {og.input({3, 5}), og.constInts({2})}, {}, 2), out).isOk());
+    EXPECT_EQ(out, (std::vector<TensorType>{{DType::Float32, {3, 2}}, {DType::Int64, {3, 2}}}));
+    EXPECT_EQ(og.shapeOf(og.node("LRN", {og.input({1, 5, 2, 2})}, {{"size", i64(3)}})), (Shape{1, 5, 2, 2}));
+    EXPECT_EQ(og.shapeOf(og.node("MeanVarianceNormalization", {og.input({2, 3, 4, 4})})), (Shape{2, 3, 4, 4}));
+    EXPECT_EQ(og.shapeOf(og.node("ReverseSequence", {og.input({4, 2, 3}), og.input({2}, DType::Int64)})),
+              (Shape{4, 2, 3}));
+    EXPECT_EQ(og.shapeOf(og.node("Compress", {og.input({3, 2}), og.constInts({0, 1, 1})}, {{"axis", i64(0)}})),
+              (Shape{2, 2}));
+    EXPECT_EQ(og.shapeOf(og.node("Compress", {og.input({3, 2}), og.constInts({1, 0, 1, 1})})), (Shape{3}));
+    ASSERT_TRUE(og.infer(og.node("NonZero", {og.constInts({0, 2, 0, 3}, Shape{2, 2})}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int64, {2, 2}}));
+    ASSERT_TRUE(
+        og.infer(og.node("HannWindow", {og.constInts({10}, Shape{})}, {{"output_datatype", i64(11)}}), out).isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Float64, {10}}));
+}
+
+TEST(Shapes, SelectionNormsAndWindowsInvalid)
+{
+    OpGraph og;
+    expectError(og, og.node("TopK", {og.input({3, 5}), og.constInts({6})}, {}, 2), "K 6 is not in [0, 5]");
+    expectError(og, og.node("TopK", {og.input({3, 5}), og.input({1}, DType::Int64)}, {}, 2), "not a constant");
+    expectError(og, og.node("LRN", {og.input({1, 5, 2, 2})}), "size 0 must be positive");
+    expectError(og, og.node("MeanVarianceNormalization", {og.input({2, 3})}), "axes 2 is out of range");
+    expectError(og, og.node("ReverseSequence", {og.input({4, 2, 3}), og.input({4}, DType::Int64)}),
+                "sequence_lens has shape 4, expected 2");
+    expectError(og, og.node("Compress", {og.input({3, 2}), og.constInts({1, 0, 1, 1})}, {{"axis", i64(1)}}),
+                "condition has more entries than axis 1");
+    expectError(og, og.node("NonZero", {og.input({2, 2})}), "NonZero's output shape depends on its values");
+    expectError(og, og.node("BlackmanWindow", {og.constInts({-1}, Shape{})}), "size -1 is negative");
+}
+
+// --- issue 11: recurrent layers --------------------------------------------------------------
+
+TEST(Shapes, RecurrentLayers)
+{
+    OpGraph og;
+    std::vector<TensorType> out;
+    // LSTM, bidirectional: X [T 5, B 3, I 4], hidden 2.
+    ASSERT_TRUE(og.infer(og.node("LSTM", {og.input({5, 3, 4}), og.input({2, 8, 4}), og.input({2, 8, 2})},
+                                 {{"direction", str("bidirectional")}, {"hidden_size", i64(2)}}, 3),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0].shape, (Shape{5, 2, 3, 2}));
+    EXPECT_EQ(out[2].shape, (Shape{2, 3, 2}));
+    // GRU, layout 1: X [B 3, T 5, I 4].
+    ASSERT_TRUE(og.infer(og.node("GRU", {og.input({3, 5, 4}), og.input({1, 6, 4}), og.input({1, 6, 2})},
+                                 {{"layout", i64(1)}}, 2),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0].shape, (Shape{3, 5, 1, 2}));
+    EXPECT_EQ(out[1].shape, (Shape{3, 1, 2}));
+    EXPECT_EQ(og.shapeOf(og.node("RNN", {og.input({5, 3, 4}), og.input({1, 7, 4}), og.input({1, 7, 7})})),
+              (Shape{5, 1, 3, 7}));
+}
+
+TEST(Shapes, RecurrentLayersInvalid)
+{
+    OpGraph og;
+    expectError(
+        og, og.node("LSTM", {og.input({5, 3, 4}), og.input({1, 6, 4}), og.input({1, 8, 2})}, {{"hidden_size", i64(2)}}),
+        "W has shape 1x6x4, expected 1x8x4");
+    expectError(og,
+                og.node("RNN", {og.input({5, 3, 4}), og.input({1, 2, 4}), og.input({1, 2, 2})},
+                        {{"direction", str("sideways")}}),
+                "direction 'sideways'");
+    expectError(og,
+                og.node("GRU", {og.input({5, 3, 4}), og.input({1, 6, 4}), og.input({1, 6, 2}), kInvalidId,
+                                og.input({4}, DType::Int32)}),
+                "sequence_lens has shape 4, expected 3");
+    expectError(og,
+                og.node("RNN", {og.input({5, 3, 4}), og.input({1, 2, 4}), og.input({1, 2, 2})},
+                        {{"activations", Attribute{std::vector<std::string>{"Tanh", "Tanh"}}}}),
+                "2 activations given, expected 1");
+}
+
+// --- issue 11: Einsum ------------------------------------------------------------------------
+
+TEST(Shapes, Einsum)
+{
+    OpGraph og;
+    auto eq = [](const char *e) { return AttrMap{{"equation", str(e)}}; };
+    EXPECT_EQ(og.shapeOf(og.node("Einsum", {og.input({2, 3, 4}), og.input({2, 4, 5})}, eq("bij,bjk->bik"))),
+              (Shape{2, 3, 5}));
+    EXPECT_EQ(og.shapeOf(og.node("Einsum", {og.input({3, 4})}, eq("ij->ji"))), (Shape{4, 3}));
+    EXPECT_EQ(og.shapeOf(og.node("Einsum", {og.input({5}), og.input({5})}, eq("i,i"))), (Shape{}));
+    EXPECT_EQ(og.shapeOf(og.node("Einsum", {og.input({2, 3, 3})}, eq("...ii ->...i"))), (Shape{2, 3}));
+    EXPECT_EQ(og.shapeOf(og.node("Einsum", {og.input({7, 1, 3, 4}), og.input({5, 4, 2})}, eq("...ij,...jk"))),
+              (Shape{7, 5, 3, 2})); // implicit output: broadcast dims, then i, k
+}
+
+TEST(Shapes, EinsumInvalid)
+{
+    OpGraph og;
+    auto eq = [](const char *e) { return AttrMap{{"equation", str(e)}}; };
+    expectError(og, og.node("Einsum", {og.input({2, 3}), og.input({4, 5})}, eq("ij,jk->ik")),
+                "subscript 'j' has extent 4 in input 1, 3 elsewhere");
+    expectError(og, og.node("Einsum", {og.input({2, 3})}, eq("ijk->i")), "does not match input 0");
+    expectError(og, og.node("Einsum", {og.input({2, 3})}, eq("ij->iz")), "output subscript 'z' is in no operand");
+    expectError(og, og.node("Einsum", {og.input({2, 3})}, eq("i1->i")), "has the character '1'");
+    expectError(og, og.node("Einsum", {og.input({2, 3}), og.input({3})}, eq("ij->i")), "has 1 operands");
+}
+
+TEST(Shapes, GridSample)
+{
+    OpGraph og;
+    EXPECT_EQ(og.shapeOf(og.node("GridSample", {og.input({2, 3, 5, 6}), og.input({2, 4, 7, 2})})), (Shape{2, 3, 4, 7}));
+    expectError(og, og.node("GridSample", {og.input({2, 3, 5, 6}), og.input({2, 4, 7, 3})}),
+                "grid has shape 2x4x7x3, expected 2 x Ho x Wo x 2");
+    expectError(og, og.node("GridSample", {og.input({2, 3, 5, 6}), og.input({2, 4, 7, 2})}, {{"mode", str("area")}}),
+                "mode 'area' is not bilinear, nearest or bicubic");
+}
+
+// --- issue 11: NonMaxSuppression (constant inputs) ---------------------------------------------
+
+TEST(Shapes, NonMaxSuppressionSelectsFromConstants)
+{
+    OpGraph og;
+    // Boxes 0 and 1 overlap (IoU 0.81 > 0.5), box 2 stands apart: boxes 0 and 2 are kept.
+    const TensorId boxes = og.constFloats({0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 5, 5, 6, 6}, Shape{1, 3, 4});
+    const TensorId scores = og.constFloats({0.9f, 0.8f, 0.7f}, Shape{1, 1, 3});
+    std::vector<TensorType> out;
+    ASSERT_TRUE(og.infer(og.node("NonMaxSuppression",
+                                 {boxes, scores, og.constInts({10}, Shape{}), og.constFloats({0.5f}, Shape{})}),
+                         out)
+                    .isOk());
+    EXPECT_EQ(out[0], (TensorType{DType::Int64, {2, 3}}));
+    EXPECT_EQ(og.shapeOf(og.node("NonMaxSuppression", {boxes, scores})), (Shape{0, 3})); // max_output 0
+}
+
+TEST(Shapes, NonMaxSuppressionOfRunTimeBoxesIsRefused)
+{
+    OpGraph og;
+    const TensorId scores = og.constFloats({0.9f, 0.8f, 0.7f}, Shape{1, 1, 3});
+    expectError(og, og.node("NonMaxSuppression", {og.input({1, 3, 4}), scores}),
+                "NonMaxSuppression's output shape depends on its values");
+    expectError(og,
+                og.node("NonMaxSuppression", {og.constFloats(std::vector<float>(12, 0), Shape{1, 3, 4}),
+                                              og.constFloats({0.9f, 0.8f}, Shape{1, 1, 2})}),
+                "scores have shape 1x1x2, expected 1 x C x 3");
+}
+
+TEST(Shapes, UniqueCountsTheDistinctValuesOfAConstant)
+{
+    OpGraph og;
+    std::vector<TensorType> out;
+    ASSERT_TRUE(og.infer(og.node("Unique", {og.constFloats({2, 1, 1, 3, 4, 3})}, {}, 4), out).isOk());
+    EXPECT_EQ(out, (std::vector<TensorType>{
+                       {DType::Float32, {4}}, {DType::Int64, {4}}, {DType::Int64, {6}}, {DType::Int64, {4}}}));
+    // Along axis 0 of [[1, 2], [1, 2], [3, 4]]: two distinct rows.
+    EXPECT_EQ(og.shapeOf(og.node("Unique", {og.constFloats({1, 2, 1, 2, 3, 4}, Shape{3, 2})}, {{"axis", i64(0)}})),
+              (Shape{2, 2}));
+}
+
+TEST(Shapes, UniqueOfARunTimeInputIsRefused)
+{
+    OpGraph og;
+    expectError(og, og.node("Unique", {og.input({6})}), "Unique's output shape depends on its values");
+    expectError(og, og.node("Unique", {og.constFloats({1, 2})}, {{"axis", i64(1)}}), "axis");
+}
+
+TEST(Shapes, DetAndMaxUnpool)
+{
+    OpGraph og;
+    EXPECT_EQ(og.shapeOf(og.node("Det", {og.input({3, 2, 2})})), (Shape{3}));
+    EXPECT_EQ(og.shapeOf(og.node("Det", {og.input({4, 4})})), (Shape{}));
+    const TensorId x = og.input({1, 1, 2, 2}), i = og.input({1, 1, 2, 2}, DType::Int64);
+    EXPECT_EQ(og.shapeOf(og.node("MaxUnpool", {x, i}, {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}})),
+              (Shape{1, 1, 4, 4}));
+    EXPECT_EQ(og.shapeOf(og.node("MaxUnpool", {x, i, og.constInts({1, 1, 5, 5})},
+                                 {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}})),
+              (Shape{1, 1, 5, 5}));
+}
+
+TEST(Shapes, DetAndMaxUnpoolInvalid)
+{
+    OpGraph og;
+    expectError(og, og.node("Det", {og.input({2, 3})}), "expected [*, M, M]");
+    const TensorId x = og.input({1, 1, 2, 2});
+    expectError(og, og.node("MaxUnpool", {x, og.input({1, 1, 2, 2})}, {{"kernel_shape", ints({2, 2})}}),
+                "I is f32 1x1x2x2, expected i64 1x1x2x2");
+    expectError(og,
+                og.node("MaxUnpool", {x, og.input({1, 1, 2, 2}, DType::Int64), og.constInts({1, 2, 5, 5})},
+                        {{"kernel_shape", ints({2, 2})}}),
+                "does not keep X's N and C");
+}
+
+TEST(Shapes, UpsampleIsResize10)
+{
+    OpGraph og(9);
+    EXPECT_EQ(og.shapeOf(og.node("Upsample", {og.input({1, 2, 2, 3}), og.constFloats({1, 1, 2, 1.5f})})),
+              (Shape{1, 2, 4, 4}));
+    expectError(og,
+                og.node("Upsample", {og.input({1, 2, 2, 3}), og.constFloats({1, 1, 2, 2})}, {{"mode", str("cubic")}}),
+                "mode 'cubic' is not an Upsample mode");
+}
+
+TEST(Shapes, RoiAlign)
+{
+    OpGraph og;
+    const TensorId x = og.input({2, 3, 8, 8}), rois = og.input({5, 4}), idx = og.input({5}, DType::Int64);
+    EXPECT_EQ(og.shapeOf(og.node("RoiAlign", {x, rois, idx}, {{"output_height", i64(2)}, {"output_width", i64(3)}})),
+              (Shape{5, 3, 2, 3}));
+    expectError(og, og.node("RoiAlign", {x, og.input({5, 5}), idx}), "rois have shape 5x5, expected R x 4");
+    expectError(og, og.node("RoiAlign", {x, rois, idx}, {{"mode", str("median")}}),
+                "mode 'median' is neither avg nor max");
+}
+
+TEST(Shapes, TfIdfVectorizer)
+{
+    OpGraph og;
+    const AttrMap attrs{{"mode", str("TF")},
+                        {"min_gram_length", i64(1)},
+                        {"max_gram_length", i64(2)},
+                        {"ngram_counts", ints({0, 2})},
+                        {"ngram_indexes", ints({0, 3, 1})},
+                        {"pool_int64s", ints({1, 3, 1, 2})}};
+    EXPECT_EQ(og.shapeOf(og.node("TfIdfVectorizer", {og.input({2, 5}, DType::Int32)}, attrs)), (Shape{2, 4}));
+    AttrMap bad = attrs;
+    bad["ngram_indexes"] = ints({0, 1});
+    expectError(og, og.node("TfIdfVectorizer", {og.input({2, 5}, DType::Int32)}, bad),
+                "ngram_indexes has fewer entries than the pool has n-grams");
+    expectError(og, og.node("TfIdfVectorizer", {og.input({2, 5})}, attrs), "expected i32 or i64 tokens");
 }

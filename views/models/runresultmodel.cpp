@@ -84,6 +84,9 @@ double element(const HostTensor &t, std::int64_t i)
     case DType::Int16: return load<std::int16_t>(t, i);
     case DType::Int32: return load<std::int32_t>(t, i);
     case DType::Int64: return static_cast<double>(load<std::int64_t>(t, i));
+    case DType::UInt16: return load<std::uint16_t>(t, i);
+    case DType::UInt32: return load<std::uint32_t>(t, i);
+    case DType::UInt64: return static_cast<double>(load<std::uint64_t>(t, i));
     case DType::String:
     case DType::Undefined: break;
     }

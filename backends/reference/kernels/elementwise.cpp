@@ -133,6 +133,9 @@ Expected<KernelPtr> makeClip(const Graph &g, const Node &n)
     case DType::Int16: return makeClipOf<std::int16_t>(g, n);
     case DType::Int32: return makeClipOf<std::int32_t>(g, n);
     case DType::Int64: return makeClipOf<std::int64_t>(g, n);
+    case DType::UInt16: return makeClipOf<std::uint16_t>(g, n);
+    case DType::UInt32: return makeClipOf<std::uint32_t>(g, n);
+    case DType::UInt64: return makeClipOf<std::uint64_t>(g, n);
     default:
         return expectType(
             g, n, 0,
@@ -223,6 +226,9 @@ template <typename F> void visitType(DType t, F &&f)
     case DType::Int16: return f(std::int16_t{});
     case DType::Int32: return f(std::int32_t{});
     case DType::Int64: return f(std::int64_t{});
+    case DType::UInt16: return f(std::uint16_t{});
+    case DType::UInt32: return f(std::uint32_t{});
+    case DType::UInt64: return f(std::uint64_t{});
     default: return; // handled element by element
     }
 }
@@ -271,6 +277,13 @@ private:
         case DType::UInt8: return storeNumber(m_to, y, i, toInteger<std::uint8_t>(v));
         case DType::Int16: return storeNumber(m_to, y, i, toInteger<std::int16_t>(v));
         case DType::Int32: return storeNumber(m_to, y, i, toInteger<std::int32_t>(v));
+        case DType::UInt16: return storeNumber(m_to, y, i, toInteger<std::uint16_t>(v));
+        case DType::UInt32: return storeNumber(m_to, y, i, toInteger<std::uint32_t>(v));
+        case DType::UInt64: {
+            const std::uint64_t x = toInteger<std::uint64_t>(v);
+            std::memcpy(y + i * 8, &x, 8);
+            return;
+        }
         case DType::Int64: {
             const std::int64_t x = toInteger<std::int64_t>(v);
             std::memcpy(y + i * 8, &x, 8);

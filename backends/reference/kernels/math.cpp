@@ -139,6 +139,9 @@ double saturate(DType t, double v)
     case DType::Int16: lo = -32768, hi = 32767; break;
     case DType::Int32: lo = -2147483648.0, hi = 2147483647.0; break;
     case DType::Int64: lo = -9223372036854775808.0, hi = 9223372036854774784.0; break;
+    case DType::UInt16: lo = 0, hi = 65535; break;
+    case DType::UInt32: lo = 0, hi = 4294967295.0; break;
+    case DType::UInt64: lo = 0, hi = 18446744073709549568.0; break; // the largest double below 2^64
     default: break;
     }
     return std::trunc(std::min(std::max(v, lo), hi));

@@ -4,9 +4,20 @@
 // Row-oriented: for an output row, the accumulators start at zero and take
 // A[m, k]·B[k, n..] for k = 0, 1, ... in turn, the inner loop running along
 // the row of B. Every element sums over k in the same order whatever the tile.
+//
+// Einsum (ops::einsumSpec resolves the equation) on every numeric type: each
+// output element walks the summed labels' ranges in row-major order,
+// multiplying the operands' elements in double, and rounds the sum once into
+// the output type.
+//
+// Det (float32/float64): LU factorization with partial pivoting of each
+// matrix in double, the determinant the product of the pivots with the
+// permutation's sign.
 #include "backends/reference/kernel.h"
+#include "core/ops/einsum.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tessera::reference {
 
@@ -137,7 +148,139 @@ Expected<KernelPtr> makeGemm(const Graph &g, const Node &n)
                                                   hasInput(n, 2) ? &inTensor(g, n, 2).shape : nullptr));
 }
 
+class EinsumKernel final : public NodeKernel
+{
+public:
+    EinsumKernel(const Graph &g, const Node &n, ops::EinsumSpec spec) : m_labels(spec.extents.size())
+    {
+        // Per operand: the stride of each label (0 for broadcast dims and absent labels).
+        for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
+            const Tensor &t = inTensor(g, n, i);
+            const auto st = stridesOf(t.shape);
+            std::vector<std::int64_t> byLabel(m_labels, 0);
+            for (std::size_t d = 0; d < t.shape.size(); ++d)
+                if (!(t.shape[d] == 1 && spec.extents[static_cast<std::size_t>(spec.inputs[i][d])] != 1))
+                    byLabel[static_cast<std::size_t>(spec.inputs[i][d])] += st[d];
+            m_strides.push_back(std::move(byLabel));
+            m_types.push_back(t.dtype);
+        }
+        m_output = spec.output;
+        std::vector<bool> inOutput(m_labels, false);
+        for (int l : spec.output)
+            inOutput[static_cast<std::size_t>(l)] = true;
+        for (const auto &labels : spec.inputs)
+            for (int l : labels)
+                if (!inOutput[static_cast<std::size_t>(l)] &&
+                    std::find(m_summed.begin(), m_summed.end(), l) == m_summed.end()) {
+                    m_summed.push_back(l);
+                    m_sumBox.push_back({0, spec.extents[static_cast<std::size_t>(l)]});
+                }
+        m_yType = outTensor(g, n, 0).dtype;
+        m_yStrides = stridesOf(outTensor(g, n, 0).shape);
+    }
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        forEachIndex(r, [&](std::span<const std::int64_t> o) {
+            std::vector<std::int64_t> base(m_strides.size(), 0);
+            for (std::size_t i = 0; i < m_strides.size(); ++i)
+                for (std::size_t k = 0; k < m_output.size(); ++k)
+                    base[i] += o[k] * m_strides[i][static_cast<std::size_t>(m_output[k])];
+            double sum = 0;
+            forEachIndex(m_sumBox, [&](std::span<const std::int64_t> s) {
+                double prod = 1;
+                for (std::size_t i = 0; i < m_strides.size(); ++i) {
+                    std::int64_t off = base[i];
+                    for (std::size_t k = 0; k < m_summed.size(); ++k)
+                        off += s[k] * m_strides[i][static_cast<std::size_t>(m_summed[k])];
+                    prod *= loadNumber(m_types[i], a.in[i].data, off);
+                }
+                sum += prod;
+            });
+            storeNumber(m_yType, a.out[0].data, dot(o, m_yStrides), sum);
+        });
+        return Status::ok();
+    }
+
+private:
+    std::size_t m_labels;
+    std::vector<std::vector<std::int64_t>> m_strides;
+    std::vector<DType> m_types;
+    std::vector<int> m_output, m_summed;
+    ops::Region m_sumBox;
+    DType m_yType = DType::Float32;
+    std::vector<std::int64_t> m_yStrides;
+};
+
+Expected<KernelPtr> makeEinsum(const Graph &g, const Node &n)
+{
+    for (std::size_t i = 0; i < n.inputs.size(); ++i)
+        if (!isNumeric(inTensor(g, n, i).dtype) || inTensor(g, n, i).dtype == DType::Bool)
+            return unsupported(n,
+                               "element type " + std::string(dtypeName(inTensor(g, n, i).dtype)) + " is not supported");
+    auto spec = ops::einsumSpec(g, n);
+    if (!spec)
+        return spec.status();
+    return KernelPtr(std::make_unique<EinsumKernel>(g, n, std::move(*spec)));
+}
+
+class DetKernel final : public NodeKernel
+{
+public:
+    DetKernel(std::int64_t m, DType type) : m_m(m), m_type(type) {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const auto ys = stridesOf(*a.out[0].shape);
+        forEachIndex(r, [&](std::span<const std::int64_t> b) {
+            const std::int64_t matrix = dot(b, ys), mm = m_m * m_m;
+            std::vector<double> lu(static_cast<std::size_t>(mm));
+            for (std::int64_t i = 0; i < mm; ++i)
+                lu[static_cast<std::size_t>(i)] = loadNumber(m_type, a.in[0].data, matrix * mm + i);
+            auto at = [&](std::int64_t i, std::int64_t j) -> double & {
+                return lu[static_cast<std::size_t>(i * m_m + j)];
+            };
+            double det = 1;
+            for (std::int64_t k = 0; k < m_m && det != 0; ++k) {
+                std::int64_t p = k;
+                for (std::int64_t i = k + 1; i < m_m; ++i)
+                    if (std::abs(at(i, k)) > std::abs(at(p, k)))
+                        p = i;
+                if (at(p, k) == 0) {
+                    det = 0;
+                    break;
+                }
+                if (p != k) {
+                    for (std::int64_t j = 0; j < m_m; ++j)
+                        std::swap(at(p, j), at(k, j));
+                    det = -det;
+                }
+                det *= at(k, k);
+                for (std::int64_t i = k + 1; i < m_m; ++i) {
+                    const double f = at(i, k) / at(k, k);
+                    for (std::int64_t j = k; j < m_m; ++j)
+                        at(i, j) -= f * at(k, j);
+                }
+            }
+            storeNumber(m_type, a.out[0].data, matrix, det);
+        });
+        return Status::ok();
+    }
+
+private:
+    std::int64_t m_m;
+    DType m_type;
+};
+
+Expected<KernelPtr> makeDet(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32, DType::Float64}));
+    return KernelPtr(std::make_unique<DetKernel>(inTensor(g, n, 0).shape.back(), inTensor(g, n, 0).dtype));
+}
+
 constexpr KernelEntry kKernels[] = {
+    {"Det", makeDet},
+    {"Einsum", makeEinsum},
     {"Gemm", makeGemm},
     {"MatMul", makeMatMul},
 };

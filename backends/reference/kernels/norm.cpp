@@ -1,4 +1,7 @@
-// Normalizations on float32: BatchNormalization (inference form only),
+// Normalizations on float32: BatchNormalization (inference form, and the
+// training form of opset >= 14: batch statistics, population variance, over
+// every dim but the channel, in double; running mean/var = input·momentum +
+// batch statistic·(1 - momentum), as ONNX's reference computes them),
 // LayerNormalization (with its optional Mean and InvStdDev outputs),
 // InstanceNormalization (statistics per (n, c) plane, scale/B per channel) and
 // Softmax, LogSoftmax (x - max - log Σexp) and Hardmax (1 at the first
@@ -12,6 +15,11 @@
 // computed first (sums in double), then the row's elements inside the tile
 // are written. A row's statistics do not depend on the tile, so tiled and
 // whole results agree bit for bit.
+//
+// LRN and MeanVarianceNormalization compute each output element on its own:
+// LRN sums the squares of its channel window in double; MVN takes the
+// moments E[x], E[x²] of its reduced box (in double, row-major order) and
+// divides by sqrt(E[x²] - E[x]²) + 1e-9 as ONNX's function body does.
 #include "backends/reference/kernel.h"
 
 #include <algorithm>
@@ -61,13 +69,69 @@ private:
     std::vector<std::int64_t> m_strides;
 };
 
+// Training mode (opset >= 14): Y from the batch statistics, outputs 1 and 2
+// the updated running mean and variance. Each output element computes the
+// statistics of its channel.
+class BatchNormTrainingKernel final : public NodeKernel
+{
+public:
+    BatchNormTrainingKernel(Shape x, double eps, double momentum)
+        : m_x(std::move(x)), m_eps(eps), m_momentum(momentum), m_strides(stridesOf(m_x))
+    {
+        ops::Region box;
+        for (std::size_t d = 0; d < m_x.size(); ++d)
+            box.push_back(d == 1 ? ops::Interval{0, 1} : ops::Interval{0, m_x[d]});
+        forEachIndex(box, [&](std::span<const std::int64_t> i) { m_box.push_back(dot(i, m_strides)); });
+    }
+
+    Status compute(const KernelArgs &a, int output, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>();
+        const std::int64_t cs = m_x.size() >= 2 ? m_strides[1] : 0;
+        auto stats = [&](std::int64_t c) {
+            double sum = 0, sq = 0;
+            for (std::int64_t o : m_box)
+                sum += x[o + c * cs];
+            const double mean = sum / static_cast<double>(m_box.size());
+            for (std::int64_t o : m_box)
+                sq += (x[o + c * cs] - mean) * (x[o + c * cs] - mean);
+            return std::pair<double, double>{mean, sq / static_cast<double>(m_box.size())};
+        };
+        if (output > 0) { // running mean (1) or variance (2), per channel
+            const float *running = a.in[static_cast<std::size_t>(output) + 2].as<float>();
+            float *y = a.out[static_cast<std::size_t>(output)].as<float>();
+            for (std::int64_t c = r[0].begin; c < r[0].end; ++c) {
+                const auto [mean, var] = stats(c);
+                y[c] = static_cast<float>(running[c] * m_momentum + (output == 1 ? mean : var) * (1 - m_momentum));
+            }
+            return Status::ok();
+        }
+        const float *scale = a.in[1].as<float>(), *bias = a.in[2].as<float>();
+        float *y = a.out[0].as<float>();
+        forEachIndex(r, [&](std::span<const std::int64_t> i) {
+            const std::int64_t c = m_x.size() >= 2 ? i[1] : 0, off = dot(i, m_strides);
+            const auto [mean, var] = stats(c);
+            y[off] = static_cast<float>((x[off] - mean) / std::sqrt(var + m_eps) * scale[c] + bias[c]);
+        });
+        return Status::ok();
+    }
+
+private:
+    Shape m_x;
+    double m_eps, m_momentum;
+    std::vector<std::int64_t> m_strides, m_box;
+};
+
 Expected<KernelPtr> makeBatchNorm(const Graph &g, const Node &n)
 {
     for (std::size_t i = 0; i < 5; ++i)
         TS_TRY(expectType(g, n, i, {DType::Float32}));
     const bool training = g.opsetVersion >= 14 ? n.attrInt("training_mode", 0) != 0 : n.outputs.size() > 1;
+    if (training && g.opsetVersion < 14)
+        return unsupported(n, "training mode before opset 14 (saved_mean/saved_var outputs) is not supported");
     if (training)
-        return unsupported(n, "training mode is not supported (inference only)");
+        return KernelPtr(std::make_unique<BatchNormTrainingKernel>(
+            inTensor(g, n, 0).shape, n.attrFloat("epsilon", 1e-5), n.attrFloat("momentum", 0.9)));
     return KernelPtr(
         std::make_unique<BatchNormKernel>(inTensor(g, n, 0).shape, static_cast<float>(n.attrFloat("epsilon", 1e-5))));
 }
@@ -301,9 +365,108 @@ Expected<KernelPtr> makeSoftmax(const Graph &g, const Node &n)
     return KernelPtr(std::make_unique<SoftmaxKernel>(RowView(x, a, coerce2d ? x.size() : a + 1), mode));
 }
 
+// --- LRN, MeanVarianceNormalization ----------------------------------------------------
+
+class LRNKernel final : public NodeKernel
+{
+public:
+    LRNKernel(const Shape &x, std::int64_t size, double alpha, double beta, double bias)
+        : m_strides(stridesOf(x)), m_channels(x[1]), m_size(size), m_alpha(alpha), m_beta(beta), m_bias(bias)
+    {}
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>();
+        float *y = a.out[0].as<float>();
+        const std::int64_t before = (m_size - 1) / 2, after = m_size - 1 - before, cs = m_strides[1];
+        forEachIndex(r, [&](std::span<const std::int64_t> idx) {
+            const std::int64_t off = dot(idx, m_strides), c = idx[1];
+            double sum = 0;
+            for (std::int64_t k = std::max<std::int64_t>(0, c - before); k <= std::min(m_channels - 1, c + after);
+                 ++k) {
+                const double v = x[off + (k - c) * cs];
+                sum += v * v;
+            }
+            y[off] =
+                static_cast<float>(x[off] / std::pow(m_bias + m_alpha / static_cast<double>(m_size) * sum, m_beta));
+        });
+        return Status::ok();
+    }
+
+private:
+    std::vector<std::int64_t> m_strides;
+    std::int64_t m_channels, m_size;
+    double m_alpha, m_beta, m_bias;
+};
+
+Expected<KernelPtr> makeLRN(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32}));
+    return KernelPtr(std::make_unique<LRNKernel>(inTensor(g, n, 0).shape, n.attrInt("size", 1),
+                                                 n.attrFloat("alpha", 1e-4), n.attrFloat("beta", 0.75),
+                                                 n.attrFloat("bias", 1.0)));
+}
+
+class MVNKernel final : public NodeKernel
+{
+public:
+    MVNKernel(const Shape &x, const std::vector<bool> &reduced) : m_strides(stridesOf(x))
+    {
+        ops::Region box;
+        for (std::size_t d = 0; d < x.size(); ++d) {
+            box.push_back(reduced[d] ? ops::Interval{0, x[d]} : ops::Interval{0, 1});
+            m_keep.push_back(reduced[d] ? 0 : m_strides[d]);
+        }
+        forEachIndex(box, [&](std::span<const std::int64_t> i) { m_box.push_back(dot(i, m_strides)); });
+    }
+
+    Status compute(const KernelArgs &a, int, const ops::Region &r) const override
+    {
+        const float *x = a.in[0].as<float>();
+        float *y = a.out[0].as<float>();
+        const double count = static_cast<double>(m_box.size());
+        forEachIndex(r, [&](std::span<const std::int64_t> idx) {
+            const std::int64_t base = dot(idx, m_keep);
+            double sum = 0, sq = 0;
+            for (std::int64_t o : m_box) {
+                const double v = x[base + o];
+                sum += v;
+                sq += v * v;
+            }
+            const double mean = sum / count, var = sq / count - mean * mean;
+            const std::int64_t off = dot(idx, m_strides);
+            y[off] = static_cast<float>((x[off] - mean) / (std::sqrt(std::max(var, 0.0)) + 1e-9));
+        });
+        return Status::ok();
+    }
+
+private:
+    std::vector<std::int64_t> m_strides, m_keep, m_box;
+};
+
+Expected<KernelPtr> makeMVN(const Graph &g, const Node &n)
+{
+    TS_TRY(expectType(g, n, 0, {DType::Float32}));
+    const Shape &x = inTensor(g, n, 0).shape;
+    std::vector<bool> reduced(x.size(), false);
+    for (std::int64_t a : n.attrInts("axes", {0, 2, 3})) {
+        auto d = normAxis(n, a, static_cast<std::int64_t>(x.size()));
+        if (!d)
+            return d.status();
+        reduced[static_cast<std::size_t>(*d)] = true;
+    }
+    return KernelPtr(std::make_unique<MVNKernel>(x, reduced));
+}
+
 constexpr KernelEntry kKernels[] = {
-    {"BatchNormalization", makeBatchNorm}, {"Hardmax", makeSoftmax},    {"InstanceNormalization", makeInstanceNorm},
-    {"LayerNormalization", makeLayerNorm}, {"LogSoftmax", makeSoftmax}, {"Softmax", makeSoftmax},
+    {"BatchNormalization", makeBatchNorm},
+    {"Hardmax", makeSoftmax},
+    {"InstanceNormalization", makeInstanceNorm},
+    {"LayerNormalization", makeLayerNorm},
+    {"LogSoftmax", makeSoftmax},
+    {"Softmax", makeSoftmax},
+    {"LRN", makeLRN},
+    {"MeanVarianceNormalization", makeMVN},
 };
 
 } // namespace

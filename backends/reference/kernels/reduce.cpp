@@ -10,10 +10,17 @@
 // exponentiating, as numerically stable implementations do). Max/Min
 // propagate NaN. ArgMax/ArgMin return the position along the axis of the
 // first extreme element, or the last with select_last_index=1.
+//
+// TopK: each output element ranks its line along the axis (a stable sort of
+// the positions by value, descending for largest=1, ascending otherwise, so
+// equal values keep their index order) and takes the entry at its own
+// position; Values copies that element, Indices stores its position.
 #include "backends/reference/kernel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace tessera::reference {
 
@@ -177,11 +184,70 @@ Expected<KernelPtr> makeReduce(const Graph &g, const Node &n)
                                                     outTensor(g, n, 0).dtype));
 }
 
+class TopKKernel final : public NodeKernel
+{
+public:
+    TopKKernel(const Shape &x, std::size_t axis, bool largest, DType type)
+        : m_strides(stridesOf(x)), m_axis(axis), m_extent(x[axis]), m_largest(largest), m_type(type)
+    {}
+
+    Status compute(const KernelArgs &a, int output, const ops::Region &r) const override
+    {
+        const auto yStrides = stridesOf(*a.out[static_cast<std::size_t>(output)].shape);
+        std::vector<std::int64_t> order(static_cast<std::size_t>(m_extent));
+        std::vector<double> line(static_cast<std::size_t>(m_extent));
+        // One ranking per line of the tile: rows of the tile along the axis share it.
+        ops::Region lines = r;
+        if (!lines[m_axis].empty())
+            lines[m_axis] = {0, 1};
+        forEachIndex(lines, [&](std::span<const std::int64_t> idx) {
+            const std::int64_t base = dot(idx, m_strides) - idx[m_axis] * m_strides[m_axis];
+            for (std::int64_t j = 0; j < m_extent; ++j)
+                line[static_cast<std::size_t>(j)] = loadNumber(m_type, a.in[0].data, base + j * m_strides[m_axis]);
+            std::iota(order.begin(), order.end(), 0);
+            std::stable_sort(order.begin(), order.end(), [&](std::int64_t p, std::int64_t q) {
+                const double u = line[static_cast<std::size_t>(p)], v = line[static_cast<std::size_t>(q)];
+                return m_largest ? u > v : u < v;
+            });
+            std::vector<std::int64_t> y(idx.begin(), idx.end());
+            for (std::int64_t k = r[m_axis].begin; k < r[m_axis].end; ++k) {
+                y[m_axis] = k;
+                const std::int64_t pos = order[static_cast<std::size_t>(k)], off = dot(y, yStrides);
+                if (output == 0)
+                    storeNumber(m_type, a.out[0].data, off, line[static_cast<std::size_t>(pos)]);
+                else
+                    storeNumber(DType::Int64, a.out[1].data, off, static_cast<double>(pos));
+            }
+        });
+        return Status::ok();
+    }
+
+private:
+    std::vector<std::int64_t> m_strides;
+    std::size_t m_axis;
+    std::int64_t m_extent;
+    bool m_largest;
+    DType m_type;
+};
+
+Expected<KernelPtr> makeTopK(const Graph &g, const Node &n)
+{
+    const Tensor &x = inTensor(g, n, 0);
+    if (!isNumeric(x.dtype) || x.dtype == DType::Int64)
+        return unsupported(n, "element type " + std::string(dtypeName(x.dtype)) + " is not supported");
+    auto axis = normAxis(n, n.attrInt("axis", -1), static_cast<std::int64_t>(x.shape.size()));
+    if (!axis)
+        return axis.status();
+    return KernelPtr(
+        std::make_unique<TopKKernel>(x.shape, static_cast<std::size_t>(*axis), n.attrInt("largest", 1) != 0, x.dtype));
+}
+
 constexpr KernelEntry kKernels[] = {
     {"ArgMax", makeReduce},     {"ArgMin", makeReduce},       {"ReduceL1", makeReduce},
     {"ReduceL2", makeReduce},   {"ReduceLogSum", makeReduce}, {"ReduceLogSumExp", makeReduce},
     {"ReduceMax", makeReduce},  {"ReduceMean", makeReduce},   {"ReduceMin", makeReduce},
     {"ReduceProd", makeReduce}, {"ReduceSum", makeReduce},    {"ReduceSumSquare", makeReduce},
+    {"TopK", makeTopK},
 };
 
 } // namespace
