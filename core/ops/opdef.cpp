@@ -394,48 +394,107 @@ InputRegion reindexRegion(const Region &tile, const Shape &out, const Shape &in)
     const std::int64_t runLength = ro == 0 ? 1 : tile[k].size() * so[k];
 
     std::vector<std::int64_t> lo(ri, kNone), hi(ri, -1);
-    std::size_t wholeDims = 0;
-    auto addRun = [&](std::int64_t f0, std::int64_t f1) { // flat [f0, f1]
-        for (std::size_t d = 0; d < ri; ++d) {
-            if (lo[d] == 0 && hi[d] == in[d] - 1)
-                continue;
-            const std::int64_t q0 = f0 / si[d], q1 = f1 / si[d];
-            std::int64_t a = q0 % in[d], b = q1 % in[d];
-            if (q1 - q0 + 1 >= in[d] || a > b)
-                a = 0, b = in[d] - 1;
-            lo[d] = std::min(lo[d], a);
-            hi[d] = std::max(hi[d], b);
-            if (lo[d] == 0 && hi[d] == in[d] - 1)
-                ++wholeDims;
-        }
-    };
-    // Odometer over the run starts (dims 0..k-1).
-    std::vector<std::int64_t> idx(k);
-    for (std::size_t d = 0; d < k; ++d)
-        idx[d] = tile[d].begin;
-    std::int64_t runs = 0;
-    for (;;) {
-        std::int64_t f0 = ro == 0 ? 0 : tile[k].begin * so[k];
+    std::int64_t runCount = 1;
+    for (std::size_t d = 0; d < k && runCount <= kMaxLoop * 16; ++d)
+        runCount *= tile[d].size();
+    const bool inside = std::all_of(tile.begin(), tile.end(), [](const Interval &i) { return i.begin >= 0; });
+    if (runCount <= kMaxLoop * 16 && inside) {
+        // Every run is visited (the else branch may stop early only once every dim is whole, or
+        // past the cap), so each input dim's hull is the hull over all runs of that dim
+        // alone. A run's contribution to dim d depends only on its start modulo si[d] * in[d]:
+        // run dims whose stride is a multiple of that stay at their first index, and a sweep of
+        // the innermost remaining one that stays within one block of si[d] elements adds one point.
+        std::int64_t first = ro == 0 ? 0 : tile[k].begin * so[k];
         for (std::size_t d = 0; d < k; ++d)
-            f0 += idx[d] * so[d];
-        if (++runs > kMaxLoop * 16) {
-            // Conservative: one run from here to the tile's last element.
-            std::int64_t last = 0;
-            for (std::size_t d = 0; d < ro; ++d)
-                last += (tile[d].end - 1) * so[d];
-            addRun(f0, last);
-            break;
+            first += tile[d].begin * so[d];
+        for (std::size_t d = 0; d < ri; ++d) {
+            const std::int64_t block = si[d], period = si[d] * in[d];
+            auto add = [&](std::int64_t f0) { // run [f0, f0 + runLength - 1]; true once d is whole
+                const std::int64_t q0 = f0 / block, q1 = (f0 + runLength - 1) / block;
+                std::int64_t a = q0 % in[d], b = q1 % in[d];
+                if (q1 - q0 + 1 >= in[d] || a > b)
+                    a = 0, b = in[d] - 1;
+                lo[d] = std::min(lo[d], a);
+                hi[d] = std::max(hi[d], b);
+                return lo[d] == 0 && hi[d] == in[d] - 1;
+            };
+            std::vector<std::size_t> vary; // run dims that move dim d
+            for (std::size_t j = 0; j < k; ++j)
+                if (so[j] % period != 0)
+                    vary.push_back(j);
+            if (vary.empty()) {
+                add(first);
+                continue;
+            }
+            const std::size_t inner = vary.back();
+            vary.pop_back();
+            const std::int64_t sweep = (tile[inner].size() - 1) * so[inner];
+            std::vector<std::int64_t> idx(vary.size());
+            for (std::size_t v = 0; v < vary.size(); ++v)
+                idx[v] = tile[vary[v]].begin;
+            for (bool whole = false; !whole;) {
+                std::int64_t f0 = first;
+                for (std::size_t v = 0; v < vary.size(); ++v)
+                    f0 += (idx[v] - tile[vary[v]].begin) * so[vary[v]];
+                if (f0 / block == (f0 + sweep + runLength - 1) / block) {
+                    whole = add(f0);
+                } else {
+                    for (std::int64_t i = 0; i < tile[inner].size() && !whole; ++i)
+                        whole = add(f0 + i * so[inner]);
+                }
+                std::size_t v = vary.size();
+                while (v > 0 && ++idx[v - 1] == tile[vary[v - 1]].end) {
+                    idx[v - 1] = tile[vary[v - 1]].begin;
+                    --v;
+                }
+                if (v == 0)
+                    break;
+            }
         }
-        addRun(f0, f0 + runLength - 1);
-        if (wholeDims == ri)
-            break;
-        std::size_t d = k;
-        while (d > 0 && ++idx[d - 1] == tile[d - 1].end) {
-            idx[d - 1] = tile[d - 1].begin;
-            --d;
+    } else {
+        std::size_t wholeDims = 0;
+        auto addRun = [&](std::int64_t f0, std::int64_t f1) { // flat [f0, f1]
+            for (std::size_t d = 0; d < ri; ++d) {
+                if (lo[d] == 0 && hi[d] == in[d] - 1)
+                    continue;
+                const std::int64_t q0 = f0 / si[d], q1 = f1 / si[d];
+                std::int64_t a = q0 % in[d], b = q1 % in[d];
+                if (q1 - q0 + 1 >= in[d] || a > b)
+                    a = 0, b = in[d] - 1;
+                lo[d] = std::min(lo[d], a);
+                hi[d] = std::max(hi[d], b);
+                if (lo[d] == 0 && hi[d] == in[d] - 1)
+                    ++wholeDims;
+            }
+        };
+        // Odometer over the run starts (dims 0..k-1).
+        std::vector<std::int64_t> idx(k);
+        for (std::size_t d = 0; d < k; ++d)
+            idx[d] = tile[d].begin;
+        std::int64_t runs = 0;
+        for (;;) {
+            std::int64_t f0 = ro == 0 ? 0 : tile[k].begin * so[k];
+            for (std::size_t d = 0; d < k; ++d)
+                f0 += idx[d] * so[d];
+            if (++runs > kMaxLoop * 16) {
+                // Conservative: one run from here to the tile's last element.
+                std::int64_t last = 0;
+                for (std::size_t d = 0; d < ro; ++d)
+                    last += (tile[d].end - 1) * so[d];
+                addRun(f0, last);
+                break;
+            }
+            addRun(f0, f0 + runLength - 1);
+            if (wholeDims == ri)
+                break;
+            std::size_t d = k;
+            while (d > 0 && ++idx[d - 1] == tile[d - 1].end) {
+                idx[d - 1] = tile[d - 1].begin;
+                --d;
+            }
+            if (d == 0)
+                break;
         }
-        if (d == 0)
-            break;
     }
     std::vector<DimRange> dims;
     for (std::size_t d = 0; d < ri; ++d)
