@@ -399,7 +399,9 @@ private:
             for (const BufferUse &u : st.buffers)
                 if (std::find(t.writes.begin(), t.writes.end(), u.buffer) != t.writes.end())
                     dst = u.level;
-            st.track = "DMA to " + (dst >= 0 ? m_d.levels[static_cast<std::size_t>(dst)].name : std::string("?"));
+            // A task that writes no buffer (an in-place concatenation) is named by its kind.
+            st.track = dst >= 0 ? "DMA to " + m_d.levels[static_cast<std::size_t>(dst)].name
+                                : "DMA " + std::string(taskKindName(t.kind));
             break;
         }
         }
