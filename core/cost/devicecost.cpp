@@ -95,17 +95,14 @@ Launch DeviceCostModel::convLaunch(std::int64_t batch, std::int64_t inC, std::in
     Launch k;
     groups = std::max<std::int64_t>(groups, 1);
     const std::int64_t positions = std::max<std::int64_t>(1, batch * outH * outW);
-    if (groups > 1 && inC / groups <= 1) { // depthwise: one output per thread
-        k.blocks = ceilDiv(positions * outC, kSimpleThreads);
-        k.threadsPerBlock = kSimpleThreads;
-        k.registersPerThread = kSimpleRegisters;
-    } else {
-        k.blocks = groups * ceilDiv(positions, kTile) * ceilDiv(std::max<std::int64_t>(1, outC / groups), kTile);
-        k.tileFlops = 2.0 * kTile * kTile * static_cast<double>(inC / groups * kh * kw);
-        k.threadsPerBlock = kGemmThreads;
-        k.registersPerThread = kGemmRegisters;
-        k.sharedBytesPerBlock = kGemmShared;
-    }
+    // Every group, depthwise included, is its own implicit GEMM (cuDNN 7.6's
+    // grouped IMPLICIT_GEMM): a depthwise group's one output channel still
+    // occupies a whole 64-wide tile of the block.
+    k.blocks = groups * ceilDiv(positions, kTile) * ceilDiv(std::max<std::int64_t>(1, outC / groups), kTile);
+    k.tileFlops = 2.0 * kTile * kTile * static_cast<double>(inC / groups * kh * kw);
+    k.threadsPerBlock = kGemmThreads;
+    k.registersPerThread = kGemmRegisters;
+    k.sharedBytesPerBlock = kGemmShared;
     k.flops = 2.0 * static_cast<double>(positions) * static_cast<double>(outC) * static_cast<double>(inC / groups) *
               static_cast<double>(kh * kw);
     return k;

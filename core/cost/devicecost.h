@@ -13,9 +13,12 @@
 // S2 Work per launch. Convolutions and matmuls are implicit GEMMs in 64×64
 //    output tiles, g·⌈N·Ho·Wo/64⌉·⌈(Cout/g)/64⌉ blocks of 256 threads, 126
 //    registers and 16 KiB shared memory (the cuDNN kernel of ios thesis §2.3);
-//    a partial tile costs a whole one. Depthwise convolutions and pooling are
-//    one output per thread, element-wise and data movement four; 256 threads
-//    and 32 registers per block. Bytes: tensors crossing the launch's boundary,
+//    a partial tile costs a whole one. A grouped convolution is g such GEMMs,
+//    depthwise ones included (cuDNN 7.6, the IOS artifact's library, runs them
+//    as grouped implicit GEMMs: a group's one output channel fills a whole
+//    64-wide tile — why separable networks gain so much from concurrent
+//    stages). Pooling is one output per thread, element-wise and data
+//    movement four; 256 threads and 32 registers per block. Bytes: tensors crossing the launch's boundary,
 //    at the placement's I/O level (else: GPU and DSA the slowest level; the
 //    host the fastest level whose capacity holds them — its caches).
 // S3 One launch alone (ios thesis §2.3: occupancy, waves, tail). Blocks
@@ -78,7 +81,7 @@ public:
 
     // S3 for one launch (fills the derived fields); exposed for tests.
     Launch finish(Launch k, double peakPerCore, double bandwidthPerCore) const;
-    // S2 for a convolution from its geometry (implicit GEMM or depthwise).
+    // S2 for a convolution from its geometry (g implicit GEMMs).
     static Launch convLaunch(std::int64_t batch, std::int64_t inC, std::int64_t outC, std::int64_t groups,
                              std::int64_t kh, std::int64_t kw, std::int64_t outH, std::int64_t outW);
     const Device &device() const { return m_device; }

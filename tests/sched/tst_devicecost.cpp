@@ -135,6 +135,27 @@ TEST(DeviceCostModel, ReproducesTheLowUtilisationEffects)
 
 // S5: a one-stream stage needs no synchronisation after it and its first launch
 // waits for no issue; a stage on several streams pays both.
+// S2: a depthwise convolution is one implicit GEMM per group (cuDNN 7.6),
+// its one output channel filling a whole 64-wide tile: MobileNet's 32-channel
+// 3×3 depthwise layer at 112×112 is 32 × 196 blocks, each a whole tile's
+// FLOPs, and takes far longer alone than its FLOPs at the SM peak would.
+TEST(DeviceCostModel, DepthwiseConvolutionsAreGroupedImplicitGemms)
+{
+    const DeviceCostModel m(v100());
+    const double P = peakPerSm(), B = bandwidthPerSm();
+    const Launch dw = m.finish(DeviceCostModel::convLaunch(1, 32, 32, 32, 3, 3, 112, 112), P, B);
+    EXPECT_EQ(dw.blocks, 32 * 196);
+    EXPECT_DOUBLE_EQ(dw.tileFlops, 2.0 * 64 * 64 * 9);
+    EXPECT_GT(dw.aloneNs, 30.0 * dw.flops / (80 * P));
+
+    // Twin: the dense convolution of the same FLOPs (1 → 32 channels) uses its
+    // tile's channels, so its blocks are 32× fewer for the same work.
+    const Launch dense = m.finish(DeviceCostModel::convLaunch(1, 1, 32, 1, 3, 3, 112, 112), P, B);
+    EXPECT_DOUBLE_EQ(dense.flops, dw.flops);
+    EXPECT_EQ(dense.blocks, 196);
+    EXPECT_LT(dense.aloneNs, dw.aloneNs / 8);
+}
+
 TEST(DeviceCostModel, OnlyStagesOnSeveralStreamsSynchronise)
 {
     const DeviceCostModel m(v100());
