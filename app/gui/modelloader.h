@@ -52,6 +52,11 @@ inline Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QSt
     return loadModelFile(path, LoadOptions{}, stage);
 }
 
+// Model Summary's "File size": the model file and its external weights
+// ("97.8 MiB (model 102 KiB, weights 97.7 MiB in resnet50.onnx.data)"), or
+// the file alone when it keeps its weights inline.
+std::string modelFileSizeText(const std::string &path, std::int64_t modelBytes, const Graph &graph);
+
 class ModelLoader final : public QObject
 {
     Q_OBJECT
@@ -60,8 +65,8 @@ public:
     ~ModelLoader() override;
 
     void load(const QString &path, const LoadOptions &options = {});
-    void loadSample(const QString &name);
-    void cancel(); // no-op when idle
+    void loadSample(const QString &name, const LoadOptions &options = {}); // options: as for load()
+    void cancel();                                                         // no-op when idle
     // Model formats for every later load whose options name none (MainWindow: its plugins').
     void setExtensions(const Extensions *extensions) { m_extensions = extensions; }
     bool isLoading() const { return m_watcher != nullptr; }

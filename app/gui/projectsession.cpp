@@ -12,11 +12,13 @@
 //   S5 restore  after the first schedule and layout: selected step, view
 #include "app/gui/projectsession.h"
 
+#include "app/gui/samplecache.h"
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
+#include "core/plugin/extensions.h"
 #include "core/store/replay.h"
 #include "core/support/activity.h"
 #include "core/support/assert.h"
@@ -34,6 +36,7 @@
 #include <QJsonObject>
 #include <QMainWindow>
 #include <QScrollBar>
+#include <QStandardPaths>
 #include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -77,11 +80,31 @@ QString qs(const std::string &s)
     return QString::fromStdString(s);
 }
 
-ModelRef modelRefOf(const views::ModelData &model, const ImportOptions &import)
+QStringList sampleNames(const Extensions *extensions)
+{
+    QStringList out;
+    if (extensions)
+        for (const SampleNetwork &s : extensions->samples())
+            out << QString::fromStdString(s.info.name);
+    return out;
+}
+
+// A model from the sample cache is referenced by sample name and version, any
+// other file by its path (relative to the project), content hash and data files.
+ModelRef modelRefOf(const views::ModelData &model, const ImportOptions &import, const Extensions *extensions)
 {
     ModelRef ref;
     ref.path = model.path;
     ref.structureHash = modelStructureHash(*model.graph);
+    const QString sample = isCachedSample(QString::fromStdString(model.path))
+                               ? sampleNameOfCachePath(QString::fromStdString(model.path), sampleNames(extensions))
+                               : QString();
+    if (const SampleNetwork *s = sample.isEmpty() ? nullptr : extensions->findSample(sample.toStdString())) {
+        ref.sample = s->info.name;
+        ref.sampleVersion = s->info.version;
+    } else {
+        ref.dataFiles = externalDataFiles(*model.graph, model.path);
+    }
     ref.batch = import.batchSize;
     ref.seqLen = import.seqLen;
     for (const auto &[name, value] : import.dims)
@@ -192,14 +215,47 @@ Status ProjectSession::open(const QString &path, OpenMode mode)
         return refuse(title, s.status().at({.file = file}));
     if (auto d = m_views.devices->lookup(setup->device); !d)
         return refuse(title, d.status().at({.file = file}));
-    auto modelPath = project->modelPath();
-    if (!modelPath)
-        return refuse(title, modelPath.status().at({.file = file}));
     data.model = *model;
-    data.model.path = QFileInfo(qs(*modelPath)).absoluteFilePath().toStdString();
     data.setup = *setup;
     data.overrides = *overrides;
     data.state = *state;
+    // The model: a sample by name (or, before schema v3, a path into a sample cache), else a file.
+    QString sample = qs(data.model.sample);
+    if (sample.isEmpty() && !data.model.absolutePath.empty()) {
+        sample = sampleNameOfCachePath(qs(data.model.absolutePath), sampleNames(m_views.extensions));
+        data.sampleFromCachePath = !sample.isEmpty();
+    }
+    if (!sample.isEmpty()) {
+        const SampleNetwork *registered =
+            m_views.extensions ? m_views.extensions->findSample(sample.toStdString()) : nullptr;
+        if (!registered)
+            return refuse(title, Status::invalid("the project's model is the sample '" + sample.toStdString() +
+                                                     "', which this Tessera does not build",
+                                                 {.file = file}));
+        if (!data.sampleFromCachePath && registered->info.version != data.model.sampleVersion)
+            data.notes << tr("The project was made with version %1 of the sample %2; this Tessera builds version %3.")
+                              .arg(data.model.sampleVersion)
+                              .arg(qs(registered->info.name))
+                              .arg(registered->info.version);
+        data.model.sample = registered->info.name;
+        data.model.sampleVersion = registered->info.version;
+        data.model.path.clear(); // the loader builds it
+    } else {
+        ModelResolver resolver;
+        resolver.extractDir = (QStandardPaths::writableLocation(QStandardPaths::CacheLocation) +
+                               QStringLiteral("/embedded/") + qs(data.model.contentHash))
+                                  .toStdString();
+        auto resolved = resolveProjectModel(*project, resolver);
+        if (!resolved)
+            return refuse(title, resolved.status().at({.file = file}));
+        for (const Diagnostic &d : resolved->notes.items())
+            data.notes << qs(d.message);
+        if (resolved->contentChanged)
+            data.notes << tr("The model file changed since the project was saved (its structure is the same; "
+                             "weights may differ): %1")
+                              .arg(QFileInfo(qs(resolved->path)).fileName());
+        data.model.path = QFileInfo(qs(resolved->path)).absoluteFilePath().toStdString();
+    }
 
     // S3: a load already running (another project's model) is cancelled by the
     // loader; drop its project first so that cancellation is not ours.
@@ -207,7 +263,10 @@ Status ProjectSession::open(const QString &path, OpenMode mode)
     LoadOptions load;
     load.import = importOptionsOf(data.model);
     load.expectedHash = data.model.structureHash;
-    m_views.loader->load(qs(data.model.path), load);
+    if (!data.model.sample.empty())
+        m_views.loader->loadSample(qs(data.model.sample), load);
+    else
+        m_views.loader->load(qs(data.model.path), load);
     m_pending = std::make_unique<Project>(std::move(*project));
     m_pendingData = std::move(data);
     return Status::ok();
@@ -247,8 +306,17 @@ void ProjectSession::commit()
     Pending data = std::move(m_pendingData);
     m_import = importOptionsOf(data.model);
 
+    if (data.model.path.empty() && m_model) // a sample: the file the loader built
+        data.model.path = m_model->path;
     m_applying = true;
     adopt(std::move(project), data.model);
+    if (data.sampleFromCachePath && !m_project->readOnly()) {
+        // Schema v3 migration of the reference itself: the cache path becomes the sample's name.
+        if (reportSave(m_project->setModel(data.model)).isOk())
+            data.notes << tr("The project now refers to the sample %1 by name (it stored a path into a sample "
+                             "cache).")
+                              .arg(qs(data.model.sample));
+    }
     m_savedSetup = data.setup;
     m_savedOverrides = data.overrides;
     if (auto plans = m_project->plans(); plans && !plans->empty())
@@ -288,6 +356,8 @@ void ProjectSession::commit()
         emit notice(qs(note.message));
     if (m_project->readOnly() && m_project->notes().empty())
         emit notice(tr("%1 is open read-only; changes will not be saved").arg(QFileInfo(path()).fileName()));
+    for (const QString &note : data.notes)
+        emit notice(note);
     if (m_restore.layoutDone && m_restore.scheduleDone)
         finishRestore();
 }
@@ -403,7 +473,7 @@ Status ProjectSession::create(const QString &path, bool overwrite)
     (void)flush(); // the current project keeps everything up to now
 
     ProjectInfo info;
-    info.model = modelRefOf(*m_model, m_import);
+    info.model = modelRefOf(*m_model, m_import, m_views.extensions);
     info.setup = {controller->schedulerName().toStdString(), controller->device()->id, controller->options()};
     info.overrides = controller->overrides();
     auto created = Project::create(path.toStdString(), info, overwrite, {.busyTimeoutMs = m_busyTimeoutMs});
@@ -611,6 +681,40 @@ Status ProjectSession::moveHistory(int direction, int steps)
     return m_project->setOverrides(current, what.toStdString());
 }
 
+Status ProjectSession::setModelEmbedded(bool embed)
+{
+    const QString title = tr("Could not change the project");
+    if (!m_project)
+        return refuse(title, Status::error(ErrorCode::Usage, "no project is open"));
+    if (m_project->readOnly())
+        return refuse(title, Status::error(ErrorCode::Io, "project is read-only", {.file = m_project->path()}));
+    if (!m_modelRef.sample.empty())
+        return refuse(title, Status::error(ErrorCode::Usage,
+                                           "the model is the sample '" + m_modelRef.sample +
+                                               "', rebuilt from its name: there is nothing to embed",
+                                           {.file = m_project->path()}));
+    auto stored = m_project->model();
+    if (!stored)
+        return refuse(title, stored.status());
+    ModelRef ref = *stored;
+    // The project's own file when it is there (the model on screen may be the embedded copy written out).
+    auto own = m_project->modelPath();
+    if (own && m_project->checkModelContent(*own).isOk())
+        ref.path = *own;
+    else if (!embed)
+        return refuse(title, Status::invalid("the embedded copy is the only intact one (" +
+                                                 (own ? "'" + *own + "' changed" : own.status().message()) +
+                                                 "); put the file back before dropping the copy",
+                                             {.file = m_project->path()}));
+    else
+        ref.path = m_modelRef.path; // the file imported here
+    ref.embed = embed;
+    if (Status s = m_project->setModel(ref); !s.isOk())
+        return refuse(title, s);
+    m_modelRef.embed = embed;
+    return Status::ok();
+}
+
 // --- setup, plans, runs ----------------------------------------------------------------
 
 void ProjectSession::syncSetup()
@@ -644,10 +748,12 @@ void ProjectSession::storePlan(std::shared_ptr<const ScheduleRun> run, std::stri
     if (!m_project || m_project->readOnly() || !m_model || !run ||
         run->result.plan.modelHash != m_modelRef.structureHash)
         return;
-    // Documents name the model as the project does: relative to the project's folder.
-    std::string model = QDir(QFileInfo(path()).absolutePath())
-                            .relativeFilePath(QFileInfo(qs(m_modelRef.path)).absoluteFilePath())
-                            .toStdString();
+    // Documents name the model as the project does: a sample by name, a file relative to the project's folder.
+    std::string model = !m_modelRef.sample.empty()
+                            ? "sample:" + m_modelRef.sample
+                            : QDir(QFileInfo(path()).absolutePath())
+                                  .relativeFilePath(QFileInfo(qs(m_modelRef.path)).absoluteFilePath())
+                                  .toStdString();
     QPointer<ProjectSession> self(this);
     (void)QtConcurrent::run(&m_writer, [self, project = m_project.get(), graph = m_model->graph, run,
                                         model = std::move(model), options = m_views.controller->options(),

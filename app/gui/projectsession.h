@@ -49,6 +49,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 #include <QThreadPool>
 
 #include <atomic>
@@ -63,6 +64,7 @@ class QUndoCommand;
 
 namespace tessera {
 class DeviceRegistry;
+class Extensions;
 class GraphView;
 struct ScheduleRun;
 namespace views {
@@ -83,6 +85,7 @@ struct SessionViews {
     views::StepperWidget *stepper = nullptr; // selected step
     GraphView *graph = nullptr;              // expanded groups, zoom, centre
     const DeviceRegistry *devices = nullptr; // the window's, built once; a project's device is looked up here
+    const Extensions *extensions = nullptr;  // the window's: a project's sample is rebuilt from it
 };
 
 class ProjectSession final : public QObject
@@ -132,6 +135,14 @@ public:
     // Saves pending overrides and state, then closes; closed() when one was open.
     Status close();
 
+    // The open project's model: a sample (referenced by name and version) or a
+    // file; a file may be embedded in the project (setModelEmbedded).
+    bool modelIsSample() const { return m_project && !m_modelRef.sample.empty(); }
+    bool modelIsEmbedded() const { return m_project && m_modelRef.embed; }
+    // Keeps the model file and its data files in the project (or drops the
+    // copy). Refused for a sample, a read-only project or none.
+    Status setModelEmbedded(bool embed);
+
     // Saves the controller's algorithm, device and options if they changed.
     void syncSetup();
     // Stores a backend run of plan `run.planId` (0: lastPlanId()) with its
@@ -158,7 +169,9 @@ signals:
 
 private:
     struct Pending {
-        ModelRef model; // path: the file to import here
+        ModelRef model;                   // path: the file to import here (empty for a sample: the loader builds it)
+        bool sampleFromCachePath = false; // a project before v3 that stored a path into the sample cache
+        QStringList notes;                // said after opened(): another sample version, the embedded copy used
         ProjectSetup setup;
         Overrides overrides;
         std::map<std::string, std::string> state;
