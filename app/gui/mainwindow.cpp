@@ -108,8 +108,8 @@ MainWindow::MainWindow(QWidget *parent, const PluginSet &plugins)
     if (!m_pluginProblems.empty())
         showDiagnostics({});
     restoreLayout();
-    m_session =
-        new ProjectSession({this, m_loader, m_schedule, m_stepper, m_graphView, &m_devices, &m_extensions}, this);
+    m_session = new ProjectSession(
+        {this, m_loader, m_schedule, m_stepper, m_graphView, &m_devices, &m_extensions, m_comparison}, this);
     connectSession();
     updateScheduleActions();
 }

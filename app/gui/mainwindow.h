@@ -122,6 +122,7 @@ public:
     QComboBox *colourByCombo() const { return m_colourBy; }
     ProjectSession *session() const { return m_session; }
     QAction *embedModelAction() const { return m_embedModelAction; }
+    views::RunComparisonWidget *comparison() const { return m_comparison; }
     QString currentModelPath() const; // of the model on screen, empty when none
     // The state every panel follows, and the orchestration that fills it.
     views::WorkbenchState *state() const { return m_state; }

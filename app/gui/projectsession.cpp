@@ -24,6 +24,7 @@
 #include "core/support/assert.h"
 #include "views/models/modeldata.h"
 #include "views/widgets/graphview.h"
+#include "views/widgets/runcomparisonwidget.h"
 #include "views/widgets/stepperwidget.h"
 
 #include <QDateTime>
@@ -65,6 +66,24 @@ constexpr char kSelectedStep[] = "selected_step";
 constexpr char kExpandedGroups[] = "expanded_groups";
 constexpr char kView[] = "view";
 constexpr char kDockState[] = "dock_state";
+constexpr char kPinnedRuns[] = "pinned_runs";
+
+// A schedule run as a stored document holds it: plan, statistics, trace,
+// decisions (asked again in order, so the overrides apply as they did), search time.
+std::shared_ptr<const ScheduleRun> runOfDocument(const ScheduleDocument &doc)
+{
+    auto run = std::make_shared<ScheduleRun>();
+    run->result.plan = doc.plan;
+    run->result.stats = doc.stats;
+    run->searchMs = doc.searchMs;
+    run->decisions = DecisionContext(doc.overrides);
+    for (const DecisionRecord &r : doc.decisions)
+        (void)run->decisions.decide(r.key, r.role, r.options, r.preferred);
+    run->overrideReports = doc.overrideReports;
+    for (const TraceStep &step : doc.trace)
+        run->trace.add(step.phase, step.title, step.conclusion, step.why) = step;
+    return run;
+}
 
 std::vector<const QUndoCommand *> commandsOf(const QUndoStack *stack)
 {
@@ -128,6 +147,8 @@ ProjectSession::ProjectSession(const SessionViews &views, QObject *parent)
     connect(m_views.stepper, &views::StepperWidget::currentStepChanged, this, &ProjectSession::recordStep);
     connect(m_views.graph, &GraphView::viewportChanged, this, &ProjectSession::recordView);
     connect(m_views.graph, &GraphView::layoutFinished, this, &ProjectSession::onLayoutFinished);
+    if (m_views.comparison)
+        connect(m_views.comparison, &views::RunComparisonWidget::pinnedChanged, this, &ProjectSession::recordPins);
     for (QDockWidget *dock : m_views.window->findChildren<QDockWidget *>()) {
         connect(dock, &QDockWidget::visibilityChanged, this, &ProjectSession::recordDocks);
         connect(dock, &QDockWidget::dockLocationChanged, this, &ProjectSession::recordDocks);
@@ -421,6 +442,7 @@ void ProjectSession::finishRestore()
     m_restore = {};
     recordAll(); // what is on screen now, e.g. a step clamped to a shorter trace
     restoreNewestRun();
+    restorePins();
     emit restored();
 }
 
@@ -488,6 +510,7 @@ Status ProjectSession::create(const QString &path, bool overwrite)
     if (auto run = controller->lastRun())
         storePlan(run, "created");
     recordAll();
+    recordPins();
     Status s = flush();
     emit opened(this->path());
     return s;
@@ -679,6 +702,50 @@ Status ProjectSession::moveHistory(int direction, int steps)
     const QUndoStack *stack = m_views.controller->undoStack();
     const QString what = direction < 0 ? tr("undo %1").arg(stack->redoText()) : tr("redo %1").arg(stack->undoText());
     return m_project->setOverrides(current, what.toStdString());
+}
+
+// The Comparison dock's pins as {"serial": N, "pins": [{"title": T, "schedule": DOCUMENT}, ...]}.
+void ProjectSession::recordPins()
+{
+    if (!writable() || m_restore.active || !m_views.comparison || !m_model)
+        return;
+    QJsonArray pins;
+    for (const views::RunComparisonWidget::PinnedRun &pin : m_views.comparison->pinned()) {
+        if (!pin.run || pin.run->result.plan.modelHash != m_modelRef.structureHash)
+            continue;
+        const std::string json =
+            scheduleDocumentJson(*pin.run, *m_model->graph, std::string(), m_views.controller->options());
+        pins.append(QJsonObject{
+            {QStringLiteral("title"), pin.title},
+            {QStringLiteral("schedule"), QJsonDocument::fromJson(QByteArray::fromStdString(json)).object()}});
+    }
+    const QJsonObject root{{QStringLiteral("serial"), m_views.comparison->pinSerial()}, {QStringLiteral("pins"), pins}};
+    setState(kPinnedRuns, QJsonDocument(root).toJson(QJsonDocument::Compact).toStdString());
+}
+
+void ProjectSession::restorePins()
+{
+    if (!m_project || !m_views.comparison || !m_model)
+        return;
+    auto stored = m_project->state(kPinnedRuns);
+    if (!stored || !*stored)
+        return;
+    const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(**stored)).object();
+    std::vector<views::RunComparisonWidget::PinnedRun> pins;
+    int dropped = 0;
+    for (const QJsonValue &v : root.value(QStringLiteral("pins")).toArray()) {
+        const QJsonObject pin = v.toObject();
+        const QByteArray json = QJsonDocument(pin.value(QStringLiteral("schedule")).toObject()).toJson();
+        auto doc = scheduleFromJson(json.toStdString(), *m_model->graph, m_project->path());
+        if (!doc) {
+            ++dropped;
+            continue;
+        }
+        pins.push_back({runOfDocument(*doc), pin.value(QStringLiteral("title")).toString()});
+    }
+    m_views.comparison->setPinned(std::move(pins), root.value(QStringLiteral("serial")).toInt());
+    if (dropped > 0)
+        emit notice(tr("%n pinned plan(s) no longer match the model and were not restored", nullptr, dropped));
 }
 
 Status ProjectSession::setModelEmbedded(bool embed)

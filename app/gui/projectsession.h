@@ -34,7 +34,10 @@
 //    finishing order.
 //  - runs: recordRun() stores a backend run of a plan (for a run panel).
 //  - UI state — "selected_step", "expanded_groups" (group paths), "view"
-//    (zoom and scene centre) and "dock_state" — goes through one Autosaver.
+//    (zoom and scene centre), "dock_state" and "pinned_runs" (the Comparison
+//    dock's pins as schedule documents, given back once the session is
+//    restored; a pin that no longer reads against the model is dropped with a
+//    notice) — goes through one Autosaver.
 // A failed save is reported with saveFailed() and changes nothing else.
 //
 // Closing (closeProject(), another model or project replacing it, the window
@@ -68,6 +71,7 @@ class Extensions;
 class GraphView;
 struct ScheduleRun;
 namespace views {
+class RunComparisonWidget;
 class StepperWidget;
 struct ModelData;
 } // namespace views
@@ -82,10 +86,11 @@ struct SessionViews {
     QMainWindow *window = nullptr; // dock layout
     ModelLoader *loader = nullptr; // loads a project's model
     ScheduleController *controller = nullptr;
-    views::StepperWidget *stepper = nullptr; // selected step
-    GraphView *graph = nullptr;              // expanded groups, zoom, centre
-    const DeviceRegistry *devices = nullptr; // the window's, built once; a project's device is looked up here
-    const Extensions *extensions = nullptr;  // the window's: a project's sample is rebuilt from it
+    views::StepperWidget *stepper = nullptr;          // selected step
+    GraphView *graph = nullptr;                       // expanded groups, zoom, centre
+    const DeviceRegistry *devices = nullptr;          // the window's, built once; a project's device is looked up here
+    const Extensions *extensions = nullptr;           // the window's: a project's sample is rebuilt from it
+    views::RunComparisonWidget *comparison = nullptr; // optional: its pins are kept in the project
 };
 
 class ProjectSession final : public QObject
@@ -209,6 +214,8 @@ private:
     void recordView();
     void recordExpansion();
     void recordDocks();
+    void recordPins();
+    void restorePins();
     void recordAll();
     std::string expansionState() const;
     std::string viewState() const;

@@ -28,10 +28,12 @@
 #include "plugins/ios/iosformat.h"
 #include "samples/builder.h"
 #include "views/models/format.h"
+#include "views/models/runcomparisonmodel.h"
 #include "views/models/steplistmodel.h"
 #include "views/models/workbenchstate.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
+#include "views/widgets/runcomparisonwidget.h"
 #include "views/widgets/runpanel.h"
 #include "views/widgets/searchexplorer.h"
 #include "views/widgets/stepperwidget.h"
@@ -694,6 +696,67 @@ TEST_F(ProjectSessionTest, FileSizeOfAModelWithInlineWeightsIsTheFile)
         if (key == "File size")
             size = value;
     EXPECT_EQ(size, views::formatBytes(QFileInfo(file("small.onnx")).size()).toStdString());
+}
+
+// Issue 18 item 1: the Comparison dock's pins come back with the project.
+TEST_F(ProjectSessionTest, PinnedComparisonsComeBackWithTheProject)
+{
+    const QString projectPath = file("pins.tessera");
+    QString title;
+    std::size_t pinnedKernels = 0;
+    double pinnedLatency = 0;
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        ASSERT_TRUE(load(w, file("small.onnx")));
+        selectAlgorithm(w, "ios");
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        ASSERT_TRUE(w.comparison()->pinCurrent());
+        title = w.comparison()->pinned().front().title;
+        pinnedKernels = w.comparison()->pinned().front().run->result.plan.kernels.size();
+        pinnedLatency = w.comparison()->pinned().front().run->result.plan.estimatedLatencyNs();
+        const auto [key, option] = someOverride(w);
+        ASSERT_FALSE(key.empty());
+        w.scheduleController()->setOverride(key, option);
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->close().isOk());
+    }
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    ASSERT_TRUE(openProject(w, projectPath));
+    ASSERT_EQ(w.comparison()->pinnedCount(), 1);
+    const auto pin = w.comparison()->pinned().front();
+    EXPECT_EQ(pin.title, title);
+    EXPECT_EQ(pin.run->result.plan.kernels.size(), pinnedKernels);
+    EXPECT_DOUBLE_EQ(pin.run->result.plan.estimatedLatencyNs(), pinnedLatency);
+    EXPECT_GT(pin.run->decisions.records().size(), 0u) << "decisions asked again from the document";
+    EXPECT_GT(w.comparison()->model()->rowCount(QModelIndex()), 0);
+}
+
+// Negative twin: a stored pin made for another model is not shown, and the user is told.
+TEST_F(ProjectSessionTest, APinOfAnotherModelIsNotRestored)
+{
+    const QString projectPath = file("stale-pins.tessera");
+    {
+        Project p = makeProject(projectPath, file("small.onnx"));
+        const std::string pins = R"({"serial": 3, "pins": [{"title": "Pin 3 · ios", "schedule":
+            {"format_version": 1, "model_hash": "0000000000000000", "algorithm": "ios", "device": "stcp920"}}]})";
+        ASSERT_TRUE(p.setState("pinned_runs", pins).isOk());
+        ASSERT_TRUE(p.close().isOk());
+    }
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QSignalSpy notices(w.session(), &ProjectSession::notice);
+    ASSERT_TRUE(openProject(w, projectPath));
+    EXPECT_EQ(w.comparison()->pinnedCount(), 0);
+    bool told = false;
+    for (const QList<QVariant> &n : notices)
+        told = told || n.at(0).toString().contains(QStringLiteral("no longer match the model"));
+    EXPECT_TRUE(told);
 }
 
 // --- bad project files ---------------------------------------------------------------
