@@ -11,6 +11,7 @@
 #include "views/models/format.h"
 #include "views/models/workerpool.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QPromise>

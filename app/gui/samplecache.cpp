@@ -65,10 +65,13 @@ QString sampleNameOfCachePath(const QString &path, const QStringList &known)
     const QString &grandparent = parts[parts.size() - 3];
     const bool versioned =
         grandparent == QLatin1String("samples") && parent.startsWith(base + QLatin1Char('-'), Qt::CaseInsensitive);
-    const bool flat =
-        parent == QLatin1String("samples") && (isCachedSample(path) || path.contains(QStringLiteral("/.cache/")) ||
-                                               path.contains(QStringLiteral("/cache/"), Qt::CaseInsensitive));
-    if (!versioned && !flat)
+    const bool flat = parent == QLatin1String("samples");
+    // A user's own ".../samples/x/x.onnx" is no cache: a folder above "samples" must be one.
+    const qsizetype samples = parts.size() - (versioned ? 3 : 2);
+    bool inCache = isCachedSample(path);
+    for (qsizetype i = 0; i < samples && !inCache; ++i)
+        inCache = parts[i].contains(QStringLiteral("cache"), Qt::CaseInsensitive);
+    if ((!versioned && !flat) || !inCache)
         return {};
     for (const QString &name : known)
         if (name.compare(base, Qt::CaseInsensitive) == 0)

@@ -28,7 +28,8 @@ QString sampleCacheDir();
 bool isCachedSample(const QString &path);
 // The sample a path into a sample cache names — this user's or another's, as
 // older projects stored it: ".../samples/NAME-KEY/NAME.onnx" (this layout) or
-// ".../.cache/.../samples/NAME.onnx" (the first one) — or empty. Matched
+// ".../.cache/.../samples/NAME.onnx" (the first one), with a folder named
+// like a cache above "samples" (or this user's cache) — or empty. Matched
 // against `known` (registered names) without regard to case; the registered
 // spelling is returned.
 QString sampleNameOfCachePath(const QString &path, const QStringList &known);

@@ -612,6 +612,10 @@ TEST_F(ProjectSessionTest, AMissingModelThatIsNoSampleIsRefused)
     EXPECT_TRUE(errors.at(0).at(1).toString().contains(QStringLiteral("model not found (looked for")))
         << errors.at(0).at(1).toString().toStdString();
     EXPECT_EQ(gui::sampleNameOfCachePath(model, {QStringLiteral("squeezenet")}), QString());
+    EXPECT_EQ(gui::sampleNameOfCachePath(QStringLiteral("/home/u/models/samples/squeezenet-v2/squeezenet.onnx"),
+                                         {QStringLiteral("squeezenet")}),
+              QString())
+        << "a user's own samples folder is no cache";
     QFile f(projectPath);
     ASSERT_TRUE(f.open(QIODevice::ReadOnly));
     EXPECT_EQ(f.readAll(), before);
