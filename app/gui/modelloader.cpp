@@ -63,11 +63,13 @@ Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &p
     if (!m.domain.empty())
         data->metadata.emplace_back("Domain", m.domain);
     if (m.fileBytes > 0)
-        data->metadata.emplace_back("File size", modelFileSizeText(data->path, m.fileBytes, *data->graph));
+        for (auto &row : modelFileSizeRows(data->path, m.fileBytes, *data->graph))
+            data->metadata.push_back(std::move(row));
     return std::shared_ptr<const views::ModelData>(std::move(data));
 }
 
-std::string modelFileSizeText(const std::string &path, std::int64_t modelBytes, const Graph &graph)
+std::vector<std::pair<std::string, std::string>> modelFileSizeRows(const std::string &path, std::int64_t modelBytes,
+                                                                   const Graph &graph)
 {
     const std::vector<std::string> data = externalDataFiles(graph, path);
     std::int64_t dataBytes = 0;
@@ -75,14 +77,14 @@ std::string modelFileSizeText(const std::string &path, std::int64_t modelBytes, 
         const QFileInfo f(QFileInfo(QString::fromStdString(path)).absoluteDir().filePath(QString::fromStdString(name)));
         dataBytes += f.exists() ? f.size() : 0;
     }
-    if (data.empty())
-        return views::formatBytes(modelBytes).toStdString();
-    const QString where =
-        data.size() == 1 ? QString::fromStdString(data.front()) : QObject::tr("%1 files").arg(data.size());
-    return QObject::tr("%1 (model %2, weights %3 in %4)")
-        .arg(views::formatBytes(modelBytes + dataBytes), views::formatBytes(modelBytes), views::formatBytes(dataBytes),
-             where)
-        .toStdString();
+    std::vector<std::pair<std::string, std::string>> rows{
+        {"File size", views::formatBytes(modelBytes + dataBytes).toStdString()}};
+    if (!data.empty())
+        rows.emplace_back("Weights file", data.size() == 1
+                                              ? views::formatBytes(dataBytes).toStdString() + " " + data.front()
+                                              : views::formatBytes(dataBytes).toStdString() + " in " +
+                                                    std::to_string(data.size()) + " files");
+    return rows;
 }
 
 ModelLoader::ModelLoader(QObject *parent) : QObject(parent) {}

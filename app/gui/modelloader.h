@@ -21,6 +21,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 template <typename T> class QFutureWatcher;
 
@@ -52,10 +54,11 @@ inline Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QSt
     return loadModelFile(path, LoadOptions{}, stage);
 }
 
-// Model Summary's "File size": the model file and its external weights
-// ("97.8 MiB (model 102 KiB, weights 97.7 MiB in resnet50.onnx.data)"), or
-// the file alone when it keeps its weights inline.
-std::string modelFileSizeText(const std::string &path, std::int64_t modelBytes, const Graph &graph);
+// Model Summary's rows for the file: "File size" counts the external weights
+// too ("6.08 MiB"); a model with external weights adds "Weights file"
+// ("5.97 MiB squeezenet.onnx.data", or "... in 3 files").
+std::vector<std::pair<std::string, std::string>> modelFileSizeRows(const std::string &path, std::int64_t modelBytes,
+                                                                   const Graph &graph);
 
 class ModelLoader final : public QObject
 {

@@ -167,7 +167,7 @@ TEST_F(Replay, AChangedModelIsRefusedUnlessForced)
 // new hash recorded), a file that was only touched is not.
 TEST_F(Replay, AModelWithOtherBytesButTheSameStructureIsNotedNotRefused)
 {
-    const fs::path dir = makeProject("changed");
+    const fs::path dir = makeProject("other-weights");
     const fs::path model = dir / "models" / "net.onnx";
     ASSERT_EQ(run("sample squeezenet --seed 11 --out " + model.string()).code, 0);
     Result r = run("replay " + (dir / "p.tessera").string() + " --json");
