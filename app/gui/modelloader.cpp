@@ -79,11 +79,11 @@ std::vector<std::pair<std::string, std::string>> modelFileSizeRows(const std::st
     }
     std::vector<std::pair<std::string, std::string>> rows{
         {"File size", views::formatBytes(modelBytes + dataBytes).toStdString()}};
-    if (!data.empty())
-        rows.emplace_back("Weights file", data.size() == 1
-                                              ? views::formatBytes(dataBytes).toStdString() + " " + data.front()
-                                              : views::formatBytes(dataBytes).toStdString() + " in " +
-                                                    std::to_string(data.size()) + " files");
+    if (data.size() == 1)
+        rows.emplace_back("External weights", views::formatBytes(dataBytes).toStdString());
+    else if (!data.empty())
+        rows.emplace_back("External weights", views::formatBytes(dataBytes).toStdString() + " in " +
+                                                  std::to_string(data.size()) + " files");
     return rows;
 }
 

@@ -55,8 +55,8 @@ inline Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QSt
 }
 
 // Model Summary's rows for the file: "File size" counts the external weights
-// too ("6.08 MiB"); a model with external weights adds "Weights file"
-// ("5.97 MiB squeezenet.onnx.data", or "... in 3 files").
+// too ("6.08 MiB"); a model with external weights adds "External weights"
+// ("5.97 MiB", or "5.97 MiB in 3 files").
 std::vector<std::pair<std::string, std::string>> modelFileSizeRows(const std::string &path, std::int64_t modelBytes,
                                                                    const Graph &graph);
 

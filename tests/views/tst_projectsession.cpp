@@ -682,7 +682,7 @@ TEST_F(ProjectSessionTest, FileSizeCountsTheExternalWeights)
     ASSERT_TRUE(loaded.isOk());
     std::map<std::string, std::string> rows((*loaded)->metadata.begin(), (*loaded)->metadata.end());
     EXPECT_EQ(rows["File size"], views::formatBytes(model + weights).toStdString());
-    EXPECT_EQ(rows["Weights file"], views::formatBytes(weights).toStdString() + " squeezenet.onnx.data");
+    EXPECT_EQ(rows["External weights"], views::formatBytes(weights).toStdString());
 }
 
 // Negative twin: weights kept inline: the file's size alone, no weights row.
@@ -692,7 +692,7 @@ TEST_F(ProjectSessionTest, FileSizeOfAModelWithInlineWeightsIsTheFile)
     ASSERT_TRUE(loaded.isOk());
     std::map<std::string, std::string> rows((*loaded)->metadata.begin(), (*loaded)->metadata.end());
     EXPECT_EQ(rows["File size"], views::formatBytes(QFileInfo(file("small.onnx")).size()).toStdString());
-    EXPECT_EQ(rows.count("Weights file"), 0u);
+    EXPECT_EQ(rows.count("External weights"), 0u);
 }
 
 // Issue 18 item 1: the Comparison dock's pins come back with the project.
