@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 namespace tessera {
@@ -54,12 +55,74 @@ void registerBuiltinSchedulers(SchedulerRegistry &registry, std::vector<Diagnost
     registerBuiltins(extensions, pluginProblems);
 }
 
+namespace {
+
+// A backend switched off by TESSERA_DISABLE_BACKENDS: listed with its name and
+// capabilities, unavailable (BackendRegistry::get answers Unavailable, exit 4).
+class DisabledBackend final : public IBackend
+{
+public:
+    explicit DisabledBackend(BackendInfo info) : m_info(std::move(info))
+    {
+        m_info.available = false;
+        m_info.unavailableReason = "switched off by TESSERA_DISABLE_BACKENDS";
+    }
+    const BackendInfo &info() const override { return m_info; }
+    bool supports(const Graph &, const Node &) const override { return false; }
+    Expected<std::unique_ptr<CompiledPlan>> compile(const Graph &, const ExecutionPlan &) override
+    {
+        return Status::error(ErrorCode::Unavailable,
+                             "backend '" + m_info.name + "' is unavailable: " + m_info.unavailableReason);
+    }
+    Expected<RunResult> run(CompiledPlan &, const std::vector<HostTensor> &, const RunObserver &) override
+    {
+        return Status::error(ErrorCode::Unavailable,
+                             "backend '" + m_info.name + "' is unavailable: " + m_info.unavailableReason);
+    }
+
+private:
+    BackendInfo m_info;
+};
+
+std::set<std::string, std::less<>> disabledBackends()
+{
+    std::set<std::string, std::less<>> out;
+    const char *list = std::getenv("TESSERA_DISABLE_BACKENDS");
+    const std::string text = list ? list : "";
+    for (std::size_t start = 0; start <= text.size();) {
+        const std::size_t end = std::min(text.find(',', start), text.size());
+        if (end > start)
+            out.insert(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return out;
+}
+
+} // namespace
+
 void registerBuiltinBackends(BackendRegistry &registry)
 {
-    registerReferenceBackend(registry); // the default: first in every list
-    registerNullBackend(registry);
-    registerSimBackend(registry); // after reference: its functional mode uses it
-    registerCpuBackend(registry);
+    const auto disabled = disabledBackends();
+    for (void (*add)(BackendRegistry &) : {&registerReferenceBackend, // the default: first in every list
+                                           &registerNullBackend,
+                                           &registerSimBackend, // after reference: its functional mode uses it
+                                           &registerCpuBackend}) {
+        if (disabled.empty()) {
+            add(registry);
+            continue;
+        }
+        BackendRegistry probe; // learns the names this function registers
+        add(probe);
+        bool off = false;
+        for (IBackend *b : probe.all())
+            off = off || disabled.count(b->info().name) > 0;
+        if (!off) {
+            add(registry);
+            continue;
+        }
+        for (IBackend *b : probe.all())
+            registry.add(std::make_unique<DisabledBackend>(b->info()));
+    }
 }
 
 } // namespace tessera

@@ -28,7 +28,10 @@ void registerBuiltinSchedulers(SchedulerRegistry &registry, std::vector<Diagnost
 // $TESSERA_PLUGIN_PATH (':'-separated), then $XDG_DATA_HOME/tessera/plugins
 // (default ~/.local/share/tessera/plugins).
 std::vector<std::string> schedulerPluginFolders();
-// Each backend folder's register<Name>Backend(), reference first.
+// Each backend folder's register<Name>Backend(), reference first. A backend
+// named in $TESSERA_DISABLE_BACKENDS (','-separated, e.g. "cpu,sim") is listed
+// as unavailable instead: to check how both programs behave on a machine
+// without it (a run on it fails with exit code 4).
 void registerBuiltinBackends(BackendRegistry &registry);
 
 } // namespace tessera

@@ -1,4 +1,4 @@
-// tessera-cli project create PROJECT.tessera --model M --algo A [--device D]
+// tessera-cli project create PROJECT.tessera (--model M [--embed] | --sample NAME) --algo A [--device D]
 //     [--option K=V]... [--override FILE] [--batch N] [--seq-len N] [--dim NAME=N] [--force]
 // tessera-cli project show PROJECT.tessera [--json]
 //
@@ -8,6 +8,7 @@
 // overrides are kept in the project and reported (exit 3), as `schedule` does.
 // `show` lists what a project holds.
 #include "app/cli/command.h"
+#include "app/cli/projectmodel.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
@@ -32,16 +33,30 @@ QString qs(const std::string &s)
     return QString::fromStdString(s);
 }
 
-int create(const std::string &path, const Args &args)
+int create(const std::string &path, const Args &args, const Extensions &extensions)
 {
     auto modelPath = args.value("model");
+    auto sampleName = args.value("sample");
     auto algo = args.value("algo");
-    if (!modelPath || !algo)
-        return fail(usageError("project create needs --model FILE and --algo NAME"));
+    if (!modelPath == !sampleName || !algo)
+        return fail(usageError("project create needs one of --model FILE and --sample NAME, and --algo NAME"));
+    if (sampleName && args.has("embed"))
+        return fail(usageError("--embed is for a --model file; a sample is rebuilt from its name"));
     CreateProjectRequest request;
     request.projectPath = path;
     request.overwrite = args.has("force");
-    request.model.path = *modelPath;
+    const ScratchModels scratch(extensions);
+    if (sampleName) {
+        auto built = scratch.buildSample(*sampleName);
+        if (!built)
+            return fail(built.status());
+        request.model.path = built->path;
+        request.model.sample = scratch.registeredName(*sampleName);
+        request.model.sampleVersion = built->version;
+    } else {
+        request.model.path = *modelPath;
+        request.model.embed = args.has("embed");
+    }
     request.setup.algorithm = *algo;
     request.setup.device = *args.value("device");
     auto userOptions = algorithmOptions(args);
@@ -134,7 +149,11 @@ int show(const std::string &path, const Args &args)
         }
         QJsonObject root{{"project", qs(path)},
                          {"schema_version", project->schemaVersion()},
-                         {"model", qs(model->relativePath)},
+                         {"model", qs(model->sample.empty() ? model->relativePath : "sample:" + model->sample)},
+                         {"model_sample", qs(model->sample)},
+                         {"model_sample_version", static_cast<qint64>(model->sampleVersion)},
+                         {"model_content_hash", qs(model->contentHash)},
+                         {"model_embedded", model->embed},
                          {"model_hash", qs(model->structureHash)},
                          {"algorithm", qs(setup->algorithm)},
                          {"device", qs(setup->device)},
@@ -146,7 +165,13 @@ int show(const std::string &path, const Args &args)
         return 0;
     }
     std::printf("project        %s (schema v%d)\n", path.c_str(), project->schemaVersion());
-    std::printf("model          %s (structure %s)\n", model->relativePath.c_str(), model->structureHash.c_str());
+    if (!model->sample.empty())
+        std::printf("model          sample %s, version %lld (structure %s)\n", model->sample.c_str(),
+                    static_cast<long long>(model->sampleVersion), model->structureHash.c_str());
+    else
+        std::printf("model          %s (content %s, structure %s%s)\n", model->relativePath.c_str(),
+                    model->contentHash.empty() ? "not recorded" : model->contentHash.c_str(),
+                    model->structureHash.c_str(), model->embed ? ", embedded" : "");
     std::printf("setup          %s on %s\n", setup->algorithm.c_str(), setup->device.c_str());
     for (const auto &[k, v] : setup->options)
         std::printf("option         %s=%s\n", k.c_str(), v.c_str());
@@ -163,7 +188,7 @@ int run(const Args &args, const Extensions &extensions)
     const auto &pos = args.positional();
     if (pos.size() != 2 || (pos[0] != "create" && pos[0] != "show"))
         return fail(usageError("project needs 'create PROJECT.tessera ...' or 'show PROJECT.tessera'"));
-    return pos[0] == "create" ? create(pos[1], args) : show(pos[1], args);
+    return pos[0] == "create" ? create(pos[1], args, extensions) : show(pos[1], args);
 }
 
 } // namespace
@@ -171,11 +196,14 @@ int run(const Args &args, const Extensions &extensions)
 Command projectCommand()
 {
     auto options = schedulingOptions({}, "stcp920", "(create) ");
-    options.insert(options.end(),
-                   {{"model", true, false, "--model FILE      (create) the ONNX model"},
-                    {"override", true, false, "--override FILE   (create) decision overrides (JSON)"},
-                    {"force", false, false, "--force           (create) replace an existing project file"},
-                    {"json", false, false, "--json            (show) machine-readable listing"}});
+    options.insert(
+        options.end(),
+        {{"model", true, false, "--model FILE      (create) the ONNX model, by a path relative to the project"},
+         {"sample", true, false, "--sample NAME     (create) a bundled sample, by name and version"},
+         {"embed", false, false, "--embed           (create) keep the --model file inside the project too"},
+         {"override", true, false, "--override FILE   (create) decision overrides (JSON)"},
+         {"force", false, false, "--force           (create) replace an existing project file"},
+         {"json", false, false, "--json            (show) machine-readable listing"}});
     return {"project", "project create|show PROJECT.tessera [...]",
             "create a project from a model and a scheduler setup, or show one", options, run};
 }

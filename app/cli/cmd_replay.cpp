@@ -1,12 +1,14 @@
 // tessera-cli replay PROJECT.tessera [--json] [--out PLAN.json] [--force]
 //
-// Reopens a project, re-imports its model, reruns the stored scheduler setup
+// Reopens a project, re-imports its model (a sample rebuilt by name, an
+// embedded model written out when its file is missing or changed), reruns the stored scheduler setup
 // with the stored overrides (core/store/replay.h), reports the plan with the
 // keys of `schedule --json`, says whether the last stored plan was reproduced
 // and stores the new plan. Exit codes: 3 when the model changed (without
 // --force) or an override was stale or rejected; a differing plan is
 // reported, not an error.
 #include "app/cli/command.h"
+#include "app/cli/projectmodel.h"
 #include "app/cli/runsummary.h"
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
@@ -91,7 +93,9 @@ int run(const Args &args, const Extensions &extensions)
 
     SchedulerRegistry schedulers;
     registerBuiltinSchedulers(schedulers);
-    auto result = replayProject(*project, schedulers, DeviceRegistry::standard(), {.force = args.has("force")});
+    const ScratchModels scratch(extensions); // a sample is rebuilt, an embedded model written out, here
+    auto result = replayProject(*project, schedulers, DeviceRegistry::standard(),
+                                {.force = args.has("force"), .resolver = scratch.resolver()});
     if (!result) {
         Status s = result.status();
         if (s.message().starts_with(kModelChangedMessage))

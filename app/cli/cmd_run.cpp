@@ -20,6 +20,7 @@
 #include "core/plugin/modelinput.h"
 #include "core/sched/session.h"
 #include "core/support/fileio.h"
+#include "core/support/units.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -206,10 +207,12 @@ int run(const Args &args, const Extensions &extensions)
     } else {
         std::printf("backend    %s (%s on %s, %zu kernels)\n", (*backend)->info().name.c_str(), algorithm.c_str(),
                     device->id.c_str(), plan.kernels.size());
-        std::printf("latency    %.3f ms %s, %.3f ms estimated", result->latencyMs,
-                    (*backend)->info().capabilities.timing ? "simulated" : "measured", plan.estimatedLatencyNs() / 1e6);
+        std::printf("latency    %s %s, %s estimated", units::durationMs(result->latencyMs).c_str(),
+                    (*backend)->info().capabilities.timing ? "simulated" : "measured",
+                    units::durationNs(plan.estimatedLatencyNs()).c_str());
         if (*repeat > 1)
-            std::printf(" (median of %lld runs, fastest %.3f ms)", static_cast<long long>(*repeat), minMs);
+            std::printf(" (median of %lld runs, fastest %s)", static_cast<long long>(*repeat),
+                        units::durationMs(minMs).c_str());
         std::printf("\n");
         // Ops the backend left on reference kernels, with its reason (cpu backend).
         for (const auto &[key, count] : result->metrics)

@@ -47,7 +47,9 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
         return usage(parser.errorText().toLower());
     CommandLine cl;
     if (parser.isSet(help)) {
-        cl.exitText = parser.helpText();
+        cl.exitText = parser.helpText() +
+                      QStringLiteral("\nExit codes: 0 ok, 2 usage, 3 a model or project that cannot be opened "
+                                     "(the window runs nothing from its command line, so never 4).\n");
         return cl;
     }
     if (parser.isSet(version)) {

@@ -108,7 +108,8 @@ MainWindow::MainWindow(QWidget *parent, const PluginSet &plugins)
     if (!m_pluginProblems.empty())
         showDiagnostics({});
     restoreLayout();
-    m_session = new ProjectSession({this, m_loader, m_schedule, m_stepper, m_graphView, &m_devices}, this);
+    m_session = new ProjectSession(
+        {this, m_loader, m_schedule, m_stepper, m_graphView, &m_devices, &m_extensions, m_comparison}, this);
     connectSession();
     updateScheduleActions();
 }
@@ -598,8 +599,9 @@ void MainWindow::exportImage(bool svg)
         return;
     const QString suffix = svg ? QStringLiteral(".svg") : QStringLiteral(".png");
     const QFileInfo model(QString::fromStdString(m_model->path));
-    const QString suggested = QSettings().value(QStringLiteral("lastExportDir"), QDir::homePath()).toString() +
-                              QLatin1Char('/') + model.completeBaseName() + suffix;
+    const QString suggested =
+        dialogFolder(QSettings().value(QStringLiteral("lastExportDir")).toString(), model.filePath()) +
+        QLatin1Char('/') + model.completeBaseName() + suffix;
     const QString path = QFileDialog::getSaveFileName(this, svg ? tr("Export SVG") : tr("Export PNG"), suggested,
                                                       svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
     if (path.isEmpty())
@@ -702,6 +704,11 @@ void MainWindow::updateTitle()
     m_saveProjectAsAction->setEnabled(m_model != nullptr);
     m_newProjectAction->setEnabled(m_model != nullptr);
     m_closeProjectAction->setEnabled(m_session->isOpen());
+    m_embedModelAction->setEnabled(m_session->isOpen() && !m_session->isReadOnly() && !m_session->modelIsSample());
+    m_embedModelAction->setChecked(m_session->modelIsEmbedded());
+    m_embedModelAction->setToolTip(m_session->modelIsSample()
+                                       ? tr("The model is a bundled sample, referenced by name and version")
+                                       : m_embedModelAction->statusTip());
 }
 
 void MainWindow::updateScheduleActions()
@@ -728,12 +735,18 @@ void MainWindow::selectSetup(const QString &algorithm, const QString &deviceId)
         m_deviceBox->setCurrentIndex(i);
 }
 
+QString MainWindow::currentModelPath() const
+{
+    return m_model ? QString::fromStdString(m_model->path) : QString();
+}
+
 void MainWindow::chooseProjectFile(bool saveAs)
 {
     if (!m_model)
         return;
     QSettings settings;
-    const QString dir = settings.value(QStringLiteral("lastProjectDir"), QDir::homePath()).toString();
+    const QString dir = dialogFolder(settings.value(QStringLiteral("lastProjectDir")).toString(),
+                                     QString::fromStdString(m_model->path));
     const QString suggested = dir + QLatin1Char('/') +
                               QFileInfo(QString::fromStdString(m_model->path)).completeBaseName() +
                               QStringLiteral(".tessera");
@@ -753,7 +766,7 @@ void MainWindow::chooseExportFile(ScheduleExport kind)
     if (!m_model || !m_schedule->lastRun())
         return;
     const QFileInfo model(QString::fromStdString(m_model->path));
-    const QString dir = QSettings().value(QStringLiteral("lastExportDir"), QDir::homePath()).toString();
+    const QString dir = dialogFolder(QSettings().value(QStringLiteral("lastExportDir")).toString(), model.filePath());
     const QString algorithm = QString::fromStdString(m_schedule->lastRun()->result.plan.algorithm);
     QString suffix, title, filter;
     switch (kind) {
@@ -778,7 +791,7 @@ void MainWindow::chooseFormatExportFile(const ScheduleFormat &format)
     if (!m_model || !m_schedule->lastRun())
         return;
     const QFileInfo model(QString::fromStdString(m_model->path));
-    const QString dir = QSettings().value(QStringLiteral("lastExportDir"), QDir::homePath()).toString();
+    const QString dir = dialogFolder(QSettings().value(QStringLiteral("lastExportDir")).toString(), model.filePath());
     const QString title = QString::fromStdString(format.title);
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export %1").arg(title),

@@ -121,6 +121,9 @@ public:
     RecentFiles *recentFiles() const { return m_recent; }
     QComboBox *colourByCombo() const { return m_colourBy; }
     ProjectSession *session() const { return m_session; }
+    QAction *embedModelAction() const { return m_embedModelAction; }
+    views::RunComparisonWidget *comparison() const { return m_comparison; }
+    QString currentModelPath() const; // of the model on screen, empty when none
     // The state every panel follows, and the orchestration that fills it.
     views::WorkbenchState *state() const { return m_state; }
     ScheduleController *scheduleController() const { return m_schedule; }
@@ -280,6 +283,7 @@ private:
     QAction *m_openProjectAction = nullptr;
     QAction *m_saveProjectAsAction = nullptr;
     QAction *m_closeProjectAction = nullptr;
+    QAction *m_embedModelAction = nullptr; // File ▸ Embed the Model in the Project (checkable)
     QAction *m_exportScheduleAction = nullptr;
     QAction *m_exportTimelineAction = nullptr;
     QAction *m_importOverridesAction = nullptr;

@@ -49,9 +49,10 @@ void MainWindow::createActions()
             filters +=
                 QStringLiteral(";;%1 (%2)").arg(QString::fromStdString(f.title), patterns.join(QLatin1Char(' ')));
         }
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"),
-                                                          settings.value(QStringLiteral("lastOpenDir")).toString(),
-                                                          filters + tr(";;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open Model"),
+            dialogFolder(settings.value(QStringLiteral("lastOpenDir")).toString(), currentModelPath()),
+            filters + tr(";;All files (*)"));
         if (path.isEmpty())
             return;
         settings.setValue(QStringLiteral("lastOpenDir"), QFileInfo(path).absolutePath());
@@ -122,13 +123,26 @@ void MainWindow::createProjectActions()
     m_openProjectAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_O);
     connect(m_openProjectAction, &QAction::triggered, this, [this] {
         QSettings settings;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open Project"),
-                                                          settings.value(QStringLiteral("lastProjectDir")).toString(),
-                                                          tr("Tessera projects (*.tessera);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open Project"),
+            dialogFolder(settings.value(QStringLiteral("lastProjectDir")).toString(), currentModelPath()),
+            tr("Tessera projects (*.tessera);;All files (*)"));
         if (path.isEmpty())
             return;
         settings.setValue(QStringLiteral("lastProjectDir"), QFileInfo(path).absolutePath());
         openProject(path);
+    });
+    m_embedModelAction = new QAction(tr("&Embed the Model in the Project"), this);
+    m_embedModelAction->setCheckable(true);
+    m_embedModelAction->setStatusTip(tr("Keep a copy of the model file (and its weights) inside the project, so it "
+                                        "opens where the file is missing or changed"));
+    connect(m_embedModelAction, &QAction::triggered, this, [this](bool on) {
+        if (!m_session->setModelEmbedded(on).isOk())
+            m_embedModelAction->setChecked(m_session->modelIsEmbedded());
+        else
+            statusBar()->showMessage(on ? tr("The model is embedded in the project")
+                                        : tr("The model is no longer embedded in the project"),
+                                     5000);
     });
     m_saveProjectAsAction = new QAction(tr("Save Project &As…"), this);
     m_saveProjectAsAction->setShortcut(QKeySequence::SaveAs);
@@ -152,9 +166,10 @@ void MainWindow::createProjectActions()
     m_importOverridesAction->setStatusTip(tr("Apply decision overrides from a file (an override map or a schedule)"));
     connect(m_importOverridesAction, &QAction::triggered, this, [this] {
         QSettings settings;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import Overrides"),
-                                                          settings.value(QStringLiteral("lastExportDir")).toString(),
-                                                          tr("JSON files (*.json);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Import Overrides"),
+            dialogFolder(settings.value(QStringLiteral("lastExportDir")).toString(), currentModelPath()),
+            tr("JSON files (*.json);;All files (*)"));
         if (!path.isEmpty())
             (void)importOverrides(path);
     });
@@ -177,6 +192,7 @@ void MainWindow::createMenus()
     file->addAction(m_newProjectAction);
     file->addAction(m_openProjectAction);
     file->addAction(m_saveProjectAsAction);
+    file->addAction(m_embedModelAction);
     file->addAction(m_closeProjectAction);
     file->addSeparator();
     QMenu *exportMenu = file->addMenu(tr("&Export"));

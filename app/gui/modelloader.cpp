@@ -11,6 +11,7 @@
 #include "views/models/format.h"
 #include "views/models/workerpool.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QPromise>
@@ -62,8 +63,28 @@ Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QString &p
     if (!m.domain.empty())
         data->metadata.emplace_back("Domain", m.domain);
     if (m.fileBytes > 0)
-        data->metadata.emplace_back("File size", views::formatBytes(m.fileBytes).toStdString());
+        for (auto &row : modelFileSizeRows(data->path, m.fileBytes, *data->graph))
+            data->metadata.push_back(std::move(row));
     return std::shared_ptr<const views::ModelData>(std::move(data));
+}
+
+std::vector<std::pair<std::string, std::string>> modelFileSizeRows(const std::string &path, std::int64_t modelBytes,
+                                                                   const Graph &graph)
+{
+    const std::vector<std::string> data = externalDataFiles(graph, path);
+    std::int64_t dataBytes = 0;
+    for (const std::string &name : data) {
+        const QFileInfo f(QFileInfo(QString::fromStdString(path)).absoluteDir().filePath(QString::fromStdString(name)));
+        dataBytes += f.exists() ? f.size() : 0;
+    }
+    std::vector<std::pair<std::string, std::string>> rows{
+        {"File size", views::formatBytes(modelBytes + dataBytes).toStdString()}};
+    if (data.size() == 1)
+        rows.emplace_back("External weights", views::formatBytes(dataBytes).toStdString());
+    else if (!data.empty())
+        rows.emplace_back("External weights", views::formatBytes(dataBytes).toStdString() + " in " +
+                                                  std::to_string(data.size()) + " files");
+    return rows;
 }
 
 ModelLoader::ModelLoader(QObject *parent) : QObject(parent) {}
@@ -89,10 +110,13 @@ void ModelLoader::load(const QString &path, const LoadOptions &loadOptions)
     });
 }
 
-void ModelLoader::loadSample(const QString &name)
+void ModelLoader::loadSample(const QString &name, const LoadOptions &options)
 {
     TS_ASSERT_MSG(m_extensions, "ModelLoader::loadSample needs the window's extensions");
-    start(QStringLiteral("sample %1").arg(name), [name, extensions = m_extensions](const StageCallback &stage) {
+    LoadOptions opts = options;
+    if (!opts.extensions)
+        opts.extensions = m_extensions;
+    start(QStringLiteral("sample %1").arg(name), [name, extensions = m_extensions, opts](const StageCallback &stage) {
         Outcome out;
         if (!stage(QStringLiteral("building sample %1").arg(name))) {
             out.error = Status::error(ErrorCode::Cancelled, "loading cancelled").diagnostic();
@@ -103,7 +127,7 @@ void ModelLoader::loadSample(const QString &name)
             out.error = path.status().diagnostic();
             return out;
         }
-        auto loaded = loadModelFile(*path, stage);
+        auto loaded = loadModelFile(*path, opts, stage);
         if (loaded)
             out.model = std::move(*loaded);
         else

@@ -21,6 +21,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 template <typename T> class QFutureWatcher;
 
@@ -52,6 +54,12 @@ inline Expected<std::shared_ptr<const views::ModelData>> loadModelFile(const QSt
     return loadModelFile(path, LoadOptions{}, stage);
 }
 
+// Model Summary's rows for the file: "File size" counts the external weights
+// too ("6.08 MiB"); a model with external weights adds "External weights"
+// ("5.97 MiB", or "5.97 MiB in 3 files").
+std::vector<std::pair<std::string, std::string>> modelFileSizeRows(const std::string &path, std::int64_t modelBytes,
+                                                                   const Graph &graph);
+
 class ModelLoader final : public QObject
 {
     Q_OBJECT
@@ -60,8 +68,8 @@ public:
     ~ModelLoader() override;
 
     void load(const QString &path, const LoadOptions &options = {});
-    void loadSample(const QString &name);
-    void cancel(); // no-op when idle
+    void loadSample(const QString &name, const LoadOptions &options = {}); // options: as for load()
+    void cancel();                                                         // no-op when idle
     // Model formats for every later load whose options name none (MainWindow: its plugins').
     void setExtensions(const Extensions *extensions) { m_extensions = extensions; }
     bool isLoading() const { return m_watcher != nullptr; }

@@ -12,16 +12,19 @@
 //   S5 restore  after the first schedule and layout: selected step, view
 #include "app/gui/projectsession.h"
 
+#include "app/gui/samplecache.h"
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
+#include "core/plugin/extensions.h"
 #include "core/store/replay.h"
 #include "core/support/activity.h"
 #include "core/support/assert.h"
 #include "views/models/modeldata.h"
 #include "views/widgets/graphview.h"
+#include "views/widgets/runcomparisonwidget.h"
 #include "views/widgets/stepperwidget.h"
 
 #include <QDateTime>
@@ -34,6 +37,7 @@
 #include <QJsonObject>
 #include <QMainWindow>
 #include <QScrollBar>
+#include <QStandardPaths>
 #include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -62,6 +66,24 @@ constexpr char kSelectedStep[] = "selected_step";
 constexpr char kExpandedGroups[] = "expanded_groups";
 constexpr char kView[] = "view";
 constexpr char kDockState[] = "dock_state";
+constexpr char kPinnedRuns[] = "pinned_runs";
+
+// A schedule run as a stored document holds it: plan, statistics, trace,
+// decisions (asked again in order, so the overrides apply as they did), search time.
+std::shared_ptr<const ScheduleRun> runOfDocument(const ScheduleDocument &doc)
+{
+    auto run = std::make_shared<ScheduleRun>();
+    run->result.plan = doc.plan;
+    run->result.stats = doc.stats;
+    run->searchMs = doc.searchMs;
+    run->decisions = DecisionContext(doc.overrides);
+    for (const DecisionRecord &r : doc.decisions)
+        (void)run->decisions.decide(r.key, r.role, r.options, r.preferred);
+    run->overrideReports = doc.overrideReports;
+    for (const TraceStep &step : doc.trace)
+        run->trace.add(step.phase, step.title, step.conclusion, step.why) = step;
+    return run;
+}
 
 std::vector<const QUndoCommand *> commandsOf(const QUndoStack *stack)
 {
@@ -77,11 +99,31 @@ QString qs(const std::string &s)
     return QString::fromStdString(s);
 }
 
-ModelRef modelRefOf(const views::ModelData &model, const ImportOptions &import)
+QStringList sampleNames(const Extensions *extensions)
+{
+    QStringList out;
+    if (extensions)
+        for (const SampleNetwork &s : extensions->samples())
+            out << QString::fromStdString(s.info.name);
+    return out;
+}
+
+// A model from the sample cache is referenced by sample name and version, any
+// other file by its path (relative to the project), content hash and data files.
+ModelRef modelRefOf(const views::ModelData &model, const ImportOptions &import, const Extensions *extensions)
 {
     ModelRef ref;
     ref.path = model.path;
     ref.structureHash = modelStructureHash(*model.graph);
+    const QString sample = isCachedSample(QString::fromStdString(model.path))
+                               ? sampleNameOfCachePath(QString::fromStdString(model.path), sampleNames(extensions))
+                               : QString();
+    if (const SampleNetwork *s = sample.isEmpty() ? nullptr : extensions->findSample(sample.toStdString())) {
+        ref.sample = s->info.name;
+        ref.sampleVersion = s->info.version;
+    } else {
+        ref.dataFiles = externalDataFiles(*model.graph, model.path);
+    }
     ref.batch = import.batchSize;
     ref.seqLen = import.seqLen;
     for (const auto &[name, value] : import.dims)
@@ -105,6 +147,8 @@ ProjectSession::ProjectSession(const SessionViews &views, QObject *parent)
     connect(m_views.stepper, &views::StepperWidget::currentStepChanged, this, &ProjectSession::recordStep);
     connect(m_views.graph, &GraphView::viewportChanged, this, &ProjectSession::recordView);
     connect(m_views.graph, &GraphView::layoutFinished, this, &ProjectSession::onLayoutFinished);
+    if (m_views.comparison)
+        connect(m_views.comparison, &views::RunComparisonWidget::pinnedChanged, this, &ProjectSession::recordPins);
     for (QDockWidget *dock : m_views.window->findChildren<QDockWidget *>()) {
         connect(dock, &QDockWidget::visibilityChanged, this, &ProjectSession::recordDocks);
         connect(dock, &QDockWidget::dockLocationChanged, this, &ProjectSession::recordDocks);
@@ -192,14 +236,47 @@ Status ProjectSession::open(const QString &path, OpenMode mode)
         return refuse(title, s.status().at({.file = file}));
     if (auto d = m_views.devices->lookup(setup->device); !d)
         return refuse(title, d.status().at({.file = file}));
-    auto modelPath = project->modelPath();
-    if (!modelPath)
-        return refuse(title, modelPath.status().at({.file = file}));
     data.model = *model;
-    data.model.path = QFileInfo(qs(*modelPath)).absoluteFilePath().toStdString();
     data.setup = *setup;
     data.overrides = *overrides;
     data.state = *state;
+    // The model: a sample by name (or, before schema v3, a path into a sample cache), else a file.
+    QString sample = qs(data.model.sample);
+    if (sample.isEmpty() && !data.model.absolutePath.empty()) {
+        sample = sampleNameOfCachePath(qs(data.model.absolutePath), sampleNames(m_views.extensions));
+        data.sampleFromCachePath = !sample.isEmpty();
+    }
+    if (!sample.isEmpty()) {
+        const SampleNetwork *registered =
+            m_views.extensions ? m_views.extensions->findSample(sample.toStdString()) : nullptr;
+        if (!registered)
+            return refuse(title, Status::invalid("the project's model is the sample '" + sample.toStdString() +
+                                                     "', which this Tessera does not build",
+                                                 {.file = file}));
+        if (!data.sampleFromCachePath && registered->info.version != data.model.sampleVersion)
+            data.notes << tr("The project was made with version %1 of the sample %2; this Tessera builds version %3.")
+                              .arg(data.model.sampleVersion)
+                              .arg(qs(registered->info.name))
+                              .arg(registered->info.version);
+        data.model.sample = registered->info.name;
+        data.model.sampleVersion = registered->info.version;
+        data.model.path.clear(); // the loader builds it
+    } else {
+        ModelResolver resolver;
+        resolver.extractDir = (QStandardPaths::writableLocation(QStandardPaths::CacheLocation) +
+                               QStringLiteral("/embedded/") + qs(data.model.contentHash))
+                                  .toStdString();
+        auto resolved = resolveProjectModel(*project, resolver);
+        if (!resolved)
+            return refuse(title, resolved.status().at({.file = file}));
+        for (const Diagnostic &d : resolved->notes.items())
+            data.notes << qs(d.message);
+        if (resolved->contentChanged)
+            data.notes << tr("The model file changed since the project was saved (its structure is the same; "
+                             "weights may differ): %1")
+                              .arg(QFileInfo(qs(resolved->path)).fileName());
+        data.model.path = QFileInfo(qs(resolved->path)).absoluteFilePath().toStdString();
+    }
 
     // S3: a load already running (another project's model) is cancelled by the
     // loader; drop its project first so that cancellation is not ours.
@@ -207,7 +284,10 @@ Status ProjectSession::open(const QString &path, OpenMode mode)
     LoadOptions load;
     load.import = importOptionsOf(data.model);
     load.expectedHash = data.model.structureHash;
-    m_views.loader->load(qs(data.model.path), load);
+    if (!data.model.sample.empty())
+        m_views.loader->loadSample(qs(data.model.sample), load);
+    else
+        m_views.loader->load(qs(data.model.path), load);
     m_pending = std::make_unique<Project>(std::move(*project));
     m_pendingData = std::move(data);
     return Status::ok();
@@ -247,8 +327,17 @@ void ProjectSession::commit()
     Pending data = std::move(m_pendingData);
     m_import = importOptionsOf(data.model);
 
+    if (data.model.path.empty() && m_model) // a sample: the file the loader built
+        data.model.path = m_model->path;
     m_applying = true;
     adopt(std::move(project), data.model);
+    if (data.sampleFromCachePath && !m_project->readOnly()) {
+        // Schema v3 migration of the reference itself: the cache path becomes the sample's name.
+        if (reportSave(m_project->setModel(data.model)).isOk())
+            data.notes << tr("The project now refers to the sample %1 by name (it stored a path into a sample "
+                             "cache).")
+                              .arg(qs(data.model.sample));
+    }
     m_savedSetup = data.setup;
     m_savedOverrides = data.overrides;
     if (auto plans = m_project->plans(); plans && !plans->empty())
@@ -288,6 +377,8 @@ void ProjectSession::commit()
         emit notice(qs(note.message));
     if (m_project->readOnly() && m_project->notes().empty())
         emit notice(tr("%1 is open read-only; changes will not be saved").arg(QFileInfo(path()).fileName()));
+    for (const QString &note : data.notes)
+        emit notice(note);
     if (m_restore.layoutDone && m_restore.scheduleDone)
         finishRestore();
 }
@@ -351,6 +442,7 @@ void ProjectSession::finishRestore()
     m_restore = {};
     recordAll(); // what is on screen now, e.g. a step clamped to a shorter trace
     restoreNewestRun();
+    restorePins();
     emit restored();
 }
 
@@ -403,7 +495,7 @@ Status ProjectSession::create(const QString &path, bool overwrite)
     (void)flush(); // the current project keeps everything up to now
 
     ProjectInfo info;
-    info.model = modelRefOf(*m_model, m_import);
+    info.model = modelRefOf(*m_model, m_import, m_views.extensions);
     info.setup = {controller->schedulerName().toStdString(), controller->device()->id, controller->options()};
     info.overrides = controller->overrides();
     auto created = Project::create(path.toStdString(), info, overwrite, {.busyTimeoutMs = m_busyTimeoutMs});
@@ -418,6 +510,7 @@ Status ProjectSession::create(const QString &path, bool overwrite)
     if (auto run = controller->lastRun())
         storePlan(run, "created");
     recordAll();
+    recordPins();
     Status s = flush();
     emit opened(this->path());
     return s;
@@ -611,6 +704,84 @@ Status ProjectSession::moveHistory(int direction, int steps)
     return m_project->setOverrides(current, what.toStdString());
 }
 
+// The Comparison dock's pins as {"serial": N, "pins": [{"title": T, "schedule": DOCUMENT}, ...]}.
+void ProjectSession::recordPins()
+{
+    if (!writable() || m_restore.active || !m_views.comparison || !m_model)
+        return;
+    QJsonArray pins;
+    for (const views::RunComparisonWidget::PinnedRun &pin : m_views.comparison->pinned()) {
+        if (!pin.run || pin.run->result.plan.modelHash != m_modelRef.structureHash)
+            continue;
+        const std::string json =
+            scheduleDocumentJson(*pin.run, *m_model->graph, std::string(), m_views.controller->options());
+        pins.append(QJsonObject{
+            {QStringLiteral("title"), pin.title},
+            {QStringLiteral("schedule"), QJsonDocument::fromJson(QByteArray::fromStdString(json)).object()}});
+    }
+    const QJsonObject root{{QStringLiteral("serial"), m_views.comparison->pinSerial()}, {QStringLiteral("pins"), pins}};
+    setState(kPinnedRuns, QJsonDocument(root).toJson(QJsonDocument::Compact).toStdString());
+}
+
+void ProjectSession::restorePins()
+{
+    if (!m_project || !m_views.comparison || !m_model)
+        return;
+    auto stored = m_project->state(kPinnedRuns);
+    if (!stored || !*stored)
+        return;
+    const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(**stored)).object();
+    std::vector<views::RunComparisonWidget::PinnedRun> pins;
+    int dropped = 0;
+    for (const QJsonValue &v : root.value(QStringLiteral("pins")).toArray()) {
+        const QJsonObject pin = v.toObject();
+        const QByteArray json = QJsonDocument(pin.value(QStringLiteral("schedule")).toObject()).toJson();
+        auto doc = scheduleFromJson(json.toStdString(), *m_model->graph, m_project->path());
+        if (!doc) {
+            ++dropped;
+            continue;
+        }
+        pins.push_back({runOfDocument(*doc), pin.value(QStringLiteral("title")).toString()});
+    }
+    m_views.comparison->setPinned(std::move(pins), root.value(QStringLiteral("serial")).toInt());
+    if (dropped > 0)
+        emit notice(tr("%n pinned plan(s) no longer match the model and were not restored", nullptr, dropped));
+}
+
+Status ProjectSession::setModelEmbedded(bool embed)
+{
+    const QString title = tr("Could not change the project");
+    if (!m_project)
+        return refuse(title, Status::error(ErrorCode::Usage, "no project is open"));
+    if (m_project->readOnly())
+        return refuse(title, Status::error(ErrorCode::Io, "project is read-only", {.file = m_project->path()}));
+    if (!m_modelRef.sample.empty())
+        return refuse(title, Status::error(ErrorCode::Usage,
+                                           "the model is the sample '" + m_modelRef.sample +
+                                               "', rebuilt from its name: there is nothing to embed",
+                                           {.file = m_project->path()}));
+    auto stored = m_project->model();
+    if (!stored)
+        return refuse(title, stored.status());
+    ModelRef ref = *stored;
+    // The project's own file when it is there (the model on screen may be the embedded copy written out).
+    auto own = m_project->modelPath();
+    if (own && m_project->checkModelContent(*own).isOk())
+        ref.path = *own;
+    else if (!embed)
+        return refuse(title, Status::invalid("the embedded copy is the only intact one (" +
+                                                 (own ? "'" + *own + "' changed" : own.status().message()) +
+                                                 "); put the file back before dropping the copy",
+                                             {.file = m_project->path()}));
+    else
+        ref.path = m_modelRef.path; // the file imported here
+    ref.embed = embed;
+    if (Status s = m_project->setModel(ref); !s.isOk())
+        return refuse(title, s);
+    m_modelRef.embed = embed;
+    return Status::ok();
+}
+
 // --- setup, plans, runs ----------------------------------------------------------------
 
 void ProjectSession::syncSetup()
@@ -644,10 +815,12 @@ void ProjectSession::storePlan(std::shared_ptr<const ScheduleRun> run, std::stri
     if (!m_project || m_project->readOnly() || !m_model || !run ||
         run->result.plan.modelHash != m_modelRef.structureHash)
         return;
-    // Documents name the model as the project does: relative to the project's folder.
-    std::string model = QDir(QFileInfo(path()).absolutePath())
-                            .relativeFilePath(QFileInfo(qs(m_modelRef.path)).absoluteFilePath())
-                            .toStdString();
+    // Documents name the model as the project does: a sample by name, a file relative to the project's folder.
+    std::string model = !m_modelRef.sample.empty()
+                            ? "sample:" + m_modelRef.sample
+                            : QDir(QFileInfo(path()).absolutePath())
+                                  .relativeFilePath(QFileInfo(qs(m_modelRef.path)).absoluteFilePath())
+                                  .toStdString();
     QPointer<ProjectSession> self(this);
     (void)QtConcurrent::run(&m_writer, [self, project = m_project.get(), graph = m_model->graph, run,
                                         model = std::move(model), options = m_views.controller->options(),

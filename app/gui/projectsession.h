@@ -34,7 +34,10 @@
 //    finishing order.
 //  - runs: recordRun() stores a backend run of a plan (for a run panel).
 //  - UI state — "selected_step", "expanded_groups" (group paths), "view"
-//    (zoom and scene centre) and "dock_state" — goes through one Autosaver.
+//    (zoom and scene centre), "dock_state" and "pinned_runs" (the Comparison
+//    dock's pins as schedule documents, given back once the session is
+//    restored; a pin that no longer reads against the model is dropped with a
+//    notice) — goes through one Autosaver.
 // A failed save is reported with saveFailed() and changes nothing else.
 //
 // Closing (closeProject(), another model or project replacing it, the window
@@ -49,6 +52,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 #include <QThreadPool>
 
 #include <atomic>
@@ -63,9 +67,11 @@ class QUndoCommand;
 
 namespace tessera {
 class DeviceRegistry;
+class Extensions;
 class GraphView;
 struct ScheduleRun;
 namespace views {
+class RunComparisonWidget;
 class StepperWidget;
 struct ModelData;
 } // namespace views
@@ -80,9 +86,11 @@ struct SessionViews {
     QMainWindow *window = nullptr; // dock layout
     ModelLoader *loader = nullptr; // loads a project's model
     ScheduleController *controller = nullptr;
-    views::StepperWidget *stepper = nullptr; // selected step
-    GraphView *graph = nullptr;              // expanded groups, zoom, centre
-    const DeviceRegistry *devices = nullptr; // the window's, built once; a project's device is looked up here
+    views::StepperWidget *stepper = nullptr;          // selected step
+    GraphView *graph = nullptr;                       // expanded groups, zoom, centre
+    const DeviceRegistry *devices = nullptr;          // the window's, built once; a project's device is looked up here
+    const Extensions *extensions = nullptr;           // the window's: a project's sample is rebuilt from it
+    views::RunComparisonWidget *comparison = nullptr; // optional: its pins are kept in the project
 };
 
 class ProjectSession final : public QObject
@@ -132,6 +140,14 @@ public:
     // Saves pending overrides and state, then closes; closed() when one was open.
     Status close();
 
+    // The open project's model: a sample (referenced by name and version) or a
+    // file; a file may be embedded in the project (setModelEmbedded).
+    bool modelIsSample() const { return m_project && !m_modelRef.sample.empty(); }
+    bool modelIsEmbedded() const { return m_project && m_modelRef.embed; }
+    // Keeps the model file and its data files in the project (or drops the
+    // copy). Refused for a sample, a read-only project or none.
+    Status setModelEmbedded(bool embed);
+
     // Saves the controller's algorithm, device and options if they changed.
     void syncSetup();
     // Stores a backend run of plan `run.planId` (0: lastPlanId()) with its
@@ -158,7 +174,9 @@ signals:
 
 private:
     struct Pending {
-        ModelRef model; // path: the file to import here
+        ModelRef model;                   // path: the file to import here (empty for a sample: the loader builds it)
+        bool sampleFromCachePath = false; // a project before v3 that stored a path into the sample cache
+        QStringList notes;                // said after opened(): another sample version, the embedded copy used
         ProjectSetup setup;
         Overrides overrides;
         std::map<std::string, std::string> state;
@@ -196,6 +214,8 @@ private:
     void recordView();
     void recordExpansion();
     void recordDocks();
+    void recordPins();
+    void restorePins();
     void recordAll();
     std::string expansionState() const;
     std::string viewState() const;

@@ -1,6 +1,8 @@
 // RecentFiles (see recentfiles.h).
 #include "app/gui/recentfiles.h"
 
+#include "app/gui/samplecache.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QMenu>
@@ -89,6 +91,18 @@ void RecentFiles::fillMenu()
     }
     m_menu->addSeparator();
     connect(m_menu->addAction(tr("Clear Menu")), &QAction::triggered, this, &RecentFiles::clear);
+}
+
+QString dialogFolder(const QString &lastUsed, const QString &modelPath)
+{
+    if (!lastUsed.isEmpty() && QFileInfo(lastUsed).isDir())
+        return lastUsed;
+    if (!modelPath.isEmpty() && !isCachedSample(modelPath)) {
+        const QFileInfo model(modelPath);
+        if (model.absoluteDir().exists())
+            return model.absolutePath();
+    }
+    return QDir::homePath();
 }
 
 } // namespace tessera::gui

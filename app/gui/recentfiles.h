@@ -37,4 +37,9 @@ private:
     QMenu *m_menu;
 };
 
+// Where a file dialog starts (issue 18): the folder last used for that kind of
+// file while it exists, else the current model's folder (not a sample's: the
+// cache is no place to save in), else the home folder.
+QString dialogFolder(const QString &lastUsed, const QString &modelPath);
+
 } // namespace tessera::gui

@@ -55,6 +55,30 @@ bool isCachedSample(const QString &path)
     return QFileInfo(versionDir.absolutePath()).absolutePath() == QDir(sampleCacheDir()).absolutePath();
 }
 
+QString sampleNameOfCachePath(const QString &path, const QStringList &known)
+{
+    const QStringList parts = QDir::cleanPath(QDir::fromNativeSeparators(path)).split(QLatin1Char('/'));
+    if (parts.size() < 3 || !parts.last().endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive))
+        return {};
+    const QString base = parts.last().chopped(5);
+    const QString &parent = parts[parts.size() - 2];
+    const QString &grandparent = parts[parts.size() - 3];
+    const bool versioned =
+        grandparent == QLatin1String("samples") && parent.startsWith(base + QLatin1Char('-'), Qt::CaseInsensitive);
+    const bool flat = parent == QLatin1String("samples");
+    // A user's own ".../samples/x/x.onnx" is no cache: a folder above "samples" must be one.
+    const qsizetype samples = parts.size() - (versioned ? 3 : 2);
+    bool inCache = isCachedSample(path);
+    for (qsizetype i = 0; i < samples && !inCache; ++i)
+        inCache = parts[i].contains(QStringLiteral("cache"), Qt::CaseInsensitive);
+    if ((!versioned && !flat) || !inCache)
+        return {};
+    for (const QString &name : known)
+        if (name.compare(base, Qt::CaseInsensitive) == 0)
+            return name;
+    return {};
+}
+
 Expected<QString> materializeSample(const Extensions &extensions, const QString &name)
 {
     const QString cacheDir = sampleCacheDir();

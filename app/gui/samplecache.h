@@ -16,6 +16,7 @@
 #include "core/support/status.h"
 
 #include <QString>
+#include <QStringList>
 
 namespace tessera {
 class Extensions;
@@ -25,6 +26,13 @@ namespace tessera::gui {
 
 QString sampleCacheDir();
 bool isCachedSample(const QString &path);
+// The sample a path into a sample cache names — this user's or another's, as
+// older projects stored it: ".../samples/NAME-KEY/NAME.onnx" (this layout) or
+// ".../.cache/.../samples/NAME.onnx" (the first one), with a folder named
+// like a cache above "samples" (or this user's cache) — or empty. Matched
+// against `known` (registered names) without regard to case; the registered
+// spelling is returned.
+QString sampleNameOfCachePath(const QString &path, const QStringList &known);
 
 // Builds the sample (one of extensions.samples()) unless this build's copy is
 // cached; returns the .onnx path. Unknown names fail with ErrorCode::Usage

@@ -32,6 +32,10 @@ struct SampleInfo {
     std::string title;       // "ResNet-50 (torchvision v1.5)"
     std::string paper;       // citation of the architecture
     std::string description; // one or two sentences: what is built and which options apply
+    // Bumped whenever the builder makes a different network from the same
+    // options (structure or weights). A project references a sample by name
+    // and version and rebuilds it on demand; another version is reported.
+    std::int64_t version = 1;
 };
 
 struct SampleNetwork {

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -120,6 +121,71 @@ Status retireWal(const fs::path &target, const std::string &name, int busyTimeou
     return Status::ok();
 }
 
+// FNV-1a 64 over the model file's bytes, then each data file's name and
+// bytes, as 16 hex digits: what ModelRef::contentHash records.
+Expected<std::string> contentHashOf(const fs::path &model, const std::vector<std::string> &dataFiles)
+{
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    const auto mix = [&h](const char *p, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            h ^= static_cast<unsigned char>(p[i]);
+            h *= 0x100000001b3ULL;
+        }
+    };
+    std::vector<char> buffer(1 << 20);
+    std::vector<fs::path> files{model};
+    for (const std::string &name : dataFiles)
+        files.push_back(model.parent_path() / name);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        if (i > 0)
+            mix(dataFiles[i - 1].data(), dataFiles[i - 1].size() + 1); // with its NUL: names cannot run together
+        std::ifstream in(files[i], std::ios_base::binary);
+        if (!in)
+            return Status::error(ErrorCode::Io, std::string("cannot read model: ") + std::strerror(errno),
+                                 at(files[i].string()));
+        while (in) {
+            in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+            mix(buffer.data(), static_cast<std::size_t>(in.gcount()));
+        }
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return std::string(hex);
+}
+
+Expected<std::string> readWhole(const fs::path &file)
+{
+    std::ifstream in(file, std::ios_base::binary);
+    if (!in)
+        return Status::error(ErrorCode::Io, std::string("cannot read model: ") + std::strerror(errno),
+                             at(file.string()));
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad())
+        return Status::error(ErrorCode::Io, "cannot read model", at(file.string()));
+    return bytes;
+}
+
+std::string joinLines(const std::vector<std::string> &items)
+{
+    std::string out;
+    for (const std::string &item : items)
+        out += (out.empty() ? "" : "\n") + item;
+    return out;
+}
+
+std::vector<std::string> splitLines(const std::string &text)
+{
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        if (end > start)
+            out.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return out;
+}
+
 // Tables each schema version must have (a file with our id but missing tables
 // was damaged or hand-edited).
 struct RequiredTable {
@@ -127,8 +193,9 @@ struct RequiredTable {
     const char *name;
 };
 constexpr RequiredTable kTables[] = {
-    {1, "project"}, {1, "import_options"}, {1, "scheduler_options"}, {1, "override_steps"}, {1, "override_items"},
-    {1, "plans"},   {1, "runs"},           {1, "schema_history"},    {2, "session_state"},  {2, "run_metrics"},
+    {1, "project"},     {1, "import_options"}, {1, "scheduler_options"}, {1, "override_steps"}, {1, "override_items"},
+    {1, "plans"},       {1, "runs"},           {1, "schema_history"},    {2, "session_state"},  {2, "run_metrics"},
+    {3, "model_files"},
 };
 
 } // namespace
@@ -454,24 +521,65 @@ const std::vector<Diagnostic> &Project::notes() const
 
 Status Project::setModel(const ModelRef &model)
 {
+    const bool isSample = !model.sample.empty();
     struct stat st = {};
-    if (::stat(model.path.c_str(), &st) != 0)
-        return Status::error(ErrorCode::Io, std::string("cannot read model: ") + std::strerror(errno), at(model.path));
-    const fs::path absolute = fs::absolute(model.path).lexically_normal();
+    std::string relative, absoluteText, contentHash;
+    std::vector<std::pair<std::string, std::string>> files; // embedded: name, bytes (the model first)
+    if (!isSample) {
+        if (::stat(model.path.c_str(), &st) != 0)
+            return Status::error(ErrorCode::Io, std::string("cannot read model: ") + std::strerror(errno),
+                                 at(model.path));
+        const fs::path absolute = fs::absolute(model.path).lexically_normal();
+        absoluteText = absolute.string();
+        relative = absolute.lexically_relative(m_d->folder).string();
+        auto hash = contentHashOf(absolute, model.dataFiles);
+        if (!hash)
+            return hash.status();
+        contentHash = *hash;
+        if (model.embed) {
+            std::vector<fs::path> paths{absolute};
+            for (const std::string &name : model.dataFiles)
+                paths.push_back(absolute.parent_path() / name);
+            for (std::size_t i = 0; i < paths.size(); ++i) {
+                auto bytes = readWhole(paths[i]);
+                if (!bytes)
+                    return bytes.status();
+                if (bytes->size() >= (std::size_t(1) << 30))
+                    return Status::invalid("cannot embed a file of 1 GiB or more in the project; keep the model "
+                                           "beside it instead",
+                                           at(paths[i].string()));
+                files.emplace_back(i == 0 ? absolute.filename().string() : model.dataFiles[i - 1], std::move(*bytes));
+            }
+        }
+    }
     std::lock_guard lock(m_d->mutex);
-    const std::string relative = absolute.lexically_relative(m_d->folder).string();
     return m_d->write("saving the model reference", [&]() -> Status {
         auto set = Stmt::prepare(m_d->db, "UPDATE project SET model_relative = ?1, model_absolute = ?2, "
-                                          "model_hash = ?3, model_bytes = ?4, model_mtime_ns = ?5 WHERE id = 1");
+                                          "model_hash = ?3, model_bytes = ?4, model_mtime_ns = ?5, "
+                                          "model_sample = ?6, model_sample_version = ?7, model_content_hash = ?8, "
+                                          "model_data_files = ?9 WHERE id = 1");
         if (!set)
             return set.status();
         const std::int64_t mtimeNs = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
         TS_TRY(set->bind(1, relative)
-                   .bind(2, absolute.string())
+                   .bind(2, absoluteText)
                    .bind(3, model.structureHash)
                    .bind(4, std::int64_t(st.st_size))
                    .bind(5, mtimeNs)
+                   .bind(6, model.sample)
+                   .bind(7, isSample ? model.sampleVersion : std::int64_t(0))
+                   .bind(8, contentHash)
+                   .bind(9, isSample ? std::string() : joinLines(model.dataFiles))
                    .run());
+        TS_TRY(m_d->db.exec("DELETE FROM model_files"));
+        auto file = Stmt::prepare(m_d->db, "INSERT INTO model_files(name, is_model, content) VALUES (?1, ?2, ?3)");
+        if (!file)
+            return file.status();
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            file->reset();
+            TS_TRY(
+                file->bind(1, files[i].first).bind(2, std::int64_t(i == 0 ? 1 : 0)).bindBlob(3, files[i].second).run());
+        }
         TS_TRY(m_d->db.exec("DELETE FROM import_options"));
         auto add = Stmt::prepare(m_d->db, "INSERT INTO import_options(key, value) VALUES (?1, ?2)");
         if (!add)
@@ -491,7 +599,9 @@ Expected<ModelRef> Project::model() const
 {
     return m_d->query<ModelRef>([&]() -> Expected<ModelRef> {
         auto q = Stmt::prepare(m_d->db, "SELECT model_relative, model_absolute, model_hash, model_bytes, "
-                                        "model_mtime_ns FROM project WHERE id = 1");
+                                        "model_mtime_ns, model_sample, model_sample_version, model_content_hash, "
+                                        "model_data_files, (SELECT count(*) FROM model_files) "
+                                        "FROM project WHERE id = 1");
         if (!q)
             return q.status();
         auto row = q->step();
@@ -503,9 +613,15 @@ Expected<ModelRef> Project::model() const
         m.structureHash = q->text(2);
         m.fileBytes = q->int64(3);
         m.mtimeNs = q->int64(4);
+        m.sample = q->text(5);
+        m.sampleVersion = q->int64(6);
+        m.contentHash = q->text(7);
+        m.dataFiles = splitLines(q->text(8));
+        m.embed = q->int64(9) > 0;
         std::error_code ec;
         const fs::path relative = (m_d->folder / m.relativePath).lexically_normal();
-        m.path = !m.relativePath.empty() && fs::exists(relative, ec) ? relative.string() : m.absolutePath;
+        if (m.sample.empty())
+            m.path = !m.relativePath.empty() && fs::exists(relative, ec) ? relative.string() : m.absolutePath;
 
         auto opts = Stmt::prepare(m_d->db, "SELECT key, value FROM import_options");
         if (!opts)
@@ -528,6 +644,11 @@ Expected<std::string> Project::modelPath() const
     auto m = model();
     if (!m)
         return m.status();
+    if (!m->sample.empty())
+        return Status::error(ErrorCode::Usage,
+                             "the model is the sample '" + m->sample + "' (version " +
+                                 std::to_string(m->sampleVersion) + "): build it rather than look for a file",
+                             at(m_d->path));
     std::error_code ec;
     if (fs::exists(m->path, ec))
         return m->path;
@@ -535,6 +656,62 @@ Expected<std::string> Project::modelPath() const
                                (m_d->folder / m->relativePath).lexically_normal().string() + "' and '" +
                                m->absolutePath + "')",
                            at(m_d->path));
+}
+
+Status Project::checkModelContent(const std::string &path) const
+{
+    auto m = model();
+    if (!m)
+        return m.status();
+    if (m->contentHash.empty())
+        return Status::ok();
+    auto now = contentHashOf(fs::path(path), m->dataFiles);
+    if (!now)
+        return now.status();
+    if (*now != m->contentHash)
+        return Status::invalid("model file changed since the project was saved (content hash " + m->contentHash +
+                                   ", now " + *now + ")",
+                               at(path));
+    return Status::ok();
+}
+
+Expected<std::string> Project::extractModel(const std::string &folder) const
+{
+    std::vector<std::pair<std::string, std::string>> files; // the model first
+    Status read = m_d->query<bool>([&]() -> Expected<bool> {
+                         auto q = Stmt::prepare(m_d->db, "SELECT name, content FROM model_files ORDER BY is_model "
+                                                         "DESC, name");
+                         if (!q)
+                             return q.status();
+                         TS_TRY(q->each([&](const Stmt &r) { files.emplace_back(r.text(0), r.blob(1)); }));
+                         return true;
+                     })
+                      .status();
+    TS_TRY(read);
+    if (files.empty())
+        return Status::error(ErrorCode::Usage, "the project does not embed its model", at(m_d->path));
+    std::error_code ec;
+    const fs::path dir(folder);
+    for (const auto &[name, bytes] : files) {
+        const fs::path target = (dir / name).lexically_normal();
+        if (fs::path(name).is_absolute() || name.find("..") != std::string::npos)
+            return Status::invalid("embedded file name '" + name + "' leaves the folder", at(m_d->path));
+        fs::create_directories(target.parent_path(), ec);
+        const fs::path temp = target.string() + ".part-" + std::to_string(::getpid());
+        {
+            std::ofstream out(temp, std::ios_base::binary | std::ios_base::trunc);
+            out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+            if (!out.flush())
+                return Status::error(ErrorCode::Io, "cannot write the embedded model", at(temp.string()));
+        }
+        fs::rename(temp, target, ec);
+        if (ec)
+            return Status::error(ErrorCode::Io, "cannot write the embedded model: " + ec.message(),
+                                 at(target.string()));
+    }
+    const std::string modelFile = (dir / files.front().first).lexically_normal().string();
+    TS_TRY(checkModelContent(modelFile).prefix("the embedded model"));
+    return modelFile;
 }
 
 Status Project::setSetup(const ProjectSetup &setup)

@@ -22,6 +22,9 @@
 // nothing is lost. A write waits up to OpenOptions::busyTimeoutMs for another
 // process's write lock, then fails with "project is locked by another Tessera".
 //
+// Model references: see ModelRef (a sample by name and version, a file by
+// relative path and content hash, optionally embedded).
+//
 // Threads: every method locks the project, so an Autosaver's worker thread and
 // the GUI thread may share one Project. Qt-free (plain SQLite).
 #pragma once
@@ -46,14 +49,31 @@ struct OpenOptions {
     int busyTimeoutMs = 2000; // how long a write waits for another writer's lock
 };
 
-// How to find and re-import the model. setModel() takes `path` as the user
-// gave it and fills in the rest; model() returns all fields, with `path` the
-// file to import on this machine (see modelPath()).
+// How to find and re-import the model, in one of three ways:
+//  - a registered sample (core/plugin/samples.h) by name and version: no path
+//    is stored; the model is rebuilt on demand (the sample's version says
+//    whether this build's builder makes the same network);
+//  - a file by a path relative to the project file (the absolute one as a
+//    fallback) and the FNV-1a 64 hash of its bytes and its data files', so a
+//    changed file is recognised (modelContentChanged);
+//  - either file reference with the model embedded: its bytes and data files
+//    kept in the project (model_files), written out by extractModel() when the
+//    file is missing or changed.
+// setModel() takes `path` (the file imported now; for a sample its build) and
+// the fields marked "in", and fills in the rest; model() returns all fields,
+// with `path` the file to import on this machine (see modelPath()).
 struct ModelRef {
     std::string path;
-    std::string relativePath; // relative to the project file's folder
+    std::string relativePath; // relative to the project file's folder; empty for a sample
     std::string absolutePath;
-    std::string structureHash; // modelStructureHash() of the import
+    std::string structureHash;      // in: modelStructureHash() of the import
+    std::string contentHash;        // of the file and its data files, 16 hex digits; empty for a sample
+    std::string sample;             // in: the sample's registered name; empty for a file
+    std::int64_t sampleVersion = 0; // in: SampleInfo::version
+    // in: data files (external weights) beside the model that belong to it,
+    // as names relative to its folder; hashed with it, embedded with it.
+    std::vector<std::string> dataFiles;
+    bool embed = false; // in: keep the files in the project; out: they are kept
     std::int64_t fileBytes = 0;
     std::int64_t mtimeNs = 0;
     // The import settings that shaped the graph (ImportOptions).
@@ -135,12 +155,23 @@ public:
     // What open() wants the user to know: read-only fallback, schema upgrade.
     const std::vector<Diagnostic> &notes() const;
 
-    Status setModel(const ModelRef &model); // reads size and mtime of model.path
+    // Reads size, mtime and content of model.path (not for a sample); with
+    // `embed`, stores the file and its data files in the project.
+    Status setModel(const ModelRef &model);
     Expected<ModelRef> model() const;
     // The model file to import here: the relative path if that file exists
     // (project and model moved together), else the absolute one; an error
-    // naming both when neither exists.
+    // naming both when neither exists (when the model is embedded, use
+    // extractModel() then). A sample has no file: a Usage error naming it.
     Expected<std::string> modelPath() const;
+    // The content hash of `path` and its data files now differs from the
+    // stored one: an InvalidInput error saying so (both hashes), else ok. A
+    // reference without a content hash (a sample, a v2 file) is ok.
+    Status checkModelContent(const std::string &path) const;
+    // Writes the embedded model and its data files into `folder` (created if
+    // needed) and returns the model file's path; the written bytes are checked
+    // against the content hash. A Usage error when nothing is embedded.
+    Expected<std::string> extractModel(const std::string &folder) const;
 
     Status setSetup(const ProjectSetup &setup);
     Expected<ProjectSetup> setup() const;

@@ -6,6 +6,8 @@
 #include "core/sched/session.h"
 
 #include <cmath>
+#include <filesystem>
+#include <set>
 #include <sys/stat.h>
 
 namespace tessera {
@@ -18,6 +20,74 @@ ImportOptions importOptionsOf(const ModelRef &model)
     for (const auto &[name, value] : model.dims)
         opts.dims[name] = value;
     return opts;
+}
+
+std::vector<std::string> externalDataFiles(const Graph &graph, const std::string &modelPath)
+{
+    namespace fs = std::filesystem;
+    const fs::path folder = fs::absolute(modelPath).lexically_normal().parent_path();
+    std::set<std::string> names;
+    for (const Tensor &t : graph.tensors()) {
+        if (!t.data || !t.data->external)
+            continue;
+        const std::string relative = fs::path(t.data->external->path).lexically_normal().lexically_relative(folder);
+        if (!relative.empty() && !relative.starts_with(".."))
+            names.insert(relative);
+    }
+    return {names.begin(), names.end()};
+}
+
+Expected<ResolvedModel> resolveProjectModel(const Project &project, const ModelResolver &resolver)
+{
+    auto model = project.model();
+    if (!model)
+        return model.status();
+    ResolvedModel out;
+    const Location where{.file = project.path()};
+    if (!model->sample.empty()) {
+        if (!resolver.buildSample)
+            return Status::error(ErrorCode::Usage,
+                                 "the model is the sample '" + model->sample +
+                                     "'; this program "
+                                     "cannot build samples",
+                                 where);
+        auto built = resolver.buildSample(model->sample);
+        if (!built) // an unknown name is a usage error of a command line; here the project names it
+            return Status::invalid(
+                "cannot build the project's sample '" + model->sample + "': " + built.status().message(), where);
+        if (built->version != model->sampleVersion)
+            out.notes.warn("the project was made with version " + std::to_string(model->sampleVersion) +
+                               " of the sample '" + model->sample + "'; this Tessera builds version " +
+                               std::to_string(built->version),
+                           where);
+        out.path = built->path;
+        out.source = ResolvedModel::Source::Sample;
+        return out;
+    }
+    const auto useEmbedded = [&](const std::string &why) -> Expected<ResolvedModel> {
+        auto extracted = project.extractModel(resolver.extractDir);
+        if (!extracted)
+            return extracted.status();
+        out.notes.note(why + "; using the copy embedded in the project", where);
+        out.path = *extracted;
+        out.source = ResolvedModel::Source::Embedded;
+        return out;
+    };
+    auto path = project.modelPath();
+    if (!path) {
+        if (model->embed && !resolver.extractDir.empty())
+            return useEmbedded(path.status().message());
+        return path.status();
+    }
+    if (Status content = project.checkModelContent(*path); !content.isOk()) {
+        if (content.code() != ErrorCode::InvalidInput)
+            return content;
+        if (model->embed && !resolver.extractDir.empty())
+            return useEmbedded(content.message() + " ('" + *path + "')");
+        out.contentChanged = true;
+    }
+    out.path = *path;
+    return out;
 }
 
 Expected<ProjectSchedule> scheduleProjectSetup(const ModelRef &model, const ProjectSetup &setup,
@@ -43,8 +113,11 @@ Expected<ProjectSchedule> scheduleProjectSetup(const ModelRef &model, const Proj
         return run.status();
 
     const ExecutionPlan &plan = run->result.plan;
-    const ScheduleDocument doc =
-        makeScheduleDocument(*run, model.relativePath.empty() ? model.path : model.relativePath, setup.options);
+    const ScheduleDocument doc = makeScheduleDocument(*run,
+                                                      !model.sample.empty()        ? "sample:" + model.sample
+                                                      : model.relativePath.empty() ? model.path
+                                                                                   : model.relativePath,
+                                                      setup.options);
     std::string json = scheduleToJson(doc, imported->graph);
 
     PlanSummary summary;
@@ -65,6 +138,8 @@ Expected<CreatedProject> createProject(const CreateProjectRequest &request, cons
         return schedule.status();
     ProjectInfo info{request.model, request.setup, request.overrides};
     info.model.structureHash = schedule->summary.modelHash;
+    if (info.model.sample.empty())
+        info.model.dataFiles = externalDataFiles(schedule->model.graph, info.model.path);
     // Names are matched without regard to case; the project keeps the registered spelling.
     info.setup.algorithm = schedule->run.result.plan.algorithm;
     info.setup.device = schedule->device.id;
@@ -93,17 +168,18 @@ Expected<ReplayResult> replayProject(Project &project, const SchedulerRegistry &
     auto plans = project.plans();
     for (const Status &s : {model.status(), setup.status(), overrides.status(), plans.status()})
         TS_TRY(s);
-    auto path = project.modelPath();
-    if (!path)
-        return path.status();
+    auto resolved = resolveProjectModel(project, options.resolver);
+    if (!resolved)
+        return resolved.status();
     ModelRef current = *model;
-    current.path = *path;
+    current.path = resolved->path;
 
     auto schedule = scheduleProjectSetup(current, *setup, *overrides, schedulers, devices);
     if (!schedule)
         return schedule.status();
 
     ReplayResult result;
+    result.notes = std::move(resolved->notes);
     const std::string &hash = schedule->summary.modelHash;
     const Location modelLoc{.file = current.path};
     if (hash != model->structureHash) {
@@ -114,11 +190,15 @@ Expected<ReplayResult> replayProject(Project &project, const SchedulerRegistry &
         result.modelChanged = true;
         result.notes.note("accepted the changed model (structure hash " + model->structureHash + " → " + hash + ")",
                           modelLoc);
-    } else {
+    } else if (resolved->source == ResolvedModel::Source::File) {
+        // With a content hash (schema v3) the bytes decide, else size and mtime.
         struct stat st = {};
-        const bool touched = ::stat(current.path.c_str(), &st) == 0 &&
-                             (st.st_size != model->fileBytes ||
-                              std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec != model->mtimeNs);
+        const bool touched =
+            !model->contentHash.empty()
+                ? resolved->contentChanged
+                : ::stat(current.path.c_str(), &st) == 0 &&
+                      (st.st_size != model->fileBytes ||
+                       std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec != model->mtimeNs);
         if (touched)
             result.notes.note("the model file changed on disk but its structure did not (weights may differ)",
                               modelLoc);
@@ -134,7 +214,12 @@ Expected<ReplayResult> replayProject(Project &project, const SchedulerRegistry &
     } else {
         current.structureHash = hash;
         Status s = project.transaction([&]() -> Status {
-            TS_TRY(project.setModel(current)); // refreshes size, mtime and (when forced) the hash
+            // A file reference is refreshed (size, mtime, content and, when forced, structure hash); a
+            // sample keeps its name and takes this build's version; an embedded copy stays as it is.
+            if (resolved->source == ResolvedModel::Source::File) {
+                current.dataFiles = externalDataFiles(schedule->model.graph, current.path);
+                TS_TRY(project.setModel(current));
+            }
             auto id = project.addPlan(schedule->scheduleJson, schedule->summary);
             if (!id)
                 return id.status();

@@ -1,11 +1,10 @@
 // Scheduling a project's stored setup: creating a project from a model and a
 // setup (its first plan included), and replaying one.
 //
-// Replay re-imports the model from the stored reference (relative to the
-// project file first) with the stored import settings, refuses a model whose
-// structure hash changed unless forced, looks up the device and the scheduler,
-// reruns scheduleGraph() with the stored options and overrides, compares the
-// result with the last stored plan (same kernel count and estimated latency:
+// Replay re-imports the model from the stored reference (a sample rebuilt by
+// name, a file relative to the project file first, an embedded copy) with the stored import settings, refuses a model
+// whose structure hash changed unless forced, looks up the device and the scheduler, reruns scheduleGraph() with the
+// stored options and overrides, compares the result with the last stored plan (same kernel count and estimated latency:
 // reproduced) and stores the new plan. Used by `tessera-cli project create` /
 // `tessera-cli replay` and by the workbench when it reopens a project.
 #pragma once
@@ -15,6 +14,7 @@
 #include "core/sched/scheduler.h"
 #include "core/store/project.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +32,40 @@ struct ProjectSchedule {
 };
 
 ImportOptions importOptionsOf(const ModelRef &model);
+
+// The files holding `graph`'s external weights, as names relative to the
+// folder of `modelPath` (ModelRef::dataFiles), sorted; files outside that
+// folder are left out (the importer refuses them anyway).
+std::vector<std::string> externalDataFiles(const Graph &graph, const std::string &modelPath);
+
+// How a project's model becomes a file on this machine (resolveProjectModel).
+struct ModelResolver {
+    struct BuiltSample {
+        std::string path;         // the built model file
+        std::int64_t version = 0; // SampleInfo::version of the builder used
+    };
+    // Builds a registered sample by name; an unknown name is its error. Without
+    // it, a project that references a sample is refused.
+    std::function<Expected<BuiltSample>(const std::string &name)> buildSample;
+    // Where an embedded model is written when its file is missing or changed.
+    std::string extractDir;
+};
+
+struct ResolvedModel {
+    std::string path;
+    enum class Source : std::uint8_t { File, Sample, Embedded } source = Source::File;
+    DiagnosticLog notes;         // another sample version, the embedded copy used
+    bool contentChanged = false; // a File whose bytes differ from the stored content hash
+};
+
+// The model of `project` as a file to import: a sample is built (another
+// version than the project's is a warning; the structure hash check that
+// follows decides); a file is found (Project::modelPath) and its content hash
+// checked. A missing or changed file of an embedded model is replaced by the
+// embedded copy written to `extractDir` (a note says so); a changed file that
+// is not embedded is used with contentChanged set (the caller checks its
+// structure and says so); a missing one is an error naming both places.
+Expected<ResolvedModel> resolveProjectModel(const Project &project, const ModelResolver &resolver);
 
 // Imports the model, schedules it and documents the result. `model.path` is
 // the file to import; its structureHash is not checked here.
@@ -62,6 +96,7 @@ inline constexpr std::string_view kModelChangedMessage = "model changed since th
 
 struct ReplayOptions {
     bool force = false; // accept a model whose structure changed, and record its new hash
+    ModelResolver resolver;
 };
 
 struct ReplayResult {

@@ -73,6 +73,20 @@ INSERT INTO run_metrics(run_id, name, value)
     AND m.type IN ('integer', 'real');
 ALTER TABLE runs DROP COLUMN metrics_json;
 )sql"},
+    // v3: a bundled sample is referenced by name and version (rebuilt on
+    // demand), any other model also by a hash of its bytes; a model may be
+    // embedded. Files of v2 keep their path reference (an empty sample name);
+    // the workbench turns a path into its sample cache into a sample reference.
+    {3, "model by sample name and version, content hash, embedded model files", R"sql(
+ALTER TABLE project ADD COLUMN model_sample TEXT NOT NULL DEFAULT '';
+ALTER TABLE project ADD COLUMN model_sample_version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE project ADD COLUMN model_content_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE project ADD COLUMN model_data_files TEXT NOT NULL DEFAULT ''; -- one name a line
+CREATE TABLE model_files(
+  name TEXT PRIMARY KEY,             -- file name; the model's is model_files.is_model = 1
+  is_model INTEGER NOT NULL,
+  content BLOB NOT NULL) WITHOUT ROWID;
+)sql"},
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration step per schema version");
 

@@ -11,6 +11,8 @@
 //       their metrics as a JSON text column.
 //   v2  session_state key/value table (UI state restored on reopen), and run
 //       metrics moved out of runs.metrics_json into a run_metrics table.
+//   v3  model reference by sample name and version or by path plus content
+//       hash; model_files holds an embedded model and its external data.
 // A file whose user_version is newer than kSchemaVersion is refused, never
 // "migrated"; one without the application id is not ours.
 #pragma once
@@ -24,7 +26,7 @@
 namespace tessera::store {
 
 inline constexpr std::int32_t kApplicationId = 0x54455353; // "TESS"
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct Migration {
     int version;              // the version this step produces

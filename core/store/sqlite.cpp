@@ -150,6 +150,12 @@ Stmt &Stmt::bind(int index, std::string_view text)
     return *this;
 }
 
+Stmt &Stmt::bindBlob(int index, std::string_view bytes)
+{
+    sqlite3_bind_blob64(m_stmt, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+    return *this;
+}
+
 Stmt &Stmt::bindNull(int index)
 {
     sqlite3_bind_null(m_stmt, index);
@@ -195,6 +201,12 @@ double Stmt::real(int column) const
 std::string Stmt::text(int column) const
 {
     const auto *p = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, column));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column))) : std::string();
+}
+
+std::string Stmt::blob(int column) const
+{
+    const auto *p = static_cast<const char *>(sqlite3_column_blob(m_stmt, column));
     return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column))) : std::string();
 }
 

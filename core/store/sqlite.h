@@ -70,6 +70,7 @@ public:
     Stmt &bind(int index, std::int64_t value);
     Stmt &bind(int index, double value);
     Stmt &bind(int index, std::string_view text);
+    Stmt &bindBlob(int index, std::string_view bytes); // a BLOB, not TEXT
     Stmt &bindNull(int index);
 
     Expected<bool> step(); // true: a row is ready
@@ -91,6 +92,7 @@ public:
     std::int64_t int64(int column) const; // 0-based
     double real(int column) const;
     std::string text(int column) const;
+    std::string blob(int column) const;
     bool isNull(int column) const;
 
 private:

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -276,6 +277,12 @@ TEST_F(Cli, RunOnTheCpuBackendRepeatsAndReportsKernels)
     Result text = run("run " + model + " --algo layer-fusion --backend cpu --repeat 2");
     ASSERT_EQ(text.code, 0) << text.err;
     EXPECT_NE(text.out.find("(median of 2 runs, fastest "), std::string::npos) << text.out;
+    // Issue 18 item 5: times through the one helper (four figures, a prefix), not "%.3f ms".
+    const std::string latency = text.out.substr(text.out.find("latency    "));
+    EXPECT_NE(latency.find(" measured, "), std::string::npos) << latency;
+    EXPECT_TRUE(std::regex_search(
+        latency, std::regex(R"(^latency    [0-9.]+ (ns|µs|ms|s) measured, [0-9.]+ (ns|µs|ms|s) estimated)")))
+        << latency;
 
     Result zero = run("run " + model + " --backend cpu --threads 0");
     EXPECT_EQ(zero.code, 2);
@@ -358,4 +365,123 @@ TEST_F(Cli, PluginSchedulersLoadFromThePluginPath)
     ASSERT_EQ(scheduled.code, 0) << scheduled.err;
     EXPECT_EQ(json(scheduled)["algorithm"].toString(), "example-chain");
     EXPECT_GT(json(scheduled)["kernels"].toInt(), 10);
+}
+
+// --- issue 18: the model a project references ---------------------------------------------------
+
+// A project of a bundled sample names it (and its version), stores no path, and replays from any folder.
+TEST_F(Cli, AProjectOfASampleNamesItAndReplaysAnywhere)
+{
+    const fs::path dir = s_dir / "sample-project";
+    fs::create_directories(dir / "moved");
+    const fs::path project = dir / "s.tessera";
+    Result created = run("project create " + project.string() + " --sample SqueezeNet --algo greedy");
+    ASSERT_EQ(created.code, 0) << created.err;
+    Result shown = run("project show " + project.string() + " --json");
+    ASSERT_EQ(shown.code, 0) << shown.err;
+    const QJsonObject o = json(shown);
+    EXPECT_EQ(o["model"].toString(), "sample:squeezenet");
+    EXPECT_EQ(o["model_sample"].toString(), "squeezenet");
+    EXPECT_EQ(o["model_sample_version"].toInt(), 1);
+    EXPECT_EQ(o["model_content_hash"].toString(), "");
+    EXPECT_EQ(slurp(project).find("tessera-cli-models"), std::string::npos) << "no scratch path is stored";
+    fs::rename(project, dir / "moved" / "s.tessera");
+    Result replayed = run("replay " + (dir / "moved" / "s.tessera").string() + " --json");
+    ASSERT_EQ(replayed.code, 0) << replayed.err;
+    EXPECT_TRUE(json(replayed)["reproduced"].toBool()) << replayed.out;
+}
+
+// Negative twin: an unknown sample, or --embed with a sample, is a usage error and writes nothing.
+TEST_F(Cli, AProjectOfAnUnknownSampleIsRefused)
+{
+    const fs::path project = s_dir / "unknown-sample.tessera";
+    Result unknown = run("project create " + project.string() + " --sample alexnet --algo greedy");
+    EXPECT_EQ(unknown.code, 2);
+    EXPECT_NE(unknown.err.find("unknown sample 'alexnet'; known:"), std::string::npos) << unknown.err;
+    EXPECT_EQ(run("project create " + project.string() + " --sample squeezenet --embed --algo greedy").code, 2);
+    EXPECT_EQ(run("project create " + project.string() + " --sample squeezenet --model x.onnx --algo greedy").code, 2);
+    EXPECT_FALSE(fs::exists(project));
+}
+
+// An embedded model replays after its file is gone; a changed file with the same structure replays with a note.
+TEST_F(Cli, AnEmbeddedModelOutlivesItsFile)
+{
+    const fs::path dir = s_dir / "embedded";
+    fs::create_directories(dir);
+    const fs::path model = dir / "sq.onnx", project = dir / "e.tessera";
+    ASSERT_EQ(run("sample squeezenet --external-data --out " + model.string()).code, 0);
+    ASSERT_TRUE(fs::exists(dir / "sq.onnx.data"));
+    ASSERT_EQ(run("project create " + project.string() + " --model " + model.string() + " --embed --algo greedy").code,
+              0);
+    const QJsonObject o = json(run("project show " + project.string() + " --json"));
+    EXPECT_TRUE(o["model_embedded"].toBool());
+    EXPECT_EQ(o["model"].toString(), "sq.onnx");
+    EXPECT_EQ(o["model_content_hash"].toString().size(), 16);
+    fs::remove(model);
+    fs::remove(dir / "sq.onnx.data");
+    Result r = run("replay " + project.string() + " --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(json(r)["reproduced"].toBool());
+    EXPECT_NE(r.err.find("using the copy embedded in the project"), std::string::npos) << r.err;
+}
+
+// Negative twin: without --embed a missing model is exit 3 naming where it was looked for; other weights of
+// the same structure are noticed (content hash) but replay.
+TEST_F(Cli, AModelThatIsNotEmbeddedIsLookedForAndChecked)
+{
+    const fs::path dir = s_dir / "referenced";
+    fs::create_directories(dir);
+    const fs::path model = dir / "sq.onnx", project = dir / "r.tessera";
+    ASSERT_EQ(run("sample squeezenet --out " + model.string()).code, 0);
+    ASSERT_EQ(run("project create " + project.string() + " --model " + model.string() + " --algo greedy").code, 0);
+    EXPECT_FALSE(json(run("project show " + project.string() + " --json"))["model_embedded"].toBool());
+    ASSERT_EQ(run("sample squeezenet --seed 7 --out " + model.string()).code, 0); // other weights
+    Result changed = run("replay " + project.string());
+    EXPECT_EQ(changed.code, 0) << changed.err;
+    EXPECT_NE(changed.err.find("the model file changed on disk but its structure did not"), std::string::npos)
+        << changed.err;
+    fs::remove(model);
+    Result missing = run("replay " + project.string());
+    EXPECT_EQ(missing.code, 3);
+    EXPECT_NE(missing.err.find("model not found (looked for '" + model.string()), std::string::npos) << missing.err;
+}
+
+// --- issue 18: every documented exit code (README "Exit codes"; tessera-cli --help) ----------------
+
+TEST_F(Cli, ExitCodeZeroOnSuccess)
+{
+    Result r = run("devices");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST_F(Cli, ExitCodeTwoOnAUsageError)
+{
+    Result r = run("schedule " + sample("squeezenet") + " --algo greedy --no-such-flag");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--no-such-flag"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, ExitCodeThreeOnInvalidInput)
+{
+    Result r = run("inspect " + (s_dir / "no-such-model.onnx").string());
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("no-such-model.onnx"), std::string::npos) << r.err;
+}
+
+// 4: a backend that is not available here (TESSERA_DISABLE_BACKENDS switches one off, as on a
+// machine without it); the twin runs the same command with the backend present.
+TEST_F(Cli, ExitCodeFourOnAnUnavailableBackend)
+{
+    const std::string command = "run " + sample("squeezenet") + " --algo greedy --backend cpu --json";
+    ::setenv("TESSERA_DISABLE_BACKENDS", "cpu", 1);
+    Result off = run(command);
+    Result listed = run("backends --json");
+    ::unsetenv("TESSERA_DISABLE_BACKENDS");
+    EXPECT_EQ(off.code, 4) << off.err;
+    EXPECT_NE(off.err.find("backend 'cpu' is unavailable: switched off by TESSERA_DISABLE_BACKENDS"), std::string::npos)
+        << off.err;
+    EXPECT_NE(listed.out.find("switched off by TESSERA_DISABLE_BACKENDS"), std::string::npos) << listed.out;
+    Result on = run(command);
+    EXPECT_EQ(on.code, 0) << on.err;
 }

@@ -345,6 +345,124 @@ TEST_F(Store, ModelIsFoundRelativeToTheProjectThenAbsolute)
 
 // --- session state and the autosaver -------------------------------------------------
 
+// Issue 18: a bundled sample is referenced by name and version, not by a path into a cache folder.
+TEST_F(Store, ASampleIsReferencedByNameAndVersionNotByPath)
+{
+    ProjectInfo i = info();
+    i.model.path = (m_dir / "models" / "net.onnx").string(); // the build imported now; not stored
+    i.model.sample = "squeezenet";
+    i.model.sampleVersion = 3;
+    i.model.dataFiles = {"net.onnx.data"};
+    {
+        auto p = Project::create(file().string(), i);
+        ASSERT_TRUE(p.isOk()) << p.status().str();
+    }
+    fs::remove_all(m_dir / "models"); // a cleared cache changes nothing
+    auto p = Project::open(file().string());
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    auto m = p->model();
+    ASSERT_TRUE(m.isOk());
+    EXPECT_EQ(m->sample, "squeezenet");
+    EXPECT_EQ(m->sampleVersion, 3);
+    EXPECT_EQ(m->structureHash, "0123456789abcdef");
+    EXPECT_TRUE(m->path.empty());
+    EXPECT_TRUE(m->contentHash.empty());
+    EXPECT_TRUE(m->dataFiles.empty());
+    EXPECT_EQ(rawQuery(file(), "SELECT model_relative || '|' || model_absolute FROM project"), "|\n")
+        << "no path into the cache is stored";
+    auto path = p->modelPath();
+    ASSERT_FALSE(path.isOk());
+    EXPECT_EQ(path.status().code(), ErrorCode::Usage);
+    EXPECT_TRUE(contains(path.status().message(), "the sample 'squeezenet' (version 3)")) << path.status().str();
+}
+
+// Negative twin: a file keeps its relative path and records its content hash (with its data files).
+TEST_F(Store, AFileIsReferencedByPathAndContentHash)
+{
+    spit(m_dir / "models" / "net.onnx.data", "weights");
+    ProjectInfo i = info();
+    i.model.dataFiles = {"net.onnx.data"};
+    {
+        auto p = Project::create(file().string(), i);
+        ASSERT_TRUE(p.isOk()) << p.status().str();
+    }
+    auto p = Project::open(file().string());
+    auto m = p->model();
+    ASSERT_TRUE(m.isOk());
+    EXPECT_TRUE(m->sample.empty());
+    EXPECT_EQ(m->relativePath, "models/net.onnx");
+    EXPECT_EQ(m->contentHash.size(), 16u);
+    EXPECT_EQ(m->dataFiles, std::vector<std::string>{"net.onnx.data"});
+    EXPECT_FALSE(m->embed);
+    EXPECT_TRUE(p->checkModelContent(*p->modelPath()).isOk());
+}
+
+TEST_F(Store, AChangedModelFileOrItsWeightsAreRecognised)
+{
+    spit(m_dir / "models" / "net.onnx.data", "weights");
+    ProjectInfo i = info();
+    i.model.dataFiles = {"net.onnx.data"};
+    Project p = [&] {
+        auto created = Project::create(file().string(), i);
+        EXPECT_TRUE(created.isOk()) << created.status().str();
+        return std::move(*created);
+    }();
+    const std::string model = (m_dir / "models" / "net.onnx").string();
+    ASSERT_TRUE(p.checkModelContent(model).isOk());      // the twin: unchanged is fine
+    spit(m_dir / "models" / "net.onnx.data", "weightz"); // same size, other bytes
+    Status changed = p.checkModelContent(model);
+    EXPECT_EQ(changed.code(), ErrorCode::InvalidInput);
+    EXPECT_TRUE(contains(changed.message(), "model file changed since the project was saved (content hash "))
+        << changed.str();
+    EXPECT_EQ(changed.location().file, model);
+    spit(m_dir / "models" / "net.onnx.data", "weights");
+    EXPECT_TRUE(p.checkModelContent(model).isOk());
+    spit(m_dir / "models" / "net.onnx", "another model");
+    EXPECT_EQ(p.checkModelContent(model).code(), ErrorCode::InvalidInput);
+}
+
+TEST_F(Store, AnEmbeddedModelComesBackWhenTheFileIsGone)
+{
+    spit(m_dir / "models" / "net.onnx.data", "weights");
+    ProjectInfo i = info();
+    i.model.dataFiles = {"net.onnx.data"};
+    i.model.embed = true;
+    {
+        auto p = Project::create(file().string(), i);
+        ASSERT_TRUE(p.isOk()) << p.status().str();
+    }
+    const std::string original = slurp(m_dir / "models" / "net.onnx");
+    fs::remove_all(m_dir / "models");
+    auto p = Project::open(file().string());
+    ASSERT_TRUE(p.isOk());
+    EXPECT_TRUE(p->model()->embed);
+    EXPECT_FALSE(p->modelPath().isOk()) << "the file is gone";
+    auto extracted = p->extractModel((m_dir / "out").string());
+    ASSERT_TRUE(extracted.isOk()) << extracted.status().str();
+    EXPECT_EQ(*extracted, (m_dir / "out" / "net.onnx").string());
+    EXPECT_EQ(slurp(*extracted), original);
+    EXPECT_EQ(slurp(m_dir / "out" / "net.onnx.data"), "weights");
+    EXPECT_TRUE(p->checkModelContent(*extracted).isOk());
+    // Dropping the copy: nothing to extract any more.
+    ModelRef ref = *p->model();
+    ref.path = *extracted;
+    ref.embed = false;
+    ASSERT_TRUE(p->setModel(ref).isOk());
+    EXPECT_EQ(rawQuery(file(), "SELECT count(*) FROM model_files"), "0\n");
+}
+
+// Negative twin: a model that is not embedded cannot be extracted.
+TEST_F(Store, AModelThatIsNotEmbeddedIsNotExtracted)
+{
+    Project p = make();
+    EXPECT_FALSE(p.model()->embed);
+    auto extracted = p.extractModel((m_dir / "out").string());
+    ASSERT_FALSE(extracted.isOk());
+    EXPECT_EQ(extracted.status().code(), ErrorCode::Usage);
+    EXPECT_EQ(extracted.status().message(), "the project does not embed its model");
+    EXPECT_FALSE(fs::exists(m_dir / "out" / "net.onnx"));
+}
+
 TEST_F(Store, AutosaverBatchesStateAndReopenRestoresIt)
 {
     {
@@ -410,9 +528,13 @@ TEST_F(Store, AVersionOneFileIsMigrated)
     {
         auto p = Project::open(file().string());
         ASSERT_TRUE(p.isOk()) << p.status().str();
-        EXPECT_EQ(p->schemaVersion(), 2);
+        EXPECT_EQ(p->schemaVersion(), 3);
         ASSERT_EQ(p->notes().size(), 1u);
-        EXPECT_EQ(p->notes()[0].message, "upgraded the project from schema v1 to v2");
+        EXPECT_EQ(p->notes()[0].message, "upgraded the project from schema v1 to v3");
+        // v3: the path reference stays, with no sample and no content hash recorded yet.
+        EXPECT_TRUE(p->model()->sample.empty());
+        EXPECT_TRUE(p->model()->contentHash.empty());
+        EXPECT_TRUE(p->checkModelContent((m_dir / "models" / "net.onnx").string()).isOk());
         EXPECT_EQ(*p->overrides(), (Overrides{{"fuse:a|b", "fused"}}));
         auto runs = p->runs(1);
         ASSERT_TRUE(runs.isOk()) << runs.status().str();
@@ -420,8 +542,8 @@ TEST_F(Store, AVersionOneFileIsMigrated)
         EXPECT_EQ(runs->front().metrics, (std::map<std::string, double>{{"dram_mb", 0.5}, {"l2_hits", 12}}));
         ASSERT_TRUE(p->setState("selected_step", "4").isOk()); // the v2 table exists
     }
-    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "2\n");
-    EXPECT_EQ(rawQuery(file(), "SELECT version FROM schema_history ORDER BY version"), "1\n2\n");
+    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "3\n");
+    EXPECT_EQ(rawQuery(file(), "SELECT version FROM schema_history ORDER BY version"), "1\n2\n3\n");
     auto again = Project::open(file().string());
     ASSERT_TRUE(again.isOk());
     EXPECT_TRUE(again->notes().empty()) << "migrates once";
@@ -433,15 +555,15 @@ TEST_F(Store, AFileFromTheFutureIsRefusedNotMigrated)
     {
         Project p = make();
     }
-    rawQuery(file(), "PRAGMA user_version = 3");
+    rawQuery(file(), "PRAGMA user_version = 4");
     const std::string before = slurp(file());
     auto p = Project::open(file().string());
     ASSERT_FALSE(p.isOk());
     EXPECT_EQ(p.status().code(), ErrorCode::InvalidInput);
     EXPECT_EQ(p.status().location().file, file().string());
-    EXPECT_EQ(p.status().message(), "project was saved by a newer Tessera (schema v3; this build reads up to v2)");
+    EXPECT_EQ(p.status().message(), "project was saved by a newer Tessera (schema v4; this build reads up to v3)");
     EXPECT_EQ(slurp(file()), before);
-    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "3\n");
+    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "4\n");
 }
 
 TEST_F(Store, AReadOnlyVersionOneFileIsMigratedInMemoryOnly)
@@ -451,7 +573,7 @@ TEST_F(Store, AReadOnlyVersionOneFileIsMigratedInMemoryOnly)
     auto p = Project::open(file().string(), OpenMode::ReadOnly);
     ASSERT_TRUE(p.isOk()) << p.status().str();
     EXPECT_TRUE(p->readOnly());
-    EXPECT_EQ(p->schemaVersion(), 2);
+    EXPECT_EQ(p->schemaVersion(), 3);
     EXPECT_EQ(p->runs(1)->front().metrics.at("l2_hits"), 12);
     ASSERT_FALSE(p->notes().empty());
     EXPECT_TRUE(contains(p->notes().back().message, "in memory only")) << p->notes().back().message;

@@ -4,7 +4,9 @@
 // highlight + centring, overlays, export, and the minimap's navigation.
 #include "views/models/layoutsynthetic.h"
 #include "views/widgets/graphview.h"
+#include "views/widgets/graphviewitems.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -327,6 +329,27 @@ private slots:
         m_view->clear();
         QVERIFY(!m_view->exportSvg(dir.filePath(QStringLiteral("e.svg"))));
         QVERIFY(!m_view->exportPng(dir.filePath(QStringLiteral("e.png"))));
+    }
+
+    // Issue 18 item 4: a narrow group header drops whole parts ("3 nodes"), never shows "3 nodes ...".
+    void narrowGroupHeadersDropWholeParts()
+    {
+        const QFontMetricsF m(QApplication::font());
+        const QStringList parts{QStringLiteral("3 nodes"), QStringLiteral("359 MFLOPs")};
+        const QString sep = QStringLiteral("  ·  ");
+        const qreal both = m.horizontalAdvance(parts.join(sep)), first = m.horizontalAdvance(parts.front());
+        QCOMPARE(fitWholeParts(parts, sep, both + 1, m), parts.join(sep));
+        QCOMPARE(fitWholeParts(parts, sep, (both + first) / 2, m), QStringLiteral("3 nodes"));
+    }
+    // Negative twin: only a first part that cannot fit alone is elided.
+    void aFirstPartTooWideIsElided()
+    {
+        const QFontMetricsF m(QApplication::font());
+        const QStringList parts{QStringLiteral("123456 nodes"), QStringLiteral("1.00 GFLOP")};
+        const QString shown = fitWholeParts(parts, QStringLiteral(" · "), m.horizontalAdvance(parts.front()) / 2, m);
+        QVERIFY(shown.endsWith(QChar(0x2026)));
+        QVERIFY(!shown.contains(QStringLiteral("GFLOP")));
+        QCOMPARE(fitWholeParts({}, QStringLiteral(" · "), 100, m), QString());
     }
 
     void miniMapShowsSceneAndNavigates()

@@ -9,6 +9,7 @@
 #include "views/models/nodeinspectormodel.h"
 #include "views/models/ophistogrammodel.h"
 #include "views/models/searchmodel.h"
+#include "views/models/searchspacemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QCoreApplication>
@@ -399,6 +400,22 @@ TEST(Format, Numbers)
     EXPECT_EQ(formatBytes(1023 * 1024 + 1000), "1.00 MiB") << "999.x KiB rounds up into the next prefix";
     EXPECT_EQ(formatShape({1, 3, 224, 224}), QString::fromUtf8("1×3×224×224"));
     EXPECT_EQ(formatRatio(12.44), "12.4");
+}
+
+// Issue 18 item 5: the DP explorer's schedule counts go through the one helper (they printed "2.56e+07").
+TEST(Format, SearchCountsUseTheOneHelper)
+{
+    EXPECT_EQ(searchCountText(25'557'032), "25.6 M");
+    EXPECT_EQ(searchCountText(2.194619767e24), "2.19 Y");
+    EXPECT_EQ(searchCountText(7.85e27), formatCount(7.85e27));
+}
+
+// Negative twin: small counts stay plain integers; nothing is written in 'g' notation below the last prefix.
+TEST(Format, SmallSearchCountsArePlain)
+{
+    EXPECT_EQ(searchCountText(950), "950");
+    for (double v : {1e6, 3.3e9, 4.1e15, 9.99e23})
+        EXPECT_FALSE(searchCountText(v).contains(QLatin1Char('e'))) << searchCountText(v).toStdString();
 }
 
 TEST(Format, Edges)

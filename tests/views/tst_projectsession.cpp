@@ -16,19 +16,24 @@
 #include "app/gui/projectsession.h"
 #include "app/gui/recentfiles.h"
 #include "app/gui/runcontroller.h"
+#include "app/gui/samplecache.h"
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
 #include "app/gui/unsavedsession.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
+#include "core/onnx/modelbuilder.h"
 #include "core/store/project.h"
 #include "core/support/fileio.h"
 #include "plugins/ios/iosformat.h"
 #include "samples/builder.h"
+#include "views/models/format.h"
+#include "views/models/runcomparisonmodel.h"
 #include "views/models/steplistmodel.h"
 #include "views/models/workbenchstate.h"
 #include "views/widgets/diagnosticspanel.h"
 #include "views/widgets/graphview.h"
+#include "views/widgets/runcomparisonwidget.h"
 #include "views/widgets/runpanel.h"
 #include "views/widgets/searchexplorer.h"
 #include "views/widgets/stepperwidget.h"
@@ -501,6 +506,254 @@ TEST_F(ProjectSessionTest, WalkThroughOfANewUser)
     ASSERT_TRUE(w.session()->flush().isOk());
     EXPECT_EQ(disk->plans()->size(), plansBefore + 1);
     ASSERT_TRUE(disk->close().isOk());
+}
+
+// --- issue 18: how a project references its model -------------------------------------
+
+// A project of a sample stores its name and version, not a path into the cache: it reopens after the
+// cache was cleared.
+TEST_F(ProjectSessionTest, ASampleProjectNamesTheSampleAndSurvivesAClearedCache)
+{
+    const QString projectPath = file("sample.tessera");
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+        w.openSample(QStringLiteral("squeezenet"));
+        ASSERT_TRUE(QTest::qWaitFor([&] { return loaded.count() == 1; }, kTimeoutMs));
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        EXPECT_TRUE(w.session()->modelIsSample());
+        EXPECT_FALSE(w.embedModelAction()->isEnabled()) << "a sample is rebuilt, not embedded";
+        ASSERT_TRUE(w.session()->close().isOk());
+    }
+    {
+        auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+        ASSERT_TRUE(disk.isOk());
+        EXPECT_EQ(disk->model()->sample, "squeezenet");
+        EXPECT_EQ(disk->model()->sampleVersion, 1);
+        EXPECT_TRUE(disk->model()->relativePath.empty());
+        EXPECT_TRUE(disk->model()->absolutePath.empty());
+    }
+    ASSERT_TRUE(QDir(gui::sampleCacheDir()).removeRecursively());
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    ASSERT_TRUE(openProject(w, projectPath));
+    EXPECT_EQ(errors.count(), 0);
+    EXPECT_EQ(w.modelData()->graph->name, "squeezenet");
+    EXPECT_TRUE(gui::isCachedSample(QString::fromStdString(w.modelData()->path))) << "rebuilt into the cache";
+}
+
+// Projects before schema v3 stored a sample as a path into the cache (even another user's): opening one
+// rebuilds the sample and turns the reference into its name.
+TEST_F(ProjectSessionTest, AnOldProjectWithACachePathIsMigratedToTheSample)
+{
+    const QString projectPath = file("old.tessera");
+    {
+        MainWindow w;
+        auto built = gui::materializeSample(w.extensions(), QStringLiteral("squeezenet"));
+        ASSERT_TRUE(built.isOk()) << built.status().str();
+        Project p = makeProject(projectPath, *built); // a path into the cache, as v2 stored it
+        ASSERT_TRUE(p.model()->sample.empty());
+        ASSERT_TRUE(p.close().isOk());
+    }
+    ASSERT_TRUE(QDir(gui::sampleCacheDir()).removeRecursively()); // the cache was cleared since
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    QSignalSpy notices(w.session(), &ProjectSession::notice);
+    ASSERT_TRUE(openProject(w, projectPath));
+    EXPECT_EQ(errors.count(), 0);
+    EXPECT_EQ(w.modelData()->graph->name, "squeezenet");
+    bool told = false;
+    for (const QList<QVariant> &n : notices)
+        told = told || n.at(0).toString().contains(QStringLiteral("now refers to the sample squeezenet by name"));
+    EXPECT_TRUE(told);
+    ASSERT_TRUE(w.session()->flush().isOk());
+    auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+    ASSERT_TRUE(disk.isOk());
+    EXPECT_EQ(disk->model()->sample, "squeezenet");
+    EXPECT_TRUE(disk->model()->absolutePath.empty());
+    // The forms an old project may hold: this layout, the first flat one, another user's cache.
+    const QStringList names{QStringLiteral("squeezenet"), QStringLiteral("resnet50")};
+    EXPECT_EQ(gui::sampleNameOfCachePath(QStringLiteral("/root/.cache/Tessera/Tessera/samples/resnet50.onnx"), names),
+              QStringLiteral("resnet50"));
+    EXPECT_EQ(
+        gui::sampleNameOfCachePath(QStringLiteral("/home/u/.cache/T/T/samples/resnet50-k3x9/resnet50.onnx"), names),
+        QStringLiteral("resnet50"));
+}
+
+// Negative twin: a missing model that is no sample-cache path (and not a registered sample) is refused
+// with where it was looked for, and the project file is left as it was.
+TEST_F(ProjectSessionTest, AMissingModelThatIsNoSampleIsRefused)
+{
+    QDir().mkpath(file("models/samples"));
+    const QString model = file("models/samples/squeezenet.onnx"); // "samples", but no cache and no version folder
+    QFile::copy(file("small.onnx"), model);
+    const QString projectPath = file("missing.tessera");
+    {
+        Project p = makeProject(projectPath, model);
+        ASSERT_TRUE(p.close().isOk());
+    }
+    QFile::remove(model);
+    const QByteArray before = [&] {
+        QFile f(projectPath);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }();
+    MainWindow w;
+    w.setInteractive(false);
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    EXPECT_FALSE(w.session()->open(projectPath).isOk());
+    ASSERT_EQ(errors.count(), 1);
+    EXPECT_TRUE(errors.at(0).at(1).toString().contains(QStringLiteral("model not found (looked for")))
+        << errors.at(0).at(1).toString().toStdString();
+    EXPECT_EQ(gui::sampleNameOfCachePath(model, {QStringLiteral("squeezenet")}), QString());
+    EXPECT_EQ(gui::sampleNameOfCachePath(QStringLiteral("/home/u/models/samples/squeezenet-v2/squeezenet.onnx"),
+                                         {QStringLiteral("squeezenet")}),
+              QString())
+        << "a user's own samples folder is no cache";
+    QFile f(projectPath);
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    EXPECT_EQ(f.readAll(), before);
+}
+
+// File ▸ Embed the Model in the Project: the project opens where the model file is gone.
+TEST_F(ProjectSessionTest, AnEmbeddedModelOpensWithoutItsFile)
+{
+    QDir().mkpath(file("m"));
+    const QString model = file("m/net.onnx");
+    ASSERT_TRUE(QFile::copy(file("small.onnx"), model));
+    const QString projectPath = file("embedded.tessera");
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        ASSERT_TRUE(load(w, model));
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        ASSERT_TRUE(w.embedModelAction()->isEnabled());
+        EXPECT_FALSE(w.embedModelAction()->isChecked());
+        w.embedModelAction()->trigger();
+        EXPECT_TRUE(w.session()->modelIsEmbedded());
+        ASSERT_TRUE(w.session()->close().isOk());
+    }
+    ASSERT_TRUE(QDir(file("m")).removeRecursively());
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    QSignalSpy notices(w.session(), &ProjectSession::notice);
+    ASSERT_TRUE(openProject(w, projectPath));
+    EXPECT_EQ(errors.count(), 0);
+    EXPECT_TRUE(w.embedModelAction()->isChecked());
+    bool told = false;
+    for (const QList<QVariant> &n : notices)
+        told = told || n.at(0).toString().contains(QStringLiteral("using the copy embedded in the project"));
+    EXPECT_TRUE(told);
+    // Negative twin: dropping the only intact copy is refused and loses nothing.
+    w.embedModelAction()->trigger();
+    ASSERT_EQ(errors.count(), 1);
+    EXPECT_TRUE(errors.at(0).at(1).toString().contains(QStringLiteral("the embedded copy is the only intact one")))
+        << errors.at(0).at(1).toString().toStdString();
+    EXPECT_TRUE(w.session()->modelIsEmbedded());
+    EXPECT_TRUE(w.embedModelAction()->isChecked());
+    ASSERT_TRUE(w.session()->close().isOk());
+    auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+    ASSERT_TRUE(disk.isOk());
+    EXPECT_TRUE(disk->model()->embed);
+    EXPECT_EQ(disk->model()->relativePath, "m/net.onnx") << "the reference still names the project's own file";
+}
+
+// Issue 18 item 5: Model Summary's file size counts the external weights.
+TEST_F(ProjectSessionTest, FileSizeCountsTheExternalWeights)
+{
+    auto proto = test::buildRegisteredSample("squeezenet");
+    ASSERT_TRUE(proto.isOk());
+    const QString path = file("ext/squeezenet.onnx");
+    QDir().mkpath(file("ext"));
+    ASSERT_TRUE(saveModel(**proto, path.toStdString(), /*externalData=*/true).isOk());
+    const qint64 model = QFileInfo(path).size(), weights = QFileInfo(path + QStringLiteral(".data")).size();
+    ASSERT_GT(weights, model);
+    auto loaded = gui::loadModelFile(path);
+    ASSERT_TRUE(loaded.isOk());
+    std::map<std::string, std::string> rows((*loaded)->metadata.begin(), (*loaded)->metadata.end());
+    EXPECT_EQ(rows["File size"], views::formatBytes(model + weights).toStdString());
+    EXPECT_EQ(rows["External weights"], views::formatBytes(weights).toStdString());
+}
+
+// Negative twin: weights kept inline: the file's size alone, no weights row.
+TEST_F(ProjectSessionTest, FileSizeOfAModelWithInlineWeightsIsTheFile)
+{
+    auto loaded = gui::loadModelFile(file("small.onnx"));
+    ASSERT_TRUE(loaded.isOk());
+    std::map<std::string, std::string> rows((*loaded)->metadata.begin(), (*loaded)->metadata.end());
+    EXPECT_EQ(rows["File size"], views::formatBytes(QFileInfo(file("small.onnx")).size()).toStdString());
+    EXPECT_EQ(rows.count("External weights"), 0u);
+}
+
+// Issue 18 item 1: the Comparison dock's pins come back with the project.
+TEST_F(ProjectSessionTest, PinnedComparisonsComeBackWithTheProject)
+{
+    const QString projectPath = file("pins.tessera");
+    QString title;
+    std::size_t pinnedKernels = 0;
+    double pinnedLatency = 0;
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        ASSERT_TRUE(load(w, file("small.onnx")));
+        selectAlgorithm(w, "ios");
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        ASSERT_TRUE(w.comparison()->pinCurrent());
+        title = w.comparison()->pinned().front().title;
+        pinnedKernels = w.comparison()->pinned().front().run->result.plan.kernels.size();
+        pinnedLatency = w.comparison()->pinned().front().run->result.plan.estimatedLatencyNs();
+        const auto [key, option] = someOverride(w);
+        ASSERT_FALSE(key.empty());
+        w.scheduleController()->setOverride(key, option);
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->close().isOk());
+    }
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    ASSERT_TRUE(openProject(w, projectPath));
+    ASSERT_EQ(w.comparison()->pinnedCount(), 1);
+    const auto pin = w.comparison()->pinned().front();
+    EXPECT_EQ(pin.title, title);
+    EXPECT_EQ(pin.run->result.plan.kernels.size(), pinnedKernels);
+    EXPECT_DOUBLE_EQ(pin.run->result.plan.estimatedLatencyNs(), pinnedLatency);
+    EXPECT_GT(pin.run->decisions.records().size(), 0u) << "decisions asked again from the document";
+    EXPECT_GT(w.comparison()->model()->rowCount(QModelIndex()), 0);
+}
+
+// Negative twin: a stored pin made for another model is not shown, and the user is told.
+TEST_F(ProjectSessionTest, APinOfAnotherModelIsNotRestored)
+{
+    const QString projectPath = file("stale-pins.tessera");
+    {
+        Project p = makeProject(projectPath, file("small.onnx"));
+        const std::string pins = R"({"serial": 3, "pins": [{"title": "Pin 3 · ios", "schedule":
+            {"format_version": 1, "model_hash": "0000000000000000", "algorithm": "ios", "device": "stcp920"}}]})";
+        ASSERT_TRUE(p.setState("pinned_runs", pins).isOk());
+        ASSERT_TRUE(p.close().isOk());
+    }
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QSignalSpy notices(w.session(), &ProjectSession::notice);
+    ASSERT_TRUE(openProject(w, projectPath));
+    EXPECT_EQ(w.comparison()->pinnedCount(), 0);
+    bool told = false;
+    for (const QList<QVariant> &n : notices)
+        told = told || n.at(0).toString().contains(QStringLiteral("no longer match the model"));
+    EXPECT_TRUE(told);
 }
 
 // --- bad project files ---------------------------------------------------------------
@@ -979,6 +1232,27 @@ TEST_F(ProjectSessionTest, ImportOverridesAppliesValidKeysAndListsRejectedOnes)
 }
 
 // --- command line --------------------------------------------------------------------
+
+// Issue 18 item 7: dialogs start in the folder last used, else the model's (not the home folder).
+TEST(DialogFolder, StartsInTheLastUsedThenTheModelsFolder)
+{
+    QTemporaryDir last, models;
+    ASSERT_TRUE(last.isValid() && models.isValid());
+    const QString model = models.filePath(QStringLiteral("net.onnx"));
+    EXPECT_EQ(gui::dialogFolder(last.path(), model), last.path());
+    EXPECT_EQ(gui::dialogFolder(QString(), model), QFileInfo(model).absolutePath());
+}
+
+// Negative twin: a last folder that is gone, and a sample in the cache, do not count.
+TEST(DialogFolder, AGoneFolderOrACachedSampleFallsBack)
+{
+    QTemporaryDir models;
+    const QString model = models.filePath(QStringLiteral("net.onnx"));
+    EXPECT_EQ(gui::dialogFolder(QStringLiteral("/no/such/folder"), model), QFileInfo(model).absolutePath());
+    const QString sample = gui::sampleCacheDir() + QStringLiteral("/squeezenet-abc/squeezenet.onnx");
+    EXPECT_EQ(gui::dialogFolder(QString(), sample), QDir::homePath());
+    EXPECT_EQ(gui::dialogFolder(QString(), QString()), QDir::homePath());
+}
 
 // The samples tessera registers; the command line takes them as data.
 const QStringList kSampleNames = [] {

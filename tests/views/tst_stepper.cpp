@@ -289,6 +289,13 @@ private slots:
         QCOMPARE(decision.data(StepListModel::DecisionIndexRole).toInt(), 0);
         QCOMPARE(decision.data().toString(), QStringLiteral("◆ fuse"));
         QCOMPARE(m->index(0, StepListModel::PhaseColumn).data().toString(), QStringLiteral("fuse"));
+        // Issue 18 item 5: the step's time goes through the one helper (a unit, four figures), not "0.021".
+        const QString time = m->index(0, StepListModel::ElapsedColumn).data().toString();
+        QCOMPARE(time, formatMs(run->trace.steps()[0].elapsedMs));
+        QVERIFY2(time.endsWith(QStringLiteral(" ns")) || time.endsWith(QStringLiteral(" µs")) ||
+                     time.endsWith(QStringLiteral(" ms")) || time.endsWith(QStringLiteral(" s")),
+                 qPrintable(time));
+        QCOMPARE(m->headerData(StepListModel::ElapsedColumn, Qt::Horizontal).toString(), QStringLiteral("Time"));
         const auto touched = m->index(0, 0).data(StepListModel::TouchedNodesRole).value<QList<int>>();
         QCOMPARE(touched, (QList<int>{m_graph->findNode("block0/conv1"), m_graph->findNode("block0/relu1")}));
         QCOMPARE(m->touched(0), run->trace.steps()[0].touched);

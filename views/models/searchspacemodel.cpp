@@ -175,7 +175,7 @@ QString searchDeltaText(double fraction)
 
 QString searchCountText(double count)
 {
-    return count < 1e6 ? formatCount(count) : QString::number(count, 'g', 3);
+    return formatCount(count); // past the largest prefix it writes "7.85e+27" itself
 }
 
 SearchSpaceModel::SearchSpaceModel(QObject *parent) : QAbstractItemModel(parent) {}

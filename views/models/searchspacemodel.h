@@ -186,6 +186,6 @@ private:
 };
 
 QString searchDeltaText(double fraction); // "best", "+1.7%", "+12%"; "—" when unknown
-QString searchCountText(double count);    // "950", "25.6 M"; past 10^6 "7.85e+27" (schedules overflow prefixes)
+QString searchCountText(double count);    // formatCount: "950", "25.6 M", "2.19 Y", past Y "7.85e+27"
 
 } // namespace tessera::views

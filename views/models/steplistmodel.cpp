@@ -2,6 +2,7 @@
 #include "views/models/steplistmodel.h"
 
 #include "core/sched/scheduler.h"
+#include "views/models/plansummary.h" // formatMs
 
 #include <QList>
 
@@ -113,7 +114,7 @@ QVariant StepListModel::data(const QModelIndex &index, int role) const
                 return {};
             return (d->overridden ? QStringLiteral("✎ ") : QStringLiteral("◆ ")) +
                    qs(d->options[static_cast<std::size_t>(d->chosen)].id);
-        case ElapsedColumn: return QString::number(s.elapsedMs, 'f', 3);
+        case ElapsedColumn: return formatMs(s.elapsedMs); // the one helper: "21.00 µs", "1.204 ms"
         }
     }
     return {};
@@ -124,7 +125,7 @@ QVariant StepListModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal)
         return {};
     if (role == Qt::ToolTipRole && section == ElapsedColumn)
-        return QStringLiteral("milliseconds since the run started");
+        return QStringLiteral("time since the run started");
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -133,7 +134,7 @@ QVariant StepListModel::headerData(int section, Qt::Orientation orientation, int
     case TitleColumn: return QStringLiteral("Step");
     case ConclusionColumn: return QStringLiteral("Conclusion");
     case DecisionColumn: return QStringLiteral("Decision");
-    case ElapsedColumn: return QStringLiteral("ms");
+    case ElapsedColumn: return QStringLiteral("Time");
     }
     return {};
 }

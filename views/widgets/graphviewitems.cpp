@@ -333,9 +333,10 @@ void LevelGraphicsItem::paintFrame(QPainter *p, const QRectF &exposed, qreal lod
         return;
     static const QFontMetricsF titleMetrics(gs::titleFont()), bodyMetrics(gs::bodyFont());
     const QString fullName = QString::fromStdString(grp.name);
-    QString info = nodeCountText(grp.totalNodes);
+    QStringList infoParts{nodeCountText(grp.totalNodes)};
     if (const QString f = layout::flopsText(d->groupFlopsTotal(g)); !f.isEmpty())
-        info += QStringLiteral("  ·  ") + f;
+        infoParts << f;
+    const QString info = infoParts.join(QStringLiteral("  ·  "));
     const qreal infoWidth = bodyMetrics.horizontalAdvance(info);
     qreal nameRoom = header.width();
     if (titleMetrics.horizontalAdvance(fullName) + 10 + infoWidth > header.width())
@@ -352,7 +353,7 @@ void LevelGraphicsItem::paintFrame(QPainter *p, const QRectF &exposed, qreal lod
         p->setFont(gs::bodyFont());
         p->setPen(QColor(0x6b, 0x73, 0x80));
         p->drawText(QRectF(infoLeft, header.top(), infoRoom, header.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                    bodyMetrics.elidedText(info, Qt::ElideRight, infoRoom));
+                    fitWholeParts(infoParts, QStringLiteral("  ·  "), infoRoom, bodyMetrics));
     }
     p->restore();
 }
@@ -521,21 +522,38 @@ void LevelGraphicsItem::paintGroupBox(QPainter *p, const LevelItem &item, std::s
     p->setFont(gs::titleFont());
     p->setPen(text);
     p->drawStaticText(QPointF(inner.left(), inner.top() + (inner.height() / 2 - l.title.size().height()) / 2), l.title);
-    QString info = nodeCountText(d->hierarchy->group(g).totalNodes);
+    QStringList info{nodeCountText(d->hierarchy->group(g).totalNodes)};
     if (d->scale.valid())
-        info += QStringLiteral(" · Σ ") + gs::formatValue(d->groupOverlaySum(g));
+        info << QStringLiteral("Σ ") + gs::formatValue(d->groupOverlaySum(g));
     else if (d->hasCategories() && d->groupCategory[static_cast<std::size_t>(g)] == -2)
-        info += QStringLiteral(" · mixed");
+        info << QStringLiteral("mixed");
     else if (const QString f = layout::flopsText(d->groupFlopsTotal(g)); !f.isEmpty())
-        info += QStringLiteral(" · ") + f;
+        info << f;
     p->setFont(gs::bodyFont());
     p->setPen(overlay ? text : QColor(0x6b, 0x73, 0x80));
     static const QFontMetricsF bodyMetrics(gs::bodyFont());
     p->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2),
-                Qt::AlignLeft | Qt::AlignVCenter, bodyMetrics.elidedText(info, Qt::ElideRight, inner.width()));
+                Qt::AlignLeft | Qt::AlignVCenter,
+                fitWholeParts(info, QStringLiteral(" · "), inner.width(), bodyMetrics));
     drawPlusMinus(p, QPointF(r.right() - 14, r.center().y()), true, overlay ? text : QColor(0x6b, 0x73, 0x80));
     if (hits)
         drawBadge(p, r.topRight(), hits);
+}
+
+QString fitWholeParts(const QStringList &parts, const QString &separator, qreal room, const QFontMetricsF &metrics)
+{
+    if (parts.isEmpty())
+        return {};
+    QString fitted = parts.front();
+    if (metrics.horizontalAdvance(fitted) > room)
+        return metrics.elidedText(fitted, Qt::ElideRight, room);
+    for (qsizetype i = 1; i < parts.size(); ++i) {
+        const QString longer = fitted + separator + parts[i];
+        if (metrics.horizontalAdvance(longer) > room)
+            break;
+        fitted = longer;
+    }
+    return fitted;
 }
 
 } // namespace tessera

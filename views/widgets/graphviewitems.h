@@ -18,9 +18,11 @@
 
 #include "views/models/graphlayout.h"
 
+#include <QFontMetricsF>
 #include <QGraphicsItem>
 #include <QPolygonF>
 #include <QStaticText>
+#include <QStringList>
 
 #include <memory>
 #include <vector>
@@ -79,5 +81,10 @@ private:
     std::vector<QLineF> m_portLines; // frame border -> port centre
     mutable std::vector<Labels> m_labels;
 };
+
+// A group header's second line ("10 nodes · 148 MFLOPs") in `room`: as many
+// whole parts as fit, joined by `separator` ("3 nodes" rather than "3 nodes ...");
+// only a first part that does not fit alone is elided.
+QString fitWholeParts(const QStringList &parts, const QString &separator, qreal room, const QFontMetricsF &metrics);
 
 } // namespace tessera

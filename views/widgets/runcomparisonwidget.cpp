@@ -137,14 +137,28 @@ bool RunComparisonWidget::pinCurrent()
     m_pinned.push_back({std::move(run), title});
     rebuildChoices();
     setSides(1 + pinnedCount(), 1); // the new pin against whatever runs next
+    emit pinnedChanged();
     return true;
 }
 
 void RunComparisonWidget::clearPinned()
 {
+    const bool had = !m_pinned.empty();
     m_pinned.clear();
     rebuildChoices();
     setSides(1, 0);
+    if (had)
+        emit pinnedChanged();
+}
+
+void RunComparisonWidget::setPinned(std::vector<PinnedRun> pins, int serial)
+{
+    if (pins.size() > static_cast<std::size_t>(kMaxPinned))
+        pins.erase(pins.begin(), pins.end() - kMaxPinned);
+    m_pinned = std::move(pins);
+    m_pinSerial = std::max(serial, pinnedCount());
+    rebuildChoices();
+    setSides(m_pinned.empty() ? 1 : 1 + pinnedCount(), m_pinned.empty() ? 0 : 1);
 }
 
 void RunComparisonWidget::setSides(int first, int second)

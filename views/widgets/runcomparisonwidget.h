@@ -3,7 +3,8 @@
 // the current run or a pinned one, and the table marks the better value of
 // every comparable row. After a pin the pinned run is on the left and the
 // current run (which follows every replay) on the right, so forcing a
-// decision in the stepper shows its effect at once.
+// decision in the stepper shows its effect at once. A project keeps the pins
+// (ProjectSession), so a reopened session compares as it did.
 #pragma once
 
 #include <QString>
@@ -34,6 +35,11 @@ public:
 
     explicit RunComparisonWidget(WorkbenchState *state, QWidget *parent = nullptr); // the state must outlive it
 
+    struct PinnedRun {
+        std::shared_ptr<const ScheduleRun> run;
+        QString title;
+    };
+
     RunComparisonModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }
     QAction *pinAction() const { return m_pinAction; } // also for the main window's menus
@@ -42,14 +48,23 @@ public:
     bool pinCurrent();
     int pinnedCount() const { return static_cast<int>(m_pinned.size()); }
     void clearPinned();
+    // The pins, oldest first, and their numbering, for a project to keep
+    // (pinnedChanged says when they change) and give back on reopening.
+    std::vector<PinnedRun> pinned() const { return m_pinned; }
+    int pinSerial() const { return m_pinSerial; }
+    // Replaces the pins (at most kMaxPinned, the newest kept); the newest is
+    // shown against the current run. Does not emit pinnedChanged.
+    void setPinned(std::vector<PinnedRun> pins, int serial);
+
+signals:
+    void pinnedChanged();
+
+public:
     // Choice per side: 0 = none, 1 = the current run, 2 + i = pinned run i.
     void setSides(int first, int second);
 
 private:
-    struct Pinned {
-        std::shared_ptr<const ScheduleRun> run;
-        QString title;
-    };
+    using Pinned = PinnedRun;
     void rebuildChoices();
     void refresh();
     std::shared_ptr<const ScheduleRun> runOf(int choice, QString *title) const;

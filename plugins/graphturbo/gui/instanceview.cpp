@@ -1,5 +1,7 @@
 #include "plugins/graphturbo/gui/instanceview.h"
 
+#include "core/support/units.h"
+
 #include <QColor>
 #include <QHeaderView>
 #include <QLabel>
@@ -47,13 +49,10 @@ QColor stageColor(std::int32_t stage)
     return QColor::fromHsvF(std::fmod(0.08 + 0.618034 * stage, 1.0), 0.55, 0.85);
 }
 
+// The one formatting helper (core/support/units.h), as every view.
 QString bytesText(double b)
 {
-    if (b >= 1 << 20)
-        return QString::number(b / double(1 << 20), 'f', 1) + QStringLiteral(" MiB");
-    if (b >= 1 << 10)
-        return QString::number(b / 1024.0, 'f', 1) + QStringLiteral(" KiB");
-    return QString::number(b, 'f', 0) + QStringLiteral(" B");
+    return QString::fromStdString(units::bytes(b));
 }
 
 // "c0: 0-7"; unbound parts as "–".
@@ -202,7 +201,7 @@ void InstanceView::clear()
     m_model->clear();
     m_model->setHorizontalHeaderLabels({QStringLiteral("#"), QStringLiteral("Instance"), QStringLiteral("Sub-graph"),
                                         QStringLiteral("Slice"), QStringLiteral("Output in"), QStringLiteral("Cores"),
-                                        QStringLiteral("Est. µs")});
+                                        QStringLiteral("Est. time")});
     m_chart->setOccupancy({});
     m_footer->setText(QStringLiteral("no plan"));
 }
@@ -238,7 +237,7 @@ void InstanceView::setPlan(const ExecutionPlan &plan, const Device *device)
                                      new QStandardItem(QString::fromStdString(slice)),
                                      new QStandardItem(QString::fromStdString(level)),
                                      new QStandardItem(coresText(t.binding)),
-                                     new QStandardItem(QString::number(t.cost.timeNs / 1000.0, 'f', 2))};
+                                     new QStandardItem(QString::fromStdString(units::durationNs(t.cost.timeNs)))};
         items[1]->setData(stageColor(t.stage), Qt::DecorationRole);
         items[1]->setData(QString::fromStdString(t.label), Qt::ToolTipRole);
         m_model->appendRow(items);

@@ -9,6 +9,7 @@
 // variant); clicking a bar selects its sub-graph's nodes.
 #include "core/hw/deviceregistry.h"
 #include "core/sched/session.h"
+#include "core/support/units.h"
 #include "plugins/graphturbo/graphturbo.h"
 #include "plugins/graphturbo/gui/graphturbogui.h"
 #include "plugins/graphturbo/gui/instanceview.h"
@@ -192,6 +193,44 @@ void grabDock(const QString &objectName, const Graph &g, ScheduleRun run, const 
     QApplication::processEvents();
     EXPECT_TRUE(w->grab().save(testshots::screenshotPath(file)));
     delete w;
+}
+
+// Issue 18 item 5: the instance table's times go through the one helper (a unit, four figures).
+TEST(GraphTurboView, InstanceTimesUseTheOneFormattingHelper)
+{
+    app();
+    const Device d = fig3Device();
+    auto run = scheduleFig3(d);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    graphturbo::InstanceView view;
+    view.setPlan(run->result.plan, &d);
+    const QStandardItemModel *m = view.model();
+    const int time = m->columnCount() - 1;
+    EXPECT_EQ(m->horizontalHeaderItem(time)->text(), QStringLiteral("Est. time"));
+    ASSERT_GT(m->rowCount(), 0);
+    const Task *first = nullptr;
+    for (const Task &t : run->result.plan.tasks)
+        if (!first && t.kind == TaskKind::Compute)
+            first = &t;
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(m->item(0, time)->text().toStdString(), units::durationNs(first->cost.timeNs));
+}
+
+// Negative twin: no row reads as a bare number.
+TEST(GraphTurboView, NoInstanceTimeIsABareNumber)
+{
+    app();
+    const Device d = fig3Device();
+    auto run = scheduleFig3(d);
+    ASSERT_TRUE(run.isOk());
+    graphturbo::InstanceView view;
+    view.setPlan(run->result.plan, &d);
+    const QStandardItemModel *m = view.model();
+    for (int r = 0; r < m->rowCount(); ++r) {
+        bool bare = false;
+        m->item(r, m->columnCount() - 1)->text().toDouble(&bare);
+        EXPECT_FALSE(bare) << m->item(r, m->columnCount() - 1)->text().toStdString();
+    }
 }
 
 TEST(GraphTurboView, Fig12LivenessBarsFollowTheBuffersAndMarkTheSpills)
