@@ -6,7 +6,7 @@
 // so no run starts from another's tilings. The replay rows schedule once with reuse=true, then
 // force one decision (the first fused kernel's second tile candidate; the first connected edge
 // left unconnected) and time the whole re-schedule (search + verification), as the workbench's
-// replay runs it.
+// replay runs it. `bench_welder --replay-only MODEL...` prints the replay table alone.
 // Needs tessera_plugin_welder, tessera_plugin_ios and tessera_samples linked.
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
@@ -87,6 +87,13 @@ int main(int argc, char **argv)
     auto welder = createWelderScheduler();
     const std::string dram = device->levels.back().name;
     std::vector<std::string> models{"bert", "mobilenetv2", "vit", "resnet50", "randwire"};
+    // --replay-only: the replay table alone (no cold runs of the three variants).
+    bool replayOnly = false;
+    if (argc > 1 && std::string(argv[1]) == "--replay-only") {
+        replayOnly = true;
+        --argc;
+        ++argv;
+    }
     if (argc > 1)
         models.assign(argv + 1, argv + argc);
     std::printf(
@@ -105,6 +112,8 @@ int main(int argc, char **argv)
             return 1;
         }
         for (const char *variant : {"welder", "base", "none"}) {
+            if (replayOnly)
+                break;
             ScheduleSetup setup;
             setup.options = {{"variant", variant}, {"reuse", "false"}};
             auto run = scheduleGraph(*g, *device, *welder, setup);
