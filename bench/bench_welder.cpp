@@ -6,7 +6,8 @@
 // so no run starts from another's tilings. The replay rows schedule once with reuse=true, then
 // force one decision (the first fused kernel's second tile candidate; the first connected edge
 // left unconnected) and time the whole re-schedule (search + verification), as the workbench's
-// replay runs it. `bench_welder --replay-only MODEL...` prints the replay table alone.
+// replay runs it. `bench_welder --replay-only MODEL...` prints the replay table alone;
+// BENCH_WELDER_THREADS=N sets option threads (default: one per core).
 // Needs tessera_plugin_welder, tessera_plugin_ios and tessera_samples linked.
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
@@ -63,6 +64,8 @@ double replayMs(const Graph &g, const Device &device, const IScheduler &welder, 
 {
     ScheduleSetup setup;
     setup.options = {{"reuse", "true"}};
+    if (const char *threads = std::getenv("BENCH_WELDER_THREADS"))
+        setup.options["threads"] = threads;
     setup.overrides[key] = option;
     const auto t0 = Clock::now();
     auto run = scheduleGraph(g, device, welder, setup);
@@ -116,6 +119,8 @@ int main(int argc, char **argv)
                 break;
             ScheduleSetup setup;
             setup.options = {{"variant", variant}, {"reuse", "false"}};
+            if (const char *threads = std::getenv("BENCH_WELDER_THREADS"))
+                setup.options["threads"] = threads;
             auto run = scheduleGraph(*g, *device, *welder, setup);
             if (!run) {
                 std::fprintf(stderr, "%s %s: %s\n", name.c_str(), variant, run.status().str().c_str());
@@ -131,6 +136,8 @@ int main(int argc, char **argv)
         // Replays (reuse=true): the first run fills the cache, the overrides replay from it.
         ScheduleSetup warm;
         warm.options = {{"reuse", "true"}};
+        if (const char *threads = std::getenv("BENCH_WELDER_THREADS"))
+            warm.options["threads"] = threads;
         const auto t0 = Clock::now();
         auto first = scheduleGraph(*g, *device, *welder, warm);
         const double warmMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

@@ -24,7 +24,8 @@ using namespace welder;
 
 // The tilings of the last schedule (option "reuse", §4.2 "sub-graph caching" across runs): a replay
 // after an override asks for the same sub-graphs again. Valid for the same graph (its structure
-// hash and the values of its small constants, which signatures read), device (compared whole),
+// hash, its opaque nodes, which tensors are constants and the values of its small constants, which
+// signatures read), device (compared whole),
 // cost model and search parameters; a run takes the entry out while it works and puts its own
 // back, so two runs never share one. A large index-map memo is not kept (memory; see KeepTilings).
 struct LastTilings {
@@ -45,6 +46,15 @@ std::string fingerprint(const ScheduleRequest &req, const SearchParams &p)
     const Graph &g = *req.graph;
     std::string f = (req.modelHash.empty() ? modelStructureHash(g) : req.modelHash) + "|" + req.cost->name() + "|" +
                     std::to_string(p.topk) + "|" + std::to_string(p.budget) + "|";
+    // What the structure hash leaves out and the tilings, trials and lowered kernels depend on:
+    // which nodes are opaque, which tensors are constants.
+    for (std::size_t n = 0; n < g.nodeCount(); ++n)
+        if (g.node(static_cast<NodeId>(n)).opaque)
+            f += "o" + std::to_string(n) + ",";
+    f += "|";
+    for (std::size_t t = 0; t < g.tensorCount(); ++t)
+        f += g.tensor(static_cast<TensorId>(t)).isConstant() ? 'c' : '.';
+    f += "|";
     for (std::size_t t = 0; t < g.tensorCount(); ++t) {
         const Tensor &tt = g.tensor(static_cast<TensorId>(t));
         if (tt.isConstant() && tt.elements() <= 16)
