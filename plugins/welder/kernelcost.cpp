@@ -34,7 +34,7 @@ int KernelCoster::searchTrials(TileGraph &tg, int edge, const std::vector<NodeId
                                const std::vector<int> &levels)
 {
     const int threads = m_ctx.params.threads;
-    if (threads < 2 || levels.size() < 2 || m_ctx.cancelled())
+    if (!m_concurrentTrials || threads < 2 || levels.size() < 2 || m_ctx.cancelled())
         return 0;
     const int before = tg.connectLevel(edge);
     struct Job {

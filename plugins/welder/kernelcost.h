@@ -85,6 +85,9 @@ public:
     // searched here as a search when it is first asked for, as if it had been searched then.
     // Returns how many were searched concurrently (0: the trials search one by one as they run).
     int searchTrials(TileGraph &tg, int edge, const std::vector<NodeId> &nodes, const std::vector<int> &levels);
+    // Off: searchTrials does nothing (welder.cpp: a replay that starts from reused tilings searches
+    // few, and starting threads for them cost more than it saved — bench_welder, RandWire).
+    void setConcurrentTrials(bool on) { m_concurrentTrials = on; }
     // Estimated time of `nodes` as one kernel: the best tile's, a single node's whole-kernel
     // estimate when no tile fits, +inf for a larger sub-graph without a tile.
     double costNs(const std::vector<NodeId> &nodes);
@@ -103,6 +106,7 @@ private:
     std::shared_ptr<TilingCaches> m_caches;
     LastConfigs m_lastConfigs;
     std::set<std::string> m_searchedAhead; // by searchTrials, not asked for yet
+    bool m_concurrentTrials = true;
     std::int64_t m_hits = 0, m_misses = 0;
 };
 

@@ -235,9 +235,6 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
     std::set<Shape> seen;
     std::vector<TileChoice> feasible;
-    // One allocation: growing a vector of large elements calls malloc for large blocks, which
-    // consolidates the allocator's free lists each time (slow on threads with busy arenas).
-    feasible.reserve(static_cast<std::size_t>(std::max(1, ctx.params.budget)));
     std::int64_t order = 0;
     std::string lastError;
 

@@ -195,6 +195,7 @@ public:
         }
         const bool reused = caches != nullptr;
         KernelCoster coster(ctx, std::move(caches));
+        coster.setConcurrentTrials(!reused);
         const std::int64_t innerHits0 = coster.innerCache().hits(), innerStored0 = coster.innerCache().stored();
         const std::int64_t loweringHits0 = coster.caches()->lowering.hits();
         // Keep this run's tilings for the next one, whatever way the run ends.
