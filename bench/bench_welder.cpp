@@ -3,7 +3,8 @@
 // count, HBM traffic and estimated latency of welder against welder-base (register level only)
 // and welder-none (no inter-operator connection), on the V100 preset with the shared device cost
 // model. Search time is IScheduler::run alone (ScheduleRun::searchMs), cold: option reuse=false,
-// so no run starts from another's tilings. The replay rows schedule once with reuse=true, then
+// so no run starts from another's tilings; "schedule CPU s" is the process CPU time of the whole
+// scheduleGraph (search and verification, every thread). The replay rows schedule once with reuse=true, then
 // force one decision (the first fused kernel's second tile candidate; the first connected edge
 // left unconnected) and time the whole re-schedule (search + verification), as the workbench's
 // replay runs it. `bench_welder --replay-only MODEL...` prints the replay table alone;
@@ -110,9 +111,10 @@ int main(int argc, char **argv)
     }
     if (argc > 1)
         models.assign(argv + 1, argv + argc);
-    std::printf(
-        "| model | variant | search s | kernels | %s MiB | est. ms |\n| --- | --- | ---: | ---: | ---: | ---: |\n",
-        dram.c_str());
+    std::printf("| model | variant | search s | schedule CPU s | kernels | %s MiB | est. ms |\n| --- | --- | ---: | "
+                "---: | ---: | "
+                "---: | ---: |\n",
+                dram.c_str());
     struct Replay {
         std::string model;
         double warmMs, tileMs, connectMs;
@@ -132,15 +134,17 @@ int main(int argc, char **argv)
             setup.options = {{"variant", variant}, {"reuse", "false"}};
             if (const char *threads = std::getenv("BENCH_WELDER_THREADS"))
                 setup.options["threads"] = threads;
+            const double cpu0 = cpuMs();
             auto run = scheduleGraph(*g, *device, *welder, setup);
+            const double cpu = cpuMs() - cpu0;
             if (!run) {
                 std::fprintf(stderr, "%s %s: %s\n", name.c_str(), variant, run.status().str().c_str());
                 ++failures;
                 continue;
             }
-            std::printf("| %s | welder%s%s | %.2f | %zu | %.1f | %.3f |\n", name.c_str(),
+            std::printf("| %s | welder%s%s | %.2f | %.2f | %zu | %.1f | %.3f |\n", name.c_str(),
                         std::string(variant) == "welder" ? "" : "-", std::string(variant) == "welder" ? "" : variant,
-                        run->searchMs / 1e3, run->result.plan.kernels.size(),
+                        run->searchMs / 1e3, cpu / 1e3, run->result.plan.kernels.size(),
                         levelBytes(run->result.plan, dram) / 1048576.0, run->result.plan.estimatedLatencyNs() / 1e6);
             std::fflush(stdout);
         }
