@@ -3,10 +3,12 @@
 // count, HBM traffic and estimated latency of welder against welder-base (register level only)
 // and welder-none (no inter-operator connection), on the V100 preset with the shared device cost
 // model. Search time is IScheduler::run alone (ScheduleRun::searchMs), cold: option reuse=false,
-// so no run starts from another's tilings. The replay rows schedule once with reuse=true, then
+// so no run starts from another's tilings; "schedule CPU s" is the process CPU time of the whole
+// scheduleGraph (search and verification, every thread). The replay rows schedule once with reuse=true, then
 // force one decision (the first fused kernel's second tile candidate; the first connected edge
 // left unconnected) and time the whole re-schedule (search + verification), as the workbench's
-// replay runs it.
+// replay runs it. `bench_welder --replay-only MODEL...` prints the replay table alone;
+// BENCH_WELDER_THREADS=N sets option threads (default: one per core).
 // Needs tessera_plugin_welder, tessera_plugin_ios and tessera_samples linked.
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
@@ -18,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <onnx/onnx_pb.h>
 #include <string>
 
@@ -57,21 +60,33 @@ Expected<Graph> load(const std::string &name)
     return std::move(imported->graph);
 }
 
+// CPU time of the process (every thread), ms: on a shared machine the wall time is an upper bound.
+double cpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
 // Schedules and times a replay with one override; returns the wall ms or -1.
 double replayMs(const Graph &g, const Device &device, const IScheduler &welder, const std::string &key,
                 const std::string &option)
 {
     ScheduleSetup setup;
     setup.options = {{"reuse", "true"}};
+    if (const char *threads = std::getenv("BENCH_WELDER_THREADS"))
+        setup.options["threads"] = threads;
     setup.overrides[key] = option;
     const auto t0 = Clock::now();
+    const double cpu0 = cpuMs();
     auto run = scheduleGraph(g, device, welder, setup);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    const double cpu = cpuMs() - cpu0;
     if (!run || run->overrideReports.empty() || run->overrideReports[0].outcome != OverrideReport::Outcome::Applied)
         return -1;
     if (std::getenv("BENCH_WELDER_SPLIT"))
-        std::fprintf(stderr, "replay %s: search %.0f ms, verify %.0f ms, rest %.0f ms\n", key.c_str(), run->searchMs,
-                     run->verifyMs, ms - run->searchMs - run->verifyMs);
+        std::fprintf(stderr, "replay %s: search %.0f ms, verify %.0f ms, rest %.0f ms; CPU %.0f ms (all threads)\n",
+                     key.c_str(), run->searchMs, run->verifyMs, ms - run->searchMs - run->verifyMs, cpu);
     return ms;
 }
 
@@ -87,11 +102,19 @@ int main(int argc, char **argv)
     auto welder = createWelderScheduler();
     const std::string dram = device->levels.back().name;
     std::vector<std::string> models{"bert", "mobilenetv2", "vit", "resnet50", "randwire"};
+    // --replay-only: the replay table alone (no cold runs of the three variants).
+    bool replayOnly = false;
+    if (argc > 1 && std::string(argv[1]) == "--replay-only") {
+        replayOnly = true;
+        --argc;
+        ++argv;
+    }
     if (argc > 1)
         models.assign(argv + 1, argv + argc);
-    std::printf(
-        "| model | variant | search s | kernels | %s MiB | est. ms |\n| --- | --- | ---: | ---: | ---: | ---: |\n",
-        dram.c_str());
+    std::printf("| model | variant | search s | schedule CPU s | kernels | %s MiB | est. ms |\n| --- | --- | ---: | "
+                "---: | ---: | "
+                "---: | ---: |\n",
+                dram.c_str());
     struct Replay {
         std::string model;
         double warmMs, tileMs, connectMs;
@@ -105,23 +128,31 @@ int main(int argc, char **argv)
             return 1;
         }
         for (const char *variant : {"welder", "base", "none"}) {
+            if (replayOnly)
+                break;
             ScheduleSetup setup;
             setup.options = {{"variant", variant}, {"reuse", "false"}};
+            if (const char *threads = std::getenv("BENCH_WELDER_THREADS"))
+                setup.options["threads"] = threads;
+            const double cpu0 = cpuMs();
             auto run = scheduleGraph(*g, *device, *welder, setup);
+            const double cpu = cpuMs() - cpu0;
             if (!run) {
                 std::fprintf(stderr, "%s %s: %s\n", name.c_str(), variant, run.status().str().c_str());
                 ++failures;
                 continue;
             }
-            std::printf("| %s | welder%s%s | %.2f | %zu | %.1f | %.3f |\n", name.c_str(),
+            std::printf("| %s | welder%s%s | %.2f | %.2f | %zu | %.1f | %.3f |\n", name.c_str(),
                         std::string(variant) == "welder" ? "" : "-", std::string(variant) == "welder" ? "" : variant,
-                        run->searchMs / 1e3, run->result.plan.kernels.size(),
+                        run->searchMs / 1e3, cpu / 1e3, run->result.plan.kernels.size(),
                         levelBytes(run->result.plan, dram) / 1048576.0, run->result.plan.estimatedLatencyNs() / 1e6);
             std::fflush(stdout);
         }
         // Replays (reuse=true): the first run fills the cache, the overrides replay from it.
         ScheduleSetup warm;
         warm.options = {{"reuse", "true"}};
+        if (const char *threads = std::getenv("BENCH_WELDER_THREADS"))
+            warm.options["threads"] = threads;
         const auto t0 = Clock::now();
         auto first = scheduleGraph(*g, *device, *welder, warm);
         const double warmMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

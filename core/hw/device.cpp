@@ -26,6 +26,8 @@ constexpr std::array<Named<MemoryScope>, 4> kScopes = {{{MemoryScope::PerUnit, "
                                                         {MemoryScope::PerCore, "per-core"},
                                                         {MemoryScope::PerCluster, "per-cluster"},
                                                         {MemoryScope::Shared, "shared"}}};
+constexpr std::array<Named<MemoryKind>, 3> kMemoryKinds = {
+    {{MemoryKind::Memory, "memory"}, {MemoryKind::Cache, "cache"}, {MemoryKind::Host, "host"}}};
 constexpr std::array<Named<UnitKind>, 4> kUnitKinds = {{{UnitKind::Scalar, "scalar"},
                                                         {UnitKind::Vector, "vector"},
                                                         {UnitKind::Matrix, "matrix"},
@@ -221,6 +223,10 @@ std::string_view memoryScopeName(MemoryScope s)
 {
     return nameOf(kScopes, s);
 }
+std::string_view memoryKindName(MemoryKind k)
+{
+    return nameOf(kMemoryKinds, k);
+}
 std::string_view unitKindName(UnitKind k)
 {
     return nameOf(kUnitKinds, k);
@@ -236,6 +242,10 @@ std::optional<DeviceKind> deviceKindFromName(std::string_view n)
 std::optional<MemoryScope> memoryScopeFromName(std::string_view n)
 {
     return valueOf(kScopes, n);
+}
+std::optional<MemoryKind> memoryKindFromName(std::string_view n)
+{
+    return valueOf(kMemoryKinds, n);
 }
 std::optional<UnitKind> unitKindFromName(std::string_view n)
 {
@@ -534,6 +544,15 @@ Status validateDevice(const Device &d)
         TS_TRY(positive(p + ".transaction.write", l.writeTransactionBytes));
         TS_TRY(nonNegative(p + ".latency", l.latencyNs));
         TS_TRY(nonNegative(p + ".energyPerBytePj", l.energyPerBytePj));
+        const bool slowest = i + 1 == d.levels.size();
+        if (l.kind == MemoryKind::Host && !slowest)
+            return fieldError(p + ".kind", "'" + l.name + "' is host memory: only the slowest level can be");
+        if (l.kind == MemoryKind::Host && i == 0)
+            return fieldError(p + ".kind", "'" + l.name +
+                                               "' is host memory: the device needs a memory of its own "
+                                               "before it");
+        if (l.kind == MemoryKind::Cache && slowest)
+            return fieldError(p + ".kind", "'" + l.name + "' is a cache: the slowest level must be a memory");
         if (i == 0)
             continue;
         const MemoryLevel &prev = d.levels[i - 1];

@@ -43,6 +43,14 @@ enum class DeviceKind : std::uint8_t { Dsa, Gpu, Cpu };
 // Who shares one instance of a memory level.
 enum class MemoryScope : std::uint8_t { PerUnit, PerCore, PerCluster, Shared };
 
+// What a memory level is to a schedule (device files: levels[].kind, default memory).
+enum class MemoryKind : std::uint8_t {
+    Memory, // a memory schedules place buffers in: scratchpads, shared memory, DRAM/HBM
+    Cache,  // a hardware-managed cache (a GPU's L2): holds what is re-read, never placed in; not the slowest level
+    Host,   // host memory reached over a link, below the device memory (welder-osdi23 §5.4); only the slowest
+            // level of a device that has a memory above it
+};
+
 enum class UnitKind : std::uint8_t {
     Scalar, // a scalar/control core (STCP920's RISC-V, Ascend's scalar unit)
     Vector, // SIMD/vector engines (TPC, VME, AVX, Ascend vector unit)
@@ -61,10 +69,12 @@ enum class OpClass : std::uint8_t {
 
 std::string_view deviceKindName(DeviceKind k);   // "dsa", "gpu", "cpu"
 std::string_view memoryScopeName(MemoryScope s); // "per-unit", "per-core", "per-cluster", "shared"
+std::string_view memoryKindName(MemoryKind k);   // "memory", "cache", "host"
 std::string_view unitKindName(UnitKind k);       // "scalar", "vector", "matrix", "simt"
 std::string_view opClassName(OpClass c);         // "gemm", "elementwise", ...
 std::optional<DeviceKind> deviceKindFromName(std::string_view name);
 std::optional<MemoryScope> memoryScopeFromName(std::string_view name);
+std::optional<MemoryKind> memoryKindFromName(std::string_view name);
 std::optional<UnitKind> unitKindFromName(std::string_view name);
 std::optional<OpClass> opClassFromName(std::string_view name);
 const std::vector<OpClass> &allOpClasses();
@@ -84,6 +94,7 @@ struct MemoryLevel {
     int writeTransactionBytes = 1;
     double latencyNs = 0;
     double energyPerBytePj = 0;
+    MemoryKind kind = MemoryKind::Memory;
     friend bool operator==(const MemoryLevel &, const MemoryLevel &) = default;
 };
 

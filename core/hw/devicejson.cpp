@@ -239,6 +239,11 @@ const std::vector<std::string_view> &scopeNames()
         memoryScopeName, {MemoryScope::PerUnit, MemoryScope::PerCore, MemoryScope::PerCluster, MemoryScope::Shared});
     return n;
 }
+const std::vector<std::string_view> &memoryKindNames()
+{
+    static const auto n = namesOf(memoryKindName, {MemoryKind::Memory, MemoryKind::Cache, MemoryKind::Host});
+    return n;
+}
 const std::vector<std::string_view> &unitKindNames()
 {
     static const auto n = namesOf(unitKindName, {UnitKind::Scalar, UnitKind::Vector, UnitKind::Matrix, UnitKind::Simt});
@@ -274,6 +279,8 @@ MemoryLevel readLevel(Context &c, const QJsonValue &v, const std::string &path)
     }
     l.latencyNs = r.quantity("latency", Quantity::TimeNs, 0.0);
     l.energyPerBytePj = r.number("energyPerBytePj", 0.0);
+    if (!r.raw("kind", false).isUndefined())
+        l.kind = r.choice<MemoryKind>("kind", memoryKindFromName, memoryKindNames(), "memory kind");
     r.finish();
     return l;
 }
@@ -454,6 +461,8 @@ QByteArray toJson(const Device &d)
                        {"bandwidth", q(l.bandwidthBytesPerSec, Quantity::Bandwidth)},
                        {"latency", q(l.latencyNs, Quantity::TimeNs)},
                        {"energyPerBytePj", l.energyPerBytePj}};
+        if (l.kind != MemoryKind::Memory) // the default is not written
+            lo.insert("kind", s(std::string(memoryKindName(l.kind))));
         if (l.readTransactionBytes == l.writeTransactionBytes)
             lo.insert("transaction", l.readTransactionBytes);
         else

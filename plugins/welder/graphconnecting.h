@@ -14,6 +14,9 @@
 // no tile of the merged sub-graph fits the level above / aligns its outputs. Each edge is one
 // decision "welder.connect" (options: the level names; the cost each trial found) and one trace
 // step listing every trial; overriding a decision replays the rest of the connecting.
+// §4.2 "evaluated in parallel": the tilings the trials above level 0 need and nobody searched yet
+// are searched concurrently before the trials are compared (KernelCoster::searchTrials); the
+// comparison itself is sequential, in level order, so decisions do not depend on the threads.
 #pragma once
 
 #include "core/sched/decision.h"
@@ -28,13 +31,20 @@ namespace tessera::welder {
 
 struct ConnectStats {
     int trials = 0;
+    int journalled = 0;       // edges whose trials came from the journal
+    int concurrentTrials = 0; // tilings of trials searched concurrently (KernelCoster::searchTrials)
     std::vector<int> edgesAt; // per level
 };
 
-// Connects tg's edges in place; `allowed` lists the levels tried (0 always included).
+// Connects tg's edges in place; `allowed` lists the levels tried (0 always included). `journal`
+// (optional, kernelcost.h ConnectJournal): while every level chosen so far is the one it records
+// (same `allowed`), an edge's trials are taken from it — the same options, costs and trace numbers
+// a new trial would find — and once a choice differs (an override) the trials run again; on
+// success the journal holds this run's trials.
 Expected<ConnectStats> graphConnecting(TileGraph &tg, KernelCoster &coster, const std::vector<int> &allowed,
                                        DecisionContext &decisions, Trace &trace,
                                        const std::atomic<bool> *cancel = nullptr,
-                                       const std::function<void(double)> &progress = {});
+                                       const std::function<void(double)> &progress = {},
+                                       ConnectJournal *journal = nullptr);
 
 } // namespace tessera::welder

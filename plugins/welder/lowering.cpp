@@ -59,10 +59,134 @@ int outputIndex(const Node &n, TensorId t)
     return static_cast<int>(std::find(n.outputs.begin(), n.outputs.end(), t) - n.outputs.begin());
 }
 
+// The task boxes of one kernel over its tile grid, with their tiles and regions.
+Expected<KernelTasks> kernelTasks(const TileGraph &tg, const LoweredKernel &lk, int maxTasks)
+{
+    const Graph &g = tg.graph();
+    Kernel kernel;
+    kernel.nodes = lk.nodes;
+    std::vector<ops::Region> boxes;
+    std::vector<double> share;
+    std::vector<TensorId> escaping;
+    if (lk.whole) {
+        boxes.push_back({});
+        share.push_back(1.0);
+    } else {
+        const TileConfig &c = lk.config;
+        escaping = c.escaping;
+        std::vector<std::int64_t> group(c.grid.size(), 1);
+        auto taskCount = [&] {
+            std::int64_t n = 1;
+            for (std::size_t d = 0; d < c.grid.size(); ++d)
+                n *= ceilDiv(c.grid[d], group[d]);
+            return n;
+        };
+        for (std::size_t d = 0; d < c.grid.size() && taskCount() > maxTasks; ++d)
+            while (taskCount() > maxTasks && group[d] < c.grid[d])
+                group[d] = std::min(c.grid[d], group[d] * 2);
+        Shape boxShape(c.tile.size());
+        std::vector<std::int64_t> counts(c.grid.size());
+        for (std::size_t d = 0; d < c.grid.size(); ++d) {
+            boxShape[d] = c.tile[d] * group[d];
+            counts[d] = ceilDiv(c.grid[d], group[d]);
+        }
+        std::vector<std::int64_t> idx(c.grid.size(), 0);
+        const std::int64_t total = taskCount();
+        for (std::int64_t i = 0; i < total; ++i) {
+            const ops::Region box = tileRegion(c.domain, boxShape, idx);
+            boxes.push_back(box);
+            std::int64_t tiles = 1;
+            for (std::size_t d = 0; d < c.grid.size(); ++d)
+                tiles *= ceilDiv(box[d].size(), c.tile[d]);
+            share.push_back(static_cast<double>(tiles) / static_cast<double>(std::max<std::int64_t>(1, c.tileCount)));
+            for (std::size_t d = c.grid.size(); d-- > 0;) {
+                if (++idx[d] < counts[d])
+                    break;
+                idx[d] = 0;
+            }
+        }
+    }
+    KernelTasks out;
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+        KernelTasks::Box box;
+        box.share = share[b];
+        if (!lk.whole) {
+            auto regions = propagateOutputTile(g, lk.nodes, escaping, boxes[b]);
+            if (!regions)
+                return regions.status();
+            for (TensorId e : escaping) {
+                const NodeId p = g.tensor(e).producer;
+                auto it = regions->computed.find(e);
+                if (it == regions->computed.end())
+                    return Status::invalid("output " + g.tensor(e).name + " is not reached by the kernel's tile",
+                                           {.node = g.node(p).name});
+                box.tiles.push_back({p, outputIndex(g.node(p), e), it->second});
+            }
+        }
+        auto regions = taskRegions(g, kernel, box.tiles);
+        if (!regions)
+            return regions.status();
+        box.regions = std::move(*regions);
+        out.boxes.push_back(std::move(box));
+    }
+    return out;
+}
+
 } // namespace
 
+LoweringCache::Key LoweringCache::keyOf(const std::vector<NodeId> &nodes, const ops::Region &domain, const Shape &tile,
+                                        int maxTasks)
+{
+    Key key(nodes.begin(), nodes.end());
+    key.push_back(-1);
+    for (const ops::Interval &iv : domain) {
+        key.push_back(iv.begin);
+        key.push_back(iv.end);
+    }
+    key.push_back(-1);
+    key.insert(key.end(), tile.begin(), tile.end());
+    key.push_back(-1);
+    key.push_back(maxTasks);
+    return key;
+}
+
+Expected<std::shared_ptr<const KernelTasks>> LoweringCache::tasks(const TileGraph &tg, const LoweredKernel &lk,
+                                                                  int maxTasks)
+{
+    Key key = lk.whole ? keyOf(lk.nodes, {}, {}, -1) : keyOf(lk.nodes, lk.config.domain, lk.config.tile, maxTasks);
+    if (auto it = m_tasks.find(key); it != m_tasks.end()) {
+        ++m_hits;
+        return it->second;
+    }
+    auto built = kernelTasks(tg, lk, maxTasks);
+    if (!built)
+        return built.status();
+    if (m_tasks.size() >= kMaxEntries)
+        m_tasks.clear();
+    auto shared = std::make_shared<const KernelTasks>(std::move(*built));
+    m_tasks.emplace(std::move(key), shared);
+    return shared;
+}
+
+Expected<TileConfig> LoweringCache::config(const TileGraph &tg, const std::vector<NodeId> &nodes,
+                                           const ops::Region &domain, const Shape &tile, RegionMemo *memo)
+{
+    Key key = keyOf(nodes, domain, tile, 0);
+    if (auto it = m_configs.find(key); it != m_configs.end()) {
+        ++m_hits;
+        return it->second;
+    }
+    auto cfg = propagate(tg, nodes, domain, tile, memo);
+    if (!cfg)
+        return cfg.status();
+    if (m_configs.size() >= kMaxEntries)
+        m_configs.clear();
+    m_configs.emplace(std::move(key), *cfg);
+    return cfg;
+}
+
 Expected<ExecutionPlan> lowerTileGraph(const TileGraph &tg, const WelderLevels &levels,
-                                       std::vector<LoweredKernel> kernels, int maxTasks)
+                                       std::vector<LoweredKernel> kernels, int maxTasks, LoweringCache *cache)
 {
     const Graph &g = tg.graph();
     ExecutionPlan plan;
@@ -92,73 +216,29 @@ Expected<ExecutionPlan> lowerTileGraph(const TileGraph &tg, const WelderLevels &
         if (lk.nodes.size() > 1)
             name += " +" + std::to_string(lk.nodes.size() - 1);
         const KernelId kid = plan.addKernel(name, lk.nodes, lk.whole ? "welder:whole" : strategy);
-        const Kernel &kernel = plan.kernels.back();
 
-        // Task boxes over the tile grid.
-        std::vector<ops::Region> boxes;
-        std::vector<double> share;
-        std::vector<TensorId> escaping;
-        if (lk.whole) {
-            boxes.push_back({});
-            share.push_back(1.0);
+        std::shared_ptr<const KernelTasks> owned;
+        if (cache) {
+            auto cached = cache->tasks(tg, lk, maxTasks);
+            if (!cached)
+                return cached.status();
+            owned = std::move(*cached);
         } else {
-            const TileConfig &c = lk.config;
-            escaping = c.escaping;
-            std::vector<std::int64_t> group(c.grid.size(), 1);
-            auto taskCount = [&] {
-                std::int64_t n = 1;
-                for (std::size_t d = 0; d < c.grid.size(); ++d)
-                    n *= ceilDiv(c.grid[d], group[d]);
-                return n;
-            };
-            for (std::size_t d = 0; d < c.grid.size() && taskCount() > maxTasks; ++d)
-                while (taskCount() > maxTasks && group[d] < c.grid[d])
-                    group[d] = std::min(c.grid[d], group[d] * 2);
-            Shape boxShape(c.tile.size());
-            std::vector<std::int64_t> counts(c.grid.size());
-            for (std::size_t d = 0; d < c.grid.size(); ++d) {
-                boxShape[d] = c.tile[d] * group[d];
-                counts[d] = ceilDiv(c.grid[d], group[d]);
-            }
-            std::vector<std::int64_t> idx(c.grid.size(), 0);
-            const std::int64_t total = taskCount();
-            for (std::int64_t i = 0; i < total; ++i) {
-                const ops::Region box = tileRegion(c.domain, boxShape, idx);
-                boxes.push_back(box);
-                std::int64_t tiles = 1;
-                for (std::size_t d = 0; d < c.grid.size(); ++d)
-                    tiles *= ceilDiv(box[d].size(), c.tile[d]);
-                share.push_back(static_cast<double>(tiles) /
-                                static_cast<double>(std::max<std::int64_t>(1, c.tileCount)));
-                for (std::size_t d = c.grid.size(); d-- > 0;) {
-                    if (++idx[d] < counts[d])
-                        break;
-                    idx[d] = 0;
-                }
-            }
+            auto built = kernelTasks(tg, lk, maxTasks);
+            if (!built)
+                return built.status();
+            owned = std::make_shared<const KernelTasks>(std::move(*built));
         }
+        const KernelTasks &kt = *owned;
 
-        for (std::size_t b = 0; b < boxes.size(); ++b) {
+        for (std::size_t b = 0; b < kt.boxes.size(); ++b) {
+            const KernelTasks::Box &box = kt.boxes[b];
+            const TaskRegions *regions = &box.regions;
             Task t;
             t.kind = TaskKind::Compute;
             t.kernel = kid;
-            t.label = name + (boxes.size() > 1 ? " tile " + std::to_string(b) : "");
-            if (!lk.whole) {
-                auto regions = propagateOutputTile(g, lk.nodes, escaping, boxes[b]);
-                if (!regions)
-                    return regions.status();
-                for (TensorId e : escaping) {
-                    const NodeId p = g.tensor(e).producer;
-                    auto it = regions->computed.find(e);
-                    if (it == regions->computed.end())
-                        return Status::invalid("output " + g.tensor(e).name + " is not reached by the kernel's tile",
-                                               {.node = g.node(p).name});
-                    t.tiles.push_back({p, outputIndex(g.node(p), e), it->second});
-                }
-            }
-            auto regions = taskRegions(g, kernel, t.tiles);
-            if (!regions)
-                return regions.status();
+            t.label = name + (kt.boxes.size() > 1 ? " tile " + std::to_string(b) : "");
+            t.tiles = box.tiles;
             // Dependencies on the producers of what this task reads.
             std::set<TaskId> deps;
             for (const auto &[tensor, region] : regions->read) {
@@ -201,7 +281,7 @@ Expected<ExecutionPlan> lowerTileGraph(const TileGraph &tg, const WelderLevels &
                 t.writes.push_back(gb->second);
             }
             const TaskCost &kc = lk.estimate.cost;
-            const double f = share[b];
+            const double f = box.share;
             t.cost = kc;
             t.cost.timeNs = kc.timeNs * f;
             t.cost.computeNs = kc.computeNs * f;

@@ -26,8 +26,11 @@
 #pragma once
 
 #include "core/cost/costmodel.h"
+#include "core/plan/tiles.h"
 #include "plugins/welder/propagate.h"
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,8 +45,47 @@ struct LoweredKernel {
     std::string tileLabel;
 };
 
-// `kernels` in any order; they are issued in a topological order of the kernel graph.
+// The compute tasks of one kernel before buffers and dependencies: per task its output tiles, its
+// share of the kernel's tiles and the regions it reads and computes (core/plan/tiles.h
+// taskRegions). A pure function of the graph, the kernel's nodes, its tile configuration (or
+// whole) and maxTasks.
+struct KernelTasks {
+    struct Box {
+        std::vector<NodeTile> tiles;
+        double share = 1.0;
+        TaskRegions regions;
+    };
+    std::vector<Box> boxes;
+};
+
+// Kernels lowered by earlier runs of the same model, device and search (welder.cpp keeps it with
+// the tilings, §4.2 "sub-graph caching" applied to lowering): a replay after an override lowers
+// again only the kernels the override changed. Also the chosen tile's configuration of each
+// kernel (Propagate of the kernel's own nodes). Keyed by nodes, domain, tile and maxTasks; bounded
+// (cleared when it would hold more than kMaxEntries kernels). Not thread-safe (one run at a time).
+class LoweringCache
+{
+public:
+    static constexpr std::size_t kMaxEntries = 2048;
+    // The KernelTasks of `lk`, computed once.
+    Expected<std::shared_ptr<const KernelTasks>> tasks(const TileGraph &tg, const LoweredKernel &lk, int maxTasks);
+    // propagate(tg, nodes, domain, tile) of a chosen tile, computed once.
+    Expected<TileConfig> config(const TileGraph &tg, const std::vector<NodeId> &nodes, const ops::Region &domain,
+                                const Shape &tile, RegionMemo *memo);
+    std::int64_t hits() const { return m_hits; }
+
+private:
+    using Key = std::vector<std::int64_t>; // nodes, -1, domain bounds, -1, tile, -1, maxTasks
+    static Key keyOf(const std::vector<NodeId> &nodes, const ops::Region &domain, const Shape &tile, int maxTasks);
+    std::map<Key, std::shared_ptr<const KernelTasks>> m_tasks;
+    std::map<Key, TileConfig> m_configs;
+    std::int64_t m_hits = 0;
+};
+
+// `kernels` in any order; they are issued in a topological order of the kernel graph. `cache`
+// (optional) holds kernels lowered before.
 Expected<ExecutionPlan> lowerTileGraph(const TileGraph &tg, const WelderLevels &levels,
-                                       std::vector<LoweredKernel> kernels, int maxTasks);
+                                       std::vector<LoweredKernel> kernels, int maxTasks,
+                                       LoweringCache *cache = nullptr);
 
 } // namespace tessera::welder

@@ -1,15 +1,12 @@
 #include "plugins/welder/memlevels.h"
 
 #include <algorithm>
-#include <cctype>
 
 namespace tessera::welder {
 
 bool isHostLevel(const MemoryLevel &level)
 {
-    std::string name = level.name;
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
-    return name == "HOST";
+    return level.kind == MemoryKind::Host;
 }
 
 Expected<WelderLevels> memLevels(const Device &device)
@@ -36,7 +33,7 @@ Expected<WelderLevels> memLevels(const Device &device)
         ++it;
     }
     for (; it != device.levels.rend(); ++it) {
-        if (it->scope == MemoryScope::Shared) { // a hardware cache (GPU L2)
+        if (it->kind == MemoryKind::Cache || it->scope == MemoryScope::Shared) { // a hardware cache (GPU L2)
             if (out.host)
                 continue; // it serves the device memory, not host memory
             if (out.cacheLevel.empty()) {

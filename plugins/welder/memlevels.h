@@ -8,20 +8,20 @@
 //   - the slowest level is level 0;
 //   - every faster level that a compute task owns (scope per-core, per-unit or per-cluster:
 //     a GPU's shared memory, a DSA's L1 and LLB) is a level a tile-graph can be connected at;
-//     shared-scope levels other than the slowest (a GPU's L2) are hardware caches, not
-//     managed by a schedule, and are skipped (the one nearest the slowest level is remembered
+//     levels of kind cache, and shared-scope levels other than the slowest (a GPU's L2: the
+//     preset files do not state a kind for it), are hardware caches, not managed by a
+//     schedule, and are skipped (the one nearest the slowest level is remembered
 //     as the cache re-reads come from);
 //   - GPUs add a register level on top (registers are not a device level, docs: device.h);
 //     its capacity is the register file of one SM (GpuParams::registersPerSm × 4 bytes),
 //     its transactions 4 bytes.
-// §5.4 host memory: a device "extended with host memory as a new device" (§3.3) names its slowest
-// level HOST (any case; the convention this plugin reads, since device files do not say which
-// shared levels are caches). Then HOST is level 0 and the device memory above it (the nearest
-// faster level, shared though it is) is level 1, a memory tiles are connected at: a level-0 tile
-// is a chunk loaded from host memory into device memory, computed by the level-1 tile-graphs inside
-// it and stored back (Table 7). The hardware cache in front of the device memory is skipped as
-// before, and no cache is assumed in front of host memory.
-// Capacities are per tile-graph instance: a GPU's shared memory gives one thread block at most
+// §5.4 host memory: a device "extended with host memory as a new device" (§3.3) states it — its
+// slowest level has kind MemoryKind::Host (device files: "kind": "host"; validateDevice allows it
+// on the slowest level only, below a memory of the device's own). Then that level is level 0 and the device
+// memory above it (the nearest faster level, shared though it is) is level 1, a memory tiles are connected at: a
+// level-0 tile is a chunk loaded from host memory into device memory, computed by the level-1 tile-graphs inside it and
+// stored back (Table 7). The hardware cache in front of the device memory is skipped as before, and no cache is assumed
+// in front of host memory. Capacities are per tile-graph instance: a GPU's shared memory gives one thread block at most
 // GpuParams::maxSharedMemPerBlock (Welder's smem_cap, 48 KiB on a V100), other levels their
 // per-instance capacity.
 #pragma once
@@ -55,7 +55,7 @@ struct WelderLevels {
     const WelderLevel &at(int level) const { return levels[static_cast<std::size_t>(level)]; }
 };
 
-// Is `level` the §5.4 host-memory level (named HOST, any case)?
+// Is `level` the §5.4 host-memory level (its kind says so; the name does not matter)?
 bool isHostLevel(const MemoryLevel &level);
 
 // The levels of `device`; an error when it has fewer than two (nothing to connect at).

@@ -32,43 +32,43 @@ ops::Region primaryDomain(const Graph &g, const std::vector<NodeId> &nodes)
 std::string subgraphSignature(const TileGraph &tg, const std::vector<NodeId> &nodes)
 {
     const Graph &g = tg.graph();
-    std::unordered_map<NodeId, std::size_t> local;
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-        local[nodes[i]] = i;
-    const auto escaping = escapingTensors(g, nodes);
-    auto shapeStr = [](const Tensor &t) {
-        std::string s = std::to_string(static_cast<int>(t.dtype)) + "[";
-        for (std::int64_t d : t.shape)
-            s += std::to_string(d) + ",";
-        return s + "]";
+    const TileGraph::SignatureParts &parts = tg.signatureParts();
+    // Position of each node in `nodes`: a linear scan for small sub-graphs, else a sorted index.
+    std::vector<std::pair<NodeId, std::ptrdiff_t>> sorted;
+    if (nodes.size() > 32) {
+        for (std::size_t i = 0; i < nodes.size(); ++i)
+            sorted.emplace_back(nodes[i], static_cast<std::ptrdiff_t>(i));
+        std::sort(sorted.begin(), sorted.end());
+    }
+    auto localIndex = [&](NodeId n) -> std::ptrdiff_t {
+        if (sorted.empty()) {
+            const auto it = std::find(nodes.begin(), nodes.end(), n);
+            return it == nodes.end() ? -1 : it - nodes.begin();
+        }
+        const auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair<NodeId, std::ptrdiff_t>{n, -1});
+        return it != sorted.end() && it->first == n ? it->second : -1;
     };
+    const auto escaping = escapingTensors(g, nodes);
     std::string sig;
+    sig.reserve(nodes.size() * 64);
     for (NodeId n : nodes) {
         const Node &node = g.node(n);
-        sig += node.opType + (node.opaque ? "!" : "") + "{";
-        for (const auto &[k, a] : node.attrs)
-            sig += k + "=" + a.str() + ";";
-        sig += "}(";
+        sig += parts.nodeHead[static_cast<std::size_t>(n)];
         for (TensorId t : node.inputs) {
             if (t == kInvalidId) {
                 sig += "_,";
                 continue;
             }
             const Tensor &tt = g.tensor(t);
-            auto it = tt.producer != kInvalidId ? local.find(tt.producer) : local.end();
-            if (it != local.end()) {
+            const std::ptrdiff_t local = tt.producer != kInvalidId ? localIndex(tt.producer) : -1;
+            if (local >= 0) {
                 const Node &p = g.node(tt.producer);
                 const auto oi = std::find(p.outputs.begin(), p.outputs.end(), t) - p.outputs.begin();
                 const int e = tg.edgeIndex(tt.producer, n);
-                sig += "n" + std::to_string(it->second) + "." + std::to_string(oi) + "@" +
+                sig += "n" + std::to_string(local) + "." + std::to_string(oi) + "@" +
                        std::to_string(e >= 0 ? tg.connectLevel(e) : 0);
             } else {
-                sig += std::string(tt.isConstant() ? "c" : "x") + shapeStr(tt);
-                if (tt.isConstant() && tt.elements() <= 16)
-                    for (std::int64_t i = 0; i < tt.elements(); ++i) {
-                        const auto v = tt.data->floatAt(i);
-                        sig += ":" + (v ? std::to_string(*v) : std::string("?"));
-                    }
+                sig += parts.externalText[static_cast<std::size_t>(t)];
             }
             sig += ",";
         }
@@ -78,7 +78,7 @@ std::string subgraphSignature(const TileGraph &tg, const std::vector<NodeId> &no
                 sig += "_";
                 continue;
             }
-            sig += shapeStr(g.tensor(t));
+            sig += parts.shapeText[static_cast<std::size_t>(t)];
             if (std::find(escaping.begin(), escaping.end(), t) != escaping.end())
                 sig += t == escaping.front() ? "P" : "E";
         }
@@ -304,7 +304,7 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
         }
     out.start = start;
     evaluate(start);
-    while (!queue.empty() && out.evaluated < ctx.params.budget) {
+    while (!queue.empty() && out.evaluated < ctx.params.budget && !ctx.cancelled()) {
         const Entry e = queue.top();
         queue.pop();
         for (int d = rank - 1; d >= 0; --d) {
@@ -327,6 +327,11 @@ Tiling subGraphTiling(const TilingContext &ctx, const std::vector<NodeId> &nodes
     std::vector<std::string> failures(feasible.size());
     auto evaluateCandidate = [&](std::size_t i) {
         TileChoice &c = feasible[i];
+        if (ctx.cancelled()) {
+            c.costNs = std::numeric_limits<double>::infinity();
+            failures[i] = "cancelled";
+            return;
+        }
         if (refine) {
             std::set<std::vector<NodeId>> done;
             for (NodeId n : nodes) {

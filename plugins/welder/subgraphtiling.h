@@ -30,6 +30,7 @@
 // can replace the estimate through the same interface (MeasuredCostModel forwards it).
 // Candidates are returned best (lowest estimated time) first.
 //
+// Cancel: TilingContext::cancel is read between tiles and between candidates.
 // Reuse (§4.2): tilings above level 0 are looked up in TilingContext::innerCache, propagations
 // through TilingContext::regionMemo, and level-0 configurations of the sub-graph tiled last in
 // TilingContext::lastConfigs (the trials of one edge at each level tile the same merge); all are
@@ -39,6 +40,7 @@
 #include "core/cost/costmodel.h"
 #include "plugins/welder/propagate.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -114,6 +116,11 @@ struct TilingContext {
     InnerTilingCache *innerCache = nullptr; // optional (null: no reuse above level 0)
     RegionMemo *regionMemo = nullptr;       // optional (null: every propagation from scratch)
     LastConfigs *lastConfigs = nullptr;     // optional, level 0 only (one thread)
+    // Optional: when set, the search stops early (no more tiles, no more candidates refined); a
+    // tiling searched while cancelling is incomplete and must not be kept (welder.cpp drops the
+    // caches of a cancelled run).
+    const std::atomic<bool> *cancel = nullptr;
+    bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
 };
 
 // The signature of a sub-graph (§4.2): per node in topological order its op type, attributes,

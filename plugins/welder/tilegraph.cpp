@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_set>
 
 namespace tessera::welder {
 
@@ -17,10 +16,42 @@ TileGraph::TileGraph(const Graph &g) : m_graph(&g)
     m_rank.assign(g.nodeCount(), 0);
     for (std::size_t i = 0; i < m_order.size(); ++i)
         m_rank[static_cast<std::size_t>(m_order[i])] = static_cast<std::int32_t>(i);
-    m_axes.resize(g.nodeCount());
+    auto axes = std::make_shared<std::vector<std::vector<ops::InputAxes>>>(g.nodeCount());
     for (NodeId n : m_order)
         if (!g.node(n).opaque)
-            m_axes[static_cast<std::size_t>(n)] = ops::axisMaps(g, g.node(n));
+            (*axes)[static_cast<std::size_t>(n)] = ops::axisMaps(g, g.node(n));
+    m_axes = std::move(axes);
+    auto parts = std::make_shared<SignatureParts>();
+    parts->nodeHead.resize(g.nodeCount());
+    for (NodeId n = 0; n < static_cast<NodeId>(g.nodeCount()); ++n) {
+        const Node &node = g.node(n);
+        std::string &h = parts->nodeHead[static_cast<std::size_t>(n)];
+        h = node.opType + (node.opaque ? "!" : "") + "{";
+        for (const auto &[k, a] : node.attrs)
+            h += k + "=" + a.str() + ";";
+        h += "}(";
+    }
+    parts->shapeText.resize(g.tensorCount());
+    parts->externalText.resize(g.tensorCount());
+    for (std::size_t t = 0; t < g.tensorCount(); ++t) {
+        const Tensor &tt = g.tensor(static_cast<TensorId>(t));
+        std::string shape = std::to_string(static_cast<int>(tt.dtype)) + "[";
+        for (std::int64_t d : tt.shape)
+            shape += std::to_string(d) + ",";
+        shape += "]";
+        std::string external = std::string(tt.isConstant() ? "c" : "x") + shape;
+        if (tt.isConstant() && tt.elements() <= 16)
+            for (std::int64_t i = 0; i < tt.elements(); ++i) {
+                const auto v = tt.data->floatAt(i);
+                external += ":" + (v ? std::to_string(*v) : std::string("?"));
+            }
+        parts->shapeText[t] = std::move(shape);
+        parts->externalText[t] = std::move(external);
+    }
+    m_signatureParts = std::move(parts);
+    m_succ.resize(g.nodeCount());
+    for (NodeId n : m_order)
+        m_succ[static_cast<std::size_t>(n)] = g.successors(n);
     m_out.resize(g.nodeCount());
     m_in.resize(g.nodeCount());
     for (NodeId p : m_order) {
@@ -55,8 +86,13 @@ int TileGraph::edgeIndex(NodeId producer, NodeId consumer) const
 
 std::vector<NodeId> TileGraph::extractSubgraph(NodeId node, int level) const
 {
+    // A mark per node, reset before returning (one per thread: copies of a tile-graph run trials
+    // concurrently).
+    thread_local std::vector<char> seen;
+    if (seen.size() < m_rank.size())
+        seen.assign(m_rank.size(), 0);
     std::vector<NodeId> out{node};
-    std::unordered_set<NodeId> seen{node};
+    seen[static_cast<std::size_t>(node)] = 1;
     for (std::size_t i = 0; i < out.size(); ++i) {
         const NodeId n = out[i];
         for (const auto *list : {&m_out[static_cast<std::size_t>(n)], &m_in[static_cast<std::size_t>(n)]})
@@ -65,10 +101,14 @@ std::vector<NodeId> TileGraph::extractSubgraph(NodeId node, int level) const
                 if (edge.level <= level)
                     continue;
                 const NodeId other = edge.producer == n ? edge.consumer : edge.producer;
-                if (seen.insert(other).second)
+                if (!seen[static_cast<std::size_t>(other)]) {
+                    seen[static_cast<std::size_t>(other)] = 1;
                     out.push_back(other);
+                }
             }
     }
+    for (NodeId n : out)
+        seen[static_cast<std::size_t>(n)] = 0;
     std::sort(out.begin(), out.end(), [&](NodeId a, NodeId b) { return rank(a) < rank(b); });
     return out;
 }
@@ -89,27 +129,30 @@ std::vector<std::vector<NodeId>> TileGraph::subgraphs(int level) const
 
 NodeId TileGraph::wouldCycle(const std::vector<NodeId> &nodes) const
 {
-    const std::unordered_set<NodeId> inside(nodes.begin(), nodes.end());
+    std::vector<char> inside(m_rank.size(), 0), reached(m_rank.size(), 0);
+    for (NodeId n : nodes)
+        inside[static_cast<std::size_t>(n)] = 1;
     // Nodes outside reachable from inside, each with its whole current kernel (kernels run as
     // units); reaching inside again means the merged kernel could not be ordered.
     std::vector<NodeId> stack;
-    std::unordered_set<NodeId> reached;
     auto reach = [&](NodeId s) {
         for (NodeId k : extractSubgraph(s, 0))
-            if (!inside.count(k) && reached.insert(k).second)
+            if (!inside[static_cast<std::size_t>(k)] && !reached[static_cast<std::size_t>(k)]) {
+                reached[static_cast<std::size_t>(k)] = 1;
                 stack.push_back(k);
+            }
     };
     for (NodeId n : nodes)
-        for (NodeId s : m_graph->successors(n))
-            if (!inside.count(s) && !reached.count(s))
+        for (NodeId s : m_succ[static_cast<std::size_t>(n)])
+            if (!inside[static_cast<std::size_t>(s)] && !reached[static_cast<std::size_t>(s)])
                 reach(s);
     while (!stack.empty()) {
         const NodeId x = stack.back();
         stack.pop_back();
-        for (NodeId s : m_graph->successors(x)) {
-            if (inside.count(s))
+        for (NodeId s : m_succ[static_cast<std::size_t>(x)]) {
+            if (inside[static_cast<std::size_t>(s)])
                 return x;
-            if (!reached.count(s))
+            if (!reached[static_cast<std::size_t>(s)])
                 reach(s);
         }
     }

@@ -16,6 +16,7 @@
 #include "core/ops/ops.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ class TileGraph
 {
 public:
     explicit TileGraph(const Graph &g); // asserts g is acyclic (callers verified it)
+    // Copies share the graph and its axis maps; their connection levels are their own.
 
     const Graph &graph() const { return *m_graph; }
     const std::vector<TileEdge> &edges() const { return m_edges; }
@@ -42,7 +44,7 @@ public:
     const std::vector<int> &inEdges(NodeId n) const { return m_in[static_cast<std::size_t>(n)]; }
     int edgeIndex(NodeId producer, NodeId consumer) const; // -1 if none
     // ops::axisMaps of a node's first output, computed once (empty for opaque nodes).
-    const std::vector<ops::InputAxes> &axes(NodeId n) const { return m_axes[static_cast<std::size_t>(n)]; }
+    const std::vector<ops::InputAxes> &axes(NodeId n) const { return (*m_axes)[static_cast<std::size_t>(n)]; }
 
     // Fig. 6 SetConnect(edge, level).
     void setConnect(int edge, int level) { m_edges[static_cast<std::size_t>(edge)].level = level; }
@@ -61,13 +63,25 @@ public:
 
     std::string edgeName(int edge) const; // "producer→consumer"
 
+    // The parts of a sub-graph signature (subgraphtiling.h) that do not depend on the sub-graph,
+    // made once: per node its op type, opaque mark and attributes ("Conv{k=v;}("), per tensor its
+    // dtype and shape ("1[2,3,]") and its text as an input from outside the sub-graph ('x' or 'c'
+    // with the shape, a constant of at most 16 elements with its values).
+    struct SignatureParts {
+        std::vector<std::string> nodeHead, shapeText, externalText;
+    };
+    const SignatureParts &signatureParts() const { return *m_signatureParts; }
+
 private:
     const Graph *m_graph;
     std::vector<TileEdge> m_edges;
     std::vector<NodeId> m_order;
     std::vector<std::int32_t> m_rank;
     std::vector<std::vector<int>> m_out, m_in;
-    std::vector<std::vector<ops::InputAxes>> m_axes;
+    std::vector<std::vector<NodeId>> m_succ; // Graph::successors (sorted by id) of every node
+    std::shared_ptr<const SignatureParts> m_signatureParts;
+    // Shared by copies (a copy is a tile-graph with other connection levels: concurrent trials).
+    std::shared_ptr<const std::vector<std::vector<ops::InputAxes>>> m_axes;
 };
 
 } // namespace tessera::welder

@@ -24,7 +24,8 @@ using namespace welder;
 
 // The tilings of the last schedule (option "reuse", §4.2 "sub-graph caching" across runs): a replay
 // after an override asks for the same sub-graphs again. Valid for the same graph (its structure
-// hash and the values of its small constants, which signatures read), device (compared whole),
+// hash, its opaque nodes, which tensors are constants and the values of its small constants, which
+// signatures read), device (compared whole),
 // cost model and search parameters; a run takes the entry out while it works and puts its own
 // back, so two runs never share one. A large index-map memo is not kept (memory; see KeepTilings).
 struct LastTilings {
@@ -45,6 +46,15 @@ std::string fingerprint(const ScheduleRequest &req, const SearchParams &p)
     const Graph &g = *req.graph;
     std::string f = (req.modelHash.empty() ? modelStructureHash(g) : req.modelHash) + "|" + req.cost->name() + "|" +
                     std::to_string(p.topk) + "|" + std::to_string(p.budget) + "|";
+    // What the structure hash leaves out and the tilings, trials and lowered kernels depend on:
+    // which nodes are opaque, which tensors are constants.
+    for (std::size_t n = 0; n < g.nodeCount(); ++n)
+        if (g.node(static_cast<NodeId>(n)).opaque)
+            f += "o" + std::to_string(n) + ",";
+    f += "|";
+    for (std::size_t t = 0; t < g.tensorCount(); ++t)
+        f += g.tensor(static_cast<TensorId>(t)).isConstant() ? 'c' : '.';
+    f += "|";
     for (std::size_t t = 0; t < g.tensorCount(); ++t) {
         const Tensor &tt = g.tensor(static_cast<TensorId>(t));
         if (tt.isConstant() && tt.elements() <= 16)
@@ -78,7 +88,7 @@ public:
                 {"threads",
                  OptionSpec::Kind::Int,
                  std::int64_t{0},
-                 "threads evaluating candidate tiles (§4.2); 0 = one per core",
+                 "threads evaluating candidate tiles and SetConnect trials (§4.2); 0 = one per core",
                  0,
                  256,
                  {}},
@@ -107,6 +117,9 @@ public:
             },
             {{"kernels", "fused kernels"},
              {"connect_trials", "SetConnect trials"},
+             {"concurrent_trials", "SetConnect trials whose tilings were searched concurrently (§4.2)"},
+             {"journalled_edges", "edges whose SetConnect trials a replay took from the last run (option reuse)"},
+             {"lowering_reused", "kernels and tile configurations lowered by an earlier run, reused (option reuse)"},
              {"global_traffic_bytes", "traffic at the slowest level"},
              {"signature_hits", "sub-graph tilings reused by signature (§4.2)"},
              {"inner_tiling_hits", "tilings above level 0 reused by signature and domain (§4.2)"},
@@ -141,7 +154,7 @@ public:
                     return Status::invalid(
                         "tensor " + tt.name + " needs " + std::to_string(tt.bytes()) + " B, more than " + l0->name +
                             " holds (" + std::to_string(capacity) + " B)" +
-                            (levels->host ? "" : ": describe the device with a HOST level below it (§5.4)"),
+                            (levels->host ? "" : ": give the device a level of kind host below it (§5.4)"),
                         {.node = tt.producer != kInvalidId ? g.node(tt.producer).name : std::string()});
             }
         std::ostringstream desc;
@@ -167,6 +180,7 @@ public:
         ctx.cost = req.cost;
         ctx.params.topk = static_cast<int>(req.options.getInt("topk"));
         ctx.params.budget = static_cast<int>(req.options.getInt("budget"));
+        ctx.cancel = req.cancel;
         ctx.params.threads = static_cast<int>(req.options.getInt("threads"));
         if (ctx.params.threads == 0)
             ctx.params.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -181,16 +195,20 @@ public:
         }
         const bool reused = caches != nullptr;
         KernelCoster coster(ctx, std::move(caches));
+        coster.setConcurrentTrials(!reused);
         const std::int64_t innerHits0 = coster.innerCache().hits(), innerStored0 = coster.innerCache().stored();
+        const std::int64_t loweringHits0 = coster.caches()->lowering.hits();
         // Keep this run's tilings for the next one, whatever way the run ends.
+        // A cancelled run's tilings may be incomplete: they are not kept.
         struct KeepTilings {
             bool reuse;
             const std::string &print;
             const Device &device;
             const KernelCoster &coster;
+            const ScheduleRequest &req;
             ~KeepTilings()
             {
-                if (!reuse)
+                if (!reuse || req.cancelled())
                     return;
                 // The index-map memo is the bulk (RandWire: ~500k entries, a few hundred MB) and
                 // only speeds up new tilings (a connection override's); kept up to kKeptMemo entries
@@ -204,13 +222,16 @@ public:
                 last.device = device;
                 last.caches = coster.caches();
             }
-        } keep{reuse, print, *req.device, coster};
+        } keep{reuse, print, *req.device, coster, req};
 
         // Step 1: graph connecting.
-        auto connected = graphConnecting(tg, coster, allowed, decisions, trace, req.cancel, [&](double f) {
-            if (req.progress)
-                req.progress(0.8 * f);
-        });
+        auto connected = graphConnecting(
+            tg, coster, allowed, decisions, trace, req.cancel,
+            [&](double f) {
+                if (req.progress)
+                    req.progress(0.8 * f);
+            },
+            &coster.caches()->journal);
         if (!connected)
             return connected.status();
         if (req.progress)
@@ -264,7 +285,8 @@ public:
             }
             const std::int32_t pick = decisions.decide(decisionKey("welder.tile", names), "welder.tile", options, 0);
             const TileChoice &chosen = tiling.candidates[static_cast<std::size_t>(pick)];
-            auto cfg = propagate(tg, nodes, primaryDomain(g, nodes), chosen.config.tile, &coster.regionMemo());
+            auto cfg = coster.caches()->lowering.config(tg, nodes, primaryDomain(g, nodes), chosen.config.tile,
+                                                        &coster.regionMemo());
             if (!cfg)
                 return cfg.status();
             lk.config = std::move(*cfg);
@@ -283,7 +305,8 @@ public:
             kernels.push_back(std::move(lk));
         }
 
-        auto plan = lowerTileGraph(tg, *levels, std::move(kernels), static_cast<int>(req.options.getInt("max_tasks")));
+        auto plan = lowerTileGraph(tg, *levels, std::move(kernels), static_cast<int>(req.options.getInt("max_tasks")),
+                                   &coster.caches()->lowering);
         if (!plan)
             return plan.status();
         plan->algorithm = info().name;
@@ -297,23 +320,32 @@ public:
         ScheduleResult result;
         result.stats["kernels"] = static_cast<double>(plan->kernels.size());
         result.stats["connect_trials"] = connected->trials;
+        result.stats["concurrent_trials"] = connected->concurrentTrials;
+        result.stats["journalled_edges"] = connected->journalled;
+        result.stats["lowering_reused"] = static_cast<double>(coster.caches()->lowering.hits() - loweringHits0);
         for (int l = 0; l <= levels->top(); ++l)
             result.stats["edges_at_" + levels->at(l).name] = connected->edgesAt[static_cast<std::size_t>(l)];
         result.stats["global_traffic_bytes"] = globalTraffic;
         // Traffic per level before and after connecting (§3.2: connecting trades level-0 traffic
         // for traffic one level up): before = every operator its own kernel with its best tile.
-        double before0 = 0, before1 = 0;
-        for (NodeId n : tg.topoOrder()) {
-            const Tiling &alone = coster.tiling({n});
-            if (!alone.candidates.empty()) {
-                before0 += alone.candidates.front().traffic.total;
-                before1 += alone.candidates.front().innerTraffic;
-            } else {
-                const KernelEstimate whole = req.cost->estimateKernel(g, {n}, {});
-                auto it = whole.cost.bytesByLevel.find(levels->at(0).deviceLevel);
-                before0 += it == whole.cost.bytesByLevel.end() ? 0.0 : static_cast<double>(it->second);
+        // A pure function of the model and the tilings: kept with them for a replay.
+        auto &before = coster.caches()->trafficBefore;
+        if (!before) {
+            double before0 = 0, before1 = 0;
+            for (NodeId n : tg.topoOrder()) {
+                const Tiling &alone = coster.tiling({n});
+                if (!alone.candidates.empty()) {
+                    before0 += alone.candidates.front().traffic.total;
+                    before1 += alone.candidates.front().innerTraffic;
+                } else {
+                    const KernelEstimate whole = req.cost->estimateKernel(g, {n}, {});
+                    auto it = whole.cost.bytesByLevel.find(levels->at(0).deviceLevel);
+                    before0 += it == whole.cost.bytesByLevel.end() ? 0.0 : static_cast<double>(it->second);
+                }
             }
+            before = std::pair{before0, before1};
         }
+        const auto [before0, before1] = *before;
         result.stats["traffic_before_" + levels->at(0).name] = before0;
         result.stats["traffic_after_" + levels->at(0).name] = globalTraffic;
         if (levels->top() >= 1) {

@@ -13,8 +13,13 @@
 // Speed (§4.2 "compilation speedup"): level-0 tilings are cached by sub-graph signature, tilings
 // above level 0 by signature and domain, index-map propagation per (node, output tile), the
 // trials of one edge share the merged sub-graph's propagations, candidates are refined on
-// `threads` threads. §5.4: a device whose slowest level is HOST schedules through host memory
-// (memlevels.h). Stats also give the traffic at levels 0 and 1 before and after connecting.
+// `threads` threads and, in a search that does not start from reused tilings, the trials of one
+// edge that need a new tiling search concurrently (deterministic for any thread count; the cancel
+// flag is read between tiles). A replay keeps the
+// kernels already lowered (lowering.h LoweringCache) and the SetConnect trials of the edges before
+// the first changed choice (kernelcost.h ConnectJournal) with the tilings. §5.4: a device whose slowest level has kind
+// host schedules through host memory (memlevels.h). Stats also give the traffic at levels 0 and 1 before and after
+// connecting.
 #pragma once
 
 #include "core/sched/scheduler.h"

@@ -158,6 +158,54 @@ TEST(DeviceJson, UnknownKinds)
               "units[0].ops[1]: unknown op class 'conv'; known: gemm, elementwise, reduction, movement, other");
 }
 
+// levels[].kind (welder-osdi23 §5.4's host memory, hardware caches): parsed, written back when
+// not the default, and absent means memory.
+TEST(DeviceJson, MemoryKindIsParsedAndRoundTrips)
+{
+    Expected<Device> plain = parseDevice(kMinimal, "mini.json");
+    ASSERT_TRUE(plain.isOk());
+    EXPECT_EQ(plain->levels[1].kind, MemoryKind::Memory);
+    EXPECT_EQ(toJson(*plain).indexOf("\"kind\": \"memory\""), -1); // the default is not written
+    Expected<Device> host = parseDevice(edited([](QJsonObject &o) {
+                                            QJsonArray a = o["levels"].toArray();
+                                            a.append(QJsonObject{{"name", "PCIe"},
+                                                                 {"scope", "shared"},
+                                                                 {"capacity", "64 GiB"},
+                                                                 {"bandwidth", "16 GB/s"},
+                                                                 {"kind", "host"}});
+                                            o["levels"] = a;
+                                        }),
+                                        "host.json");
+    ASSERT_TRUE(host.isOk()) << host.status().str();
+    EXPECT_EQ(host->levels[2].kind, MemoryKind::Host);
+    EXPECT_EQ(host->levels[1].kind, MemoryKind::Memory);
+    Expected<Device> back = parseDevice(toJson(*host), "back.json");
+    ASSERT_TRUE(back.isOk()) << back.status().str();
+    EXPECT_EQ(*back, *host);
+    EXPECT_NE(*back, *plain);
+}
+
+// Twins: an unknown kind, a host level that is not the slowest or the only one, a cache as the
+// slowest level.
+TEST(DeviceJson, MemoryKindIsChecked)
+{
+    EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "levels", 1, "kind", "disk"); })),
+              "levels[1].kind: unknown memory kind 'disk'; known: memory, cache, host");
+    EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "levels", 0, "kind", "host"); })),
+              "levels[0].kind: 'L1' is host memory: only the slowest level can be");
+    EXPECT_EQ(errorOf(edited([](QJsonObject &o) { setIn(o, "levels", 1, "kind", "cache"); })),
+              "levels[1].kind: 'DDR' is a cache: the slowest level must be a memory");
+    EXPECT_EQ(errorOf(edited([](QJsonObject &o) {
+                  QJsonArray a = o["levels"].toArray();
+                  a.removeFirst();
+                  o["levels"] = a;
+                  setIn(o, "levels", 0, "kind", "host");
+              })),
+              "levels[0].kind: 'DDR' is host memory: the device needs a memory of its own before it");
+    // A cache in front of the slowest level is fine.
+    EXPECT_TRUE(parseDevice(edited([](QJsonObject &o) { setIn(o, "levels", 0, "kind", "cache"); }), "c.json").isOk());
+}
+
 TEST(DeviceJson, UnknownDType)
 {
     EXPECT_EQ(errorOf(edited([](QJsonObject &o) {

@@ -1,11 +1,13 @@
 // §5.4 "Scale-up with host memory" (Table 7): a tensor larger than the device memory. On a V100
 // whose HBM is shrunk to 2 MiB the Fig. 4 Conv → ReLU → MaxPool graph at 384×384 has tensors of
-// 4.7 MB; with a HOST level below the HBM (the device "extended with host memory", §3.3) Welder
+// 4.7 MB; with a host-memory level below the HBM (the device "extended with host memory", §3.3,
+// states it: the level's kind is host, its name is free — "SYS" here) Welder
 // loads tiles from host memory, connects operators in device memory and stores results back; the
 // plan verifies (every HBM buffer fits), computes the sequential plan's outputs, and moves less
 // at host memory than the unconnected variant (Table 7's reduced host traffic). Twins: the same
-// device without the HOST level is refused with the tensor named and §5.4 in the message; a
-// device with a HOST level gives Welder four levels. The simulator backend times the plans (its
+// device without the host level is refused with the tensor named and §5.4 in the message; a
+// device with a host level gives Welder four levels, one whose slowest level is merely named
+// HOST does not. The simulator backend times the plans (its
 // capacity check, simulator.h S5, holds every HBM chunk within the 2 MiB), the connected plan
 // faster than the unconnected one.
 #include "backends/reference/reference.h"
@@ -27,9 +29,11 @@ using namespace tessera::weldertest;
 
 namespace {
 
+constexpr const char *kHost = "SYS"; // the host level's name: any, its kind says what it is
+
 // The V100 with 2 MiB of HBM (L2 512 KiB, so capacities still grow), with or without host memory
 // below it (PCIe 3 ×16: 16 GB/s).
-Device smallV100(bool withHost)
+Device smallV100(bool withHost, MemoryKind hostKind = MemoryKind::Host, const char *hostName = kHost)
 {
     Device d = device("nvidia-v100");
     d.id = withHost ? "v100-2mib-host" : "v100-2mib";
@@ -41,7 +45,8 @@ Device smallV100(bool withHost)
     }
     if (withHost) {
         MemoryLevel host;
-        host.name = "HOST";
+        host.name = hostName;
+        host.kind = hostKind;
         host.scope = MemoryScope::Shared;
         host.capacityBytes = std::int64_t{64} << 30;
         host.bandwidthBytesPerSec = 16e9;
@@ -78,7 +83,7 @@ TEST(WelderSection54, HostLevelMakesDeviceMemoryALevel)
     ASSERT_TRUE(levels.isOk());
     ASSERT_EQ(levels->top(), 3);
     EXPECT_TRUE(levels->host);
-    EXPECT_EQ(levels->at(0).name, "HOST");
+    EXPECT_EQ(levels->at(0).name, kHost);
     EXPECT_EQ(levels->at(1).name, "HBM");
     EXPECT_EQ(levels->at(1).capacityBytes, 2 * 1024 * 1024);
     EXPECT_EQ(levels->at(2).name, "SMEM");
@@ -89,6 +94,12 @@ TEST(WelderSection54, HostLevelMakesDeviceMemoryALevel)
     EXPECT_FALSE(plain->host);
     EXPECT_EQ(plain->at(0).name, "HBM");
     EXPECT_EQ(plain->cacheLevel, "L2");
+    // Twin: a slowest level named HOST whose kind is not host is a plain (slower) memory.
+    auto named = welder::memLevels(smallV100(true, MemoryKind::Memory, "HOST"));
+    ASSERT_TRUE(named.isOk());
+    EXPECT_FALSE(named->host);
+    EXPECT_EQ(named->at(0).name, "HOST");
+    EXPECT_EQ(named->at(1).name, "SMEM"); // the HBM is a shared level in between: skipped as the cache
 }
 
 TEST(WelderSection54, InputLargerThanDeviceMemoryGoesThroughHostMemory)
@@ -102,7 +113,7 @@ TEST(WelderSection54, InputLargerThanDeviceMemoryGoesThroughHostMemory)
     // Whole tensors in host memory; device memory holds tiles that fit it.
     bool hostBuffer = false, hbmBuffer = false;
     for (const Buffer &b : plan.buffers) {
-        hostBuffer |= b.level == "HOST";
+        hostBuffer |= b.level == kHost;
         if (b.level == "HBM") {
             hbmBuffer = true;
             EXPECT_LE(b.bytes, 2 * 1024 * 1024);
@@ -111,13 +122,13 @@ TEST(WelderSection54, InputLargerThanDeviceMemoryGoesThroughHostMemory)
     EXPECT_TRUE(hostBuffer);
     EXPECT_TRUE(hbmBuffer);
     EXPECT_EQ(plan.kernels.size(), 1u); // conv, relu and pool connected in device memory or above
-    EXPECT_GT(levelBytes(plan, "HOST"), 0.0);
+    EXPECT_GT(levelBytes(plan, kHost), 0.0);
 
     // Table 7: connecting at the device memory reduces host traffic against no connection.
     auto none = runWelder(g, d, {{"variant", "none"}});
     ASSERT_TRUE(none.isOk()) << none.status().str();
     EXPECT_EQ(none->result.plan.kernels.size(), 3u);
-    EXPECT_LT(levelBytes(plan, "HOST"), levelBytes(none->result.plan, "HOST"));
+    EXPECT_LT(levelBytes(plan, kHost), levelBytes(none->result.plan, kHost));
     EXPECT_LT(plan.estimatedLatencyNs(), none->result.plan.estimatedLatencyNs());
 
     // The tiles compute the graph's function.

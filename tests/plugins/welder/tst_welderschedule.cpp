@@ -12,6 +12,7 @@
 #include "samples/catalog.h"
 
 #include <cmath>
+#include <limits>
 #include <onnx/onnx_pb.h>
 
 #include "tests/backends/planutil.h"
@@ -158,6 +159,59 @@ TEST(WelderSchedule, EveryEdgeIsADecisionWithATraceStep)
     EXPECT_GE(run->result.stats.at("signature_hits"), 1.0); // the two blocks share tilings (§4.2)
 }
 
+// Stepping (issue 15 views): every SetConnect trial of an edge is in its trace step with the cost it
+// found — one number per level, the same as the decision's options — and the level chosen is the
+// cheapest legal trial.
+TEST(WelderFig7, EverySetConnectTrialIsSteppedWithItsCost)
+{
+    const Graph g = matmulSoftmax(512);
+    auto run = welder(g, "nvidia-v100");
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const TraceStep *step = nullptr;
+    for (const TraceStep &s : run->trace.steps())
+        if (s.title == "SetConnect matmul→softmax")
+            step = &s;
+    ASSERT_NE(step, nullptr);
+    ASSERT_GE(step->decision, 0);
+    const DecisionRecord &d = run->decisions.records()[static_cast<std::size_t>(step->decision)];
+    EXPECT_EQ(d.key, decisionKey("welder.connect", {"matmul", "softmax"}));
+    ASSERT_EQ(step->numbers.size(), 3u); // HBM, SMEM, REG
+    ASSERT_EQ(d.options.size(), 3u);
+    double cheapest = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(step->numbers[i].first, d.options[i].id + " ns");
+        if (d.options[i].legal()) {
+            EXPECT_EQ(step->numbers[i].second, d.options[i].cost);
+            cheapest = std::min(cheapest, d.options[i].cost);
+        } else {
+            EXPECT_TRUE(std::isnan(step->numbers[i].second));
+        }
+    }
+    EXPECT_EQ(d.options[static_cast<std::size_t>(d.chosen)].cost, cheapest);
+    EXPECT_NE(d.chosen, 0); // connecting wins (§2)
+}
+
+// Twin: an edge to an opaque operator steps its connecting trials as illegal (no number), with
+// the reason on the decision, and leaves the edge unconnected.
+TEST(WelderFig7, IllegalTrialsAreSteppedWithoutACost)
+{
+    Graph g = matmulSoftmax(512);
+    g.node(g.findNode("softmax")).opaque = true;
+    auto run = welder(g, "nvidia-v100");
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const DecisionRecord *d = run->decisions.find(decisionKey("welder.connect", {"matmul", "softmax"}));
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->chosen, 0);
+    const TraceStep &step = run->trace.steps()[static_cast<std::size_t>(d->step)];
+    ASSERT_EQ(step.numbers.size(), 3u);
+    EXPECT_FALSE(std::isnan(step.numbers[0].second));
+    for (std::size_t i = 1; i < 3; ++i) {
+        EXPECT_TRUE(std::isnan(step.numbers[i].second));
+        EXPECT_NE(d->options[i].illegalReason.find("softmax is opaque"), std::string::npos)
+            << d->options[i].illegalReason;
+    }
+}
+
 // Override a connection: forcing Matmul–Softmax through global memory splits the kernel; the
 // replayed plan still verifies and computes the same outputs.
 TEST(WelderOverride, ForcedConnectionLevelReplays)
@@ -234,6 +288,31 @@ TEST(WelderSchedule, OpaqueOperatorIsNeverConnected)
                                     [](const Kernel &k) { return k.strategy == "welder:whole"; });
     ASSERT_NE(whole, run->result.plan.kernels.end());
     EXPECT_EQ(whole->nodes, std::vector<NodeId>{g.findNode("mystery")});
+}
+
+// Bad input (issue 15): a shape that makes propagation undefined — a Relu whose output is
+// declared 8×16 over an 8×8 input, so no output tile maps back to its input — is refused with the
+// index map's message and the node named, not lowered into a plan the verifier would reject.
+TEST(WelderSchedule, UndefinedPropagationIsRefusedNamingTheNode)
+{
+    using namespace testgraphs;
+    auto build = [](std::int64_t declared) {
+        Graph g;
+        g.name = "misshapen";
+        const TensorId x = tensor(g, "x", {8, 8}, Tensor::Kind::Input);
+        g.inputs = {x};
+        const TensorId b = op(g, "bad", "Relu", {x}, {8, declared});
+        g.outputs = {op(g, "c", "Relu", {b}, {8, declared})};
+        return g;
+    };
+    auto run = welder(build(16), "nvidia-v100");
+    ASSERT_FALSE(run.isOk());
+    EXPECT_EQ(run.status().location().node, "bad") << run.status().str();
+    EXPECT_NE(run.status().message().find("does not fit"), std::string::npos) << run.status().str();
+    // Twin: declared as inferred, the same graph schedules and verifies.
+    auto fine = welder(build(8), "nvidia-v100");
+    ASSERT_TRUE(fine.isOk()) << fine.status().str();
+    EXPECT_TRUE(verifyPlan(fine->result.plan, build(8), &device("nvidia-v100")).isOk());
 }
 
 // Deterministic, also across the number of threads evaluating candidates (§4.2).
