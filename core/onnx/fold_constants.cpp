@@ -21,7 +21,8 @@
 //      (constant_evaluator.h: the reference backend's kernels, the same op
 //      semantics the backend runs, not a second implementation), and its
 //      outputs become initializers. Ops that draw random numbers are never
-//      folded (docs/conformance.md, "Decisions").
+//      folded (docs/conformance.md, "Decisions"), nor DequantizeLinear
+//      (quantized weights stay quantized, see kNeverFolded).
 // After the sweep, F4 reports the first tensor still pending — a truly dynamic
 // dim — naming its producer and the non-constant inputs (and the graph input
 // behind them) it depends on.
@@ -59,10 +60,14 @@ ConstantEvaluator &installedEvaluator()
     return evaluator;
 }
 
-// Ops whose value is a random draw: folding would freeze one draw into the
-// model; the run draws them (or refuses), never the importer.
-constexpr std::array<std::string_view, 6> kRandomOps = {"Bernoulli",        "Multinomial",   "RandomNormal",
-                                                        "RandomNormalLike", "RandomUniform", "RandomUniformLike"};
+// Ops never folded. A random draw would be frozen into the model (the run
+// must draw it, or refuse: docs/conformance.md). DequantizeLinear of int8
+// weights would turn them into float32 ones, so schedulers would plan 4x the
+// bytes of the quantized model a DSA runs (ONNX Runtime's folding keeps QDQ
+// pairs for the same reason).
+constexpr std::array<std::string_view, 7> kNeverFolded = {"Bernoulli",        "DequantizeLinear", "Multinomial",
+                                                          "RandomNormal",     "RandomNormalLike", "RandomUniform",
+                                                          "RandomUniformLike"};
 
 template <typename T> DataPtr makeData(DType dtype, Shape shape, const std::vector<T> &values)
 {
@@ -205,7 +210,7 @@ private:
     Expected<bool> fold(const Node &n)
     {
         if (!n.domain.empty() || n.opaque || n.outputs.empty() ||
-            std::find(kRandomOps.begin(), kRandomOps.end(), n.opType) != kRandomOps.end())
+            std::find(kNeverFolded.begin(), kNeverFolded.end(), n.opType) != kNeverFolded.end())
             return false;
         for (TensorId t : n.outputs)
             if (isPending(t) || (t != kInvalidId && count(m_g.tensor(t).shape) > m_options.maxElements))
@@ -277,6 +282,8 @@ private:
             const Tensor &tx = m_g.tensor(x);
             if (tx.kind == Tensor::Kind::Input)
                 return tx.name;
+            if (tx.data)
+                continue; // a constant (folded ones too): no run-time value behind it
             if (tx.producer != kInvalidId)
                 for (TensorId in : m_g.node(tx.producer).inputs)
                     stack.push_back(in);

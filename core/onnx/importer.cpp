@@ -48,10 +48,17 @@ void reportOpaque(const Graph &g, const ImportContext &ctx)
             if (entry.first++ == 0)
                 entry.second = n.name;
         }
+    // Random draws are refused on purpose (docs/conformance.md, "Decisions").
+    auto isRandom = [](const std::string &op) {
+        return op == "Bernoulli" || op == "Multinomial" || op.starts_with("RandomNormal") ||
+               op.starts_with("RandomUniform");
+    };
     for (const auto &[op, entry] : ops)
-        ctx.log.warn("op '" + op + "' is not known to tessera; " + std::to_string(entry.first) +
-                         (entry.first == 1 ? " node" : " nodes") + " imported as opaque",
-                     ctx.at(entry.second));
+        ctx.log.warn(
+            "op '" + op + "' " +
+                (isRandom(op) ? "draws random numbers, which tessera does not generate" : "is not known to tessera") +
+                "; " + std::to_string(entry.first) + (entry.first == 1 ? " node" : " nodes") + " imported as opaque",
+            ctx.at(entry.second));
 }
 
 // "folded 5 constant nodes (3 evaluated): Shape_0, Gather_1, ..." (the first 20 names).
