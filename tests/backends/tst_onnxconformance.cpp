@@ -88,6 +88,20 @@ constexpr Skip kSkips[] = {
     {"test_training_dropout_default", "training mode (random mask)"},
     {"test_training_dropout_default_mask", "training mode (random mask)"},
     {"test_training_dropout_mask", "training mode (random mask)"},
+    // The window size is an int64 graph input that reaches Range through
+    // Cast/Sub: this harness bakes only inputs a listed op reads, so the size
+    // stays a run-time value and import refuses Range's data-dependent length
+    // (naming the node). tools/onnx_conformance.py bakes every integer input,
+    // as a user fixes the size, and these pass there (docs/conformance.md).
+    {"test_blackmanwindow_expanded", "window size is a run-time input here (passes in tools/onnx_conformance.py)"},
+    {"test_blackmanwindow_symmetric_expanded",
+     "window size is a run-time input here (passes in tools/onnx_conformance.py)"},
+    {"test_hammingwindow_expanded", "window size is a run-time input here (passes in tools/onnx_conformance.py)"},
+    {"test_hammingwindow_symmetric_expanded",
+     "window size is a run-time input here (passes in tools/onnx_conformance.py)"},
+    {"test_hannwindow_expanded", "window size is a run-time input here (passes in tools/onnx_conformance.py)"},
+    {"test_hannwindow_symmetric_expanded",
+     "window size is a run-time input here (passes in tools/onnx_conformance.py)"},
 };
 
 std::string_view skipReason(const std::string &test)
