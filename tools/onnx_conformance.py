@@ -382,6 +382,23 @@ def job(cli, suite, test_dir):
 
 # --- report -------------------------------------------------------------------------
 
+# Written into the report: choices that decide which tests can pass.
+DECISIONS = [
+    "- **Random ops** (Bernoulli, RandomUniform(Like), RandomNormal(Like), Multinomial, Dropout in",
+    "  training mode) are refused, naming the node, not generated. ONNX's test generator states that",
+    "  these draws are not reproducible across implementations even with a seed, and its runner",
+    "  compares values, not just shapes and types, so a seeded generator could only fail them or be",
+    "  special-cased by a comparison that cannot fail. Import-time folding never evaluates them.",
+    "- **Constant folding at import** (core/onnx/fold_constants.h) runs every node whose inputs are",
+    "  all constants on the reference backend's kernels, up to 2^20 elements per tensor, and computes",
+    "  the dims ONNX's inference leaves symbolic; a dim that depends on run-time data is refused",
+    "  naming the node.",
+    "- **Control flow** (core/onnx/inline_control_flow.cpp): If with a constant condition is inlined;",
+    "  Loop with a constant trip count of 1 to 64 (at most 4096 copied nodes) whose body passes its",
+    "  condition through, and Scan (opset >= 9) over statically declared lengths, are unrolled.",
+    "  Anything else stays opaque with a warning naming the node and the reason.",
+]
+
 
 def markdown(results, elapsed):
     lines = ["# ONNX conformance", "",
@@ -408,6 +425,15 @@ def markdown(results, elapsed):
             reasons[r[3]] = reasons.get(r[3], 0) + 1
     for reason, n in sorted(reasons.items(), key=lambda x: -x[1]):
         lines.append("| %s | %d |" % (reason, n))
+    lines += ["", "## Failing in-scope tests", "",
+              "Each with the first line tessera-cli printed: the refusal names the node and why.", "",
+              "| test | ops | message |", "|---|---|---|"]
+    for r in sorted(results, key=lambda r: (r[0], r[1])):
+        if r[2] == "fail":
+            msg = r[3].replace("|", "\\|")
+            msg = msg if len(msg) <= 160 else msg[:157] + "..."
+            lines.append("| %s/%s | %s | %s |" % (r[0], r[1], " ".join(r[4]), msg))
+    lines += ["", "## Decisions", ""] + DECISIONS
     lines += ["", "## Per op (in-scope tests that use the op)", "", "| op | pass | fail |", "|---|---:|---:|"]
     per_op = {}
     for r in results:

@@ -10,6 +10,8 @@
 
 namespace tessera::reference {
 
+std::span<const KernelEntry> spectralKernels(); // kernels/spectral.cpp (declared here to keep kernel.h unchanged)
+
 namespace {
 
 const std::vector<KernelEntry> &table()
@@ -19,7 +21,7 @@ const std::vector<KernelEntry> &table()
         for (auto family :
              {convKernels(), matmulKernels(), elementwiseKernels(), mathKernels(), indexedKernels(), lossKernels(),
               poolKernels(), normKernels(), reduceKernels(), movementKernels(), shapeKernels(), resizeKernels(),
-              quantKernels(), recurrentKernels(), nmsKernels(), uniqueKernels()})
+              quantKernels(), recurrentKernels(), nmsKernels(), uniqueKernels(), spectralKernels()})
             all.insert(all.end(), family.begin(), family.end());
         std::sort(all.begin(), all.end(), [](const KernelEntry &a, const KernelEntry &b) { return a.op < b.op; });
         for (std::size_t i = 1; i < all.size(); ++i)

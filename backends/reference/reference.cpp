@@ -2,6 +2,7 @@
 // per-task programs of (node, output, regions) steps; run executes them.
 #include "backends/reference/reference.h"
 
+#include "backends/reference/evaluate.h"
 #include "backends/reference/kernel.h"
 #include "core/onnx/external_data.h"
 #include "core/plan/tiles.h"
@@ -331,5 +332,10 @@ void registerReferenceBackend(BackendRegistry &registry)
 {
     registry.add(createReferenceBackend());
 }
+
+namespace {
+// Any program that links the reference backend folds constants with it.
+[[maybe_unused]] const bool kEvaluatorInstalled = (setConstantEvaluator(evaluateConstantNode), true);
+} // namespace
 
 } // namespace tessera

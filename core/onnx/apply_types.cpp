@@ -1,7 +1,10 @@
 // S7: element type and static shape of every tensor, from the initializers and
-// from the value infos that S6's shape inference completed. A tensor whose
-// shape is still unknown or symbolic is an error naming it and its producer —
-// unless nothing reads it (an unused optional output), which keeps an empty
+// from the value infos that S6's shape inference completed. A used tensor
+// whose shape is still unknown or symbolic is pending when a node of the
+// default domain produces it: S9's constant folding may compute it (a Reshape
+// whose shape is a folded Shape/Gather/Concat chain). Otherwise (a graph input,
+// an opaque or custom-domain producer) it is an error naming the tensor and its
+// producer. A tensor nothing reads (an unused optional output) keeps an empty
 // shape and an undefined type. Every inferred shape passes the same rank,
 // sign, overflow and size limits as declared ones (S4).
 #include "core/onnx/internal.h"
@@ -27,8 +30,16 @@ Status unknownShape(const Graph &g, const Tensor &t, const std::string &detail, 
 
 } // namespace
 
-Status applyTypes(Graph &g, const ::onnx::GraphProto &gp, const ImportContext &ctx)
+Status applyTypes(Graph &g, const ::onnx::GraphProto &gp, const ImportContext &ctx, std::vector<PendingShape> &pending)
 {
+    // A dim S9 may still compute: the producer is a node Tessera may know.
+    auto defer = [&](Tensor &t, TensorId id, const std::string &detail) -> Status {
+        if (t.producer == kInvalidId || !g.node(t.producer).domain.empty())
+            return unknownShape(g, t, detail, ctx);
+        t.shape.clear();
+        pending.push_back({id, detail});
+        return Status::ok();
+    };
     std::unordered_map<std::string_view, const ::onnx::TypeProto *> types;
     for (const auto *list : {&gp.value_info(), &gp.input(), &gp.output()})
         for (const auto &v : *list)
@@ -57,7 +68,10 @@ Status applyTypes(Graph &g, const ::onnx::GraphProto &gp, const ImportContext &c
                 return Status::error(ErrorCode::Unsupported,
                                      "tensor is a sequence, map or optional value, which tessera does not support",
                                      ctx.at({}, t.name));
-            return unknownShape(g, t, "has no known shape", ctx);
+            t.dtype =
+                type && type->has_tensor_type() ? fromOnnxDType(type->tensor_type().elem_type()) : DType::Undefined;
+            TS_TRY(defer(t, static_cast<TensorId>(id), "has no known shape"));
+            continue;
         }
         const auto &tt = type->tensor_type();
         t.dtype = fromOnnxDType(tt.elem_type());
@@ -67,18 +81,23 @@ Status applyTypes(Graph &g, const ::onnx::GraphProto &gp, const ImportContext &c
                                      ", which tessera does not support",
                                  ctx.at({}, t.name));
         t.shape.clear();
-        for (int i = 0; i < tt.shape().dim_size(); ++i) {
+        std::string unknown;
+        for (int i = 0; i < tt.shape().dim_size() && unknown.empty(); ++i) {
             const auto &d = tt.shape().dim(i);
             if (d.has_dim_value()) {
                 t.shape.push_back(d.dim_value());
                 continue;
             }
             const std::string axis = " (axis " + std::to_string(i) + ")";
-            return unknownShape(g, t,
-                                d.has_dim_param() ? "has symbolic dimension '" + d.dim_param() + "'" + axis +
-                                                        " that no graph input fixes"
-                                                  : "has an unknown dimension" + axis,
-                                ctx);
+            unknown = d.has_dim_param()
+                          ? "has symbolic dimension '" + d.dim_param() + "'" + axis + " that no graph input fixes"
+                          : "has an unknown dimension" + axis;
+        }
+        if (!unknown.empty()) {
+            if (!used)
+                return unknownShape(g, t, unknown, ctx);
+            TS_TRY(defer(t, static_cast<TensorId>(id), unknown));
+            continue;
         }
         auto bytes = checkedTensorBytes(t.dtype, t.shape, ctx.options, "tensor");
         if (!bytes)

@@ -1,201 +1,104 @@
-// Constant folding of shape-only subgraphs (see fold_constants.h).
-// A cheap op-type filter (the rule table), then the rule: it returns the
-// folded data, or nullptr to leave the node alone (inputs not constant, too
-// big, overflow, an element type it does not handle). Rules compute their own
-// output shape; the driver checks it against the model's declared one.
+// S9: generic constant folding at import.
+//
+// Exporters spell static shape arithmetic out as nodes: PyTorch writes
+// Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])), Expand's shape via
+// ConstantOfShape/Equal/Where, Resize's sizes via Slice(Shape(x)), a causal
+// mask via Range or ConstantOfShape. Once S5 fixed the graph inputs' dims
+// (--batch, --seq-len, --dim) these chains are constants, but ONNX's own shape
+// inference stops at many of them (Div, Range, Where, ConstantOfShape of a
+// computed shape), leaving downstream dims symbolic: S7 hands those tensors
+// over as pending.
+//
+// One sweep in topological order reaches the fixed point of "fold every node
+// whose inputs are all constants, then re-infer", because folding a node can
+// only make its consumers foldable. Per node:
+//   F1 a pending output gets its type from ops::inferShapes, which reads
+//      constant inputs (Reshape's shape, ConstantOfShape's dims, Range's bounds);
+//   F2 Constant nodes become initializers; Shape and Size read the static
+//      shape of any input (these move metadata, they compute nothing);
+//   F3 every other default-domain, non-opaque node whose present inputs all
+//      carry inline data is run by the constant evaluator
+//      (constant_evaluator.h: the reference backend's kernels, the same op
+//      semantics the backend runs, not a second implementation), and its
+//      outputs become initializers. Ops that draw random numbers are never
+//      folded (docs/conformance.md, "Decisions"), nor DequantizeLinear
+//      (quantized weights stay quantized, see kNeverFolded).
+// After the sweep, F4 reports the first tensor still pending — a truly dynamic
+// dim — naming its producer and the non-constant inputs (and the graph input
+// behind them) it depends on.
+// Bound: no input or output with more than FoldOptions::maxElements elements
+// is evaluated (the node stays and runs on a backend); its pending shapes are
+// still computed by F1.
+// Errors name the node: an evaluator failure other than Unsupported (an
+// out-of-range Gather index, integer division by zero) and a folded value
+// whose type contradicts the model's declaration. An Unsupported answer leaves
+// the node as it is.
+// Assumes: S7–S8 ran (types, data, static shapes except the pending ones).
 #include "core/onnx/fold_constants.h"
 
 #include "core/ir/analysis.h"
+#include "core/onnx/constant_evaluator.h"
+#include "core/onnx/internal.h"
+#include "core/ops/ops.h"
 
 #include <algorithm>
-#include <cmath>
+#include <array>
 #include <cstring>
-#include <limits>
+#include <map>
+#include <set>
 
 namespace tessera {
 
 namespace {
 
-using Ints = std::vector<std::int64_t>;
 using DataPtr = std::shared_ptr<const TensorData>;
-using Result = Expected<DataPtr>;
+using Ints = std::vector<std::int64_t>;
 
-struct FoldContext {
-    const Graph &g;
-    const Node &n;
-    const FoldOptions &options;
-
-    const Tensor *in(std::size_t i) const { return g.input(n, i); }
-    // Inline constant data of input i that is small enough to work on, or nullptr.
-    const TensorData *data(std::size_t i) const
-    {
-        const Tensor *t = in(i);
-        if (!t || !t->data || t->data->isExternal())
-            return nullptr;
-        const auto n = numElements(t->data->shape);
-        return n && *n <= options.maxElements ? t->data.get() : nullptr;
-    }
-    bool small(const Shape &s) const
-    {
-        const auto n = numElements(s);
-        return n && *n <= options.maxElements;
-    }
-    const Tensor &out() const { return g.tensor(n.outputs[0]); }
-};
-
-std::int64_t count(const Shape &s)
+ConstantEvaluator &installedEvaluator()
 {
-    return numElements(s).value_or(0);
+    static ConstantEvaluator evaluator;
+    return evaluator;
 }
 
-Ints stridesOf(const Shape &s)
-{
-    Ints st(s.size(), 1);
-    for (std::size_t i = s.size(); i-- > 1;)
-        st[i - 1] = st[i] * s[i];
-    return st;
-}
+// Ops never folded. A random draw would be frozen into the model (the run
+// must draw it, or refuse: docs/conformance.md). DequantizeLinear of int8
+// weights would turn them into float32 ones, so schedulers would plan 4x the
+// bytes of the quantized model a DSA runs (ONNX Runtime's folding keeps QDQ
+// pairs for the same reason).
+constexpr std::array<std::string_view, 7> kNeverFolded = {"Bernoulli",        "DequantizeLinear", "Multinomial",
+                                                          "RandomNormal",     "RandomNormalLike", "RandomUniform",
+                                                          "RandomUniformLike"};
 
-// Calls f(index) for every index of `shape` in row-major order.
-template <typename F> void forEachIndex(const Shape &shape, F f)
-{
-    if (count(shape) == 0)
-        return;
-    Ints idx(shape.size(), 0);
-    for (;;) {
-        f(idx);
-        std::size_t d = shape.size();
-        while (d > 0 && ++idx[d - 1] == shape[d - 1])
-            idx[--d] = 0;
-        if (d == 0)
-            return;
-    }
-}
-
-std::optional<std::int64_t> normAxis(std::int64_t axis, std::size_t rank)
-{
-    const auto r = static_cast<std::int64_t>(rank);
-    if (axis < -r || axis >= r)
-        return std::nullopt;
-    return axis < 0 ? axis + r : axis;
-}
-
-bool isIntLike(DType t)
-{
-    return isInteger(t) || t == DType::Bool;
-}
-
-std::optional<Ints> intsOf(const TensorData *d)
-{
-    if (!d || !isIntLike(d->dtype))
-        return std::nullopt;
-    Ints v(static_cast<std::size_t>(count(d->shape)));
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        auto x = d->intAt(static_cast<std::int64_t>(i));
-        if (!x)
-            return std::nullopt;
-        v[i] = *x;
-    }
-    return v;
-}
-
-template <typename T> void put(std::vector<std::uint8_t> &bytes, std::size_t i, T v)
-{
-    std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
-}
-
-// Packs int64 values into `dtype`; nullptr if a value does not fit or the type
-// is one the folder does not write (16-bit floats).
-DataPtr makeData(DType dtype, Shape shape, const Ints &v)
+template <typename T> DataPtr makeData(DType dtype, Shape shape, const std::vector<T> &values)
 {
     auto d = std::make_shared<TensorData>();
     d->dtype = dtype;
     d->shape = std::move(shape);
-    d->bytes.resize(v.size() * dtypeSize(dtype));
-    auto fits = [](std::int64_t x, auto lo, auto hi) { return x >= lo && x <= hi; };
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        const std::int64_t x = v[i];
-        switch (dtype) {
-        case DType::Int64: put(d->bytes, i, x); break;
-        case DType::Int32:
-            if (!fits(x, INT32_MIN, INT32_MAX))
-                return nullptr;
-            put(d->bytes, i, static_cast<std::int32_t>(x));
-            break;
-        case DType::Int16:
-            if (!fits(x, INT16_MIN, INT16_MAX))
-                return nullptr;
-            put(d->bytes, i, static_cast<std::int16_t>(x));
-            break;
-        case DType::Int8:
-            if (!fits(x, INT8_MIN, INT8_MAX))
-                return nullptr;
-            put(d->bytes, i, static_cast<std::int8_t>(x));
-            break;
-        case DType::UInt8:
-            if (!fits(x, 0, UINT8_MAX))
-                return nullptr;
-            put(d->bytes, i, static_cast<std::uint8_t>(x));
-            break;
-        case DType::UInt16:
-            if (!fits(x, 0, UINT16_MAX))
-                return nullptr;
-            put(d->bytes, i, static_cast<std::uint16_t>(x));
-            break;
-        case DType::UInt32:
-            if (!fits(x, 0, UINT32_MAX))
-                return nullptr;
-            put(d->bytes, i, static_cast<std::uint32_t>(x));
-            break;
-        case DType::UInt64:
-            if (!fits(x, 0, INT64_MAX))
-                return nullptr;
-            put(d->bytes, i, static_cast<std::uint64_t>(x));
-            break;
-        case DType::Bool: put(d->bytes, i, static_cast<std::uint8_t>(x != 0)); break;
-        case DType::Float32: put(d->bytes, i, static_cast<float>(x)); break;
-        case DType::Float64: put(d->bytes, i, static_cast<double>(x)); break;
-        default: return nullptr;
-        }
-    }
+    d->bytes.resize(values.size() * sizeof(T));
+    if (!values.empty())
+        std::memcpy(d->bytes.data(), values.data(), d->bytes.size());
     return d;
 }
 
-// Same data, another shape (Identity, Reshape, Flatten, Squeeze, Unsqueeze):
-// the output shape is the model's static one, the element count must agree.
-Result foldView(const FoldContext &c)
+std::int64_t count(const Shape &s)
 {
-    const TensorData *d = c.data(0);
-    if (!d)
-        return DataPtr();
-    if (count(d->shape) != count(c.out().shape))
-        return Status::invalid("reshapes " + shapeStr(d->shape) + " to " + shapeStr(c.out().shape) +
-                               ", which has a different element count");
-    auto r = std::make_shared<TensorData>(*d);
-    r->shape = c.out().shape;
-    return DataPtr(std::move(r));
+    return numElements(s).value_or(-1);
 }
 
-Result foldConstant(const FoldContext &c)
+// F2: a Constant node's attribute as data (value_string(s): nullptr, the node stays).
+DataPtr constantValue(const Node &n)
 {
-    const Node &n = c.n;
     if (const Attribute *a = n.attr("value"))
         if (auto *d = std::get_if<DataPtr>(&a->value))
             return *d;
     if (const Attribute *a = n.attr("value_int"))
         if (auto *v = std::get_if<std::int64_t>(&a->value))
-            return makeData(DType::Int64, {}, {*v});
+            return makeData(DType::Int64, {}, Ints{*v});
     if (const Attribute *a = n.attr("value_ints"))
         if (auto *v = std::get_if<Ints>(&a->value))
             return makeData(DType::Int64, {static_cast<std::int64_t>(v->size())}, *v);
     auto floats = [](Shape shape, const std::vector<double> &v) {
-        auto d = std::make_shared<TensorData>();
-        d->dtype = DType::Float32;
-        d->shape = std::move(shape);
-        d->bytes.resize(v.size() * 4);
-        for (std::size_t i = 0; i < v.size(); ++i)
-            put(d->bytes, i, static_cast<float>(v[i]));
-        return DataPtr(std::move(d));
+        return makeData(DType::Float32, std::move(shape), std::vector<float>(v.begin(), v.end()));
     };
     if (const Attribute *a = n.attr("value_float"))
         if (auto *v = std::get_if<double>(&a->value))
@@ -203,380 +106,264 @@ Result foldConstant(const FoldContext &c)
     if (const Attribute *a = n.attr("value_floats"))
         if (auto *v = std::get_if<std::vector<double>>(&a->value))
             return floats({static_cast<std::int64_t>(v->size())}, *v);
-    return DataPtr(); // value_string(s): left as a node
+    return nullptr;
 }
 
-Result foldShape(const FoldContext &c)
+// F2: Shape (with start/end) and Size of an input whose shape is static.
+DataPtr shapeValue(const Graph &g, const Node &n)
 {
-    const Tensor *x = c.in(0);
+    const Tensor *x = g.input(n, 0);
     if (!x)
-        return DataPtr();
+        return nullptr;
+    if (n.opType == "Size")
+        return makeData(DType::Int64, {}, Ints{count(x->shape)});
     const auto r = static_cast<std::int64_t>(x->shape.size());
     auto clampAxis = [r](std::int64_t a) { return std::clamp(a < 0 ? a + r : a, std::int64_t(0), r); };
-    const std::int64_t start = clampAxis(c.n.attrInt("start", 0));
-    const std::int64_t end = clampAxis(c.n.attrInt("end", r));
+    const std::int64_t start = clampAxis(n.attrInt("start", 0));
+    const std::int64_t end = clampAxis(n.attrInt("end", r));
     Ints dims;
     for (std::int64_t i = start; i < end; ++i)
         dims.push_back(x->shape[static_cast<std::size_t>(i)]);
     return makeData(DType::Int64, {static_cast<std::int64_t>(dims.size())}, dims);
 }
 
-Result foldSize(const FoldContext &c)
-{
-    const Tensor *x = c.in(0);
-    if (!x)
-        return DataPtr();
-    return makeData(DType::Int64, {}, {count(x->shape)});
-}
+using onnximport::FoldReport;
+using onnximport::PendingShape;
 
-Result foldGather(const FoldContext &c)
+class Folder
 {
-    const TensorData *d = c.data(0);
-    const auto indices = intsOf(c.data(1));
-    if (!d || !indices || d->shape.empty())
-        return DataPtr();
-    const auto axis = normAxis(c.n.attrInt("axis", 0), d->shape.size());
-    if (!axis)
-        return Status::invalid("gather axis " + std::to_string(c.n.attrInt("axis", 0)) + " is out of range for rank " +
-                               std::to_string(d->shape.size()));
-    const auto a = static_cast<std::size_t>(*axis);
-    const std::int64_t dim = d->shape[a];
-    Shape outShape(d->shape.begin(), d->shape.begin() + *axis);
-    const Shape &idxShape = c.in(1)->data->shape;
-    outShape.insert(outShape.end(), idxShape.begin(), idxShape.end());
-    outShape.insert(outShape.end(), d->shape.begin() + *axis + 1, d->shape.end());
-    if (!c.small(outShape))
-        return DataPtr();
-    const std::int64_t outer = count(Shape(d->shape.begin(), d->shape.begin() + *axis));
-    const auto inner =
-        static_cast<std::size_t>(count(Shape(d->shape.begin() + *axis + 1, d->shape.end()))) * dtypeSize(d->dtype);
-    auto r = std::make_shared<TensorData>();
-    r->dtype = d->dtype;
-    r->shape = std::move(outShape);
-    r->bytes.resize(static_cast<std::size_t>(outer) * indices->size() * inner);
-    std::uint8_t *dst = r->bytes.data();
-    for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t i : *indices) {
-            if (i < -dim || i >= dim)
-                return Status::invalid("gather index " + std::to_string(i) + " is out of range for dimension " +
-                                       std::to_string(dim));
-            const std::int64_t k = i < 0 ? i + dim : i;
-            std::memcpy(dst, d->bytes.data() + static_cast<std::size_t>(o * dim + k) * inner, inner);
-            dst += inner;
+public:
+    Folder(Graph &g, const FoldOptions &options, const std::vector<PendingShape> &pending)
+        : m_g(g), m_options(options), m_evaluator(installedEvaluator())
+    {
+        for (const PendingShape &p : pending)
+            m_pending[p.tensor] = p.reason;
+    }
+
+    Expected<FoldReport> run()
+    {
+        auto order = topologicalOrder(m_g);
+        if (!order)
+            return order.status();
+        std::vector<bool> erase(m_g.nodeCount(), false);
+        for (NodeId id : *order) {
+            const Node &n = m_g.node(id);
+            inferPending(n); // F1
+            auto folded = fold(n);
+            if (!folded)
+                return folded.status().prefix("constant folding").at({.node = n.name});
+            if (!*folded)
+                continue;
+            erase[static_cast<std::size_t>(id)] = true;
+            ++m_stats.stats.foldedNodes;
+            m_stats.folded.push_back(n.name);
         }
-    return DataPtr(std::move(r));
-}
+        if (Status s = reportPending(*order); !s) // F4
+            return s;
+        if (m_stats.stats.foldedNodes > 0)
+            m_g.eraseNodes(erase);
+        return m_stats;
+    }
 
-Result foldConcat(const FoldContext &c)
-{
-    std::vector<const TensorData *> ins;
-    for (std::size_t i = 0; i < c.n.inputs.size(); ++i) {
-        const TensorData *d = c.data(i);
-        if (!d)
-            return DataPtr();
-        ins.push_back(d);
-    }
-    if (ins.empty() || ins[0]->shape.empty())
-        return DataPtr();
-    const auto axis = normAxis(c.n.attrInt("axis", 0), ins[0]->shape.size());
-    if (!axis)
-        return DataPtr();
-    const auto a = static_cast<std::size_t>(*axis);
-    Shape outShape = ins[0]->shape;
-    outShape[a] = 0;
-    for (const TensorData *d : ins) {
-        if (d->dtype != ins[0]->dtype || d->shape.size() != outShape.size())
-            return DataPtr();
-        for (std::size_t k = 0; k < outShape.size(); ++k)
-            if (k != a && d->shape[k] != outShape[k])
-                return DataPtr();
-        outShape[a] += d->shape[a];
-    }
-    if (!c.small(outShape))
-        return DataPtr();
-    const std::int64_t outer = count(Shape(outShape.begin(), outShape.begin() + *axis));
-    const auto inner =
-        static_cast<std::size_t>(count(Shape(outShape.begin() + *axis + 1, outShape.end()))) * dtypeSize(ins[0]->dtype);
-    auto r = std::make_shared<TensorData>();
-    r->dtype = ins[0]->dtype;
-    r->shape = std::move(outShape);
-    r->bytes.reserve(static_cast<std::size_t>(count(r->shape)) * dtypeSize(r->dtype));
-    for (std::int64_t o = 0; o < outer; ++o)
-        for (const TensorData *d : ins) {
-            const std::size_t block = static_cast<std::size_t>(d->shape[a]) * inner;
-            const auto *src = d->bytes.data() + static_cast<std::size_t>(o) * block;
-            r->bytes.insert(r->bytes.end(), src, src + block);
+private:
+    bool isPending(TensorId t) const { return t != kInvalidId && m_pending.count(t); }
+
+    // F1: types of pending outputs once every input is known.
+    void inferPending(const Node &n)
+    {
+        if (std::none_of(n.outputs.begin(), n.outputs.end(), [&](TensorId t) { return isPending(t); }))
+            return;
+        if (n.opaque || std::any_of(n.inputs.begin(), n.inputs.end(), [&](TensorId t) { return isPending(t); }))
+            return;
+        std::vector<ops::TensorType> types;
+        if (Status s = ops::inferShapes(m_g, n, types); !s) {
+            m_why[n.name] = s.message();
+            return;
         }
-    return DataPtr(std::move(r));
-}
-
-Result foldSlice(const FoldContext &c)
-{
-    const TensorData *d = c.data(0);
-    if (!d)
-        return DataPtr();
-    const std::size_t rank = d->shape.size();
-    Ints starts, ends, axes, steps;
-    if (c.n.inputs.size() >= 3) { // opset >= 10: parameters are inputs
-        auto s = intsOf(c.data(1)), e = intsOf(c.data(2));
-        if (!s || !e)
-            return DataPtr();
-        starts = *s, ends = *e;
-        if (c.in(3)) {
-            auto v = intsOf(c.data(3));
-            if (!v)
-                return DataPtr();
-            axes = *v;
+        for (std::size_t i = 0; i < n.outputs.size() && i < types.size(); ++i) {
+            const TensorId t = n.outputs[i];
+            if (!isPending(t))
+                continue;
+            const Shape &s = types[i].shape;
+            if (count(s) < 0 || std::any_of(s.begin(), s.end(), [](std::int64_t d) { return d < 0; })) {
+                m_why[n.name] = "op '" + n.opType + "' infers shape " + shapeStr(s);
+                return;
+            }
+            Tensor &out = m_g.tensor(t);
+            out.dtype = types[i].dtype;
+            out.shape = s;
+            m_pending.erase(t);
+            ++m_stats.inferredTensors;
         }
-        if (c.in(4)) {
-            auto v = intsOf(c.data(4));
-            if (!v)
-                return DataPtr();
-            steps = *v;
+    }
+
+    bool constantInput(TensorId t) const
+    {
+        if (t == kInvalidId)
+            return true; // omitted optional input
+        const Tensor &x = m_g.tensor(t);
+        return x.data && !x.data->isExternal() && count(x.data->shape) >= 0 &&
+               count(x.data->shape) <= m_options.maxElements;
+    }
+
+    // Whether the node is replaced by initializers (false: it stays).
+    Expected<bool> fold(const Node &n)
+    {
+        if (!n.domain.empty() || n.opaque || n.outputs.empty() ||
+            std::find(kNeverFolded.begin(), kNeverFolded.end(), n.opType) != kNeverFolded.end())
+            return false;
+        for (TensorId t : n.outputs)
+            if (isPending(t) || (t != kInvalidId && count(m_g.tensor(t).shape) > m_options.maxElements))
+                return false;
+        std::vector<DataPtr> results;
+        if (n.opType == "Constant") { // F2
+            if (DataPtr d = constantValue(n))
+                results.push_back(std::move(d));
+            else
+                return false;
+            ++m_stats.stats.constantNodes;
+        } else if ((n.opType == "Shape" || n.opType == "Size") &&
+                   !isPending(n.inputs.empty() ? kInvalidId : n.inputs[0])) {
+            if (DataPtr d = shapeValue(m_g, n))
+                results.push_back(std::move(d));
+            else
+                return false;
+        } else { // F3
+            if (!m_evaluator || !std::all_of(n.inputs.begin(), n.inputs.end(),
+                                             [&](TensorId t) { return !isPending(t) && constantInput(t); }))
+                return false;
+            auto r = m_evaluator(m_g, n);
+            if (!r) {
+                if (r.status().code() != ErrorCode::Unsupported)
+                    return r.status();
+                m_why[n.name] = r.status().message();
+                return false;
+            }
+            results = std::move(*r);
+            ++m_stats.evaluatedNodes;
         }
-    } else {
-        starts = c.n.attrInts("starts"), ends = c.n.attrInts("ends"), axes = c.n.attrInts("axes");
-    }
-    if (axes.empty())
-        for (std::size_t i = 0; i < starts.size(); ++i)
-            axes.push_back(static_cast<std::int64_t>(i));
-    if (steps.empty())
-        steps.assign(starts.size(), 1);
-    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
-        return Status::invalid("slice starts, ends, axes and steps differ in length");
-
-    Ints first(rank, 0), step(rank, 1);
-    Shape outShape = d->shape;
-    for (std::size_t i = 0; i < starts.size(); ++i) {
-        const auto axis = normAxis(axes[i], rank);
-        if (!axis || steps[i] == 0)
-            return Status::invalid("slice axis " + std::to_string(axes[i]) + " or step " + std::to_string(steps[i]) +
-                                   " is invalid for rank " + std::to_string(rank));
-        const auto a = static_cast<std::size_t>(*axis);
-        const std::int64_t dim = d->shape[a];
-        const std::int64_t st = steps[i];
-        std::int64_t s = starts[i] < 0 ? starts[i] + dim : starts[i];
-        std::int64_t e = ends[i] < 0 ? ends[i] + dim : ends[i];
-        __int128 len = 0; // (e - s - 1) / step + 1 elements when the range is non-empty
-        if (st > 0) {
-            s = std::clamp(s, std::int64_t(0), dim);
-            e = std::clamp(e, std::int64_t(0), dim);
-            len = e > s ? (static_cast<__int128>(e) - s - 1) / st + 1 : 0;
-        } else if (dim > 0) {
-            s = std::clamp(s, std::int64_t(0), dim - 1);
-            e = std::clamp(e, std::int64_t(-1), dim - 1);
-            len = s > e ? (static_cast<__int128>(s) - e - 1) / -static_cast<__int128>(st) + 1 : 0;
+        if (results.size() != n.outputs.size())
+            return Status::error(ErrorCode::Internal, "the evaluator returned " + std::to_string(results.size()) +
+                                                          " values for " + std::to_string(n.outputs.size()) +
+                                                          " outputs");
+        for (std::size_t i = 0; i < n.outputs.size(); ++i) {
+            if (n.outputs[i] == kInvalidId)
+                continue;
+            const Tensor &out = m_g.tensor(n.outputs[i]);
+            const TensorData *d = results[i].get();
+            if (!d)
+                return Status::error(ErrorCode::Internal, "the evaluator computed no value", {.tensor = out.name});
+            if (d->dtype != out.dtype || d->shape != out.shape)
+                return Status::invalid("constant folding computes " + shapeStr(d->shape) + " " +
+                                           std::string(dtypeName(d->dtype)) + " but the model declares " +
+                                           shapeStr(out.shape) + " " + std::string(dtypeName(out.dtype)),
+                                       {.node = n.name, .tensor = out.name});
         }
-        first[a] = s, step[a] = st, outShape[a] = static_cast<std::int64_t>(len);
+        for (std::size_t i = 0; i < n.outputs.size(); ++i) {
+            if (n.outputs[i] == kInvalidId)
+                continue;
+            Tensor &out = m_g.tensor(n.outputs[i]);
+            out.data = std::move(results[i]);
+            out.kind = Tensor::Kind::Initializer;
+        }
+        return true;
     }
-    const std::size_t es = dtypeSize(d->dtype);
-    const Ints srcStrides = stridesOf(d->shape);
-    auto r = std::make_shared<TensorData>();
-    r->dtype = d->dtype;
-    r->shape = outShape;
-    r->bytes.resize(static_cast<std::size_t>(count(outShape)) * es);
-    std::size_t k = 0;
-    forEachIndex(outShape, [&](const Ints &idx) {
-        std::int64_t off = 0;
-        for (std::size_t a = 0; a < rank; ++a)
-            off += (first[a] + idx[a] * step[a]) * srcStrides[a];
-        std::memcpy(r->bytes.data() + k++ * es, d->bytes.data() + static_cast<std::size_t>(off) * es, es);
-    });
-    return DataPtr(std::move(r));
-}
 
-// Add, Sub, Mul, Div with multidirectional broadcasting on integer tensors.
-Result foldArith(const FoldContext &c)
-{
-    const TensorData *x = c.data(0), *y = c.data(1);
-    if (!x || !y || x->dtype != y->dtype || !isInteger(x->dtype))
-        return DataPtr();
-    const auto a = intsOf(x), b = intsOf(y);
-    const std::size_t rank = std::max(x->shape.size(), y->shape.size());
-    Shape outShape(rank, 1);
-    Ints sa(rank, 0), sb(rank, 0);
-    const Ints xs = stridesOf(x->shape), ys = stridesOf(y->shape);
-    for (std::size_t i = 0; i < rank; ++i) {
-        const std::size_t ox = rank - x->shape.size(), oy = rank - y->shape.size();
-        const std::int64_t dx = i >= ox ? x->shape[i - ox] : 1, dy = i >= oy ? y->shape[i - oy] : 1;
-        if (dx != dy && dx != 1 && dy != 1)
-            return DataPtr(); // not broadcastable: S10 reports the node
-        outShape[i] = std::max(dx, dy);
-        if (dx == outShape[i] && i >= ox)
-            sa[i] = xs[i - ox];
-        if (dy == outShape[i] && i >= oy)
-            sb[i] = ys[i - oy];
-        if (dx == 0 || dy == 0)
-            outShape[i] = 0;
+    // The graph input that tensor t's value is computed from, if any.
+    std::string graphInputBehind(TensorId t) const
+    {
+        std::vector<TensorId> stack{t};
+        std::set<TensorId> seen;
+        while (!stack.empty()) {
+            const TensorId x = stack.back();
+            stack.pop_back();
+            if (x == kInvalidId || !seen.insert(x).second)
+                continue;
+            const Tensor &tx = m_g.tensor(x);
+            if (tx.kind == Tensor::Kind::Input)
+                return tx.name;
+            if (tx.data)
+                continue; // a constant (folded ones too): no run-time value behind it
+            if (tx.producer != kInvalidId)
+                for (TensorId in : m_g.node(tx.producer).inputs)
+                    stack.push_back(in);
+        }
+        return {};
     }
-    if (!c.small(outShape))
-        return DataPtr();
-    const std::string &op = c.n.opType;
-    Ints out;
-    out.reserve(static_cast<std::size_t>(count(outShape)));
-    bool ok = true;
-    forEachIndex(outShape, [&](const Ints &idx) {
-        std::int64_t ia = 0, ib = 0;
-        for (std::size_t i = 0; i < rank; ++i)
-            ia += idx[i] * sa[i], ib += idx[i] * sb[i];
-        const std::int64_t p = (*a)[static_cast<std::size_t>(ia)], q = (*b)[static_cast<std::size_t>(ib)];
-        std::int64_t v = 0;
-        if (op == "Add")
-            ok = ok && !__builtin_add_overflow(p, q, &v);
-        else if (op == "Sub")
-            ok = ok && !__builtin_sub_overflow(p, q, &v);
-        else if (op == "Mul")
-            ok = ok && !__builtin_mul_overflow(p, q, &v);
-        else if (q == 0 || (p == std::numeric_limits<std::int64_t>::min() && q == -1))
-            ok = false;
-        else
-            v = p / q;
-        out.push_back(v);
-    });
-    return ok ? makeData(x->dtype, std::move(outShape), out) : DataPtr();
-}
 
-Result foldRange(const FoldContext &c)
-{
-    const auto start = intsOf(c.data(0)), limit = intsOf(c.data(1)), delta = intsOf(c.data(2));
-    if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 || delta->size() != 1 ||
-        (*delta)[0] == 0)
-        return DataPtr();
-    const __int128 s = (*start)[0], l = (*limit)[0], dl = (*delta)[0];
-    const __int128 n = dl > 0 ? (l > s ? (l - s + dl - 1) / dl : 0) : (s > l ? (s - l - dl - 1) / -dl : 0);
-    if (n > c.options.maxElements)
-        return DataPtr();
-    Ints v(static_cast<std::size_t>(n));
-    for (std::size_t i = 0; i < v.size(); ++i)
-        v[i] = static_cast<std::int64_t>(s + dl * static_cast<__int128>(i));
-    return makeData(c.in(0)->data->dtype, {static_cast<std::int64_t>(n)}, v);
-}
+    // F4: the first pending tensor in topological order is the root cause; the
+    // message names its producer and the non-constant inputs it depends on.
+    Status reportPending(const std::vector<NodeId> &order) const
+    {
+        for (NodeId id : order) {
+            const Node &n = m_g.node(id);
+            for (TensorId t : n.outputs) {
+                if (!isPending(t))
+                    continue;
+                std::string why = "tensor " + m_pending.at(t) + "; ";
+                if (n.opaque) {
+                    why += "it is an output of opaque op '" + n.opType +
+                           "', declare its shape in the model's "
+                           "value_info";
+                    return Status::invalid(why, {.node = n.name, .tensor = m_g.tensor(t).name});
+                }
+                why += "neither onnx shape inference nor constant folding could compute it from op '" + n.opType + "'";
+                if (auto it = m_why.find(n.name); it != m_why.end())
+                    why += " (" + it->second + ")";
+                std::vector<std::string> dynamic;
+                for (TensorId in : n.inputs)
+                    if (in != kInvalidId && !m_g.tensor(in).data && isInteger(m_g.tensor(in).dtype)) {
+                        std::string s = "'" + m_g.tensor(in).name + "'";
+                        if (const std::string src = graphInputBehind(in); !src.empty() && src != m_g.tensor(in).name)
+                            s += " (computed from graph input '" + src + "')";
+                        dynamic.push_back(s);
+                    }
+                if (!dynamic.empty()) {
+                    why += ": its input";
+                    why += dynamic.size() == 1 ? " " : "s ";
+                    for (std::size_t i = 0; i < dynamic.size(); ++i)
+                        why += (i ? ", " : "") + dynamic[i];
+                    why += dynamic.size() == 1 ? " is not a constant" : " are not constants";
+                    why += ", so the dimension depends on data at run time";
+                }
+                return Status::invalid(why, {.node = n.name, .tensor = m_g.tensor(t).name});
+            }
+        }
+        return Status::ok();
+    }
 
-Result foldCast(const FoldContext &c)
-{
-    const TensorData *d = c.data(0);
-    const DType to = fromOnnxDType(static_cast<int>(c.n.attrInt("to", 0)));
-    if (!d || to == DType::Undefined)
-        return DataPtr();
-    if (isIntLike(d->dtype)) {
-        const auto v = intsOf(d);
-        return v ? makeData(to, d->shape, *v) : DataPtr();
-    }
-    // Float source: to integers by truncation (when in range), or between f32/f64.
-    const std::size_t n = static_cast<std::size_t>(count(d->shape));
-    std::vector<double> f(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        auto x = d->floatAt(static_cast<std::int64_t>(i));
-        if (!x)
-            return DataPtr();
-        f[i] = *x;
-    }
-    if (to == DType::Float32 || to == DType::Float64) {
-        auto r = std::make_shared<TensorData>();
-        r->dtype = to;
-        r->shape = d->shape;
-        r->bytes.resize(n * dtypeSize(to));
-        for (std::size_t i = 0; i < n; ++i)
-            to == DType::Float32 ? put(r->bytes, i, static_cast<float>(f[i])) : put(r->bytes, i, f[i]);
-        return DataPtr(std::move(r));
-    }
-    Ints v(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        if (!std::isfinite(f[i]) || std::fabs(f[i]) >= 9.2e18)
-            return DataPtr();
-        v[i] = static_cast<std::int64_t>(f[i]);
-    }
-    return makeData(to, d->shape, v);
-}
-
-Result foldConstantOfShape(const FoldContext &c)
-{
-    const auto dims = intsOf(c.data(0));
-    if (!dims)
-        return DataPtr();
-    const Shape shape(dims->begin(), dims->end());
-    if (!c.small(shape))
-        return DataPtr(); // also refuses negative dims and overflow
-    DataPtr value = makeData(DType::Float32, {1}, {0});
-    if (const Attribute *a = c.n.attr("value"))
-        if (auto *d = std::get_if<DataPtr>(&a->value))
-            value = *d;
-    const std::size_t es = dtypeSize(value->dtype);
-    if (value->isExternal() || es == 0 || value->bytes.size() != es)
-        return DataPtr();
-    auto r = std::make_shared<TensorData>();
-    r->dtype = value->dtype;
-    r->shape = shape;
-    const auto n = static_cast<std::size_t>(count(shape));
-    r->bytes.resize(n * es);
-    for (std::size_t i = 0; i < n; ++i)
-        std::memcpy(r->bytes.data() + i * es, value->bytes.data(), es);
-    return DataPtr(std::move(r));
-}
-
-struct Rule {
-    std::string_view op;
-    Result (*fold)(const FoldContext &);
-};
-constexpr Rule kRules[] = {
-    {"Constant", foldConstant},               // attribute → initializer (no size bound: the data exists)
-    {"Shape", foldShape},                     // static shape of any input, constant or not
-    {"Size", foldSize},                       // element count of any input
-    {"Identity", foldView},                   // same bytes, same shape
-    {"Reshape", foldView},                    // same bytes, the model's static output shape
-    {"Flatten", foldView},                    //   ″
-    {"Squeeze", foldView},                    //   ″
-    {"Unsqueeze", foldView},                  //   ″
-    {"Gather", foldGather},                   // constant data and indices, any element type
-    {"Concat", foldConcat},                   // constant inputs, any element type
-    {"Slice", foldSlice},                     // opset < 10 attributes or >= 10 inputs
-    {"Add", foldArith},                       // integers with broadcasting, overflow → no fold
-    {"Sub", foldArith},                       //   ″
-    {"Mul", foldArith},                       //   ″
-    {"Div", foldArith},                       //   ″ truncating; division by zero → no fold
-    {"Range", foldRange},                     // integer scalars
-    {"Cast", foldCast},                       // integer ↔ integer/float, float → float/integer
-    {"ConstantOfShape", foldConstantOfShape}, // filled with the `value` element
+    Graph &m_g;
+    const FoldOptions &m_options;
+    const ConstantEvaluator &m_evaluator;
+    std::map<TensorId, std::string> m_pending; // tensor -> why S7 could not type it
+    std::map<std::string, std::string> m_why;  // node -> why it was not inferred or evaluated
+    FoldReport m_stats;
 };
 
 } // namespace
 
+void setConstantEvaluator(ConstantEvaluator evaluator)
+{
+    installedEvaluator() = std::move(evaluator);
+}
+
+const ConstantEvaluator &constantEvaluator()
+{
+    return installedEvaluator();
+}
+
 Expected<FoldStats> foldConstants(Graph &g, const FoldOptions &options)
 {
-    auto order = topologicalOrder(g);
-    if (!order)
-        return order.status();
-    FoldStats stats;
-    std::vector<bool> erase(g.nodeCount(), false);
-    for (NodeId id : *order) {
-        const Node &n = g.node(id);
-        if (!n.domain.empty() || n.outputs.size() != 1 || n.outputs[0] == kInvalidId)
-            continue;
-        const auto rule =
-            std::find_if(std::begin(kRules), std::end(kRules), [&](const Rule &r) { return r.op == n.opType; });
-        if (rule == std::end(kRules))
-            continue;
-        auto folded = rule->fold(FoldContext{g, n, options});
-        if (!folded)
-            return folded.status().prefix("constant folding").at({.node = n.name});
-        if (!*folded)
-            continue;
-        Tensor &out = g.tensor(n.outputs[0]);
-        const TensorData &d = **folded;
-        if (d.dtype != out.dtype || d.shape != out.shape)
-            return Status::invalid("constant folding computes " + shapeStr(d.shape) + " " +
-                                       std::string(dtypeName(d.dtype)) + " but the model declares " +
-                                       shapeStr(out.shape) + " " + std::string(dtypeName(out.dtype)),
-                                   {.node = n.name, .tensor = out.name});
-        out.data = std::move(*folded);
-        out.kind = Tensor::Kind::Initializer;
-        erase[static_cast<std::size_t>(id)] = true;
-        ++stats.foldedNodes;
-        stats.constantNodes += n.opType == "Constant";
-    }
-    if (stats.foldedNodes > 0)
-        g.eraseNodes(erase);
-    return stats;
+    auto r = Folder(g, options, {}).run();
+    if (!r)
+        return r.status();
+    return r->stats;
+}
+
+Expected<onnximport::FoldReport> onnximport::foldConstants(Graph &g, const FoldOptions &options,
+                                                           const std::vector<PendingShape> &pending)
+{
+    return Folder(g, options, pending).run();
 }
 
 } // namespace tessera

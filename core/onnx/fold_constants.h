@@ -1,19 +1,16 @@
-// Constant folding of shape-only subgraphs.
+// S9: constant folding at import (the algorithm, its steps F1-F4 and its
+// bounds are described in fold_constants.cpp).
 //
-// Exporters spell static shape arithmetic out as nodes: PyTorch writes
-// Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])). With static shapes
-// (the importer resolved every symbolic dim) such chains are constants. This
-// pass evaluates, in topological order, every default-domain node whose op is
-// in the rule table below and whose inputs are constant (Shape and Size only
-// need a static input shape), and turns its output into an initializer:
-//   Constant, Shape, Size, Identity, Reshape, Flatten, Squeeze, Unsqueeze,
-//   Gather, Concat, Slice  (data movement, any element type)
-//   Add, Sub, Mul, Div, Range, Cast  (integer arithmetic on int64 values)
-//   ConstantOfShape
-// Work is bounded: nothing with more than FoldOptions::maxElements elements is
-// built (Constant nodes only move existing data and always fold). Integer
-// overflow or division by zero leaves the node alone. A result whose shape
-// contradicts the model's declared shape is an error naming the node.
+// Every default-domain node whose inputs are all constants is evaluated by the
+// constant evaluator (constant_evaluator.h: the reference backend's kernels,
+// so folding and running share one implementation of each op) and its outputs
+// become initializers; Constant, Shape and Size fold without it. Random ops
+// and DequantizeLinear never fold. Work is bounded: nothing with more than
+// FoldOptions::maxElements elements is evaluated (the node stays). A folding
+// failure, or a result whose shape contradicts the model's declared shape, is
+// an error naming the node. Inside the importer, folding also computes the
+// dims ONNX's inference left symbolic and names the node of a truly dynamic
+// one (onnximport::foldConstants in internal.h).
 // Assumes: every tensor has a static shape (importer S7).
 #pragma once
 

@@ -48,10 +48,34 @@ void reportOpaque(const Graph &g, const ImportContext &ctx)
             if (entry.first++ == 0)
                 entry.second = n.name;
         }
+    // Random draws are refused on purpose (docs/conformance.md, "Decisions").
+    auto isRandom = [](const std::string &op) {
+        return op == "Bernoulli" || op == "Multinomial" || op.starts_with("RandomNormal") ||
+               op.starts_with("RandomUniform");
+    };
     for (const auto &[op, entry] : ops)
-        ctx.log.warn("op '" + op + "' is not known to tessera; " + std::to_string(entry.first) +
-                         (entry.first == 1 ? " node" : " nodes") + " imported as opaque",
-                     ctx.at(entry.second));
+        ctx.log.warn(
+            "op '" + op + "' " +
+                (isRandom(op) ? "draws random numbers, which tessera does not generate" : "is not known to tessera") +
+                "; " + std::to_string(entry.first) + (entry.first == 1 ? " node" : " nodes") + " imported as opaque",
+            ctx.at(entry.second));
+}
+
+// "folded 5 constant nodes (3 evaluated): Shape_0, Gather_1, ..." (the first 20 names).
+std::string foldNote(const FoldReport &f)
+{
+    const std::int64_t n = f.stats.foldedNodes;
+    std::string s = "folded " + std::to_string(n) + " constant node" + (n == 1 ? "" : "s") + " (" +
+                    std::to_string(f.evaluatedNodes) + " evaluated";
+    if (f.inferredTensors > 0)
+        s += ", " + std::to_string(f.inferredTensors) + " shapes computed";
+    s += "):";
+    constexpr std::size_t kShown = 20;
+    for (std::size_t i = 0; i < f.folded.size() && i < kShown; ++i)
+        s += (i ? ", " : " ") + f.folded[i];
+    if (f.folded.size() > kShown)
+        s += ", ... (" + std::to_string(f.folded.size() - kShown) + " more)";
+    return s;
 }
 
 Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::path modelDir,
@@ -63,21 +87,30 @@ Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::
     TS_TRY(parseModel(bytes, ctx, model)); // S2
     r.metadata = metadataOf(model, path, static_cast<std::int64_t>(bytes.size()));
     dropUnusedOptionalOutputs(*model.mutable_graph(), ctx); // S2b
+    inlineControlFlow(model, ctx);                          // S2c
     auto g = buildStructure(model, ctx);                    // S3
     if (!g)
         return g.status();
     TS_TRY(validateProto(model, ctx));                        // S4
     TS_TRY(resolveSymbolicDims(*model.mutable_graph(), ctx)); // S5
     TS_TRY(checkAndInferShapes(model, ctx));                  // S6
-    TS_TRY(applyTypes(*g, model.graph(), ctx));               // S7
+    std::vector<PendingShape> pending;                        // dims S9 may compute
+    TS_TRY(applyTypes(*g, model.graph(), ctx, pending));      // S7
     TS_TRY(attachData(*g, *model.mutable_graph(), ctx));      // S8
     channelwiseLegacyPRelu(*g, ctx);                          // S8b
     model.Clear();
     if (options.foldConstants) { // S9
-        auto folded = foldConstants(*g, options.fold);
+        auto folded = foldConstants(*g, options.fold, pending);
         if (!folded)
             return folded.status().at(ctx.at());
-        r.fold = *folded;
+        r.fold = folded->stats;
+        if (r.fold.foldedNodes > 0)
+            ctx.log.note(foldNote(*folded), ctx.at());
+    } else if (!pending.empty()) {
+        const Tensor &t = g->tensor(pending.front().tensor);
+        return Status::invalid("tensor " + pending.front().reason +
+                                   "; constant folding, which might compute it, is off",
+                               ctx.at(g->node(t.producer).name, t.name));
     }
     if (options.checkShapes) // S10
         TS_TRY(checkShapes(*g, ctx));

@@ -5,13 +5,14 @@
 //   S1 read      importer.cpp        size limit, empty/missing file
 //   S2 parse     parse.cpp           protobuf with a total-bytes limit
 //   S2b optional drop_unused_outputs.cpp unread optional outputs (Dropout mask, MaxPool Indices...)
+//   S2c flow     inline_control_flow.cpp If/Loop/Scan with a static path → plain nodes
 //   S3 structure structure.cpp       unique names, wiring, dangling/duplicate/cycle, topo order
 //   S4 validate  validate_proto.cpp  dims, ranks, sizes, initializer data, external refs, attributes
 //   S5 dims      resolve_dims.cpp    symbolic dims → numbers (batch, sequence, ImportOptions::dims)
 //   S6 onnx      onnx_checks.cpp     onnx::checker + onnx shape inference (exceptions stop here)
 //   S7 types     apply_types.cpp     dtype and static shape of every tensor
 //   S8 data      attach_data.cpp     initializers (raw_data moved, external kept lazy) and attributes
-//   S9 fold      fold_constants.cpp  shape-only subgraphs and Constant nodes → initializers
+//   S9 fold      fold_constants.cpp  nodes with constant inputs → initializers, pending dims computed
 //   S10 shapes   check_shapes.cpp    ONNX's shapes agree with ops::inferShapes
 // Nothing throws out of these functions; libonnx's exceptions are caught in S6.
 #pragma once

@@ -38,6 +38,11 @@ Status parseModel(std::string_view bytes, const ImportContext &ctx, ::onnx::Mode
 // become omitted outputs, whatever type the model declares for them.
 void dropUnusedOptionalOutputs(::onnx::GraphProto &graph, const ImportContext &ctx);
 
+// S2c inline_control_flow.cpp: If with a constant condition, Loop with a
+// small constant trip count and Scan with static lengths become plain nodes;
+// any other control flow stays (opaque later) with a warning naming the node.
+void inlineControlFlow(::onnx::ModelProto &model, const ImportContext &ctx);
+
 // S3 structure.cpp: the Graph's tensors and nodes (names made unique and
 // written back to the proto), dangling inputs, duplicate producers and cycles;
 // reorders the proto's nodes topologically when they are not. Attributes, types
@@ -75,9 +80,18 @@ private:
 // (non-strict, with data propagation). Every libonnx exception ends here.
 Status checkAndInferShapes(::onnx::ModelProto &model, const ImportContext &ctx);
 
+// A tensor whose shape S6 left unknown or symbolic, for S9 to compute.
+struct PendingShape {
+    TensorId tensor = kInvalidId;
+    std::string reason; // "has symbolic dimension 'unk__0' (axis 0) that no graph input fixes"
+};
+
 // S7 apply_types.cpp: dtype and static shape of every Graph tensor from the
-// inferred value infos; unknown dims are errors naming the tensor.
-Status applyTypes(Graph &g, const ::onnx::GraphProto &graph, const ImportContext &ctx);
+// inferred value infos. An unknown dim of a tensor a default-domain node
+// produces is appended to `pending` for S9; any other is an error naming the
+// tensor.
+Status applyTypes(Graph &g, const ::onnx::GraphProto &graph, const ImportContext &ctx,
+                  std::vector<PendingShape> &pending);
 
 // S8 attach_data.cpp: initializer data (raw_data moved out of the proto) and
 // node attributes. Destroys the payloads in `graph`.
@@ -86,6 +100,16 @@ Status attachData(Graph &g, ::onnx::GraphProto &graph, const ImportContext &ctx)
 // S8b legacy_prelu.cpp: an opset < 7 PRelu's constant per-channel slope [C]
 // becomes [C, 1, ..., 1], the broadcasting form of the same meaning.
 void channelwiseLegacyPRelu(Graph &g, const ImportContext &ctx);
+
+// S9 fold_constants.cpp (see fold_constants.cpp's header): foldConstants
+// with the tensors S7 left pending, and what it did for the import log.
+struct FoldReport {
+    FoldStats stats;
+    std::int64_t evaluatedNodes = 0;  // folded by the constant evaluator
+    std::int64_t inferredTensors = 0; // pending shapes made static
+    std::vector<std::string> folded;  // names of the folded nodes, in order
+};
+Expected<FoldReport> foldConstants(Graph &g, const FoldOptions &options, const std::vector<PendingShape> &pending);
 
 // S10 check_shapes.cpp: ops::inferShapes agrees with the imported shapes for
 // every known op (nodes ops rejects as Unsupported become opaque with a warning).

@@ -112,6 +112,7 @@ struct ModelBuilder::Impl {
     std::map<std::string, int> elemTypes;
     std::set<std::string> nodeNames;
     std::set<std::string> graphIo; // inputs, outputs and initializers: no value_info
+    std::set<std::string> untyped; // forgetShape(): no value_info either
     std::int64_t parameters = 0;
     std::int64_t parameterLimit = ModelBuilder::kDefaultParameterLimit;
     Status status;
@@ -323,6 +324,31 @@ const std::vector<std::int64_t> &ModelBuilder::shape(const std::string &value) c
     const auto it = d->shapes.find(value);
     TS_ASSERT_MSG(it != d->shapes.end(), "shape of an unknown value");
     return it->second;
+}
+
+void ModelBuilder::setElemType(const std::string &value, int elemType)
+{
+    TS_ASSERT_MSG(d->elemTypes.count(value), "setElemType of an unknown value");
+    d->elemTypes[value] = elemType;
+}
+
+void ModelBuilder::forgetShape(const std::string &value)
+{
+    TS_ASSERT_MSG(d->shapes.count(value) && !d->graphIo.count(value), "forgetShape of an unknown or graph value");
+    d->untyped.insert(value);
+}
+
+void ModelBuilder::setDimParam(const std::string &graphValue, int axis, const std::string &param)
+{
+    for (auto *list : {d->graph->mutable_input(), d->graph->mutable_output()})
+        for (onnx::ValueInfoProto &v : *list)
+            if (v.name() == graphValue) {
+                auto *shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
+                TS_ASSERT_MSG(axis >= 0 && axis < shape->dim_size(), "setDimParam axis out of range");
+                shape->mutable_dim(axis)->set_dim_param(param);
+                return;
+            }
+    TS_ASSERT_MSG(false, "setDimParam of a value that is not a graph input or output");
 }
 
 std::int64_t ModelBuilder::parameterCount() const
@@ -565,7 +591,7 @@ Expected<std::unique_ptr<onnx::ModelProto>> ModelBuilder::finish()
     // Record every intermediate shape so strict inference checks them all.
     for (const onnx::NodeProto &n : d->graph->node())
         for (const std::string &out : n.output())
-            if (!d->graphIo.count(out))
+            if (!d->graphIo.count(out) && !d->untyped.count(out))
                 setType(*d->graph->add_value_info(), out, d->elemTypes.at(out), d->shapes.at(out));
     try {
         onnx::shape_inference::InferShapes(*d->model, onnx::OpSchemaRegistry::Instance(),

@@ -72,6 +72,14 @@ public:
                                   const std::vector<std::vector<std::int64_t>> &outShapes);
 
     const std::vector<std::int64_t> &shape(const std::string &value) const;
+
+    // What an exporter leaves out or leaves open, for import tests:
+    // the element type of a node output the builder cannot guess (Equal's bool),
+    void setElemType(const std::string &value, int elemType);
+    // no value_info for `value` (the builder still knows its shape for helpers),
+    void forgetShape(const std::string &value);
+    // and a graph input's or output's dim `axis` written as the symbol `param`.
+    void setDimParam(const std::string &graphValue, int axis, const std::string &param);
     std::int64_t parameterCount() const; // elements in all initializers so far
 
     // Weights are refused once all of them together would exceed this many

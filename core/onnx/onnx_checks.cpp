@@ -10,6 +10,8 @@
 //  - default-domain ops with no ONNX schema (made-up or newer ops) would stop
 //    the checker; they move to a private domain first, so the checker and
 //    inference skip them and they import as opaque nodes (S3 marked them);
+//    so do ops whose libonnx inference is wrong (wrongInference: STFT), which
+//    S3 did not mark, so Tessera's own inference types them;
 //  - an ir_version newer than libonnx knows is checked as the newest it knows,
 //    with a warning;
 //  - the checker stats external data files relative to the process's working
@@ -44,6 +46,15 @@ namespace {
 
 constexpr const char *kUnknownDomain = "ai.tessera.unknown";
 
+// Ops whose libonnx 1.12 shape inference contradicts the ONNX spec: STFT
+// ignores onesided (9 bins of a 16-sample frame become 16) and refuses the
+// model's correct declaration. They are hidden like unknown ops; ops::inferShapes
+// types their outputs instead (S9 F1, or S10 against a declared shape).
+bool wrongInference(const std::string &op)
+{
+    return op == "STFT";
+}
+
 void hideUnknownOps(::onnx::ModelProto &model)
 {
     int opset = 0;
@@ -52,7 +63,8 @@ void hideUnknownOps(::onnx::ModelProto &model)
             opset = static_cast<int>(op.version());
     bool any = false;
     for (auto &n : *model.mutable_graph()->mutable_node())
-        if (normalDomain(n.domain()).empty() && !::onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "")) {
+        if (normalDomain(n.domain()).empty() &&
+            (!::onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "") || wrongInference(n.op_type()))) {
             n.set_domain(kUnknownDomain);
             any = true;
         }

@@ -23,6 +23,10 @@ namespace tessera::ops {
 
 using namespace detail;
 
+namespace detail {
+std::span<const OpDef> spectralOps(); // spectral.cpp (declared here, not in opdef.h, which every family includes)
+} // namespace detail
+
 namespace {
 
 const std::vector<OpDef> &table()
@@ -31,7 +35,7 @@ const std::vector<OpDef> &table()
         std::vector<OpDef> all;
         for (auto family : {convOps(), poolOps(), elementwiseOps(), mathOps(), indexedOps(), lossOps(), matmulOps(),
                             normOps(), reduceOps(), shapeOps(), movementOps(), resizeOps(), quantOps(), recurrentOps(),
-                            einsumOps(), nmsOps(), uniqueOps(), tfidfOps()})
+                            einsumOps(), nmsOps(), uniqueOps(), tfidfOps(), spectralOps()})
             all.insert(all.end(), family.begin(), family.end());
         std::sort(all.begin(), all.end(), [](const OpDef &a, const OpDef &b) { return a.type < b.type; });
         for (std::size_t i = 1; i < all.size(); ++i)

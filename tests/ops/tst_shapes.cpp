@@ -645,7 +645,10 @@ TEST(Shapes, KnownOps)
                                                  "MaxUnpool",
                                                  "Upsample",
                                                  "RoiAlign",
-                                                 "TfIdfVectorizer"};
+                                                 "TfIdfVectorizer",
+                                                 "DFT",
+                                                 "STFT",
+                                                 "MelWeightMatrix"};
     for (auto op : required)
         EXPECT_TRUE(isKnownOp(op)) << op;
     for (auto op : added)
