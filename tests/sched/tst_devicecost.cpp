@@ -350,3 +350,28 @@ TEST(DeviceCostModel, MeasuredKernelsReplaceEstimates)
     EXPECT_EQ(measured->result.plan.totalCost().kind, CostKind::Estimated); // mixed: an estimate
     EXPECT_GT(measured->result.plan.estimatedLatencyNs(), modelled->result.plan.estimatedLatencyNs() + 0.9e6);
 }
+
+// A shaped launch's atomics (brickdl-icpp24 §3.2.2, §4.3.1): overheads.atomic each at the
+// device's rate, added to the launch's time and shown as sync time.
+TEST(DeviceCostModel, ShapedLaunchAtomicsAddAtTheDeviceRate)
+{
+    auto a100 = DeviceRegistry::standard().lookup("nvidia-a100");
+    ASSERT_TRUE(a100.isOk()) << a100.status().str();
+    const DeviceCostModel model(*a100);
+    ShapedLaunch s;
+    s.opClass = OpClass::Gemm;
+    s.flops = 1e9;
+    s.blocks = 108 * 8 * 3;
+    s.bytesByLevel[""] = 1e6;
+    const KernelEstimate plain = model.estimateShapedKernel({s});
+    s.atomics = 1000;
+    const KernelEstimate atomics = model.estimateShapedKernel({s});
+    const double want = 1000 * a100->overheads.atomicNs;
+    EXPECT_NEAR(atomics.cost.timeNs - plain.cost.timeNs, want, 1e-6 * want);
+    EXPECT_NEAR(atomics.cost.syncNs, want, 1e-6 * want);
+    // Negative twin: without atomics no sync time.
+    EXPECT_EQ(plain.cost.syncNs, 0);
+    EXPECT_NEAR(atomics.cost.launchNs + atomics.cost.computeNs + atomics.cost.memoryNs + atomics.cost.contentionNs +
+                    atomics.cost.syncNs,
+                atomics.cost.timeNs, 1e-6 * atomics.cost.timeNs);
+}
