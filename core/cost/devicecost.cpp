@@ -414,7 +414,9 @@ KernelEstimate DeviceCostModel::estimateShapedKernel(const std::vector<ShapedLau
         const double bandwidthPerCore = bound->bandwidthBytesPerSec * m_device.calibration.memoryEfficiency / m_cores;
         k = finish(k, peak * m_device.calibration.computeEfficiency / 1e9, bandwidthPerCore / 1e9);
         if (s.atomics > 0 && m_device.overheads.atomicNs > 0) {
-            k.waitNs = s.atomics * m_device.overheads.atomicNs;
+            const std::int64_t slots = std::max<std::int64_t>(1, static_cast<std::int64_t>(k.cores) * k.residentBlocks);
+            const auto waves = static_cast<double>(ceilDiv(k.blocks, slots));
+            k.waitNs = waves * s.atomics / static_cast<double>(k.blocks) * m_device.overheads.atomicNs;
             k.aloneNs += k.waitNs;
             k.demandCores = std::min<double>(k.cores, static_cast<double>(k.blocks) * k.blockNs / k.aloneNs);
         }

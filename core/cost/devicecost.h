@@ -51,8 +51,9 @@
 // Shaped launches (costmodel.h ShapedLaunch: a scheduler's own geometry, e.g. a
 //    Welder tile-graph kernel, a BrickDL merged sub-graph) skip S1/S2 and go
 //    through S3/S4 with the level whose bytes take longest at its bandwidth as
-//    the memory bound; a launch's atomics take overheads.atomic each at the
-//    device's rate (brickdl-icpp24 §4.3.1), added as syncNs in the parts.
+//    the memory bound; a launch's atomics (overheads.atomic of latency each,
+//    brickdl-icpp24 §4.3.1) add a block's share once per wave of resident
+//    blocks, as syncNs in the parts.
 // Energy: FLOPs × pJ/op of the unit + bytes × pJ/byte of the level + static
 // power × time.
 // Assumes: the reference dtype of a launch is its first output's; every unit

@@ -351,9 +351,9 @@ TEST(DeviceCostModel, MeasuredKernelsReplaceEstimates)
     EXPECT_GT(measured->result.plan.estimatedLatencyNs(), modelled->result.plan.estimatedLatencyNs() + 0.9e6);
 }
 
-// A shaped launch's atomics (brickdl-icpp24 §3.2.2, §4.3.1): overheads.atomic each at the
-// device's rate, added to the launch's time and shown as sync time.
-TEST(DeviceCostModel, ShapedLaunchAtomicsAddAtTheDeviceRate)
+// A shaped launch's atomics (brickdl-icpp24 §3.2.2, §4.3.1): overheads.atomic of latency
+// each on a block's path; resident blocks wait together, so a block's share adds once per wave.
+TEST(DeviceCostModel, ShapedLaunchAtomicsAddOncePerWave)
 {
     auto a100 = DeviceRegistry::standard().lookup("nvidia-a100");
     ASSERT_TRUE(a100.isOk()) << a100.status().str();
@@ -361,12 +361,14 @@ TEST(DeviceCostModel, ShapedLaunchAtomicsAddAtTheDeviceRate)
     ShapedLaunch s;
     s.opClass = OpClass::Gemm;
     s.flops = 1e9;
-    s.blocks = 108 * 8 * 3;
+    s.blocks = 108 * 8 * 3; // three full waves of 256-thread blocks
     s.bytesByLevel[""] = 1e6;
     const KernelEstimate plain = model.estimateShapedKernel({s});
-    s.atomics = 1000;
+    s.atomics = 10.0 * static_cast<double>(s.blocks); // ten per block
     const KernelEstimate atomics = model.estimateShapedKernel({s});
-    const double want = 1000 * a100->overheads.atomicNs;
+    ASSERT_EQ(atomics.launches.size(), 1u);
+    ASSERT_EQ(atomics.launches[0].residentBlocks, 8);
+    const double want = 3 * 10 * a100->overheads.atomicNs;
     EXPECT_NEAR(atomics.cost.timeNs - plain.cost.timeNs, want, 1e-6 * want);
     EXPECT_NEAR(atomics.cost.syncNs, want, 1e-6 * want);
     // Negative twin: without atomics no sync time.
