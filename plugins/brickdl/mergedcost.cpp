@@ -1,6 +1,7 @@
 #include "plugins/brickdl/mergedcost.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -34,7 +35,7 @@ Expected<MergedKernel> mergedKernel(const Graph &g, const SubGraph &sub, const s
     std::unordered_map<TensorId, double> outsideRead; // external activations and weights: bytes read in all
     double onChip = 0, mainMemory = 0;
     std::vector<double> weight(work.size(), 0.0);
-    double flops = 0, elementsTotal = 0;
+    double flops = 0, elementsTotal = 0, largestBrick = 0;
     for (std::size_t i = 0; i < work.size(); ++i) {
         const Node &node = g.node(work[i].node);
         const Tensor &out = g.tensor(node.outputs[0]);
@@ -42,6 +43,7 @@ Expected<MergedKernel> mergedKernel(const Graph &g, const SubGraph &sub, const s
         const double f = elements * flopsPerElement[work[i].node];
         flops += f;
         elementsTotal += elements;
+        largestBrick = std::max(largestBrick, elements);
         weight[i] = f;
         const double written = elements * static_cast<double>(dtypeSize(out.dtype));
         (outputs.count(work[i].node) ? mainMemory : onChip) += written;
@@ -69,6 +71,8 @@ Expected<MergedKernel> mergedKernel(const Graph &g, const SubGraph &sub, const s
         onChip += bytes - once;
     }
     s.flops = flops;
+    // One thread per output element of the largest brick, in whole warps, at most 1024 (CUDA's limit).
+    s.threadsPerBlock = static_cast<int>(std::clamp(std::ceil(largestBrick / 32.0) * 32.0, 32.0, 1024.0));
     s.bytesByLevel[""] = mainMemory;
     if (!onChipLevel.empty())
         s.bytesByLevel[onChipLevel] = onChip;

@@ -18,8 +18,10 @@
 //     chip with the sub-graph, §3.3.1).
 // A brick computation's share of the kernel (for the plan's tasks) is its
 // share of the FLOPs (of the elements where the FLOPs are zero).
-// Choice where the paper is vague: a brick's thread block has 256 threads
-// and no shared memory (the bricks live in global memory / L2, §3.1).
+// Choices where the paper is vague: a brick's thread block has one thread per
+// output element of the largest brick (all channels), in whole warps, at most
+// 1024 (CUDA's limit), and no shared memory (the bricks live in global memory
+// / L2, §3.1).
 #pragma once
 
 #include "core/cost/costmodel.h"
