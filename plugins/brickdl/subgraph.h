@@ -6,6 +6,7 @@
 //   padded.h     §3.2.1  halo growth, Δ
 //   memoized.h   §3.2.2  backtracking over dependent bricks, atomics
 //   strategy.h   §3.3.2  padded or memoized per sub-graph
+//   mergedcost.h §4.3    a merged sub-graph as one kernel of brick blocks
 //   lower.h              bricks → ExecutionPlan tasks
 #pragma once
 
