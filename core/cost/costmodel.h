@@ -46,6 +46,7 @@ struct Launch {
     double aloneNs = 0;       // alone on the device: waves, tail and occupancy included
     double demandCores = 0;   // cores' worth of throughput it uses alone (≤ cores)
     bool memoryBound = false; // bytes, not FLOPs, limit a block
+    double waitNs = 0;        // part of aloneNs spent on atomics (ShapedLaunch::atomics)
 };
 
 // A kernel as the model sees it: its launches and its cost alone on the
@@ -69,6 +70,11 @@ struct ShapedLaunch {
     int registersPerThread = 32;
     std::int64_t sharedBytesPerBlock = 0;
     std::map<std::string, double> bytesByLevel; // device level name ("" = slowest) -> bytes; unknown names ignored
+    // Atomic operations of the launch on global memory (tags, locks: brickdl-icpp24 §3.2.2), spread
+    // evenly over its blocks. Each is overheads.atomicNs of latency on its block's path (§4.3.1's
+    // 87.45 ns on the A100); blocks resident together wait at the same time, so a block's share
+    // adds once per wave of resident blocks. The parts show it as syncNs.
+    double atomics = 0;
 };
 
 // Kernels issued together between two synchronisations: per stream, per

@@ -410,6 +410,13 @@ KernelEstimate DeviceCostModel::estimateShapedKernel(const std::vector<ShapedLau
         k.cores = unitCores;
         const double bandwidthPerCore = bound->bandwidthBytesPerSec * m_device.calibration.memoryEfficiency / m_cores;
         k = finish(k, peak * m_device.calibration.computeEfficiency / 1e9, bandwidthPerCore / 1e9);
+        if (s.atomics > 0 && m_device.overheads.atomicNs > 0) {
+            const std::int64_t slots = std::max<std::int64_t>(1, static_cast<std::int64_t>(k.cores) * k.residentBlocks);
+            const auto waves = static_cast<double>(ceilDiv(k.blocks, slots));
+            k.waitNs = waves * s.atomics / static_cast<double>(k.blocks) * m_device.overheads.atomicNs;
+            k.aloneNs += k.waitNs;
+            k.demandCores = std::min<double>(k.cores, static_cast<double>(k.blocks) * k.blockNs / k.aloneNs);
+        }
         est.cost.energyJ += k.flops * m_device.energyPerOpPj(s.dtype, UnitKind::Vector) * 1e-12;
         est.launches.push_back(k);
     }
@@ -549,7 +556,8 @@ StageEstimate DeviceCostModel::stage(const std::vector<std::vector<const KernelE
         TaskCost &c = out.costs[e.stream][e.kernel];
         const double from = streamEnd[e.stream];
         c.launchNs += std::max(0.0, e.startNs - from);
-        (l.memoryBound ? c.memoryNs : c.computeNs) += l.aloneNs;
+        (l.memoryBound ? c.memoryNs : c.computeNs) += l.aloneNs - l.waitNs;
+        c.syncNs += l.waitNs;
         c.contentionNs += std::max(0.0, (e.endNs - e.startNs) - l.aloneNs);
         c.timeNs += e.endNs - from;
         streamEnd[e.stream] = e.endNs;

@@ -52,8 +52,11 @@
 //    multi-stream stage that follows a one-stream stage (one sync, once per
 //    run of multi-stream stages) and that such a stage's first launch waits.
 // Shaped launches (costmodel.h ShapedLaunch: a scheduler's own geometry, e.g. a
-//    Welder tile-graph kernel) skip S1/S2 and go through S3/S4 with the level
-//    whose bytes take longest at its bandwidth as the memory bound.
+//    Welder tile-graph kernel, a BrickDL merged sub-graph) skip S1/S2 and go
+//    through S3/S4 with the level whose bytes take longest at its bandwidth as
+//    the memory bound; a launch's atomics (overheads.atomic of latency each,
+//    brickdl-icpp24 §4.3.1) add a block's share once per wave of resident
+//    blocks, as syncNs in the parts.
 // Energy: FLOPs × pJ/op of the unit + bytes × pJ/byte of the level + static
 // power × time.
 // Assumes: the reference dtype of a launch is its first output's; every unit

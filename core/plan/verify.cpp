@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace tessera {
@@ -50,17 +51,24 @@ public:
             return (m_bits[static_cast<std::size_t>(t) * m_words + static_cast<std::size_t>(ancestor) / 64] >>
                     (static_cast<std::size_t>(ancestor) % 64)) &
                    1ULL;
-        std::vector<TaskId> stack{t};
-        std::vector<bool> seen(m_n, false);
-        while (!stack.empty()) {
-            TaskId x = stack.back();
-            stack.pop_back();
+        // DFS over the tasks between the two (deps point to earlier tasks); `m_seen` holds the
+        // query's stamp for visited tasks, so a query costs what it visits, not the plan's size.
+        if (m_seen.empty())
+            m_seen.assign(m_n, 0);
+        if (++m_stamp == 0) {
+            std::fill(m_seen.begin(), m_seen.end(), 0);
+            m_stamp = 1;
+        }
+        m_stack.assign(1, t);
+        while (!m_stack.empty()) {
+            const TaskId x = m_stack.back();
+            m_stack.pop_back();
             for (TaskId d : m_plan.tasks[static_cast<std::size_t>(x)].deps) {
                 if (d == ancestor)
                     return true;
-                if (d > ancestor && !seen[static_cast<std::size_t>(d)]) {
-                    seen[static_cast<std::size_t>(d)] = true;
-                    stack.push_back(d);
+                if (d > ancestor && m_seen[static_cast<std::size_t>(d)] != m_stamp) {
+                    m_seen[static_cast<std::size_t>(d)] = m_stamp;
+                    m_stack.push_back(d);
                 }
             }
         }
@@ -72,12 +80,145 @@ private:
     const ExecutionPlan &m_plan;
     std::size_t m_n = 0, m_words = 0;
     std::vector<std::uint64_t> m_bits;
+    mutable std::vector<std::uint32_t> m_seen;
+    mutable std::uint32_t m_stamp = 0;
+    mutable std::vector<TaskId> m_stack;
 };
 
-bool overlaps(const ops::Region &a, const ops::Region &b)
+// The regions of one tensor bucketed on a coarse grid (cells of about the
+// regions' median extent per dim), so an overlap query visits the regions near
+// it instead of all of them. Regions spanning many cells, and queries that
+// would, fall back to a list scanned every time / to a full scan: the answer is
+// always every overlapping region, each once.
+class RegionIndex
 {
-    return !regionEmpty(regionIntersect(a, b));
-}
+public:
+    explicit RegionIndex(const std::vector<const ops::Region *> &items) : m_items(items), m_seen(items.size(), 0)
+    {
+        if (items.size() < 32 || items.front()->empty())
+            return;
+        const std::size_t rank = items.front()->size();
+        m_cell.assign(rank, 1);
+        m_count.assign(rank, 1);
+        for (std::size_t d = 0; d < rank; ++d) {
+            std::vector<std::int64_t> extents;
+            std::int64_t end = 1;
+            for (const ops::Region *r : items) {
+                if (r->size() != rank)
+                    return; // mixed ranks: scan
+                extents.push_back(std::max<std::int64_t>(1, (*r)[d].size()));
+                end = std::max(end, (*r)[d].end);
+            }
+            std::nth_element(extents.begin(), extents.begin() + static_cast<std::ptrdiff_t>(extents.size() / 2),
+                             extents.end());
+            m_cell[d] = extents[extents.size() / 2];
+            m_count[d] = (end + m_cell[d] - 1) / m_cell[d];
+        }
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (cellsOf(*items[i]) > kMaxCells) {
+                m_wide.push_back(i);
+                continue;
+            }
+            forCells(*items[i], [&](std::int64_t c) { m_buckets[c].push_back(i); });
+        }
+        m_indexed = true;
+    }
+
+    // f(i) once for every item overlapping `q`.
+    template <class F> void forOverlapping(const ops::Region &q, F f) const
+    {
+        if (!m_indexed || q.size() != m_cell.size() || cellsOf(q) > kMaxCells) {
+            for (std::size_t i = 0; i < m_items.size(); ++i)
+                if (overlaps(*m_items[i], q))
+                    f(i);
+            return;
+        }
+        if (++m_stamp == 0) {
+            std::fill(m_seen.begin(), m_seen.end(), 0);
+            m_stamp = 1;
+        }
+        auto visit = [&](std::size_t i) {
+            if (m_seen[i] == m_stamp)
+                return;
+            m_seen[i] = m_stamp;
+            if (overlaps(*m_items[i], q))
+                f(i);
+        };
+        for (std::size_t i : m_wide)
+            visit(i);
+        forCells(q, [&](std::int64_t c) {
+            const auto it = m_buckets.find(c);
+            if (it != m_buckets.end())
+                for (std::size_t i : it->second)
+                    visit(i);
+        });
+    }
+
+private:
+    static constexpr std::int64_t kMaxCells = 4096;
+    static bool overlaps(const ops::Region &a, const ops::Region &b)
+    {
+        if (a.size() != b.size())
+            return !regionEmpty(regionIntersect(a, b));
+        for (std::size_t d = 0; d < a.size(); ++d)
+            if (a[d].begin >= b[d].end || b[d].begin >= a[d].end)
+                return false;
+        return true;
+    }
+    // Cell range of `r` along dim d, clamped to the grid ([lo, hi), possibly empty).
+    std::pair<std::int64_t, std::int64_t> span(const ops::Region &r, std::size_t d) const
+    {
+        const std::int64_t lo = std::clamp<std::int64_t>(r[d].begin / m_cell[d], 0, m_count[d]);
+        const std::int64_t hi =
+            std::clamp<std::int64_t>((std::max(r[d].end, r[d].begin + 1) + m_cell[d] - 1) / m_cell[d], lo, m_count[d]);
+        return {lo, hi};
+    }
+    std::int64_t cellsOf(const ops::Region &r) const
+    {
+        std::int64_t n = 1;
+        for (std::size_t d = 0; d < m_cell.size() && n <= kMaxCells; ++d) {
+            const auto [lo, hi] = span(r, d);
+            n *= std::max<std::int64_t>(hi - lo, 1);
+        }
+        return n;
+    }
+    template <class F> void forCells(const ops::Region &r, F f) const
+    {
+        const std::size_t rank = m_cell.size();
+        std::vector<std::int64_t> lo(rank), hi(rank), at(rank);
+        for (std::size_t d = 0; d < rank; ++d) {
+            std::tie(lo[d], hi[d]) = span(r, d);
+            if (hi[d] <= lo[d])
+                return;
+            at[d] = lo[d];
+        }
+        while (true) {
+            std::int64_t key = 0;
+            for (std::size_t d = 0; d < rank; ++d)
+                key = key * m_count[d] + at[d];
+            f(key);
+            std::size_t d = rank;
+            while (d > 0) {
+                --d;
+                if (++at[d] < hi[d])
+                    break;
+                at[d] = lo[d];
+                if (d == 0)
+                    return;
+            }
+            if (rank == 0)
+                return;
+        }
+    }
+
+    const std::vector<const ops::Region *> &m_items;
+    std::vector<std::int64_t> m_cell, m_count;
+    std::unordered_map<std::int64_t, std::vector<std::size_t>> m_buckets;
+    std::vector<std::size_t> m_wide;
+    bool m_indexed = false;
+    mutable std::vector<std::uint32_t> m_seen;
+    mutable std::uint32_t m_stamp = 0;
+};
 
 } // namespace
 
@@ -184,12 +325,18 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
         const Tensor &tt = g.tensor(tensor);
         const std::int64_t total = tt.elements();
         std::int64_t sum = 0;
+        std::vector<const ops::Region *> items;
+        items.reserve(tiles.size());
+        for (const ops::Region &r : tiles)
+            items.push_back(&r);
+        const RegionIndex index(items);
         for (std::size_t i = 0; i < tiles.size(); ++i) {
             sum += ops::regionElements(tiles[i]);
-            for (std::size_t j = 0; j < i && tiles.size() <= 4096; ++j)
-                if (overlaps(tiles[i], tiles[j]))
-                    return Status::invalid("output computed twice by tasks not marked recompute",
-                                           {.node = g.node(tt.producer).name, .tensor = tt.name});
+            bool twice = false;
+            index.forOverlapping(tiles[i], [&](std::size_t j) { twice = twice || j != i; });
+            if (twice)
+                return Status::invalid("output computed twice by tasks not marked recompute",
+                                       {.node = g.node(tt.producer).name, .tensor = tt.name});
         }
         if (sum != total)
             return Status::invalid("tiles cover " + std::to_string(sum) + " of " + std::to_string(total) +
@@ -200,6 +347,16 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
     // S4: dependencies. Every region a task reads from another kernel's output
     // must be produced by tasks it (transitively) depends on.
     TaskAncestry ancestry(plan);
+    std::unordered_map<TensorId, std::vector<const ops::Region *>> producerRegions;
+    std::unordered_map<TensorId, RegionIndex> producerIndex;
+    for (const auto &[tensor, list] : producers) {
+        auto &items = producerRegions[tensor];
+        for (const auto &pr : list)
+            items.push_back(&pr.second);
+    }
+    for (const auto &[tensor, items] : producerRegions)
+        producerIndex.try_emplace(tensor, items);
+    std::vector<std::size_t> near;
     for (const Task &t : plan.tasks) {
         if (t.kind != TaskKind::Compute)
             continue;
@@ -212,14 +369,19 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
                 return Status::invalid("reads a tensor no task produces",
                                        {.node = taskLoc(plan, t.id).node, .tensor = src.name});
             bool covered = false;
-            for (const auto &[p, pr] : it->second) {
-                if (!overlaps(pr, region))
-                    continue;
+            // The producers whose regions overlap the read (an alternative below contains part of it,
+            // so it overlaps it too).
+            near.clear();
+            producerIndex.at(tensor).forOverlapping(region, [&](std::size_t i) { near.push_back(i); });
+            std::sort(near.begin(), near.end());
+            for (std::size_t i : near) {
+                const auto &[p, pr] = it->second[i];
                 if (p >= t.id || !ancestry.dependsOn(t.id, p)) {
                     // Another task computing the same region that t does depend on is fine (recompute).
                     // (The intersection is taken out here: clang 14 cannot capture structured bindings.)
                     const auto needed = regionIntersect(pr, region);
-                    const bool alternative = std::any_of(it->second.begin(), it->second.end(), [&](const auto &q) {
+                    const bool alternative = std::any_of(near.begin(), near.end(), [&](std::size_t j) {
+                        const auto &q = it->second[j];
                         return q.first < t.id && ancestry.dependsOn(t.id, q.first) && regionContains(q.second, needed);
                     });
                     if (!alternative)

@@ -62,7 +62,7 @@ public:
                  {"delta", "cost"}},
                 {"cut_fill",
                  OptionSpec::Kind::Double,
-                 0.5,
+                 0.55,
                  "fraction of the on-chip level filled before cutting after pooling/BN",
                  0,
                  1,
@@ -129,6 +129,7 @@ public:
         const int cores = std::max(1, device.totalCores());
         std::vector<PaddedBricks> padded(subs.size());
         std::vector<MemoizedBricks> memo(subs.size());
+        std::vector<MergedKernel> paddedKernels(subs.size()), memoKernels(subs.size());
         for (std::size_t i = 0; i < subs.size(); ++i) {
             if (req.cancelled())
                 return Status::error(ErrorCode::Cancelled, "cancelled");
@@ -160,20 +161,14 @@ public:
                                  "backtracking from every output brick");
             sm.numbers = {{"bricks", double(m->order.size())}, {"tag_bytes", double(m->tagBytes)}};
             sm.touched = sub.nodes;
-            // S5: both variants lowered alone and timed by the device cost model.
-            StrategyEstimates est;
-            {
-                ExecutionPlan tmp;
-                BrickLowering l(tmp, g, *req.cost, device, level->name);
-                l.padded(sub, *p, -1);
-                est.paddedNs = tmp.estimatedLatencyNs();
-            }
-            {
-                ExecutionPlan tmp;
-                BrickLowering l(tmp, g, *req.cost, device, level->name);
-                l.memoized(sub, *m, -1);
-                est.memoizedNs = tmp.estimatedLatencyNs();
-            }
+            // S5: both variants as the merged kernel the device runs (mergedcost.h), timed by the shared model.
+            auto pk = paddedKernel(g, sub, *p, *req.cost, level->name);
+            if (!pk)
+                return pk.status();
+            auto mk = memoizedKernel(g, sub, *m, *req.cost, level->name);
+            if (!mk)
+                return mk.status();
+            StrategyEstimates est{pk->estimate.cost.timeNs, mk->estimate.cost.timeNs};
             sub.strategy = chooseStrategy(g, sub, *p, *m, est, so, decisions, trace);
             if (sub.strategy == Strategy::Library) {
                 sub.merged = false;
@@ -181,6 +176,8 @@ public:
             }
             padded[i] = std::move(*p);
             memo[i] = std::move(*m);
+            paddedKernels[i] = std::move(*pk);
+            memoKernels[i] = std::move(*mk);
         }
 
         // S6
@@ -195,8 +192,8 @@ public:
         for (std::size_t i = 0; i < subs.size(); ++i) {
             const SubGraph &sub = subs[i];
             const Strategy s = sub.merged ? sub.strategy : Strategy::Library;
-            std::vector<TaskId> tasks = s == Strategy::Padded     ? lower.padded(sub, padded[i], after)
-                                        : s == Strategy::Memoized ? lower.memoized(sub, memo[i], after)
+            std::vector<TaskId> tasks = s == Strategy::Padded ? lower.padded(sub, padded[i], paddedKernels[i], after)
+                                        : s == Strategy::Memoized ? lower.memoized(sub, memo[i], memoKernels[i], after)
                                                                   : lower.library(sub, after);
             if (s == Strategy::Library) {
                 libraryNodes += double(sub.nodes.size());

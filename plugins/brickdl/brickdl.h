@@ -9,6 +9,7 @@
 //   S3 padded bricks (§3.2.1)  halo growth, Δ                      padded.h
 //   S4 memoized bricks (§3.2.2) backtracking order, atomics        memoized.h
 //   S5 choice (§3.3.2)         Δ > 15 % → memoized                 strategy.h
+//      (each variant costed as one merged kernel, §4.3)              mergedcost.h
 //   S6 lowering                brick tasks, barriers, buffers     lower.h
 // Decisions: brickdl.cut (per node), brickdl.brick and brickdl.strategy (per
 // sub-graph); overriding one replays the rest.

@@ -21,7 +21,7 @@ std::string regionText(const ops::Region &r)
 BrickLowering::BrickLowering(ExecutionPlan &plan, const Graph &g, const CostModel &cost, const Device &device,
                              std::string onChipLevel)
     : m_plan(plan), m_graph(g), m_cost(cost), m_device(device), m_onChip(std::move(onChipLevel)),
-      m_cores(std::max(1, device.totalCores())), m_kernel(g.nodeCount(), -1), m_weightsRead(g.nodeCount(), false)
+      m_cores(std::max(1, device.totalCores())), m_kernel(g.nodeCount(), -1)
 {}
 
 KernelId BrickLowering::kernelOf(NodeId n, Strategy s)
@@ -33,32 +33,21 @@ KernelId BrickLowering::kernelOf(NodeId n, Strategy s)
     return k;
 }
 
-TaskCost BrickLowering::brickCost(NodeId n, const ops::Region &region, bool mainMemory)
+TaskCost BrickLowering::share(const MergedKernel &kernel, std::size_t i)
 {
-    const Tensor &out = m_graph.tensor(m_graph.node(n).outputs[0]);
-    KernelPlacement p;
-    p.cores = 1;
-    p.ioLevel = mainMemory ? std::string{} : m_onChip;
-    p.workFraction = out.elements() > 0 ? double(ops::regionElements(region)) / double(out.elements()) : 1.0;
-    // Weights come from main memory once per node, then stay on chip with the sub-graph.
-    p.includeWeights = !m_weightsRead[static_cast<std::size_t>(n)];
-    m_weightsRead[static_cast<std::size_t>(n)] = true;
-    TaskCost c = m_cost.kernelCost(m_graph, {n}, p);
-    // Bricks are launched from the device (§3.3.4), not issued by the host.
-    c.timeNs -= c.launchNs;
-    c.launchNs = 0;
+    const TaskCost &k = kernel.estimate.cost;
+    const double f = kernel.shares[i];
+    TaskCost c = k;
+    c.timeNs = k.timeNs * f;
+    c.computeNs = k.computeNs * f;
+    c.memoryNs = k.memoryNs * f;
+    c.launchNs = k.launchNs * f;
+    c.contentionNs = k.contentionNs * f;
+    c.syncNs = k.syncNs * f;
+    c.energyJ = k.energyJ * f;
+    for (auto &[level, bytes] : c.bytesByLevel)
+        bytes = static_cast<std::int64_t>(static_cast<double>(bytes) * f);
     return c;
-}
-
-bool BrickLowering::readsOutside(const SubGraph &sub, NodeId n) const
-{
-    for (TensorId t : m_graph.node(n).inputs) {
-        if (t == kInvalidId || m_graph.tensor(t).isConstant())
-            continue;
-        if (std::find(sub.nodes.begin(), sub.nodes.end(), m_graph.tensor(t).producer) == sub.nodes.end())
-            return true;
-    }
-    return false;
 }
 
 BufferId BrickLowering::brickBuffer(NodeId n, const ops::Region &region, std::int64_t elements)
@@ -72,9 +61,11 @@ BufferId BrickLowering::brickBuffer(NodeId n, const ops::Region &region, std::in
     return m_plan.addBuffer(std::move(b));
 }
 
-std::vector<TaskId> BrickLowering::padded(const SubGraph &sub, const PaddedBricks &bricks, TaskId after)
+std::vector<TaskId> BrickLowering::padded(const SubGraph &sub, const PaddedBricks &bricks, const MergedKernel &kernel,
+                                          TaskId after)
 {
     std::vector<TaskId> tasks;
+    std::size_t work = 0; // index into kernel.shares: chains' steps in order
     for (std::size_t ci = 0; ci < bricks.chains.size(); ++ci) {
         const PaddedChain &chain = bricks.chains[ci];
         std::unordered_map<NodeId, std::pair<TaskId, BufferId>> done; // member -> its task and buffer in this chain
@@ -99,13 +90,14 @@ std::vector<TaskId> BrickLowering::padded(const SubGraph &sub, const PaddedBrick
             const bool sink = n == chain.sink;
             t.recompute = !sink;
             t.binding.core = static_cast<std::int32_t>(ci % static_cast<std::size_t>(m_cores));
+            t.binding.stream = 0;
             t.stage = sub.index;
             BufferId buf = -1;
             if (!sink) {
                 buf = brickBuffer(n, region, ops::regionElements(region));
                 t.writes.push_back(buf);
             }
-            t.cost = brickCost(n, region, sink || readsOutside(sub, n));
+            t.cost = share(kernel, work++);
             t.label = "padded " + m_graph.node(n).name + " " + regionText(region) + " for " +
                       m_graph.node(chain.sink).name + " brick " + std::to_string(chain.brick);
             const TaskId id = m_plan.addTask(std::move(t));
@@ -116,7 +108,8 @@ std::vector<TaskId> BrickLowering::padded(const SubGraph &sub, const PaddedBrick
     return tasks;
 }
 
-std::vector<TaskId> BrickLowering::memoized(const SubGraph &sub, const MemoizedBricks &bricks, TaskId after)
+std::vector<TaskId> BrickLowering::memoized(const SubGraph &sub, const MemoizedBricks &bricks,
+                                            const MergedKernel &kernel, TaskId after)
 {
     std::vector<TaskId> tasks;
     const std::set<NodeId> outputs(sub.outputs.begin(), sub.outputs.end());
@@ -125,7 +118,6 @@ std::vector<TaskId> BrickLowering::memoized(const SubGraph &sub, const MemoizedB
     tags.bytes = bricks.tagBytes;
     const BufferId tagBuffer = m_plan.addBuffer(std::move(tags));
     std::vector<BufferId> buffers(bricks.order.size(), -1);
-    const double atomicNs = m_device.overheads.atomicNs;
     for (std::size_t i = 0; i < bricks.order.size(); ++i) {
         const MemoBrick &mb = bricks.order[i];
         Task t;
@@ -151,11 +143,9 @@ std::vector<TaskId> BrickLowering::memoized(const SubGraph &sub, const MemoizedB
             t.writes.push_back(buffers[i]);
         }
         t.binding.core = mb.root % m_cores;
+        t.binding.stream = 0;
         t.stage = sub.index;
-        t.cost = brickCost(mb.node, mb.region, output || readsOutside(sub, mb.node));
-        const double atomics = (2.0 + mb.conflicts) * atomicNs;
-        t.cost.syncNs += atomics;
-        t.cost.timeNs += atomics;
+        t.cost = share(kernel, i);
         t.label = "memoized " + m_graph.node(mb.node).name + " brick " + std::to_string(mb.brick) + " " +
                   regionText(mb.region);
         tasks.push_back(m_plan.addTask(std::move(t)));

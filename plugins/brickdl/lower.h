@@ -12,22 +12,21 @@
 //   - library: whole-tensor tasks, one per node with its element-wise
 //     epilogue (cuDNN's conv + bias + activation; the paper's fallback);
 //   - a barrier after every sub-graph (bricks synchronise only at its end).
-// A brick task runs as one thread block on one core (GPU: SM): chain /
-// thread block r is bound to core r mod cores, and costed by the device cost
-// model for its fraction of the node on one core, reading and writing the
-// on-chip level unless it touches data from outside the sub-graph or writes
-// a sub-graph output (then main memory); a node's weights are read from main
-// memory by its first brick task only (they stay on chip with the
-// sub-graph), and brick tasks carry no host launch time: BrickDL launches
-// them from the device (§3.3.4: dynamic parallelism, CUDA graphs). Intermediate bricks get buffers at
-// the on-chip level, live from their producer to their last reader, and a
-// memoized sub-graph a buffer of tags for its whole run.
+// A merged sub-graph is ONE kernel on the device (mergedcost.h: its bricks
+// are thread blocks run in waves over the SMs, launched once from the host);
+// its tasks share that kernel's estimate by their share of its FLOPs and run
+// in order on stream 0, so the plan's timeline adds up to the kernel's time.
+// A brick task keeps the SM its thread block runs on (chain / root r on core
+// r mod cores). Intermediate bricks get buffers at the on-chip level, live
+// from their producer to their last reader, and a memoized sub-graph a
+// buffer of tags for its whole run.
 #pragma once
 
 #include "core/cost/costmodel.h"
 #include "core/hw/device.h"
 #include "core/plan/plan.h"
 #include "plugins/brickdl/memoized.h"
+#include "plugins/brickdl/mergedcost.h"
 #include "plugins/brickdl/padded.h"
 #include "plugins/brickdl/subgraph.h"
 
@@ -42,15 +41,17 @@ public:
                   std::string onChipLevel);
 
     // Each appends a sub-graph's tasks, all depending on `after` (a barrier, or -1).
-    std::vector<TaskId> padded(const SubGraph &sub, const PaddedBricks &bricks, TaskId after);
-    std::vector<TaskId> memoized(const SubGraph &sub, const MemoizedBricks &bricks, TaskId after);
+    // `kernel` is paddedKernel() / memoizedKernel() of the same bricks.
+    std::vector<TaskId> padded(const SubGraph &sub, const PaddedBricks &bricks, const MergedKernel &kernel,
+                               TaskId after);
+    std::vector<TaskId> memoized(const SubGraph &sub, const MemoizedBricks &bricks, const MergedKernel &kernel,
+                                 TaskId after);
     std::vector<TaskId> library(const SubGraph &sub, TaskId after);
     TaskId barrier(std::vector<TaskId> deps, std::int32_t stage);
 
 private:
     KernelId kernelOf(NodeId n, Strategy s);
-    TaskCost brickCost(NodeId n, const ops::Region &region, bool mainMemory);
-    bool readsOutside(const SubGraph &sub, NodeId n) const;
+    static TaskCost share(const MergedKernel &kernel, std::size_t i);
     BufferId brickBuffer(NodeId n, const ops::Region &region, std::int64_t elements);
 
     ExecutionPlan &m_plan;
@@ -59,8 +60,7 @@ private:
     const Device &m_device;
     std::string m_onChip;
     int m_cores = 1;
-    std::vector<KernelId> m_kernel;  // per node, -1 until created
-    std::vector<bool> m_weightsRead; // per node: a brick task already read its weights
+    std::vector<KernelId> m_kernel; // per node, -1 until created
 };
 
 } // namespace tessera::brickdl

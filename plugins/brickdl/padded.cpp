@@ -21,9 +21,11 @@ Expected<PaddedBricks> padBricks(const Graph &g, const SubGraph &sub, std::int64
 {
     PaddedBricks out;
     std::unordered_map<NodeId, std::size_t> pos;
+    const std::vector<bool> stored = materialised(g, sub);
     for (std::size_t i = 0; i < sub.nodes.size(); ++i) {
         pos[sub.nodes[i]] = i;
-        out.exactElements += g.tensor(g.node(sub.nodes[i]).outputs[0]).elements();
+        if (stored[i])
+            out.exactElements += g.tensor(g.node(sub.nodes[i]).outputs[0]).elements();
     }
     for (NodeId sink : sub.outputs) {
         const BrickGrid grid = nodeGrid(g, sink, brick);
@@ -56,7 +58,8 @@ Expected<PaddedBricks> padBricks(const Graph &g, const SubGraph &sub, std::int64
                 if (need[i].empty())
                     continue;
                 const std::int64_t e = ops::regionElements(need[i]);
-                out.paddedElements += e;
+                if (stored[i])
+                    out.paddedElements += e;
                 out.paddedBytes +=
                     e * static_cast<std::int64_t>(dtypeSize(g.tensor(g.node(sub.nodes[i]).outputs[0]).dtype));
                 chain.steps.push_back({sub.nodes[i], std::move(need[i])});

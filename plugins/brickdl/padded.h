@@ -8,7 +8,11 @@
 // depends on the brick's position (corner, edge, centre). The chains are
 // independent: halos are recomputed, never exchanged.
 // Δ = (Σ padded elements − Σ exact elements) / Σ exact elements over the
-// members, the "percentage of data growth due to padding" of §3.3.2.
+// members whose output is stored as bricks (subgraph.h materialised(): an
+// element-wise op fused into its producer stores nothing), the "percentage of
+// data growth due to padding" of §3.3.2. Choice where the paper is vague: Δ
+// counts the bricks' data, not the fused epilogues' (a conv → BN → ReLU chain
+// grows once, not three times).
 // Assumes the members are brickable (subgraph.h) and listed topologically.
 #pragma once
 
@@ -31,9 +35,9 @@ struct PaddedChain {
 
 struct PaddedBricks {
     std::vector<PaddedChain> chains;
-    std::int64_t exactElements = 0;  // every member's output once
-    std::int64_t paddedElements = 0; // Σ over chains and steps
-    std::int64_t paddedBytes = 0;    // the same in bytes
+    std::int64_t exactElements = 0;  // every stored member's output once (Δ)
+    std::int64_t paddedElements = 0; // Σ over chains and stored members' steps (Δ)
+    std::int64_t paddedBytes = 0;    // Σ over chains and all steps, in bytes (footprint)
     double delta() const
     {
         return exactElements > 0 ? double(paddedElements - exactElements) / double(exactElements) : 0.0;

@@ -72,7 +72,8 @@ std::vector<SubGraph> partitionGraph(const Graph &g, const std::vector<NodeId> &
         const std::int64_t fNew = memoizedFootprint(g, grown);
         const bool fits = fNew <= options.capacityBytes;
         const bool full = static_cast<double>(fCur) >= options.cutFill * static_cast<double>(options.capacityBytes);
-        const bool preferCut = !fits || (preferredCut(node) && full);
+        const bool shrinks = shrinkingReduction(g, n);
+        const bool preferCut = !fits || shrinks || (preferredCut(node) && full);
         std::vector<DecisionOption> opts{
             {"merge", "merge into the sub-graph after it", static_cast<double>(fNew),
              "footprint " + mib(fNew) + " of " + mib(options.capacityBytes),
@@ -90,6 +91,7 @@ std::vector<SubGraph> partitionGraph(const Graph &g, const std::vector<NodeId> &
             pick == 0 ? "merged (" + std::to_string(grown.size()) + " nodes)" : "cut: ends a sub-graph",
             !fits                         ? "merging would overflow " + options.level
             : pick != (preferCut ? 1 : 0) ? std::string("override")
+            : shrinks                     ? std::string("pooling shrinks the map: cut after it")
             : preferCut
                 ? "reduction/global op with the sub-graph after it " +
                       std::to_string(std::lround(100.0 * double(fCur) / double(options.capacityBytes))) + " % full"

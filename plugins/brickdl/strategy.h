@@ -2,7 +2,7 @@
 // bricks recompute halos, memoized bricks pay atomics; "when Δ > 15 % for a
 // subgraph, BrickDL chooses to apply memoized bricks instead of padded
 // bricks". The options carry both variants' estimates from the shared
-// device cost model (their lowered tasks' timeline, atomics included), and
+// device cost model (each as the merged kernel of mergedcost.h), and
 // with rule "cost" the cheaper estimate is preferred instead of the Δ rule.
 // A variant whose footprint overflows the on-chip level is illegal; when
 // both are, the sub-graph falls back to library kernels.

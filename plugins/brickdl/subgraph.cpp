@@ -1,5 +1,6 @@
 #include "plugins/brickdl/subgraph.h"
 
+#include "core/hw/device.h"
 #include "core/ops/ops.h"
 
 #include <algorithm>
@@ -64,6 +65,47 @@ bool preferredCut(const Node &n)
     static const std::set<std::string, std::less<>> kCut{"MaxPool",       "AveragePool", "GlobalAveragePool",
                                                          "GlobalMaxPool", "LpPool",      "BatchNormalization"};
     return kCut.count(n.opType) > 0;
+}
+
+bool shrinkingReduction(const Graph &g, NodeId id)
+{
+    const Node &n = g.node(id);
+    static const std::set<std::string, std::less<>> kPool{"MaxPool", "AveragePool", "GlobalAveragePool",
+                                                          "GlobalMaxPool", "LpPool"};
+    if (!kPool.count(n.opType) || n.inputs.empty() || n.inputs[0] == kInvalidId || n.outputs.empty())
+        return false;
+    const Shape &in = g.tensor(n.inputs[0]).shape, &out = g.tensor(n.outputs[0]).shape;
+    std::int64_t inSize = 1, outSize = 1;
+    for (std::size_t d = 2; d < in.size() && d < out.size(); ++d) {
+        inSize *= in[d];
+        outSize *= out[d];
+    }
+    return outSize < inSize;
+}
+
+std::vector<bool> materialised(const Graph &g, const SubGraph &sub)
+{
+    const std::set<NodeId> members(sub.nodes.begin(), sub.nodes.end());
+    const std::set<NodeId> outputs(sub.outputs.begin(), sub.outputs.end());
+    std::vector<bool> out(sub.nodes.size(), true);
+    for (std::size_t i = 0; i < sub.nodes.size(); ++i) {
+        const Node &n = g.node(sub.nodes[i]);
+        if (opClassOf(n.opType) != OpClass::Elementwise)
+            continue;
+        NodeId producer = kInvalidId;
+        int activations = 0;
+        for (TensorId t : n.inputs)
+            if (t != kInvalidId && !g.tensor(t).isConstant()) {
+                ++activations;
+                producer = g.tensor(t).producer;
+            }
+        if (activations != 1 || !members.count(producer) || outputs.count(producer))
+            continue;
+        const Tensor &po = g.tensor(g.node(producer).outputs[0]);
+        if (po.consumers.size() == 1 && po.consumers[0] == sub.nodes[i])
+            out[i] = false;
+    }
+    return out;
 }
 
 std::vector<NodeId> subGraphOutputs(const Graph &g, const std::vector<NodeId> &nodes)

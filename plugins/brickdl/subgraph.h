@@ -6,6 +6,7 @@
 //   padded.h     §3.2.1  halo growth, Δ
 //   memoized.h   §3.2.2  backtracking over dependent bricks, atomics
 //   strategy.h   §3.3.2  padded or memoized per sub-graph
+//   mergedcost.h §4.3    a merged sub-graph as one kernel of brick blocks
 //   lower.h              bricks → ExecutionPlan tasks
 #pragma once
 
@@ -49,6 +50,16 @@ std::string notBrickable(const Graph &g, NodeId n);
 // Reductions (pooling) and global ops (batch normalisation): the paper's
 // preferred last nodes of a sub-graph (§3.3.1).
 bool preferredCut(const Node &n);
+// A pooling whose output map is smaller than its input's (stride > 1, global):
+// "the layer size shrinks" (§3.3.1), so a sub-graph always ends after it.
+bool shrinkingReduction(const Graph &g, NodeId n);
+// Per member (sub.nodes order): whether its output is stored as bricks. An
+// element-wise member fused into its producer stores nothing of its own
+// (§3.3.4: "BRICKDL also leverages the operator fusion capabilities of cuDNN to
+// fuse DNN primitives (e.g., convolution) with point-wise operations"): one
+// activation input, produced by a member whose only reader it is and whose
+// output does not leave the sub-graph (conv → BN → ReLU is one brick output).
+std::vector<bool> materialised(const Graph &g, const SubGraph &sub);
 // Members of `nodes` whose output is read by a node outside or is a graph output.
 std::vector<NodeId> subGraphOutputs(const Graph &g, const std::vector<NodeId> &nodes);
 // The brick grid over node n's output 0 (batch and spatial dims blocked).

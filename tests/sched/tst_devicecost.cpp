@@ -371,3 +371,30 @@ TEST(DeviceCostModel, MeasuredKernelsReplaceEstimates)
     EXPECT_EQ(measured->result.plan.totalCost().kind, CostKind::Estimated); // mixed: an estimate
     EXPECT_GT(measured->result.plan.estimatedLatencyNs(), modelled->result.plan.estimatedLatencyNs() + 0.9e6);
 }
+
+// A shaped launch's atomics (brickdl-icpp24 §3.2.2, §4.3.1): overheads.atomic of latency
+// each on a block's path; resident blocks wait together, so a block's share adds once per wave.
+TEST(DeviceCostModel, ShapedLaunchAtomicsAddOncePerWave)
+{
+    auto a100 = DeviceRegistry::standard().lookup("nvidia-a100");
+    ASSERT_TRUE(a100.isOk()) << a100.status().str();
+    const DeviceCostModel model(*a100);
+    ShapedLaunch s;
+    s.opClass = OpClass::Gemm;
+    s.flops = 1e9;
+    s.blocks = 108 * 8 * 3; // three full waves of 256-thread blocks
+    s.bytesByLevel[""] = 1e6;
+    const KernelEstimate plain = model.estimateShapedKernel({s});
+    s.atomics = 10.0 * static_cast<double>(s.blocks); // ten per block
+    const KernelEstimate atomics = model.estimateShapedKernel({s});
+    ASSERT_EQ(atomics.launches.size(), 1u);
+    ASSERT_EQ(atomics.launches[0].residentBlocks, 8);
+    const double want = 3 * 10 * a100->overheads.atomicNs;
+    EXPECT_NEAR(atomics.cost.timeNs - plain.cost.timeNs, want, 1e-6 * want);
+    EXPECT_NEAR(atomics.cost.syncNs, want, 1e-6 * want);
+    // Negative twin: without atomics no sync time.
+    EXPECT_EQ(plain.cost.syncNs, 0);
+    EXPECT_NEAR(atomics.cost.launchNs + atomics.cost.computeNs + atomics.cost.memoryNs + atomics.cost.contentionNs +
+                    atomics.cost.syncNs,
+                atomics.cost.timeNs, 1e-6 * atomics.cost.timeNs);
+}

@@ -192,3 +192,30 @@ TEST(Tiles, ConvTileNeedsAHalo)
     EXPECT_EQ(x[2], (ops::Interval{0, 9})); // rows 0..7 of a 3x3 pad-1 conv read rows -1..8, clipped to 0..8
     EXPECT_EQ(x[1], (ops::Interval{0, 8})); // all input channels
 }
+
+// Many tiles (more than the 4096 the pairwise check once stopped at): one-element
+// tiles of a Relu cover its output exactly once; moving one tile onto its
+// neighbour (same count, one element twice, one missing) is reported as
+// computed twice, found through the verifier's region index.
+TEST(PlanVerifyMany, EveryTileCountIsCheckedForOverlap)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 1, 128, 64}, Tensor::Kind::Input);
+    g.inputs = {x};
+    g.outputs = {testgraphs::op(g, "relu", "Relu", {x}, {1, 1, 128, 64})};
+    ExecutionPlan p;
+    const KernelId k = p.addKernel("relu", {0});
+    for (std::int64_t r = 0; r < 128; ++r)
+        for (std::int64_t c = 0; c < 64; ++c) {
+            Task t;
+            t.kernel = k;
+            t.tiles = {{0, 0, {{0, 1}, {0, 1}, {r, r + 1}, {c, c + 1}}}};
+            p.addTask(std::move(t));
+        }
+    EXPECT_TRUE(verifyPlan(p, g, nullptr).isOk()) << verifyPlan(p, g, nullptr).str();
+    ExecutionPlan twice = p;
+    twice.tasks[5000].tiles[0].region[3] = {7, 8};
+    twice.tasks[5001].tiles[0].region[3] = {7, 8};
+    const Status s = verifyPlan(twice, g, nullptr);
+    EXPECT_NE(s.str().find("computed twice"), std::string::npos) << s.str();
+}
