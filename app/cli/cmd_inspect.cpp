@@ -95,9 +95,8 @@ int run(const Args &args, const Extensions &extensions)
     std::printf("model    %s (%s, opset %lld)\n", args.positional().front().c_str(), g.name.c_str(),
                 static_cast<long long>(model->metadata.opsetVersion));
     std::printf("nodes    %zu\nedges    %zu\ntensors  %zu\n", s.nodes, s.edges, s.tensors);
-    std::printf("flops    %.4g (%s)\nparams   %lld (%s)\nwidth    %lld\n", s.flops, units::flops(s.flops).c_str(),
-                static_cast<long long>(s.params), units::count(static_cast<double>(s.params)).c_str(),
-                static_cast<long long>(s.width));
+    std::printf("flops    %s\nparams   %s\nwidth    %lld\n", units::flops(s.flops).c_str(),
+                units::count(static_cast<double>(s.params)).c_str(), static_cast<long long>(s.width));
     auto printIo = [&](const char *title, const std::vector<TensorId> &ids) {
         std::printf("%s\n", title);
         for (TensorId id : ids)

@@ -217,11 +217,19 @@ int run(const Args &args, const Extensions &extensions)
         // Ops the backend left on reference kernels, with its reason (cpu backend).
         for (const auto &[key, count] : result->metrics)
             if (key.rfind("fallback/", 0) == 0)
-                std::printf("fallback   %s (%g op%s on the reference kernel)\n", key.substr(9).c_str(), count,
-                            count == 1 ? "" : "s");
-        for (const char *key : {"throughput", "energy_j", "avg_power_w"})
-            if (auto it = result->metrics.find(key); it != result->metrics.end())
-                std::printf("%-10s %.6g\n", key, it->second);
+                std::printf("fallback   %s (%s op%s on the reference kernel)\n", key.substr(9).c_str(),
+                            units::count(count).c_str(), count == 1 ? "" : "s");
+        // The simulator's summary numbers, through the one formatting helper.
+        const auto metric = [&](const char *key) {
+            auto it = result->metrics.find(key);
+            return it == result->metrics.end() ? std::optional<double>() : std::optional<double>(it->second);
+        };
+        if (auto v = metric("throughput"))
+            std::printf("throughput %s\n", units::rate(*v, "items/s").c_str());
+        if (auto v = metric("energy_j"))
+            std::printf("energy     %s\n", units::energyJ(*v).c_str());
+        if (auto v = metric("avg_power_w"))
+            std::printf("avg power  %s\n", units::powerW(*v).c_str());
         for (const auto &o : outputs) {
             const QJsonObject e = o.toObject();
             std::printf("output     %s  sum %.6g%s%s\n", e["name"].toString().toStdString().c_str(),

@@ -14,11 +14,33 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
 #include <cstdio>
+#include <string_view>
 
 namespace tessera::cli {
 
 namespace {
+
+// A scheduler statistic read by its name's unit suffix (_ns, _bytes, _j);
+// counts with SI prefixes, other fractions with four significant figures.
+std::string statText(const std::string &key, double v)
+{
+    const auto endsWith = [&](std::string_view suffix) {
+        return key.size() > suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (endsWith("_ns"))
+        return units::durationNs(v);
+    if (endsWith("_bytes"))
+        return units::bytes(v);
+    if (endsWith("_j"))
+        return units::energyJ(v);
+    if (v == std::floor(v))
+        return units::count(v);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
 
 int run(const Args &args, const Extensions &extensions)
 {
@@ -98,7 +120,7 @@ int run(const Args &args, const Extensions &extensions)
         for (const auto &[level, bytes] : total.bytesByLevel)
             std::printf("traffic %-6s %s\n", level.c_str(), units::bytes(static_cast<double>(bytes)).c_str());
         for (const auto &[k, v] : run->result.stats)
-            std::printf("stat %-9s %g\n", k.c_str(), v);
+            std::printf("stat %-9s %s\n", k.c_str(), statText(k, v).c_str());
     }
     return exitCode;
 }

@@ -1,8 +1,8 @@
 // The reference backend as the importer's constant evaluator
 // (core/onnx/constant_evaluator.h): evaluateConstantNode runs node n, whose
 // present inputs all carry inline data, with the NodeKernel a plan's task
-// would run. Installed before main() in every program that links the
-// reference backend (reference.cpp); tests may install it explicitly.
+// would run. Installed by registerReferenceBackend (app/registerbuiltins.cpp
+// calls it in the CLI and the workbench); tests install it explicitly.
 #pragma once
 
 #include "core/onnx/constant_evaluator.h"

@@ -331,11 +331,8 @@ std::unique_ptr<IBackend> createReferenceBackend()
 void registerReferenceBackend(BackendRegistry &registry)
 {
     registry.add(createReferenceBackend());
+    // Import-time folding runs the same kernels (core/onnx/constant_evaluator.h).
+    setConstantEvaluator(evaluateConstantNode);
 }
-
-namespace {
-// Any program that links the reference backend folds constants with it.
-[[maybe_unused]] const bool kEvaluatorInstalled = (setConstantEvaluator(evaluateConstantNode), true);
-} // namespace
 
 } // namespace tessera

@@ -33,7 +33,9 @@
 namespace tessera {
 
 std::unique_ptr<IBackend> createReferenceBackend();
-// Adds createReferenceBackend() to `registry` (app/registerbuiltins.cpp).
+// Adds createReferenceBackend() to `registry` (app/registerbuiltins.cpp) and
+// installs its kernels as the importer's constant evaluator
+// (evaluateConstantNode, evaluate.h): registered programs fold with them.
 void registerReferenceBackend(BackendRegistry &registry);
 
 } // namespace tessera

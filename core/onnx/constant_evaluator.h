@@ -1,9 +1,9 @@
 // The constant evaluator of import-time folding (S9, fold_constants.cpp): runs
 // one node all of whose present inputs carry inline data. Core cannot run ops
 // itself; a backend installs its kernels here so that folding and running are
-// one implementation of each op. The reference backend installs
-// evaluateConstantNode (backends/reference/evaluate.h) in every program that
-// links it. Without an evaluator, folding moves only metadata (Constant,
+// one implementation of each op. registerReferenceBackend installs
+// evaluateConstantNode (backends/reference/evaluate.h) explicitly, as every
+// registration is. Without an evaluator, folding moves only metadata (Constant,
 // Shape, Size).
 #pragma once
 

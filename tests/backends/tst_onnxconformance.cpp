@@ -23,6 +23,7 @@
 // outside the static-shape inference model. The Summary test runs every
 // candidate once more, prints pass/skip counts per op, and checks that every
 // op with a reference kernel has at least one passing node test.
+#include "backends/reference/evaluate.h"
 #include "backends/reference/kernel.h"
 #include "backends/reference/reference.h"
 #include "core/backend/tensorio.h"
@@ -227,6 +228,9 @@ std::string compare(const HostTensor &got, const HostTensor &want, double rtol)
 
 Result runNodeTest(const std::string &test)
 {
+    // Import folds constants with the reference kernels, as the CLI's does
+    // (it registers the reference backend).
+    setConstantEvaluator(evaluateConstantNode);
     if (auto why = skipReason(test); !why.empty())
         return {Outcome::Skip, std::string(why)};
     const fs::path dir = kNodeDir / test, data = dir / "test_data_set_0";

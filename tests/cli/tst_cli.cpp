@@ -100,6 +100,20 @@ TEST_F(Cli, InspectTextOutputHasTheHistogram)
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("width"), std::string::npos);
     EXPECT_NE(r.out.find("Conv"), std::string::npos);
+    // Issue 18 item 5: FLOPs and parameters through the one helper, no raw twin.
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(flops +[0-9.]+ [kMGT]?FLOP\n)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(params +[0-9.]+( [kM])?\n)"))) << r.out;
+    EXPECT_FALSE(std::regex_search(r.out, std::regex(R"(flops +[0-9.]+e\+)"))) << r.out;
+}
+
+// Scheduler statistics in the text summary read by their unit: a latency in
+// ns is a duration, a count a plain number — never a bare "%g" value.
+TEST_F(Cli, ScheduleTextStatsHaveUnits)
+{
+    Result r = run("schedule " + sample("squeezenet") + " --algo layer-fusion --device stcp920");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(stat kernels +[0-9]+\n)"))) << r.out;
+    EXPECT_FALSE(std::regex_search(r.out, std::regex(R"(stat \S+ +[0-9.]+e[+-])"))) << r.out;
 }
 
 TEST_F(Cli, BadModelsExitWithThreeAndOneLine)

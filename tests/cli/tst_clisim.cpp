@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -122,6 +123,22 @@ TEST_F(CliSim, RunReportsMetricsAndWritesATrace)
     }
     EXPECT_TRUE(unitTrack);
     EXPECT_TRUE(occupancy);
+}
+
+// Issue 18 item 5: the text summary's numbers go through the one formatting
+// helper (core/support/units.h), with their units.
+TEST_F(CliSim, TextSummaryNumbersHaveUnits)
+{
+    Result r = run("run " + sample("squeezenet") + " --algo layer-fusion --backend sim --device stcp920");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::regex throughput(R"(throughput [0-9.]+ (k |M )?items/s)"), energy(R"(energy +[0-9.]+ (m|µ)?J)"),
+        power(R"(avg power +[0-9.]+ (m)?W)");
+    EXPECT_TRUE(std::regex_search(r.out, throughput)) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, energy)) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, power)) << r.out;
+    // Twin: no bare %g number, as the summary printed before ("energy_j 0.0123").
+    EXPECT_EQ(r.out.find("energy_j"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("avg_power_w"), std::string::npos) << r.out;
 }
 
 // Twin of the timing-only run: --functional (through the "dsa" alias) returns
