@@ -150,6 +150,12 @@ Stmt &Stmt::bind(int index, std::string_view text)
     return *this;
 }
 
+Stmt &Stmt::bindBlob(int index, std::string_view bytes)
+{
+    sqlite3_bind_blob64(m_stmt, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+    return *this;
+}
+
 Stmt &Stmt::bindNull(int index)
 {
     sqlite3_bind_null(m_stmt, index);

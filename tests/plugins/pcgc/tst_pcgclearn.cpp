@@ -13,6 +13,7 @@
 #include "core/support/fileio.h"
 #include "plugins/pcgc/costlearn.h"
 #include "plugins/pcgc/pcgc.h"
+#include "plugins/pcgc/projectmodels.h"
 #include "samples/builder.h"
 
 #include <chrono>
@@ -285,6 +286,60 @@ TEST(PcgcLearn, CorruptOrForeignModelsAreRefused)
     ASSERT_NE(at, std::string::npos);
     damaged.replace(at + 10, 40, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
     expectRefused(writeTemp("damaged.json", damaged), stcp920(), "model");
+}
+
+// The model kept in the project file comes back after a reopen with the same
+// predictions and is restored to the path the scheduler reads; twins: a
+// changed device refuses it with the reason, a project without one has none,
+// and a good model already at the path is not overwritten.
+TEST(PcgcLearn, ModelInProjectRestoredOnReopen)
+{
+    if (!Regressor::available())
+        GTEST_SKIP() << Regressor::unavailableReason();
+    const std::string file = (tempDir() / "models.tessera").string();
+    std::filesystem::remove(file);
+    {
+        auto created = Project::create(file, {});
+        ASSERT_TRUE(created.isOk()) << created.status().str();
+        ASSERT_TRUE(storeModelInProject(*created, trained()).isOk());
+    }
+    auto project = Project::open(file);
+    ASSERT_TRUE(project.isOk()) << project.status().str();
+    auto loaded = loadModelFromProject(*project, stcp920());
+    ASSERT_TRUE(loaded.isOk()) << loaded.status().str();
+    ASSERT_TRUE(*loaded);
+    const Graph &g = trainingGraphs()[0];
+    for (NodeId n = 0; n < NodeId(g.nodeCount()); n += 11) {
+        auto a = trained().predict(g, {n});
+        auto b = (*loaded)->predict(g, {n});
+        ASSERT_TRUE(a.isOk() && b.isOk());
+        EXPECT_DOUBLE_EQ(a->timeNs, b->timeNs);
+        EXPECT_DOUBLE_EQ(a->energyJ, b->energyJ);
+    }
+
+    const std::string path = (tempDir() / "restored" / "stcp920.json").string();
+    std::filesystem::remove(path);
+    auto restored = restoreProjectModel(*project, stcp920(), path);
+    ASSERT_TRUE(restored.isOk()) << restored.status().str();
+    EXPECT_EQ(*restored, RestoreOutcome::Restored);
+    EXPECT_TRUE(LearnedCostModel::load(path, stcp920()).isOk());
+    EXPECT_EQ(*restoreProjectModel(*project, stcp920(), path), RestoreOutcome::KeptExisting);
+
+    // Twins.
+    Device changed = stcp920();
+    changed.overheads.kernelLaunchNs *= 2;
+    auto refused = loadModelFromProject(*project, changed);
+    ASSERT_FALSE(refused.isOk());
+    EXPECT_NE(refused.status().message().find("changed since the model was trained"), std::string::npos)
+        << refused.status().message();
+    EXPECT_NE(refused.status().message().find(file), std::string::npos) << refused.status().message();
+    EXPECT_FALSE(restoreProjectModel(*project, changed, path).isOk());
+    const Device v100 = *DeviceRegistry::standard().lookup("nvidia-v100");
+    auto none = loadModelFromProject(*project, v100);
+    ASSERT_TRUE(none.isOk());
+    EXPECT_FALSE(*none);
+    EXPECT_EQ(*restoreProjectModel(*project, v100, (tempDir() / "restored" / "v100.json").string()),
+              RestoreOutcome::NoneStored);
 }
 
 // The re-cutting uses the learned model when asked (stats say so) and the plan verifies.
