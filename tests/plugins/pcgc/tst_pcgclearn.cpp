@@ -16,6 +16,8 @@
 #include "plugins/pcgc/projectmodels.h"
 #include "samples/builder.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -340,6 +342,39 @@ TEST(PcgcLearn, ModelInProjectRestoredOnReopen)
     EXPECT_FALSE(*none);
     EXPECT_EQ(*restoreProjectModel(*project, v100, (tempDir() / "restored" / "v100.json").string()),
               RestoreOutcome::NoneStored);
+}
+
+// Training reports its progress and stops when cancelled (what the workbench's
+// Train action runs off the GUI thread); twin: an uncancelled run reports up to 1.
+TEST(PcgcLearn, TrainingReportsProgressAndCancels)
+{
+    if (!Regressor::available())
+        GTEST_SKIP() << Regressor::unavailableReason();
+    const Graph g = importSample("resnet50", 32);
+    std::atomic<bool> cancel{false};
+    std::vector<double> seen;
+    TrainOptions o;
+    o.minLabels = 4;
+    o.cancel = &cancel;
+    o.progress = [&](double f) {
+        seen.push_back(f);
+        if (seen.size() == 3)
+            cancel = true;
+    };
+    auto m = trainCostModel({&g}, stcp920(), sim(), o);
+    ASSERT_FALSE(m.isOk());
+    EXPECT_EQ(m.status().code(), ErrorCode::Cancelled);
+    EXPECT_NE(m.status().message().find("training cancelled after 3 of"), std::string::npos) << m.status().message();
+    EXPECT_EQ(seen.size(), 3u);
+
+    cancel = false;
+    seen.clear();
+    o.progress = [&](double f) { seen.push_back(f); };
+    auto full = trainCostModel({&g}, stcp920(), sim(), o);
+    ASSERT_TRUE(full.isOk()) << full.status().str();
+    ASSERT_FALSE(seen.empty());
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    EXPECT_DOUBLE_EQ(seen.back(), 1.0);
 }
 
 // The re-cutting uses the learned model when asked (stats say so) and the plan verifies.
