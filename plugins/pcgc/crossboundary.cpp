@@ -43,6 +43,12 @@ bool RewriteState::acyclicWith(NodeId n, std::size_t to) const
     std::vector<NodeId> &from = groups[groupOf[static_cast<std::size_t>(n)]];
     from.erase(std::remove(from.begin(), from.end(), n), from.end());
     groups[to].push_back(n);
+    return acyclic(std::move(groups));
+}
+
+bool RewriteState::acyclic(std::vector<std::vector<NodeId>> groups) const
+{
+    std::erase_if(groups, [](const std::vector<NodeId> &grp) { return grp.empty(); });
     return groupsAcyclic(g, groups);
 }
 

@@ -67,6 +67,8 @@ struct RewriteState {
     void moveNode(NodeId n, std::size_t to);
     // True when the groups, with node n moved into group `to`, still form a DAG.
     bool acyclicWith(NodeId n, std::size_t to) const;
+    // True when these groups (empty ones ignored) form a DAG.
+    bool acyclic(std::vector<std::vector<NodeId>> groups) const;
     // Each group's nodes (empty groups included).
     std::vector<std::vector<NodeId>> groupNodes() const;
     // The cost model's time of `nodes` as one kernel alone.

@@ -48,7 +48,7 @@ bool inlineSmall(RewriteState &state, std::size_t grp)
     std::vector<std::vector<NodeId>> groups = state.groupNodes();
     groups[consumer] = merged;
     groups[grp].clear();
-    if (!groupsAcyclic(g, groups)) {
+    if (!state.acyclic(std::move(groups))) {
         auto &step = state.trace.add("cross-boundary", title, "not inlined: it would close a cycle between sub-graphs",
                                      "§3.3 B2 holds for every rewrite");
         step.touched = merged;

@@ -301,7 +301,10 @@ TEST(PcgcLearn, ModelInProjectRestoredOnReopen)
     const std::string file = (tempDir() / "models.tessera").string();
     std::filesystem::remove(file);
     {
-        auto created = Project::create(file, {});
+        ProjectInfo info;
+        info.model.path = writeTemp("net.onnx", "model bytes");
+        info.setup = {"pcgc", "stcp920", {}};
+        auto created = Project::create(file, info);
         ASSERT_TRUE(created.isOk()) << created.status().str();
         ASSERT_TRUE(storeModelInProject(*created, trained()).isOk());
     }

@@ -9,14 +9,18 @@
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/analysis.h"
+#include "core/onnx/importer.h"
 #include "core/plan/verify.h"
 #include "plugins/pcgc/pcgc.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include "tests/backends/planutil.h"
 #include "tests/common/testgraphs.h"
+#include "tests/common/testsamples.h"
 
 using namespace tessera;
 using testgraphs::op;
@@ -378,4 +382,39 @@ TEST(PcgcCrossBoundary, AssignedSurvivesScheduleJson)
     auto off = schedule(g, stcp920(), {{"cross_boundary", "false"}});
     ASSERT_TRUE(off.isOk());
     EXPECT_EQ(scheduleToJson(makeScheduleDocument(*off, "twin", {}), g).find("\"assigned\": ["), std::string::npos);
+}
+
+// Sample networks: the rewrites the traversal finds, the plans verify and
+// compute the sequential plan's outputs (BERT, where the attention mask's
+// preparation repeats in every layer).
+TEST(PcgcCrossBoundary, SamplesMatchSequential)
+{
+    const Device d = stcp920();
+    for (const char *name : {"bert", "resnet50", "vit"}) {
+        SCOPED_TRACE(name);
+        SampleOptions o;
+        const bool text = std::string(name) == "bert";
+        o.imageSize = text ? 0 : 64;
+        o.seqLen = 16;
+        auto m = test::buildRegisteredSample(name, o);
+        ASSERT_TRUE(m.isOk()) << m.status().str();
+        std::string bytes;
+        (*m)->SerializeToString(&bytes);
+        auto imported = importModelFromBytes(bytes, std::string(name) + ".onnx");
+        ASSERT_TRUE(imported.isOk()) << imported.status().str();
+        const Graph &g = imported->graph;
+        auto run = schedule(g, d);
+        ASSERT_TRUE(run.isOk()) << run.status().str();
+        auto off = schedule(g, d, {{"cross_boundary", "false"}});
+        ASSERT_TRUE(off.isOk()) << off.status().str();
+        const auto &st = run->result.stats;
+        std::printf("%s: %zu nodes, folded %g, assigned %g, inlined %g, kernels %g (without rewrites %g), "
+                    "estimate %.1f us (without %.1f us), search %.1f ms\n",
+                    name, g.nodeCount(), st.at("folded"), st.at("assigned"), st.at("inlined"), st.at("kernels"),
+                    off->result.stats.at("kernels"), run->result.plan.estimatedLatencyNs() / 1e3,
+                    off->result.plan.estimatedLatencyNs() / 1e3, run->searchMs);
+        EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
+        if (std::string(name) != "vit")
+            expectSameOutputs(g, run->result.plan, 61);
+    }
 }
