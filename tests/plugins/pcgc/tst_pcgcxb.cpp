@@ -384,9 +384,10 @@ TEST(PcgcCrossBoundary, AssignedSurvivesScheduleJson)
     EXPECT_EQ(scheduleToJson(makeScheduleDocument(*off, "twin", {}), g).find("\"assigned\": ["), std::string::npos);
 }
 
-// Sample networks: the rewrites the traversal finds, the plans verify and
-// compute the sequential plan's outputs (BERT, where the attention mask's
-// preparation repeats in every layer).
+// Sample networks: the rewrites the traversal finds (few: the importer has
+// folded the constant shape arithmetic already and the builders write no
+// duplicate expressions), and the plans verify and compute the sequential
+// plan's outputs.
 TEST(PcgcCrossBoundary, SamplesMatchSequential)
 {
     const Device d = stcp920();
