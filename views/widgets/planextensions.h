@@ -27,6 +27,7 @@ class QWidget;
 namespace tessera {
 struct Device;
 class BackendRegistry;
+class Project;
 } // namespace tessera
 
 namespace tessera::views {
@@ -40,6 +41,8 @@ struct PlanShown {
     std::string modelPath;
     // The workbench's backends (a view may measure on one, off the GUI thread); may be null.
     const BackendRegistry *backends = nullptr;
+    // The open project file (a view may keep plugin data in it: Project::setPluginData); may be null.
+    Project *project = nullptr;
     // Selects a node in the workbench (graph view, inspector); empty outside it.
     std::function<void(NodeId)> selectNode;
     // Outlines nodes in the graph view (a kernel's, a stage's, a task's) and

@@ -4,6 +4,7 @@
 #include "core/hw/device.h"
 #include "plugins/pcgc/costlearn.h"
 #include "plugins/pcgc/learnedcost.h"
+#include "plugins/pcgc/projectmodels.h"
 #include "views/widgets/planextensions.h"
 
 #include <QHBoxLayout>
@@ -29,6 +30,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <thread>
 
 namespace tessera {
@@ -207,9 +209,21 @@ public:
             m_thread.join();
     }
 
+    // A project shown for the first time (reopened) gives back the models it
+    // keeps: the device's is restored to the path the scheduler reads, unless
+    // a good one is there already (projectmodels.h).
     void setPlan(const views::PlanShown &plan)
     {
         m_plan = plan;
+        if (plan.project && plan.device && m_restored.insert({plan.project->path(), plan.device->id}).second) {
+            auto restored = pcgc::restoreProjectModel(*plan.project, *plan.device, modelPath());
+            if (!restored)
+                m_status->setText(QStringLiteral("The project's cost model was not restored: ") +
+                                  QString::fromStdString(restored.status().message()));
+            else if (*restored == pcgc::RestoreOutcome::Restored)
+                m_status->setText(QStringLiteral("Restored the project's cost model for %1")
+                                      .arg(QString::fromStdString(plan.device->id)));
+        }
         setIdle();
     }
     bool running() const { return m_running; }
@@ -268,10 +282,13 @@ private:
             };
             auto model = pcgc::trainCostModel({graph.get()}, *device, *sim, o);
             Status saved = model ? Status::ok() : model.status();
+            std::string json;
             if (model) {
                 std::error_code ec;
                 std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
                 saved = (*model)->save(path);
+                if (auto j = (*model)->toJson())
+                    json = std::move(*j);
             }
             const bool cancelled = !saved.isOk() && saved.code() == ErrorCode::Cancelled;
             const QString text = saved.isOk()
@@ -279,8 +296,9 @@ private:
                                  : cancelled ? QStringLiteral("Cancelled: ") + QString::fromStdString(saved.message())
                                              : QStringLiteral("Failed: ") + QString::fromStdString(saved.message());
             const bool ok = saved.isOk();
+            const std::string deviceId = device->id;
             QMetaObject::invokeMethod(
-                this, [this, text, ok] { finish(text, ok); }, Qt::QueuedConnection);
+                this, [this, text, ok, json, deviceId] { finish(text, ok, json, deviceId); }, Qt::QueuedConnection);
         });
     }
 
@@ -291,7 +309,7 @@ private:
         m_status->setText(QStringLiteral("Cancelling…"));
     }
 
-    void finish(const QString &text, bool ok);
+    void finish(const QString &text, bool ok, const std::string &json, const std::string &deviceId);
 
     QWidget *m_tab;
     QPushButton *m_train, *m_cancelButton;
@@ -301,16 +319,24 @@ private:
     std::atomic<bool> m_cancelFlag{false};
     bool m_running = false;
     std::thread m_thread;
+    std::set<std::pair<std::string, std::string>> m_restored; // (project, device) restored once
 };
 
-void Trainer::finish(const QString &text, bool ok)
+void Trainer::finish(const QString &text, bool ok, const std::string &json, const std::string &deviceId)
 {
     if (m_thread.joinable())
         m_thread.join();
     m_running = false;
     if (ok)
         m_bar->setValue(100);
-    m_status->setText(text);
+    QString shown = text;
+    // The project keeps the model too (reopened elsewhere, it comes back).
+    if (ok && m_plan.project && !json.empty()) {
+        const Status kept = m_plan.project->setPluginData(pcgc::kProjectPlugin, pcgc::projectModelKey(deviceId), json);
+        shown += kept.isOk() ? QStringLiteral(" and to the project")
+                             : QStringLiteral("; not kept in the project: ") + QString::fromStdString(kept.message());
+    }
+    m_status->setText(shown);
     setIdle();
     if (ok && m_plan.run)
         fillModel(m_tab, m_plan); // the scatter of the model just trained

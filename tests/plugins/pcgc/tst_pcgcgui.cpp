@@ -5,10 +5,12 @@
 #include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
+#include "core/store/project.h"
 #include "core/support/fileio.h"
 #include "plugins/pcgc/costlearn.h"
 #include "plugins/pcgc/gui/pcgcgui.h"
 #include "plugins/pcgc/pcgc.h"
+#include "plugins/pcgc/projectmodels.h"
 #include "views/widgets/planextensions.h"
 
 #include <QApplication>
@@ -274,7 +276,17 @@ TEST(PcgcGui, TrainActionTrainsOffTheGuiThread)
     const std::string path = pcgc::defaultModelPath("stcp920");
     EXPECT_FALSE(std::filesystem::exists(path));
 
-    // Train to the end: the model is saved where the scheduler reads it and the scatter shows it.
+    // Train to the end: the model is saved where the scheduler reads it and in
+    // the open project, and the scatter shows it.
+    const std::string modelFile = (dir / "net.onnx").string();
+    ASSERT_TRUE(writeFileAtomic(modelFile, "model").isOk());
+    ProjectInfo info;
+    info.model.path = modelFile;
+    info.setup = {"pcgc", "stcp920", {}};
+    auto project = Project::create((dir / "p.tessera").string(), info);
+    ASSERT_TRUE(project.isOk()) << project.status().str();
+    shown.plan.project = &*project;
+    dock.show(view.get(), shown.plan);
     train->click();
     int progressSeen = 0;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(180);
@@ -286,6 +298,10 @@ TEST(PcgcGui, TrainActionTrainsOffTheGuiThread)
     }
     ASSERT_TRUE(waitTrainingDone(view.get(), 5));
     EXPECT_TRUE(status->text().startsWith(QStringLiteral("Finished"))) << status->text().toStdString();
+    EXPECT_TRUE(status->text().endsWith(QStringLiteral("and to the project"))) << status->text().toStdString();
+    auto kept = pcgc::loadModelFromProject(*project, device);
+    ASSERT_TRUE(kept.isOk()) << kept.status().str();
+    EXPECT_TRUE(*kept);
     EXPECT_GT(progressSeen, 0);
     EXPECT_EQ(bar->value(), 100);
     auto report = pcgc::readModelReport(path);
@@ -297,6 +313,17 @@ TEST(PcgcGui, TrainActionTrainsOffTheGuiThread)
     tabs->setCurrentIndex(2);
     QApplication::processEvents();
     EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_train.png"))));
+
+    // Reopened without the file in the data folder: a new dock restores the project's model.
+    std::filesystem::remove(path);
+    {
+        std::unique_ptr<QWidget> reopened(dock.create(nullptr));
+        dock.show(reopened.get(), shown.plan);
+        auto *again = reopened->findChild<QLabel *>(QStringLiteral("pcgcTrainStatus"));
+        EXPECT_EQ(again->text(), QStringLiteral("Restored the project's cost model for stcp920"));
+        EXPECT_TRUE(pcgc::LearnedCostModel::load(path, device).isOk());
+    }
+    shown.plan.project = nullptr;
 
     // Twin: conv3 → relu1 has too few ops to train on.
     Shown small = scheduleShown(block(false), device);
