@@ -873,6 +873,8 @@ views::PlanShown MainWindow::planShown() const
     shown.graph = m_schedule->graph();
     shown.run = m_schedule->lastRun();
     shown.device = m_schedule->device();
+    shown.backends = &m_backends;
+    shown.project = m_session ? m_session->project() : nullptr;
     if (m_model) {
         shown.modelProperties = &m_model->properties;
         shown.modelPath = m_model->path;

@@ -575,6 +575,11 @@ Status ProjectSession::saveAs(const QString &path, bool overwrite)
             values[key] = value;
         for (const auto &[key, value] : values)
             TS_TRY(project->setState(key, value));
+        auto pluginData = from.allPluginData();
+        if (!pluginData)
+            return pluginData.status();
+        for (const auto &[key, bytes] : *pluginData)
+            TS_TRY(project->setPluginData(key.first, key.second, bytes));
         return Status::ok();
     });
     if (!copied.isOk()) {

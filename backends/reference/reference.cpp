@@ -29,7 +29,12 @@ using Clock = std::chrono::steady_clock;
 constexpr const char *kName = "reference";
 
 // One node output computed by a task: the regions it writes.
-using Step = NodeWrite; // core/plan/tiles.h
+struct Step {
+    NodeId node = kInvalidId;
+    int output = 0;
+    std::vector<ops::Region> regions;
+    NodeId copyFrom = kInvalidId; // an assigned node (Kernel::assigned): copy this node's output instead
+};
 
 struct TaskProgram {
     TaskId id = 0;
@@ -52,6 +57,20 @@ public:
 double nsSince(Clock::time_point t0)
 {
     return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+}
+
+// What a compute task does (core/plan/tiles.h taskWrites), an assigned node
+// copying its equivalent's output.
+std::vector<Step> stepsOf(const Graph &g, const Kernel &k, const Task &t, const TaskRegions &regions)
+{
+    std::vector<Step> steps;
+    for (NodeWrite &w : taskWrites(g, k, t, regions))
+        steps.push_back({w.node, w.output, std::move(w.regions)});
+    for (const NodeAssignment &a : k.assigned)
+        for (Step &s : steps)
+            if (s.node == a.node)
+                s.copyFrom = a.from;
+    return steps;
 }
 
 Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const ExecutionPlan &plan)
@@ -106,10 +125,14 @@ Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const Execut
             auto regions = taskRegions(graph, k, t.tiles);
             if (!regions)
                 return regions.status();
-            p.steps = taskWrites(graph, k, t, *regions);
+            p.steps = stepsOf(graph, k, t, *regions);
             for (const auto *m : {&regions->computed, &regions->read})
                 for (const auto &[tensor, region] : *m)
                     lastUse[static_cast<std::size_t>(tensor)] = t.id;
+            for (const NodeAssignment &a : k.assigned)
+                for (TensorId tensor : graph.node(a.from).outputs)
+                    if (tensor != kInvalidId)
+                        lastUse[static_cast<std::size_t>(tensor)] = t.id;
         }
         out->programs.push_back(std::move(p));
     }
@@ -240,6 +263,21 @@ Expected<RunResult> runPlan(const ReferencePlan &p, const std::vector<HostTensor
                 if (const TensorId t = n.inputs[i]; t != kInvalidId && storage.has(t))
                     args.in[i] = {g.tensor(t).dtype, &g.tensor(t).shape, storage.read(t)};
             const TensorId o = n.outputs[static_cast<std::size_t>(s.output)];
+            if (s.copyFrom != kInvalidId) { // a common subexpression: assign the equivalent node's values
+                const TensorId src = g.node(s.copyFrom).outputs[static_cast<std::size_t>(s.output)];
+                if (!storage.has(src))
+                    return Status::error(ErrorCode::Internal,
+                                         "assigned from '" + g.node(s.copyFrom).name + "' before it was computed",
+                                         {.node = n.name});
+                const Tensor &ot = g.tensor(o);
+                const auto size = static_cast<std::int64_t>(dtypeSize(ot.dtype));
+                for (const ops::Region &r : s.regions)
+                    for (const reference::Run &run : reference::contiguousRuns(r, ot.shape))
+                        std::copy_n(storage.read(src) + run.offset * size, run.length * size,
+                                    storage.write(o) + run.offset * size);
+                opNs["(assigned)"] += nsSince(s0);
+                continue;
+            }
             args.out[static_cast<std::size_t>(s.output)] = {g.tensor(o).dtype, &g.tensor(o).shape, storage.write(o)};
             for (const ops::Region &r : s.regions)
                 if (Status st = p.kernels[static_cast<std::size_t>(s.node)]->compute(args, s.output, r); !st)

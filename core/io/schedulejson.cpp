@@ -63,7 +63,14 @@ QJsonObject planJson(const ExecutionPlan &p, const Graph &g)
         QJsonArray nodes;
         for (NodeId n : k.nodes)
             nodes.append(nodeName(n));
-        kernels.append(QJsonObject{{"id", k.id}, {"name", qs(k.name)}, {"nodes", nodes}, {"strategy", qs(k.strategy)}});
+        QJsonObject kj{{"id", k.id}, {"name", qs(k.name)}, {"nodes", nodes}, {"strategy", qs(k.strategy)}};
+        if (!k.assigned.empty()) {
+            QJsonArray assigned;
+            for (const NodeAssignment &a : k.assigned)
+                assigned.append(QJsonObject{{"node", nodeName(a.node)}, {"from", nodeName(a.from)}});
+            kj["assigned"] = assigned;
+        }
+        kernels.append(kj);
     }
     QJsonArray tasks;
     for (const Task &t : p.tasks) {
@@ -243,7 +250,17 @@ Expected<ExecutionPlan> readPlan(const Reader &r, const QJsonObject &o, const Gr
             TS_READ(n, resolveNode(r, g, nodes[j], path + "nodes[" + std::to_string(j) + "]"));
             ids.push_back(n);
         }
-        p.addKernel(name, std::move(ids), strategy);
+        const KernelId kid = p.addKernel(name, std::move(ids), strategy);
+        if (k.contains("assigned")) {
+            TS_READ(assigned, r.array(k, "assigned", path));
+            for (qsizetype j = 0; j < assigned.size(); ++j) {
+                const std::string ap = path + "assigned[" + std::to_string(j) + "].";
+                const QJsonObject a = assigned[j].toObject();
+                TS_READ(node, resolveNode(r, g, a["node"], ap + "node"));
+                TS_READ(from, resolveNode(r, g, a["from"], ap + "from"));
+                p.kernels[static_cast<std::size_t>(kid)].assigned.push_back({node, from});
+            }
+        }
     }
 
     TS_READ(buffers, r.array(o, "buffers", "plan."));

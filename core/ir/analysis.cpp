@@ -375,4 +375,44 @@ std::vector<std::int32_t> topologicalRanks(const std::vector<NodeId> &order)
     return rank;
 }
 
+bool sameComputation(const Graph &g, NodeId a, NodeId b)
+{
+    const Node &x = g.node(a);
+    const Node &y = g.node(b);
+    if (x.opaque || y.opaque || x.opType != y.opType || x.domain != y.domain || x.inputs != y.inputs ||
+        x.outputs.size() != y.outputs.size())
+        return false;
+    // Ops whose every evaluation differs (ONNX's generators) are never the same computation.
+    for (std::string_view random :
+         {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial", "Bernoulli"})
+        if (x.opType == random)
+            return false;
+    for (std::size_t i = 0; i < x.outputs.size(); ++i) {
+        if ((x.outputs[i] == kInvalidId) != (y.outputs[i] == kInvalidId))
+            return false;
+        if (x.outputs[i] == kInvalidId)
+            continue;
+        const Tensor &tx = g.tensor(x.outputs[i]);
+        const Tensor &ty = g.tensor(y.outputs[i]);
+        if (tx.dtype != ty.dtype || tx.shape != ty.shape)
+            return false;
+    }
+    if (x.attrs.size() != y.attrs.size())
+        return false;
+    for (auto ix = x.attrs.begin(), iy = y.attrs.begin(); ix != x.attrs.end(); ++ix, ++iy) {
+        if (ix->first != iy->first || ix->second.kind() != iy->second.kind())
+            return false;
+        if (ix->second.kind() == Attribute::Kind::Tensor) {
+            const auto &dx = std::get<std::shared_ptr<const TensorData>>(ix->second.value);
+            const auto &dy = std::get<std::shared_ptr<const TensorData>>(iy->second.value);
+            if (dx != dy && (!dx || !dy || dx->isExternal() || dy->isExternal() || dx->dtype != dy->dtype ||
+                             dx->shape != dy->shape || dx->bytes != dy->bytes))
+                return false;
+        } else if (ix->second.value != iy->second.value) {
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace tessera

@@ -45,4 +45,10 @@ struct DagWidth {
 // nodes in `subset` when it is non-empty (e.g. one block).
 DagWidth dagWidth(const Graph &g, const std::vector<NodeId> &subset = {});
 
+// True when nodes a and b compute the same values: the same op and domain,
+// equal attributes, the same input tensors and outputs of the same types and
+// shapes, and an op whose result depends on nothing else (not opaque, not a
+// random generator). Used for common-subexpression elimination and to verify it.
+bool sameComputation(const Graph &g, NodeId a, NodeId b);
+
 } // namespace tessera

@@ -32,11 +32,21 @@ using TaskId = std::int32_t;
 using KernelId = std::int32_t;
 using BufferId = std::int32_t;
 
+// A node of a kernel that is not computed: its outputs are assigned (copied)
+// from those of an equivalent node (same op, domain, attributes and input
+// tensors) — a common subexpression computed once (PCGC's cross-boundary CSE).
+// A backend that ignores it computes the node again, which gives the same values.
+struct NodeAssignment {
+    NodeId node = kInvalidId; // listed in the kernel's nodes
+    NodeId from = kInvalidId; // computed by this kernel (earlier) or by a task this one depends on
+};
+
 struct Kernel {
     KernelId id = 0;
-    std::string name;          // stable, e.g. "k12:layer1.0/conv1+bn1+relu"
-    std::vector<NodeId> nodes; // in a topological order of the graph
-    std::string strategy;      // free-form tag: "fused", "merge", "opaque", ...
+    std::string name;                     // stable, e.g. "k12:layer1.0/conv1+bn1+relu"
+    std::vector<NodeId> nodes;            // in a topological order of the graph
+    std::string strategy;                 // free-form tag: "fused", "merge", "opaque", ...
+    std::vector<NodeAssignment> assigned; // nodes copied from an equivalent node instead of computed
 };
 
 // Where a task runs. -1 means "not bound" (the backend chooses).

@@ -344,9 +344,60 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
                                    {.node = g.node(tt.producer).name, .tensor = tt.name});
     }
 
+    // S3b: assignments (common subexpressions). An assigned node is one of its
+    // kernel's nodes, computes what its source computes (sameComputation), and
+    // its source is computed (not itself assigned) before it: earlier in the
+    // same kernel, or whole by a task every task of the kernel depends on.
+    TaskAncestry ancestry(plan);
+    std::vector<bool> assignedNode(g.nodeCount(), false);
+    for (const Kernel &k : plan.kernels)
+        for (const NodeAssignment &a : k.assigned)
+            if (a.node >= 0 && a.node < nodeCount)
+                assignedNode[static_cast<std::size_t>(a.node)] = true;
+    for (const Kernel &k : plan.kernels)
+        for (const NodeAssignment &a : k.assigned) {
+            const auto at = std::find(k.nodes.begin(), k.nodes.end(), a.node);
+            if (at == k.nodes.end())
+                return Status::invalid("kernel '" + k.name + "' assigns node id " + std::to_string(a.node) +
+                                       " which it does not hold");
+            const Node &node = g.node(a.node);
+            if (a.from < 0 || a.from >= nodeCount || a.from == a.node)
+                return Status::invalid("kernel '" + k.name + "' assigns from node id " + std::to_string(a.from) +
+                                           ", which is not another node",
+                                       {.node = node.name});
+            const Node &from = g.node(a.from);
+            if (!sameComputation(g, a.from, a.node))
+                return Status::invalid("assigned from '" + from.name + "', which does not compute the same values",
+                                       {.node = node.name});
+            if (assignedNode[static_cast<std::size_t>(a.from)])
+                return Status::invalid("assigned from '" + from.name + "', which is itself assigned, not computed",
+                                       {.node = node.name});
+            const auto fromAt = std::find(k.nodes.begin(), at, a.from);
+            if (fromAt != at)
+                continue; // computed earlier by the same kernel
+            for (const Task &t : plan.tasks) {
+                if (t.kind != TaskKind::Compute || t.kernel != k.id)
+                    continue;
+                for (TensorId out : from.outputs) {
+                    if (out == kInvalidId)
+                        continue;
+                    const ops::Region whole = ops::fullRegion(g.tensor(out).shape);
+                    auto it = producers.find(out);
+                    const bool ready =
+                        it != producers.end() && std::any_of(it->second.begin(), it->second.end(), [&](const auto &q) {
+                            return q.first < t.id && ancestry.dependsOn(t.id, q.first) &&
+                                   regionContains(q.second, whole);
+                        });
+                    if (!ready)
+                        return Status::invalid("assigns '" + node.name + "' from '" + from.name +
+                                                   "' without depending on a task that computes it whole",
+                                               taskLoc(plan, t.id));
+                }
+            }
+        }
+
     // S4: dependencies. Every region a task reads from another kernel's output
     // must be produced by tasks it (transitively) depends on.
-    TaskAncestry ancestry(plan);
     std::unordered_map<TensorId, std::vector<const ops::Region *>> producerRegions;
     std::unordered_map<TensorId, RegionIndex> producerIndex;
     for (const auto &[tensor, list] : producers) {

@@ -962,8 +962,89 @@ Expected<std::string> Project::runTimeline(std::int64_t runId) const
         [&] { return textById(m_d->db, m_d->path, "SELECT timeline_json FROM runs WHERE id = ?1", runId, "run"); });
 }
 
+namespace {
+
+constexpr std::string_view kPluginPrefix = "plugin/";
+
+Expected<std::string> pluginKey(std::string_view plugin, std::string_view key)
+{
+    if (plugin.empty() || plugin.find('/') != std::string_view::npos)
+        return Status::error(ErrorCode::Usage,
+                             "plugin data needs a plugin name without '/', got '" + std::string(plugin) + "'");
+    return std::string(kPluginPrefix) + std::string(plugin) + "/" + std::string(key);
+}
+
+} // namespace
+
+Status Project::setPluginData(std::string_view plugin, std::string_view key, std::string_view bytes)
+{
+    auto full = pluginKey(plugin, key);
+    if (!full)
+        return full.status();
+    std::lock_guard lock(m_d->mutex);
+    return m_d->write("saving " + std::string(plugin) + "'s data", [&]() -> Status {
+        auto set = Stmt::prepare(m_d->db, "INSERT INTO session_state(key, value) VALUES (?1, ?2) "
+                                          "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+        if (!set)
+            return set.status();
+        return set->bind(1, *full).bindBlob(2, bytes).run();
+    });
+}
+
+Status Project::removePluginData(std::string_view plugin, std::string_view key)
+{
+    auto full = pluginKey(plugin, key);
+    if (!full)
+        return full.status();
+    std::lock_guard lock(m_d->mutex);
+    return m_d->write("saving " + std::string(plugin) + "'s data", [&]() -> Status {
+        auto del = Stmt::prepare(m_d->db, "DELETE FROM session_state WHERE key = ?1");
+        if (!del)
+            return del.status();
+        return del->bind(1, *full).run();
+    });
+}
+
+Expected<std::optional<std::string>> Project::pluginData(std::string_view plugin, std::string_view key) const
+{
+    using Value = std::optional<std::string>;
+    auto full = pluginKey(plugin, key);
+    if (!full)
+        return full.status();
+    return m_d->query<Value>([&]() -> Expected<Value> {
+        auto q = Stmt::prepare(m_d->db, "SELECT value FROM session_state WHERE key = ?1");
+        if (!q)
+            return q.status();
+        auto row = q->bind(1, *full).step();
+        if (!row)
+            return row.status();
+        return *row ? Value(q->text(0)) : Value();
+    });
+}
+
+Expected<std::map<std::pair<std::string, std::string>, std::string>> Project::allPluginData() const
+{
+    using Data = std::map<std::pair<std::string, std::string>, std::string>;
+    return m_d->query<Data>([&]() -> Expected<Data> {
+        auto q = Stmt::prepare(m_d->db, "SELECT key, value FROM session_state WHERE substr(key, 1, 7) = 'plugin/'");
+        if (!q)
+            return q.status();
+        Data out;
+        TS_TRY(q->each([&](const Stmt &r) {
+            const std::string key = r.text(0).substr(kPluginPrefix.size());
+            const auto slash = key.find('/');
+            if (slash != std::string::npos)
+                out.emplace(std::pair{key.substr(0, slash), key.substr(slash + 1)}, r.text(1));
+        }));
+        return out;
+    });
+}
+
 Status Project::setState(std::string_view key, std::string_view value)
 {
+    if (key.starts_with(kPluginPrefix))
+        return Status::error(ErrorCode::Usage, "session state keys starting with 'plugin/' are reserved for plugin "
+                                               "data (setPluginData)");
     std::lock_guard lock(m_d->mutex);
     return m_d->write("saving the session state", [&]() -> Status {
         auto set = Stmt::prepare(m_d->db, "INSERT INTO session_state(key, value) VALUES (?1, ?2) "
@@ -1003,7 +1084,7 @@ Expected<std::map<std::string, std::string>> Project::allState() const
 {
     using State = std::map<std::string, std::string>;
     return m_d->query<State>([&]() -> Expected<State> {
-        auto q = Stmt::prepare(m_d->db, "SELECT key, value FROM session_state");
+        auto q = Stmt::prepare(m_d->db, "SELECT key, value FROM session_state WHERE substr(key, 1, 7) != 'plugin/'");
         if (!q)
             return q.status();
         State out;

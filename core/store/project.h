@@ -197,6 +197,17 @@ public:
     Expected<std::optional<std::string>> state(std::string_view key) const;
     Expected<std::map<std::string, std::string>> allState() const;
 
+    // Plugin data: values (any bytes: a trained model, a cache) a plugin keeps
+    // in the project under its registry name, so reopening the project brings
+    // them back. Stored in the session_state table under the reserved key
+    // prefix "plugin/<plugin>/" (no schema change); setState() refuses that
+    // prefix and allState() leaves it out. `plugin` is non-empty without '/'.
+    Status setPluginData(std::string_view plugin, std::string_view key, std::string_view bytes);
+    Status removePluginData(std::string_view plugin, std::string_view key);
+    Expected<std::optional<std::string>> pluginData(std::string_view plugin, std::string_view key) const;
+    // Every (plugin, key) -> bytes of the project (Save As copies them).
+    Expected<std::map<std::pair<std::string, std::string>, std::string>> allPluginData() const;
+
     // Runs `body` as one atomic save: the write methods it calls join this
     // transaction; an error from `body` rolls all of them back.
     Status transaction(const std::function<Status()> &body);

@@ -72,6 +72,7 @@ public:
     Stmt &bind(int index, std::string_view text);
     Stmt &bindBlob(int index, std::string_view bytes); // a BLOB, not TEXT
     Stmt &bindNull(int index);
+    Stmt &bindBlob(int index, std::string_view bytes); // read back with text()
 
     Expected<bool> step(); // true: a row is ready
     Status run();          // steps until done (INSERT/UPDATE/DELETE)

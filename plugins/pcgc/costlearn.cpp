@@ -339,6 +339,9 @@ trainCostModel(const std::vector<const Graph *> &graphs, const Device &device, I
             unlabelled.push_back(order[k]);
             continue;
         }
+        if (o.cancel && o.cancel->load(std::memory_order_relaxed))
+            return Status::error(ErrorCode::Cancelled, "training cancelled after " + std::to_string(measuredSoFar) +
+                                                           " of " + std::to_string(toMeasure) + " measurements");
         auto m = measureOp(*op.graph, op.nodes, device, backend);
         if (o.progress)
             o.progress(0.8 * double(++measuredSoFar) / double(toMeasure));
@@ -374,6 +377,9 @@ trainCostModel(const std::vector<const Graph *> &graphs, const Device &device, I
     std::vector<std::vector<float>> x;
     for (const OpSample &op : ops)
         x.push_back(op.features);
+    auto cancelled = [&]() { return o.cancel && o.cancel->load(std::memory_order_relaxed); };
+    if (cancelled())
+        return Status::error(ErrorCode::Cancelled, "training cancelled after the measurements");
     auto time = selfTrain(x, labelled, yTime, unlabelled, pool, o);
     if (!time)
         return time.status();
@@ -392,6 +398,8 @@ trainCostModel(const std::vector<const Graph *> &graphs, const Device &device, I
                     "' backend reports no energy: only the time model is trained; energy is the analytic "
                     "DeviceCostModel's";
     } else if (power) {
+        if (cancelled())
+            return Status::error(ErrorCode::Cancelled, "training cancelled after the time model");
         auto p = selfTrain(x, labelled, yPower, unlabelled, pool, o);
         if (!p)
             return p.status();

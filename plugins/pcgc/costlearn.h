@@ -36,6 +36,7 @@
 #include "core/hw/device.h"
 #include "plugins/pcgc/learnedcost.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -73,6 +74,9 @@ struct TrainOptions {
     std::uint64_t seed = 17;
     RegressorParams params;
     std::function<void(double)> progress; // 0..1
+    // Checked before every measurement and between the models: when it is
+    // set, training stops with a Cancelled Status (nothing is returned).
+    const std::atomic<bool> *cancel = nullptr;
 };
 
 // Algorithm 1 for `device` over the ops of `graphs`, measured on `backend`.

@@ -109,17 +109,16 @@ TrainingSummary summaryFrom(const QJsonObject &t)
     return s;
 }
 
-// The file's root object after the format and version checks.
-Expected<QJsonObject> readRoot(const std::string &path)
+// The document's root object after the format and version checks; `path`
+// names where the text came from (a file, or a project's plugin data).
+Expected<QJsonObject> parseRoot(std::string_view text, const std::string &path)
 {
     auto fail = [&](const std::string &why) {
         return Status::invalid("PCGC cost model '" + path + "' refused: " + why, Location{path});
     };
-    auto text = readFile(path, std::int64_t(64) << 20);
-    if (!text)
-        return text.status();
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(*text), &error);
+    const QJsonDocument doc =
+        QJsonDocument::fromJson(QByteArray(text.data(), static_cast<qsizetype>(text.size())), &error);
     if (error.error != QJsonParseError::NoError || !doc.isObject())
         return fail("not JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset) +
                     ")");
@@ -130,6 +129,15 @@ Expected<QJsonObject> readRoot(const std::string &path)
         return fail("version " + std::to_string(root.value("version").toInt()) + ", this build reads " +
                     std::to_string(kVersion));
     return root;
+}
+
+// The file's root object after the format and version checks.
+Expected<QJsonObject> readRoot(const std::string &path)
+{
+    auto text = readFile(path, std::int64_t(64) << 20);
+    if (!text)
+        return text.status();
+    return parseRoot(*text, path);
 }
 
 } // namespace
@@ -243,6 +251,14 @@ KernelEstimate LearnedCostModel::estimateKernel(const Graph &g, const std::vecto
 
 Status LearnedCostModel::save(const std::string &path) const
 {
+    auto json = toJson();
+    if (!json)
+        return json.status();
+    return writeFileAtomic(path, *json);
+}
+
+Expected<std::string> LearnedCostModel::toJson() const
+{
     auto time = targetJson(m_time);
     if (!time)
         return time.status();
@@ -271,17 +287,29 @@ Status LearnedCostModel::save(const std::string &path) const
                                         {"ac", s.ac},
                                         {"seconds", s.seconds},
                                         {"created", QString::fromStdString(s.created)}});
-    return writeFileAtomic(path, QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString());
+    return QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
 }
 
 Expected<std::unique_ptr<LearnedCostModel>> LearnedCostModel::load(const std::string &path, const Device &device)
 {
+    if (!Regressor::available())
+        return Status::error(ErrorCode::Unavailable, Regressor::unavailableReason());
+    auto text = readFile(path, std::int64_t(64) << 20);
+    if (!text)
+        return text.status();
+    return fromJson(*text, device, path);
+}
+
+Expected<std::unique_ptr<LearnedCostModel>> LearnedCostModel::fromJson(std::string_view json, const Device &device,
+                                                                       const std::string &source)
+{
+    const std::string &path = source;
     auto fail = [&](const std::string &why) {
         return Status::invalid("PCGC cost model '" + path + "' refused: " + why, Location{path});
     };
     if (!Regressor::available())
         return Status::error(ErrorCode::Unavailable, Regressor::unavailableReason());
-    auto parsed = readRoot(path);
+    auto parsed = parseRoot(json, path);
     if (!parsed)
         return parsed.status();
     const QJsonObject &root = *parsed;

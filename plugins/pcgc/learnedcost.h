@@ -117,6 +117,11 @@ public:
 
     Status save(const std::string &path) const;
     static Expected<std::unique_ptr<LearnedCostModel>> load(const std::string &path, const Device &device);
+    // The saved form as text, and back (`source` names where it came from in
+    // a refusal); load() and save() are these plus the file.
+    Expected<std::string> toJson() const;
+    static Expected<std::unique_ptr<LearnedCostModel>> fromJson(std::string_view json, const Device &device,
+                                                                const std::string &source);
 
 private:
     const Device &m_device;

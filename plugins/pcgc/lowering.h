@@ -9,6 +9,10 @@
 // Each kernel's stage number is its wave.
 // A kernel is tagged "pcgc-stable" when every fusion inside it was stable,
 // "pcgc-fused" when it holds a cost-evaluated fusion, "pcgc-single" alone.
+// Cross-boundary rewrites (crossboundary.h): the folded constants' kernel is
+// "pcgc-folded" and costs nothing per inference (computed once, when the plan
+// is loaded); a common subexpression becomes Kernel::assigned of the kernel
+// holding it, and the kernels are costed without the assigned nodes.
 // Assumes: the groups cover every node once and form a DAG (static fusion's
 // B2 and the re-cutting's cycle check keep it so).
 #pragma once

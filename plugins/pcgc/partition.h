@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/ir/graph.h"
+#include "core/plan/plan.h"
 #include "plugins/pcgc/categories.h"
 
 #include <string>
@@ -24,12 +25,16 @@ struct FusionRecord {
 struct FusedGroup {
     std::vector<NodeId> nodes; // sorted by topological rank
     OpCategory category = OpCategory::Algebraic;
+    bool folded = false; // constant folding (constfold.h): computed once, when the plan is loaded
 };
 
 struct Partition {
     std::vector<FusedGroup> groups; // live groups only
     std::vector<FusionRecord> records;
     std::int32_t passes = 0; // static-fusion passes until the fixed point
+    // Common subexpressions (cse.h): each node is copied from its equivalent,
+    // which the same group computes.
+    std::vector<NodeAssignment> assigned;
 };
 
 // Topological rank of every node (rank[n] < rank[m] when n precedes m).

@@ -2,6 +2,7 @@
 
 #include "core/ir/analysis.h"
 #include "core/plugin/extensions.h"
+#include "plugins/pcgc/crossboundary.h"
 #include "plugins/pcgc/learnedcost.h"
 #include "plugins/pcgc/lowering.h"
 #include "plugins/pcgc/pcgccommands.h"
@@ -26,7 +27,8 @@ public:
             "PCGC (fusion-splitting rules)",
             "rule-guided static fusion to a fixed point, then cost-model re-cutting at the fusion records for time "
             "or energy under a cap on the other",
-            "pcgc §3.3 (static fusion, Fig. 4), §3.4 (parallel processing), §3.5 (Algorithm 1), §3.6 (Algorithm 2)",
+            "pcgc §3.3 (static fusion, Fig. 4), §3.4 (parallel processing, cross-boundary optimisation), §3.5 "
+            "(Algorithm 1), §3.6 (Algorithm 2)",
             {{"objective",
               OptionSpec::Kind::Enum,
               std::string("time"),
@@ -45,6 +47,14 @@ public:
               OptionSpec::Kind::Bool,
               true,
               "§3.4: run independent sub-graphs of a wave on parallel streams when the device has the virtual units",
+              0,
+              1,
+              {}},
+             {"cross_boundary",
+              OptionSpec::Kind::Bool,
+              true,
+              "§3.4: constant folding, inlining of small sub-graphs and common-subexpression elimination across "
+              "the fusion boundaries",
               0,
               1,
               {}},
@@ -69,6 +79,9 @@ public:
              {"passes", "static-fusion passes to the fixed point"},
              {"splits", "re-cuts (Algorithm 2 splits)"},
              {"kernels", "kernels issued"},
+             {"folded", "nodes folded into constants (§3.4 constant folding)"},
+             {"assigned", "common subexpressions computed once (§3.4 CSE)"},
+             {"inlined", "small sub-graphs inlined into their consumer (§3.4 inlining)"},
              {"parallel_waves", "waves of independent sub-graphs run on parallel streams (§3.4)"},
              {"learned_model", "1 when the re-cutting used the learned cost model, 0 for the analytic one"},
              {"model_time_ns", "Σ kernel time after re-cutting (cost model)"},
@@ -129,6 +142,15 @@ public:
         result.stats["splits"] = double(cut.splits);
         result.stats["model_time_ns"] = cut.timeNsAfter;
         result.stats["model_energy_j"] = cut.energyJAfter;
+
+        pcgc::CrossBoundaryResult rewrites;
+        if (req.options.getBool("cross_boundary"))
+            rewrites = pcgc::crossBoundary(g, recutCost, partition, decisions, trace);
+        result.stats["folded"] = double(rewrites.folded);
+        result.stats["assigned"] = double(rewrites.assigned);
+        result.stats["inlined"] = double(rewrites.inlined);
+        if (req.cancelled())
+            return Status::error(ErrorCode::Cancelled, "cancelled");
 
         const pcgc::ParallelPlan parallel =
             pcgc::planParallel(g, *req.device, *req.cost, partition, req.options.getBool("parallel"), decisions, trace);

@@ -183,6 +183,40 @@ TEST_F(Store, EverythingRoundTripsThroughAReopen)
     EXPECT_EQ(p->allState()->size(), 2u);
 }
 
+// Plugin data: any bytes per (plugin, key), back after a reopen, kept apart
+// from the UI state; twins: a reserved state key and a bad plugin name are refused.
+TEST_F(Store, PluginDataRoundTripsThroughAReopen)
+{
+    const std::string blob("\x00\x01model\xff\x00", 9);
+    {
+        Project p = make();
+        ASSERT_TRUE(p.setState("zoom", "2").isOk());
+        ASSERT_TRUE(p.setPluginData("pcgc", "cost-model/stcp920", blob).isOk());
+        ASSERT_TRUE(p.setPluginData("pcgc", "other", "x").isOk());
+        ASSERT_TRUE(p.setPluginData("welder", "cache", "y").isOk());
+        ASSERT_TRUE(p.removePluginData("pcgc", "other").isOk());
+    }
+    auto p = Project::open(file().string());
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    auto back = p->pluginData("pcgc", "cost-model/stcp920");
+    ASSERT_TRUE(back.isOk()) << back.status().str();
+    ASSERT_TRUE(back->has_value());
+    EXPECT_EQ(**back, blob); // byte for byte, NULs included
+    EXPECT_FALSE(p->pluginData("pcgc", "other")->has_value());
+    EXPECT_FALSE(p->pluginData("welder", "cost-model/stcp920")->has_value());
+    auto all = p->allPluginData();
+    ASSERT_TRUE(all.isOk());
+    EXPECT_EQ(all->size(), 2u);
+    EXPECT_EQ(all->at({"welder", "cache"}), "y");
+    EXPECT_EQ(*p->allState(), (std::map<std::string, std::string>{{"zoom", "2"}})); // plugin data is not UI state
+
+    // Twins: the UI state cannot write into the plugins' keys; a plugin needs a plain name.
+    EXPECT_EQ(p->setState("plugin/pcgc/cost-model/stcp920", "x").code(), ErrorCode::Usage);
+    EXPECT_EQ(p->setPluginData("", "k", "v").code(), ErrorCode::Usage);
+    EXPECT_EQ(p->setPluginData("a/b", "k", "v").code(), ErrorCode::Usage);
+    EXPECT_EQ(**p->pluginData("pcgc", "cost-model/stcp920"), blob);
+}
+
 TEST_F(Store, MissingPlansRunsAndStateAreReportedNotInvented)
 {
     Project p = make();

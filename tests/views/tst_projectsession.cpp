@@ -960,12 +960,15 @@ TEST_F(ProjectSessionTest, RecordRunStoresARunOfTheLastPlan)
     EXPECT_EQ(runs->front().backend, "reference");
     EXPECT_EQ(*w.session()->project()->runTimeline(*id), R"({"traceEvents": []})");
 
-    // Save As copies plans, runs and state, and the copy becomes the open project.
+    // Save As copies plans, runs, state and plugin data, and the copy becomes the open project.
+    ASSERT_TRUE(w.session()->project()->setPluginData("pcgc", "cost-model/x", std::string("\0model", 6)).isOk());
     ASSERT_TRUE(w.session()->saveAs(file("copy.tessera")).isOk());
     EXPECT_EQ(w.session()->path(), file("copy.tessera"));
     auto plans = w.session()->project()->plans();
     ASSERT_FALSE(plans->empty());
     EXPECT_EQ(w.session()->project()->runs(plans->back().id)->size(), 1u);
+    EXPECT_EQ(w.session()->project()->pluginData("pcgc", "cost-model/x")->value_or(""), std::string("\0model", 6));
+    EXPECT_FALSE(w.session()->project()->pluginData("pcgc", "cost-model/y")->has_value());
     EXPECT_FALSE(w.session()->saveAs(file("copy.tessera")).isOk()) << "not over the open project itself";
 }
 

@@ -26,7 +26,9 @@ class QWidget;
 
 namespace tessera {
 struct Device;
-}
+class BackendRegistry;
+class Project;
+} // namespace tessera
 
 namespace tessera::views {
 
@@ -37,6 +39,10 @@ struct PlanShown {
     const Device *device = nullptr;                                      // may be null
     const std::map<std::string, std::string> *modelProperties = nullptr; // the model's metadata_props; may be null
     std::string modelPath;
+    // The workbench's backends (a view may measure on one, off the GUI thread); may be null.
+    const BackendRegistry *backends = nullptr;
+    // The open project file (a view may keep plugin data in it: Project::setPluginData); may be null.
+    Project *project = nullptr;
     // Selects a node in the workbench (graph view, inspector); empty outside it.
     std::function<void(NodeId)> selectNode;
     // Outlines nodes in the graph view (a kernel's, a stage's, a task's) and

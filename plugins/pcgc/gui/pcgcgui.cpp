@@ -1,10 +1,17 @@
 #include "plugins/pcgc/gui/pcgcgui.h"
 
+#include "core/backend/backend.h"
+#include "core/hw/device.h"
+#include "plugins/pcgc/costlearn.h"
 #include "plugins/pcgc/learnedcost.h"
+#include "plugins/pcgc/projectmodels.h"
 #include "views/widgets/planextensions.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -19,8 +26,12 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <filesystem>
 #include <map>
+#include <set>
+#include <thread>
 
 namespace tessera {
 
@@ -171,6 +182,166 @@ void fillModel(QWidget *view, const views::PlanShown &plan)
 #endif
 }
 
+// The Train action of the cost-model tab: Algorithm 1 (costlearn.h) on the
+// shown model, measured on the workbench's simulator backend, run on a worker
+// thread; progress, Cancel, and finished (the model is saved to the path the
+// scheduler reads — the run's model_file or the user's data folder — and the
+// scatter shows it) or failed (the reason). The workbench trains on the one
+// model shown, so it accepts fewer labels than tessera-cli pcgc-train over its
+// four networks (kMinLabels); the accuracy on held-back ops says how good it is.
+class Trainer final : public QObject
+{
+public:
+    static constexpr std::int32_t kMinLabels = 8;
+
+    Trainer(QWidget *tab, QPushButton *train, QPushButton *cancel, QProgressBar *bar, QLabel *status)
+        : QObject(tab), m_tab(tab), m_train(train), m_cancelButton(cancel), m_bar(bar), m_status(status)
+    {
+        setObjectName(QStringLiteral("pcgcTrainer"));
+        connect(train, &QPushButton::clicked, this, &Trainer::start);
+        connect(cancel, &QPushButton::clicked, this, &Trainer::cancel);
+        setIdle();
+    }
+    ~Trainer() override
+    {
+        m_cancelFlag = true;
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+
+    // A project shown for the first time (reopened) gives back the models it
+    // keeps: the device's is restored to the path the scheduler reads, unless
+    // a good one is there already (projectmodels.h).
+    void setPlan(const views::PlanShown &plan)
+    {
+        m_plan = plan;
+        if (plan.project && plan.device && m_restored.insert({plan.project->path(), plan.device->id}).second) {
+            auto restored = pcgc::restoreProjectModel(*plan.project, *plan.device, modelPath());
+            if (!restored)
+                m_status->setText(QStringLiteral("The project's cost model was not restored: ") +
+                                  QString::fromStdString(restored.status().message()));
+            else if (*restored == pcgc::RestoreOutcome::Restored)
+                m_status->setText(QStringLiteral("Restored the project's cost model for %1")
+                                      .arg(QString::fromStdString(plan.device->id)));
+        }
+        setIdle();
+    }
+    bool running() const { return m_running; }
+
+private:
+    IBackend *backend() const { return m_plan.backends ? m_plan.backends->find("sim") : nullptr; }
+
+    std::string modelPath() const
+    {
+        if (m_plan.run)
+            for (const TraceStep &s : m_plan.run->trace.steps())
+                if (s.phase == "cost model" && s.title.rfind("learned: ", 0) == 0)
+                    return s.title.substr(9);
+        return m_plan.device ? pcgc::defaultModelPath(m_plan.device->id) : std::string();
+    }
+
+    void setIdle()
+    {
+        if (m_running)
+            return;
+        const bool ready = m_plan.graph && m_plan.device && backend() && pcgc::Regressor::available();
+        m_train->setEnabled(ready);
+        m_cancelButton->setEnabled(false);
+        if (!ready)
+            m_train->setToolTip(!pcgc::Regressor::available()
+                                    ? QString::fromStdString(pcgc::Regressor::unavailableReason())
+                                    : QStringLiteral("needs the shown model, its device and the simulator backend"));
+        else
+            m_train->setToolTip(QStringLiteral("Algorithm 1 on this model's ops, measured on the simulator"));
+    }
+
+    void start()
+    {
+        if (m_running || !m_train->isEnabled())
+            return;
+        if (m_thread.joinable())
+            m_thread.join();
+        m_running = true;
+        m_cancelFlag = false;
+        m_train->setEnabled(false);
+        m_cancelButton->setEnabled(true);
+        m_bar->setValue(0);
+        m_status->setText(QStringLiteral("Training on %1's ops, measured on the simulator…")
+                              .arg(QString::fromStdString(m_plan.graph->name)));
+        auto graph = m_plan.graph;
+        auto device = std::make_shared<const Device>(*m_plan.device);
+        IBackend *sim = backend();
+        const std::string path = modelPath();
+        m_thread = std::thread([this, graph, device, sim, path] {
+            pcgc::TrainOptions o;
+            o.minLabels = kMinLabels;
+            o.cancel = &m_cancelFlag;
+            o.progress = [this](double f) {
+                QMetaObject::invokeMethod(
+                    this, [this, f] { m_bar->setValue(static_cast<int>(f * 100)); }, Qt::QueuedConnection);
+            };
+            auto model = pcgc::trainCostModel({graph.get()}, *device, *sim, o);
+            Status saved = model ? Status::ok() : model.status();
+            std::string json;
+            if (model) {
+                std::error_code ec;
+                std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+                saved = (*model)->save(path);
+                if (auto j = (*model)->toJson())
+                    json = std::move(*j);
+            }
+            const bool cancelled = !saved.isOk() && saved.code() == ErrorCode::Cancelled;
+            const QString text = saved.isOk()
+                                     ? QStringLiteral("Finished: saved to %1").arg(QString::fromStdString(path))
+                                 : cancelled ? QStringLiteral("Cancelled: ") + QString::fromStdString(saved.message())
+                                             : QStringLiteral("Failed: ") + QString::fromStdString(saved.message());
+            const bool ok = saved.isOk();
+            const std::string deviceId = device->id;
+            QMetaObject::invokeMethod(
+                this, [this, text, ok, json, deviceId] { finish(text, ok, json, deviceId); }, Qt::QueuedConnection);
+        });
+    }
+
+    void cancel()
+    {
+        m_cancelFlag = true;
+        m_cancelButton->setEnabled(false);
+        m_status->setText(QStringLiteral("Cancelling…"));
+    }
+
+    void finish(const QString &text, bool ok, const std::string &json, const std::string &deviceId);
+
+    QWidget *m_tab;
+    QPushButton *m_train, *m_cancelButton;
+    QProgressBar *m_bar;
+    QLabel *m_status;
+    views::PlanShown m_plan;
+    std::atomic<bool> m_cancelFlag{false};
+    bool m_running = false;
+    std::thread m_thread;
+    std::set<std::pair<std::string, std::string>> m_restored; // (project, device) restored once
+};
+
+void Trainer::finish(const QString &text, bool ok, const std::string &json, const std::string &deviceId)
+{
+    if (m_thread.joinable())
+        m_thread.join();
+    m_running = false;
+    if (ok)
+        m_bar->setValue(100);
+    QString shown = text;
+    // The project keeps the model too (reopened elsewhere, it comes back).
+    if (ok && m_plan.project && !json.empty()) {
+        const Status kept = m_plan.project->setPluginData(pcgc::kProjectPlugin, pcgc::projectModelKey(deviceId), json);
+        shown += kept.isOk() ? QStringLiteral(" and to the project")
+                             : QStringLiteral("; not kept in the project: ") + QString::fromStdString(kept.message());
+    }
+    m_status->setText(shown);
+    setIdle();
+    if (ok && m_plan.run)
+        fillModel(m_tab, m_plan); // the scatter of the model just trained
+}
+
 QWidget *makeModelTab(QWidget *parent)
 {
     auto *tab = new QWidget(parent);
@@ -181,6 +352,23 @@ QWidget *makeModelTab(QWidget *parent)
     summary->setWordWrap(true);
     summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(summary);
+    auto *row = new QHBoxLayout();
+    auto *train = new QPushButton(QStringLiteral("Train"), tab);
+    train->setObjectName(QStringLiteral("pcgcTrain"));
+    auto *cancel = new QPushButton(QStringLiteral("Cancel"), tab);
+    cancel->setObjectName(QStringLiteral("pcgcTrainCancel"));
+    auto *bar = new QProgressBar(tab);
+    bar->setObjectName(QStringLiteral("pcgcTrainProgress"));
+    bar->setRange(0, 100);
+    auto *status = new QLabel(tab);
+    status->setObjectName(QStringLiteral("pcgcTrainStatus"));
+    status->setWordWrap(true);
+    row->addWidget(train);
+    row->addWidget(cancel);
+    row->addWidget(bar);
+    row->addWidget(status, 1);
+    layout->addLayout(row);
+    new Trainer(tab, train, cancel, bar, status);
 #ifdef TESSERA_PCGC_CHARTS
     auto *charts = new QHBoxLayout();
     for (const char *name : {"pcgcScatterTime", "pcgcScatterPower"}) {
@@ -200,6 +388,8 @@ QWidget *makeModelTab(QWidget *parent)
 void fill(QWidget *view, const views::PlanShown &plan)
 {
     fillModel(view, plan);
+    if (auto *trainer = view->findChild<QObject *>(QStringLiteral("pcgcTrainer")))
+        static_cast<Trainer *>(trainer)->setPlan(plan);
     auto *rules = view->findChild<QTreeWidget *>(QStringLiteral("pcgcRuleFirings"));
     auto *recut = view->findChild<QTreeWidget *>(QStringLiteral("pcgcRecut"));
     rules->clear();

@@ -5,22 +5,28 @@
 #include "core/cost/devicecost.h"
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
+#include "core/store/project.h"
 #include "core/support/fileio.h"
 #include "plugins/pcgc/costlearn.h"
 #include "plugins/pcgc/gui/pcgcgui.h"
 #include "plugins/pcgc/pcgc.h"
+#include "plugins/pcgc/projectmodels.h"
 #include "views/widgets/planextensions.h"
 
 #include <QApplication>
 #include <QChartView>
 #include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QScatterSeries>
 #include <QTabWidget>
 #include <QTreeWidget>
 
+#include <chrono>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <thread>
 #include <unistd.h>
 
 #include "tests/common/screenshots.h"
@@ -207,6 +213,126 @@ TEST(PcgcGui, CostModelTabShowsPredictedVsMeasured)
     EXPECT_EQ(scatterPoints(view.get(), QStringLiteral("pcgcScatterTime"), QStringLiteral("learned model")), 0);
     QApplication::processEvents();
     EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_cost_model_none.png"))));
+    std::filesystem::remove_all(dir);
+}
+
+// Waits (processing events) until the Train action is idle again.
+bool waitTrainingDone(QWidget *view, int seconds)
+{
+    auto *train = view->findChild<QPushButton *>(QStringLiteral("pcgcTrain"));
+    auto *status = view->findChild<QLabel *>(QStringLiteral("pcgcTrainStatus"));
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+        QApplication::processEvents();
+        const QString t = status->text();
+        if (train->isEnabled() && (t.startsWith(QStringLiteral("Finished")) || t.startsWith(QStringLiteral("Failed")) ||
+                                   t.startsWith(QStringLiteral("Cancelled"))))
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
+// The Train action: training runs off the GUI thread (events keep being
+// processed while the progress bar moves), finishes with the model saved and
+// its scatter shown; twins: Cancel stops it with nothing saved, a graph with
+// too few ops fails with the reason, and without a simulator Train is disabled.
+TEST(PcgcGui, TrainActionTrainsOffTheGuiThread)
+{
+    if (!pcgc::Regressor::available())
+        GTEST_SKIP() << pcgc::Regressor::unavailableReason();
+    const auto dir = std::filesystem::temp_directory_path() / ("tessera-pcgctrain-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    qputenv("XDG_DATA_HOME", QByteArray::fromStdString((dir / "data").string()));
+    const Device device = *DeviceRegistry::standard().lookup("stcp920");
+    BackendRegistry backends;
+    backends.add(createSimBackend(nullptr));
+
+    views::PlanExtensions ext;
+    registerPcgcPluginViews(ext);
+    const views::PlanDock &dock = ext.docks()[0];
+    std::unique_ptr<QWidget> view(dock.create(nullptr));
+    auto *tabs = qobject_cast<QTabWidget *>(view.get());
+    auto *train = view->findChild<QPushButton *>(QStringLiteral("pcgcTrain"));
+    auto *cancel = view->findChild<QPushButton *>(QStringLiteral("pcgcTrainCancel"));
+    auto *bar = view->findChild<QProgressBar *>(QStringLiteral("pcgcTrainProgress"));
+    auto *status = view->findChild<QLabel *>(QStringLiteral("pcgcTrainStatus"));
+    ASSERT_TRUE(tabs && train && cancel && bar && status);
+
+    Shown shown = scheduleShown(resnet(64), device);
+    dock.show(view.get(), shown.plan);
+    EXPECT_FALSE(train->isEnabled()); // twin: no backends, no training
+    shown.plan.backends = &backends;
+    dock.show(view.get(), shown.plan);
+    ASSERT_TRUE(train->isEnabled()) << train->toolTip().toStdString();
+
+    // Cancel right after starting.
+    train->click();
+    EXPECT_FALSE(train->isEnabled());
+    EXPECT_TRUE(cancel->isEnabled());
+    cancel->click();
+    ASSERT_TRUE(waitTrainingDone(view.get(), 120));
+    EXPECT_TRUE(status->text().startsWith(QStringLiteral("Cancelled"))) << status->text().toStdString();
+    const std::string path = pcgc::defaultModelPath("stcp920");
+    EXPECT_FALSE(std::filesystem::exists(path));
+
+    // Train to the end: the model is saved where the scheduler reads it and in
+    // the open project, and the scatter shows it.
+    const std::string modelFile = (dir / "net.onnx").string();
+    ASSERT_TRUE(writeFileAtomic(modelFile, "model").isOk());
+    ProjectInfo info;
+    info.model.path = modelFile;
+    info.setup = {"pcgc", "stcp920", {}};
+    auto project = Project::create((dir / "p.tessera").string(), info);
+    ASSERT_TRUE(project.isOk()) << project.status().str();
+    shown.plan.project = &*project;
+    dock.show(view.get(), shown.plan);
+    train->click();
+    int progressSeen = 0;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(180);
+    while (!train->isEnabled() && std::chrono::steady_clock::now() < until) {
+        QApplication::processEvents(); // the GUI thread stays free while training runs
+        if (bar->value() > 0 && bar->value() < 100)
+            progressSeen = std::max(progressSeen, bar->value());
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(waitTrainingDone(view.get(), 5));
+    EXPECT_TRUE(status->text().startsWith(QStringLiteral("Finished"))) << status->text().toStdString();
+    EXPECT_TRUE(status->text().endsWith(QStringLiteral("and to the project"))) << status->text().toStdString();
+    auto kept = pcgc::loadModelFromProject(*project, device);
+    ASSERT_TRUE(kept.isOk()) << kept.status().str();
+    EXPECT_TRUE(*kept);
+    EXPECT_GT(progressSeen, 0);
+    EXPECT_EQ(bar->value(), 100);
+    auto report = pcgc::readModelReport(path);
+    ASSERT_TRUE(report.isOk()) << report.status().str();
+    EXPECT_EQ(scatterPoints(view.get(), QStringLiteral("pcgcScatterTime"), QStringLiteral("learned model")),
+              report->summary.heldBack);
+    view->resize(1200, 560);
+    view->show();
+    tabs->setCurrentIndex(2);
+    QApplication::processEvents();
+    EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_train.png"))));
+
+    // Reopened without the file in the data folder: a new dock restores the project's model.
+    std::filesystem::remove(path);
+    {
+        std::unique_ptr<QWidget> reopened(dock.create(nullptr));
+        dock.show(reopened.get(), shown.plan);
+        auto *again = reopened->findChild<QLabel *>(QStringLiteral("pcgcTrainStatus"));
+        EXPECT_EQ(again->text(), QStringLiteral("Restored the project's cost model for stcp920"));
+        EXPECT_TRUE(pcgc::LearnedCostModel::load(path, device).isOk());
+    }
+    shown.plan.project = nullptr;
+
+    // Twin: conv3 → relu1 has too few ops to train on.
+    Shown small = scheduleShown(block(false), device);
+    small.plan.backends = &backends;
+    dock.show(view.get(), small.plan);
+    ASSERT_TRUE(train->isEnabled());
+    train->click();
+    ASSERT_TRUE(waitTrainingDone(view.get(), 60));
+    EXPECT_TRUE(status->text().startsWith(QStringLiteral("Failed: too few labels"))) << status->text().toStdString();
     std::filesystem::remove_all(dir);
 }
 

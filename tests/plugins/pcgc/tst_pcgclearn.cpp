@@ -13,8 +13,11 @@
 #include "core/support/fileio.h"
 #include "plugins/pcgc/costlearn.h"
 #include "plugins/pcgc/pcgc.h"
+#include "plugins/pcgc/projectmodels.h"
 #include "samples/builder.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -285,6 +288,96 @@ TEST(PcgcLearn, CorruptOrForeignModelsAreRefused)
     ASSERT_NE(at, std::string::npos);
     damaged.replace(at + 10, 40, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
     expectRefused(writeTemp("damaged.json", damaged), stcp920(), "model");
+}
+
+// The model kept in the project file comes back after a reopen with the same
+// predictions and is restored to the path the scheduler reads; twins: a
+// changed device refuses it with the reason, a project without one has none,
+// and a good model already at the path is not overwritten.
+TEST(PcgcLearn, ModelInProjectRestoredOnReopen)
+{
+    if (!Regressor::available())
+        GTEST_SKIP() << Regressor::unavailableReason();
+    const std::string file = (tempDir() / "models.tessera").string();
+    std::filesystem::remove(file);
+    {
+        ProjectInfo info;
+        info.model.path = writeTemp("net.onnx", "model bytes");
+        info.setup = {"pcgc", "stcp920", {}};
+        auto created = Project::create(file, info);
+        ASSERT_TRUE(created.isOk()) << created.status().str();
+        ASSERT_TRUE(storeModelInProject(*created, trained()).isOk());
+    }
+    auto project = Project::open(file);
+    ASSERT_TRUE(project.isOk()) << project.status().str();
+    auto loaded = loadModelFromProject(*project, stcp920());
+    ASSERT_TRUE(loaded.isOk()) << loaded.status().str();
+    ASSERT_TRUE(*loaded);
+    const Graph &g = trainingGraphs()[0];
+    for (NodeId n = 0; n < NodeId(g.nodeCount()); n += 11) {
+        auto a = trained().predict(g, {n});
+        auto b = (*loaded)->predict(g, {n});
+        ASSERT_TRUE(a.isOk() && b.isOk());
+        EXPECT_DOUBLE_EQ(a->timeNs, b->timeNs);
+        EXPECT_DOUBLE_EQ(a->energyJ, b->energyJ);
+    }
+
+    const std::string path = (tempDir() / "restored" / "stcp920.json").string();
+    std::filesystem::remove(path);
+    auto restored = restoreProjectModel(*project, stcp920(), path);
+    ASSERT_TRUE(restored.isOk()) << restored.status().str();
+    EXPECT_EQ(*restored, RestoreOutcome::Restored);
+    EXPECT_TRUE(LearnedCostModel::load(path, stcp920()).isOk());
+    EXPECT_EQ(*restoreProjectModel(*project, stcp920(), path), RestoreOutcome::KeptExisting);
+
+    // Twins.
+    Device changed = stcp920();
+    changed.overheads.kernelLaunchNs *= 2;
+    auto refused = loadModelFromProject(*project, changed);
+    ASSERT_FALSE(refused.isOk());
+    EXPECT_NE(refused.status().message().find("changed since the model was trained"), std::string::npos)
+        << refused.status().message();
+    EXPECT_NE(refused.status().message().find(file), std::string::npos) << refused.status().message();
+    EXPECT_FALSE(restoreProjectModel(*project, changed, path).isOk());
+    const Device v100 = *DeviceRegistry::standard().lookup("nvidia-v100");
+    auto none = loadModelFromProject(*project, v100);
+    ASSERT_TRUE(none.isOk());
+    EXPECT_FALSE(*none);
+    EXPECT_EQ(*restoreProjectModel(*project, v100, (tempDir() / "restored" / "v100.json").string()),
+              RestoreOutcome::NoneStored);
+}
+
+// Training reports its progress and stops when cancelled (what the workbench's
+// Train action runs off the GUI thread); twin: an uncancelled run reports up to 1.
+TEST(PcgcLearn, TrainingReportsProgressAndCancels)
+{
+    if (!Regressor::available())
+        GTEST_SKIP() << Regressor::unavailableReason();
+    const Graph g = importSample("resnet50", 32);
+    std::atomic<bool> cancel{false};
+    std::vector<double> seen;
+    TrainOptions o;
+    o.minLabels = 4;
+    o.cancel = &cancel;
+    o.progress = [&](double f) {
+        seen.push_back(f);
+        if (seen.size() == 3)
+            cancel = true;
+    };
+    auto m = trainCostModel({&g}, stcp920(), sim(), o);
+    ASSERT_FALSE(m.isOk());
+    EXPECT_EQ(m.status().code(), ErrorCode::Cancelled);
+    EXPECT_NE(m.status().message().find("training cancelled after 3 of"), std::string::npos) << m.status().message();
+    EXPECT_EQ(seen.size(), 3u);
+
+    cancel = false;
+    seen.clear();
+    o.progress = [&](double f) { seen.push_back(f); };
+    auto full = trainCostModel({&g}, stcp920(), sim(), o);
+    ASSERT_TRUE(full.isOk()) << full.status().str();
+    ASSERT_FALSE(seen.empty());
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    EXPECT_DOUBLE_EQ(seen.back(), 1.0);
 }
 
 // The re-cutting uses the learned model when asked (stats say so) and the plan verifies.
