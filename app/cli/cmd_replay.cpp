@@ -53,6 +53,7 @@ void printJson(const Project &project, const ReplayResult &r)
     root["reproduced"] = r.reproduced;
     root["model_changed"] = r.modelChanged;
     root["plan_id"] = static_cast<qint64>(r.planId);
+    root["stored"] = r.stored;
     root["previous"] = r.previous ? QJsonValue(planJson(*r.previous)) : QJsonValue();
     root["notes"] = notes;
     std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
@@ -77,8 +78,10 @@ void printText(const ReplayResult &r)
                     static_cast<long long>(r.previous->id), static_cast<long long>(r.previous->kernels),
                     static_cast<long long>(now.kernels), units::durationMs(r.previous->estLatencyMs).c_str(),
                     units::durationMs(now.estLatencyMs).c_str());
-    if (r.planId > 0)
+    if (r.stored)
         std::printf("stored         plan %lld\n", static_cast<long long>(r.planId));
+    else if (r.planId > 0)
+        std::printf("stored         nothing new (plan %lld is the newest)\n", static_cast<long long>(r.planId));
 }
 
 int run(const Args &args, const Extensions &extensions)

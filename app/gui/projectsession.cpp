@@ -48,19 +48,6 @@ namespace tessera::gui {
 
 namespace {
 
-// Two schedule documents describe the same plan: everything but the timings of the search that
-// made them (search_ms, the trace's elapsed_ms), which differ on every run.
-bool samePlan(const std::string &a, const std::string &b)
-{
-    const auto stable = [](const std::string &json) {
-        QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
-        o.remove(QStringLiteral("search_ms"));
-        o.remove(QStringLiteral("trace"));
-        return o;
-    };
-    return a == b || stable(a) == stable(b);
-}
-
 // UI state keys (Project::setState).
 constexpr char kSelectedStep[] = "selected_step";
 constexpr char kExpandedGroups[] = "expanded_groups";
@@ -834,7 +821,7 @@ void ProjectSession::storePlan(std::shared_ptr<const ScheduleRun> run, std::stri
         // A plan the newest stored one already is (a reopen or a replay that changed nothing) is not
         // stored again.
         if (const std::int64_t last = written->load(); last > 0)
-            if (auto previous = project->planJson(last); previous && samePlan(*previous, json))
+            if (auto previous = project->planJson(last); previous && sameScheduleDocument(*previous, json))
                 return;
         auto id = project->addPlan(json, planSummaryOf(*run, label));
         if (id)

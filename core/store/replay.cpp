@@ -5,6 +5,9 @@
 #include "core/ir/graphhash.h"
 #include "core/sched/session.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -153,6 +156,17 @@ Expected<CreatedProject> createProject(const CreateProjectRequest &request, cons
     return CreatedProject{std::move(*project), std::move(*schedule), *planId};
 }
 
+bool sameScheduleDocument(const std::string &a, const std::string &b)
+{
+    const auto stable = [](const std::string &json) {
+        QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
+        o.remove(QStringLiteral("search_ms"));
+        o.remove(QStringLiteral("trace"));
+        return o;
+    };
+    return a == b || stable(a) == stable(b);
+}
+
 bool samePlan(const PlanSummary &a, const PlanSummary &b)
 {
     const double scale = std::max({1e-12, std::abs(a.estLatencyMs), std::abs(b.estLatencyMs)});
@@ -220,10 +234,18 @@ Expected<ReplayResult> replayProject(Project &project, const SchedulerRegistry &
                 current.dataFiles = externalDataFiles(schedule->model.graph, current.path);
                 TS_TRY(project.setModel(current));
             }
+            // The newest plan again (same document but for search timings): nothing new to store.
+            if (result.reproduced)
+                if (auto previous = project.planJson(result.previous->id);
+                    previous && sameScheduleDocument(*previous, schedule->scheduleJson)) {
+                    result.planId = result.previous->id;
+                    return Status::ok();
+                }
             auto id = project.addPlan(schedule->scheduleJson, schedule->summary);
             if (!id)
                 return id.status();
             result.planId = *id;
+            result.stored = true;
             return Status::ok();
         });
         TS_TRY(s);

@@ -102,7 +102,8 @@ struct ReplayOptions {
 struct ReplayResult {
     ProjectSchedule schedule;
     std::optional<PlanSummary> previous; // the newest plan stored before this replay
-    std::int64_t planId = 0;             // the stored new plan; 0 when the project is read-only
+    std::int64_t planId = 0;             // the stored new plan, or the newest one it reproduced; 0 read-only
+    bool stored = false;                 // a new plan was stored (not when it is the newest plan again)
     bool reproduced = false;             // previous exists and samePlan(previous, new)
     bool modelChanged = false;           // the structure hash differed and force accepted it
     DiagnosticLog notes;
@@ -113,5 +114,10 @@ Expected<ReplayResult> replayProject(Project &project, const SchedulerRegistry &
 
 // Same kernel count and estimated latency (to 1e-9 relative).
 bool samePlan(const PlanSummary &a, const PlanSummary &b);
+// Two schedule documents describe the same plan: equal but for the timings
+// of the search that made them (search_ms, the trace's elapsed times), which
+// differ on every run. A replay or a session stores a plan only when it is
+// not the newest stored plan again.
+bool sameScheduleDocument(const std::string &a, const std::string &b);
 
 } // namespace tessera

@@ -70,9 +70,8 @@ public:
     Stmt &bind(int index, std::int64_t value);
     Stmt &bind(int index, double value);
     Stmt &bind(int index, std::string_view text);
-    Stmt &bindBlob(int index, std::string_view bytes); // a BLOB, not TEXT
+    Stmt &bindBlob(int index, std::string_view bytes); // a BLOB, not TEXT (read back with text())
     Stmt &bindNull(int index);
-    Stmt &bindBlob(int index, std::string_view bytes); // read back with text()
 
     Expected<bool> step(); // true: a row is ready
     Status run();          // steps until done (INSERT/UPDATE/DELETE)

@@ -95,19 +95,38 @@ TEST_F(Replay, AFreshProjectReplaysToTheSamePlan)
     EXPECT_TRUE(o["reproduced"].toBool());
     EXPECT_EQ(o["previous"].toObject()["id"].toInt(), 1);
     EXPECT_EQ(o["previous"].toObject()["kernels"].toInt(), o["kernels"].toInt());
-    EXPECT_EQ(o["plan_id"].toInt(), 2);
+    // Issue 18: the same plan again is not stored a second time.
+    EXPECT_EQ(o["plan_id"].toInt(), 1);
+    EXPECT_FALSE(o["stored"].toBool());
     EXPECT_TRUE(contains(slurp(planFile), "\"format_version\"")) << "--out writes a schedule document";
+    {
+        auto project = tessera::Project::open((dir / "p.tessera").string(), tessera::OpenMode::ReadOnly);
+        ASSERT_TRUE(project.isOk()) << project.status().str();
+        EXPECT_EQ(project->plans()->size(), 1u);
+    }
 
+    Result text = run("replay " + (dir / "p.tessera").string());
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_TRUE(contains(text.out, "reproduced plan 1")) << text.out;
+    EXPECT_TRUE(contains(text.out, "nothing new")) << text.out;
+}
+
+// Twin: a replay that makes another plan (the model's batch changed, forced)
+// stores it, labelled "replay".
+TEST_F(Replay, AReplayWithAnotherPlanStoresIt)
+{
+    const fs::path dir = makeProject("another-plan");
+    Result rebuilt = run("sample squeezenet --batch 2 --out " + (dir / "models" / "net.onnx").string());
+    ASSERT_EQ(rebuilt.code, 0) << rebuilt.err;
+    Result forced = run("replay " + (dir / "p.tessera").string() + " --json --force");
+    ASSERT_EQ(forced.code, 0) << forced.err;
+    EXPECT_TRUE(json(forced)["stored"].toBool());
+    EXPECT_EQ(json(forced)["plan_id"].toInt(), 2);
     auto project = tessera::Project::open((dir / "p.tessera").string(), tessera::OpenMode::ReadOnly);
     ASSERT_TRUE(project.isOk()) << project.status().str();
     auto plans = project->plans();
     ASSERT_EQ(plans->size(), 2u);
     EXPECT_EQ(plans->at(1).label, "replay");
-    EXPECT_EQ(plans->at(0).kernels, plans->at(1).kernels);
-
-    Result text = run("replay " + (dir / "p.tessera").string());
-    ASSERT_EQ(text.code, 0) << text.err;
-    EXPECT_TRUE(contains(text.out, "reproduced plan 2")) << text.out;
 }
 
 TEST_F(Replay, AProjectMovedWithItsModelStillReplays)

@@ -82,7 +82,7 @@ TEST(BrickdlGui, DockShowsBricksAndLiveness)
         ASSERT_NE(run, nullptr);
         std::unique_ptr<QWidget> w(dock.create(nullptr));
         NodeId selected = kInvalidId;
-        dock.show(w.get(), {g, run, &a100(), nullptr, {}, [&](NodeId n) { selected = n; }});
+        dock.show(w.get(), {.graph = g, .run = run, .device = &a100(), .selectNode = [&](NodeId n) { selected = n; }});
         auto *view = static_cast<brickdl::BrickView *>(w.get());
         auto *layers = w->findChild<QComboBox *>(QStringLiteral("brickdlLayer"));
         ASSERT_NE(layers, nullptr);
