@@ -70,6 +70,34 @@ TEST_F(StallWatchdogTest, ALongGapIsAStallBlamedOnTheWorkThatOverlappedIt)
     EXPECT_EQ(gui::describeStall(s), QStringLiteral("120 ms in layout"));
 }
 
+// Time the thread waited for a core is the machine's, not the program's: a
+// stall keeps its whole length, and its own part excludes the wait.
+TEST_F(StallWatchdogTest, WaitingForACoreIsSeparatedFromTheProgramsOwnStall)
+{
+    StallWatchdog w(nullptr, 50, 10);
+    w.beat(1000, 40);
+    w.beat(1250, 190); // blocked 240 ms, 150 of them on a run queue
+    ASSERT_EQ(w.stalls().size(), 1u);
+    EXPECT_DOUBLE_EQ(w.stalls().front().durationMs, 240);
+    EXPECT_DOUBLE_EQ(w.stalls().front().queuedMs, 150);
+    EXPECT_DOUBLE_EQ(w.longestStallMs(), 240);
+    EXPECT_DOUBLE_EQ(w.longestOwnStallMs(), 90);
+    EXPECT_EQ(gui::describeStall(w.stalls().front()),
+              QStringLiteral("240 ms in unnamed work, 150 ms of it waiting for a core"));
+}
+
+// Twin: a gap the thread spent computing is all its own.
+TEST_F(StallWatchdogTest, AStallWithoutWaitingIsAllTheProgramsOwn)
+{
+    StallWatchdog w(nullptr, 50, 10);
+    w.beat(1000, 40);
+    w.beat(1250, 40.5);
+    ASSERT_EQ(w.stalls().size(), 1u);
+    EXPECT_DOUBLE_EQ(w.longestOwnStallMs(), 239.5);
+    EXPECT_EQ(gui::describeStall(w.stalls().front()), QStringLiteral("240 ms in unnamed work"));
+    EXPECT_GE(StallWatchdog::threadQueuedMs(), 0.0);
+}
+
 TEST_F(StallWatchdogTest, TheEventHeldLongestInTheGapIsNamedFirst)
 {
     StallWatchdog w(nullptr, 50, 10);
