@@ -44,25 +44,26 @@ StallWatchdog::StallWatchdog(QObject *parent, double thresholdMs, int intervalMs
 {
     m_timer.setTimerType(Qt::PreciseTimer);
     m_timer.setInterval(intervalMs);
-    connect(&m_timer, &QTimer::timeout, this, [this] { beat(activityClockMs(), threadQueuedMs()); });
+    connect(&m_timer, &QTimer::timeout, this, [this] { beat(activityClockMs(), threadTimes()); });
 }
 
-double StallWatchdog::threadQueuedMs()
+ThreadTimes StallWatchdog::threadTimes()
 {
     // schedstat: time on a core, time waiting on a run queue (both ns), timeslices.
+    ThreadTimes t;
     double run = 0, wait = 0;
     if (FILE *f = std::fopen("/proc/thread-self/schedstat", "r")) {
-        if (std::fscanf(f, "%lf %lf", &run, &wait) != 2)
-            wait = 0;
+        if (std::fscanf(f, "%lf %lf", &run, &wait) == 2)
+            t = {run / 1e6, wait / 1e6};
         std::fclose(f);
     }
-    return wait / 1e6;
+    return t;
 }
 
 void StallWatchdog::start()
 {
     m_lastBeatMs = activityClockMs();
-    m_lastQueuedMs = threadQueuedMs();
+    m_lastTimes = threadTimes();
     m_timer.start();
     if (QCoreApplication::instance())
         QCoreApplication::instance()->installEventFilter(this);
@@ -108,12 +109,12 @@ void StallWatchdog::noteEvent(double nowMs, std::string what)
     m_nextDelivery = (m_nextDelivery + 1) % kDeliveries;
 }
 
-void StallWatchdog::beat(double nowMs, double queuedMs)
+void StallWatchdog::beat(double nowMs, ThreadTimes times)
 {
     const double previous = m_lastBeatMs;
-    const double queuedBefore = m_lastQueuedMs;
+    const ThreadTimes before = m_lastTimes;
     m_lastBeatMs = nowMs;
-    m_lastQueuedMs = queuedMs;
+    m_lastTimes = times;
     if (previous < 0)
         return;
     const double blocked = nowMs - previous - m_intervalMs;
@@ -122,7 +123,9 @@ void StallWatchdog::beat(double nowMs, double queuedMs)
     Stall stall;
     stall.startMs = previous;
     stall.durationMs = blocked;
-    stall.queuedMs = std::clamp(queuedMs - queuedBefore, 0.0, blocked);
+    stall.queuedMs = std::clamp(times.queuedMs - before.queuedMs, 0.0, blocked);
+    stall.cpuMs = times.cpuMs >= 0 && before.cpuMs >= 0 ? std::clamp(times.cpuMs - before.cpuMs, 0.0, blocked)
+                                                        : blocked - stall.queuedMs;
     for (const ActivitySpan &span : activitiesDuring(previous, nowMs))
         if (std::find(stall.activities.begin(), stall.activities.end(), span.label) == stall.activities.end())
             stall.activities.push_back(span.label);
@@ -159,6 +162,14 @@ double StallWatchdog::longestOwnStallMs() const
     double longest = 0;
     for (const Stall &s : m_stalls)
         longest = std::max(longest, s.durationMs - s.queuedMs);
+    return longest;
+}
+
+double StallWatchdog::longestCpuStallMs() const
+{
+    double longest = 0;
+    for (const Stall &s : m_stalls)
+        longest = std::max(longest, s.cpuMs);
     return longest;
 }
 

@@ -75,13 +75,14 @@ TEST_F(StallWatchdogTest, ALongGapIsAStallBlamedOnTheWorkThatOverlappedIt)
 TEST_F(StallWatchdogTest, WaitingForACoreIsSeparatedFromTheProgramsOwnStall)
 {
     StallWatchdog w(nullptr, 50, 10);
-    w.beat(1000, 40);
-    w.beat(1250, 190); // blocked 240 ms, 150 of them on a run queue
+    w.beat(1000, {500, 40});
+    w.beat(1250, {530, 190}); // blocked 240 ms: 150 of them on a run queue, 30 on a core
     ASSERT_EQ(w.stalls().size(), 1u);
     EXPECT_DOUBLE_EQ(w.stalls().front().durationMs, 240);
     EXPECT_DOUBLE_EQ(w.stalls().front().queuedMs, 150);
     EXPECT_DOUBLE_EQ(w.longestStallMs(), 240);
     EXPECT_DOUBLE_EQ(w.longestOwnStallMs(), 90);
+    EXPECT_DOUBLE_EQ(w.longestCpuStallMs(), 30); // the other 60 ms it was blocked
     EXPECT_EQ(gui::describeStall(w.stalls().front()),
               QStringLiteral("240 ms in unnamed work, 150 ms of it waiting for a core"));
 }
@@ -90,12 +91,14 @@ TEST_F(StallWatchdogTest, WaitingForACoreIsSeparatedFromTheProgramsOwnStall)
 TEST_F(StallWatchdogTest, AStallWithoutWaitingIsAllTheProgramsOwn)
 {
     StallWatchdog w(nullptr, 50, 10);
-    w.beat(1000, 40);
-    w.beat(1250, 40.5);
+    w.beat(1000, {500, 40});
+    w.beat(1250, {739.5, 40.5});
     ASSERT_EQ(w.stalls().size(), 1u);
     EXPECT_DOUBLE_EQ(w.longestOwnStallMs(), 239.5);
+    EXPECT_DOUBLE_EQ(w.longestCpuStallMs(), 239.5);
     EXPECT_EQ(gui::describeStall(w.stalls().front()), QStringLiteral("240 ms in unnamed work"));
-    EXPECT_GE(StallWatchdog::threadQueuedMs(), 0.0);
+    EXPECT_GE(StallWatchdog::threadTimes().queuedMs, 0.0);
+    EXPECT_GT(StallWatchdog::threadTimes().cpuMs, 0.0); // this test has computed something
 }
 
 TEST_F(StallWatchdogTest, TheEventHeldLongestInTheGapIsNamedFirst)
