@@ -41,7 +41,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/views/biggraph.h"
+#include "bench/biggraph.h"
 
 using namespace tessera;
 using gui::MainWindow;

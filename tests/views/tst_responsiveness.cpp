@@ -1,7 +1,7 @@
 // Responsiveness of the workbench, asserted (issue 19, item 4): the real
 // MainWindow (offscreen) with a StallWatchdog (50 ms threshold) through
 //   opening ResNet-50 (the sample, scheduled by the default algorithm),
-//   opening a generated 20,000-node graph (tests/views/biggraph.h),
+//   opening a generated 20,000-node graph (bench/biggraph.h),
 //   opening NasNet-A and scheduling it with IOS, replaying an override of one
 //   of its decisions and running the plan on the reference backend,
 // with no stall over 100 ms; and cancel of the workbench's long tasks (a
@@ -50,9 +50,9 @@
 #include <string>
 #include <time.h>
 
+#include "bench/biggraph.h"
 #include "tests/common/isolatedhome.h"
 #include "tests/common/schedstat.h"
-#include "tests/views/biggraph.h"
 
 using namespace tessera;
 using gui::MainWindow;
