@@ -273,8 +273,15 @@ TEST_F(Responsiveness, CancellingAModelLoadTakesEffectAtOnce)
     expectCancelWithinBound(
         "load NasNet-A", [&] { window.openSample(QStringLiteral("nasnet-a")); }, [&] { return loader->isLoading(); },
         [&] { loader->cancel(); }, [&] { return cancelled.count() >= 1 && !loader->isLoading(); }, 20);
-    // The abandoned job stops at its next stage; the workbench stays on no model.
-    EXPECT_FALSE(window.scheduleController()->lastRun());
+    // The abandoned job stops at its next stage (the importer itself has no
+    // cancel token): how long it keeps a worker is printed, not bounded.
+    QElapsedTimer t;
+    t.start();
+    ASSERT_TRUE(waitUntil([] { return views::workerPool()->activeThreadCount() == 0; }, 120000));
+    std::printf("the abandoned load kept a worker for %lld ms after the cancel\n", static_cast<long long>(t.elapsed()));
+    spin(50);
+    EXPECT_FALSE(window.scheduleController()->lastRun()); // the workbench stays on no model
+    EXPECT_EQ(cancelled.count(), 1);
 }
 
 TEST_F(Responsiveness, CancellingAScheduleAReplayAndAReferenceRunTakesEffectWithin100Ms)
