@@ -6,7 +6,8 @@
 //   of its decisions and running the plan on the reference backend,
 // with no stall over 100 ms; and cancel of the workbench's long tasks (a
 // model load, an IOS schedule, a replay, a reference-backend run) taking
-// effect within 100 ms, from cancel() to the signal that ends the task.
+// effect within 100 ms, from cancel() to the signal that ends the task, and a
+// superseded layout (expand-all, then collapse-all) giving way within 100 ms.
 //
 // Both bounds are asserted on the program's own part, since on the shared
 // build machine (2 cores, load 10-25) wall times mostly measure the other
@@ -282,6 +283,27 @@ TEST_F(Responsiveness, CancellingAModelLoadTakesEffectAtOnce)
     spin(50);
     EXPECT_FALSE(window.scheduleController()->lastRun()); // the workbench stays on no model
     EXPECT_EQ(cancelled.count(), 1);
+}
+
+// A layout superseded while it runs (expand-all of the 20,000-node graph,
+// then collapse-all) stops at its next level, and the new one is shown.
+TEST_F(Responsiveness, ASupersededLayoutStopsWithin100Ms)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("dag-20k.onnx");
+    ASSERT_TRUE(test::writeBigGraph(path, 20, 10, 100));
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    QSignalSpy laidOut(window.graphView(), &GraphView::layoutFinished);
+    window.openFile(path);
+    ASSERT_TRUE(waitUntil(
+        [&] { return loaded.count() >= 1 && laidOut.count() >= 1 && !window.scheduleController()->isBusy(); }));
+    spin(200);
+    QSignalSpy started(window.graphView(), &GraphView::layoutStarted);
+    QSignalSpy finished(window.graphView(), &GraphView::layoutFinished);
+    expectCancelWithinBound(
+        "expand-all layout (20,000 nodes), superseded", [&] { window.graphView()->expandAll(); },
+        [&] { return started.count() >= 1 && finished.count() == 0; }, [&] { window.graphView()->collapseAll(); },
+        [&] { return finished.count() >= 1; }, 50);
 }
 
 TEST_F(Responsiveness, CancellingAScheduleAReplayAndAReferenceRunTakesEffectWithin100Ms)
