@@ -111,7 +111,11 @@ int main(int argc, char **argv)
     auto device = DeviceRegistry::standard().lookup("stcp920");
     if (!device)
         return fail(device.status());
-    auto seq = scheduleGraph(g, *device, *createSequentialScheduler(), {});
+    // The sequential plan is a kernel per node (no epilogues joined), so the
+    // guard below compares layer fusion with the unfused plan, as it always has.
+    ScheduleSetup unfused;
+    unfused.options["epilogues"] = "false";
+    auto seq = scheduleGraph(g, *device, *createSequentialScheduler(), unfused);
     auto fused = scheduleGraph(g, *device, *createLayerFusionScheduler(), {});
     if (!seq)
         return fail(seq.status());

@@ -5,9 +5,12 @@
 #pragma once
 
 #include "core/ir/graph.h"
+#include "core/support/status.h"
 
 #include <cstdint>
 #include <dnnl.hpp>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tessera::cpu {
@@ -21,5 +24,23 @@ dnnl::memory::desc plainDesc(const std::vector<std::int64_t> &dims);
 // Per-thread scratch bytes for a primitive's scratchpad or statistics: at
 // least `bytes`, reused by every later call on the same thread (slot 0..3).
 std::uint8_t *threadScratch(int slot, std::size_t bytes);
+
+// Executes `prim` on a fresh stream of the engine with the arguments
+// `makeArgs()` returns (an std::unordered_map<int, dnnl::memory>) and waits.
+// A dnnl::error thrown while making the arguments or running becomes
+// "oneDNN failed on '<label>': <what>": nothing throws out of the backend.
+template <class MakeArgs>
+Status runPrimitive(const dnnl::primitive &prim, const std::string &label, MakeArgs &&makeArgs)
+{
+    try {
+        dnnl::stream stream(dnnlEngine());
+        const std::unordered_map<int, dnnl::memory> args = makeArgs();
+        prim.execute(stream, args);
+        stream.wait();
+    } catch (const dnnl::error &e) {
+        return Status::error(ErrorCode::Internal, "oneDNN failed on '" + label + "': " + e.what());
+    }
+    return Status::ok();
+}
 
 } // namespace tessera::cpu

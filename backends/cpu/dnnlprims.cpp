@@ -54,8 +54,7 @@ class DnnlPrimOp final : public CpuOp
 public:
     Status run(std::uint8_t *const *tensors) const override
     {
-        try {
-            dnnl::stream stream(dnnlEngine());
+        return runPrimitive(m_prim, label, [&] {
             std::unordered_map<int, memory> args;
             for (const auto &[arg, t, md] : m_bind)
                 args.emplace(arg, memory(md, dnnlEngine(), tensors[t]));
@@ -66,12 +65,8 @@ public:
             int slot = 0;
             for (const auto &[arg, md] : m_scratch)
                 args.emplace(arg, memory(md, dnnlEngine(), threadScratch(slot++, md.get_size())));
-            m_prim.execute(stream, args);
-            stream.wait();
-        } catch (const dnnl::error &e) {
-            return Status::error(ErrorCode::Internal, std::string("oneDNN failed on '") + label + "': " + e.what());
-        }
-        return Status::ok();
+            return args;
+        });
     }
 
     dnnl::primitive m_prim;

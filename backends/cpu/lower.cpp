@@ -11,7 +11,6 @@
 #include <map>
 #include <optional>
 #include <sstream>
-#include <unordered_set>
 
 namespace tessera::cpu {
 
@@ -368,33 +367,15 @@ bool whole(const ops::Region &r, const Shape &s)
     return true;
 }
 
-// A tiled task: the reference backend's steps (its stepsOf), one op each.
+// A tiled task: its node writes (core/plan/tiles.h taskWrites), one reference op each.
 Expected<std::vector<CpuOpPtr>> lowerTiled(const Graph &g, const Kernel &k, const Task &t, const TaskRegions &regions)
 {
-    const std::unordered_set<NodeId> inKernel(k.nodes.begin(), k.nodes.end());
     std::vector<CpuOpPtr> out;
-    for (NodeId id : k.nodes) {
-        const Node &n = g.node(id);
-        for (std::size_t oi = 0; oi < n.outputs.size(); ++oi) {
-            const TensorId tensor = n.outputs[oi];
-            auto it = tensor == kInvalidId ? regions.computed.end() : regions.computed.find(tensor);
-            if (it == regions.computed.end() || regionEmpty(it->second))
-                continue;
-            const auto &consumers = g.tensor(tensor).consumers;
-            const bool readInside =
-                std::any_of(consumers.begin(), consumers.end(), [&](NodeId c) { return inKernel.count(c) > 0; });
-            std::vector<ops::Region> rs;
-            if (!readInside)
-                for (const NodeTile &tile : t.tiles)
-                    if (tile.node == id && tile.output == static_cast<int>(oi) && !regionEmpty(tile.region))
-                        rs.push_back(tile.region);
-            if (rs.empty())
-                rs.push_back(it->second);
-            auto op = makeReferenceTileOp(g, id, static_cast<int>(oi), std::move(rs));
-            if (!op)
-                return op.status();
-            out.push_back(std::move(*op));
-        }
+    for (NodeWrite &w : taskWrites(g, k, t, regions)) {
+        auto op = makeReferenceTileOp(g, w.node, w.output, std::move(w.regions));
+        if (!op)
+            return op.status();
+        out.push_back(std::move(*op));
     }
     return out;
 }

@@ -239,10 +239,9 @@ class DnnlOp final : public CpuOp
 public:
     Status run(std::uint8_t *const *tensors) const override
     {
-        try {
+        return runPrimitive(m_prim, label, [&] {
             if (m_sumFrom != kInvalidId && tensors[m_sumFrom] != tensors[m_dst])
                 std::memcpy(tensors[m_dst], tensors[m_sumFrom], m_dstMd.get_size());
-            dnnl::stream stream(dnnlEngine());
             std::unordered_map<int, memory> args;
             args.emplace(DNNL_ARG_SRC, memory(m_srcMd, dnnlEngine(), tensors[m_src]));
             args.emplace(DNNL_ARG_WEIGHTS,
@@ -255,12 +254,8 @@ public:
                              memory(md, dnnlEngine(), tensors[t]));
             args.emplace(DNNL_ARG_SCRATCHPAD,
                          memory(m_scratchMd, dnnlEngine(), threadScratch(0, m_scratchMd.get_size())));
-            m_prim.execute(stream, args);
-            stream.wait();
-        } catch (const dnnl::error &e) {
-            return Status::error(ErrorCode::Internal, std::string("oneDNN failed on '") + label + "': " + e.what());
-        }
-        return Status::ok();
+            return args;
+        });
     }
 
     dnnl::primitive m_prim;

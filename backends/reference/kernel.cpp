@@ -204,6 +204,22 @@ std::int64_t dot(std::span<const std::int64_t> idx, std::span<const std::int64_t
     return off;
 }
 
+MatMulGeometry::MatMulGeometry(const Shape &a, const Shape &b, const Shape &y)
+    : aVector(a.size() == 1), bVector(b.size() == 1)
+{
+    const Shape a2 = aVector ? Shape{1, a[0]} : a, b2 = bVector ? Shape{b[0], 1} : b;
+    k = a2.back();
+    m = a2[a2.size() - 2];
+    n = b2.back();
+    batch = Shape(y.begin(), y.end() - (aVector ? 0 : 1) - (bVector ? 0 : 1));
+    Shape full = batch;
+    full.push_back(m);
+    full.push_back(n);
+    aBatch = broadcastStrides(batch, Shape(a2.begin(), a2.end() - 2));
+    bBatch = broadcastStrides(batch, Shape(b2.begin(), b2.end() - 2));
+    yStrides = stridesOf(full);
+}
+
 std::vector<Run> contiguousRuns(const ops::Region &r, const Shape &s)
 {
     TS_ASSERT(r.size() == s.size());

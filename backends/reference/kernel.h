@@ -119,6 +119,31 @@ std::vector<std::int64_t> stridesOf(const Shape &s); // row-major element stride
 std::vector<std::int64_t> broadcastStrides(const Shape &out, const Shape &in);
 std::int64_t dot(std::span<const std::int64_t> idx, std::span<const std::int64_t> strides);
 
+// MatMul's numpy geometry, shared by every matrix-product kernel (MatMul,
+// MatMulInteger, QLinearMatMul): A [batch..., M, K] · B [batch..., K, N] =
+// Y [batch..., M, N], a 1-D A read as [1, K] and a 1-D B as [K, 1] (their
+// unit dimension absent from Y), batch dims broadcast.
+struct MatMulGeometry {
+    MatMulGeometry(const Shape &a, const Shape &b, const Shape &y);
+
+    // A tile of Y split into its batch box and its row and column intervals.
+    ops::Region batchTile(const ops::Region &r) const
+    {
+        return ops::Region(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(batch.size()));
+    }
+    ops::Interval rows(const ops::Region &r) const { return aVector ? ops::Interval{0, 1} : r[batch.size()]; }
+    ops::Interval cols(const ops::Region &r) const { return bVector ? ops::Interval{0, 1} : r.back(); }
+    // Element offsets of the matrices at batch index idx.
+    std::int64_t aOffset(std::span<const std::int64_t> idx) const { return dot(idx, aBatch) * m * k; }
+    std::int64_t bOffset(std::span<const std::int64_t> idx) const { return dot(idx, bBatch) * k * n; }
+    std::int64_t yOffset(std::span<const std::int64_t> idx) const { return dot(idx, yStrides); }
+
+    Shape batch;
+    bool aVector = false, bVector = false;
+    std::int64_t m = 1, k = 0, n = 1;
+    std::vector<std::int64_t> aBatch, bBatch, yStrides; // batch strides in matrices; Y's in elements
+};
+
 // The innermost interval of a region (rank 0: the one element [0, 1)).
 inline ops::Interval innerOf(const ops::Region &r)
 {

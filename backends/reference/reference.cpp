@@ -28,11 +28,7 @@ using Clock = std::chrono::steady_clock;
 constexpr const char *kName = "reference";
 
 // One node output computed by a task: the regions it writes.
-struct Step {
-    NodeId node = kInvalidId;
-    int output = 0;
-    std::vector<ops::Region> regions;
-};
+using Step = NodeWrite; // core/plan/tiles.h
 
 struct TaskProgram {
     TaskId id = 0;
@@ -91,36 +87,6 @@ Status computeSliced(const reference::NodeKernel &kernel, const KernelArgs &args
     return Status::ok();
 }
 
-// Regions each node output of a compute task writes: a kernel output node
-// with tiles writes exactly its tiles unless the kernel itself reads more
-// of that tensor (a halo); everything else writes what taskRegions computed.
-std::vector<Step> stepsOf(const Graph &g, const Kernel &k, const Task &t, const TaskRegions &regions)
-{
-    const std::unordered_set<NodeId> inKernel(k.nodes.begin(), k.nodes.end());
-    std::vector<Step> steps;
-    for (NodeId id : k.nodes) {
-        const Node &n = g.node(id);
-        for (std::size_t oi = 0; oi < n.outputs.size(); ++oi) {
-            const TensorId tensor = n.outputs[oi];
-            auto it = tensor == kInvalidId ? regions.computed.end() : regions.computed.find(tensor);
-            if (it == regions.computed.end() || regionEmpty(it->second))
-                continue;
-            const auto &consumers = g.tensor(tensor).consumers;
-            const bool readInside =
-                std::any_of(consumers.begin(), consumers.end(), [&](NodeId c) { return inKernel.count(c) > 0; });
-            Step s{id, static_cast<int>(oi), {}};
-            if (!readInside)
-                for (const NodeTile &tile : t.tiles)
-                    if (tile.node == id && tile.output == static_cast<int>(oi) && !regionEmpty(tile.region))
-                        s.regions.push_back(tile.region);
-            if (s.regions.empty())
-                s.regions.push_back(it->second);
-            steps.push_back(std::move(s));
-        }
-    }
-    return steps;
-}
-
 Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const ExecutionPlan &plan)
 {
     Status verified = verifyPlan(plan, g);
@@ -173,7 +139,7 @@ Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const Execut
             auto regions = taskRegions(graph, k, t.tiles);
             if (!regions)
                 return regions.status();
-            p.steps = stepsOf(graph, k, t, *regions);
+            p.steps = taskWrites(graph, k, t, *regions);
             for (const auto *m : {&regions->computed, &regions->read})
                 for (const auto &[tensor, region] : *m)
                     lastUse[static_cast<std::size_t>(tensor)] = t.id;

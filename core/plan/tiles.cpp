@@ -151,4 +151,31 @@ Expected<TaskRegions> taskRegions(const Graph &g, const Kernel &kernel, const st
     return out;
 }
 
+std::vector<NodeWrite> taskWrites(const Graph &g, const Kernel &kernel, const Task &task, const TaskRegions &regions)
+{
+    const std::unordered_set<NodeId> inKernel(kernel.nodes.begin(), kernel.nodes.end());
+    std::vector<NodeWrite> writes;
+    for (NodeId id : kernel.nodes) {
+        const Node &n = g.node(id);
+        for (std::size_t oi = 0; oi < n.outputs.size(); ++oi) {
+            const TensorId tensor = n.outputs[oi];
+            auto it = tensor == kInvalidId ? regions.computed.end() : regions.computed.find(tensor);
+            if (it == regions.computed.end() || regionEmpty(it->second))
+                continue;
+            const auto &consumers = g.tensor(tensor).consumers;
+            const bool readInside =
+                std::any_of(consumers.begin(), consumers.end(), [&](NodeId c) { return inKernel.count(c) > 0; });
+            NodeWrite w{id, static_cast<int>(oi), {}};
+            if (!readInside)
+                for (const NodeTile &tile : task.tiles)
+                    if (tile.node == id && tile.output == w.output && !regionEmpty(tile.region))
+                        w.regions.push_back(tile.region);
+            if (w.regions.empty())
+                w.regions.push_back(it->second);
+            writes.push_back(std::move(w));
+        }
+    }
+    return writes;
+}
+
 } // namespace tessera

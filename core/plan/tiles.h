@@ -33,4 +33,16 @@ struct TaskRegions {
 // whole outputs; an empty `tiles` means every node computes its whole outputs.
 Expected<TaskRegions> taskRegions(const Graph &g, const Kernel &kernel, const std::vector<NodeTile> &tiles);
 
+// What one node output of a compute task writes, in kernel node order: a
+// kernel output node with tiles writes exactly its tiles, unless the kernel
+// itself reads more of that tensor (a halo); every other output writes what
+// taskRegions computed for it. Outputs with nothing computed are left out.
+// Backends execute a task as these writes.
+struct NodeWrite {
+    NodeId node = kInvalidId;
+    int output = 0;
+    std::vector<ops::Region> regions;
+};
+std::vector<NodeWrite> taskWrites(const Graph &g, const Kernel &kernel, const Task &task, const TaskRegions &regions);
+
 } // namespace tessera

@@ -37,56 +37,30 @@ inline void axpy(float *y, float a, const float *b, std::int64_t stride, std::in
 class MatMulKernel final : public NodeKernel
 {
 public:
-    MatMulKernel(const Shape &a, const Shape &b, const Shape &y)
-    {
-        // Canonical form: A [batch..., M, K], B [batch..., K, N], Y [batch..., M, N].
-        m_aVector = a.size() == 1;
-        m_bVector = b.size() == 1;
-        Shape a2 = m_aVector ? Shape{1, a[0]} : a, b2 = m_bVector ? Shape{b[0], 1} : b;
-        m_k = a2.back();
-        m_m = a2[a2.size() - 2];
-        m_n = b2.back();
-        m_batch = Shape(y.begin(), y.end() - (m_aVector ? 0 : 1) - (m_bVector ? 0 : 1));
-        Shape full = m_batch;
-        full.push_back(m_m);
-        full.push_back(m_n);
-        // Batch strides of A and B in matrices, broadcast to the output batch.
-        const Shape ab(a2.begin(), a2.end() - 2), bb(b2.begin(), b2.end() - 2);
-        m_aBatch = broadcastStrides(m_batch, ab);
-        m_bBatch = broadcastStrides(m_batch, bb);
-        m_yStrides = stridesOf(full);
-    }
+    MatMulKernel(const Shape &a, const Shape &b, const Shape &y) : m_g(a, b, y) {}
 
     Status compute(const KernelArgs &args, int, const ops::Region &r) const override
     {
-        // The tile in canonical [batch..., M, N] form.
-        ops::Region t(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(m_batch.size()));
-        t.push_back(m_aVector ? ops::Interval{0, 1} : r[m_batch.size()]);
-        t.push_back(m_bVector ? ops::Interval{0, 1} : r.back());
         const float *a = args.in[0].as<float>(), *b = args.in[1].as<float>();
         float *y = args.out[0].as<float>();
-        const ops::Region batchTile(t.begin(), t.end() - 2);
-        const ops::Interval mi = t[t.size() - 2], ni = t.back();
-        const std::int64_t mk = m_m * m_k, kn = m_k * m_n;
-        forEachIndex(batchTile, [&](std::span<const std::int64_t> idx) {
-            const float *ab = a + dot(idx, m_aBatch) * mk;
-            const float *bb = b + dot(idx, m_bBatch) * kn;
-            float *yb = y + dot(idx, m_yStrides);
+        const ops::Interval mi = m_g.rows(r), ni = m_g.cols(r);
+        const std::int64_t kk = m_g.k, nn = m_g.n;
+        forEachIndex(m_g.batchTile(r), [&](std::span<const std::int64_t> idx) {
+            const float *ab = a + m_g.aOffset(idx);
+            const float *bb = b + m_g.bOffset(idx);
+            float *yb = y + m_g.yOffset(idx);
             for (std::int64_t m = mi.begin; m < mi.end; ++m) {
-                float *yr = yb + m * m_n;
+                float *yr = yb + m * nn;
                 std::fill(yr + ni.begin, yr + ni.end, 0.0f);
-                for (std::int64_t k = 0; k < m_k; ++k)
-                    axpy(yr, ab[m * m_k + k], bb + k * m_n, 1, ni.begin, ni.end);
+                for (std::int64_t k = 0; k < kk; ++k)
+                    axpy(yr, ab[m * kk + k], bb + k * nn, 1, ni.begin, ni.end);
             }
         });
         return Status::ok();
     }
 
 private:
-    Shape m_batch;
-    bool m_aVector = false, m_bVector = false;
-    std::int64_t m_m = 1, m_k = 0, m_n = 1;
-    std::vector<std::int64_t> m_aBatch, m_bBatch, m_yStrides;
+    MatMulGeometry m_g;
 };
 
 class GemmKernel final : public NodeKernel

@@ -189,42 +189,26 @@ public:
     IntMatMulKernel(const Tensor &a, const Tensor &b, const Shape &y, std::size_t bIn, Param aZero, Param bZero,
                     std::size_t aZeroIn, std::size_t bZeroIn, Requant q)
         : m_aType(a.dtype), m_bType(b.dtype), m_bIn(bIn), m_aZero(aZero), m_bZero(bZero), m_aZeroIn(aZeroIn),
-          m_bZeroIn(bZeroIn), m_q(std::move(q))
-    {
-        m_aVector = a.shape.size() == 1;
-        m_bVector = b.shape.size() == 1;
-        const Shape a2 = m_aVector ? Shape{1, a.shape[0]} : a.shape, b2 = m_bVector ? Shape{b.shape[0], 1} : b.shape;
-        m_k = a2.back();
-        m_m = a2[a2.size() - 2];
-        m_n = b2.back();
-        m_batch = Shape(y.begin(), y.end() - (m_aVector ? 0 : 1) - (m_bVector ? 0 : 1));
-        Shape full = m_batch;
-        full.push_back(m_m);
-        full.push_back(m_n);
-        m_aBatch = broadcastStrides(m_batch, Shape(a2.begin(), a2.end() - 2));
-        m_bBatch = broadcastStrides(m_batch, Shape(b2.begin(), b2.end() - 2));
-        m_yStrides = stridesOf(full);
-    }
+          m_bZeroIn(bZeroIn), m_q(std::move(q)), m_g(a.shape, b.shape, y)
+    {}
 
     Status compute(const KernelArgs &args, int, const ops::Region &r) const override
     {
-        ops::Region batchTile(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(m_batch.size()));
-        const ops::Interval mi = m_aVector ? ops::Interval{0, 1} : r[m_batch.size()];
-        const ops::Interval ni = m_bVector ? ops::Interval{0, 1} : r.back();
+        const ops::Interval mi = m_g.rows(r), ni = m_g.cols(r);
+        const std::int64_t kk = m_g.k, nn = m_g.n;
         const InView &a = args.in[0], &b = args.in[m_bIn];
         const InView az = input(args, m_aZeroIn), bz = input(args, m_bZeroIn);
-        forEachIndex(batchTile, [&](std::span<const std::int64_t> idx) {
-            const std::int64_t ab = dot(idx, m_aBatch) * m_m * m_k, bb = dot(idx, m_bBatch) * m_k * m_n;
-            const std::int64_t yb = dot(idx, m_yStrides);
+        forEachIndex(m_g.batchTile(r), [&](std::span<const std::int64_t> idx) {
+            const std::int64_t ab = m_g.aOffset(idx), bb = m_g.bOffset(idx), yb = m_g.yOffset(idx);
             for (std::int64_t m = mi.begin; m < mi.end; ++m) {
                 const auto za = static_cast<std::int64_t>(m_aZero.at(az, m));
                 for (std::int64_t n = ni.begin; n < ni.end; ++n) {
                     const auto zb = static_cast<std::int64_t>(m_bZero.at(bz, n));
                     std::int64_t sum = 0;
-                    for (std::int64_t k = 0; k < m_k; ++k)
-                        sum += (static_cast<std::int64_t>(loadNumber(m_aType, a.data, ab + m * m_k + k)) - za) *
-                               (static_cast<std::int64_t>(loadNumber(m_bType, b.data, bb + k * m_n + n)) - zb);
-                    m_q.store(args, args.out[0].data, yb + m * m_n + n, sum, 0);
+                    for (std::int64_t k = 0; k < kk; ++k)
+                        sum += (static_cast<std::int64_t>(loadNumber(m_aType, a.data, ab + m * kk + k)) - za) *
+                               (static_cast<std::int64_t>(loadNumber(m_bType, b.data, bb + k * nn + n)) - zb);
+                    m_q.store(args, args.out[0].data, yb + m * nn + n, sum, 0);
                 }
             }
         });
@@ -237,10 +221,7 @@ private:
     Param m_aZero, m_bZero;
     std::size_t m_aZeroIn, m_bZeroIn;
     Requant m_q;
-    Shape m_batch;
-    bool m_aVector = false, m_bVector = false;
-    std::int64_t m_m = 1, m_k = 0, m_n = 1;
-    std::vector<std::int64_t> m_aBatch, m_bBatch, m_yStrides;
+    MatMulGeometry m_g;
 };
 
 Expected<KernelPtr> makeIntMatMul(const Graph &g, const Node &n)
