@@ -41,6 +41,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/biggraph.h"
+
 using namespace tessera;
 using gui::MainWindow;
 using gui::StallWatchdog;
@@ -74,36 +76,6 @@ void spin(int ms)
     QEventLoop loop;
     QTimer::singleShot(ms, &loop, &QEventLoop::quit);
     loop.exec();
-}
-
-// A layered DAG of `stages` × `blocks` × `ops` unary/binary ops on [1, 16]:
-// each op reads its predecessor, every fourth also a value four ops back.
-bool writeBigGraph(const QString &path, int stages, int blocks, int ops)
-{
-    ModelBuilder b("dag-20k", 7);
-    std::string x = b.input("x", {1, 16});
-    for (int s = 0; s < stages; ++s) {
-        ScopeGuard stage(b, "stage" + std::to_string(s));
-        for (int k = 0; k < blocks; ++k) {
-            ScopeGuard block(b, "block" + std::to_string(k));
-            std::vector<std::string> recent{x};
-            for (int i = 0; i < ops; ++i) {
-                const std::string name = "op" + std::to_string(i);
-                if (i % 4 == 3 && recent.size() >= 4)
-                    x = b.binary("Add", x, recent[recent.size() - 4], name);
-                else
-                    x = b.unary(i % 2 ? "Tanh" : "Relu", x, name);
-                recent.push_back(x);
-            }
-        }
-    }
-    b.output(x);
-    auto model = b.finish();
-    if (!model) {
-        std::fprintf(stderr, "bench_stalls: %s\n", model.status().str().c_str());
-        return false;
-    }
-    return saveModel(**model, path.toStdString(), false).isOk();
 }
 
 struct Row {
@@ -214,7 +186,7 @@ int main(int argc, char **argv)
             limitMs = QByteArray(argv[i + 1]).toDouble();
 
     const QString bigPath = home.filePath("dag-20k.onnx");
-    if (!writeBigGraph(bigPath, 20, 10, 100))
+    if (!test::writeBigGraph(bigPath, 20, 10, 100))
         return 2;
 
     MainWindow w;

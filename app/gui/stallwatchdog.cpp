@@ -8,6 +8,7 @@
 #include <QThread>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace tessera::gui {
 
@@ -31,6 +32,8 @@ QString describeStall(const Stall &stall)
     QString text = QStringLiteral("%1 ms in %2")
                        .arg(qRound(stall.durationMs))
                        .arg(stall.activities.empty() ? QStringLiteral("unnamed work") : joined(stall.activities));
+    if (stall.queuedMs >= 1)
+        text += QStringLiteral(", %1 ms of it waiting for a core").arg(qRound(stall.queuedMs));
     if (!stall.events.empty())
         text += QStringLiteral(" (events: %1)").arg(joined(stall.events));
     return text;
@@ -41,12 +44,26 @@ StallWatchdog::StallWatchdog(QObject *parent, double thresholdMs, int intervalMs
 {
     m_timer.setTimerType(Qt::PreciseTimer);
     m_timer.setInterval(intervalMs);
-    connect(&m_timer, &QTimer::timeout, this, [this] { beat(activityClockMs()); });
+    connect(&m_timer, &QTimer::timeout, this, [this] { beat(activityClockMs(), threadTimes()); });
+}
+
+ThreadTimes StallWatchdog::threadTimes()
+{
+    // schedstat: time on a core, time waiting on a run queue (both ns), timeslices.
+    ThreadTimes t;
+    double run = 0, wait = 0;
+    if (FILE *f = std::fopen("/proc/thread-self/schedstat", "r")) {
+        if (std::fscanf(f, "%lf %lf", &run, &wait) == 2)
+            t = {run / 1e6, wait / 1e6};
+        std::fclose(f);
+    }
+    return t;
 }
 
 void StallWatchdog::start()
 {
     m_lastBeatMs = activityClockMs();
+    m_lastTimes = threadTimes();
     m_timer.start();
     if (QCoreApplication::instance())
         QCoreApplication::instance()->installEventFilter(this);
@@ -92,10 +109,12 @@ void StallWatchdog::noteEvent(double nowMs, std::string what)
     m_nextDelivery = (m_nextDelivery + 1) % kDeliveries;
 }
 
-void StallWatchdog::beat(double nowMs)
+void StallWatchdog::beat(double nowMs, ThreadTimes times)
 {
     const double previous = m_lastBeatMs;
+    const ThreadTimes before = m_lastTimes;
     m_lastBeatMs = nowMs;
+    m_lastTimes = times;
     if (previous < 0)
         return;
     const double blocked = nowMs - previous - m_intervalMs;
@@ -104,6 +123,9 @@ void StallWatchdog::beat(double nowMs)
     Stall stall;
     stall.startMs = previous;
     stall.durationMs = blocked;
+    stall.queuedMs = std::clamp(times.queuedMs - before.queuedMs, 0.0, blocked);
+    stall.cpuMs = times.cpuMs >= 0 && before.cpuMs >= 0 ? std::clamp(times.cpuMs - before.cpuMs, 0.0, blocked)
+                                                        : blocked - stall.queuedMs;
     for (const ActivitySpan &span : activitiesDuring(previous, nowMs))
         if (std::find(stall.activities.begin(), stall.activities.end(), span.label) == stall.activities.end())
             stall.activities.push_back(span.label);
@@ -132,6 +154,22 @@ double StallWatchdog::longestStallMs() const
     double longest = 0;
     for (const Stall &s : m_stalls)
         longest = std::max(longest, s.durationMs);
+    return longest;
+}
+
+double StallWatchdog::longestOwnStallMs() const
+{
+    double longest = 0;
+    for (const Stall &s : m_stalls)
+        longest = std::max(longest, s.durationMs - s.queuedMs);
+    return longest;
+}
+
+double StallWatchdog::longestCpuStallMs() const
+{
+    double longest = 0;
+    for (const Stall &s : m_stalls)
+        longest = std::max(longest, s.cpuMs);
     return longest;
 }
 

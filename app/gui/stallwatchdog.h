@@ -27,15 +27,29 @@
 namespace tessera::gui {
 
 struct Stall {
-    double startMs = 0;                  // on activityClockMs()
-    double durationMs = 0;               // the loop was blocked this long
+    double startMs = 0;    // on activityClockMs()
+    double durationMs = 0; // the loop was blocked this long
+    // Of durationMs, how long the GUI thread was runnable but waited for a core
+    // (Linux schedstat; 0 where unknown): the machine's load, not the program's work.
+    double queuedMs = 0;
+    // Of durationMs, how long the GUI thread was on a core (schedstat; the
+    // rest of the gap when unknown): its own computing, without the time it
+    // was blocked waiting for another thread.
+    double cpuMs = 0;
     std::vector<std::string> activities; // what ran during it, outermost first; empty: unnamed work
     std::vector<std::string> events; // events delivered in it, longest-held first, e.g. "Paint → tessera::GraphView"
 };
 
 // "132 ms in graph view: apply layout (events: Timer → QTimer, Paint → tessera::GraphView 'graph')",
-// "132 ms in unnamed work" when nothing is known.
+// "132 ms in unnamed work" when nothing is known; ", 90 ms of it waiting for a
+// core" is added when the thread waited on a run queue for 1 ms or more.
 QString describeStall(const Stall &stall);
+
+// A thread's scheduler totals (Linux schedstat), in ms.
+struct ThreadTimes {
+    double cpuMs = -1;   // time on a core; negative: unknown
+    double queuedMs = 0; // time runnable, waiting for a core
+};
 
 class StallWatchdog : public QObject
 {
@@ -49,12 +63,21 @@ public:
 
     // One beat at `nowMs` (activityClockMs()); the timer calls it. A gap since
     // the previous beat longer than interval + threshold is a stall.
-    void beat(double nowMs);
+    // `times` are the watched thread's totals so far (the timer passes
+    // threadTimes()); a stall's queuedMs and cpuMs are their growth over the gap.
+    void beat(double nowMs, ThreadTimes times = {});
     // Notes an event delivered at `nowMs` (the event filter calls it).
     void noteEvent(double nowMs, std::string what);
 
     const std::vector<Stall> &stalls() const { return m_stalls; }
     double longestStallMs() const;
+    // The longest stall less the time the thread waited for a core in it: the
+    // part the program is responsible for (equal to longestStallMs() on an idle machine).
+    double longestOwnStallMs() const;
+    // The longest time the thread computed within one stall (Stall::cpuMs).
+    double longestCpuStallMs() const;
+    // The calling thread's totals (/proc/thread-self/schedstat); {-1, 0} where unknown.
+    static ThreadTimes threadTimes();
     void clear();
     double thresholdMs() const { return m_thresholdMs; }
 
@@ -73,6 +96,7 @@ private:
     double m_thresholdMs;
     int m_intervalMs;
     double m_lastBeatMs = -1;
+    ThreadTimes m_lastTimes;
     std::vector<Stall> m_stalls;
     std::vector<Delivery> m_deliveries; // a ring of the last kDeliveries
     std::size_t m_nextDelivery = 0;

@@ -493,6 +493,9 @@ private:
                     st = Status::error(ErrorCode::Cancelled, "run cancelled before task " + std::to_string(task.id));
                 const double start = nsSince(t0);
                 for (const CpuOpPtr &op : task.ops) {
+                    // Checked before every op too: a fused task may hold many.
+                    if (st && observer.cancel && observer.cancel->load(std::memory_order_relaxed))
+                        st = Status::error(ErrorCode::Cancelled, "run cancelled in task " + std::to_string(task.id));
                     if (!st)
                         break;
                     const auto s0 = Clock::now();

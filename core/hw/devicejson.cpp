@@ -153,11 +153,19 @@ public:
     {
         if (v.isUndefined())
             return fallback;
+        std::optional<double> value;
         if (v.isDouble())
-            return v.toDouble();
-        if (v.isString())
-            if (auto parsed = parseQuantity(v.toString().toStdString(), q))
-                return *parsed;
+            value = v.toDouble();
+        else if (v.isString())
+            value = parseQuantity(v.toString().toStdString(), q);
+        // A value that overflows in its unit ("1e308 TB/s") would be written
+        // back as "inf B/s", which no reader accepts (fuzz_device's finding 4).
+        if (value && !std::isfinite(*value)) {
+            m_c.fail(where, "expected a finite quantity, got " + describe(v));
+            return 0;
+        }
+        if (value)
+            return *value;
         m_c.fail(where, std::string("expected a number or a string like ") + exampleOf(q) + ", got " + describe(v));
         return 0;
     }

@@ -224,6 +224,13 @@ private:
 
 Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *device)
 {
+    return verifyPlan(plan, g, device, nullptr);
+}
+
+Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *device, const std::atomic<bool> *cancel)
+{
+    const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+    const auto cancelledStatus = [] { return Status::error(ErrorCode::Cancelled, "verification was cancelled"); };
     const auto nodeCount = static_cast<NodeId>(g.nodeCount());
 
     // S1: kernels name existing nodes in a topological order.
@@ -246,6 +253,8 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
         }
     }
 
+    if (cancelled())
+        return cancelledStatus();
     // S2: tasks reference valid kernels, buffers, earlier tasks and bindings.
     std::vector<bool> kernelRun(plan.kernels.size(), false);
     for (const Task &t : plan.tasks) {
@@ -299,6 +308,8 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
     std::unordered_map<TensorId, std::vector<std::pair<TaskId, ops::Region>>> producers;
     std::unordered_map<TensorId, std::vector<ops::Region>> primaryTiles;
     for (const Task &t : plan.tasks) {
+        if (cancelled())
+            return cancelledStatus();
         if (t.kind != TaskKind::Compute)
             continue;
         const Kernel &k = plan.kernels[static_cast<std::size_t>(t.kernel)];
@@ -322,6 +333,8 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
             return Status::invalid("node is not computed by any task", {.node = node.name});
     }
     for (const auto &[tensor, tiles] : primaryTiles) {
+        if (cancelled())
+            return cancelledStatus();
         const Tensor &tt = g.tensor(tensor);
         const std::int64_t total = tt.elements();
         std::int64_t sum = 0;
@@ -409,6 +422,8 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
         producerIndex.try_emplace(tensor, items);
     std::vector<std::size_t> near;
     for (const Task &t : plan.tasks) {
+        if (cancelled())
+            return cancelledStatus();
         if (t.kind != TaskKind::Compute)
             continue;
         for (const auto &[tensor, region] : regions[static_cast<std::size_t>(t.id)].read) {
@@ -447,6 +462,8 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
         }
     }
 
+    if (cancelled())
+        return cancelledStatus();
     // S5: capacities. A buffer is live from the first to the last task that
     // touches it; per level and scope instance the live bytes must fit.
     if (device && !plan.buffers.empty()) {

@@ -17,10 +17,15 @@
 #include "core/plan/plan.h"
 #include "core/support/status.h"
 
+#include <atomic>
+
 namespace tessera {
 
 struct Device;
 
 Status verifyPlan(const ExecutionPlan &plan, const Graph &graph, const Device *device = nullptr);
+// The same, checking `cancel` between tasks (a plan of 10^5 tasks takes
+// seconds): Cancelled once it is set.
+Status verifyPlan(const ExecutionPlan &plan, const Graph &graph, const Device *device, const std::atomic<bool> *cancel);
 
 } // namespace tessera

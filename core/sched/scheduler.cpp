@@ -65,8 +65,9 @@ Expected<ScheduleRun> runSchedule(const IScheduler &scheduler, const ScheduleReq
     run.result.plan.algorithm = scheduler.info().name;
     if (run.result.plan.modelHash.empty())
         run.result.plan.modelHash = request.modelHash;
-    if (Status s = verifyPlan(run.result.plan, *request.graph, request.device); !s.isOk())
-        return s.prefix(scheduler.info().name + " produced an invalid plan");
+    if (Status s = verifyPlan(run.result.plan, *request.graph, request.device, request.cancel); !s.isOk())
+        return s.code() == ErrorCode::Cancelled ? Status::error(ErrorCode::Cancelled, "scheduling was cancelled")
+                                                : s.prefix(scheduler.info().name + " produced an invalid plan");
     run.searchMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
     run.verifyMs = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
     run.overrideReports = run.decisions.overrideReports();

@@ -126,6 +126,9 @@ const Finding kFindings[] = {
     // A conv with ~10^13 output channels asked ModelBuilder for a ~6e15-byte weight (ASan:
     // allocation-size-too-big).
     {"iosconfig", "huge-out-channels.json", "its weights exceed 134217728 parameters in all"},
+    // A bandwidth that overflows in its unit ("1e308 TB/s") parsed as infinity and was written back
+    // as "inf B/s", which parseDevice refuses: the round trip of fuzz_device failed.
+    {"device", "overflowing-bandwidth.json", "levels[0].bandwidth: expected a finite quantity, got '1e308 TB/s'"},
 };
 
 TEST(FuzzInputs, EveryFindingIsRefusedWithItsDiagnostic)

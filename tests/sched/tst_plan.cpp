@@ -6,6 +6,7 @@
 #include "core/sched/scheduler.h"
 #include "plugins/sequential/sequential.h"
 
+#include <atomic>
 #include <gtest/gtest.h>
 
 #include "tests/common/testgraphs.h"
@@ -69,6 +70,26 @@ protected:
 TEST_F(PlanVerify, SequentialPlanIsValid)
 {
     EXPECT_TRUE(verifyPlan(plan, graph, &dev).isOk());
+}
+
+// Verification looks at a cancel token (scheduleGraph passes its own): a set
+// token ends it as Cancelled; a clear one changes nothing.
+TEST_F(PlanVerify, ASetCancelTokenStopsVerification)
+{
+    std::atomic<bool> cancel{true};
+    const Status s = verifyPlan(plan, graph, &dev, &cancel);
+    EXPECT_EQ(s.code(), ErrorCode::Cancelled) << s.str();
+    EXPECT_EQ(s.message(), "verification was cancelled");
+}
+
+TEST_F(PlanVerify, AClearCancelTokenChangesNothing)
+{
+    std::atomic<bool> cancel{false};
+    EXPECT_TRUE(verifyPlan(plan, graph, &dev, &cancel).isOk());
+    ExecutionPlan p = plan;
+    p.kernels[2].nodes = {p.kernels[1].nodes.front()};
+    EXPECT_EQ(verifyPlan(p, graph, &dev, &cancel).str(), verifyPlan(p, graph, &dev).str());
+    EXPECT_FALSE(verifyPlan(p, graph, &dev, &cancel).isOk());
 }
 
 TEST_F(PlanVerify, MissingNodeIsReported)

@@ -8,9 +8,12 @@
 
 #include <QElapsedTimer>
 
+#include <atomic>
 #include <cstdio>
 #include <gtest/gtest.h>
 #include <set>
+
+#include "tests/common/cancelprobe.h"
 
 namespace tessera::layout {
 namespace {
@@ -130,6 +133,61 @@ TEST(NestedLayout, ExpandingChangesTheParentBoxButCollapsingRestoresIt)
     EXPECT_GT(expanded.bounds.height(), collapsed.bounds.height());
     e[static_cast<std::size_t>(b1)] = 0;
     EXPECT_EQ(boxOf(f.nl.compose(e, cache)), boxOf(collapsed));
+}
+
+// A set cancel token stops a compose before its next level: nothing is
+// composed and nothing laid out is cached; a clear token changes nothing.
+TEST(NestedLayout, ASetCancelTokenStopsTheCompose)
+{
+    Fixture f(resnet50Like());
+    LevelCache cache;
+    Expansion e(f.h->groups().size(), 1); // everything expanded
+    std::atomic<bool> cancel{true};
+    const Composition c = f.nl.compose(e, cache, kDefaultDotLimit, kDefaultDotBudget, &cancel);
+    EXPECT_TRUE(c.levels.empty());
+    EXPECT_EQ(c.levelsLaidOut, 0);
+    EXPECT_EQ(f.nl.uncachedItems(e, cache), f.nl.uncachedItems(e, LevelCache{}));
+}
+
+TEST(NestedLayout, AClearCancelTokenChangesNothing)
+{
+    Fixture f(resnet50Like());
+    Expansion e(f.h->groups().size(), 1);
+    LevelCache withToken, without;
+    std::atomic<bool> cancel{false};
+    const Composition a = f.nl.compose(e, withToken, kDefaultDotLimit, kDefaultDotBudget, &cancel);
+    const Composition b = f.nl.compose(e, without);
+    ASSERT_FALSE(a.levels.empty());
+    EXPECT_EQ(a.levels.size(), b.levels.size());
+    EXPECT_EQ(a.levelsLaidOut, b.levelsLaidOut);
+    EXPECT_EQ(a.bounds, b.bounds);
+}
+
+// Cancel latency (issue 19, item 4): an expand-all of 20,000 nodes (hundreds
+// of levels) cancelled while it runs stops within 100 ms of its own computing
+// (the thread's CPU time after the cancel; tests/common/cancelprobe.h).
+TEST(NestedLayout, CancellingAnExpandAllOf20000NodesStopsWithin100Ms)
+{
+    Fixture f(layeredDag(20000));
+    Expansion e(f.h->groups().size(), 1);
+    QElapsedTimer whole;
+    whole.start();
+    LevelCache full;
+    ASSERT_FALSE(f.nl.compose(e, full).levels.empty());
+    const qint64 wholeMs = whole.elapsed();
+    LevelCache cache;
+    const test::Latency l = test::measureCancel(
+        [&](const std::atomic<bool> &cancel) {
+            const Composition c = f.nl.compose(e, cache, kDefaultDotLimit, kDefaultDotBudget, &cancel);
+            return c.levels.empty() ? Status::error(ErrorCode::Cancelled, "cancelled") : Status::ok();
+        },
+        static_cast<int>(std::min<qint64>(50, wholeMs / 4)));
+    std::printf("expand-all of 20,000 nodes: %lld ms; cancel: wall %.1f ms, waiting for a core %.1f ms, CPU %.1f ms\n",
+                static_cast<long long>(wholeMs), l.wallMs, l.queuedMs, l.cpuMs);
+    ASSERT_FALSE(l.finishedEarly) << "the expand-all ended before the cancel";
+    EXPECT_TRUE(l.cancelled) << l.status;
+    EXPECT_LE(l.cpuMs, 100);
+    EXPECT_LE(l.ownMs(), 100);
 }
 
 TEST(NestedLayout, CacheHitsOnReCollapseAndReExpand)

@@ -70,6 +70,37 @@ TEST_F(StallWatchdogTest, ALongGapIsAStallBlamedOnTheWorkThatOverlappedIt)
     EXPECT_EQ(gui::describeStall(s), QStringLiteral("120 ms in layout"));
 }
 
+// Time the thread waited for a core is the machine's, not the program's: a
+// stall keeps its whole length, and its own part excludes the wait.
+TEST_F(StallWatchdogTest, WaitingForACoreIsSeparatedFromTheProgramsOwnStall)
+{
+    StallWatchdog w(nullptr, 50, 10);
+    w.beat(1000, {500, 40});
+    w.beat(1250, {530, 190}); // blocked 240 ms: 150 of them on a run queue, 30 on a core
+    ASSERT_EQ(w.stalls().size(), 1u);
+    EXPECT_DOUBLE_EQ(w.stalls().front().durationMs, 240);
+    EXPECT_DOUBLE_EQ(w.stalls().front().queuedMs, 150);
+    EXPECT_DOUBLE_EQ(w.longestStallMs(), 240);
+    EXPECT_DOUBLE_EQ(w.longestOwnStallMs(), 90);
+    EXPECT_DOUBLE_EQ(w.longestCpuStallMs(), 30); // the other 60 ms it was blocked
+    EXPECT_EQ(gui::describeStall(w.stalls().front()),
+              QStringLiteral("240 ms in unnamed work, 150 ms of it waiting for a core"));
+}
+
+// Twin: a gap the thread spent computing is all its own.
+TEST_F(StallWatchdogTest, AStallWithoutWaitingIsAllTheProgramsOwn)
+{
+    StallWatchdog w(nullptr, 50, 10);
+    w.beat(1000, {500, 40});
+    w.beat(1250, {739.5, 40.5});
+    ASSERT_EQ(w.stalls().size(), 1u);
+    EXPECT_DOUBLE_EQ(w.longestOwnStallMs(), 239.5);
+    EXPECT_DOUBLE_EQ(w.longestCpuStallMs(), 239.5);
+    EXPECT_EQ(gui::describeStall(w.stalls().front()), QStringLiteral("240 ms in unnamed work"));
+    EXPECT_GE(StallWatchdog::threadTimes().queuedMs, 0.0);
+    EXPECT_GT(StallWatchdog::threadTimes().cpuMs, 0.0); // this test has computed something
+}
+
 TEST_F(StallWatchdogTest, TheEventHeldLongestInTheGapIsNamedFirst)
 {
     StallWatchdog w(nullptr, 50, 10);

@@ -229,7 +229,8 @@ Level NestedLayout::buildLevel(GroupId g, const Expansion &expanded, const std::
 }
 
 std::shared_ptr<const Level> NestedLayout::levelFor(GroupId g, const Expansion &expanded, LevelCache &cache,
-                                                    int dotLimit, Composition &stats, LevelMap &got) const
+                                                    int dotLimit, Composition &stats, LevelMap &got,
+                                                    const std::atomic<bool> *cancel) const
 {
     if (const auto seen = got.find(g); seen != got.end())
         return seen->second;
@@ -239,10 +240,18 @@ std::shared_ptr<const Level> NestedLayout::levelFor(GroupId g, const Expansion &
         return got[g] = hit;
     }
     std::vector<QSizeF> childSizes;
-    for (GroupId c : m_hierarchy->group(g).children)
-        childSizes.push_back(isExpanded(expanded, c)
-                                 ? frameSize(levelFor(c, expanded, cache, dotLimit, stats, got)->size)
-                                 : groupBoxSize(m_hierarchy->group(c)));
+    for (GroupId c : m_hierarchy->group(g).children) {
+        if (!isExpanded(expanded, c)) {
+            childSizes.push_back(groupBoxSize(m_hierarchy->group(c)));
+            continue;
+        }
+        const auto child = levelFor(c, expanded, cache, dotLimit, stats, got, cancel);
+        if (!child)
+            return nullptr; // cancelled
+        childSizes.push_back(frameSize(child->size));
+    }
+    if (cancel && cancel->load(std::memory_order_relaxed))
+        return nullptr;
     auto level = std::make_shared<const Level>(buildLevel(g, expanded, childSizes, dotLimit));
     ++stats.levelsLaidOut;
     cache.insert(std::move(key), level);
@@ -268,6 +277,12 @@ std::int64_t NestedLayout::uncachedItems(const Expansion &expanded, const LevelC
 
 Composition NestedLayout::compose(const Expansion &expanded, LevelCache &cache, int dotLimit, int dotBudget) const
 {
+    return compose(expanded, cache, dotLimit, dotBudget, nullptr);
+}
+
+Composition NestedLayout::compose(const Expansion &expanded, LevelCache &cache, int dotLimit, int dotBudget,
+                                  const std::atomic<bool> *cancel) const
+{
     QElapsedTimer timer;
     timer.start();
     Composition comp;
@@ -278,7 +293,9 @@ Composition NestedLayout::compose(const Expansion &expanded, LevelCache &cache, 
         dotLimit = -1;
     // S1+S2: the root level pulls in every expanded descendant it needs (cached or new).
     LevelMap got;
-    auto root = levelFor(0, expanded, cache, dotLimit, comp, got);
+    auto root = levelFor(0, expanded, cache, dotLimit, comp, got, cancel);
+    if (!root)
+        return Composition{}; // cancelled
     // S3: a cache hit for the root does not put the children in hand; they are fetched as placed.
     comp.levels.push_back({root, QPointF(0, 0), QRectF(), -1, 0});
     for (std::size_t i = 0; i < comp.levels.size(); ++i) {
@@ -286,7 +303,9 @@ Composition NestedLayout::compose(const Expansion &expanded, LevelCache &cache, 
         for (const LevelItem &item : placed.level->items) {
             if (item.kind != LevelItem::Kind::Group || !item.expanded)
                 continue;
-            auto child = levelFor(item.id, expanded, cache, dotLimit, comp, got);
+            auto child = levelFor(item.id, expanded, cache, dotLimit, comp, got, cancel);
+            if (!child)
+                return Composition{}; // cancelled
             const QRectF frame = item.rect.translated(placed.origin);
             comp.levels.push_back(
                 {child, frame.topLeft() + contentOffset(), frame, static_cast<int>(i), placed.depth + 1});

@@ -28,6 +28,7 @@
 #include <QRectF>
 #include <QSizeF>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -118,6 +119,12 @@ public:
 
     Composition compose(const Expansion &expanded, LevelCache &cache, int dotLimit = kDefaultDotLimit,
                         int dotBudget = kDefaultDotBudget) const;
+    // The same, checking `cancel` before laying out each level (a level is one
+    // dot or layered call; an expand-all of 20,000 nodes is hundreds of them):
+    // once it is set, returns an empty Composition (no levels). The levels
+    // finished before are cached.
+    Composition compose(const Expansion &expanded, LevelCache &cache, int dotLimit, int dotBudget,
+                        const std::atomic<bool> *cancel) const;
     // Items in the levels that compose() would have to lay out (not cached).
     std::int64_t uncachedItems(const Expansion &expanded, const LevelCache &cache) const;
 
@@ -131,7 +138,7 @@ private:
     Level buildLevel(GroupId g, const Expansion &expanded, const std::vector<QSizeF> &childSizes, int dotLimit) const;
     using LevelMap = std::unordered_map<GroupId, std::shared_ptr<const Level>>;
     std::shared_ptr<const Level> levelFor(GroupId g, const Expansion &expanded, LevelCache &cache, int dotLimit,
-                                          Composition &stats, LevelMap &got) const;
+                                          Composition &stats, LevelMap &got, const std::atomic<bool> *cancel) const;
 
     std::shared_ptr<const Graph> m_graph;
     std::shared_ptr<const Hierarchy> m_hierarchy;

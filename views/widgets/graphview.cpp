@@ -98,10 +98,13 @@ void GraphViewPrivate::requestLayout()
     ++generation;
     if (!running && !dirty)
         requestTimer.start();
-    if (running)
+    if (running) {
         dirty = true;
-    else
+        if (jobCancel)
+            jobCancel->store(true); // the running layout is stale: stop it at its next level
+    } else {
         startJob();
+    }
 }
 
 void GraphViewPrivate::startJob()
@@ -109,8 +112,9 @@ void GraphViewPrivate::startJob()
     running = true;
     dirty = false;
     const quint64 gen = generation;
-    auto job = [nl = nested, c = cache, e = expansion, gen, limit = dotLimit] {
-        return LayoutJob{gen, nl, nl->compose(e, *c, limit)};
+    jobCancel = std::make_shared<std::atomic<bool>>(false);
+    auto job = [nl = nested, c = cache, e = expansion, gen, limit = dotLimit, cancel = jobCancel] {
+        return LayoutJob{gen, nl, nl->compose(e, *c, limit, layout::kDefaultDotBudget, cancel.get())};
     };
     watcher.setFuture(QtConcurrent::run(&pool, [job = std::move(job)] {
         useBackgroundPriority();
@@ -441,6 +445,8 @@ void GraphView::setGraph(std::shared_ptr<const Graph> graph, Hierarchy hierarchy
 void GraphView::clear()
 {
     ++d->generation;
+    if (d->jobCancel)
+        d->jobCancel->store(true);
     d->dirty = false;
     d->graph.reset();
     d->hierarchy.reset();

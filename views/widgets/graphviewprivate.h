@@ -11,6 +11,7 @@
 #include <QFutureWatcher>
 #include <QThreadPool>
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -102,6 +103,8 @@ public:
     QThreadPool pool; // one thread: gvc is not thread-safe, and jobs are serial anyway
     QFutureWatcher<LayoutJob> watcher;
     quint64 generation = 0;
+    // Set when the running job's layout is superseded: compose() stops at its next level.
+    std::shared_ptr<std::atomic<bool>> jobCancel;
     bool running = false;
     bool dirty = false;
     QElapsedTimer requestTimer;
