@@ -251,7 +251,12 @@ void RunController::launch(Request request)
                 }
                 CompileContext context;
                 context.device = request.device.get();
+                context.cancel = cancel.get();
                 auto compiled = request.backend->compileFor(*request.graph, *request.plan, context);
+                if (!compiled && compiled.status().code() == ErrorCode::Cancelled) {
+                    out.cancelled = true;
+                    return out;
+                }
                 if (!compiled) {
                     out.error = messageOf(compiled.status());
                     return out;

@@ -107,9 +107,16 @@ Status computeSliced(const reference::NodeKernel &kernel, const KernelArgs &args
     return Status::ok();
 }
 
-Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const ExecutionPlan &plan)
+Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const ExecutionPlan &plan,
+                                                    const std::atomic<bool> *cancel)
 {
-    Status verified = verifyPlan(plan, g);
+    const auto cancelled = [&] {
+        return cancel && cancel->load() ? Status::error(ErrorCode::Cancelled, "compiling the plan was cancelled")
+                                        : Status::ok();
+    };
+    Status verified = verifyPlan(plan, g, nullptr, cancel);
+    if (verified.code() == ErrorCode::Cancelled)
+        return verified;
     if (!verified)
         return verified.prefix("the reference backend refuses an invalid plan");
     auto out = std::make_unique<ReferencePlan>();
@@ -139,6 +146,7 @@ Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const Execut
         for (NodeId id : k.nodes) {
             if (out->kernels[static_cast<std::size_t>(id)])
                 continue;
+            TS_TRY(cancelled());
             auto kernel = reference::makeKernel(graph, graph.node(id));
             if (!kernel)
                 return kernel.status();
@@ -153,6 +161,7 @@ Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const Execut
     // S3: per task, the steps; S4: the last task touching each produced tensor.
     std::vector<TaskId> lastUse(graph.tensorCount(), -1);
     for (const Task &t : plan.tasks) {
+        TS_TRY(cancelled());
         TaskProgram p{t.id, {}, {}};
         if (t.kind == TaskKind::Compute) {
             const Kernel &k = plan.kernels[static_cast<std::size_t>(t.kernel)];
@@ -363,8 +372,14 @@ public:
 
     Expected<std::unique_ptr<CompiledPlan>> compile(const Graph &g, const ExecutionPlan &plan) override
     {
+        return compileFor(g, plan, {});
+    }
+
+    Expected<std::unique_ptr<CompiledPlan>> compileFor(const Graph &g, const ExecutionPlan &plan,
+                                                       const CompileContext &context) override
+    {
         try {
-            return compilePlan(g, plan);
+            return compilePlan(g, plan, context.cancel);
         } catch (const std::bad_alloc &) {
             return Status::error(ErrorCode::Internal, "out of host memory while compiling the plan");
         } catch (const std::exception &e) {

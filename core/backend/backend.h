@@ -107,6 +107,9 @@ struct RunObserver {
 struct CompileContext {
     const Device *device = nullptr;
     std::map<std::string, std::string> options;
+    // Set: a backend whose compile takes long (verifying, loading weights,
+    // preparing kernels) stops with ErrorCode::Cancelled soon after it turns true.
+    const std::atomic<bool> *cancel = nullptr;
 };
 
 // Which backend compiled a plan: the compiling backend's registered name. A

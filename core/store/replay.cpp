@@ -162,6 +162,7 @@ bool sameScheduleDocument(const std::string &a, const std::string &b)
         QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
         o.remove(QStringLiteral("search_ms"));
         o.remove(QStringLiteral("trace"));
+        o.remove(QStringLiteral("model")); // the path as given: absolute or relative to the project
         return o;
     };
     return a == b || stable(a) == stable(b);

@@ -116,7 +116,8 @@ Expected<ReplayResult> replayProject(Project &project, const SchedulerRegistry &
 bool samePlan(const PlanSummary &a, const PlanSummary &b);
 // Two schedule documents describe the same plan: equal but for the timings
 // of the search that made them (search_ms, the trace's elapsed times), which
-// differ on every run. A replay or a session stores a plan only when it is
+// differ on every run, and the model's path as it was given (the model's
+// hash stays compared). A replay or a session stores a plan only when it is
 // not the newest stored plan again.
 bool sameScheduleDocument(const std::string &a, const std::string &b);
 

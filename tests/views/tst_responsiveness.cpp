@@ -303,7 +303,7 @@ TEST_F(Responsiveness, ASupersededLayoutStopsWithin100Ms)
     expectCancelWithinBound(
         "expand-all layout (20,000 nodes), superseded", [&] { window.graphView()->expandAll(); },
         [&] { return started.count() >= 1 && finished.count() == 0; }, [&] { window.graphView()->collapseAll(); },
-        [&] { return finished.count() >= 1; }, 50);
+        [&] { return finished.count() >= 1; }, 1); // at once: an idle machine lays it out within 50 ms
 }
 
 TEST_F(Responsiveness, CancellingAScheduleAReplayAndAReferenceRunTakesEffectWithin100Ms)
