@@ -290,7 +290,8 @@ Result runNodeTest(const std::string &test)
     // folded, exactly as the user's path (tessera-cli) folds them.
     options.foldConstants = test.ends_with("_expanded");
     auto imported = importModel(file.string(), options);
-    fs::remove(file);
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored); // one folder per test process: 855 were left per suite run
     if (!imported)
         return fail("import: " + imported.status().str());
     const Graph &graph = imported->graph;
