@@ -29,19 +29,29 @@ public:
             "or energy under a cap on the other",
             "pcgc §3.3 (static fusion, Fig. 4), §3.4 (parallel processing, cross-boundary optimisation), §3.5 "
             "(Algorithm 1), §3.6 (Algorithm 2)",
-            {{"objective",
+            {{"target",
               OptionSpec::Kind::Enum,
               std::string("time"),
-              "what the re-cutting minimises (Algorithm 2's Target)",
+              "what the re-cutting minimises (Algorithm 2's Target): time, or power (the energy of one inference; "
+              "'energy' is the same)",
               -1e300,
               1e300,
-              {"time", "energy"}},
-             {"cap",
+              {"time", "power", "energy"}},
+             {"h",
               OptionSpec::Kind::Double,
               1.1,
-              "H: the other metric may reach cap × its static-fusion value (0 = no cap)",
+              "H: the other metric may reach h × its static-fusion value (0 = no cap); a value no plan meets is "
+              "refused with the least one that does",
               0,
               1000,
+              {}},
+             {"margin",
+              OptionSpec::Kind::Double,
+              -1.0,
+              "a split must be predicted better than keeping by this share (-1 = auto: the learned model's "
+              "held-back error, 0 for the analytic model)",
+              -1,
+              1,
               {}},
              {"parallel",
               OptionSpec::Kind::Bool,
@@ -78,6 +88,8 @@ public:
              {"stable_fusions", "fusions by a stable rule"},
              {"passes", "static-fusion passes to the fixed point"},
              {"splits", "re-cuts (Algorithm 2 splits)"},
+             {"kept_within_margin", "groups kept: the best split's predicted gain was within the model's margin"},
+             {"split_margin", "the share a split must gain by (the learned model's held-back error; 0: analytic)"},
              {"kernels", "kernels issued"},
              {"folded", "nodes folded into constants (§3.4 constant folding)"},
              {"assigned", "common subexpressions computed once (§3.4 CSE)"},
@@ -111,9 +123,21 @@ public:
         result.stats["passes"] = double(partition.passes);
 
         pcgc::RecutOptions options;
-        options.objective =
-            req.options.getString("objective") == "energy" ? pcgc::Objective::Energy : pcgc::Objective::Time;
-        options.cap = req.options.getDouble("cap");
+        options.objective = req.options.getString("target") == "time" ? pcgc::Objective::Time : pcgc::Objective::Energy;
+        options.cap = req.options.getDouble("h");
+        if (!pcgc::hasPowerModel(*req.device)) {
+            // Nothing to minimise or cap: every energy is 0 J.
+            if (options.objective == pcgc::Objective::Energy)
+                return Status::error(ErrorCode::InvalidInput,
+                                     "pcgc target=power: device '" + req.device->id +
+                                         "' has no power model (no static power, pJ/op or pJ/byte), so every plan "
+                                         "costs 0 J; use target=time, or give the device a power model");
+            if (options.cap > 0)
+                trace.add("re-cut", "no cap on energy",
+                          "device '" + req.device->id + "' has no power model: h is ignored",
+                          "every energy is 0 J, so H = h × 0 J would refuse every split");
+            options.cap = 0;
+        }
         std::unique_ptr<pcgc::LearnedCostModel> learned;
         if (req.options.getString("cost_model") == "learned") {
             std::string path = req.options.getString("model_file");
@@ -135,11 +159,38 @@ public:
             }
         }
         result.stats["learned_model"] = learned ? 1.0 : 0.0;
+        // The split margin (recut.h): the learned model's held-back error for
+        // the target (energy = power × time: both models' errors), else none.
+        options.margin = req.options.getDouble("margin");
+        if (options.margin < 0) {
+            options.margin = 0;
+            if (learned) {
+                options.margin = learned->time().accuracy.mape;
+                if (options.objective == pcgc::Objective::Energy && learned->power())
+                    options.margin += learned->power()->accuracy.mape;
+            }
+        }
+        options.margin = std::min(options.margin, 0.9);
         const CostModel &recutCost = learned ? static_cast<const CostModel &>(*learned) : *req.cost;
         const pcgc::RecutResult cut = pcgc::recut(g, recutCost, partition, options, decisions, trace);
         if (req.cancelled())
             return Status::error(ErrorCode::Cancelled, "cancelled");
+        if (!cut.hMet) {
+            const bool capsEnergy = options.objective == pcgc::Objective::Time;
+            const double before = capsEnergy ? cut.energyJBefore : cut.timeNsBefore;
+            const double after = capsEnergy ? cut.energyJAfter : cut.timeNsAfter;
+            const char *unit = capsEnergy ? " J" : " ns";
+            char msg[512];
+            std::snprintf(msg, sizeof msg,
+                          "pcgc h=%g: no plan the re-cutting reaches meets H = %.4g%s (%s of the static-fusion plan "
+                          "%.4g%s; after re-cutting %.4g%s); h >= 1 keeps the static-fusion plan within it, h=0 "
+                          "removes the cap",
+                          options.cap, cut.h, unit, capsEnergy ? "energy" : "time", before, unit, after, unit);
+            return Status::error(ErrorCode::InvalidInput, msg);
+        }
         result.stats["splits"] = double(cut.splits);
+        result.stats["kept_within_margin"] = double(cut.withinMargin);
+        result.stats["split_margin"] = options.margin;
         result.stats["model_time_ns"] = cut.timeNsAfter;
         result.stats["model_energy_j"] = cut.energyJAfter;
 

@@ -83,7 +83,7 @@ Shown scheduleShown(Graph graph, const Device &device, std::map<std::string, std
     req.graph = g.get();
     req.device = &device;
     req.cost = s.model.get();
-    options.emplace("objective", "energy");
+    options.emplace("target", "power");
     req.options = *OptionValues::resolve(scheduler->info().options, options);
     auto run = runSchedule(*scheduler, req);
     EXPECT_TRUE(run.isOk()) << run.status().str();
