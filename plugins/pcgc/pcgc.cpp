@@ -48,7 +48,7 @@ public:
              {"margin",
               OptionSpec::Kind::Double,
               -1.0,
-              "a split must be predicted better than keeping by this share (-1 = auto: the learned model's "
+              "a split must be predicted better than keeping by this share (-1 = auto: twice the learned model's "
               "held-back error, 0 for the analytic model)",
               -1,
               1,
@@ -89,7 +89,7 @@ public:
              {"passes", "static-fusion passes to the fixed point"},
              {"splits", "re-cuts (Algorithm 2 splits)"},
              {"kept_within_margin", "groups kept: the best split's predicted gain was within the model's margin"},
-             {"split_margin", "the share a split must gain by (the learned model's held-back error; 0: analytic)"},
+             {"split_margin", "the share a split must gain by (2 × the learned model's held-back error; 0: analytic)"},
              {"kernels", "kernels issued"},
              {"folded", "nodes folded into constants (§3.4 constant folding)"},
              {"assigned", "common subexpressions computed once (§3.4 CSE)"},
@@ -159,8 +159,9 @@ public:
             }
         }
         result.stats["learned_model"] = learned ? 1.0 : 0.0;
-        // The split margin (recut.h): the learned model's held-back error for
-        // the target (energy = power × time: both models' errors), else none.
+        // The split margin (recut.h): twice the learned model's held-back
+        // error for the target (energy = power × time: both models' errors),
+        // as a split's gain is the difference of two predictions; else none.
         options.margin = req.options.getDouble("margin");
         if (options.margin < 0) {
             options.margin = 0;
@@ -168,6 +169,7 @@ public:
                 options.margin = learned->time().accuracy.mape;
                 if (options.objective == pcgc::Objective::Energy && learned->power())
                     options.margin += learned->power()->accuracy.mape;
+                options.margin *= 2;
             }
         }
         options.margin = std::min(options.margin, 0.9);
