@@ -135,7 +135,7 @@ void confirmSplits(const Graph &g, const Device &device, const IScheduler &pcgc,
         if (s.phase != "re-cut" || s.decision < 0)
             continue;
         const DecisionRecord &d = run.decisions.records()[static_cast<std::size_t>(s.decision)];
-        if (d.chosen == 0)
+        if (d.role != "pcgc.split" || d.chosen == 0)
             continue;
         const std::string id = d.options[static_cast<std::size_t>(d.chosen)].id; // "split:A|B"
         const std::string labelA = id.substr(6, id.find('|') - 6);

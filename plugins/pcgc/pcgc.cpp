@@ -17,6 +17,50 @@ namespace tessera {
 
 namespace {
 
+std::string hText(double cap)
+{
+    if (cap <= 0)
+        return "none";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", cap);
+    return buf;
+}
+
+// Issue 17: the target and H are decisions too ("pcgc.target", "pcgc.h"),
+// preferred = the options' values, so an override replays the re-cutting
+// with the other target or another cap. H's choices: the option's value, the
+// usual caps 1, 1.05, 1.1, 1.25, 1.5 and none.
+void decideTargetAndH(pcgc::RecutOptions &options, DecisionContext &decisions, Trace &trace)
+{
+    const bool time = options.objective == pcgc::Objective::Time;
+    const std::int32_t target =
+        decisions.decide(decisionKey("pcgc.target", {}), "pcgc.target",
+                         {{"time", "minimise time (energy capped by H)", std::nan(""), {}, {}},
+                          {"power", "minimise energy (time capped by H)", std::nan(""), {}, {}}},
+                         time ? 0 : 1);
+    options.objective = target == 0 ? pcgc::Objective::Time : pcgc::Objective::Energy;
+    trace.add("objective", "target", target == 0 ? "time" : "power", "Algorithm 2's Target (option target)");
+    trace.linkLastDecision(decisions);
+
+    std::vector<double> caps{options.cap > 0 ? options.cap : 0.0};
+    for (double c : {1.0, 1.05, 1.1, 1.25, 1.5, 0.0})
+        if (std::none_of(caps.begin(), caps.end(), [&](double x) { return hText(x) == hText(c); }))
+            caps.push_back(c);
+    std::vector<DecisionOption> choices;
+    for (double c : caps)
+        choices.push_back(
+            {hText(c),
+             c > 0 ? "H = " + hText(c) + " × the static-fusion plan's " + (target == 0 ? "energy" : "time") : "no cap",
+             std::nan(""),
+             {},
+             {}});
+    const std::int32_t h = decisions.decide(decisionKey("pcgc.h", {}), "pcgc.h", std::move(choices), 0);
+    options.cap = caps[static_cast<std::size_t>(h)];
+    trace.add("objective", "threshold H", options.cap > 0 ? "h = " + hText(options.cap) : "no cap",
+              "Algorithm 2's H (option h)");
+    trace.linkLastDecision(decisions);
+}
+
 class PcgcScheduler final : public IScheduler
 {
 public:
@@ -125,6 +169,7 @@ public:
         pcgc::RecutOptions options;
         options.objective = req.options.getString("target") == "time" ? pcgc::Objective::Time : pcgc::Objective::Energy;
         options.cap = req.options.getDouble("h");
+        decideTargetAndH(options, decisions, trace);
         if (!pcgc::hasPowerModel(*req.device)) {
             // Nothing to minimise or cap: every energy is 0 J.
             if (options.objective == pcgc::Objective::Energy)

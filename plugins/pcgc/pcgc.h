@@ -45,8 +45,10 @@
 // saying so); an h no plan the re-cutting reaches meets (h < 1 only; the
 // message gives H and what was reached); a missing, corrupt or foreign
 // learned model falls back to the analytic model as above.
-// Decisions: "pcgc.fuse" per legal static fusion, "pcgc.split" per group
-// with split points, "pcgc.parallel" per wave of independent sub-graphs.
+// Decisions: "pcgc.fuse" per legal static fusion, "pcgc.target" and
+// "pcgc.h" (the options' values preferred), "pcgc.split" per group with split
+// points, "pcgc.parallel" per wave of independent sub-graphs, and the
+// cross-boundary rewrites ("pcgc.fold", "pcgc.cse", "pcgc.inline").
 #pragma once
 
 #include "core/sched/scheduler.h"

@@ -462,6 +462,45 @@ TEST(PcgcBadInput, UnreachableThresholdRefused)
     EXPECT_TRUE(verifyPlan(met->result.plan, g, &device("stcp920")).isOk());
 }
 
+// Overrides of the target and H decisions replay the re-cutting: the time
+// target's plan keeps the group (1 kernel); forcing pcgc.target to power
+// splits it as target=power does; with target=power and h=1.1 the split is
+// illegal, and forcing pcgc.h to none allows it. Twin: an unknown H id is
+// rejected and the plan stays.
+TEST(PcgcOverrides, TargetAndThresholdReplay)
+{
+    const Graph g = siblings(3, 256, 256, 128, 14);
+    auto t = schedule(g, "stcp920", {{"target", "time"}, {"h", "0"}});
+    ASSERT_TRUE(t.isOk()) << t.status().str();
+    EXPECT_EQ(t->result.plan.kernels.size(), 1u);
+    const DecisionRecord *target = findRole(t->decisions, "pcgc.target");
+    const DecisionRecord *h = findRole(t->decisions, "pcgc.h");
+    ASSERT_TRUE(target && h);
+    EXPECT_EQ(target->options.at(static_cast<std::size_t>(target->chosen)).id, "time");
+    EXPECT_EQ(h->options.at(static_cast<std::size_t>(h->chosen)).id, "none");
+
+    auto forced = schedule(g, "stcp920", {{"target", "time"}, {"h", "0"}}, {{target->key, "power"}});
+    ASSERT_TRUE(forced.isOk()) << forced.status().str();
+    EXPECT_EQ(forced->result.plan.kernels.size(), 2u);
+    expectSameOutputs(g, forced->result.plan, 7);
+
+    auto capped = schedule(g, "stcp920", {{"target", "power"}, {"h", "1.1"}});
+    ASSERT_TRUE(capped.isOk());
+    EXPECT_EQ(capped->result.plan.kernels.size(), 1u);
+    const DecisionRecord *cap = findRole(capped->decisions, "pcgc.h");
+    ASSERT_NE(cap, nullptr);
+    EXPECT_EQ(cap->options.at(0).id, "1.1");
+    auto uncapped = schedule(g, "stcp920", {{"target", "power"}, {"h", "1.1"}}, {{cap->key, "none"}});
+    ASSERT_TRUE(uncapped.isOk()) << uncapped.status().str();
+    EXPECT_EQ(uncapped->result.plan.kernels.size(), 2u);
+
+    auto bad = schedule(g, "stcp920", {{"target", "power"}, {"h", "1.1"}}, {{cap->key, "0.3"}});
+    ASSERT_TRUE(bad.isOk());
+    EXPECT_EQ(bad->result.plan.kernels.size(), 1u);
+    ASSERT_FALSE(bad->overrideReports.empty());
+    EXPECT_NE(bad->overrideReports.front().outcome, OverrideReport::Outcome::Applied);
+}
+
 // Overrides: keep a stable fusion apart, or force a split; the plan changes,
 // still verifies (runSchedule verifies) and computes the same outputs.
 TEST(PcgcOverrides, ForceApartAndSplit)
