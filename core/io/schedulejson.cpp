@@ -114,10 +114,15 @@ QJsonObject planJson(const ExecutionPlan &p, const Graph &g)
                         {"region", regionJson(b.region)},
                         {"bytes", static_cast<qint64>(b.bytes)},
                         {"offset", static_cast<qint64>(b.offset)}});
-    return {{"graph", qs(p.graphName)}, {"algorithm", qs(p.algorithm)},
-            {"device", qs(p.device)},   {"model_hash", qs(p.modelHash)},
-            {"kernels", kernels},       {"tasks", tasks},
-            {"buffers", buffers},       {"est_latency_ns", p.estimatedLatencyNs()}};
+    return {{"graph", qs(p.graphName)},
+            {"algorithm", qs(p.algorithm)},
+            {"device", qs(p.device)},
+            {"model_hash", qs(p.modelHash)},
+            {"kernels", kernels},
+            {"tasks", tasks},
+            {"buffers", buffers},
+            {"est_latency_ns", p.estimatedLatencyNs()},
+            {"est_energy_j", p.totalCost().energyJ}};
 }
 
 // --- reading -----------------------------------------------------------------

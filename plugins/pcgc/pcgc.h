@@ -11,11 +11,11 @@
 //   lowering.{h,cpp}     the sub-graphs as PlanBuilder kernels, wave by wave
 //   features, regressor, costlearn, learnedcost   §3.5 Algorithm 1, the learned
 //                        time and power model (XGBoost, behind regressor.cpp)
+//   crossboundary, constfold, cse, inlining   §3.4 cross-boundary rewrites
 //   pcgccommands.{h,cpp} tessera-cli pcgc-train
-//   gui/pcgcgui.{h,cpp}  dock: rule firings, re-cutting table (time, energy),
-//                        the learned model's predicted vs measured scatter
-// Not implemented yet: the cross-boundary rewrites of §3.4 (constant folding,
-// inlining, CSE).
+//   projectmodels        learned models kept in the project file
+//   gui/pcgcgui.{h,cpp}  dock: rule firings, fusion records, re-cutting table
+//                        (time, energy), the learned model's scatter
 //
 // The cost model. By default (cost_model=analytic) the analytic shared
 // DeviceCostModel (core/cost/devicecost.h) answers the re-cutting: it
@@ -32,11 +32,23 @@
 // per-task estimates always come from request.cost (the shared model), so
 // PCGC's plans compare with every other scheduler's.
 //
-// Options: objective = time | energy (Algorithm 2's Target), cap (H as a
-// factor of the static-fusion result's other metric; ≤ 0 = none), parallel
-// (§3.4 streams), cost_model = analytic | learned, model_file.
-// Decisions: "pcgc.fuse" per legal static fusion, "pcgc.split" per group
-// with split points, "pcgc.parallel" per wave of independent sub-graphs.
+// Options: target = time | power (Algorithm 2's Target; power minimises the
+// energy of one inference, "energy" is a synonym), h (H as a factor of the
+// static-fusion result's other metric; 0 = none), margin (the gain a split
+// must be predicted to make, recut.h; -1 = the learned model's held-back
+// error), parallel (§3.4 streams), cross_boundary, cost_model = analytic |
+// learned, model_file.
+//
+// Bad input (each a Status naming the cause, never a silently wrong plan):
+// target=power on a device without a power model (every energy is 0 J;
+// target=time still runs, with the cap on energy dropped and a trace step
+// saying so); an h no plan the re-cutting reaches meets (h < 1 only; the
+// message gives H and what was reached); a missing, corrupt or foreign
+// learned model falls back to the analytic model as above.
+// Decisions: "pcgc.fuse" per legal static fusion, "pcgc.target" and
+// "pcgc.h" (the options' values preferred), "pcgc.split" per group with split
+// points, "pcgc.parallel" per wave of independent sub-graphs, and the
+// cross-boundary rewrites ("pcgc.fold", "pcgc.cse", "pcgc.inline").
 #pragma once
 
 #include "core/sched/scheduler.h"

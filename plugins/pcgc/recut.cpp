@@ -65,7 +65,11 @@ public:
             trace.add("re-cut", "objective " + targetName + ", H on " + otherName,
                       m_options.cap > 0 ? "H = " + fmt(h) + (other == Objective::Time ? " ns" : " J") : "no cap",
                       "H = cap × the static-fusion result's " + otherName + " (Algorithm 2, line 13)");
-        head.numbers = {{"time_ns", total.timeNs}, {"energy_j", total.energyJ}, {"cap", m_options.cap}, {"h", h}};
+        head.numbers = {{"time_ns", total.timeNs},
+                        {"energy_j", total.energyJ},
+                        {"cap", m_options.cap},
+                        {"h", h},
+                        {"margin", m_options.margin}};
 
         while (!work.empty()) {
             std::vector<NodeId> grp = std::move(work.front()); // line 3
@@ -94,6 +98,9 @@ public:
             std::vector<Metrics> after{whole};
             std::int32_t best = 0;
             double min = whole.get(target);
+            const double bar = whole.get(target) * (1.0 - m_options.margin); // a real gain, not model noise
+            std::int32_t belowKeep = 0; // the best legal split under keep, margin or not
+            double minBelowKeep = whole.get(target);
             std::set<std::string> ids{"keep"};
             for (const FusionRecord *r : records) { // lines 11–17
                 const std::unordered_set<NodeId> a(r->producerSide.begin(), r->producerSide.end());
@@ -122,7 +129,11 @@ public:
                                    illegal});
                 parts.emplace_back(std::move(sideA), std::move(sideB));
                 after.push_back(split);
-                if (illegal.empty() && split.get(target) < min) { // line 13
+                if (illegal.empty() && split.get(target) < minBelowKeep) {
+                    minBelowKeep = split.get(target);
+                    belowKeep = static_cast<std::int32_t>(options.size() - 1);
+                }
+                if (illegal.empty() && split.get(target) < min && split.get(target) < bar) { // line 13
                     min = split.get(target);
                     best = static_cast<std::int32_t>(options.size() - 1);
                 }
@@ -130,10 +141,18 @@ public:
             const std::int32_t pick =
                 decisions.decide(decisionKey("pcgc.split", nodeNames(m_g, grp)), "pcgc.split", options, best);
             const Metrics &m = after[static_cast<std::size_t>(pick)];
-            auto &s = trace.add("re-cut", groupLabel(m_g, grp) + " (" + std::to_string(records.size()) + " records)",
-                                pick == 0 ? "kept fused" : options[static_cast<std::size_t>(pick)].label,
-                                pick == 0 ? "no admissible split lowers the " + targetName
-                                          : targetName + " " + fmt(whole.get(target)) + " → " + fmt(m.get(target)));
+            const bool noise = best == 0 && belowKeep != 0;
+            if (noise && pick == 0)
+                ++result.withinMargin;
+            std::string why = pick != 0 ? targetName + " " + fmt(whole.get(target)) + " → " + fmt(m.get(target))
+                              : noise
+                                  ? "the best split lowers the " + targetName + " by " +
+                                        fmt(100 * (1 - minBelowKeep / whole.get(target))) +
+                                        " %, within the cost model's margin of " + fmt(100 * m_options.margin) + " %"
+                                  : "no admissible split lowers the " + targetName;
+            auto &s =
+                trace.add("re-cut", groupLabel(m_g, grp) + " (" + std::to_string(records.size()) + " records)",
+                          pick == 0 ? "kept fused" : options[static_cast<std::size_t>(pick)].label, std::move(why));
             s.touched = grp;
             s.numbers = {{"time_before_ns", whole.timeNs},
                          {"energy_before_j", whole.energyJ},
@@ -156,6 +175,8 @@ public:
 
         result.timeNsAfter = total.timeNs;
         result.energyJAfter = total.energyJ;
+        result.h = h;
+        result.hMet = total.get(other) <= h;
         std::sort(done.begin(), done.end(), [&](const auto &a, const auto &b) {
             return m_rank[static_cast<std::size_t>(a.front())] < m_rank[static_cast<std::size_t>(b.front())];
         });

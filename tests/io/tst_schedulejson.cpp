@@ -145,6 +145,24 @@ TEST_F(ScheduleJson, ExportValidatesAgainstTheSchema)
     EXPECT_EQ(validateJson(instance, schema()), QString());
 }
 
+// The plan's estimated energy sits beside its estimated latency: the sum of
+// its tasks' energy. Twin: the schema refuses a negative one.
+TEST_F(ScheduleJson, PlanCarriesEstimatedEnergy)
+{
+    doc.plan.tasks.at(0).cost.energyJ = 0.25;
+    doc.plan.tasks.back().cost.energyJ += 0.5;
+    const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(scheduleToJson(doc, graph))).object();
+    const QJsonObject plan = o["plan"].toObject();
+    ASSERT_TRUE(plan.contains("est_energy_j"));
+    EXPECT_DOUBLE_EQ(plan["est_energy_j"].toDouble(), doc.plan.totalCost().energyJ);
+    EXPECT_GE(plan["est_energy_j"].toDouble(), 0.75);
+    EXPECT_EQ(validateJson(o, schema()), QString());
+    QJsonObject bad = o, badPlan = plan;
+    badPlan["est_energy_j"] = -1;
+    bad["plan"] = badPlan;
+    EXPECT_NE(validateJson(bad, schema()), QString());
+}
+
 TEST_F(ScheduleJson, SchemaRejectsAnUnknownField)
 {
     QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();

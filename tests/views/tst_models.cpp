@@ -1,6 +1,7 @@
 // Item models of the workbench (views/models) on a hand-built graph:
 // QAbstractItemModelTester on each model, their content, node search and the
 // number formatting they share. Each positive test has a negative twin.
+#include "core/sched/scheduler.h"
 #include "views/models/diagnosticsmodel.h"
 #include "views/models/format.h"
 #include "views/models/hierarchymodel.h"
@@ -8,6 +9,7 @@
 #include "views/models/modelsummary.h"
 #include "views/models/nodeinspectormodel.h"
 #include "views/models/ophistogrammodel.h"
+#include "views/models/runcomparisonmodel.h"
 #include "views/models/searchmodel.h"
 #include "views/models/searchspacemodel.h"
 
@@ -425,4 +427,36 @@ TEST(Format, Edges)
     EXPECT_EQ(formatBytes(-2048), "-2.00 KiB");
     EXPECT_EQ(formatShape({}), "scalar");
     EXPECT_EQ(formatRatio(0), "0");
+}
+
+// Run Comparison: the estimated energy is the row right after the estimated
+// latency, and the run with less energy wins it even when it is slower.
+// Twin: a plan whose tasks carry no energy (a device without a power model)
+// shows 0 J there.
+TEST_F(ModelTest, RunComparisonShowsEnergyBesideTime)
+{
+    const auto run = [](double timeNs, double energyJ) {
+        auto r = std::make_shared<ScheduleRun>();
+        Task t;
+        t.id = 0;
+        t.cost.timeNs = t.cost.computeNs = timeNs;
+        t.cost.energyJ = energyJ;
+        r->result.plan.algorithm = "a";
+        r->result.plan.tasks.push_back(t);
+        return r;
+    };
+    RunComparisonModel m;
+    auto t = tester(&m);
+    m.setRuns(run(2e6, 0.25), QStringLiteral("first"), run(1e6, 0.5), QStringLiteral("second"));
+    const int latency = m.rowOfKey(QStringLiteral("latency"));
+    const int energy = m.rowOfKey(QStringLiteral("energy"));
+    ASSERT_GE(latency, 0);
+    EXPECT_EQ(energy, latency + 1);
+    EXPECT_DOUBLE_EQ(m.value(energy, 0), 0.25);
+    EXPECT_EQ(m.index(energy, RunComparisonModel::FirstColumn).data().toString(), formatEnergy(0.25));
+    EXPECT_EQ(m.winner(energy), 0);  // less energy
+    EXPECT_EQ(m.winner(latency), 1); // less time
+    m.setRuns(run(1e6, 0), QStringLiteral("no power model"), run(1e6, 0.5), QStringLiteral("second"));
+    EXPECT_DOUBLE_EQ(m.value(m.rowOfKey(QStringLiteral("energy")), 0), 0.0);
+    EXPECT_EQ(m.winner(m.rowOfKey(QStringLiteral("energy"))), 0);
 }

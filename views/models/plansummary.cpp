@@ -78,6 +78,9 @@ PlanSummary summarizeRun(const ScheduleRun &run)
     const double latency = plan.estimatedLatencyNs();
     add(s, S::Cost, QStringLiteral("latency"), QStringLiteral("Estimated latency"), latency, formatDurationNs(latency),
         Better::Lower);
+    // Energy beside time: the two targets a scheduler may optimise (e.g. PCGC's target=time|power).
+    add(s, S::Cost, QStringLiteral("energy"), QStringLiteral("Energy"), total.energyJ, formatEnergy(total.energyJ),
+        Better::Lower);
     add(s, S::Cost, QStringLiteral("time"), QStringLiteral("Task time (sum)"), total.timeNs,
         formatDurationNs(total.timeNs), Better::Lower);
     add(s, S::Cost, QStringLiteral("kind"), QStringLiteral("Cost kind"), std::nan(""),
@@ -95,8 +98,6 @@ PlanSummary summarizeRun(const ScheduleRun &run)
         add(s, S::Cost, QString::fromUtf8(parts[i].first), QString::fromUtf8(titles[i]), ns, formatDurationNs(ns),
             Better::Lower);
     }
-    add(s, S::Cost, QStringLiteral("energy"), QStringLiteral("Energy"), total.energyJ, formatEnergy(total.energyJ),
-        Better::Lower);
     for (const auto &[level, bytes] : total.bytesByLevel) {
         const QString name = level.empty() ? QStringLiteral("main memory") : QString::fromStdString(level);
         add(s, S::Traffic, QStringLiteral("bytes:") + name, QStringLiteral("Traffic at ") + name,

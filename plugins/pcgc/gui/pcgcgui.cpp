@@ -385,6 +385,112 @@ QWidget *makeModelTab(QWidget *parent)
     return tab;
 }
 
+// The nodes a row concerns (its trace step's touched nodes), for highlighting.
+constexpr int kNodesRole = Qt::UserRole + 1;
+
+void setNodes(QTreeWidgetItem *item, const std::vector<NodeId> &nodes)
+{
+    QVariantList list;
+    for (NodeId n : nodes)
+        list.append(QVariant::fromValue(static_cast<qint64>(n)));
+    item->setData(0, kNodesRole, list);
+}
+
+// Selecting a row outlines its ops in the graph view (PlanShown::highlightNodes).
+void linkToGraph(QTreeWidget *tree, const views::PlanShown &plan)
+{
+    QObject::disconnect(tree, &QTreeWidget::currentItemChanged, nullptr, nullptr);
+    if (!plan.highlightNodes)
+        return;
+    QObject::connect(tree, &QTreeWidget::currentItemChanged, tree,
+                     [highlight = plan.highlightNodes](QTreeWidgetItem *item, QTreeWidgetItem *) {
+                         if (!item)
+                             return;
+                         std::vector<NodeId> nodes;
+                         for (const QVariant &v : item->data(0, kNodesRole).toList())
+                             nodes.push_back(static_cast<NodeId>(v.toLongLong()));
+                         if (!nodes.empty())
+                             highlight(std::move(nodes));
+                     });
+}
+
+// The fusion records as a tree (§3.3 "record every fusion"): each fusion's
+// item has the two groups it merged as children, down to single ops; the
+// top-level items are the sub-graphs static fusion left, with what the
+// re-cutting (§3.6) did to each. Rebuilt from the trace: a fusion step's
+// touched nodes are the merged group.
+void fillRecords(QTreeWidget *tree, const Graph &g, const Trace &trace)
+{
+    tree->clear();
+    std::map<NodeId, QTreeWidgetItem *> current; // node → the newest item holding it
+    std::map<QTreeWidgetItem *, std::vector<NodeId>> nodesOf;
+    const auto leaf = [&](NodeId n) {
+        auto *item = new QTreeWidgetItem(
+            QStringList{QString::fromStdString(g.node(n).name + " (" + g.node(n).opType + ")"), QString(), QString()});
+        setNodes(item, {n});
+        nodesOf[item] = {n};
+        return item;
+    };
+    std::vector<QTreeWidgetItem *> order; // items in creation order (roots are those without a parent)
+    for (const TraceStep &s : trace.steps()) {
+        if (s.phase != "static fusion" || s.conclusion.find(": fused") == std::string::npos)
+            continue;
+        std::vector<QTreeWidgetItem *> parts;
+        for (NodeId n : s.touched) {
+            auto it = current.find(n);
+            QTreeWidgetItem *part = it != current.end() ? it->second : nullptr;
+            if (!part) {
+                part = leaf(n);
+                current[n] = part;
+                order.push_back(part);
+            }
+            if (std::find(parts.begin(), parts.end(), part) == parts.end())
+                parts.push_back(part);
+        }
+        const std::string rule = s.conclusion.substr(5, s.conclusion.find(' ', 5) - 5); // "rule S1 fires: ..."
+        const bool stable = s.conclusion.find("(stable)") != std::string::npos;
+        auto *item = new QTreeWidgetItem(
+            QStringList{QString::fromStdString(s.title), QString::fromStdString(rule),
+                        stable ? QStringLiteral("stable: never split") : QStringLiteral("split point")});
+        for (QTreeWidgetItem *part : parts)
+            item->addChild(part);
+        setNodes(item, s.touched);
+        item->setData(0, Qt::UserRole, s.index);
+        nodesOf[item] = s.touched;
+        for (NodeId n : s.touched)
+            current[n] = item;
+        order.push_back(item);
+    }
+    for (NodeId n = 0; n < static_cast<NodeId>(g.nodeCount()); ++n)
+        if (!current.count(n)) // never fused: a sub-graph of its own
+            order.push_back(leaf(n));
+    std::vector<QTreeWidgetItem *> roots;
+    for (QTreeWidgetItem *item : order)
+        if (!item->parent())
+            roots.push_back(item);
+    const auto first = [&](QTreeWidgetItem *item) {
+        const std::vector<NodeId> &nodes = nodesOf[item];
+        return *std::min_element(nodes.begin(), nodes.end());
+    };
+    std::stable_sort(roots.begin(), roots.end(), [&](auto *a, auto *b) { return first(a) < first(b); });
+    for (QTreeWidgetItem *item : roots)
+        tree->addTopLevelItem(item);
+    // What the re-cutting did to each sub-graph it judged (touched = the group).
+    for (const TraceStep &s : trace.steps()) {
+        if (s.phase != "re-cut" || s.decision < 0)
+            continue;
+        std::vector<NodeId> want = s.touched;
+        std::sort(want.begin(), want.end());
+        for (auto &[item, nodes] : nodesOf) {
+            std::vector<NodeId> have = nodes;
+            std::sort(have.begin(), have.end());
+            if (have == want && item->data(3, Qt::DisplayRole).toString().isEmpty())
+                item->setText(3, QString::fromStdString(s.conclusion));
+        }
+    }
+    tree->expandAll();
+}
+
 void fill(QWidget *view, const views::PlanShown &plan)
 {
     fillModel(view, plan);
@@ -392,6 +498,7 @@ void fill(QWidget *view, const views::PlanShown &plan)
         static_cast<Trainer *>(trainer)->setPlan(plan);
     auto *rules = view->findChild<QTreeWidget *>(QStringLiteral("pcgcRuleFirings"));
     auto *recut = view->findChild<QTreeWidget *>(QStringLiteral("pcgcRecut"));
+    auto *records = view->findChild<QTreeWidget *>(QStringLiteral("pcgcFusionRecords"));
     rules->clear();
     recut->clear();
     for (const TraceStep &s : plan.run->trace.steps()) {
@@ -400,15 +507,20 @@ void fill(QWidget *view, const views::PlanShown &plan)
                 new QTreeWidgetItem(rules, {QString::fromStdString(s.title), QString::fromStdString(s.conclusion),
                                             QString::fromStdString(s.why)});
             item->setData(0, Qt::UserRole, s.index);
+            setNodes(item, s.touched);
         } else if (s.phase == "re-cut" && s.decision >= 0) {
             std::map<std::string, double> n(s.numbers.begin(), s.numbers.end());
-            auto *item =
-                new QTreeWidgetItem(recut, {QString::fromStdString(s.title), QString::fromStdString(s.conclusion),
-                                            num(n["time_before_ns"] / 1e3), num(n["time_after_ns"] / 1e3),
-                                            num(n["energy_before_j"] * 1e3), num(n["energy_after_j"] * 1e3)});
+            auto *item = new QTreeWidgetItem(
+                recut, {QString::fromStdString(s.title), QString::fromStdString(s.conclusion),
+                        num(n["time_before_ns"] / 1e3), num(n["time_after_ns"] / 1e3), num(n["energy_before_j"] * 1e3),
+                        num(n["energy_after_j"] * 1e3), QString::fromStdString(s.why)});
             item->setData(0, Qt::UserRole, s.index);
+            setNodes(item, s.touched);
         }
     }
+    fillRecords(records, *plan.graph, plan.run->trace);
+    for (QTreeWidget *tree : {rules, recut, records})
+        linkToGraph(tree, plan);
 }
 
 } // namespace
@@ -425,12 +537,19 @@ void registerPcgcPluginViews(views::PlanExtensions &extensions)
                                    {QStringLiteral("Groups"), QStringLiteral("Rule / outcome"), QStringLiteral("Why")},
                                    QStringLiteral("pcgcRuleFirings")),
                           QStringLiteral("Rule firings"));
-             tabs->addTab(makeTree(tabs,
-                                   {QStringLiteral("Sub-graph"), QStringLiteral("Choice"),
-                                    QStringLiteral("Time before (µs)"), QStringLiteral("Time after (µs)"),
-                                    QStringLiteral("Energy before (mJ)"), QStringLiteral("Energy after (mJ)")},
-                                   QStringLiteral("pcgcRecut")),
-                          QStringLiteral("Re-cutting"));
+             auto *records = makeTree(tabs,
+                                      {QStringLiteral("Fused group / op"), QStringLiteral("Rule"),
+                                       QStringLiteral("Record"), QStringLiteral("Re-cutting")},
+                                      QStringLiteral("pcgcFusionRecords"));
+             records->setRootIsDecorated(true);
+             tabs->addTab(records, QStringLiteral("Fusion records"));
+             tabs->addTab(
+                 makeTree(tabs,
+                          {QStringLiteral("Sub-graph"), QStringLiteral("Choice"), QStringLiteral("Time before (µs)"),
+                           QStringLiteral("Time after (µs)"), QStringLiteral("Energy before (mJ)"),
+                           QStringLiteral("Energy after (mJ)"), QStringLiteral("Why")},
+                          QStringLiteral("pcgcRecut")),
+                 QStringLiteral("Re-cutting"));
              tabs->addTab(makeModelTab(tabs), QStringLiteral("Cost model"));
              return tabs;
          },

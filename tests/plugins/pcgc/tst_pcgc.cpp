@@ -27,42 +27,16 @@
 #include "tests/backends/planutil.h"
 #include "tests/common/testgraphs.h"
 #include "tests/common/testsamples.h"
+#include "tests/plugins/pcgc/pcgctestutil.h"
 
 using namespace tessera;
 using namespace tessera::pcgc;
+using namespace tessera::pcgctest;
 using testgraphs::op;
 using testgraphs::tensor;
 using testgraphs::weight;
 
 namespace {
-
-const Device &device(const std::string &id)
-{
-    static std::map<std::string, Device> cache;
-    auto it = cache.find(id);
-    if (it == cache.end()) {
-        auto d = DeviceRegistry::standard().lookup(id);
-        EXPECT_TRUE(d.isOk()) << d.status().str();
-        it = cache.emplace(id, *d).first;
-    }
-    return it->second;
-}
-
-TensorId conv(Graph &g, const std::string &name, TensorId in, std::int64_t cin, std::int64_t cout, std::int64_t k,
-              std::int64_t size)
-{
-    const std::int64_t p = k / 2;
-    return op(g, name, "Conv", {in, weight(g, name + "/w", {cout, cin, k, k})}, {1, cout, size, size},
-              {{"kernel_shape", {std::vector<std::int64_t>{k, k}}}, {"pads", {std::vector<std::int64_t>{p, p, p, p}}}});
-}
-
-TensorId batchNorm(Graph &g, const std::string &name, TensorId in, std::int64_t c, std::int64_t size)
-{
-    return op(g, name, "BatchNormalization",
-              {in, weight(g, name + "/s", {c}), weight(g, name + "/b", {c}), weight(g, name + "/m", {c}),
-               weight(g, name + "/v", {c})},
-              {1, c, size, size});
-}
 
 OpCategory categoryOfNode(const Graph &g, const std::string &name)
 {
@@ -140,48 +114,6 @@ const FusionRecord *findRecord(const Graph &g, const Partition &p, const std::st
             return &r;
     }
     return nullptr;
-}
-
-bool traceHas(const Trace &t, const std::string &titlePart, const std::string &conclusionPart)
-{
-    return std::any_of(t.steps().begin(), t.steps().end(), [&](const TraceStep &s) {
-        return s.title.find(titlePart) != std::string::npos && s.conclusion.find(conclusionPart) != std::string::npos;
-    });
-}
-
-Expected<ScheduleRun> schedule(const Graph &g, const std::string &deviceId,
-                               std::map<std::string, std::string> opts = {}, const Overrides &overrides = {})
-{
-    static const std::unique_ptr<IScheduler> scheduler = createPcgcScheduler();
-    static std::map<std::string, std::unique_ptr<DeviceCostModel>> models;
-    auto &model = models[deviceId];
-    if (!model)
-        model = std::make_unique<DeviceCostModel>(device(deviceId));
-    auto values = OptionValues::resolve(scheduler->info().options, opts);
-    if (!values)
-        return values.status();
-    ScheduleRequest req;
-    req.graph = &g;
-    req.device = &device(deviceId);
-    req.cost = model.get();
-    req.options = *values;
-    return runSchedule(*scheduler, req, overrides);
-}
-
-// Runs `plan` and the sequential plan on the reference backend; outputs must be bit-equal.
-void expectSameOutputs(const Graph &g, const ExecutionPlan &plan, std::uint64_t seed)
-{
-    std::unique_ptr<IBackend> backend = createReferenceBackend();
-    auto seq = planutil::baselinePlan(g, "sequential");
-    ASSERT_TRUE(seq.isOk()) << seq.status().str();
-    const auto inputs = planutil::makeInputs(g, seed);
-    auto a = planutil::compileAndRun(*backend, g, *seq, inputs);
-    auto b = planutil::compileAndRun(*backend, g, plan, inputs);
-    ASSERT_TRUE(a.isOk()) << a.status().str();
-    ASSERT_TRUE(b.isOk()) << b.status().str();
-    ASSERT_EQ(a->outputs.size(), b->outputs.size());
-    for (std::size_t i = 0; i < a->outputs.size(); ++i)
-        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
 }
 
 } // namespace
@@ -388,13 +320,13 @@ TEST(PcgcRecut, Example5Conv3KeptConv5Split)
         return false;
     };
     const Graph g3 = siblings(3, 64, 64, 32, 28);
-    auto r3 = schedule(g3, "stcp920", {{"objective", "energy"}});
+    auto r3 = schedule(g3, "stcp920", {{"target", "power"}});
     ASSERT_TRUE(r3.isOk()) << r3.status().str();
     EXPECT_TRUE(together(r3->result.plan, g3, "conv1", "conv3"));
     EXPECT_EQ(r3->result.stats.at("splits"), 0);
 
     const Graph g5 = siblings(5, 64, 64, 32, 28);
-    auto r5 = schedule(g5, "stcp920", {{"objective", "energy"}});
+    auto r5 = schedule(g5, "stcp920", {{"target", "power"}});
     ASSERT_TRUE(r5.isOk()) << r5.status().str();
     EXPECT_FALSE(together(r5->result.plan, g5, "conv1", "conv5"));
     EXPECT_GE(r5->result.stats.at("splits"), 1);
@@ -416,8 +348,8 @@ TEST(PcgcRecut, Example5Conv3KeptConv5Split)
 TEST(PcgcRecut, Example2DependsOnTheHardware)
 {
     const Graph g = siblings(3, 256, 256, 128, 28);
-    auto a = schedule(g, "nvidia-v100", {{"cap", "0"}});
-    auto b = schedule(g, "stcp920", {{"cap", "0"}});
+    auto a = schedule(g, "nvidia-v100", {{"h", "0"}});
+    auto b = schedule(g, "stcp920", {{"h", "0"}});
     ASSERT_TRUE(a.isOk() && b.isOk());
     EXPECT_EQ(a->result.stats.at("splits"), 0);
     EXPECT_EQ(a->result.plan.kernels.size(), 1u);
@@ -432,9 +364,9 @@ TEST(PcgcRecut, Example2DependsOnTheHardware)
 TEST(PcgcRecut, TimeAndEnergyObjectivesDiffer)
 {
     const Graph g = siblings(3, 256, 256, 128, 14);
-    auto t = schedule(g, "stcp920", {{"objective", "time"}, {"cap", "0"}});
-    auto e = schedule(g, "stcp920", {{"objective", "energy"}, {"cap", "0"}});
-    auto capped = schedule(g, "stcp920", {{"objective", "energy"}, {"cap", "1.1"}});
+    auto t = schedule(g, "stcp920", {{"target", "time"}, {"h", "0"}});
+    auto e = schedule(g, "stcp920", {{"target", "power"}, {"h", "0"}});
+    auto capped = schedule(g, "stcp920", {{"target", "power"}, {"h", "1.1"}});
     ASSERT_TRUE(t.isOk() && e.isOk() && capped.isOk());
     EXPECT_EQ(t->result.plan.kernels.size(), 1u);
     EXPECT_EQ(e->result.plan.kernels.size(), 2u);
@@ -450,6 +382,123 @@ TEST(PcgcRecut, TimeAndEnergyObjectivesDiffer)
     EXPECT_TRUE(std::any_of(split->options.begin(), split->options.end(), [](const DecisionOption &o) {
         return o.illegalReason.find("would exceed H") != std::string::npos;
     }));
+}
+
+// The split margin (recut.h): the energy split above gains g %; with a margin
+// above g the group stays fused, the trace says the gain is within the
+// model's margin and the split stays a legal option; with a margin below g
+// it splits as before.
+TEST(PcgcRecut, MarginKeepsSplitsWithinTheModelError)
+{
+    const Graph g = siblings(3, 256, 256, 128, 14);
+    auto e = schedule(g, "stcp920", {{"target", "power"}, {"h", "0"}});
+    ASSERT_TRUE(e.isOk()) << e.status().str();
+    const auto step = std::find_if(e->trace.steps().begin(), e->trace.steps().end(), [](const TraceStep &s) {
+        return s.phase == "re-cut" && s.conclusion.rfind("split at", 0) == 0;
+    });
+    ASSERT_NE(step, e->trace.steps().end());
+    std::map<std::string, double> numbers(step->numbers.begin(), step->numbers.end());
+    const double gain = 1 - numbers.at("energy_after_j") / numbers.at("energy_before_j");
+    ASSERT_GT(gain, 0.001);
+    EXPECT_EQ(e->result.stats.at("split_margin"), 0.0); // analytic model: no margin by default
+
+    auto wide = schedule(g, "stcp920", {{"target", "power"}, {"h", "0"}, {"margin", std::to_string(gain * 1.5)}});
+    ASSERT_TRUE(wide.isOk()) << wide.status().str();
+    EXPECT_EQ(wide->result.plan.kernels.size(), 1u);
+    EXPECT_EQ(wide->result.stats.at("splits"), 0);
+    EXPECT_EQ(wide->result.stats.at("kept_within_margin"), 1);
+    EXPECT_TRUE(std::any_of(wide->trace.steps().begin(), wide->trace.steps().end(), [](const TraceStep &s) {
+        return s.conclusion == "kept fused" && s.why.find("within the cost model's margin") != std::string::npos;
+    }));
+    const DecisionRecord *split = findRole(wide->decisions, "pcgc.split");
+    ASSERT_NE(split, nullptr);
+    EXPECT_EQ(split->preferred, 0);
+    EXPECT_TRUE(split->options.at(1).legal()); // the user can still force it
+
+    auto narrow = schedule(g, "stcp920", {{"target", "power"}, {"h", "0"}, {"margin", std::to_string(gain * 0.5)}});
+    ASSERT_TRUE(narrow.isOk()) << narrow.status().str();
+    EXPECT_EQ(narrow->result.plan.kernels.size(), 2u);
+    EXPECT_EQ(narrow->result.stats.at("kept_within_margin"), 0);
+}
+
+// Bad input: a device without a power model. target=power is refused with a
+// message that says why; target=time runs, drops the cap on energy (H would
+// be 0 J and refuse every split) and still splits where time says so — the
+// Example 2 split on STCP920.
+TEST(PcgcBadInput, DeviceWithoutPowerModel)
+{
+    Device d = device("stcp920");
+    d.power = {};
+    for (ComputeUnit &u : d.units)
+        u.energyPerOpPj.clear();
+    for (MemoryLevel &l : d.levels)
+        l.energyPerBytePj = 0;
+    const Graph g = siblings(3, 256, 256, 128, 28);
+    auto power = schedule(g, d, {{"target", "power"}});
+    ASSERT_FALSE(power.isOk());
+    EXPECT_NE(power.status().message().find("has no power model"), std::string::npos) << power.status().str();
+    auto time = schedule(g, d, {{"target", "time"}});
+    ASSERT_TRUE(time.isOk()) << time.status().str();
+    EXPECT_TRUE(traceHas(time->trace, "no cap on energy", "has no power model"));
+    EXPECT_GE(time->result.stats.at("splits"), 1);
+    expectSameOutputs(g, time->result.plan, 5);
+    // Twin: with the power model, target=power runs.
+    EXPECT_TRUE(schedule(g, "stcp920", {{"target", "power"}}).isOk());
+}
+
+// Bad input: an h no plan meets. h = 0.5 asks for half the static-fusion
+// plan's energy, which no split reaches: refused, naming H and what the
+// re-cutting reached. Twin: h = 1 (the static-fusion plan meets it) runs.
+TEST(PcgcBadInput, UnreachableThresholdRefused)
+{
+    const Graph g = siblings(3, 256, 256, 128, 14);
+    auto unmet = schedule(g, "stcp920", {{"target", "time"}, {"h", "0.5"}});
+    ASSERT_FALSE(unmet.isOk());
+    EXPECT_EQ(unmet.status().code(), ErrorCode::InvalidInput);
+    EXPECT_NE(unmet.status().message().find("no plan the re-cutting reaches meets H"), std::string::npos)
+        << unmet.status().str();
+    auto met = schedule(g, "stcp920", {{"target", "time"}, {"h", "1"}});
+    ASSERT_TRUE(met.isOk()) << met.status().str();
+    EXPECT_TRUE(verifyPlan(met->result.plan, g, &device("stcp920")).isOk());
+}
+
+// Overrides of the target and H decisions replay the re-cutting: the time
+// target's plan keeps the group (1 kernel); forcing pcgc.target to power
+// splits it as target=power does; with target=power and h=1.1 the split is
+// illegal, and forcing pcgc.h to none allows it. Twin: an unknown H id is
+// rejected and the plan stays.
+TEST(PcgcOverrides, TargetAndThresholdReplay)
+{
+    const Graph g = siblings(3, 256, 256, 128, 14);
+    auto t = schedule(g, "stcp920", {{"target", "time"}, {"h", "0"}});
+    ASSERT_TRUE(t.isOk()) << t.status().str();
+    EXPECT_EQ(t->result.plan.kernels.size(), 1u);
+    const DecisionRecord *target = findRole(t->decisions, "pcgc.target");
+    const DecisionRecord *h = findRole(t->decisions, "pcgc.h");
+    ASSERT_TRUE(target && h);
+    EXPECT_EQ(target->options.at(static_cast<std::size_t>(target->chosen)).id, "time");
+    EXPECT_EQ(h->options.at(static_cast<std::size_t>(h->chosen)).id, "none");
+
+    auto forced = schedule(g, "stcp920", {{"target", "time"}, {"h", "0"}}, {{target->key, "power"}});
+    ASSERT_TRUE(forced.isOk()) << forced.status().str();
+    EXPECT_EQ(forced->result.plan.kernels.size(), 2u);
+    expectSameOutputs(g, forced->result.plan, 7);
+
+    auto capped = schedule(g, "stcp920", {{"target", "power"}, {"h", "1.1"}});
+    ASSERT_TRUE(capped.isOk());
+    EXPECT_EQ(capped->result.plan.kernels.size(), 1u);
+    const DecisionRecord *cap = findRole(capped->decisions, "pcgc.h");
+    ASSERT_NE(cap, nullptr);
+    EXPECT_EQ(cap->options.at(0).id, "1.1");
+    auto uncapped = schedule(g, "stcp920", {{"target", "power"}, {"h", "1.1"}}, {{cap->key, "none"}});
+    ASSERT_TRUE(uncapped.isOk()) << uncapped.status().str();
+    EXPECT_EQ(uncapped->result.plan.kernels.size(), 2u);
+
+    auto bad = schedule(g, "stcp920", {{"target", "power"}, {"h", "1.1"}}, {{cap->key, "0.3"}});
+    ASSERT_TRUE(bad.isOk());
+    EXPECT_EQ(bad->result.plan.kernels.size(), 1u);
+    ASSERT_FALSE(bad->overrideReports.empty());
+    EXPECT_NE(bad->overrideReports.front().outcome, OverrideReport::Outcome::Applied);
 }
 
 // Overrides: keep a stable fusion apart, or force a split; the plan changes,
@@ -474,7 +523,7 @@ TEST(PcgcOverrides, ForceApartAndSplit)
 
     // Force the split the time objective declined.
     const Graph s = siblings(3, 256, 256, 128, 14);
-    auto t = schedule(s, "stcp920", {{"cap", "0"}});
+    auto t = schedule(s, "stcp920", {{"h", "0"}});
     ASSERT_TRUE(t.isOk());
     const DecisionRecord *split = nullptr;
     for (const DecisionRecord &r : t->decisions.records())
@@ -483,13 +532,13 @@ TEST(PcgcOverrides, ForceApartAndSplit)
     ASSERT_NE(split, nullptr);
     ASSERT_EQ(split->chosen, 0);
     const std::string forced = split->options.back().id;
-    auto f = schedule(s, "stcp920", {{"cap", "0"}}, {{split->key, forced}});
+    auto f = schedule(s, "stcp920", {{"h", "0"}}, {{split->key, forced}});
     ASSERT_TRUE(f.isOk()) << f.status().str();
     EXPECT_GT(f->result.plan.kernels.size(), t->result.plan.kernels.size());
     EXPECT_EQ(f->overrideReports.at(0).outcome, OverrideReport::Outcome::Applied);
     expectSameOutputs(s, f->result.plan, 6);
     // Twin: an option id that does not exist is rejected and the plan is the preferred one.
-    auto bad = schedule(s, "stcp920", {{"cap", "0"}}, {{split->key, "split:nowhere"}});
+    auto bad = schedule(s, "stcp920", {{"h", "0"}}, {{split->key, "split:nowhere"}});
     ASSERT_TRUE(bad.isOk());
     EXPECT_EQ(bad->overrideReports.at(0).outcome, OverrideReport::Outcome::Rejected);
     EXPECT_EQ(bad->result.plan.kernels.size(), t->result.plan.kernels.size());
@@ -506,9 +555,9 @@ TEST(PcgcLowering, TestGraphsMatchSequential)
                                     inception(),
                                     siblings(5, 16, 16, 8, 8)};
     for (const Graph &g : graphs)
-        for (const char *obj : {"time", "energy"}) {
+        for (const char *obj : {"time", "power"}) {
             SCOPED_TRACE(g.name + " " + obj);
-            auto run = schedule(g, "stcp920", {{"objective", obj}});
+            auto run = schedule(g, "stcp920", {{"target", obj}});
             ASSERT_TRUE(run.isOk()) << run.status().str();
             EXPECT_TRUE(verifyPlan(run->result.plan, g, &device("stcp920")).isOk());
             EXPECT_EQ(run->result.plan.algorithm, "pcgc");

@@ -2,7 +2,9 @@
 // simulator, prints the held-back accuracy and where it saved (the user's
 // data folder by default), and schedule --option cost_model=learned finds the
 // model there; twins: too few labels (exit 3), an unknown backend and a bad
-// --ac (exit 2).
+// --ac (exit 2). Issue 17's schedule options (target=power, h) from the
+// command line, and est_energy_j in every scheduler's schedule document.
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -95,4 +97,52 @@ TEST(PcgcCli, BadTrainingRequestsAreRefused)
     r = cli("pcgc-train --device stcp920 --ac 2");
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_NE(r.err.find("--ac"), std::string::npos) << r.err;
+}
+
+// `schedule --option target=power --option h=...` as issue 17 writes it. Twin:
+// an h no plan meets (half the static-fusion plan's time) is refused, exit 3,
+// with a message naming H; nothing is written.
+TEST(PcgcCli, TargetPowerAndThreshold)
+{
+    const std::string model = (dir() / "nerf.onnx").string();
+    ASSERT_EQ(cli("sample nerf-mlp --out " + model).code, 0);
+    Result r = cli("schedule " + model + " --algo pcgc --device stcp920 --option target=power --option h=1.2 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object();
+    EXPECT_FALSE(doc["stats"].toObject().isEmpty()) << r.out;
+    const fs::path out = dir() / "unmet.json";
+    r = cli("schedule " + model + " --algo pcgc --device stcp920 --option target=power --option h=0.5 --out " +
+            out.string());
+    EXPECT_EQ(r.code, 3) << r.out;
+    EXPECT_NE(r.err.find("no plan the re-cutting reaches meets H"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+}
+
+// Issue 17 item 4: every scheduler's schedule document carries the plan's
+// estimated energy, plan.est_energy_j = the sum of its tasks' energy_j, > 0
+// on STCP920 (which has a power model).
+TEST(PcgcCli, EveryScheduleDocumentHasEstimatedEnergy)
+{
+    const std::string model = (dir() / "nerf-every.onnx").string();
+    ASSERT_EQ(cli("sample nerf-mlp --out " + model).code, 0);
+    Result r = cli("algorithms --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonDocument list = QJsonDocument::fromJson(QByteArray::fromStdString(r.out));
+    const QJsonArray algorithms = list.isArray() ? list.array() : list.object()["algorithms"].toArray();
+    ASSERT_GE(algorithms.size(), 3) << r.out;
+    for (const QJsonValue &a : algorithms) {
+        const std::string name = a.toObject()["name"].toString().toStdString();
+        SCOPED_TRACE(name);
+        const fs::path out = dir() / ("every-" + name + ".json");
+        r = cli("schedule " + model + " --algo " + name + " --device stcp920 --out " + out.string());
+        ASSERT_EQ(r.code, 0) << r.err;
+        const QJsonObject plan =
+            QJsonDocument::fromJson(QByteArray::fromStdString(slurp(out))).object()["plan"].toObject();
+        ASSERT_TRUE(plan.contains("est_energy_j"));
+        double sum = 0;
+        for (const QJsonValue &t : plan["tasks"].toArray())
+            sum += t.toObject()["cost"].toObject()["energy_j"].toDouble();
+        EXPECT_GT(plan["est_energy_j"].toDouble(), 0);
+        EXPECT_NEAR(plan["est_energy_j"].toDouble(), sum, 1e-9 * sum);
+    }
 }

@@ -83,7 +83,7 @@ Shown scheduleShown(Graph graph, const Device &device, std::map<std::string, std
     req.graph = g.get();
     req.device = &device;
     req.cost = s.model.get();
-    options.emplace("objective", "energy");
+    options.emplace("target", "power");
     req.options = *OptionValues::resolve(scheduler->info().options, options);
     auto run = runSchedule(*scheduler, req);
     EXPECT_TRUE(run.isOk()) << run.status().str();
@@ -118,12 +118,62 @@ TEST(PcgcGui, DockShowsRuleFiringsAndRecutting)
     EXPECT_GE(recut->topLevelItemCount(), 1);
     EXPECT_GT(recut->topLevelItem(0)->text(2).toDouble(), 0); // time before, µs
 
+    // The fusion records as a tree: the sub-graphs static fusion left at the
+    // top, each fusion's two merged groups below it, single ops as leaves.
+    auto *records = view->findChild<QTreeWidget *>(QStringLiteral("pcgcFusionRecords"));
+    ASSERT_NE(records, nullptr);
+    ASSERT_GE(records->topLevelItemCount(), 2); // {relu0..conv5} and the concat's group at least
+    int leaves = 0, stableRecords = 0, splitPoints = 0, judged = 0;
+    std::function<void(QTreeWidgetItem *)> walk = [&](QTreeWidgetItem *item) {
+        if (item->childCount() == 0)
+            ++leaves;
+        else
+            EXPECT_EQ(item->childCount(), 2) << item->text(0).toStdString(); // a record merges two groups
+        stableRecords += item->text(2).startsWith(QStringLiteral("stable"));
+        splitPoints += item->text(2) == QStringLiteral("split point");
+        judged += !item->text(3).isEmpty();
+        for (int i = 0; i < item->childCount(); ++i)
+            walk(item->child(i));
+    };
+    for (int i = 0; i < records->topLevelItemCount(); ++i)
+        walk(records->topLevelItem(i));
+    EXPECT_EQ(leaves, 6);        // relu0, conv3, relu1, conv1, conv5, cat: every op once (cat, never fused, a root)
+    EXPECT_GE(stableRecords, 1); // conv3 + relu1 (S1)
+    EXPECT_GE(splitPoints, 1);   // the siblings' fusion
+    EXPECT_GE(judged, 1);        // the re-cutting's verdict on the group it judged
+
+    // Selecting a row outlines its ops in the graph view.
+    std::vector<NodeId> highlighted;
+    views::PlanShown linked = shown.plan;
+    linked.highlightNodes = [&](std::vector<NodeId> nodes) { highlighted = std::move(nodes); };
+    dock.show(view.get(), linked);
+    auto *firing = rules->findItems(QStringLiteral("rule S1 fires"), Qt::MatchContains, 1).value(0);
+    ASSERT_NE(firing, nullptr);
+    rules->setCurrentItem(firing);
+    std::vector<std::string> names;
+    for (NodeId n : highlighted)
+        names.push_back(shown.plan.graph->node(n).name);
+    std::sort(names.begin(), names.end());
+    EXPECT_FALSE(names.empty());
+    EXPECT_TRUE(std::find(names.begin(), names.end(), "conv3") != names.end()) << ::testing::PrintToString(names);
+    highlighted.clear();
+    records->setCurrentItem(records->topLevelItem(0));
+    EXPECT_FALSE(highlighted.empty());
+    // Twin: outside the workbench (no highlightNodes) selecting does nothing and does not crash.
+    dock.show(view.get(), shown.plan);
+    highlighted.clear();
+    rules->setCurrentItem(rules->topLevelItem(0));
+    EXPECT_TRUE(highlighted.empty());
+
     view->resize(1100, 360);
     view->show(); // lay out the tabs before grabbing (offscreen platform)
     tabs->setCurrentIndex(0);
     QApplication::processEvents();
     EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_rule_firings.png"))));
     tabs->setCurrentIndex(1);
+    QApplication::processEvents();
+    EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_fusion_records.png"))));
+    tabs->setCurrentIndex(2);
     QApplication::processEvents();
     EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_recut.png"))));
 
@@ -197,7 +247,7 @@ TEST(PcgcGui, CostModelTabShowsPredictedVsMeasured)
     EXPECT_EQ(scatterPoints(view.get(), QStringLiteral("pcgcScatterPower"), QStringLiteral("learned model")), held);
     view->resize(1200, 520);
     view->show();
-    tabs->setCurrentIndex(2);
+    tabs->setCurrentIndex(3);
     QApplication::processEvents();
     EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_cost_model.png"))));
 
@@ -310,7 +360,7 @@ TEST(PcgcGui, TrainActionTrainsOffTheGuiThread)
               report->summary.heldBack);
     view->resize(1200, 560);
     view->show();
-    tabs->setCurrentIndex(2);
+    tabs->setCurrentIndex(3);
     QApplication::processEvents();
     EXPECT_TRUE(view->grab().save(testshots::screenshotPath(QStringLiteral("pcgc_train.png"))));
 

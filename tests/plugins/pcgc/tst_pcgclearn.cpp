@@ -397,6 +397,14 @@ TEST(PcgcLearn, RecutUsesLearnedModel)
     EXPECT_EQ(analytic->result.stats.at("learned_model"), 0.0);
     // The learned model's figures differ from the analytic ones it corrects.
     EXPECT_NE(run->result.stats.at("model_time_ns"), analytic->result.stats.at("model_time_ns"));
+    // A split must beat keeping by twice the model's held-back error (recut.h);
+    // the analytic model's estimates are the plan's own: no margin.
+    EXPECT_DOUBLE_EQ(run->result.stats.at("split_margin"), 2 * trained().time().accuracy.mape);
+    EXPECT_EQ(analytic->result.stats.at("split_margin"), 0.0);
+    auto exact = schedule(g, {{"cost_model", "learned"}, {"model_file", path}, {"margin", "0"}});
+    ASSERT_TRUE(exact.isOk()) << exact.status().str();
+    EXPECT_EQ(exact->result.stats.at("split_margin"), 0.0);
+    EXPECT_GE(exact->result.stats.at("splits"), run->result.stats.at("splits"));
 }
 
 // Negative twin: a corrupt model file → the analytic model, a trace step with

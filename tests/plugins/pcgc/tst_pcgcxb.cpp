@@ -21,75 +21,24 @@
 #include "tests/backends/planutil.h"
 #include "tests/common/testgraphs.h"
 #include "tests/common/testsamples.h"
+#include "tests/plugins/pcgc/pcgctestutil.h"
 
 using namespace tessera;
+using namespace tessera::pcgctest;
 using testgraphs::op;
 using testgraphs::tensor;
 using testgraphs::weight;
 
 namespace {
 
-Device stcp920()
-{
-    auto d = DeviceRegistry::standard().lookup("stcp920");
-    EXPECT_TRUE(d.isOk()) << d.status().str();
-    return *d;
-}
-
 // stcp920 with 256 B on every on-chip level: basic criterion B3 refuses to
 // keep a 50 KB intermediate on chip.
 Device smallChip()
 {
-    Device d = stcp920();
+    Device d = device("stcp920");
     for (std::size_t i = 0; i + 1 < d.levels.size(); ++i)
         d.levels[i].capacityBytes = 256;
     return d;
-}
-
-Expected<ScheduleRun> schedule(const Graph &g, const Device &device, std::map<std::string, std::string> opts = {},
-                               const Overrides &overrides = {})
-{
-    static const std::unique_ptr<IScheduler> scheduler = createPcgcScheduler();
-    const DeviceCostModel cost(device);
-    auto values = OptionValues::resolve(scheduler->info().options, opts);
-    if (!values)
-        return values.status();
-    ScheduleRequest req;
-    req.graph = &g;
-    req.device = &device;
-    req.cost = &cost;
-    req.options = *values;
-    return runSchedule(*scheduler, req, overrides);
-}
-
-void expectSameOutputs(const Graph &g, const ExecutionPlan &plan, std::uint64_t seed)
-{
-    std::unique_ptr<IBackend> backend = createReferenceBackend();
-    auto seq = planutil::baselinePlan(g, "sequential");
-    ASSERT_TRUE(seq.isOk()) << seq.status().str();
-    const auto inputs = planutil::makeInputs(g, seed);
-    auto a = planutil::compileAndRun(*backend, g, *seq, inputs);
-    auto b = planutil::compileAndRun(*backend, g, plan, inputs);
-    ASSERT_TRUE(a.isOk()) << a.status().str();
-    ASSERT_TRUE(b.isOk()) << b.status().str();
-    ASSERT_EQ(a->outputs.size(), b->outputs.size());
-    for (std::size_t i = 0; i < a->outputs.size(); ++i)
-        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
-}
-
-bool traceHas(const Trace &t, const std::string &titlePart, const std::string &conclusionPart)
-{
-    return std::any_of(t.steps().begin(), t.steps().end(), [&](const TraceStep &s) {
-        return s.title.find(titlePart) != std::string::npos && s.conclusion.find(conclusionPart) != std::string::npos;
-    });
-}
-
-const DecisionRecord *findRole(const DecisionContext &ctx, const std::string &role)
-{
-    for (const DecisionRecord &r : ctx.records())
-        if (r.role == role)
-            return &r;
-    return nullptr;
 }
 
 std::size_t assignedCount(const ExecutionPlan &plan)
@@ -109,11 +58,6 @@ const Kernel *kernelWith(const Graph &g, const ExecutionPlan &plan, const std::s
     return nullptr;
 }
 
-AttrMap conv3x3()
-{
-    return {{"kernel_shape", {std::vector<std::int64_t>{3, 3}}}, {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}};
-}
-
 // x → conv c1(w) → relu r1 (output); x → conv c2(w or w2) → sigmoid s2 (output).
 // Static fusion makes {c1, r1} and {c2, s2} (S1); P2 keeps them apart.
 Graph twinConvs(bool sharedWeight)
@@ -123,9 +67,9 @@ Graph twinConvs(bool sharedWeight)
     const TensorId x = tensor(g, "x", {1, 8, 16, 16}, Tensor::Kind::Input);
     g.inputs = {x};
     const TensorId w = weight(g, "w", {8, 8, 3, 3});
-    const TensorId c1 = op(g, "c1", "Conv", {x, w}, {1, 8, 16, 16}, conv3x3());
+    const TensorId c1 = op(g, "c1", "Conv", {x, w}, {1, 8, 16, 16}, convAttrs(3));
     const TensorId w2 = sharedWeight ? w : weight(g, "w2", {8, 8, 3, 3});
-    const TensorId c2 = op(g, "c2", "Conv", {x, w2}, {1, 8, 16, 16}, conv3x3());
+    const TensorId c2 = op(g, "c2", "Conv", {x, w2}, {1, 8, 16, 16}, convAttrs(3));
     g.outputs = {op(g, "r1", "Relu", {c1}, {1, 8, 16, 16}), op(g, "s2", "Sigmoid", {c2}, {1, 8, 16, 16})};
     return g;
 }
@@ -158,9 +102,10 @@ Graph reluThenConv(bool twoConsumers)
     const TensorId x = tensor(g, "x", {1, 16, 28, 28}, Tensor::Kind::Input);
     g.inputs = {x};
     const TensorId r = op(g, "relu", "Relu", {x}, {1, 16, 28, 28});
-    g.outputs = {op(g, "conv", "Conv", {r, weight(g, "w", {16, 16, 3, 3})}, {1, 16, 28, 28}, conv3x3())};
+    g.outputs = {op(g, "conv", "Conv", {r, weight(g, "w", {16, 16, 3, 3})}, {1, 16, 28, 28}, convAttrs(3))};
     if (twoConsumers)
-        g.outputs.push_back(op(g, "conv_b", "Conv", {r, weight(g, "wb", {16, 16, 3, 3})}, {1, 16, 28, 28}, conv3x3()));
+        g.outputs.push_back(
+            op(g, "conv_b", "Conv", {r, weight(g, "wb", {16, 16, 3, 3})}, {1, 16, 28, 28}, convAttrs(3)));
     return g;
 }
 
@@ -172,7 +117,7 @@ TEST(PcgcCse, SameTypeParametersAndInputsAssigned)
 {
     const Graph g = twinConvs(true);
     ASSERT_TRUE(sameComputation(g, g.findNode("c1"), g.findNode("c2")));
-    auto run = schedule(g, stcp920());
+    auto run = schedule(g, device("stcp920"));
     ASSERT_TRUE(run.isOk()) << run.status().str();
     const ExecutionPlan &plan = run->result.plan;
     EXPECT_EQ(run->result.stats.at("assigned"), 1);
@@ -188,12 +133,12 @@ TEST(PcgcCse, SameTypeParametersAndInputsAssigned)
     const DecisionRecord *d = findRole(run->decisions, "pcgc.cse");
     ASSERT_NE(d, nullptr);
     EXPECT_EQ(d->options[static_cast<std::size_t>(d->chosen)].id, "assign");
-    const Device dev = stcp920();
+    const Device dev = device("stcp920");
     EXPECT_TRUE(verifyPlan(plan, g, &dev).isOk());
     expectSameOutputs(g, plan, 21);
 
     // Without the rewrite both convolutions are computed, and the estimate is longer.
-    auto off = schedule(g, stcp920(), {{"cross_boundary", "false"}});
+    auto off = schedule(g, device("stcp920"), {{"cross_boundary", "false"}});
     ASSERT_TRUE(off.isOk());
     EXPECT_EQ(assignedCount(off->result.plan), 0u);
     EXPECT_LT(plan.totalCost().timeNs, off->result.plan.totalCost().timeNs);
@@ -204,7 +149,7 @@ TEST(PcgcCse, DifferentInputsComputedTwice)
 {
     const Graph g = twinConvs(false);
     EXPECT_FALSE(sameComputation(g, g.findNode("c1"), g.findNode("c2")));
-    auto run = schedule(g, stcp920());
+    auto run = schedule(g, device("stcp920"));
     ASSERT_TRUE(run.isOk()) << run.status().str();
     EXPECT_EQ(run->result.stats.at("assigned"), 0);
     EXPECT_EQ(assignedCount(run->result.plan), 0u);
@@ -222,7 +167,7 @@ TEST(PcgcCse, DifferentInputsComputedTwice)
 TEST(PcgcCse, VerifierRefusesWrongAssignments)
 {
     const Graph g = twinConvs(true);
-    auto run = schedule(g, stcp920());
+    auto run = schedule(g, device("stcp920"));
     ASSERT_TRUE(run.isOk());
     ASSERT_TRUE(verifyPlan(run->result.plan, g).isOk());
     ExecutionPlan wrong = run->result.plan;
@@ -266,7 +211,7 @@ TEST(PcgcCse, VerifierRefusesWrongAssignments)
 TEST(PcgcConstantFolding, ConstantInputsFolded)
 {
     const Graph g = constantChain(false);
-    auto run = schedule(g, stcp920());
+    auto run = schedule(g, device("stcp920"));
     ASSERT_TRUE(run.isOk()) << run.status().str();
     const ExecutionPlan &plan = run->result.plan;
     EXPECT_EQ(run->result.stats.at("folded"), 2);
@@ -281,7 +226,7 @@ TEST(PcgcConstantFolding, ConstantInputsFolded)
             EXPECT_EQ(t.cost.timeNs, 0.0);
         }
     EXPECT_TRUE(traceHas(run->trace, "constant folding: wt", "folded"));
-    const Device d = stcp920();
+    const Device d = device("stcp920");
     EXPECT_TRUE(verifyPlan(plan, g, &d).isOk());
     expectSameOutputs(g, plan, 31);
 }
@@ -290,7 +235,7 @@ TEST(PcgcConstantFolding, ConstantInputsFolded)
 TEST(PcgcConstantFolding, VaryingInputNotFolded)
 {
     const Graph g = constantChain(true);
-    auto run = schedule(g, stcp920());
+    auto run = schedule(g, device("stcp920"));
     ASSERT_TRUE(run.isOk()) << run.status().str();
     EXPECT_EQ(run->result.stats.at("folded"), 1); // only the Mul of b0 and b1
     const Kernel *k = kernelWith(g, run->result.plan, "wt");
@@ -347,8 +292,8 @@ TEST(PcgcCrossBoundaryOverrides, KeepReplays)
         Device d;
         std::string role, keep, stat;
     };
-    const std::vector<Case> cases{{twinConvs(true), stcp920(), "pcgc.cse", "compute", "assigned"},
-                                  {constantChain(false), stcp920(), "pcgc.fold", "keep", "folded"},
+    const std::vector<Case> cases{{twinConvs(true), device("stcp920"), "pcgc.cse", "compute", "assigned"},
+                                  {constantChain(false), device("stcp920"), "pcgc.fold", "keep", "folded"},
                                   {reluThenConv(false), smallChip(), "pcgc.inline", "keep", "inlined"}};
     for (const Case &c : cases) {
         SCOPED_TRACE(c.role);
@@ -370,7 +315,7 @@ TEST(PcgcCrossBoundaryOverrides, KeepReplays)
 TEST(PcgcCrossBoundary, AssignedSurvivesScheduleJson)
 {
     const Graph g = twinConvs(true);
-    auto run = schedule(g, stcp920());
+    auto run = schedule(g, device("stcp920"));
     ASSERT_TRUE(run.isOk());
     const std::string json = scheduleToJson(makeScheduleDocument(*run, "twin", {}), g);
     EXPECT_NE(json.find("\"assigned\": ["), std::string::npos);
@@ -379,7 +324,7 @@ TEST(PcgcCrossBoundary, AssignedSurvivesScheduleJson)
     EXPECT_EQ(assignedCount(back->plan), 1u);
     EXPECT_TRUE(verifyPlan(back->plan, g).isOk());
     // Twin: a plan without assignments writes no "assigned" key.
-    auto off = schedule(g, stcp920(), {{"cross_boundary", "false"}});
+    auto off = schedule(g, device("stcp920"), {{"cross_boundary", "false"}});
     ASSERT_TRUE(off.isOk());
     EXPECT_EQ(scheduleToJson(makeScheduleDocument(*off, "twin", {}), g).find("\"assigned\": ["), std::string::npos);
 }
@@ -390,7 +335,7 @@ TEST(PcgcCrossBoundary, AssignedSurvivesScheduleJson)
 // plan's outputs.
 TEST(PcgcCrossBoundary, SamplesMatchSequential)
 {
-    const Device d = stcp920();
+    const Device d = device("stcp920");
     for (const char *name : {"bert", "resnet50", "vit"}) {
         SCOPED_TRACE(name);
         SampleOptions o;
