@@ -70,22 +70,25 @@ public:
         // runs beside that sub-graph's compute.
         decideWeightResidency();
         m_parts.assign(m_ig.instances.size(), {});
-        for (std::size_t p = 0; p < m_order.size(); ++p) {
-            const int id = m_order[p];
-            const Instance &inst = m_ig.instances[static_cast<std::size_t>(id)];
-            if (m_ctx.overlap() && static_cast<int>(p) == m_first[static_cast<std::size_t>(inst.subgraph)]) {
-                const int next = m_next[static_cast<std::size_t>(inst.subgraph)];
-                if (next >= 0 && m_resident[static_cast<std::size_t>(next)])
-                    for (int c = 0; c < m_sgs[static_cast<std::size_t>(next)].clusterParts; ++c)
-                        promote(plan, next, c, true);
+        // §5.1: the in-cluster loop is outermost, each iteration runs every instance on its part of
+        // the batch (part k on cluster k % clusters in iteration k / clusters), so one iteration's
+        // memory plan holds for each.
+        for (int it = 0; it < m_ctx.iterations; ++it)
+            for (std::size_t p = 0; p < m_order.size(); ++p) {
+                const int id = m_order[p];
+                const Instance &inst = m_ig.instances[static_cast<std::size_t>(id)];
+                if (m_ctx.overlap() && static_cast<int>(p) == m_first[static_cast<std::size_t>(inst.subgraph)]) {
+                    const int next = m_next[static_cast<std::size_t>(inst.subgraph)];
+                    if (next >= 0 && m_resident[static_cast<std::size_t>(next)])
+                        for (int k : partsOf(next, it))
+                            promote(plan, next, k, true);
+                }
+                for (int k : partsOf(inst.subgraph, it)) {
+                    auto st = lowerPart(plan, static_cast<int>(p), k);
+                    if (!st)
+                        return st;
+                }
             }
-            const SubGraph &sg = m_sgs[static_cast<std::size_t>(inst.subgraph)];
-            for (int c = 0; c < sg.clusterParts; ++c) {
-                auto st = lowerPart(plan, static_cast<int>(p), c);
-                if (!st)
-                    return st;
-            }
-        }
         auto &step = m_ctx.trace.add(
             "S6: lower to plan (§3.4, §3.5, §4.4)", std::to_string(plan.tasks.size()) + " tasks",
             std::to_string(plan.kernels.size()) + " kernels, " + std::to_string(out.copies) + " copies, " +
@@ -101,6 +104,18 @@ public:
     }
 
 private:
+    // The parts of sub-graph s that run in iteration `it` (an unspread sub-graph runs in the first).
+    std::vector<int> partsOf(int s, int it) const
+    {
+        std::vector<int> out;
+        const int parts = m_sgs[static_cast<std::size_t>(s)].clusterParts;
+        for (int k = 0; k < parts; ++k)
+            if ((parts == 1 ? 0 : m_ctx.iterationOfPart(k)) == it)
+                out.push_back(k);
+        return out;
+    }
+    int clusterOf(const SubGraph &sg, int k) const { return sg.clusterParts == 1 ? 0 : m_ctx.clusterOfPart(k); }
+
     // The compute tasks a part at position p on cluster c waits for before anything of it
     // starts (full variant). It may run beside the part before it when that one may overlap it
     // (§4.4; the memory plan keeps both working sets then), never beside an earlier one: it waits
@@ -159,12 +174,14 @@ private:
     }
 
     // (sub-graph, cluster) -> the weight promotion task and its GB buffer.
-    std::pair<TaskId, BufferId> promote(ExecutionPlan &plan, int s, int c, bool ahead)
+    // (Keyed by part: each in-cluster iteration promotes its sub-graphs' weights again.)
+    std::pair<TaskId, BufferId> promote(ExecutionPlan &plan, int s, int k, bool ahead)
     {
-        auto it = m_promoted.find({s, c});
+        auto it = m_promoted.find({s, k});
         if (it != m_promoted.end())
             return it->second;
         const SubGraph &sg = m_sgs[static_cast<std::size_t>(s)];
+        const int c = clusterOf(sg, k);
         const std::int64_t wb = m_weightBytes[static_cast<std::size_t>(s)];
         const BufferId wbuf = plan.addBuffer({0, kInvalidId, levelName(1), scopeOf(1, c, 0), {}, wb, -1});
         Task promote;
@@ -183,7 +200,7 @@ private:
         ++m_out->promotions;
         if (ahead)
             ++m_out->overlappedPromotions;
-        return m_promoted.emplace(std::make_pair(s, c), std::make_pair(t, wbuf)).first->second;
+        return m_promoted.emplace(std::make_pair(s, k), std::make_pair(t, wbuf)).first->second;
     }
 
     // A DDR buffer holding the region of a graph input a copy reads (one per input and region).
@@ -202,8 +219,8 @@ private:
         return m_inputSlices.emplace(key, b).first->second;
     }
 
-    // One cluster's part of the instance at position p.
-    Status lowerPart(ExecutionPlan &plan, int p, int c)
+    // Part k of the instance at position p (on cluster c, see partsOf).
+    Status lowerPart(ExecutionPlan &plan, int p, int k)
     {
         const std::vector<MemItem> &items = *m_items;
         const int id = m_order[static_cast<std::size_t>(p)];
@@ -216,6 +233,7 @@ private:
         const int workLevel = m_memory->level[static_cast<std::size_t>(workItem)];
         const int level = m_memory->level[static_cast<std::size_t>(outItem)];
         const TensorId outT = outputOf(m_g, sg);
+        const int c = clusterOf(sg, k);
         const bool tiled = sg.splitFactor > 1 || sg.clusterParts > 1;
         const Binding onCores{c, 0, cores, -1, -1};
         Part part;
@@ -223,8 +241,8 @@ private:
         if (tiled) {
             part.tile = inst.tile;
             const std::int64_t share = m_g.tensor(outT).shape.front() / sg.clusterParts;
-            part.tile.front().begin += c * share;
-            part.tile.front().end += c * share;
+            part.tile.front().begin += k * share;
+            part.tile.front().end += k * share;
         }
         Task task;
         task.kind = TaskKind::Compute;
@@ -237,7 +255,9 @@ private:
         if (m_ctx.overlap()) // §4.4: one in-order queue per cluster and compute unit
             task.binding.stream = streamOf(c, sg.unit);
         task.stage = inst.subgraph;
-        const std::string name = instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "");
+        const std::string name =
+            instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "") +
+            (m_ctx.iterations > 1 ? "i" + std::to_string(sg.clusterParts == 1 ? 0 : m_ctx.iterationOfPart(k)) : "");
         std::set<TaskId> deps;
         std::vector<TaskId> gated; // what this part's data movement waits for (full variant)
         if (m_ctx.overlap()) {
@@ -245,11 +265,11 @@ private:
             deps.insert(gated.begin(), gated.end());
         }
         if (m_resident[static_cast<std::size_t>(inst.subgraph)]) {
-            const auto [pt, wbuf] = promote(plan, inst.subgraph, c, false);
+            const auto [pt, wbuf] = promote(plan, inst.subgraph, k, false);
             deps.insert(pt);
             task.reads.push_back(wbuf);
         }
-        auto regions = readRegions(id, c, task.tiles);
+        auto regions = readRegions(id, k, task.tiles);
         if (!regions)
             return regions.status();
 
