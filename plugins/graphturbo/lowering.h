@@ -2,9 +2,13 @@
 // §3.5, §4.3, §4.4; core/plan/plan.h).
 //
 //   kernels   one per sub-graph (strategy "graphturbo"), its nodes in order;
-//   compute   one task per instance and cluster its sub-graph's batch is
-//             spread over (§2.1), in the chosen order, its tile the slice of
-//             the sub-graph output (§3.3), bound to that cluster and the cores of
+//   compute   one task per instance and part of its sub-graph's batch (§2.1,
+//             §5.1: part k on cluster k % clusters in in-cluster iteration
+//             k / clusters; iterations outermost, each running the whole
+//             order, so one part's memory plan holds for every iteration;
+//             each iteration promotes its weights again), in the chosen
+//             order, its tile the slice of the sub-graph output (§3.3),
+//             bound to that cluster and the cores of
 //             its Algo. 4 binding (scopes.h), no unit (each node runs on the unit
 //             its class and dtype map to); stage = sub-graph index (the colour
 //             of Fig. 6);
