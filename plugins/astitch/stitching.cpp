@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace tessera::astitch {
 
@@ -17,31 +18,36 @@ bool computeIntensive(const Node &n)
     return opClassOf(n.opType) == OpClass::Gemm;
 }
 
-// Would node `n` joining kernel `k` make it non-convex? True when another input of `n`
-// comes from outside `k` but depends on `k` (a path k → … → that input → n).
-bool leavesAndReturns(const Graph &g, const std::vector<int> &kernelOf, const std::vector<std::int32_t> &rank,
-                      std::int32_t minRank, int k, NodeId n)
+// Would node `n` joining kernel `k` close a cycle between kernels? True when a producer of
+// `n` outside `k` lies in a kernel that depends on `k` (k → … → that kernel → n): then `k`
+// would both feed and wait for it. Walks kernels backwards from n's other producers; a kernel
+// whose last rank is below k's first cannot depend on k.
+bool closesACycle(const Graph &g, const std::vector<int> &kernelOf, const std::vector<std::vector<NodeId>> &members,
+                  const std::vector<std::int32_t> &minRank, const std::vector<std::int32_t> &maxRank, int k, NodeId n)
 {
-    std::vector<NodeId> stack;
-    std::vector<char> seen(g.nodeCount(), 0);
-    for (TensorId t : g.node(n).inputs) {
-        if (t == kInvalidId || g.tensor(t).producer == kInvalidId)
-            continue;
-        const NodeId p = g.tensor(t).producer;
-        if (kernelOf[static_cast<std::size_t>(p)] != k)
-            stack.push_back(p);
-    }
+    std::vector<int> stack;
+    std::vector<char> seen(members.size(), 0);
+    auto push = [&](NodeId p) {
+        const int x = kernelOf[static_cast<std::size_t>(p)];
+        if (x >= 0 && !seen[static_cast<std::size_t>(x)] &&
+            maxRank[static_cast<std::size_t>(x)] >= minRank[static_cast<std::size_t>(k)]) {
+            seen[static_cast<std::size_t>(x)] = 1;
+            stack.push_back(x);
+        }
+    };
+    for (TensorId t : g.node(n).inputs)
+        if (t != kInvalidId && g.tensor(t).producer != kInvalidId &&
+            kernelOf[static_cast<std::size_t>(g.tensor(t).producer)] != k)
+            push(g.tensor(t).producer);
     while (!stack.empty()) {
-        const NodeId m = stack.back();
+        const int x = stack.back();
         stack.pop_back();
-        if (seen[static_cast<std::size_t>(m)] || rank[static_cast<std::size_t>(m)] < minRank)
-            continue;
-        seen[static_cast<std::size_t>(m)] = 1;
-        if (kernelOf[static_cast<std::size_t>(m)] == k)
+        if (x == k)
             return true;
-        for (TensorId t : g.node(m).inputs)
-            if (t != kInvalidId && g.tensor(t).producer != kInvalidId)
-                stack.push_back(g.tensor(t).producer);
+        for (NodeId m : members[static_cast<std::size_t>(x)])
+            for (TensorId t : g.node(m).inputs)
+                if (t != kInvalidId && g.tensor(t).producer != kInvalidId)
+                    push(g.tensor(t).producer);
     }
     return false;
 }
@@ -73,7 +79,8 @@ Expected<Stitching> stitchKernels(Context &ctx)
     const std::vector<std::int32_t> rank = topologicalRanks(*order);
     Stitching out;
     out.kernelOf.assign(g.nodeCount(), -1);
-    std::vector<std::int32_t> minRank; // per kernel
+    std::vector<std::int32_t> minRank, maxRank; // per kernel
+    std::vector<std::vector<NodeId>> members;   // per kernel (kernels[k].nodes while building)
     for (NodeId n : *order) {
         if (ctx.cancelled && ctx.cancelled())
             return Status::error(ErrorCode::Cancelled, "cancelled");
@@ -90,7 +97,7 @@ Expected<Stitching> stitchKernels(Context &ctx)
                 const StitchKernel &pk = out.kernels[static_cast<std::size_t>(k)];
                 if (pk.compute || pk.opaque || k == target)
                     continue;
-                if (leavesAndReturns(g, out.kernelOf, rank, minRank[static_cast<std::size_t>(k)], k, n))
+                if (closesACycle(g, out.kernelOf, members, minRank, maxRank, k, n))
                     continue;
                 target = k;
                 via = p;
@@ -121,20 +128,45 @@ Expected<Stitching> stitchKernels(Context &ctx)
             out.kernels.back().compute = compute;
             out.kernels.back().opaque = node.opaque;
             minRank.push_back(rank[static_cast<std::size_t>(n)]);
+            maxRank.push_back(rank[static_cast<std::size_t>(n)]);
+            members.emplace_back();
         } else {
             ++out.stitched;
         }
         out.kernels[static_cast<std::size_t>(target)].nodes.push_back(n);
+        members[static_cast<std::size_t>(target)].push_back(n);
+        maxRank[static_cast<std::size_t>(target)] = rank[static_cast<std::size_t>(n)];
         out.kernelOf[static_cast<std::size_t>(n)] = target;
     }
-    // Issue order: by the rank of each kernel's last node (a kernel reads others through their tails).
-    std::vector<std::size_t> issue(out.kernels.size());
-    for (std::size_t i = 0; i < issue.size(); ++i)
-        issue[i] = i;
-    std::stable_sort(issue.begin(), issue.end(), [&](std::size_t a, std::size_t b) {
-        return rank[static_cast<std::size_t>(out.kernels[a].nodes.back())] <
-               rank[static_cast<std::size_t>(out.kernels[b].nodes.back())];
-    });
+    // Issue order: a topological order of the kernel graph (acyclic: closesACycle), the kernel
+    // whose last node ranks first going first among the ready ones.
+    const std::size_t nk = out.kernels.size();
+    std::vector<std::set<int>> succ(nk);
+    std::vector<int> indeg(nk, 0);
+    for (std::size_t k = 0; k < nk; ++k)
+        for (NodeId m : out.kernels[k].nodes)
+            for (TensorId t : g.node(m).inputs) {
+                if (t == kInvalidId || g.tensor(t).producer == kInvalidId)
+                    continue;
+                const int p = out.kernelOf[static_cast<std::size_t>(g.tensor(t).producer)];
+                if (p != static_cast<int>(k) && succ[static_cast<std::size_t>(p)].insert(static_cast<int>(k)).second)
+                    ++indeg[k];
+            }
+    std::set<std::pair<std::int32_t, std::size_t>> ready; // (rank of the last node, kernel)
+    for (std::size_t k = 0; k < nk; ++k)
+        if (indeg[k] == 0)
+            ready.insert({maxRank[k], k});
+    std::vector<std::size_t> issue;
+    while (!ready.empty()) {
+        const std::size_t k = ready.begin()->second;
+        ready.erase(ready.begin());
+        issue.push_back(k);
+        for (int s2 : succ[k])
+            if (--indeg[static_cast<std::size_t>(s2)] == 0)
+                ready.insert({maxRank[static_cast<std::size_t>(s2)], static_cast<std::size_t>(s2)});
+    }
+    if (issue.size() != nk)
+        return Status::invalid("astitch: the stitched kernels form a cycle"); // closesACycle prevents it
     std::vector<StitchKernel> sorted;
     std::vector<int> newId(out.kernels.size());
     for (std::size_t i = 0; i < issue.size(); ++i) {

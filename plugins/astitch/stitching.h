@@ -6,8 +6,9 @@
 // gemm: Conv, ConvTranspose, MatMul, Gemm) and an opaque node form a kernel of
 // their own. A memory-intensive node (element-wise, reduction, movement,
 // other) joins the kernel of one of its producers that is itself memory-
-// intensive, when the kernel stays convex (no path leaves it and comes back
-// through another input of the node); the choice is the decision
+// intensive, when the kernels stay acyclic (no producer of the node lies in a
+// kernel that depends on that kernel — which also keeps the kernel convex);
+// the choice is the decision
 // "astitch.stitch" keyed by the node: stitch (preferred) or a new kernel.
 // Choices where AStitch's GPU design does not carry over (written down here):
 //   - one producer kernel is joined per node (the first candidate in input
@@ -22,7 +23,7 @@
 namespace tessera::astitch {
 
 struct Stitching {
-    std::vector<StitchKernel> kernels; // issue order: by the topological rank of their last node
+    std::vector<StitchKernel> kernels; // issue order: topological over kernels, earliest last node first
     std::vector<int> kernelOf;         // per node, -1 for none
     int stitched = 0;                  // nodes joined into a producer's kernel
 };

@@ -24,6 +24,7 @@
 
 #include "tests/backends/planutil.h"
 #include "tests/common/testgraphs.h"
+#include "tests/common/testsamples.h"
 
 namespace fs = std::filesystem;
 using namespace tessera;
@@ -142,6 +143,39 @@ TEST(AstitchStitching, AStitchThatWouldLeaveAndReturnIsRefused)
     EXPECT_NE(kernelOf(g, p, "block1/add"), kernelOf(g, p, "block0/relu2"));
     EXPECT_EQ(run->decisions.find(decisionKey("astitch.stitch", {"block1/add"})), nullptr)
         << "no stitch is offered for it";
+}
+
+TEST(AstitchStitching, AStitchThatWouldMakeTwoKernelsWaitForEachOtherIsRefused)
+{
+    // a = Relu(x), b = Sigmoid(x), c = Add(b, a), d = Mul(a, b): c joins b's kernel; d joining
+    // a's kernel would make {a, d} wait for {b, c} (b → d) and {b, c} for {a, d} (a → c), a cycle
+    // between convex kernels, so d joins b's kernel instead (the first candidate refused).
+    Graph g;
+    g.name = "crossed";
+    const TensorId x = tg::tensor(g, "x", {2, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a = tg::op(g, "a", "Relu", {x}, {2, 8});
+    const TensorId b = tg::op(g, "b", "Sigmoid", {x}, {2, 8});
+    g.outputs = {tg::op(g, "c", "Add", {b, a}, {2, 8}), tg::op(g, "d", "Mul", {a, b}, {2, 8})};
+    auto run = schedule(g, stcp920());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    EXPECT_EQ(kernelOf(g, p, "c"), kernelOf(g, p, "b"));
+    EXPECT_EQ(kernelOf(g, p, "d"), kernelOf(g, p, "b"));
+    EXPECT_NE(kernelOf(g, p, "a"), kernelOf(g, p, "b"));
+    expectSameOutputs(g, p);
+    // Twin: without c, nothing ties b's kernel to a's, and d joins a's kernel (its first input).
+    Graph h;
+    h.name = "uncrossed";
+    const TensorId y = tg::tensor(h, "x", {2, 8}, Tensor::Kind::Input);
+    h.inputs = {y};
+    const TensorId ha = tg::op(h, "a", "Relu", {y}, {2, 8});
+    const TensorId hb = tg::op(h, "b", "Sigmoid", {y}, {2, 8});
+    h.outputs = {tg::op(h, "d", "Mul", {ha, hb}, {2, 8})};
+    auto twin = schedule(h, stcp920());
+    ASSERT_TRUE(twin.isOk()) << twin.status().str();
+    EXPECT_EQ(kernelOf(h, twin->result.plan, "d"), kernelOf(h, twin->result.plan, "a"));
+    expectSameOutputs(h, twin->result.plan);
 }
 
 TEST(AstitchStitching, OverridingAStitchReplaysAndStillVerifies)
@@ -290,19 +324,43 @@ struct TempDir {
     ~TempDir() { fs::remove_all(path); }
 };
 
+Expected<Graph> importSample(const TempDir &dir, const std::string &name, const samples::SampleOptions &o)
+{
+    auto m = test::buildRegisteredSample(name, o); // the catalog's and the plugins' (IOS networks)
+    if (!m)
+        return m.status();
+    const std::string path = (dir.path / (name + ".onnx")).string();
+    TS_TRY(samples::saveModel(**m, path, true));
+    auto r = importModel(path);
+    if (!r)
+        return r.status();
+    return std::move(r->graph);
+}
+
+// The IOS benchmark networks join branches through concatenations whose inputs cross
+// (RandWire, NasNet-A): every stitch keeps the kernel graph acyclic and the plan verifies.
+TEST(AstitchModels, CrossingBranchesOfRandWireAndNasNetSchedule)
+{
+    const TempDir dir;
+    for (const char *name : {"randwire", "nasnet-a"}) {
+        auto g = importSample(dir, name, {});
+        ASSERT_TRUE(g.isOk()) << name << ": " << g.status().str();
+        auto run = schedule(*g, stcp920());
+        ASSERT_TRUE(run.isOk()) << name << ": " << run.status().str();
+        EXPECT_GT(run->result.stats.at("stitched_ops"), 0) << name;
+        EXPECT_TRUE(verifyPlan(run->result.plan, *g, &stcp920()).isOk()) << name;
+    }
+}
+
 TEST(AstitchModels, ResNet50ComputesTheSequentialOutputsAndRunsOnTheSimulator)
 {
     samples::SampleOptions o;
     o.imageSize = 64;
     o.batch = 4;
     const TempDir dir;
-    auto m = samples::buildSample("resnet50", o);
-    ASSERT_TRUE(m.isOk()) << m.status().str();
-    const std::string path = (dir.path / "resnet50.onnx").string();
-    ASSERT_TRUE(samples::saveModel(**m, path, true).isOk());
-    auto imported = importModel(path);
+    auto imported = importSample(dir, "resnet50", o);
     ASSERT_TRUE(imported.isOk()) << imported.status().str();
-    const Graph &g = imported->graph;
+    const Graph &g = *imported;
     auto run = schedule(g, stcp920());
     ASSERT_TRUE(run.isOk()) << run.status().str();
     const auto &st = run->result.stats;
