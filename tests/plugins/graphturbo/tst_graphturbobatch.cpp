@@ -68,8 +68,10 @@ std::set<std::pair<int, std::string>> clusterIterations(const ExecutionPlan &p)
     std::set<std::pair<int, std::string>> out;
     for (const Task &t : p.tasks)
         if (t.kind == TaskKind::Compute) {
-            const auto i = t.label.find('i', t.label.find("@c"));
-            out.insert({t.binding.cluster, i == std::string::npos ? "" : t.label.substr(i, 2)});
+            // "sg3#1@c2i1 ...": part on cluster 2 in iteration 1 (no "iN" with one iteration).
+            const std::string name = t.label.substr(0, t.label.find(' '));
+            const auto i = name.find('i', name.find("@c"));
+            out.insert({t.binding.cluster, i == std::string::npos ? "" : name.substr(i)});
         }
     return out;
 }
