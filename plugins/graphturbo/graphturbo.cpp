@@ -77,6 +77,14 @@ public:
               -1e300,
               1e300,
               {"fixed", "search"}},
+             {"hoist",
+              OptionSpec::Kind::Bool,
+              false,
+              "§4.1: promoted weights hoisted GB → LB by a task of their own before each instance part, where "
+              "they fit (off: inside the kernel)",
+              -1e300,
+              1e300,
+              {}},
              {"recompute_check",
               OptionSpec::Kind::Bool,
               true,
@@ -94,6 +102,7 @@ public:
              {"overlapped_promotions", "weight promotions issued one layer ahead (§4.4)"},
              {"concats", "concatenation tasks inserted"},
              {"weight_promotions", "weight promotions DDR → GB (once per sub-graph and cluster)"},
+             {"weight_hoists", "weight hoists GB → LB as tasks (option hoist)"},
              {"spills", "tensors spilled from LB or GB"},
              {"lb_share", "share of instance bytes kept in LB"},
              {"batch", "the graph's batch (dim 0 of its first input)"},
@@ -214,6 +223,7 @@ private:
         ctx.weightBudget = &gb != &lb ? gb.capacityBytes / 4 : 0;
         ctx.gbBytes = gb.capacityBytes - ctx.weightBudget;
         ctx.recomputeCheck = req.options.getBool("recompute_check");
+        ctx.hoist = req.options.getBool("hoist");
         const std::string &variant = req.options.getString("variant");
         ctx.variant = variant == "llb"     ? Variant::Llb
                       : variant == "l1"    ? Variant::L1
@@ -262,6 +272,7 @@ private:
         result.stats["gb_scopes"] = scopes.gbScopes;
         result.stats["overlapped_promotions"] = lowered->overlappedPromotions;
         result.stats["weight_promotions"] = lowered->promotions;
+        result.stats["weight_hoists"] = lowered->hoists;
         result.stats["spills"] = double(lowered->memory.spills.size());
         result.stats["lb_share"] = lowered->memory.lbShare();
         // §5.1, Table 1: the allocation, and throughput and latency of the plan's estimate.

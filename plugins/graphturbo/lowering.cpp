@@ -47,6 +47,16 @@ public:
         m_items = &items;
         m_itemOfOutput = &itemOfOutput;
         m_memory = &out.memory;
+        // LB bytes per core the memory plan keeps live at each position (for hoisting).
+        m_lbUsed.assign(m_order.size() + 1, 0);
+        for (std::size_t i = 0; i < items.size(); ++i)
+            if (out.memory.level[i] == 0 && items[i].start >= 0 && items[i].start < static_cast<int>(m_order.size())) {
+                m_lbUsed[static_cast<std::size_t>(items[i].start)] += items[i].perCore();
+                m_lbUsed[static_cast<std::size_t>(std::min<int>(items[i].end + 1, static_cast<int>(m_order.size())))] -=
+                    items[i].perCore();
+            }
+        for (std::size_t p = 1; p < m_lbUsed.size(); ++p)
+            m_lbUsed[p] += m_lbUsed[p - 1];
         m_out = &out;
         ExecutionPlan &plan = out.plan;
         plan.algorithm = "graphturbo";
@@ -96,10 +106,13 @@ public:
             m_ctx.overlap() ? "instances in order; weight promotion one sub-graph ahead, compute "
                               "units on their own queues (§4.4)"
                             : "instances in order, one at a time per core");
-        step.numbers = {
-            {"tasks", double(plan.tasks.size())},         {"buffers", double(plan.buffers.size())},
-            {"lb_share", out.memory.lbShare()},           {"spills", double(out.memory.spills.size())},
-            {"redistributes", double(out.redistributes)}, {"overlapped_promotions", double(out.overlappedPromotions)}};
+        step.numbers = {{"tasks", double(plan.tasks.size())},
+                        {"buffers", double(plan.buffers.size())},
+                        {"lb_share", out.memory.lbShare()},
+                        {"spills", double(out.memory.spills.size())},
+                        {"redistributes", double(out.redistributes)},
+                        {"overlapped_promotions", double(out.overlappedPromotions)},
+                        {"hoists", double(out.hoists)}};
         return out;
     }
 
@@ -264,10 +277,12 @@ private:
             gated = gate(p, c);
             deps.insert(gated.begin(), gated.end());
         }
+        TaskId promoted = -1;
+        BufferId weightsInGb = -1;
         if (m_resident[static_cast<std::size_t>(inst.subgraph)]) {
             const auto [pt, wbuf] = promote(plan, inst.subgraph, k, false);
-            deps.insert(pt);
-            task.reads.push_back(wbuf);
+            promoted = pt;
+            weightsInGb = wbuf;
         }
         auto regions = readRegions(id, k, task.tiles);
         if (!regions)
@@ -384,6 +399,27 @@ private:
                                 onCores, inst.subgraph));
             ++m_out->copies;
             task.reads.push_back(b);
+        }
+        // S2b (§4.1, option hoist): the promoted weights hoisted GB → LB by a task of their own
+        // when they fit beside what the memory plan keeps in LB at this position; otherwise the
+        // kernel reads them from GB.
+        if (promoted >= 0) {
+            const std::int64_t wb = m_weightBytes[static_cast<std::size_t>(inst.subgraph)];
+            const std::int64_t perCore = (wb + cores - 1) / cores;
+            if (m_ctx.hoist && perCore <= m_ctx.lbPerCore - m_lbUsed[static_cast<std::size_t>(p)]) {
+                const std::vector<BufferId> inLb = addBuffers(plan, kInvalidId, {}, wb, 0, cores, c);
+                std::vector<TaskId> hoistDeps = gated;
+                hoistDeps.push_back(promoted);
+                deps.insert(addCopy(plan, {weightsInGb}, inLb, hoistDeps, wb, 1, 0,
+                                    "hoist weights of sg" + std::to_string(inst.subgraph) + " " + levelName(1) + "→" +
+                                        levelName(0) + " for " + name,
+                                    onCores, inst.subgraph));
+                task.reads.insert(task.reads.end(), inLb.begin(), inLb.end());
+                ++m_out->hoists;
+            } else {
+                deps.insert(promoted);
+                task.reads.push_back(weightsInGb);
+            }
         }
         task.deps.assign(deps.begin(), deps.end());
 
@@ -589,6 +625,7 @@ private:
     std::vector<Kernel> m_kernels;                              // node lists of the sub-graphs, for taskRegions
     std::map<std::tuple<int, int, int, int>, TaskCost> m_costs; // (sub-graph, output level, working level, cores)
     std::vector<std::int64_t> m_weightBytes;                    // per sub-graph
+    std::vector<std::int64_t> m_lbUsed;                         // per position: LB bytes per core kept live
     std::vector<bool> m_resident;                               // weights promoted to GB once per cluster
     std::vector<int> m_first;                                   // per sub-graph: position of its first instance
     std::vector<int> m_next;                                    // per sub-graph: the one whose first instance follows

@@ -37,6 +37,12 @@
 //             instances then read no weights from their I/O level (GB → LB
 //             hoisting is inside the kernel, §4.1, part of its traffic).
 //             Sub-graphs whose weights do not fit read them in every instance.
+//   hoist     (option hoist, off by default) a part whose sub-graph's
+//             weights are in GB gets a copy GB → LB of them on its cores
+//             before it runs, into per-core LB buffers, when they fit beside
+//             what the memory plan keeps live in LB at that position (core
+//             0's count); otherwise its kernel reads them from GB. Off, the
+//             hoisting stays inside the kernel as above.
 //   overlap   (§4.4, Fig. 13; variant full only) a sub-graph's promotion is
 //             issued when the sub-graph before it starts, bound to the cluster
 //             but to no core, after the compute task issued last on that
@@ -66,6 +72,7 @@ struct Lowered {
     int redistributes = 0;
     int promotions = 0;           // weight promotions DDR → GB
     int overlappedPromotions = 0; // of them, issued one sub-graph ahead (§4.4)
+    int hoists = 0;               // weight hoists GB → LB as tasks (option hoist)
 };
 
 Expected<Lowered> lowerToPlan(Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,

@@ -94,6 +94,7 @@ struct Context {
     std::int64_t gbBytes = 0;      // GB of one cluster for activations (the next level, less weightBudget)
     std::int64_t weightBudget = 0; // GB of one cluster kept for promoted weights (§4.4)
     bool recomputeCheck = true;
+    bool hoist = false; // weights GB → LB as tasks of their own (lowering.h)
     Variant variant = Variant::Full;
     bool split() const { return variant == Variant::Split || variant == Variant::Full; }
     bool overlap() const { return variant == Variant::Full; }

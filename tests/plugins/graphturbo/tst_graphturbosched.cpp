@@ -388,3 +388,66 @@ TEST(GraphTurboInstanceBinding, AnOverrideExceedingLbIsRejectedWithTheReason)
 }
 
 } // namespace
+
+namespace {
+
+// --- §4.1 hoisting promoted weights GB → LB as tasks (option hoist) ---------------
+
+int hoists(const ExecutionPlan &p)
+{
+    int n = 0;
+    for (const Task &t : p.tasks)
+        n += t.kind == TaskKind::Copy && t.label.rfind("hoist weights", 0) == 0;
+    return n;
+}
+
+TEST(GraphTurboHoist, PromotedWeightsAreHoistedIntoLbBeforeTheirInstances)
+{
+    std::map<std::string, std::string> options = kOneCluster;
+    options["hoist"] = "true";
+    const Graph g = tg::residualChain(2);
+    auto run = schedule(g, stcp920(), {}, options);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    EXPECT_GT(hoists(p), 0);
+    EXPECT_EQ(run->result.stats.at("weight_hoists"), hoists(p));
+    for (const Task &t : p.tasks) {
+        if (t.kind != TaskKind::Copy || t.label.rfind("hoist weights", 0) != 0)
+            continue;
+        ASSERT_EQ(t.reads.size(), 1u);
+        EXPECT_EQ(p.buffers[static_cast<std::size_t>(t.reads.front())].level, "LLB") << t.label;
+        for (BufferId b : t.writes)
+            EXPECT_EQ(p.buffers[static_cast<std::size_t>(b)].level, "L1") << t.label;
+        // The compute task it feeds depends on it and reads what it wrote.
+        bool fed = false;
+        for (const Task &c : p.tasks)
+            if (c.kind == TaskKind::Compute && std::count(c.deps.begin(), c.deps.end(), t.id))
+                fed |= std::find(c.reads.begin(), c.reads.end(), t.writes.front()) != c.reads.end();
+        EXPECT_TRUE(fed) << t.label;
+    }
+    EXPECT_TRUE(verifyPlan(p, g, &stcp920()).isOk());
+    expectSameOutputs(g, p);
+    // Off (the default): no hoist task, the same promotions.
+    auto off = schedule(g, stcp920());
+    ASSERT_TRUE(off.isOk()) << off.status().str();
+    EXPECT_EQ(hoists(off->result.plan), 0);
+    EXPECT_EQ(off->result.stats.at("weight_promotions"), run->result.stats.at("weight_promotions"));
+}
+
+TEST(GraphTurboHoist, WeightsThatDoNotFitBesideTheWorkingSetStayInGb)
+{
+    // Twin: 256 B of L1 per core cannot take a convolution's 2304 B of weights over 8 cores
+    // (288 B each): the kernels read them from LLB, no hoist task.
+    Device d = stcp920();
+    d.levels.front().capacityBytes = 256;
+    std::map<std::string, std::string> options = kOneCluster;
+    options["hoist"] = "true";
+    const Graph g = tg::residualChain(2);
+    auto run = schedule(g, d, {}, options);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_GT(run->result.stats.at("weight_promotions"), 0);
+    EXPECT_EQ(hoists(run->result.plan), 0);
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
+}
+
+} // namespace
