@@ -2,12 +2,18 @@
 
 #include "core/hw/device.h"
 #include "core/ir/analysis.h"
+#include "core/plan/verify.h"
 #include "core/plugin/extensions.h"
+#include "core/sched/trace.h"
+#include "plugins/graphturbo/batching.h"
 #include "plugins/graphturbo/grouping.h"
 #include "plugins/graphturbo/instances.h"
 #include "plugins/graphturbo/lowering.h"
 #include "plugins/graphturbo/ordering.h"
 #include "plugins/graphturbo/scopes.h"
+
+#include <cmath>
+#include <set>
 
 namespace tessera {
 
@@ -55,6 +61,30 @@ public:
               -1e300,
               1e300,
               {"llb", "l1", "split", "full"}},
+             {"batches_per_cluster",
+              OptionSpec::Kind::Int,
+              std::int64_t{0},
+              "§5.1 batches a cluster takes at a time; the rest runs as in-cluster loop iterations (0 = the batch "
+              "spread over the clusters in one iteration)",
+              0,
+              1e9,
+              {}},
+             {"batch_allocation",
+              OptionSpec::Kind::Enum,
+              std::string("fixed"),
+              "§5.1: fixed = batches_per_cluster as given; search = every divisor of the batch scheduled, the "
+              "highest estimated throughput kept (Table 1)",
+              -1e300,
+              1e300,
+              {"fixed", "search"}},
+             {"hoist",
+              OptionSpec::Kind::Bool,
+              false,
+              "§4.1: promoted weights hoisted GB → LB by a task of their own before each instance part, where "
+              "they fit (off: inside the kernel)",
+              -1e300,
+              1e300,
+              {}},
              {"recompute_check",
               OptionSpec::Kind::Bool,
               true,
@@ -72,8 +102,15 @@ public:
              {"overlapped_promotions", "weight promotions issued one layer ahead (§4.4)"},
              {"concats", "concatenation tasks inserted"},
              {"weight_promotions", "weight promotions DDR → GB (once per sub-graph and cluster)"},
+             {"weight_hoists", "weight hoists GB → LB as tasks (option hoist)"},
              {"spills", "tensors spilled from LB or GB"},
-             {"lb_share", "share of instance bytes kept in LB"}},
+             {"lb_share", "share of instance bytes kept in LB"},
+             {"batch", "the graph's batch (dim 0 of its first input)"},
+             {"batches_per_cluster", "§5.1 batches a cluster takes per iteration (Table 1)"},
+             {"iterations", "§5.1 in-cluster loop iterations (Table 1 'iter.')"},
+             {"clusters_used", "clusters running compute tasks"},
+             {"latency_ms", "estimated latency of the plan (Table 1)"},
+             {"throughput_per_s", "batch / latency (Table 1)"}},
         };
         return kInfo;
     }
@@ -84,6 +121,80 @@ public:
         const Device &dev = *req.device;
         if (dev.levels.empty())
             return Status::invalid("device '" + dev.id + "' has no memory levels");
+        int maxClusters = static_cast<int>(req.options.getInt("clusters"));
+        if (maxClusters <= 0)
+            maxClusters = dev.topology.clusters;
+        maxClusters = std::max(1, std::min(maxClusters, dev.topology.clusters));
+        const std::int64_t batch = graphBatch(g);
+        if (req.options.getString("batch_allocation") == "search")
+            return searchAllocation(req, decisions, trace, batch, maxClusters);
+        auto alloc = allocateBatches(batch, req.options.getInt("batches_per_cluster"), maxClusters);
+        if (!alloc)
+            return alloc.status();
+        return runPipeline(req, decisions, trace, *alloc);
+    }
+
+private:
+    // §5.1: every candidate allocation scheduled and verified on its own (nested decisions with
+    // the same overrides, a trace of its own), the decision "graphturbo.batch" over them, then
+    // the chosen one scheduled for real.
+    Expected<ScheduleResult> searchAllocation(const ScheduleRequest &req, DecisionContext &decisions, Trace &trace,
+                                              std::int64_t batch, int maxClusters) const
+    {
+        const std::vector<BatchAllocation> candidates = batchCandidates(batch, maxClusters);
+        std::vector<DecisionOption> options;
+        std::int32_t best = -1;
+        double bestCost = 0, bestLatency = 0;
+        for (const BatchAllocation &a : candidates) {
+            if (req.cancelled())
+                return Status::error(ErrorCode::Cancelled, "cancelled");
+            DecisionContext nested(decisions.overrides());
+            Trace nestedTrace;
+            auto r = runPipeline(req, nested, nestedTrace, a);
+            Status ok = r ? verifyPlan(r->plan, *req.graph, req.device) : r.status();
+            DecisionOption o{a.id(),
+                             std::to_string(a.perCluster) + " per cluster × " + std::to_string(a.iterations) +
+                                 " iterations on " + std::to_string(a.clusters) + " clusters",
+                             std::nan(""),
+                             {},
+                             {}};
+            if (!ok) {
+                o.illegalReason = ok.message();
+            } else {
+                const double latency = r->plan.estimatedLatencyNs();
+                o.cost = latency / double(batch); // ns per sample: lower is higher throughput
+                o.detail = "latency " + std::to_string(latency / 1e6) + " ms, throughput " +
+                           std::to_string(double(batch) / (latency / 1e9)) + " /s";
+                if (best < 0 || o.cost < bestCost || (o.cost == bestCost && latency < bestLatency)) {
+                    best = static_cast<std::int32_t>(options.size());
+                    bestCost = o.cost;
+                    bestLatency = latency;
+                }
+            }
+            options.push_back(std::move(o));
+        }
+        if (best < 0)
+            return Status::invalid("batch allocation: no allocation of the batch of " + std::to_string(batch) +
+                                   " gives a valid plan");
+        std::vector<std::string> scope;
+        for (TensorId t : req.graph->inputs)
+            scope.push_back(req.graph->tensor(t).name);
+        const std::int32_t pick =
+            decisions.decide(decisionKey("graphturbo.batch", scope), "graphturbo.batch", options, best);
+        auto &step = trace.add("S0: batch allocation (§5.1)", std::to_string(candidates.size()) + " allocations",
+                               options[static_cast<std::size_t>(pick)].label,
+                               "the highest throughput of the estimated, verified plans (Table 1)");
+        step.numbers = {{"candidates", double(candidates.size())},
+                        {"ns_per_sample", options[static_cast<std::size_t>(pick)].cost}};
+        trace.linkLastDecision(decisions);
+        return runPipeline(req, decisions, trace, candidates[static_cast<std::size_t>(pick)]);
+    }
+
+    Expected<ScheduleResult> runPipeline(const ScheduleRequest &req, DecisionContext &decisions, Trace &trace,
+                                         const BatchAllocation &alloc) const
+    {
+        const Graph &g = *req.graph;
+        const Device &dev = *req.device;
         auto order = topologicalOrder(g);
         if (!order)
             return order.status();
@@ -96,10 +207,8 @@ public:
         if (ctx.cores <= 0)
             ctx.cores = dev.topology.coresPerCluster;
         ctx.cores = std::max(1, std::min(ctx.cores, dev.topology.coresPerCluster));
-        ctx.clusters = static_cast<int>(req.options.getInt("clusters"));
-        if (ctx.clusters <= 0)
-            ctx.clusters = dev.topology.clusters;
-        ctx.clusters = std::max(1, std::min(ctx.clusters, dev.topology.clusters));
+        ctx.clusters = alloc.clusters;
+        ctx.iterations = alloc.iterations;
         const MemoryLevel &lb = dev.levels.front();
         const MemoryLevel &gb = dev.levels.size() > 1 ? dev.levels[1] : dev.levels.back();
         ctx.lbPerCore = lb.scope == MemoryScope::PerCore || lb.scope == MemoryScope::PerUnit
@@ -114,6 +223,7 @@ public:
         ctx.weightBudget = &gb != &lb ? gb.capacityBytes / 4 : 0;
         ctx.gbBytes = gb.capacityBytes - ctx.weightBudget;
         ctx.recomputeCheck = req.options.getBool("recompute_check");
+        ctx.hoist = req.options.getBool("hoist");
         const std::string &variant = req.options.getString("variant");
         ctx.variant = variant == "llb"     ? Variant::Llb
                       : variant == "l1"    ? Variant::L1
@@ -127,11 +237,13 @@ public:
         s0.numbers = {{"lb_bytes", double(ctx.lbBytes)},
                       {"gb_bytes", double(ctx.gbBytes)},
                       {"cores", ctx.cores},
-                      {"clusters", ctx.clusters}};
+                      {"clusters", ctx.clusters},
+                      {"iterations", ctx.iterations}};
 
         auto grouping = groupSubGraphs(ctx);
         if (!grouping)
             return grouping.status();
+        TS_TRY(checkLoopable(ctx, grouping->subgraphs));
         if (req.progress)
             req.progress(0.5);
         auto instances = splitInstances(ctx, grouping->subgraphs, grouping->ofNode);
@@ -160,8 +272,21 @@ public:
         result.stats["gb_scopes"] = scopes.gbScopes;
         result.stats["overlapped_promotions"] = lowered->overlappedPromotions;
         result.stats["weight_promotions"] = lowered->promotions;
+        result.stats["weight_hoists"] = lowered->hoists;
         result.stats["spills"] = double(lowered->memory.spills.size());
         result.stats["lb_share"] = lowered->memory.lbShare();
+        // §5.1, Table 1: the allocation, and throughput and latency of the plan's estimate.
+        std::set<int> used;
+        for (const Task &t : result.plan.tasks)
+            if (t.kind == TaskKind::Compute)
+                used.insert(t.binding.cluster);
+        const double latencyNs = result.plan.estimatedLatencyNs();
+        result.stats["batch"] = double(alloc.batch);
+        result.stats["batches_per_cluster"] = double(alloc.perCluster);
+        result.stats["iterations"] = alloc.iterations;
+        result.stats["clusters_used"] = double(used.size());
+        result.stats["latency_ms"] = latencyNs / 1e6;
+        result.stats["throughput_per_s"] = latencyNs > 0 ? double(alloc.batch) / (latencyNs / 1e9) : 0.0;
         return result;
     }
 };

@@ -47,6 +47,16 @@ public:
         m_items = &items;
         m_itemOfOutput = &itemOfOutput;
         m_memory = &out.memory;
+        // LB bytes per core the memory plan keeps live at each position (for hoisting).
+        m_lbUsed.assign(m_order.size() + 1, 0);
+        for (std::size_t i = 0; i < items.size(); ++i)
+            if (out.memory.level[i] == 0 && items[i].start >= 0 && items[i].start < static_cast<int>(m_order.size())) {
+                m_lbUsed[static_cast<std::size_t>(items[i].start)] += items[i].perCore();
+                m_lbUsed[static_cast<std::size_t>(std::min<int>(items[i].end + 1, static_cast<int>(m_order.size())))] -=
+                    items[i].perCore();
+            }
+        for (std::size_t p = 1; p < m_lbUsed.size(); ++p)
+            m_lbUsed[p] += m_lbUsed[p - 1];
         m_out = &out;
         ExecutionPlan &plan = out.plan;
         plan.algorithm = "graphturbo";
@@ -70,22 +80,25 @@ public:
         // runs beside that sub-graph's compute.
         decideWeightResidency();
         m_parts.assign(m_ig.instances.size(), {});
-        for (std::size_t p = 0; p < m_order.size(); ++p) {
-            const int id = m_order[p];
-            const Instance &inst = m_ig.instances[static_cast<std::size_t>(id)];
-            if (m_ctx.overlap() && static_cast<int>(p) == m_first[static_cast<std::size_t>(inst.subgraph)]) {
-                const int next = m_next[static_cast<std::size_t>(inst.subgraph)];
-                if (next >= 0 && m_resident[static_cast<std::size_t>(next)])
-                    for (int c = 0; c < m_sgs[static_cast<std::size_t>(next)].clusterParts; ++c)
-                        promote(plan, next, c, true);
+        // §5.1: the in-cluster loop is outermost, each iteration runs every instance on its part of
+        // the batch (part k on cluster k % clusters in iteration k / clusters), so one iteration's
+        // memory plan holds for each.
+        for (int it = 0; it < m_ctx.iterations; ++it)
+            for (std::size_t p = 0; p < m_order.size(); ++p) {
+                const int id = m_order[p];
+                const Instance &inst = m_ig.instances[static_cast<std::size_t>(id)];
+                if (m_ctx.overlap() && static_cast<int>(p) == m_first[static_cast<std::size_t>(inst.subgraph)]) {
+                    const int next = m_next[static_cast<std::size_t>(inst.subgraph)];
+                    if (next >= 0 && m_resident[static_cast<std::size_t>(next)])
+                        for (int k : partsOf(next, it))
+                            promote(plan, next, k, true);
+                }
+                for (int k : partsOf(inst.subgraph, it)) {
+                    auto st = lowerPart(plan, static_cast<int>(p), k);
+                    if (!st)
+                        return st;
+                }
             }
-            const SubGraph &sg = m_sgs[static_cast<std::size_t>(inst.subgraph)];
-            for (int c = 0; c < sg.clusterParts; ++c) {
-                auto st = lowerPart(plan, static_cast<int>(p), c);
-                if (!st)
-                    return st;
-            }
-        }
         auto &step = m_ctx.trace.add(
             "S6: lower to plan (§3.4, §3.5, §4.4)", std::to_string(plan.tasks.size()) + " tasks",
             std::to_string(plan.kernels.size()) + " kernels, " + std::to_string(out.copies) + " copies, " +
@@ -93,14 +106,29 @@ public:
             m_ctx.overlap() ? "instances in order; weight promotion one sub-graph ahead, compute "
                               "units on their own queues (§4.4)"
                             : "instances in order, one at a time per core");
-        step.numbers = {
-            {"tasks", double(plan.tasks.size())},         {"buffers", double(plan.buffers.size())},
-            {"lb_share", out.memory.lbShare()},           {"spills", double(out.memory.spills.size())},
-            {"redistributes", double(out.redistributes)}, {"overlapped_promotions", double(out.overlappedPromotions)}};
+        step.numbers = {{"tasks", double(plan.tasks.size())},
+                        {"buffers", double(plan.buffers.size())},
+                        {"lb_share", out.memory.lbShare()},
+                        {"spills", double(out.memory.spills.size())},
+                        {"redistributes", double(out.redistributes)},
+                        {"overlapped_promotions", double(out.overlappedPromotions)},
+                        {"hoists", double(out.hoists)}};
         return out;
     }
 
 private:
+    // The parts of sub-graph s that run in iteration `it` (an unspread sub-graph runs in the first).
+    std::vector<int> partsOf(int s, int it) const
+    {
+        std::vector<int> out;
+        const int parts = m_sgs[static_cast<std::size_t>(s)].clusterParts;
+        for (int k = 0; k < parts; ++k)
+            if ((parts == 1 ? 0 : m_ctx.iterationOfPart(k)) == it)
+                out.push_back(k);
+        return out;
+    }
+    int clusterOf(const SubGraph &sg, int k) const { return sg.clusterParts == 1 ? 0 : m_ctx.clusterOfPart(k); }
+
     // The compute tasks a part at position p on cluster c waits for before anything of it
     // starts (full variant). It may run beside the part before it when that one may overlap it
     // (§4.4; the memory plan keeps both working sets then), never beside an earlier one: it waits
@@ -159,12 +187,14 @@ private:
     }
 
     // (sub-graph, cluster) -> the weight promotion task and its GB buffer.
-    std::pair<TaskId, BufferId> promote(ExecutionPlan &plan, int s, int c, bool ahead)
+    // (Keyed by part: each in-cluster iteration promotes its sub-graphs' weights again.)
+    std::pair<TaskId, BufferId> promote(ExecutionPlan &plan, int s, int k, bool ahead)
     {
-        auto it = m_promoted.find({s, c});
+        auto it = m_promoted.find({s, k});
         if (it != m_promoted.end())
             return it->second;
         const SubGraph &sg = m_sgs[static_cast<std::size_t>(s)];
+        const int c = clusterOf(sg, k);
         const std::int64_t wb = m_weightBytes[static_cast<std::size_t>(s)];
         const BufferId wbuf = plan.addBuffer({0, kInvalidId, levelName(1), scopeOf(1, c, 0), {}, wb, -1});
         Task promote;
@@ -183,7 +213,7 @@ private:
         ++m_out->promotions;
         if (ahead)
             ++m_out->overlappedPromotions;
-        return m_promoted.emplace(std::make_pair(s, c), std::make_pair(t, wbuf)).first->second;
+        return m_promoted.emplace(std::make_pair(s, k), std::make_pair(t, wbuf)).first->second;
     }
 
     // A DDR buffer holding the region of a graph input a copy reads (one per input and region).
@@ -202,8 +232,8 @@ private:
         return m_inputSlices.emplace(key, b).first->second;
     }
 
-    // One cluster's part of the instance at position p.
-    Status lowerPart(ExecutionPlan &plan, int p, int c)
+    // Part k of the instance at position p (on cluster c, see partsOf).
+    Status lowerPart(ExecutionPlan &plan, int p, int k)
     {
         const std::vector<MemItem> &items = *m_items;
         const int id = m_order[static_cast<std::size_t>(p)];
@@ -216,6 +246,7 @@ private:
         const int workLevel = m_memory->level[static_cast<std::size_t>(workItem)];
         const int level = m_memory->level[static_cast<std::size_t>(outItem)];
         const TensorId outT = outputOf(m_g, sg);
+        const int c = clusterOf(sg, k);
         const bool tiled = sg.splitFactor > 1 || sg.clusterParts > 1;
         const Binding onCores{c, 0, cores, -1, -1};
         Part part;
@@ -223,8 +254,8 @@ private:
         if (tiled) {
             part.tile = inst.tile;
             const std::int64_t share = m_g.tensor(outT).shape.front() / sg.clusterParts;
-            part.tile.front().begin += c * share;
-            part.tile.front().end += c * share;
+            part.tile.front().begin += k * share;
+            part.tile.front().end += k * share;
         }
         Task task;
         task.kind = TaskKind::Compute;
@@ -237,19 +268,23 @@ private:
         if (m_ctx.overlap()) // §4.4: one in-order queue per cluster and compute unit
             task.binding.stream = streamOf(c, sg.unit);
         task.stage = inst.subgraph;
-        const std::string name = instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "");
+        const std::string name =
+            instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "") +
+            (m_ctx.iterations > 1 ? "i" + std::to_string(sg.clusterParts == 1 ? 0 : m_ctx.iterationOfPart(k)) : "");
         std::set<TaskId> deps;
         std::vector<TaskId> gated; // what this part's data movement waits for (full variant)
         if (m_ctx.overlap()) {
             gated = gate(p, c);
             deps.insert(gated.begin(), gated.end());
         }
+        TaskId promoted = -1;
+        BufferId weightsInGb = -1;
         if (m_resident[static_cast<std::size_t>(inst.subgraph)]) {
-            const auto [pt, wbuf] = promote(plan, inst.subgraph, c, false);
-            deps.insert(pt);
-            task.reads.push_back(wbuf);
+            const auto [pt, wbuf] = promote(plan, inst.subgraph, k, false);
+            promoted = pt;
+            weightsInGb = wbuf;
         }
-        auto regions = readRegions(id, c, task.tiles);
+        auto regions = readRegions(id, k, task.tiles);
         if (!regions)
             return regions.status();
 
@@ -364,6 +399,27 @@ private:
                                 onCores, inst.subgraph));
             ++m_out->copies;
             task.reads.push_back(b);
+        }
+        // S2b (§4.1, option hoist): the promoted weights hoisted GB → LB by a task of their own
+        // when they fit beside what the memory plan keeps in LB at this position; otherwise the
+        // kernel reads them from GB.
+        if (promoted >= 0) {
+            const std::int64_t wb = m_weightBytes[static_cast<std::size_t>(inst.subgraph)];
+            const std::int64_t perCore = (wb + cores - 1) / cores;
+            if (m_ctx.hoist && perCore <= m_ctx.lbPerCore - m_lbUsed[static_cast<std::size_t>(p)]) {
+                const std::vector<BufferId> inLb = addBuffers(plan, kInvalidId, {}, wb, 0, cores, c);
+                std::vector<TaskId> hoistDeps = gated;
+                hoistDeps.push_back(promoted);
+                deps.insert(addCopy(plan, {weightsInGb}, inLb, hoistDeps, wb, 1, 0,
+                                    "hoist weights of sg" + std::to_string(inst.subgraph) + " " + levelName(1) + "→" +
+                                        levelName(0) + " for " + name,
+                                    onCores, inst.subgraph));
+                task.reads.insert(task.reads.end(), inLb.begin(), inLb.end());
+                ++m_out->hoists;
+            } else {
+                deps.insert(promoted);
+                task.reads.push_back(weightsInGb);
+            }
         }
         task.deps.assign(deps.begin(), deps.end());
 
@@ -569,6 +625,7 @@ private:
     std::vector<Kernel> m_kernels;                              // node lists of the sub-graphs, for taskRegions
     std::map<std::tuple<int, int, int, int>, TaskCost> m_costs; // (sub-graph, output level, working level, cores)
     std::vector<std::int64_t> m_weightBytes;                    // per sub-graph
+    std::vector<std::int64_t> m_lbUsed;                         // per position: LB bytes per core kept live
     std::vector<bool> m_resident;                               // weights promoted to GB once per cluster
     std::vector<int> m_first;                                   // per sub-graph: position of its first instance
     std::vector<int> m_next;                                    // per sub-graph: the one whose first instance follows

@@ -2,9 +2,13 @@
 // §3.5, §4.3, §4.4; core/plan/plan.h).
 //
 //   kernels   one per sub-graph (strategy "graphturbo"), its nodes in order;
-//   compute   one task per instance and cluster its sub-graph's batch is
-//             spread over (§2.1), in the chosen order, its tile the slice of
-//             the sub-graph output (§3.3), bound to that cluster and the cores of
+//   compute   one task per instance and part of its sub-graph's batch (§2.1,
+//             §5.1: part k on cluster k % clusters in in-cluster iteration
+//             k / clusters; iterations outermost, each running the whole
+//             order, so one part's memory plan holds for every iteration;
+//             each iteration promotes its weights again), in the chosen
+//             order, its tile the slice of the sub-graph output (§3.3),
+//             bound to that cluster and the cores of
 //             its Algo. 4 binding (scopes.h), no unit (each node runs on the unit
 //             its class and dtype map to); stage = sub-graph index (the colour
 //             of Fig. 6);
@@ -33,6 +37,12 @@
 //             instances then read no weights from their I/O level (GB → LB
 //             hoisting is inside the kernel, §4.1, part of its traffic).
 //             Sub-graphs whose weights do not fit read them in every instance.
+//   hoist     (option hoist, off by default) a part whose sub-graph's
+//             weights are in GB gets a copy GB → LB of them on its cores
+//             before it runs, into per-core LB buffers, when they fit beside
+//             what the memory plan keeps live in LB at that position (core
+//             0's count); otherwise its kernel reads them from GB. Off, the
+//             hoisting stays inside the kernel as above.
 //   overlap   (§4.4, Fig. 13; variant full only) a sub-graph's promotion is
 //             issued when the sub-graph before it starts, bound to the cluster
 //             but to no core, after the compute task issued last on that
@@ -62,6 +72,7 @@ struct Lowered {
     int redistributes = 0;
     int promotions = 0;           // weight promotions DDR → GB
     int overlappedPromotions = 0; // of them, issued one sub-graph ahead (§4.4)
+    int hoists = 0;               // weight hoists GB → LB as tasks (option hoist)
 };
 
 Expected<Lowered> lowerToPlan(Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,

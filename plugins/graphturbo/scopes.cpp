@@ -1,6 +1,7 @@
 #include "plugins/graphturbo/scopes.h"
 
 #include "core/plan/tiles.h"
+#include "core/sched/decision.h"
 #include "core/sched/trace.h"
 #include "plugins/graphturbo/binding.h"
 
@@ -93,6 +94,56 @@ private:
     std::map<std::tuple<int, int, int, TensorId>, int> m_match;
 };
 
+// Each instance's binding is the decision "graphturbo.instance_bind" keyed by the sub-graph's
+// exit node and the instance index: Algo. 4's binding (preferred) or a plain binding over the
+// sub-graph's cap of cores, half of it, ... one core. An option whose share of the instance's
+// footprint per core exceeds LB per core, where Algo. 4's does not, is illegal with that reason
+// (an override asking for it is rejected). Returns the binding to use.
+std::vector<int> decideInstanceBinding(Context &ctx, const SubGraph &sg, const Instance &inst,
+                                       const std::vector<int> &algo4, int &overridden)
+{
+    std::vector<std::vector<int>> bindings{algo4};
+    for (int c = boundCores(sg.binding); c >= 1; c /= 2) {
+        std::vector<int> b = plainBinding(inst.tile, c);
+        if (std::find(bindings.begin(), bindings.end(), b) == bindings.end())
+            bindings.push_back(std::move(b));
+    }
+    if (bindings.size() == 1)
+        return algo4;
+    auto perCore = [&](const std::vector<int> &b) {
+        const std::int64_t n = boundCores(b);
+        return (inst.footprint + n - 1) / n;
+    };
+    const std::int64_t preferredPerCore = perCore(algo4);
+    std::vector<DecisionOption> options;
+    for (std::size_t i = 0; i < bindings.size(); ++i) {
+        const std::vector<int> &b = bindings[i];
+        DecisionOption o{bindingStr(b),
+                         std::to_string(boundCores(b)) + " cores " + bindingStr(b) + (i == 0 ? " (Algo. 4)" : ""),
+                         double(-boundCores(b)),
+                         std::to_string(perCore(b)) + " B of the instance per core",
+                         {}};
+        if (i > 0 && perCore(b) > ctx.lbPerCore && perCore(b) > preferredPerCore)
+            o.illegalReason = "the instance needs " + std::to_string(perCore(b)) + " B per core on " +
+                              std::to_string(boundCores(b)) + " cores, LB holds " + std::to_string(ctx.lbPerCore) +
+                              " B per core";
+        options.push_back(std::move(o));
+    }
+    const std::string key =
+        decisionKey("graphturbo.instance_bind", {ctx.graph.node(sg.exit).name + "#" + std::to_string(inst.index)});
+    const std::int32_t pick = ctx.decisions.decide(key, "graphturbo.instance_bind", options, 0);
+    if (pick != 0) {
+        ++overridden;
+        auto &step =
+            ctx.trace.add("S4b: bindings and scopes (Algo. 4)",
+                          "binding of sg" + std::to_string(inst.subgraph) + "#" + std::to_string(inst.index),
+                          options[static_cast<std::size_t>(pick)].label, "override of Algo. 4's " + bindingStr(algo4));
+        step.touched = sg.nodes;
+        ctx.trace.linkLastDecision(ctx.decisions);
+    }
+    return bindings[static_cast<std::size_t>(pick)];
+}
+
 } // namespace
 
 ScopeStats inferBindingsAndScopes(Context &ctx, const std::vector<SubGraph> &subgraphs, InstanceGraph &ig,
@@ -116,7 +167,10 @@ ScopeStats inferBindingsAndScopes(Context &ctx, const std::vector<SubGraph> &sub
         const Instance &inst = ig.instances[static_cast<std::size_t>(i)];
         if (bind[static_cast<std::size_t>(i)].empty() || gb[static_cast<std::size_t>(i)]) { // L4
             bind[static_cast<std::size_t>(i)] = plain(i);                                   // L5
-            for (std::size_t k = 0; k < inst.producers.size(); ++k) {                       // L8
+            bind[static_cast<std::size_t>(i)] =
+                decideInstanceBinding(ctx, subgraphs[static_cast<std::size_t>(inst.subgraph)], inst,
+                                      bind[static_cast<std::size_t>(i)], stats.overridden);
+            for (std::size_t k = 0; k < inst.producers.size(); ++k) { // L8
                 const int j = inst.producers[k];
                 bool valid = true;
                 std::vector<int> inf = inference.infer(i, bind[static_cast<std::size_t>(i)], j, valid);
@@ -149,6 +203,9 @@ ScopeStats inferBindingsAndScopes(Context &ctx, const std::vector<SubGraph> &sub
                     ++stats.replacedByPlain;
                 bind[static_cast<std::size_t>(i)] = p;
             }
+            bind[static_cast<std::size_t>(i)] =
+                decideInstanceBinding(ctx, subgraphs[static_cast<std::size_t>(inst.subgraph)], inst,
+                                      bind[static_cast<std::size_t>(i)], stats.overridden);
         }
     }
     for (std::size_t i = 0; i < n; ++i) {

@@ -31,6 +31,14 @@
 //     requirement);
 //   - update_binding (L16) has no annotations to reconsider here, so it is
 //     the inferred binding itself.
+// Decisions: once an instance's binding is final (after L5, or after
+// L15-16) it is the decision "graphturbo.instance_bind" keyed by its sub-graph's
+// exit node and its index: Algo. 4's binding (preferred) or a plain binding
+// over the sub-graph's cores, half of them, ... one core. A forced binding
+// drives the inference of its producers (L8-14) like Algo. 4's own, and the
+// redistributions after the loop follow from it. An option under which the
+// instance's footprint per core exceeds LB (where Algo. 4's does not) is
+// illegal, so such an override is rejected with the bytes in the reason.
 #pragma once
 
 #include "plugins/graphturbo/instances.h"
@@ -42,6 +50,7 @@ struct ScopeStats {
     int gbScopes = 0;        // outputs moved to GB by a mismatch (L12)
     int redistributes = 0;   // consumer-producer pairs needing a redistribution op
     int replacedByPlain = 0; // L16 chose the plain binding over the inferred one
+    int overridden = 0;      // instance bindings forced by an override
 };
 
 ScopeStats inferBindingsAndScopes(Context &ctx, const std::vector<SubGraph> &subgraphs, InstanceGraph &ig,

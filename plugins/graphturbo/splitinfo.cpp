@@ -133,8 +133,9 @@ void analyseSubGraph(const Context &ctx, SubGraph &sg)
     sg.splittable = !sg.opaque && singleOutput && outs.size() == 1 && outs.front() == sg.exit &&
                     !g.tensor(exit.outputs.front()).shape.empty();
     sg.clusterParts = 1;
-    if (sg.splittable && ctx.clusters > 1 && g.tensor(exit.outputs.front()).shape.front() % ctx.clusters == 0)
-        sg.clusterParts = ctx.clusters;
+    const int parts = ctx.batchParts();
+    if (sg.splittable && parts > 1 && g.tensor(exit.outputs.front()).shape.front() % parts == 0)
+        sg.clusterParts = parts;
     sg.splitInfo.clear();
     if (sg.splittable)
         sg.splitInfo = computeSplitInfo(ctx, sg.nodes, sg.exit, clusterPeak(sg), sg.clusterParts);

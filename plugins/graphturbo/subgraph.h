@@ -46,7 +46,8 @@ struct SubGraph {
     SplitTuple best;   // Eq. (1); factor kNoFit when nothing fits LB
     int splitDim = -1; // the split used (instances.h decides it), -1 = whole
     std::int64_t splitFactor = 1;
-    int clusterParts = 1;     // clusters its batch (output dim 0) is spread over (§2.1, §5.1)
+    int clusterParts = 1;     // parts its batch (output dim 0) is cut into: clusters × in-cluster iterations
+                              // (§2.1, §5.1); part k runs on cluster k % clusters in iteration k / clusters
     std::vector<int> binding; // per output dim: cores along it (binding.h), the same for every instance
     int unit = -1;            // device compute unit of its heaviest op class (dominantUnit)
     bool splittable = false;  // single exit with a single output, no opaque op
@@ -82,13 +83,18 @@ struct Context {
     const CostModel &cost;
     DecisionContext &decisions;
     Trace &trace;
-    std::int64_t lbBytes = 0;      // capacity an instance may use: LB per core × cores of a cluster
-    int cores = 1;                 // cores of one cluster an instance is spread over
-    int clusters = 1;              // clusters the batch is split over (data parallelism, §2.1)
+    std::int64_t lbBytes = 0; // capacity an instance may use: LB per core × cores of a cluster
+    int cores = 1;            // cores of one cluster an instance is spread over
+    int clusters = 1;         // clusters the batch is split over (data parallelism, §2.1)
+    int iterations = 1;       // in-cluster loop iterations over the batch (§5.1, Table 1 "iter.")
+    int batchParts() const { return clusters * iterations; }
+    int clusterOfPart(int k) const { return k % clusters; }
+    int iterationOfPart(int k) const { return k / clusters; }
     std::int64_t lbPerCore = 0;    // LB of one core (the device's fastest level)
     std::int64_t gbBytes = 0;      // GB of one cluster for activations (the next level, less weightBudget)
     std::int64_t weightBudget = 0; // GB of one cluster kept for promoted weights (§4.4)
     bool recomputeCheck = true;
+    bool hoist = false; // weights GB → LB as tasks of their own (lowering.h)
     Variant variant = Variant::Full;
     bool split() const { return variant == Variant::Split || variant == Variant::Full; }
     bool overlap() const { return variant == Variant::Full; }

@@ -299,3 +299,155 @@ TEST(GraphTurboVariants, EachVariantIsAValidPlan)
 }
 
 } // namespace
+
+namespace {
+
+// --- Each instance's binding is a decision (issue 14, "Decisions") ----------------
+
+const DecisionRecord *instanceBinding(const ScheduleRun &run, bool needAlternative)
+{
+    for (const DecisionRecord &r : run.decisions.records()) {
+        if (r.role != "graphturbo.instance_bind")
+            continue;
+        if (!needAlternative)
+            return &r;
+        for (std::size_t i = 0; i < r.options.size(); ++i)
+            if (static_cast<std::int32_t>(i) != r.chosen && r.options[i].legal())
+                return &r;
+    }
+    return nullptr;
+}
+
+std::vector<std::pair<std::string, int>> computeCores(const ExecutionPlan &p)
+{
+    std::vector<std::pair<std::string, int>> out;
+    for (const Task &t : p.tasks)
+        if (t.kind == TaskKind::Compute)
+            out.emplace_back(t.label, t.binding.coreCount);
+    return out;
+}
+
+TEST(GraphTurboInstanceBinding, ForcingAnInstanceBindingReplaysAndStillVerifies)
+{
+    const Graph g = tg::residualChain(2);
+    auto base = schedule(g, stcp920());
+    ASSERT_TRUE(base.isOk()) << base.status().str();
+    const DecisionRecord *r = instanceBinding(*base, true);
+    ASSERT_NE(r, nullptr) << "an instance with another legal binding";
+    std::string other;
+    int otherCores = 0;
+    for (std::size_t i = 0; i < r->options.size() && other.empty(); ++i)
+        if (static_cast<std::int32_t>(i) != r->chosen && r->options[i].legal()) {
+            other = r->options[i].id;
+            otherCores = std::stoi(r->options[i].label);
+        }
+    const std::string key = r->key;
+    auto forced = schedule(g, stcp920(), {{key, other}});
+    ASSERT_TRUE(forced.isOk()) << forced.status().str();
+    const DecisionRecord *again = forced->decisions.find(key);
+    ASSERT_NE(again, nullptr);
+    EXPECT_TRUE(again->overridden);
+    EXPECT_EQ(again->options[static_cast<std::size_t>(again->chosen)].id, other);
+    EXPECT_NE(computeCores(forced->result.plan), computeCores(base->result.plan)) << "the plan changed";
+    bool found = false;
+    for (const Task &t : forced->result.plan.tasks)
+        found |= t.kind == TaskKind::Compute && t.label.find("bind " + other) != std::string::npos &&
+                 t.binding.coreCount == otherCores;
+    EXPECT_TRUE(found) << "a compute task runs on the forced " << other;
+    EXPECT_TRUE(verifyPlan(forced->result.plan, g, &stcp920()).isOk());
+    expectSameOutputs(g, forced->result.plan);
+}
+
+TEST(GraphTurboInstanceBinding, AnOverrideExceedingLbIsRejectedWithTheReason)
+{
+    // Relu of [1, 64, 32, 32] f32: input and output take 512 KiB, L1 holds 64 KiB per core, so
+    // the instance needs all eight cores; one core would need all of it.
+    Graph g;
+    g.name = "wide_relu";
+    const TensorId x = tg::tensor(g, "x", {1, 64, 32, 32}, Tensor::Kind::Input);
+    g.inputs = {x};
+    g.outputs = {tg::op(g, "relu", "Relu", {x}, {1, 64, 32, 32})};
+    auto base = schedule(g, stcp920());
+    ASSERT_TRUE(base.isOk()) << base.status().str();
+    const DecisionRecord *r = instanceBinding(*base, false);
+    ASSERT_NE(r, nullptr);
+    const auto one = std::find_if(r->options.begin(), r->options.end(),
+                                  [](const DecisionOption &o) { return std::stoi(o.label) == 1; });
+    ASSERT_NE(one, r->options.end());
+    EXPECT_FALSE(one->legal());
+    const std::string key = r->key;
+    const std::string oneId = one->id;
+    auto forced = schedule(g, stcp920(), {{key, oneId}});
+    ASSERT_TRUE(forced.isOk()) << forced.status().str();
+    const auto reports = forced->decisions.overrideReports();
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports.front().outcome, OverrideReport::Outcome::Rejected);
+    EXPECT_NE(reports.front().reason.find("LB holds 65536 B per core"), std::string::npos) << reports.front().reason;
+    EXPECT_FALSE(forced->decisions.find(key)->overridden);
+    EXPECT_EQ(computeCores(forced->result.plan), computeCores(base->result.plan)) << "Algo. 4's binding kept";
+}
+
+} // namespace
+
+namespace {
+
+// --- §4.1 hoisting promoted weights GB → LB as tasks (option hoist) ---------------
+
+int hoists(const ExecutionPlan &p)
+{
+    int n = 0;
+    for (const Task &t : p.tasks)
+        n += t.kind == TaskKind::Copy && t.label.rfind("hoist weights", 0) == 0;
+    return n;
+}
+
+TEST(GraphTurboHoist, PromotedWeightsAreHoistedIntoLbBeforeTheirInstances)
+{
+    std::map<std::string, std::string> options = kOneCluster;
+    options["hoist"] = "true";
+    const Graph g = tg::residualChain(2);
+    auto run = schedule(g, stcp920(), {}, options);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    EXPECT_GT(hoists(p), 0);
+    EXPECT_EQ(run->result.stats.at("weight_hoists"), hoists(p));
+    for (const Task &t : p.tasks) {
+        if (t.kind != TaskKind::Copy || t.label.rfind("hoist weights", 0) != 0)
+            continue;
+        ASSERT_EQ(t.reads.size(), 1u);
+        EXPECT_EQ(p.buffers[static_cast<std::size_t>(t.reads.front())].level, "LLB") << t.label;
+        for (BufferId b : t.writes)
+            EXPECT_EQ(p.buffers[static_cast<std::size_t>(b)].level, "L1") << t.label;
+        // The compute task it feeds depends on it and reads what it wrote.
+        bool fed = false;
+        for (const Task &c : p.tasks)
+            if (c.kind == TaskKind::Compute && std::count(c.deps.begin(), c.deps.end(), t.id))
+                fed |= std::find(c.reads.begin(), c.reads.end(), t.writes.front()) != c.reads.end();
+        EXPECT_TRUE(fed) << t.label;
+    }
+    EXPECT_TRUE(verifyPlan(p, g, &stcp920()).isOk());
+    expectSameOutputs(g, p);
+    // Off (the default): no hoist task, the same promotions.
+    auto off = schedule(g, stcp920());
+    ASSERT_TRUE(off.isOk()) << off.status().str();
+    EXPECT_EQ(hoists(off->result.plan), 0);
+    EXPECT_EQ(off->result.stats.at("weight_promotions"), run->result.stats.at("weight_promotions"));
+}
+
+TEST(GraphTurboHoist, WeightsThatDoNotFitBesideTheWorkingSetStayInGb)
+{
+    // Twin: 256 B of L1 per core cannot take a convolution's 2304 B of weights over 8 cores
+    // (288 B each): the kernels read them from LLB, no hoist task.
+    Device d = stcp920();
+    d.levels.front().capacityBytes = 256;
+    std::map<std::string, std::string> options = kOneCluster;
+    options["hoist"] = "true";
+    const Graph g = tg::residualChain(2);
+    auto run = schedule(g, d, {}, options);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_GT(run->result.stats.at("weight_promotions"), 0);
+    EXPECT_EQ(hoists(run->result.plan), 0);
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
+}
+
+} // namespace

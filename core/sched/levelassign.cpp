@@ -1,14 +1,14 @@
-#include "plugins/graphturbo/memory.h"
+#include "core/sched/levelassign.h"
 
 #include <algorithm>
 #include <tuple>
 
-namespace tessera::graphturbo {
+namespace tessera {
 
 namespace {
 
 // One level's sweep: spills the longest-lived item while the live sum exceeds `cap`.
-void sweep(const std::vector<MemItem> &items, int positions, int lvl, std::int64_t cap, bool perCore,
+void sweep(const std::vector<LiveItem> &items, int positions, int lvl, std::int64_t cap, bool perCore,
            LevelAssignment &a, const VictimChooser &choose)
 {
     std::vector<std::vector<int>> starting(static_cast<std::size_t>(positions));
@@ -18,7 +18,7 @@ void sweep(const std::vector<MemItem> &items, int positions, int lvl, std::int64
     std::vector<int> live;
     std::int64_t used = 0;
     auto size = [&](int i) {
-        const MemItem &m = items[static_cast<std::size_t>(i)];
+        const LiveItem &m = items[static_cast<std::size_t>(i)];
         return perCore ? m.perCore() : m.bytes;
     };
     for (int t = 0; t < positions; ++t) {
@@ -36,8 +36,8 @@ void sweep(const std::vector<MemItem> &items, int positions, int lvl, std::int64
         }
         while (used > cap && !live.empty()) {
             auto victim = std::max_element(live.begin(), live.end(), [&](int x, int y) {
-                const MemItem &a1 = items[static_cast<std::size_t>(x)];
-                const MemItem &b1 = items[static_cast<std::size_t>(y)];
+                const LiveItem &a1 = items[static_cast<std::size_t>(x)];
+                const LiveItem &b1 = items[static_cast<std::size_t>(y)];
                 return std::make_tuple(a1.end - a1.start, a1.bytes, x) <
                        std::make_tuple(b1.end - b1.start, b1.bytes, y);
             });
@@ -56,7 +56,7 @@ void sweep(const std::vector<MemItem> &items, int positions, int lvl, std::int64
 
 } // namespace
 
-LevelAssignment assignLevels(const std::vector<MemItem> &items, int positions, std::int64_t lbPerCore,
+LevelAssignment assignLevels(const std::vector<LiveItem> &items, int positions, std::int64_t lbPerCore,
                              std::int64_t gbBytes, const VictimChooser &choose)
 {
     LevelAssignment a;
@@ -73,4 +73,4 @@ LevelAssignment assignLevels(const std::vector<MemItem> &items, int positions, s
     return a;
 }
 
-} // namespace tessera::graphturbo
+} // namespace tessera

@@ -1,0 +1,228 @@
+// bench_graphturbo: GraphTurbo's §5.3 variants (llb, l1, split, full) against
+// layer-fusion (the paper's TVM baseline) and astitch (its AStitch baseline),
+// simulated (backends/sim, timing only) on STCP920, on graphturbo-osdi23
+// Table 2's five networks at the table's batch sizes (ResNet-50 b64,
+// BERT-base-128 b32, MobileNet-v2 b128, DenseNet-121 b32, ViT-B/16 b32).
+//
+// Per network and scheduler: tasks, scheduling wall time, simulated time,
+// items/s, the speedup over layer-fusion measured in the same run, and the
+// Table 3 style scope counts. Next to them the paper's numbers: Fig. 14/15
+// give per-model bars only as figures, so the text's means are printed
+// (GraphTurbo 11.15× over TVM, 6.16× over AStitch; Fig. 15: l1 3.67× over
+// TVM, split 2.20× over l1, full 1.72× over split), and Table 3's counts for
+// the models it lists.
+// Scope counts (the issue's reading of Table 3: "how many tensors live in
+// DDR, LLB, L1"): distinct graph tensors with a buffer at each level, graph
+// inputs and scratch space left out; a tensor whose slices live at several
+// levels counts at each. For layer-fusion that is every kernel output (in
+// DDR).
+//
+// Usage: bench_graphturbo [--dtype f32|f16] [--gt-option K=V]... [network...]
+//   default dtype f16 (the MME's type; in f32 STCP920 runs convolutions on
+//   the VME), default networks: all five (names as `tessera-cli sample --list`);
+//   --gt-option is passed to every GraphTurbo variant (e.g. batches_per_cluster=4,
+//   §5.1's allocation; default: the batch spread over the four clusters).
+// Re-runnable after a device recalibration: everything comes from the
+// stcp920 preset the build ships.
+// Links: tessera_app_common tessera_samples onnx_proto (besides tessera_core).
+#include "app/registerbuiltins.h"
+#include "core/backend/backend.h"
+#include "core/hw/deviceregistry.h"
+#include "core/onnx/importer.h"
+#include "core/sched/scheduler.h"
+#include "core/sched/session.h"
+#include "samples/catalog.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <onnx/onnx_pb.h>
+#include <set>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace tessera;
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct Network {
+    const char *sample;
+    const char *title;
+    std::int64_t batch;
+    std::int64_t seqLen; // BERT only
+    const char *table3;  // graphturbo-osdi23 Table 3: TVM DDR; GraphTurbo DDR/LLB/L1
+};
+
+const Network kNetworks[] = {
+    {"resnet50", "ResNet-50", 64, 0, "58; 1/11/284"},       {"bert", "BERT-base-128", 32, 128, "242; 1/0/305"},
+    {"mobilenetv2", "MobileNet-v2", 128, 0, "56; 0/3/608"}, {"densenet121", "DenseNet-121", 32, 0, "247; 0/3/389"},
+    {"vit", "ViT-B/16", 32, 0, "214; 24/60/340"},
+};
+
+struct Variant {
+    const char *label;
+    const char *scheduler;
+    std::map<std::string, std::string> options;
+    const char *paper; // the paper's mean speedup over TVM, where the text gives one
+};
+
+const Variant kVariants[] = {
+    {"layer-fusion", "layer-fusion", {}, "1 (TVM)"},
+    {"astitch", "astitch", {}, "1.81 (11.15 / 6.16)"},
+    {"gt llb", "graphturbo", {{"variant", "llb"}}, "not always > 1"},
+    {"gt l1", "graphturbo", {{"variant", "l1"}}, "3.67"},
+    {"gt split", "graphturbo", {{"variant", "split"}}, "8.07 (3.67 × 2.20)"},
+    {"gt full", "graphturbo", {{"variant", "full"}}, "11.15 (3.67 × 2.20 × 1.72 = 13.9)"},
+};
+
+// Distinct tensors per level, in the device's level order.
+std::vector<int> scopeCounts(const Graph &g, const ExecutionPlan &p, const Device &d)
+{
+    std::vector<std::set<TensorId>> seen(d.levels.size());
+    for (const Buffer &b : p.buffers) {
+        if (b.tensor == kInvalidId || g.tensor(b.tensor).kind == Tensor::Kind::Input)
+            continue;
+        std::size_t li = 0;
+        while (li < d.levels.size() && d.levels[li].name != b.level)
+            ++li;
+        seen[std::min(li, d.levels.size() - 1)].insert(b.tensor); // "" = the slowest
+    }
+    std::vector<int> out;
+    for (const auto &s : seen)
+        out.push_back(static_cast<int>(s.size()));
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::string dtype = "f16";
+    std::vector<std::string> wanted;
+    std::map<std::string, std::string> gtOptions;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--dtype" && i + 1 < argc) {
+            dtype = argv[++i];
+        } else if (a == "--gt-option" && i + 1 < argc) {
+            const std::string kv = argv[++i];
+            const auto eq = kv.find('=');
+            if (eq == std::string::npos) {
+                std::fprintf(stderr, "bench_graphturbo: --gt-option wants K=V, got '%s'\n", kv.c_str());
+                return 2;
+            }
+            gtOptions[kv.substr(0, eq)] = kv.substr(eq + 1);
+        } else {
+            wanted.push_back(a);
+        }
+    }
+    SchedulerRegistry schedulers;
+    registerBuiltinSchedulers(schedulers);
+    BackendRegistry backends;
+    registerBuiltinBackends(backends);
+    IBackend *sim = backends.find("sim");
+    auto device = DeviceRegistry::standard().lookup("stcp920");
+    if (!sim || !device) {
+        std::fprintf(stderr, "bench_graphturbo: missing the sim backend or stcp920\n");
+        return 1;
+    }
+    for (const Variant &v : kVariants)
+        if (!schedulers.find(v.scheduler)) {
+            std::fprintf(stderr, "bench_graphturbo: scheduler %s not registered\n", v.scheduler);
+            return 1;
+        }
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("tessera-bench-gt-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+
+    std::string levels;
+    for (std::size_t i = device->levels.size(); i-- > 0;)
+        levels += device->levels[i].name + (i ? "/" : "");
+    std::string gt;
+    for (const auto &[k, v] : gtOptions)
+        gt += " " + k + "=" + v;
+    std::printf("dtype %s; GraphTurbo options:%s; scope counts %s (distinct tensors with a buffer at each level)\n\n",
+                dtype.c_str(), gt.empty() ? " defaults" : gt.c_str(), levels.c_str());
+    std::printf("| network | batch | scheduler | tasks | schedule ms | sim ms | items/s | speedup over layer-fusion | "
+                "paper mean over TVM | scopes %s | paper Table 3 (TVM DDR; GT DDR/LLB/L1) |\n",
+                levels.c_str());
+    std::printf("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |\n");
+    int status = 0;
+    for (const Network &n : kNetworks) {
+        if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), n.sample) == wanted.end())
+            continue;
+        samples::SampleOptions o;
+        o.batch = n.batch;
+        if (n.seqLen > 0)
+            o.seqLen = n.seqLen;
+        auto m = samples::buildSample(n.sample, o);
+        if (!m) {
+            std::fprintf(stderr, "%s: %s\n", n.sample, m.status().str().c_str());
+            status = 1;
+            continue;
+        }
+        const std::string path = (dir / (std::string(n.sample) + ".onnx")).string();
+        if (Status s = samples::saveModel(**m, path, true); !s.isOk()) {
+            std::fprintf(stderr, "%s: %s\n", n.sample, s.str().c_str());
+            status = 1;
+            continue;
+        }
+        m->reset();
+        auto imported = importModel(path);
+        if (!imported) {
+            std::fprintf(stderr, "%s: %s\n", n.sample, imported.status().str().c_str());
+            status = 1;
+            continue;
+        }
+        const Graph &g = imported->graph;
+        std::vector<HostTensor> inputs;
+        for (TensorId id : g.inputs)
+            inputs.push_back({.name = g.tensor(id).name});
+        double baselineMs = 0;
+        for (const Variant &v : kVariants) {
+            ScheduleSetup setup;
+            setup.options = v.options;
+            if (std::string(v.scheduler) == "graphturbo")
+                setup.options.insert(gtOptions.begin(), gtOptions.end());
+            auto t0 = std::chrono::steady_clock::now();
+            auto run = scheduleGraph(g, *device, *schedulers.find(v.scheduler), setup);
+            const double scheduleMs = msSince(t0);
+            if (!run) {
+                std::fprintf(stderr, "%s %s: %s\n", n.sample, v.label, run.status().str().c_str());
+                status = 1;
+                continue;
+            }
+            CompileContext ctx{&*device, {{"dtype", dtype}}};
+            auto compiled = sim->compileFor(g, run->result.plan, ctx);
+            Expected<RunResult> r = compiled ? sim->run(**compiled, inputs) : Expected<RunResult>(compiled.status());
+            if (!r) {
+                std::fprintf(stderr, "%s %s: %s\n", n.sample, v.label, r.status().str().c_str());
+                status = 1;
+                continue;
+            }
+            const double simMs = r->metrics.at("sim_time_ms");
+            if (std::string(v.scheduler) == "layer-fusion")
+                baselineMs = simMs;
+            std::string scopes;
+            const std::vector<int> counts = scopeCounts(g, run->result.plan, *device);
+            for (std::size_t i = counts.size(); i-- > 0;)
+                scopes += std::to_string(counts[i]) + (i ? "/" : "");
+            std::printf("| %s | %lld | %s | %zu | %.0f | %.2f | %.0f | %s | %s | %s | %s |\n", n.title,
+                        static_cast<long long>(n.batch), v.label, run->result.plan.tasks.size(), scheduleMs, simMs,
+                        r->metrics.at("throughput"),
+                        baselineMs > 0 ? std::to_string(baselineMs / simMs).substr(0, 5).c_str() : "-", v.paper,
+                        scopes.c_str(), n.table3);
+            std::fflush(stdout);
+        }
+    }
+    std::filesystem::remove_all(dir);
+    return status;
+}
