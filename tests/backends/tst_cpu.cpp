@@ -145,6 +145,13 @@ TEST_F(CpuBackendTest, ResNet50MatchesReferenceUnderEveryScheduler)
     matchesReference(sample("resnet50", 64, true), {"sequential", "greedy", "layer-fusion", "ios"});
 }
 
+// Depthwise (grouped) convolutions with Clip (ReLU6) epilogues and residual
+// adds, on blocked activations: MobileNetV2 at 64x64 under every scheduler.
+TEST_F(CpuBackendTest, MobileNetV2MatchesReferenceUnderEveryScheduler)
+{
+    matchesReference(sample("mobilenetv2", 64, false), {"sequential", "layer-fusion", "ios"});
+}
+
 TEST_F(CpuBackendTest, LayerFusionFusesEpiloguesSequentialDoesNot)
 {
     const Graph g = sample("resnet50", 64, true);
@@ -160,41 +167,48 @@ TEST_F(CpuBackendTest, LayerFusionFusesEpiloguesSequentialDoesNot)
     // Sequential: every BatchNormalization and Relu is its own JIT kernel; layer
     // fusion folds the BatchNormalizations and residual Adds into the
     // convolutions, leaving one activation pass per kernel (see
-    // GemmConvolutionLeavesActivationsToTheJit).
+    // ConvolutionsKeepActivationsAsPostOpsUnlessGemmBased).
     EXPECT_GT(a->metrics["ops/llvm-jit"], 50);
     EXPECT_LT(b->metrics["ops/llvm-jit"], a->metrics["ops/llvm-jit"] / 2);
     EXPECT_EQ(a->metrics["ops/onednn"], b->metrics["ops/onednn"]); // one per Conv/Gemm either way
     EXPECT_LT(b->metrics["arena_bytes"], a->metrics["arena_bytes"]);
 }
 
-// The fix for the fused plan being slower (BENCHMARKS.md, 2026-11-26): a
-// GEMM-based (plain-layout) convolution keeps its bias, folded
-// BatchNormalization and residual sum in the primitive, but its activation
-// runs as an LLVM chain right after it in the same kernel — oneDNN 2.6 applies
-// eltwise post-ops after such a GEMM in a slow scalar pass.
-TEST_F(CpuBackendTest, GemmConvolutionLeavesActivationsToTheJit)
+// Convolutions run on the activations' layout oneDNN prefers (blocked
+// nChw16c on AVX-512 / nChw8c on AVX2: its direct JIT kernels), reordered
+// from and to the plain tensors around the primitive; there the activation
+// and the residual sum stay post-ops of the primitive. A convolution for
+// which oneDNN still picks its GEMM-based implementation keeps bias and sum
+// but leaves its activation to an LLVM chain in the same kernel (oneDNN 2.6
+// applies it in a slow scalar pass after the GEMM; BENCHMARKS.md, 2026-11-26).
+TEST_F(CpuBackendTest, ConvolutionsKeepActivationsAsPostOpsUnlessGemmBased)
 {
     const Graph g = sample("resnet50", 64, true);
     auto fused = plan(g, "layer-fusion");
     ASSERT_TRUE(fused.isOk());
     auto r = planutil::compileAndRun(*cpu, g, *fused, planutil::makeInputs(g, 3));
     ASSERT_TRUE(r.isOk()) << r.status().str();
-    int gemmConvs = 0, residual = 0;
+    int gemmConvs = 0, directConvs = 0, residual = 0;
     for (const auto &[key, value] : r->metrics) {
-        if (key.rfind("kernel/", 0) != 0 || key.find("gemm") == std::string::npos ||
-            key.find("]:Conv") == std::string::npos)
+        if (key.rfind("kernel/", 0) != 0 || key.find("]:Conv") == std::string::npos)
             continue;
-        ++gemmConvs;
         const std::size_t dnnl = key.find("onednn["), next = key.find(", ", dnnl);
         const std::string primitive = key.substr(dnnl, next == std::string::npos ? std::string::npos : next - dnnl);
-        EXPECT_EQ(primitive.find("Relu"), std::string::npos) << key;
+        const bool gemm = primitive.find("gemm") != std::string::npos;
+        (gemm ? gemmConvs : directConvs) += 1;
+        if (gemm)
+            EXPECT_EQ(primitive.find("Relu"), std::string::npos) << key;
+        else
+            EXPECT_EQ(key.find("llvm-jit:Relu"), std::string::npos) << key; // the Relu is a post-op
         if (primitive.find("+Add") != std::string::npos) {
             ++residual;
-            EXPECT_NE(key.find("llvm-jit:Relu"), std::string::npos) << key; // in the same kernel
+            EXPECT_NE(key.find("Relu"), std::string::npos) << key; // in the same kernel either way
         }
     }
-    EXPECT_GT(gemmConvs, 40);
-    EXPECT_EQ(residual, 16); // one per bottleneck block
+    EXPECT_GT(gemmConvs + directConvs, 40);
+    EXPECT_EQ(residual, 16);            // one per bottleneck block
+    if (__builtin_cpu_supports("avx2")) // blocked direct kernels exist for this host
+        EXPECT_GT(directConvs, 40);
 }
 
 // Negative twin: a matrix product's activation stays a oneDNN post-op (its
@@ -587,6 +601,62 @@ TEST_F(CpuBackendTest, PoolingSoftmaxReductionsNormalisationRunOnOneDnnAndMatch)
 
 // Negative twin: attributes oneDNN cannot express leave the node on the
 // reference kernel, with the reason in the run's metrics, still matching.
+// An int64 initializer holding `values` (Slice's starts/ends/axes/steps, Reshape's shape).
+TensorId int64Constant(Graph &g, const std::string &name, std::vector<std::int64_t> values)
+{
+    auto data = std::make_shared<TensorData>();
+    data->dtype = DType::Int64;
+    data->shape = {static_cast<std::int64_t>(values.size())};
+    data->bytes.resize(values.size() * 8);
+    std::memcpy(data->bytes.data(), values.data(), data->bytes.size());
+    Tensor t;
+    t.name = name;
+    t.dtype = DType::Int64;
+    t.shape = data->shape;
+    t.kind = Tensor::Kind::Initializer;
+    t.data = std::move(data);
+    return g.addTensor(std::move(t));
+}
+
+// Data movement (the attention block's Reshape/Transpose/Slice, DenseNet's and
+// Inception's Concat, Flatten) runs as oneDNN reorders and concat, not on the
+// reference kernels, and matches them.
+TEST_F(CpuBackendTest, DataMovementRunsAsOneDnnReordersAndMatches)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 6, 4, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId t = op(g, "t", "Transpose", {x}, {1, 4, 6, 8}, {{"perm", {Ints{0, 2, 1, 3}}}});
+    const TensorId r = op(g, "r", "Reshape", {t, int64Constant(g, "shape", {1, 4, 48})}, {1, 4, 48});
+    const TensorId sl = op(
+        g, "s", "Slice",
+        {r, int64Constant(g, "starts", {1, 8}), int64Constant(g, "ends", {3, 40}), int64Constant(g, "axes", {1, -1})},
+        {1, 2, 32});
+    const TensorId c = op(g, "c", "Concat", {sl, sl, testgraphs::weight(g, "w", {1, 3, 32})}, {1, 7, 32},
+                          {{"axis", {std::int64_t{1}}}});
+    g.outputs = {op(g, "f", "Flatten", {c}, {1, 224}, {{"axis", {std::int64_t{1}}}})};
+    RunResult run = nativeMatchesReference(*cpu, *reference, g, "transpose, reshape, slice, concat, flatten");
+    EXPECT_EQ(run.metrics["ops/onednn"], 5);
+    EXPECT_EQ(run.metrics["ops/reference"], 0);
+}
+
+// Negative twin: a Slice with a step other than 1 stays on the reference
+// kernel and says why.
+TEST_F(CpuBackendTest, StridedSliceFallsBackToReferenceAndSaysWhy)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {2, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    g.outputs = {op(g, "s", "Slice",
+                    {x, int64Constant(g, "starts", {0}), int64Constant(g, "ends", {8}), int64Constant(g, "axes", {1}),
+                     int64Constant(g, "steps", {2})},
+                    {2, 4})};
+    RunResult run = nativeMatchesReference(*cpu, *reference, g, "slice with step 2");
+    EXPECT_EQ(run.metrics["ops/onednn"], 0);
+    EXPECT_EQ(run.metrics["ops/reference"], 1);
+    EXPECT_EQ(run.metrics.count("fallback/Slice: a step other than 1"), 1u);
+}
+
 TEST_F(CpuBackendTest, UnsupportedAttributeFallsBackToReferenceAndSaysWhy)
 {
     struct Fallback {
