@@ -169,13 +169,18 @@ def torch_worker(names, threads):
 
 
 class Worker:
+    """A worker process; started at once, ready() waits for its loading line."""
+
     def __init__(self, label, argv, env):
         self.label = label
+        self.info = None
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
                                      bufsize=1)
+
+    def ready(self):
         line = self.proc.stdout.readline()
         if not line:
-            raise SystemExit(label + " worker died while loading")
+            raise SystemExit(self.label + " worker died while loading")
         self.info = json.loads(line)
 
     def run(self, key):
@@ -235,6 +240,8 @@ def main():
                                 model_args, env)
         workers["torch"] = Worker("torch", [sys.executable, os.path.abspath(__file__), "--worker", "torch",
                                             "--models", args.models, "--threads", str(args.threads)], env)
+    for w in workers.values():  # they load concurrently
+        w.ready()
     print("workers loaded in %.0f s" % (time.time() - t0), file=sys.stderr)
 
     # keys: (column, model) -> (worker, worker key)
@@ -273,8 +280,14 @@ def main():
         w.close()
 
     med = {k: {m: statistics.median(v[m]) for m in ("wall", "cpu")} for k, v in samples.items()}
-    spread = {k: (min(v["wall"]), max(v["wall"])) for k, v in samples.items()}
-    metric = args.metric
+    out = []
+    for metric in ([args.metric] + [m for m in ("wall", "cpu") if m != args.metric]):
+        out += table(args, names, workers, jobs, columns, med, samples, metric) + [""]
+    print("\n".join(out))
+
+
+def table(args, names, workers, jobs, columns, med, samples, metric):
+    spread = {k: (min(v[metric]), max(v[metric])) for k, v in samples.items()}
 
     def best_tessera(label, n):
         cands = [k for k in jobs if k[1] == n and k[0].startswith(label + ":")]
@@ -288,7 +301,7 @@ def main():
     hdr = "| model | GFLOP | tessera ms | best plan | " + " | ".join(c + " ms" for c in columns)
     if "tessera-alt" in workers:
         hdr += " | tessera-alt ms | alt plan | alt/tessera"
-    hdr += " | tessera/ort | tessera/eager | % roof | tessera wall min-max |"
+    hdr += " | tessera/ort | tessera/eager | % roof | tessera min-max |"
     lines.append(hdr)
     lines.append("|" + "---|" * (hdr.count("|") - 1))
     ratios = {"ort": [], "eager": [], "torchscript": [], "alt": []}
@@ -336,10 +349,10 @@ def main():
             m = workers[label].info["models"][n]
             cands = ", ".join("%s %.1f" % (k[0].split(":", 1)[1], med[k][metric]) for k in jobs
                               if k[1] == n and k[0].startswith(label + ":"))
-            screened = ", ".join("%s %s" % (p, ("%.1f" % s["cpu_ms"]) if "cpu_ms" in s else s.get("error", "?"))
+            screened = ", ".join("%s %s" % (p, ("%.1f" % s["cpu_ms"]) if "cpu_ms" in s else s.get("error", "?")[:70])
                                  for p, s in m["screened"].items())
             lines.append("- %s %s: rounds: %s; screening (cpu ms, 3 runs): %s" % (label, n, cands, screened))
-    print("\n".join(lines))
+    return lines
 
 
 if __name__ == "__main__":
