@@ -26,6 +26,13 @@
 # the best two, both measured in the rounds; its column is the better of the
 # two by median, named with its scheduler.
 #
+# Spin-waiting: libgomp (PyTorch, oneDNN) and ONNX Runtime's thread pool
+# spin between parallel regions; on a machine shared with other jobs a
+# spinning thread burns the core its partner needs (ResNet-50 on PyTorch eager:
+# 13 s a run instead of ~0.2 s at load 25). By default every worker runs
+# without it (OMP_WAIT_POLICY=PASSIVE, session.intra_op.allow_spinning=0);
+# --spin keeps the runtimes' defaults.
+#
 # Roofline: the host device preset (`tessera-cli devices show host`) gives
 # the f32 peak and DRAM bandwidth; a model's bound is max(FLOPs / peak,
 # weight bytes / DRAM bandwidth) at THREADS of the host's cores, and
@@ -217,6 +224,9 @@ def main():
     ap.add_argument("--schedulers", default="sequential,greedy,layer-fusion,ios,pcgc",
                     help="Tessera's schedulers to try per model (graphturbo, welder and brickdl tile their kernels, "
                     "and tiled tasks run on reference kernels: docs/cpu-backend.md)")
+    ap.add_argument("--spin", action="store_true",
+                    help="keep the runtimes' spin-waiting (default: OMP_WAIT_POLICY=PASSIVE for PyTorch's and "
+                    "oneDNN's libgomp, ONNX Runtime's session.intra_op.allow_spinning=0)")
     ap.add_argument("--worker", choices=["torch"])
     ap.add_argument("--tessera-only", action="store_true", help="skip ORT and PyTorch (quick before/after runs)")
     ap.add_argument("--tessera-alt", help="a second bench_cpu_serve binary measured in the same rounds (before/after)")
@@ -228,6 +238,8 @@ def main():
     paths = export_models(names)
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), TESSERA_BENCH_SCHEDULERS=args.schedulers,
                TESSERA_BENCH_SCHEDULE_S=os.environ.get("TESSERA_BENCH_SCHEDULE_S", "60"))
+    if not args.spin:
+        env["OMP_WAIT_POLICY"] = "PASSIVE"
     serve = os.path.join(args.build, "bench", "bench_cpu_serve")
     model_args = [n + "=" + paths[n] for n in names]
     t0 = time.time()
@@ -236,8 +248,8 @@ def main():
     if args.tessera_alt:
         workers["tessera-alt"] = Worker("tessera-alt", [args.tessera_alt, str(args.threads)] + model_args, env)
     if not args.tessera_only:
-        workers["ort"] = Worker("ort", ["node", os.path.join(HERE, "ort", "ort_worker.js"), str(args.threads)] +
-                                model_args, env)
+        workers["ort"] = Worker("ort", ["node", os.path.join(HERE, "ort", "ort_worker.js"), str(args.threads),
+                                        "spin" if args.spin else "nospin"] + model_args, env)
         workers["torch"] = Worker("torch", [sys.executable, os.path.abspath(__file__), "--worker", "torch",
                                             "--models", args.models, "--threads", str(args.threads)], env)
     for w in workers.values():  # they load concurrently
@@ -295,9 +307,11 @@ def table(args, names, workers, jobs, columns, med, samples, metric):
 
     host = workers["tessera"].info["host"]
     lines = []
-    lines.append("%d rounds, %d threads, batch 1; median %s time per inference (ms); host: %s, f32 peak %.0f GFLOP/s "
-                 "at %d threads, DRAM %.1f GB/s" % (args.rounds, args.threads, metric, host["name"],
-                                                    host["peak_gflops"], args.threads, host["dram_gbs"]))
+    lines.append("%d rounds, %d threads, batch 1, %s; median %s time per inference (ms); host: %s, f32 peak %.0f "
+                 "GFLOP/s at %d threads, DRAM %.1f GB/s" % (args.rounds, args.threads,
+                                                            "spin-waiting" if args.spin else "no spin-waiting", metric,
+                                                            host["name"], host["peak_gflops"], args.threads,
+                                                            host["dram_gbs"]))
     hdr = "| model | GFLOP | tessera ms | best plan | " + " | ".join(c + " ms" for c in columns)
     if "tessera-alt" in workers:
         hdr += " | tessera-alt ms | alt plan | alt/tessera"

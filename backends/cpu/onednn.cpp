@@ -161,9 +161,18 @@ std::optional<Anchor> convAnchor(const FusionScope &s, const Node &n)
     // Activations in the layout the primitive prefers (blocked nChw16c on
     // AVX-512: its direct JIT kernels, with cheap post-ops), reordered from and
     // to the plain tensors around it (DnnlOp::run); plain NCHW would leave
-    // oneDNN 2.6 its GEMM-based convolution.
-    a.src = memory::desc(Dims(x.begin(), x.end()), memory::data_type::f32, memory::format_tag::any);
-    a.dst = memory::desc(Dims(y.begin(), y.end()), memory::data_type::f32, memory::format_tag::any);
+    // oneDNN 2.6 its GEMM-based convolution (im2col for a spatial window, no
+    // fast depthwise path).
+    // A pointwise (1x1, stride 1, one group) convolution on plain NCHW is a
+    // matrix product without im2col: it stays plain, which saves the two
+    // reorders (SqueezeNet and DenseNet lost 16-24 % CPU time with them;
+    // BENCHMARKS.md, 2026-11-27).
+    bool pointwise = group == 1;
+    for (std::size_t d = 2; d < rank; ++d)
+        pointwise = pointwise && w[d] == 1 && a.strides[d - 2] == 1 && a.padL[d - 2] == 0 && a.padR[d - 2] == 0;
+    const auto tag = pointwise ? plainTag(rank) : memory::format_tag::any;
+    a.src = memory::desc(Dims(x.begin(), x.end()), memory::data_type::f32, tag);
+    a.dst = memory::desc(Dims(y.begin(), y.end()), memory::data_type::f32, tag);
     Dims wd(w.begin(), w.end());
     if (group > 1) {
         wd[0] /= group;

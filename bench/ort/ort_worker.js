@@ -5,7 +5,10 @@
 // line with {"wall": ms, "cpu": ms} of one inference: wall from
 // process.hrtime, CPU from process.cpuUsage (the whole process, all threads).
 //
-// Usage: node ort_worker.js THREADS NAME=PATH.onnx...
+// "nospin" turns off the intra-op pool's spin-waiting
+// (session.intra_op.allow_spinning = 0), for a machine shared with other jobs.
+//
+// Usage: node ort_worker.js THREADS spin|nospin NAME=PATH.onnx...
 'use strict';
 const ort = require('onnxruntime-node');
 const readline = require('readline');
@@ -28,8 +31,9 @@ function randomInput(dims, seed) {
 
 async function main() {
     const threads = parseInt(process.argv[2], 10);
+    const spin = process.argv[3] === 'spin';
     const models = {};
-    for (const spec of process.argv.slice(3)) {
+    for (const spec of process.argv.slice(4)) {
         const eq = spec.indexOf('=');
         const name = spec.slice(0, eq);
         const session = await ort.InferenceSession.create(spec.slice(eq + 1), {
@@ -38,6 +42,7 @@ async function main() {
             interOpNumThreads: 1,
             executionMode: 'sequential',
             graphOptimizationLevel: 'all',
+            extra: {session: {intra_op: {allow_spinning: spin ? '1' : '0'}}},
         });
         // Input shapes: the benchmark's models have one float input with static dims.
         const meta = session.inputMetadata ? session.inputMetadata[0] : null;
