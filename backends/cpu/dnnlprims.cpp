@@ -264,142 +264,6 @@ Made reduction(const Graph &g, const Node &n, const Constants &constants)
     return {std::move(op), std::string()};
 }
 
-// Data movement as oneDNN reorders and concat (float32, row-major):
-//   Reshape, Flatten, Squeeze, Unsqueeze  a copy (reorder of the
-//                            flat buffer; the shape operand is not read);
-//   Transpose                a reorder from the input viewed through the
-//                            permuted strides;
-//   Slice                    (unit steps, constant starts/ends/axes) a reorder
-//                            from a sub-memory of the input;
-//   Concat                   oneDNN's concat along the axis.
-// Anything else (non-unit steps, runtime indices, empty tensors) declines.
-Made reorderOp(const memory::desc &from, TensorId in, const memory::desc &to, TensorId out)
-{
-    dnnl::reorder::primitive_desc pd(dnnlEngine(), from, dnnlEngine(), to, userScratchpad());
-    auto op = std::make_unique<DnnlPrimOp>();
-    op->m_prim = dnnl::reorder(pd);
-    op->impl = std::string("reorder:") + pd.impl_info_str();
-    op->m_bind = {{DNNL_ARG_FROM, in, from}, {DNNL_ARG_TO, out, to}};
-    op->m_scratch.push_back({DNNL_ARG_SCRATCHPAD, pd.scratchpad_desc()});
-    return {std::move(op), std::string()};
-}
-
-// Integer constant operand `i` of node n as int64 values, or nullopt.
-std::optional<std::vector<std::int64_t>> constInts(const Graph &g, const Node &n, std::size_t i,
-                                                   const Constants &constants)
-{
-    if (i >= n.inputs.size() || n.inputs[i] == kInvalidId)
-        return std::nullopt;
-    const Tensor &t = g.tensor(n.inputs[i]);
-    const auto &d = constants.data[static_cast<std::size_t>(n.inputs[i])];
-    if (!d)
-        return std::nullopt;
-    std::vector<std::int64_t> v(static_cast<std::size_t>(t.elements()));
-    for (std::size_t k = 0; k < v.size(); ++k) {
-        if (t.dtype == DType::Int64)
-            v[k] = reinterpret_cast<const std::int64_t *>(d->bytes.data())[k];
-        else if (t.dtype == DType::Int32)
-            v[k] = reinterpret_cast<const std::int32_t *>(d->bytes.data())[k];
-        else
-            return std::nullopt;
-    }
-    return v;
-}
-
-Made movement(const Graph &g, const Node &n, const Constants &constants)
-{
-    const Shape &x = g.tensor(n.inputs[0]).shape, &y = g.tensor(n.outputs[0]).shape;
-    const auto elements = [](const Shape &s) { return product(s, 0, s.size()); };
-    if (elements(y) == 0 || x.size() > 6 || y.size() > 6)
-        return declined("an empty tensor or a rank past 6");
-    if (n.opType == "Concat") {
-        const auto rank = static_cast<std::int64_t>(y.size());
-        auto axis = reference::normAxis(n, n.attrInt("axis", 0), rank);
-        if (!axis)
-            return declined(axis.status().message());
-        std::vector<memory::desc> srcs;
-        auto op = std::make_unique<DnnlPrimOp>();
-        for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-            if (!isF32(g, n.inputs[i]))
-                return declined("not float32");
-            const Shape &in = g.tensor(n.inputs[i]).shape;
-            if (elements(in) == 0)
-                return declined("an empty input");
-            srcs.push_back(plainDesc(in));
-            op->m_bind.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), n.inputs[i], srcs.back()});
-        }
-        const memory::desc dst = plainDesc(y);
-        dnnl::concat::primitive_desc pd(dst, static_cast<int>(*axis), srcs, dnnlEngine(), userScratchpad());
-        op->m_prim = dnnl::concat(pd);
-        op->impl = pd.impl_info_str();
-        op->m_bind.push_back({DNNL_ARG_DST, n.outputs[0], dst});
-        op->m_scratch.push_back({DNNL_ARG_SCRATCHPAD, pd.scratchpad_desc()});
-        return {std::move(op), std::string()};
-    }
-    if (n.opType == "Transpose") {
-        std::vector<std::int64_t> perm = n.attrInts("perm");
-        if (perm.empty())
-            for (std::size_t d = x.size(); d-- > 0;)
-                perm.push_back(static_cast<std::int64_t>(d));
-        if (perm.size() != x.size() || y.size() != x.size())
-            return declined("perm does not match the rank");
-        Dims xStrides(x.size(), 1), viewStrides(x.size());
-        for (std::size_t d = x.size(); d-- > 1;)
-            xStrides[d - 1] = xStrides[d] * x[d];
-        for (std::size_t d = 0; d < perm.size(); ++d) {
-            if (perm[d] < 0 || perm[d] >= static_cast<std::int64_t>(x.size()))
-                return declined("perm out of range");
-            viewStrides[d] = xStrides[static_cast<std::size_t>(perm[d])];
-        }
-        return reorderOp(memory::desc(Dims(y.begin(), y.end()), memory::data_type::f32, viewStrides), n.inputs[0],
-                         plainDesc(y), n.outputs[0]);
-    }
-    if (n.opType == "Slice") {
-        auto starts = constInts(g, n, 1, constants), ends = constInts(g, n, 2, constants);
-        if (!starts || !ends || n.attr("starts"))
-            return declined("starts/ends not constant inputs");
-        std::vector<std::int64_t> axes, steps;
-        if (n.inputs.size() > 3 && n.inputs[3] != kInvalidId) {
-            auto a = constInts(g, n, 3, constants);
-            if (!a)
-                return declined("axes not constant");
-            axes = *a;
-        } else {
-            for (std::size_t d = 0; d < starts->size(); ++d)
-                axes.push_back(static_cast<std::int64_t>(d));
-        }
-        if (n.inputs.size() > 4 && n.inputs[4] != kInvalidId) {
-            auto st = constInts(g, n, 4, constants);
-            if (!st)
-                return declined("steps not constant");
-            steps = *st;
-        }
-        if (y.size() != x.size() || axes.size() != starts->size())
-            return declined("rank or operand sizes differ");
-        Dims offsets(x.size(), 0);
-        for (std::size_t i = 0; i < axes.size(); ++i) {
-            if (!steps.empty() && steps[i] != 1)
-                return declined("a step other than 1");
-            std::int64_t a = axes[i] < 0 ? axes[i] + static_cast<std::int64_t>(x.size()) : axes[i];
-            if (a < 0 || a >= static_cast<std::int64_t>(x.size()))
-                return declined("axis out of range");
-            const std::int64_t dim = x[static_cast<std::size_t>(a)];
-            std::int64_t st = (*starts)[i] < 0 ? (*starts)[i] + dim : (*starts)[i];
-            offsets[static_cast<std::size_t>(a)] = std::clamp<std::int64_t>(st, 0, dim);
-        }
-        for (std::size_t d = 0; d < x.size(); ++d)
-            if (offsets[d] + y[d] > x[d])
-                return declined("the slice leaves the input");
-        const memory::desc view = plainDesc(x).submemory_desc(Dims(y.begin(), y.end()), offsets);
-        return reorderOp(view, n.inputs[0], plainDesc(y), n.outputs[0]);
-    }
-    // Reshape, Flatten, Squeeze, Unsqueeze: the same bytes.
-    if (elements(x) != elements(y))
-        return declined("element counts differ");
-    const memory::desc flat = plainDesc({elements(y)});
-    return reorderOp(flat, n.inputs[0], flat, n.outputs[0]);
-}
-
 Made layerNorm(const Graph &g, const Node &n)
 {
     if (extraOutputUsed(g, n))
@@ -466,29 +330,11 @@ Made instanceNorm(const Graph &g, const Node &n, const Constants &constants)
 
 bool dnnlPrimitiveOpType(std::string_view t)
 {
-    static const std::unordered_set<std::string_view> types = {"MaxPool",
-                                                               "AveragePool",
-                                                               "GlobalAveragePool",
-                                                               "GlobalMaxPool",
-                                                               "Softmax",
-                                                               "LogSoftmax",
-                                                               "ReduceSum",
-                                                               "ReduceMean",
-                                                               "ReduceMax",
-                                                               "ReduceMin",
-                                                               "ReduceProd",
-                                                               "ReduceL1",
-                                                               "ReduceL2",
-                                                               "ReduceSumSquare",
-                                                               "LayerNormalization",
-                                                               "InstanceNormalization",
-                                                               "Reshape",
-                                                               "Flatten",
-                                                               "Squeeze",
-                                                               "Unsqueeze",
-                                                               "Transpose",
-                                                               "Slice",
-                                                               "Concat"};
+    static const std::unordered_set<std::string_view> types = {
+        "MaxPool",   "AveragePool",     "GlobalAveragePool",  "GlobalMaxPool",
+        "Softmax",   "LogSoftmax",      "ReduceSum",          "ReduceMean",
+        "ReduceMax", "ReduceMin",       "ReduceProd",         "ReduceL1",
+        "ReduceL2",  "ReduceSumSquare", "LayerNormalization", "InstanceNormalization"};
     return types.count(t) > 0;
 }
 
@@ -520,8 +366,6 @@ NativeAttempt makeDnnlPrimitiveOp(const FusionScope &s, std::size_t pos)
             made = layerNorm(g, n);
         else if (n.opType == "InstanceNormalization")
             made = instanceNorm(g, n, s.constants);
-        else if (!n.opType.starts_with("Reduce"))
-            made = movement(g, n, s.constants);
         else
             made = reduction(g, n, s.constants);
         if (!made.first) {

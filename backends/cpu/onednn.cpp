@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <dnnl.hpp>
 #include <mutex>
@@ -170,7 +171,10 @@ std::optional<Anchor> convAnchor(const FusionScope &s, const Node &n)
     bool pointwise = group == 1;
     for (std::size_t d = 2; d < rank; ++d)
         pointwise = pointwise && w[d] == 1 && a.strides[d - 2] == 1 && a.padL[d - 2] == 0 && a.padR[d - 2] == 0;
-    const auto tag = pointwise ? plainTag(rank) : memory::format_tag::any;
+    // TESSERA_CPU_CONV_LAYOUT=plain keeps every convolution plain (to bisect).
+    const char *layout = std::getenv("TESSERA_CPU_CONV_LAYOUT");
+    const bool plainOnly = layout && std::string_view(layout) == "plain";
+    const auto tag = pointwise || plainOnly ? plainTag(rank) : memory::format_tag::any;
     a.src = memory::desc(Dims(x.begin(), x.end()), memory::data_type::f32, tag);
     a.dst = memory::desc(Dims(y.begin(), y.end()), memory::data_type::f32, tag);
     Dims wd(w.begin(), w.end());

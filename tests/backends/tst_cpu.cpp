@@ -212,8 +212,9 @@ TEST_F(CpuBackendTest, ConvolutionsKeepActivationsAsPostOpsUnlessGemmBased)
     // every bottleneck block, the 7x7 stem and the strided 1x1 shortcuts take
     // the blocked direct kernels where the host has them.
     EXPECT_GE(gemmConvs, 30);
-    if (__builtin_cpu_supports("avx2"))
+    if (__builtin_cpu_supports("avx2")) {
         EXPECT_EQ(directConvs, 20);
+    }
 }
 
 // Negative twin: a matrix product's activation stays a oneDNN post-op (its
@@ -606,62 +607,6 @@ TEST_F(CpuBackendTest, PoolingSoftmaxReductionsNormalisationRunOnOneDnnAndMatch)
 
 // Negative twin: attributes oneDNN cannot express leave the node on the
 // reference kernel, with the reason in the run's metrics, still matching.
-// An int64 initializer holding `values` (Slice's starts/ends/axes/steps, Reshape's shape).
-TensorId int64Constant(Graph &g, const std::string &name, std::vector<std::int64_t> values)
-{
-    auto data = std::make_shared<TensorData>();
-    data->dtype = DType::Int64;
-    data->shape = {static_cast<std::int64_t>(values.size())};
-    data->bytes.resize(values.size() * 8);
-    std::memcpy(data->bytes.data(), values.data(), data->bytes.size());
-    Tensor t;
-    t.name = name;
-    t.dtype = DType::Int64;
-    t.shape = data->shape;
-    t.kind = Tensor::Kind::Initializer;
-    t.data = std::move(data);
-    return g.addTensor(std::move(t));
-}
-
-// Data movement (the attention block's Reshape/Transpose/Slice, DenseNet's and
-// Inception's Concat, Flatten) runs as oneDNN reorders and concat, not on the
-// reference kernels, and matches them.
-TEST_F(CpuBackendTest, DataMovementRunsAsOneDnnReordersAndMatches)
-{
-    Graph g;
-    const TensorId x = testgraphs::tensor(g, "x", {1, 6, 4, 8}, Tensor::Kind::Input);
-    g.inputs = {x};
-    const TensorId t = op(g, "t", "Transpose", {x}, {1, 4, 6, 8}, {{"perm", {Ints{0, 2, 1, 3}}}});
-    const TensorId r = op(g, "r", "Reshape", {t, int64Constant(g, "shape", {1, 4, 48})}, {1, 4, 48});
-    const TensorId sl = op(
-        g, "s", "Slice",
-        {r, int64Constant(g, "starts", {1, 8}), int64Constant(g, "ends", {3, 40}), int64Constant(g, "axes", {1, -1})},
-        {1, 2, 32});
-    const TensorId c = op(g, "c", "Concat", {sl, sl, testgraphs::weight(g, "w", {1, 3, 32})}, {1, 7, 32},
-                          {{"axis", {std::int64_t{1}}}});
-    g.outputs = {op(g, "f", "Flatten", {c}, {1, 224}, {{"axis", {std::int64_t{1}}}})};
-    RunResult run = nativeMatchesReference(*cpu, *reference, g, "transpose, reshape, slice, concat, flatten");
-    EXPECT_EQ(run.metrics["ops/onednn"], 5);
-    EXPECT_EQ(run.metrics["ops/reference"], 0);
-}
-
-// Negative twin: a Slice with a step other than 1 stays on the reference
-// kernel and says why.
-TEST_F(CpuBackendTest, StridedSliceFallsBackToReferenceAndSaysWhy)
-{
-    Graph g;
-    const TensorId x = testgraphs::tensor(g, "x", {2, 8}, Tensor::Kind::Input);
-    g.inputs = {x};
-    g.outputs = {op(g, "s", "Slice",
-                    {x, int64Constant(g, "starts", {0}), int64Constant(g, "ends", {8}), int64Constant(g, "axes", {1}),
-                     int64Constant(g, "steps", {2})},
-                    {2, 4})};
-    RunResult run = nativeMatchesReference(*cpu, *reference, g, "slice with step 2");
-    EXPECT_EQ(run.metrics["ops/onednn"], 0);
-    EXPECT_EQ(run.metrics["ops/reference"], 1);
-    EXPECT_EQ(run.metrics.count("fallback/Slice: a step other than 1"), 1u);
-}
-
 TEST_F(CpuBackendTest, UnsupportedAttributeFallsBackToReferenceAndSaysWhy)
 {
     struct Fallback {
