@@ -165,9 +165,8 @@ std::optional<Anchor> convAnchor(const FusionScope &s, const Node &n)
     // oneDNN 2.6 its GEMM-based convolution (im2col for a spatial window, no
     // fast depthwise path).
     // A pointwise (1x1, stride 1, one group) convolution on plain NCHW is a
-    // matrix product without im2col: it stays plain, which saves the two
-    // reorders (SqueezeNet and DenseNet lost 16-24 % CPU time with them;
-    // BENCHMARKS.md, 2026-11-27).
+    // matrix product without im2col: it stays plain and saves the two
+    // reorders (a choice; not measured apart, BENCHMARKS.md, 2026-11-27).
     bool pointwise = group == 1;
     for (std::size_t d = 2; d < rank; ++d)
         pointwise = pointwise && w[d] == 1 && a.strides[d - 2] == 1 && a.padL[d - 2] == 0 && a.padR[d - 2] == 0;
