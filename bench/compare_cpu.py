@@ -38,8 +38,14 @@
 # weight bytes / DRAM bandwidth) at THREADS of the host's cores, and
 # "% roof" is that bound over Tessera's median time.
 #
+# Setup: build bench_cpu_serve; `cd bench/ort && npm ci` (the lock pins
+# onnxruntime-node; .npmrc skips its install script, which only fetches GPU
+# binaries: the CPU build ships in the package); Debian python3-torch and
+# python3-torchvision for /usr/bin/python3.
+#
 # Usage: /usr/bin/python3 bench/compare_cpu.py [--rounds N] [--threads 2]
-#            [--models a,b] [--build build] [--metric wall|cpu] [--markdown]
+#            [--models a,b] [--build build] [--metric wall|cpu] [--spin]
+#            [--schedulers a,b] [--tessera-only] [--tessera-alt OTHER_bench_cpu_serve]
 import argparse
 import json
 import math
