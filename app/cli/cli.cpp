@@ -17,9 +17,9 @@ namespace {
 
 std::vector<Command> allCommands(const Extensions &extensions)
 {
-    std::vector<Command> commands = {inspectCommand(), devicesCommand(),  sampleCommand(), algorithmsCommand(),
-                                     formatsCommand(), scheduleCommand(), runCommand(),    backendsCommand(),
-                                     projectCommand(), replayCommand()};
+    std::vector<Command> commands = {inspectCommand(),  devicesCommand(),  sampleCommand(), algorithmsCommand(),
+                                     formatsCommand(),  scheduleCommand(), runCommand(),    benchCommand(),
+                                     backendsCommand(), projectCommand(),  replayCommand()};
     commands.insert(commands.end(), extensions.commands().begin(), extensions.commands().end());
     return commands;
 }

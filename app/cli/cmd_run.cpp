@@ -9,6 +9,17 @@
 // JSON, metric keys "a/b" nest as metrics.a.b. Inputs not given are synthesised
 // deterministically by core/backend/inputs.h (floats uniform in [-1, 1),
 // integers 0; the n-th synthesised input uses seed n), as the workbench does.
+//
+// --check runs the same plan on the reference backend with the same inputs
+// and compares every output: relative L2 error under --tolerance (default
+// 1e-4), and no NaN/Inf where the reference has a finite value; a mismatch is
+// reported per output and exits 1 (issue 13, "Bad input").
+//
+// tessera-cli bench MODEL --backend NAME [--warmup N] [--repeat N] ...: the
+// same steps, then N warm-up runs that are not counted and --repeat runs
+// (default 10) that are: median, min, max, the 10th-90th percentile spread of
+// the latency and the median process CPU time per run (every thread; steadier
+// than wall time on a shared machine).
 #include "app/cli/command.h"
 #include "app/registerbuiltins.h"
 #include "core/backend/backend.h"
@@ -27,7 +38,9 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -36,7 +49,54 @@ namespace tessera::cli {
 
 namespace {
 
-int run(const Args &args, const Extensions &extensions)
+double processCpuMs()
+{
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// One output against the reference backend's: relative L2 error and
+// non-finite values where the reference is finite (float32 outputs; other
+// types must match byte for byte).
+struct OutputCheck {
+    std::string name;
+    double relL2 = 0;
+    std::int64_t badValues = 0; // NaN/Inf in the output where the reference is finite
+    bool ok = true;
+};
+
+OutputCheck checkOutput(const HostTensor &got, const HostTensor &want, double tolerance)
+{
+    OutputCheck c{got.name};
+    if (got.shape != want.shape || got.dtype != want.dtype) {
+        c.ok = false;
+        c.relL2 = INFINITY;
+        return c;
+    }
+    if (got.dtype != DType::Float32) {
+        c.ok = got.bytes == want.bytes;
+        c.relL2 = c.ok ? 0 : INFINITY;
+        return c;
+    }
+    double num = 0, den = 0;
+    for (std::int64_t i = 0; i < got.elements(); ++i) {
+        const double a = got.f32()[i], b = want.f32()[i];
+        if (!std::isfinite(a) && std::isfinite(b)) {
+            ++c.badValues;
+            continue;
+        }
+        if (!std::isfinite(b))
+            continue; // the reference's own NaN/Inf: not this backend's fault
+        num += (a - b) * (a - b);
+        den += b * b;
+    }
+    c.relL2 = std::sqrt(num / std::max(den, 1e-30));
+    c.ok = c.badValues == 0 && c.relL2 < tolerance;
+    return c;
+}
+
+int run(const Args &args, const Extensions &extensions, bool bench)
 {
     if (args.positional().size() != 1)
         return fail(usageError("run needs exactly one MODEL"));
@@ -118,10 +178,18 @@ int run(const Args &args, const Extensions &extensions)
     if (const auto dtype = args.value("dtype"))
         context.options["dtype"] = *dtype;
     auto threads = args.intValue("threads", 0, 1, 1024);
-    auto repeat = args.intValue("repeat", 1, 1, 100000);
-    for (const Status &s : {threads.status(), repeat.status()})
+    auto repeat = args.intValue("repeat", bench ? 10 : 1, 1, 100000);
+    auto warmup = args.intValue("warmup", bench ? 3 : 0, 0, 100000);
+    for (const Status &s : {threads.status(), repeat.status(), warmup.status()})
         if (!s.isOk())
             return fail(s);
+    double tolerance = 1e-4;
+    if (const auto t = args.value("tolerance")) {
+        char *end = nullptr;
+        tolerance = std::strtod(t->c_str(), &end);
+        if (t->empty() || *end != '\0' || !(tolerance > 0) || !std::isfinite(tolerance))
+            return fail(usageError("--tolerance expects a positive number, got '" + *t + "'"));
+    }
     if (args.has("threads"))
         context.options["threads"] = std::to_string(*threads);
     auto compiled = (*backend)->compileFor(g, plan, context);
@@ -129,9 +197,17 @@ int run(const Args &args, const Extensions &extensions)
         return fail(compiled.status());
     // --repeat N: N runs; the report is the run of median latency, with the
     // fastest run's latency beside it.
-    std::vector<RunResult> runs;
-    for (std::int64_t r = 0; r < *repeat; ++r) {
+    for (std::int64_t r = 0; r < *warmup; ++r) {
         auto one = (*backend)->run(**compiled, inputs);
+        if (!one)
+            return fail(one.status());
+    }
+    std::vector<RunResult> runs;
+    std::vector<double> cpuMs;
+    for (std::int64_t r = 0; r < *repeat; ++r) {
+        const double c0 = processCpuMs();
+        auto one = (*backend)->run(**compiled, inputs);
+        cpuMs.push_back(processCpuMs() - c0);
         if (!one)
             return fail(one.status());
         runs.push_back(std::move(*one));
@@ -142,11 +218,38 @@ int run(const Args &args, const Extensions &extensions)
     std::sort(byLatency.begin(), byLatency.end(),
               [&](std::size_t a, std::size_t b) { return runs[a].latencyMs < runs[b].latencyMs; });
     const double minMs = runs[byLatency.front()].latencyMs;
+    const double maxMs = runs[byLatency.back()].latencyMs;
+    const auto percentile = [&](double q) {
+        return runs[byLatency[static_cast<std::size_t>(std::lround(q * static_cast<double>(runs.size() - 1)))]]
+            .latencyMs;
+    };
+    const double p10 = percentile(0.1), p90 = percentile(0.9);
+    std::sort(cpuMs.begin(), cpuMs.end());
+    const double cpuMedian = cpuMs[cpuMs.size() / 2];
     std::optional<RunResult> result = std::move(runs[byLatency[byLatency.size() / 2]]);
     if (*repeat > 1) {
         result->metrics["runs"] = static_cast<double>(*repeat);
         result->metrics["min_ms"] = minMs;
     }
+
+    // --check: the same plan and inputs on the reference backend.
+    std::vector<OutputCheck> checks;
+    if (args.has("check")) {
+        auto reference = backends.get("reference");
+        if (!reference)
+            return fail(reference.status());
+        CompileContext refContext;
+        refContext.device = &*device;
+        auto refCompiled = (*reference)->compileFor(g, plan, refContext);
+        if (!refCompiled)
+            return fail(refCompiled.status().prefix("--check: the reference backend"));
+        auto expected = (*reference)->run(**refCompiled, inputs);
+        if (!expected)
+            return fail(expected.status().prefix("--check: the reference backend"));
+        for (std::size_t i = 0; i < result->outputs.size() && i < expected->outputs.size(); ++i)
+            checks.push_back(checkOutput(result->outputs[i], expected->outputs[i], tolerance));
+    }
+    const bool checkFailed = std::any_of(checks.begin(), checks.end(), [](const OutputCheck &c) { return !c.ok; });
 
     QJsonArray outputs;
     const auto dir = args.value("output-dir");
@@ -203,6 +306,24 @@ int run(const Args &args, const Extensions &extensions)
                          {"latency_ms", result->latencyMs},
                          {"outputs", outputs},
                          {"metrics", metrics}};
+        if (bench)
+            root["bench"] = QJsonObject{{"warmup", static_cast<qint64>(*warmup)},
+                                        {"runs", static_cast<qint64>(*repeat)},
+                                        {"median_ms", result->latencyMs},
+                                        {"min_ms", minMs},
+                                        {"max_ms", maxMs},
+                                        {"p10_ms", p10},
+                                        {"p90_ms", p90},
+                                        {"cpu_median_ms", cpuMedian}};
+        if (!checks.empty()) {
+            QJsonArray list;
+            for (const OutputCheck &c : checks)
+                list.append(QJsonObject{{"name", QString::fromStdString(c.name)},
+                                        {"rel_l2", std::isfinite(c.relL2) ? c.relL2 : -1.0},
+                                        {"non_finite", static_cast<qint64>(c.badValues)},
+                                        {"ok", c.ok}});
+            root["check"] = QJsonObject{{"tolerance", tolerance}, {"outputs", list}, {"ok", !checkFailed}};
+        }
         std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
     } else {
         std::printf("backend    %s (%s on %s, %zu kernels)\n", (*backend)->info().name.c_str(), algorithm.c_str(),
@@ -214,6 +335,14 @@ int run(const Args &args, const Extensions &extensions)
             std::printf(" (median of %lld runs, fastest %s)", static_cast<long long>(*repeat),
                         units::durationMs(minMs).c_str());
         std::printf("\n");
+        if (bench) {
+            std::printf("runs       %lld after %lld warm-up; min %s, max %s, p10-p90 %s-%s\n",
+                        static_cast<long long>(*repeat), static_cast<long long>(*warmup),
+                        units::durationMs(minMs).c_str(), units::durationMs(maxMs).c_str(),
+                        units::durationMs(p10).c_str(), units::durationMs(p90).c_str());
+            std::printf("cpu time   %s per run (median, every thread of the process)\n",
+                        units::durationMs(cpuMedian).c_str());
+        }
         // Ops the backend left on reference kernels, with its reason (cpu backend).
         for (const auto &[key, count] : result->metrics)
             if (key.rfind("fallback/", 0) == 0)
@@ -235,13 +364,22 @@ int run(const Args &args, const Extensions &extensions)
             std::printf("output     %s  sum %.6g%s%s\n", e["name"].toString().toStdString().c_str(),
                         e["sum"].toDouble(), dir ? "  -> " : "", dir ? e["file"].toString().toStdString().c_str() : "");
         }
+        for (const OutputCheck &c : checks) {
+            std::printf("check      %s  rel L2 %.3g", c.name.c_str(), c.relL2);
+            if (c.badValues > 0)
+                std::printf(", %lld NaN/Inf where the reference is finite", static_cast<long long>(c.badValues));
+            std::printf(" (tolerance %.3g): %s\n", tolerance, c.ok ? "ok" : "MISMATCH");
+        }
+    }
+    if (checkFailed) {
+        std::fprintf(stderr, "tessera-cli: --check: %s differs from the reference backend\n",
+                     (*backend)->info().name.c_str());
+        return 1;
     }
     return 0;
 }
 
-} // namespace
-
-Command runCommand()
+std::vector<ArgSpec> runOptions(bool bench)
 {
     auto options = schedulingOptions("sequential", "host");
     options.insert(
@@ -253,11 +391,33 @@ Command runCommand()
          {"plan", true, false, "--plan FILE      run a stored schedule ('schedule --out') instead of scheduling"},
          {"functional", false, false, "--functional     timing backends (sim) also compute the outputs"},
          {"threads", true, false, "--threads N      most worker threads for concurrent tasks (cpu backend)"},
-         {"repeat", true, false, "--repeat N       run N times; report the run of median latency"},
+         {"repeat", true, false,
+          bench ? "--repeat N       measured runs (default 10)"
+                : "--repeat N       run N times; report the run of median latency"},
+         {"check", false, false,
+          "--check          compare every output with the reference backend's (same plan, same inputs)"},
+         {"tolerance", true, false, "--tolerance X    --check's largest relative L2 error (default 1e-4)"},
          {"trace", true, false, "--trace FILE     write the run's timeline as a Perfetto/Chrome trace"},
          {"json", false, false, "--json           machine-readable summary"}});
+    if (bench)
+        options.push_back({"warmup", true, false, "--warmup N       runs before the measured ones (default 3)"});
+    return options;
+}
+
+} // namespace
+
+Command runCommand()
+{
     return {"run", "run MODEL --algo NAME --backend NAME [...]",
-            "schedule a model, run the plan on a backend and write its outputs", options, run};
+            "schedule a model, run the plan on a backend and write its outputs", runOptions(false),
+            [](const Args &args, const Extensions &extensions) { return run(args, extensions, false); }};
+}
+
+Command benchCommand()
+{
+    return {"bench", "bench MODEL --backend NAME [--warmup N] [--repeat N] [...]",
+            "warm-up and repeated runs of a plan on a backend: median, spread and CPU time per run", runOptions(true),
+            [](const Args &args, const Extensions &extensions) { return run(args, extensions, true); }};
 }
 
 } // namespace tessera::cli

@@ -14,6 +14,7 @@ Command devicesCommand();
 Command sampleCommand();
 Command scheduleCommand();
 Command runCommand();
+Command benchCommand();
 Command backendsCommand();
 Command algorithmsCommand();
 Command formatsCommand();

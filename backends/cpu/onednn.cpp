@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <dnnl.hpp>
 #include <mutex>
@@ -116,6 +117,7 @@ int chainNext(const FusionScope &s, TensorId t)
 // The anchor's geometry and constant operands, ready for a primitive.
 struct Anchor {
     memory::desc src, weights, bias, dst;
+    memory::desc plainSrc, plainDst;         // conv: the run's tensors (src and dst may be blocked)
     std::vector<float> weightData, biasData; // folded copies when BN is absorbed
     const float *weightPtr = nullptr, *biasPtr = nullptr;
     bool weightsConst = false;
@@ -155,8 +157,25 @@ std::optional<Anchor> convAnchor(const FusionScope &s, const Node &n)
         a.padL.push_back(win.padBegin);
         a.padR.push_back(win.padEnd);
     }
-    a.src = plainDesc(x);
-    a.dst = plainDesc(y);
+    a.plainSrc = plainDesc(x);
+    a.plainDst = plainDesc(y);
+    // Activations in the layout the primitive prefers (blocked nChw16c on
+    // AVX-512: its direct JIT kernels, with cheap post-ops), reordered from and
+    // to the plain tensors around it (DnnlOp::run); plain NCHW would leave
+    // oneDNN 2.6 its GEMM-based convolution (im2col for a spatial window, no
+    // fast depthwise path).
+    // A pointwise (1x1, stride 1, one group) convolution on plain NCHW is a
+    // matrix product without im2col: it stays plain and saves the two
+    // reorders (a choice; not measured apart, BENCHMARKS.md, 2026-11-27).
+    bool pointwise = group == 1;
+    for (std::size_t d = 2; d < rank; ++d)
+        pointwise = pointwise && w[d] == 1 && a.strides[d - 2] == 1 && a.padL[d - 2] == 0 && a.padR[d - 2] == 0;
+    // TESSERA_CPU_CONV_LAYOUT=plain keeps every convolution plain (to bisect).
+    const char *layout = std::getenv("TESSERA_CPU_CONV_LAYOUT");
+    const bool plainOnly = layout && std::string_view(layout) == "plain";
+    const auto tag = pointwise || plainOnly ? plainTag(rank) : memory::format_tag::any;
+    a.src = memory::desc(Dims(x.begin(), x.end()), memory::data_type::f32, tag);
+    a.dst = memory::desc(Dims(y.begin(), y.end()), memory::data_type::f32, tag);
     Dims wd(w.begin(), w.end());
     if (group > 1) {
         wd[0] /= group;
@@ -239,23 +258,55 @@ class DnnlOp final : public CpuOp
 public:
     Status run(std::uint8_t *const *tensors) const override
     {
-        return runPrimitive(m_prim, label, [&] {
-            if (m_sumFrom != kInvalidId && tensors[m_sumFrom] != tensors[m_dst])
-                std::memcpy(tensors[m_dst], tensors[m_sumFrom], m_dstMd.get_size());
-            std::unordered_map<int, memory> args;
-            args.emplace(DNNL_ARG_SRC, memory(m_srcMd, dnnlEngine(), tensors[m_src]));
-            args.emplace(DNNL_ARG_WEIGHTS,
-                         m_weightsConst ? m_weights : memory(m_weightsMd, dnnlEngine(), tensors[m_weightT]));
-            if (m_bias)
-                args.emplace(DNNL_ARG_BIAS, *m_bias);
-            args.emplace(DNNL_ARG_DST, memory(m_dstMd, dnnlEngine(), tensors[m_dst]));
-            for (const auto &[index, t, md] : m_binary)
-                args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
-                             memory(md, dnnlEngine(), tensors[t]));
-            args.emplace(DNNL_ARG_SCRATCHPAD,
-                         memory(m_scratchMd, dnnlEngine(), threadScratch(0, m_scratchMd.get_size())));
-            return args;
-        });
+        if (!m_srcIn && !m_dstOut)
+            return runPrimitive(m_prim, label, [&] { return args(tensors, tensors[m_src], tensors[m_dst]); });
+        // A convolution on blocked activations: the source reordered in, the
+        // residual of a sum post-op reordered into the blocked destination,
+        // the destination reordered out, all on this thread's scratch.
+        try {
+            dnnl::stream stream(dnnlEngine());
+            std::uint8_t *src = tensors[m_src], *dst = tensors[m_dst];
+            if (m_srcIn) {
+                src = threadScratch(1, m_srcMd.get_size());
+                memory from(m_plainSrcMd, dnnlEngine(), tensors[m_src]), to(m_srcMd, dnnlEngine(), src);
+                m_srcIn->execute(stream, from, to);
+            }
+            if (m_dstOut) {
+                dst = threadScratch(2, m_dstMd.get_size());
+                if (m_sumFrom != kInvalidId) {
+                    memory from(m_plainDstMd, dnnlEngine(), tensors[m_sumFrom]), to(m_dstMd, dnnlEngine(), dst);
+                    m_sumIn->execute(stream, from, to);
+                }
+            }
+            m_prim.execute(stream, args(tensors, src, dst));
+            if (m_dstOut) {
+                memory from(m_dstMd, dnnlEngine(), dst), to(m_plainDstMd, dnnlEngine(), tensors[m_dst]);
+                m_dstOut->execute(stream, from, to);
+            }
+            stream.wait();
+        } catch (const dnnl::error &e) {
+            return Status::error(ErrorCode::Internal, "oneDNN failed on '" + label + "': " + e.what());
+        }
+        return Status::ok();
+    }
+
+    // The primitive's arguments with source and destination at `src`, `dst`
+    // (the run's tensors, or blocked copies of them).
+    std::unordered_map<int, memory> args(std::uint8_t *const *tensors, std::uint8_t *src, std::uint8_t *dst) const
+    {
+        if (!m_dstOut && m_sumFrom != kInvalidId && tensors[m_sumFrom] != tensors[m_dst])
+            std::memcpy(tensors[m_dst], tensors[m_sumFrom], m_dstMd.get_size());
+        std::unordered_map<int, memory> args;
+        args.emplace(DNNL_ARG_SRC, memory(m_srcMd, dnnlEngine(), src));
+        args.emplace(DNNL_ARG_WEIGHTS,
+                     m_weightsConst ? m_weights : memory(m_weightsMd, dnnlEngine(), tensors[m_weightT]));
+        if (m_bias)
+            args.emplace(DNNL_ARG_BIAS, *m_bias);
+        args.emplace(DNNL_ARG_DST, memory(m_dstMd, dnnlEngine(), dst));
+        for (const auto &[index, t, md] : m_binary)
+            args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1, memory(md, dnnlEngine(), tensors[t]));
+        args.emplace(DNNL_ARG_SCRATCHPAD, memory(m_scratchMd, dnnlEngine(), threadScratch(0, m_scratchMd.get_size())));
+        return args;
     }
 
     dnnl::primitive m_prim;
@@ -268,6 +319,10 @@ public:
     TensorId m_sumFrom = kInvalidId; // copied into dst before a sum post-op accumulates onto it
     std::vector<std::tuple<int, TensorId, memory::desc>> m_binary;
     std::shared_ptr<const std::vector<float>> m_biasStore;
+    // A convolution whose primitive chose blocked activations (nChw16c):
+    // reorders from/to the plain tensors the rest of the plan reads.
+    memory::desc m_plainSrcMd, m_plainDstMd;
+    std::optional<dnnl::reorder> m_srcIn, m_dstOut, m_sumIn;
 };
 
 // Binary post-op operand descriptor: the operand right-aligned to dst's rank.
@@ -318,6 +373,21 @@ void build(DnnlOp &op, Anchor &a, const std::vector<PostOp> &posts, const Graph 
         op.m_scratchMd = pd.scratchpad_desc();
         op.m_impl = pd.impl_info_str();
         op.m_prim = dnnl::convolution_forward(pd);
+        op.m_plainSrcMd = a.plainSrc;
+        op.m_plainDstMd = a.plainDst;
+        op.m_srcIn.reset();
+        op.m_dstOut.reset();
+        op.m_sumIn.reset();
+        if (op.m_srcMd != a.plainSrc)
+            op.m_srcIn =
+                dnnl::reorder(dnnl::reorder::primitive_desc(dnnlEngine(), a.plainSrc, dnnlEngine(), op.m_srcMd));
+        if (op.m_dstMd != a.plainDst) {
+            op.m_dstOut =
+                dnnl::reorder(dnnl::reorder::primitive_desc(dnnlEngine(), op.m_dstMd, dnnlEngine(), a.plainDst));
+            if (op.m_sumFrom != kInvalidId)
+                op.m_sumIn =
+                    dnnl::reorder(dnnl::reorder::primitive_desc(dnnlEngine(), a.plainDst, dnnlEngine(), op.m_dstMd));
+        }
     } else {
         auto d =
             hasBias ? dnnl::matmul::desc(a.src, a.weights, a.bias, a.dst) : dnnl::matmul::desc(a.src, a.weights, a.dst);

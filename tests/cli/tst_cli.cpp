@@ -304,6 +304,47 @@ TEST_F(Cli, RunOnTheCpuBackendRepeatsAndReportsKernels)
     EXPECT_EQ(run("run " + model + " --backend cpu --repeat many").code, 2);
 }
 
+// `bench`: warm-up runs, then --repeat measured runs with median, spread and
+// CPU time. `--check` compares every output with the reference backend's and
+// passes within the tolerance. Twins: a tolerance the float arithmetic cannot
+// meet fails the check (exit 1, MISMATCH per output); bad counts are usage errors.
+TEST_F(Cli, BenchReportsSpreadAndCheckComparesWithTheReference)
+{
+    const std::string model = sample("nerf-mlp", "--batch 4");
+    Result r = run("bench " + model + " --algo layer-fusion --backend cpu --warmup 1 --repeat 4 --check --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonObject b = json(r);
+    const QJsonObject bench = b["bench"].toObject();
+    EXPECT_EQ(bench["runs"].toInt(), 4);
+    EXPECT_EQ(bench["warmup"].toInt(), 1);
+    EXPECT_LE(bench["min_ms"].toDouble(), bench["median_ms"].toDouble());
+    EXPECT_LE(bench["median_ms"].toDouble(), bench["max_ms"].toDouble());
+    EXPECT_LE(bench["p10_ms"].toDouble(), bench["p90_ms"].toDouble());
+    EXPECT_GT(bench["cpu_median_ms"].toDouble(), 0);
+    const QJsonObject check = b["check"].toObject();
+    EXPECT_TRUE(check["ok"].toBool());
+    ASSERT_EQ(check["outputs"].toArray().size(), b["outputs"].toArray().size());
+    EXPECT_LT(check["outputs"].toArray()[0].toObject()["rel_l2"].toDouble(), 1e-4);
+
+    Result text = run("bench " + model + " --backend cpu --repeat 3 --check");
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.out.find("runs       3 after 3 warm-up; min "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("cpu time   "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("(tolerance 0.0001): ok"), std::string::npos) << text.out;
+
+    // The reference backend against itself is exact; the cpu backend's
+    // reordered float sums are not, so a tolerance of 1e-15 fails.
+    Result strict = run("run " + model + " --algo layer-fusion --backend cpu --check --tolerance 1e-15");
+    EXPECT_EQ(strict.code, 1) << strict.out;
+    EXPECT_NE(strict.out.find("MISMATCH"), std::string::npos) << strict.out;
+    EXPECT_NE(strict.err.find("--check: cpu differs from the reference backend"), std::string::npos) << strict.err;
+    Result exact = run("run " + model + " --algo layer-fusion --backend reference --check --tolerance 1e-15");
+    EXPECT_EQ(exact.code, 0) << exact.out << exact.err;
+
+    EXPECT_EQ(run("bench " + model + " --backend cpu --warmup -1").code, 2);
+    EXPECT_EQ(run("run " + model + " --backend cpu --check --tolerance zero").code, 2);
+}
+
 TEST_F(Cli, BackendsListsCapabilities)
 {
     Result r = run("backends --json");
