@@ -22,6 +22,10 @@
 //   the VME), default networks: all five (names as `tessera-cli sample --list`);
 //   --gt-option is passed to every GraphTurbo variant (e.g. batches_per_cluster=4,
 //   §5.1's allocation; default: the batch spread over the four clusters).
+//   --breakdown prints, under each row, where the simulated time went: per
+//   task kind the tasks, their summed durations and the simulated time during
+//   which at least one of them ran (the union of their intervals), and the
+//   host's issue time (compute tasks × the device's kernel launch).
 // Re-runnable after a device recalibration: everything comes from the
 // stcp920 preset the build ships.
 // Links: tessera_app_common tessera_samples onnx_proto (besides tessera_core).
@@ -36,6 +40,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <onnx/onnx_pb.h>
@@ -101,6 +106,49 @@ std::vector<int> scopeCounts(const Graph &g, const ExecutionPlan &p, const Devic
     return out;
 }
 
+// --breakdown: per task kind, tasks, summed durations and the union of their
+// intervals (simulated time with at least one of them running).
+void printBreakdown(const ExecutionPlan &p, const RunResult &r, const Device &d)
+{
+    std::map<std::string, std::vector<std::pair<double, double>>> byKind;
+    std::size_t launched = 0;
+    for (const TaskTiming &t : r.timeline) {
+        const Task &task = p.tasks[static_cast<std::size_t>(t.task)];
+        byKind[std::string(taskKindName(task.kind))].push_back({t.startNs, t.endNs});
+        if (std::getenv("GT_DEBUG") && task.kind == TaskKind::Copy) {
+            std::string key;
+            for (const auto &[l, b] : task.cost.bytesByLevel)
+                key += l + ":" + std::to_string(b) + " ";
+            const auto arrow = task.label.find("→");
+            std::int64_t dst = 0;
+            for (BufferId b : task.writes)
+                dst += p.buffers[static_cast<std::size_t>(b)].bytes;
+            std::fprintf(stderr, "COPY %.1f %s| %s | dst %lld | %s\n", t.endNs - t.startNs, key.c_str(),
+                         arrow == std::string::npos ? "" : task.label.substr(arrow - 4, 12).c_str(),
+                         static_cast<long long>(dst), task.label.c_str());
+        }
+        launched += task.kind == TaskKind::Compute;
+    }
+    std::string line;
+    for (auto &[kind, spans] : byKind) {
+        std::sort(spans.begin(), spans.end());
+        double sum = 0, covered = 0, end = -1;
+        for (const auto &[a, b] : spans) {
+            sum += b - a;
+            if (b > end) {
+                covered += b - std::max(a, end);
+                end = b;
+            }
+        }
+        char buf[160];
+        std::snprintf(buf, sizeof buf, " %s %zu (sum %.2f ms, union %.2f ms);", kind.c_str(), spans.size(), sum / 1e6,
+                      covered / 1e6);
+        line += buf;
+    }
+    std::printf("|  | breakdown |%s host issue %.2f ms (%zu launches) |\n", line.c_str(),
+                static_cast<double>(launched) * d.overheads.kernelLaunchNs / 1e6, launched);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -108,9 +156,12 @@ int main(int argc, char **argv)
     std::string dtype = "f16";
     std::vector<std::string> wanted;
     std::map<std::string, std::string> gtOptions;
+    bool breakdown = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--dtype" && i + 1 < argc) {
+        if (a == "--breakdown") {
+            breakdown = true;
+        } else if (a == "--dtype" && i + 1 < argc) {
             dtype = argv[++i];
         } else if (a == "--gt-option" && i + 1 < argc) {
             const std::string kv = argv[++i];
@@ -220,6 +271,8 @@ int main(int argc, char **argv)
                         r->metrics.at("throughput"),
                         baselineMs > 0 ? std::to_string(baselineMs / simMs).substr(0, 5).c_str() : "-", v.paper,
                         scopes.c_str(), n.table3);
+            if (breakdown)
+                printBreakdown(run->result.plan, *r, *device);
             std::fflush(stdout);
         }
     }

@@ -271,6 +271,15 @@ private:
                                        taskLoc(t));
             st.hostIssued = true;
             st.fixedNs = 0; // the launch is the host's issue slot (S1)
+            // A task of the kernel the previous compute task of each of its queues ran continues
+            // that launch (another tile or instance of it, run as a loop inside the kernel).
+            st.launches = st.queues.empty();
+            for (int q : st.queues) {
+                auto [it, inserted] = m_lastKernel.try_emplace(q, t.kernel);
+                if (inserted || it->second != t.kernel)
+                    st.launches = true;
+                it->second = t.kernel;
+            }
             // Tile fraction per node: its tiles' volume over its output's.
             std::map<NodeId, double> fraction;
             double maxFraction = t.tiles.empty() ? 1.0 : 0.0;
@@ -419,6 +428,7 @@ private:
     std::vector<int> m_bufferLevel;
     std::vector<int> m_bufferInstance;
     std::map<std::pair<int, int>, int> m_queues;
+    std::map<int, KernelId> m_lastKernel; // per queue: the kernel of its last compute task
     double m_maxLatency = 0;
 };
 

@@ -225,7 +225,8 @@ private:
                 m_hostFree = std::max(m_hostFree, m_out.timeline[m_hostNext].endNs);
             } else if (t.hostIssued) {
                 m_issueAt[m_hostNext] = m_hostFree;
-                m_hostFree += m_d.overheads.kernelLaunchNs;
+                if (t.launches)
+                    m_hostFree += m_d.overheads.kernelLaunchNs;
                 if (m_issueAt[m_hostNext] > m_now)
                     m_timed.push({m_issueAt[m_hostNext], std::numeric_limits<std::size_t>::max()});
             }

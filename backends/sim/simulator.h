@@ -94,6 +94,7 @@ struct SimTask {
     std::vector<TaskId> deps;
     std::vector<int> queues; // in-order queues (S3)
     bool hostIssued = false; // a compute task: issued by the host (S1)
+    bool launches = true;    // a host-issued task that starts a kernel launch (S1: not a continuation)
     double fixedNs = 0;      // setup before its parts run (DMA setup, sync)
     std::vector<Part> parts;
     std::vector<BufferUse> buffers;

@@ -19,6 +19,13 @@ std::string splitId(int dim, std::int64_t factor)
     return dim < 0 || factor <= 1 ? std::string("whole") : "d" + std::to_string(dim) + "/f" + std::to_string(factor);
 }
 
+// U_d of a sub-graph (0 when unknown or whole).
+std::int64_t unsplitOf(const SubGraph &sg, int d)
+{
+    return d >= 0 && static_cast<std::size_t>(d) < sg.unsplitBytes.size() ? sg.unsplitBytes[static_cast<std::size_t>(d)]
+                                                                          : 0;
+}
+
 // S1: the split of one sub-graph.
 void decideSplit(Context &ctx, SubGraph &sg)
 {
@@ -44,7 +51,7 @@ void decideSplit(Context &ctx, SubGraph &sg)
             for (std::int64_t v : splitFactorCandidates(shape[static_cast<std::size_t>(d)])) {
                 if (v < 2)
                     continue;
-                const std::int64_t share = (peak + v - 1) / v;
+                const std::int64_t share = instanceFootprint(peak, unsplitOf(sg, d), v);
                 const bool fits = share <= ctx.lbBytes;
                 const bool isBest = sg.best.dim == d && sg.best.factor == v;
                 if (!isBest && listed >= 6)
@@ -52,9 +59,10 @@ void decideSplit(Context &ctx, SubGraph &sg)
                 ++listed;
                 const int n = opsOfDim.count(d) ? opsOfDim[d] : 0;
                 options.push_back({splitId(d, v), "split dim " + std::to_string(d) + " into " + std::to_string(v),
-                                   double(v), "n_d=" + std::to_string(n) + ", ceil(peak/v)=" + std::to_string(share),
+                                   double(v),
+                                   "n_d=" + std::to_string(n) + ", instance footprint " + std::to_string(share) + " B",
                                    fits ? std::string()
-                                        : "ceil(peak/v) = " + std::to_string(share) + " B exceeds LB " +
+                                        : "instance footprint " + std::to_string(share) + " B exceeds LB " +
                                               std::to_string(ctx.lbBytes) + " B"});
                 splits.push_back({d, v});
                 if (isBest)
@@ -142,7 +150,7 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
                                          sg.splitFactor, i); // cluster 0's coordinates
                 inst.outputBytes = regionBytes(g.tensor(out), inst.tile);
             }
-            inst.footprint = (clusterPeak(sg) + sg.splitFactor - 1) / sg.splitFactor;
+            inst.footprint = instanceFootprint(clusterPeak(sg), unsplitOf(sg, sg.splitDim), sg.splitFactor);
             ig.ofSubgraph[s].push_back(static_cast<int>(ig.instances.size()));
             ig.instances.push_back(std::move(inst));
         }

@@ -58,8 +58,43 @@ int matchedDim(const Tensor &t, const ops::Region &r)
 
 } // namespace
 
+std::int64_t unsplitInputBytes(const Graph &g, const std::vector<NodeId> &nodes, NodeId exit, int dim, int clusterParts)
+{
+    const TensorId out = g.node(exit).outputs.empty() ? kInvalidId : g.node(exit).outputs.front();
+    if (out == kInvalidId || dim < 0 || dim >= static_cast<int>(g.tensor(out).shape.size()))
+        return 0;
+    const Shape &shape = g.tensor(out).shape;
+    if (shape[static_cast<std::size_t>(dim)] < 2)
+        return 0;
+    ops::Region tile = ops::fullRegion(shape);
+    auto whole = regionsFor(g, nodes, exit, tile);
+    tile[static_cast<std::size_t>(dim)] = {0, (shape[static_cast<std::size_t>(dim)] + 1) / 2};
+    auto half = regionsFor(g, nodes, exit, tile);
+    if (!whole || !half)
+        return 0;
+    // A read the split leaves as the whole output reads it (a strided convolution reads less
+    // than its whole input, the same in every instance).
+    std::int64_t bytes = 0;
+    for (const auto &[t, r] : half->read) {
+        const Tensor &tt = g.tensor(t);
+        auto w = whole->read.find(t);
+        if (tt.isConstant() || tt.shape.empty() || w == whole->read.end() || r != w->second)
+            continue;
+        const std::int64_t parts = std::max(1, clusterParts);
+        bytes += (regionBytes(tt, r) + parts - 1) / parts;
+    }
+    return bytes;
+}
+
+std::int64_t instanceFootprint(std::int64_t peakBytes, std::int64_t unsplitBytes, std::int64_t factor)
+{
+    const std::int64_t u = std::clamp<std::int64_t>(unsplitBytes, 0, peakBytes);
+    const std::int64_t v = std::max<std::int64_t>(1, factor);
+    return u + (peakBytes - u + v - 1) / v;
+}
+
 std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<NodeId> &nodes, NodeId exit,
-                                         std::int64_t peakBytes, int clusterParts)
+                                         std::int64_t peakBytes, int clusterParts, std::vector<std::int64_t> *unsplit)
 {
     const Graph &g = ctx.graph;
     std::vector<SplitTuple> info;
@@ -68,11 +103,16 @@ std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<N
         return info;
     const Shape &shape = g.tensor(out).shape;
     const Shape share = clusterShape(shape, clusterParts);
+    if (unsplit)
+        unsplit->assign(shape.size(), 0);
     for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
-        // S1 (lines 3-6): the smallest v that fits LB.
+        // S1 (lines 3-6): the smallest v whose instance fits LB.
+        const std::int64_t u = unsplitInputBytes(g, nodes, exit, d, clusterParts);
+        if (unsplit)
+            (*unsplit)[static_cast<std::size_t>(d)] = u;
         std::int64_t f = 0;
         for (std::int64_t v : splitFactorCandidates(share[static_cast<std::size_t>(d)]))
-            if ((peakBytes + v - 1) / v <= ctx.lbBytes) {
+            if (instanceFootprint(peakBytes, u, v) <= ctx.lbBytes) {
                 f = v;
                 break;
             }
@@ -137,8 +177,9 @@ void analyseSubGraph(const Context &ctx, SubGraph &sg)
     if (sg.splittable && parts > 1 && g.tensor(exit.outputs.front()).shape.front() % parts == 0)
         sg.clusterParts = parts;
     sg.splitInfo.clear();
+    sg.unsplitBytes.clear();
     if (sg.splittable)
-        sg.splitInfo = computeSplitInfo(ctx, sg.nodes, sg.exit, clusterPeak(sg), sg.clusterParts);
+        sg.splitInfo = computeSplitInfo(ctx, sg.nodes, sg.exit, clusterPeak(sg), sg.clusterParts, &sg.unsplitBytes);
     else if (sg.peakBytes <= ctx.lbBytes)
         sg.splitInfo.push_back({true, static_cast<int>(sg.nodes.size()), 1, -1}); // whole, fits
     sg.best = bestSplit(sg.splitInfo);

@@ -3,7 +3,14 @@
 //
 // computeSplitInfo, for a sub-graph with output O and peak footprint P:
 //   L2-6   for each output dim d, outermost first, f_d is the first v of
-//          1, 2, 4, 8, 9, ..., |O_d| with ceil(P / v) <= LB; none: split_d = 0.
+//          1, 2, 4, 8, 9, ..., |O_d| whose instance fits LB; none: split_d = 0.
+//          An instance holds U_d + ceil((P - U_d) / v): U_d is the external
+//          activation inputs a split along d does not narrow (a convolution
+//          split along its output channels reads its whole input in every
+//          instance), the rest shrinks with v. The paper's "fits LB" is the
+//          instance's footprint; ceil(P / v) alone let channel splits of
+//          convolutions with inputs far larger than LB "fit", and each of
+//          their f instances then copied the whole input into LB.
 //   L7-11  the split of d propagates backwards through the sub-graph's index
 //          maps (core/ops inputRegions via core/plan taskRegions); an
 //          intermediate tensor t matches d when a split of O along d splits
@@ -35,8 +42,19 @@ ops::Region instanceTile(const Shape &shape, int dim, std::int64_t factor, std::
 
 // `clusterParts` > 1: the batch is spread over that many clusters (§2.1), so
 // dim 0's extent and the peak are one cluster's share; `peakBytes` is that share.
+// `unsplit`, if given, receives U_d per output dim (unsplitInputBytes).
 std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<NodeId> &nodes, NodeId exit,
-                                         std::int64_t peakBytes, int clusterParts = 1);
+                                         std::int64_t peakBytes, int clusterParts = 1,
+                                         std::vector<std::int64_t> *unsplit = nullptr);
+
+// U_d: bytes of one cluster's share (dim 0 over `clusterParts`) of the sub-graph's external
+// activation inputs that instance 0 of a split of the output in two along `dim` still reads
+// as the whole output reads them (the split does not narrow them). Constants are left out (peakFootprint leaves them
+// out too). 0 when dim cannot split.
+std::int64_t unsplitInputBytes(const Graph &g, const std::vector<NodeId> &nodes, NodeId exit, int dim,
+                               int clusterParts = 1);
+// One instance's footprint: U + ceil((P - U) / v), U capped at P.
+std::int64_t instanceFootprint(std::int64_t peakBytes, std::int64_t unsplitBytes, std::int64_t factor);
 // Eq. (1); a tuple with factor kNoFit when the set is empty.
 SplitTuple bestSplit(const std::vector<SplitTuple> &splitInfo);
 

@@ -43,6 +43,9 @@ struct SubGraph {
     NodeId exit = kInvalidId;  // produces the sub-graph output (its output 0)
     std::int64_t peakBytes = 0;
     std::vector<SplitTuple> splitInfo;
+    // Per output dim: bytes of one cluster's share of the external activation inputs a split
+    // along that dim leaves whole (splitinfo.h unsplitInputBytes); empty = none known.
+    std::vector<std::int64_t> unsplitBytes;
     SplitTuple best;   // Eq. (1); factor kNoFit when nothing fits LB
     int splitDim = -1; // the split used (instances.h decides it), -1 = whole
     std::int64_t splitFactor = 1;
