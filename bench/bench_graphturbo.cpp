@@ -24,8 +24,9 @@
 //   §5.1's allocation; default: the batch spread over the four clusters).
 //   --breakdown prints, under each row, where the simulated time went: per
 //   task kind the tasks, their summed durations and the simulated time during
-//   which at least one of them ran (the union of their intervals), and the
-//   host's issue time (compute tasks × the device's kernel launch).
+//   which at least one of them ran (the union of their intervals), and
+//   compute tasks × the device's kernel launch (the host's issue time if
+//   every task were its own launch; instances of one kernel share one).
 // Re-runnable after a device recalibration: everything comes from the
 // stcp920 preset the build ships.
 // Links: tessera_app_common tessera_samples onnx_proto (besides tessera_core).
@@ -115,18 +116,6 @@ void printBreakdown(const ExecutionPlan &p, const RunResult &r, const Device &d)
     for (const TaskTiming &t : r.timeline) {
         const Task &task = p.tasks[static_cast<std::size_t>(t.task)];
         byKind[std::string(taskKindName(task.kind))].push_back({t.startNs, t.endNs});
-        if (std::getenv("GT_DEBUG") && task.kind == TaskKind::Copy) {
-            std::string key;
-            for (const auto &[l, b] : task.cost.bytesByLevel)
-                key += l + ":" + std::to_string(b) + " ";
-            const auto arrow = task.label.find("→");
-            std::int64_t dst = 0;
-            for (BufferId b : task.writes)
-                dst += p.buffers[static_cast<std::size_t>(b)].bytes;
-            std::fprintf(stderr, "COPY %.1f %s| %s | dst %lld | %s\n", t.endNs - t.startNs, key.c_str(),
-                         arrow == std::string::npos ? "" : task.label.substr(arrow - 4, 12).c_str(),
-                         static_cast<long long>(dst), task.label.c_str());
-        }
         launched += task.kind == TaskKind::Compute;
     }
     std::string line;
@@ -145,7 +134,7 @@ void printBreakdown(const ExecutionPlan &p, const RunResult &r, const Device &d)
                       covered / 1e6);
         line += buf;
     }
-    std::printf("|  | breakdown |%s host issue %.2f ms (%zu launches) |\n", line.c_str(),
+    std::printf("|  | breakdown |%s compute tasks × launch %.2f ms (%zu) |\n", line.c_str(),
                 static_cast<double>(launched) * d.overheads.kernelLaunchNs / 1e6, launched);
 }
 

@@ -214,7 +214,9 @@ private:
     }
 
     // S1: the host issues compute tasks in plan order, one per launch
-    // overhead, and stops at a barrier until it has finished.
+    // overhead, and stops at a barrier until it has finished. A task that
+    // continues the kernel its queues last ran (SimTask::launches false) is
+    // issued with that launch.
     void advanceHost()
     {
         while (m_hostNext < m_p.tasks.size()) {
@@ -223,10 +225,14 @@ private:
                 if (m_state[m_hostNext] != State::Done)
                     return;
                 m_hostFree = std::max(m_hostFree, m_out.timeline[m_hostNext].endNs);
+                m_lastLaunch = std::max(m_lastLaunch, m_out.timeline[m_hostNext].endNs);
             } else if (t.hostIssued) {
-                m_issueAt[m_hostNext] = m_hostFree;
-                if (t.launches)
+                // A continuation of a launched kernel is issued with it, at no cost.
+                if (t.launches) {
+                    m_lastLaunch = m_hostFree;
                     m_hostFree += m_d.overheads.kernelLaunchNs;
+                }
+                m_issueAt[m_hostNext] = m_lastLaunch;
                 if (m_issueAt[m_hostNext] > m_now)
                     m_timed.push({m_issueAt[m_hostNext], std::numeric_limits<std::size_t>::max()});
             }
@@ -516,6 +522,7 @@ private:
         m_timed;
     std::size_t m_hostNext = 0;
     double m_hostFree = 0;
+    double m_lastLaunch = 0; // issue time of the last launch (or the end of the last barrier)
     std::vector<std::vector<std::int64_t>> m_occupancy;
     std::vector<std::int64_t> m_levelTotal, m_levelPeak, m_levelPeakInstance;
     std::set<BufferId> m_allocated;

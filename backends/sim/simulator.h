@@ -27,7 +27,10 @@
 //    - fixed delays with no resource: a compute task waits to be issued by the
 //      host, which issues compute tasks in plan order one per
 //      overheads.kernelLaunch (devicecost S4) and stops at a barrier until it
-//      completes; a DMA task first spends overheads.dmaSetup plus the largest
+//      completes; a compute task of the kernel the previous compute task of
+//      each of its in-order queues ran is an iteration of that launch (a
+//      tile, or GraphTurbo's next instance of a sub-graph run as a loop in
+//      the cores' program), issued with it at no cost; a DMA task first spends overheads.dmaSetup plus the largest
 //      latency of the levels it touches; a barrier costs overheads.sync.
 // S2 Placement (the default policy for unbound tasks): no cluster and no core
 //    → every core of the device (a kernel spreads over the whole chip, as a

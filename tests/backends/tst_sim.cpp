@@ -321,6 +321,34 @@ TEST_F(SimTiming, BoundTasksUseTheirCoresOnly)
     EXPECT_NEAR(endOf(*r, b), 1200, 1e-6);
 }
 
+// Instances of one kernel on one in-order queue are a loop inside one launch
+// (GraphTurbo's instances of a sub-graph): two tasks of kernel k0 on core 0
+// pay the 1 us launch once: the first runs 0-200 ns, the second is issued
+// at 0 with it, waits for it in the queue and runs 200-400 ns.
+TEST_F(SimTiming, InstancesOfOneKernelOnAQueueShareItsLaunch)
+{
+    device.overheads.kernelLaunchNs = 1000;
+    ExecutionPlan p = emptyPlan();
+    const TaskId a = matmul(p, {.cluster = 0, .core = 0});
+    Task second = p.tasks[static_cast<std::size_t>(a)];
+    second.deps = {};
+    const TaskId b = p.addTask(second); // the same kernel
+    auto r = run(p);
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_NEAR(endOf(*r, a), 200, 1e-6);
+    EXPECT_NEAR(startOf(*r, b), 200, 1e-6);
+    EXPECT_NEAR(endOf(*r, b), 400, 1e-6);
+    // Twin: a second kernel on the same queue is a new launch, issued at 1000 ns.
+    ExecutionPlan q = emptyPlan();
+    const TaskId c = matmul(q, {.cluster = 0, .core = 0});
+    const TaskId d = matmul(q, {.cluster = 0, .core = 0});
+    auto r2 = run(q);
+    ASSERT_TRUE(r2.isOk()) << r2.status().str();
+    EXPECT_NEAR(endOf(*r2, c), 200, 1e-6);
+    EXPECT_NEAR(startOf(*r2, d), 1000, 1e-6);
+    EXPECT_NEAR(endOf(*r2, d), 1200, 1e-6);
+}
+
 // Two kernels on one core share its MAT: started together (no launch cost,
 // different streams so neither queues behind the other), each runs at half
 // rate: both end at 400 ns instead of 200.

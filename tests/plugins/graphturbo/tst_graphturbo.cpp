@@ -238,6 +238,47 @@ TEST(GraphTurboSplitInfo, ChannelSplitDoesNotPropagateThroughConvolution)
     EXPECT_EQ(bestSplit(small).factor, 4);
 }
 
+TEST(GraphTurboSplitInfo, ChannelSplitOfAConvolutionKeepsItsWholeInputInEveryInstance)
+{
+    // A 1x1 conv [1, 16, 8, 8] -> [1, 32, 8, 8]: x is 4096 B, the output
+    // 8192 B, peak 12288 B. Split along output channels, every instance reads
+    // all of x: footprint(v) = 4096 + ceil(8192 / v). With LB 4096 B no v
+    // fits along dim 1 (ceil(P / v) alone would fit at v = 4); rows and
+    // columns narrow x: ceil(12288 / v) fits at v = 4 (extent 8: 1, 2, 4, 8).
+    Graph g;
+    const TensorId x = tg::tensor(g, "x", {1, 16, 8, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    g.outputs = {tg::op(g, "conv", "Conv", {x, tg::weight(g, "w", {32, 16, 1, 1})}, {1, 32, 8, 8},
+                        {{"kernel_shape", {std::vector<std::int64_t>{1, 1}}}})};
+    DecisionContext dc;
+    Trace tr;
+    const DeviceCostModel cost(stcp920());
+    Context ctx{g, stcp920(), cost, dc, tr};
+    ctx.lbBytes = 4096;
+    EXPECT_EQ(peakFootprint(g, {0}), 12288);
+    EXPECT_EQ(unsplitInputBytes(g, {0}, 0, 1), 4096);
+    EXPECT_EQ(unsplitInputBytes(g, {0}, 0, 2), 0);
+    EXPECT_EQ(instanceFootprint(12288, 4096, 4), 6144);
+    std::vector<std::int64_t> unsplit;
+    const auto info = computeSplitInfo(ctx, {0}, 0, 12288, 1, &unsplit);
+    EXPECT_EQ(unsplit, (std::vector<std::int64_t>{0, 4096, 0, 0}));
+    EXPECT_TRUE(std::none_of(info.begin(), info.end(), [](const SplitTuple &s) { return s.dim == 1; }));
+    EXPECT_EQ(bestSplit(info), (SplitTuple{true, 1, 4, 2}));
+    // Negative twin: a Relu of the same output size narrows its input along
+    // channels too (U = 0), so dim 1 fits at v = 4 (ceil(16384 / 4) = 4096)
+    // and Eq. (1) takes it (the outer dim at the same n and f).
+    Graph h;
+    const TensorId y = tg::tensor(h, "y", {1, 32, 8, 8}, Tensor::Kind::Input);
+    h.inputs = {y};
+    h.outputs = {tg::op(h, "relu", "Relu", {y}, {1, 32, 8, 8})};
+    Context hctx{h, stcp920(), cost, dc, tr};
+    hctx.lbBytes = 4096;
+    EXPECT_EQ(unsplitInputBytes(h, {0}, 0, 1), 0);
+    const auto relu = computeSplitInfo(hctx, {0}, 0, peakFootprint(h, {0}), 1, &unsplit);
+    EXPECT_EQ(unsplit, (std::vector<std::int64_t>{0, 0, 0, 0}));
+    EXPECT_EQ(bestSplit(relu), (SplitTuple{true, 1, 4, 1}));
+}
+
 // --- §4.3 memory allocation --------------------------------------------------
 
 TEST(GraphTurboMemory, Fig12SpillsTheLongestLivedTensor)
