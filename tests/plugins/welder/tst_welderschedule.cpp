@@ -4,31 +4,20 @@
 // connection or a tile replay and still verify, an override beyond a capacity is rejected with
 // the reason, and runs are deterministic.
 #include "backends/reference/reference.h"
-#include "core/onnx/importer.h"
 #include "core/plan/verify.h"
-#include "core/sched/session.h"
 #include "plugins/sequential/sequential.h"
-#include "plugins/welder/welder.h"
-#include "samples/catalog.h"
 
 #include <cmath>
 #include <limits>
-#include <onnx/onnx_pb.h>
 
 #include "tests/backends/planutil.h"
 #include "tests/common/testsamples.h"
-#include "tests/plugins/welder/weldertest.h"
+#include "tests/plugins/welder/welderrun.h"
 
 using namespace tessera;
 using namespace tessera::weldertest;
 
 namespace {
-
-Expected<ScheduleRun> welder(const Graph &g, const std::string &dev, ScheduleSetup setup = {})
-{
-    static const auto scheduler = createWelderScheduler();
-    return scheduleGraph(g, device(dev), *scheduler, setup);
-}
 
 // Max |a - b| / (1 + |b|) over every output element.
 double maxRelDiff(const std::vector<HostTensor> &a, const std::vector<HostTensor> &b)
@@ -233,14 +222,10 @@ TEST(WelderOverride, ForcedTileReplaysAndVerifies)
     const Graph g = matmulSoftmax(512);
     auto first = welder(g, "nvidia-v100");
     ASSERT_TRUE(first.isOk());
-    const DecisionRecord *tile = nullptr;
-    for (const DecisionRecord &r : first->decisions.records())
-        if (r.role == "welder.tile")
-            tile = &r;
-    ASSERT_NE(tile, nullptr);
-    ASSERT_GE(tile->options.size(), 2u);
+    const ForcedChoices o = overridesOf(*first);
+    ASSERT_FALSE(o.tileKey.empty()); // the fused kernel has a second candidate
     ScheduleSetup s;
-    s.overrides[tile->key] = tile->options[1].id;
+    s.overrides[o.tileKey] = o.tileTo;
     auto second = welder(g, "nvidia-v100", s);
     ASSERT_TRUE(second.isOk()) << second.status().str();
     EXPECT_EQ(second->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
@@ -351,13 +336,7 @@ TEST(WelderSchedule, SqueezeNetVerifiesOnEveryKindOfDevice)
 // A real sample at small resolution: MobileNetV2 at 32×32, imported, scheduled, run.
 TEST(WelderSchedule, MobileNetV2SmallComputesTheSequentialOutputs)
 {
-    samples::SampleOptions o;
-    o.imageSize = 32;
-    auto model = samples::buildSample("mobilenetv2", o);
-    ASSERT_TRUE(model.isOk()) << model.status().str();
-    auto imported = importModelFromBytes((*model)->SerializeAsString(), "mobilenetv2.onnx");
-    ASSERT_TRUE(imported.isOk()) << imported.status().str();
-    expectSameOutputs(imported->graph, "nvidia-v100");
+    expectSameOutputs(mobileNetV2Small(), "nvidia-v100");
 }
 
 // §5.2: "on the top layers where the feature maps are large and the number of channels is small,
@@ -429,13 +408,10 @@ TEST(WelderSection42, ReplayReusesTheLastTilingsAndGivesTheSamePlan)
         EXPECT_EQ(first->decisions.records()[i].chosen, second->decisions.records()[i].chosen);
     EXPECT_EQ(first->result.plan.estimatedLatencyNs(), second->result.plan.estimatedLatencyNs());
     // A tile override replays from the same tilings and still verifies.
-    const DecisionRecord *tile = nullptr;
-    for (const DecisionRecord &r : first->decisions.records())
-        if (r.role == "welder.tile" && r.options.size() >= 2)
-            tile = &r;
-    ASSERT_NE(tile, nullptr);
+    const ForcedChoices forced = overridesOf(*first);
+    ASSERT_FALSE(forced.tileKey.empty());
     ScheduleSetup o = s;
-    o.overrides[tile->key] = tile->options[1].id;
+    o.overrides[forced.tileKey] = forced.tileTo;
     auto replay = welder(g, "nvidia-v100", o);
     ASSERT_TRUE(replay.isOk()) << replay.status().str();
     EXPECT_EQ(replay->result.stats.at("reused_tilings"), 1.0);
