@@ -7,14 +7,12 @@
 // scheduleGraph (search and verification, every thread). The replay rows schedule once with reuse=true, then
 // force one decision (the first fused kernel's second tile candidate; the first connected edge
 // left unconnected) and time the whole re-schedule (search + verification), as the workbench's
-// replay runs it. Each replay runs BENCH_WELDER_REPEAT times (default 5; between two, an untimed
-// run without the override puts the last schedule back), reported as the median wall and CPU
-// time. The cold search of the same model in the same run (reuse=false) is the baseline.
-// `bench_welder --replay-only MODEL...` prints the replay table alone (its cold baseline included);
-// BENCH_WELDER_THREADS=N sets option threads (default: one per core). Under
-// `valgrind --tool=callgrind --instr-atstart=no` only the timed replays are instrumented
-// (BENCH_WELDER_ONLY=tile or connect: that kind alone).
-// Needs tessera_plugin_welder, tessera_plugin_ios and tessera_samples linked.
+// replay runs it. Each replay runs BENCH_WELDER_REPEAT times (default 3), each time after a first
+// schedule that starts from nothing kept, reported as the median wall and CPU time. The cold search of the same model
+// in the same run (reuse=false) is the baseline. `bench_welder --replay-only MODEL...` prints the replay table alone
+// (its cold baseline included); BENCH_WELDER_THREADS=N sets option threads (default: one per core). Under `valgrind
+// --tool=callgrind --instr-atstart=no` only the timed replays are instrumented (BENCH_WELDER_ONLY=tile or connect: that
+// kind alone). Needs tessera_plugin_welder, tessera_plugin_ios and tessera_samples linked.
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
 #include "core/sched/session.h"
@@ -93,20 +91,61 @@ ScheduleSetup replaySetup()
     return setup;
 }
 
-// Schedules with one override (the whole re-schedule: search and verification) `repeat` times,
-// each after an untimed run without it; the median wall and CPU ms, or -1 when it was not applied.
-Timing replay(const Graph &g, const Device &device, const IScheduler &welder, const std::string &key,
-              const std::string &option, int repeat)
+// A one-node graph: scheduling it with reuse=true replaces the tilings Welder keeps (it keeps the
+// last schedule's only), so the next schedule of a model starts cold.
+Graph evictionGraph()
 {
-    std::vector<double> walls, cpus;
+    Graph g;
+    g.name = "evict";
+    Tensor x, y;
+    x.name = "x";
+    x.shape = {1, 8};
+    x.kind = Tensor::Kind::Input;
+    y.name = "y";
+    y.shape = {1, 8};
+    const TensorId xi = g.addTensor(x), yi = g.addTensor(y);
+    Node n;
+    n.name = "relu";
+    n.opType = "Relu";
+    n.inputs = {xi};
+    n.outputs = {yi};
+    g.addNode(n);
+    g.inputs = {xi};
+    g.outputs = {yi};
+    return g;
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return -1;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// `repeat` times: a first schedule with reuse=true from nothing kept (the cold search a session
+// starts with), then the schedule with one override (the whole re-schedule: search and
+// verification, as the workbench replays it). Median wall and CPU ms of the replay (and of the
+// first schedule in `first`); -1 when the override was not applied.
+Timing replay(const Graph &g, const Device &device, const IScheduler &welder, const std::string &key,
+              const std::string &option, int repeat, Timing *first)
+{
+    static const Graph evict = evictionGraph();
+    std::vector<double> walls, cpus, firstWalls, firstCpus;
     for (int i = 0; i < repeat; ++i) {
-        if (i > 0 && !scheduleGraph(g, device, welder, replaySetup()))
+        if (!scheduleGraph(evict, device, welder, replaySetup()))
             return {};
+        auto t0 = Clock::now();
+        double cpu0 = cpuMs();
+        if (!scheduleGraph(g, device, welder, replaySetup()))
+            return {};
+        firstWalls.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        firstCpus.push_back(cpuMs() - cpu0);
         ScheduleSetup setup = replaySetup();
         setup.overrides[key] = option;
         CALLGRIND_START_INSTRUMENTATION;
-        const auto t0 = Clock::now();
-        const double cpu0 = cpuMs();
+        t0 = Clock::now();
+        cpu0 = cpuMs();
         auto run = scheduleGraph(g, device, welder, setup);
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         const double cpu = cpuMs() - cpu0;
@@ -125,10 +164,8 @@ Timing replay(const Graph &g, const Device &device, const IScheduler &welder, co
         walls.push_back(ms);
         cpus.push_back(cpu);
     }
-    const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-    };
+    if (first)
+        *first = {median(firstWalls), median(firstCpus)};
     return {median(walls), median(cpus)};
 }
 
@@ -162,7 +199,7 @@ int main(int argc, char **argv)
         Timing cold, warm, tile, connect;
     };
     const int repeat =
-        std::getenv("BENCH_WELDER_REPEAT") ? std::max(1, std::atoi(std::getenv("BENCH_WELDER_REPEAT"))) : 5;
+        std::getenv("BENCH_WELDER_REPEAT") ? std::max(1, std::atoi(std::getenv("BENCH_WELDER_REPEAT"))) : 3;
     const std::string only = std::getenv("BENCH_WELDER_ONLY") ? std::getenv("BENCH_WELDER_ONLY") : "";
     std::vector<Replay> replays;
     int failures = 0;
@@ -193,39 +230,29 @@ int main(int argc, char **argv)
                         levelBytes(run->result.plan, dram) / 1048576.0, run->result.plan.estimatedLatencyNs() / 1e6);
             std::fflush(stdout);
         }
-        // The baseline: a cold search of the same model (reuse=false), welder variant.
+        // The baseline: a cold search of the same model (reuse=false), welder variant; its
+        // decisions name the overrides.
         Replay r{name, {}, {}, {}, {}};
-        {
-            ScheduleSetup cold = replaySetup();
-            cold.options["reuse"] = "false";
-            const auto t0 = Clock::now();
-            const double cpu0 = cpuMs();
-            auto run = scheduleGraph(*g, *device, *welder, cold);
-            if (!run) {
-                ++failures;
-                continue;
-            }
-            r.cold = {std::chrono::duration<double, std::milli>(Clock::now() - t0).count(), cpuMs() - cpu0};
-        }
-        // Replays (reuse=true): the first run fills the cache, the overrides replay from it.
+        ScheduleSetup cold = replaySetup();
+        cold.options["reuse"] = "false";
         const auto t0 = Clock::now();
         const double cpu0 = cpuMs();
-        auto first = scheduleGraph(*g, *device, *welder, replaySetup());
-        r.warm = {std::chrono::duration<double, std::milli>(Clock::now() - t0).count(), cpuMs() - cpu0};
+        auto first = scheduleGraph(*g, *device, *welder, cold);
         if (!first) {
             ++failures;
             continue;
         }
+        r.cold = {std::chrono::duration<double, std::milli>(Clock::now() - t0).count(), cpuMs() - cpu0};
         if (only.empty() || only == "tile")
             for (const DecisionRecord &d : first->decisions.records())
                 if (d.role == "welder.tile" && d.options.size() >= 2) {
-                    r.tile = replay(*g, *device, *welder, d.key, d.options[1].id, repeat);
+                    r.tile = replay(*g, *device, *welder, d.key, d.options[1].id, repeat, &r.warm);
                     break;
                 }
         if (only.empty() || only == "connect")
             for (const DecisionRecord &d : first->decisions.records())
                 if (d.role == "welder.connect" && d.chosen != 0) {
-                    r.connect = replay(*g, *device, *welder, d.key, d.options[0].id, repeat);
+                    r.connect = replay(*g, *device, *welder, d.key, d.options[0].id, repeat, &r.warm);
                     break;
                 }
         replays.push_back(r);

@@ -2,10 +2,13 @@
 
 #include "core/hw/device.h"
 #include "core/ir/analysis.h"
+#include "core/plan/taskmaps.h"
 #include "core/plan/tiles.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 
@@ -33,13 +36,21 @@ public:
             return;
         m_words = (m_n + 63) / 64;
         m_bits.assign(m_n * m_words, 0);
+        // Deps latest first: a dep already marked is an ancestor of one merged before, whose row
+        // holds its row; the ancestors of d are all below d, so words above d / 64 stay 0.
+        std::vector<TaskId> deps;
         for (const Task &t : p.tasks) {
             std::uint64_t *row = &m_bits[static_cast<std::size_t>(t.id) * m_words];
-            for (TaskId d : t.deps) {
-                const std::uint64_t *dr = &m_bits[static_cast<std::size_t>(d) * m_words];
-                for (std::size_t w = 0; w < m_words; ++w)
+            deps.assign(t.deps.begin(), t.deps.end());
+            std::sort(deps.begin(), deps.end(), std::greater<>());
+            for (TaskId d : deps) {
+                const auto bit = static_cast<std::size_t>(d);
+                if ((row[bit / 64] >> (bit % 64)) & 1ULL)
+                    continue;
+                const std::uint64_t *dr = &m_bits[bit * m_words];
+                for (std::size_t w = 0; w <= bit / 64; ++w)
                     row[w] |= dr[w];
-                row[static_cast<std::size_t>(d) / 64] |= 1ULL << (static_cast<std::size_t>(d) % 64);
+                row[bit / 64] |= 1ULL << (bit % 64);
             }
         }
     }
@@ -307,18 +318,23 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
     // producers[t] = (task, region) pairs that write tensor t.
     std::unordered_map<TensorId, std::vector<std::pair<TaskId, ops::Region>>> producers;
     std::unordered_map<TensorId, std::vector<ops::Region>> primaryTiles;
+    // Per kernel, made when its first task is checked: its output nodes and index maps.
+    std::vector<std::unique_ptr<KernelIndexMaps>> kernelMaps(plan.kernels.size());
     for (const Task &t : plan.tasks) {
         if (cancelled())
             return cancelledStatus();
         if (t.kind != TaskKind::Compute)
             continue;
         const Kernel &k = plan.kernels[static_cast<std::size_t>(t.kernel)];
-        auto r = taskRegions(g, k, t.tiles);
+        auto &maps = kernelMaps[static_cast<std::size_t>(t.kernel)];
+        if (!maps)
+            maps = std::make_unique<KernelIndexMaps>(g, k);
+        auto r = taskRegions(g, k, t.tiles, maps.get());
         if (!r)
             return r.status().at(taskLoc(plan, t.id));
         for (NodeId n : k.nodes)
             computed[static_cast<std::size_t>(n)] = true;
-        const auto outs = kernelOutputNodes(g, k.nodes);
+        const auto &outs = maps->outputNodes();
         for (const auto &[tensor, region] : r->computed) {
             producers[tensor].push_back({t.id, region});
             const NodeId p = g.tensor(tensor).producer;
