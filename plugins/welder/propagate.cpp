@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+#include <optional>
 #include <unordered_set>
 
 namespace tessera::welder {
@@ -24,14 +26,14 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
 
 // The tensors of `nodes` held at `level`+1 while a level-`level` tile runs: those whose nearest
 // internal connection is level+1 (or that escape). Tensors connected only higher up live above it.
-bool heldAt(const TileGraph &tg, const std::unordered_set<NodeId> &inside, TensorId t, int level)
+bool heldAt(const TileGraph &tg, const std::vector<NodeId> &sortedInside, TensorId t, int level)
 {
     const Graph &g = tg.graph();
     const Tensor &tt = g.tensor(t);
     int nearest = 1 << 20;
     bool escapes = std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
     for (NodeId c : tt.consumers) {
-        if (!inside.count(c)) {
+        if (!std::binary_search(sortedInside.begin(), sortedInside.end(), c)) {
             escapes = true;
             continue;
         }
@@ -400,13 +402,22 @@ struct HeldTiles {
 HeldTiles heldTiles(const TileGraph &tg, const TileConfig &c, int level)
 {
     const Graph &g = tg.graph();
-    const std::unordered_set<NodeId> inside(c.nodes.begin(), c.nodes.end());
-    // Last reader (topological position within c.nodes) of each tensor.
-    std::map<TensorId, std::size_t> lastUse;
+    std::vector<NodeId> inside(c.nodes.begin(), c.nodes.end());
+    std::sort(inside.begin(), inside.end());
+    // Last reader (topological position within c.nodes) of each tensor: (tensor, position) sorted,
+    // the last entry of a tensor its last reader.
+    std::vector<std::pair<TensorId, std::size_t>> reads;
     for (std::size_t i = 0; i < c.nodes.size(); ++i)
         for (TensorId t : g.node(c.nodes[i]).inputs)
             if (t != kInvalidId)
-                lastUse[t] = i;
+                reads.emplace_back(t, i);
+    std::sort(reads.begin(), reads.end());
+    const auto lastUse = [&](TensorId t) -> std::optional<std::size_t> {
+        auto it = std::upper_bound(reads.begin(), reads.end(), std::pair{t, std::numeric_limits<std::size_t>::max()});
+        if (it == reads.begin() || std::prev(it)->first != t)
+            return std::nullopt;
+        return std::prev(it)->second;
+    };
     HeldTiles h;
     std::vector<std::size_t> live; // indices into h.tiles
     for (std::size_t i = 0; i < c.nodes.size(); ++i) {
@@ -434,9 +445,9 @@ HeldTiles heldTiles(const TileGraph &tg, const TileConfig &c, int level)
         step[1] = step[2] = h.order.size();
         std::erase_if(live, [&](std::size_t k) {
             const TensorId t = h.tiles[k].tensor;
-            auto lu = lastUse.find(t);
-            const bool done = std::find(c.escaping.begin(), c.escaping.end(), t) == c.escaping.end() &&
-                              (lu == lastUse.end() || lu->second <= i);
+            const auto lu = lastUse(t);
+            const bool done =
+                std::find(c.escaping.begin(), c.escaping.end(), t) == c.escaping.end() && (!lu || *lu <= i);
             if (done)
                 h.order.push_back(k);
             return done;
@@ -462,15 +473,11 @@ void tileSizes(const TileGraph &tg, const HeldTiles &h, std::int64_t rstep, std:
             if (tile.inputIndex < axes.size() && !axes[tile.inputIndex].opaque)
                 reduced = &axes[tile.inputIndex].reducedDims;
         }
-        if (!reduced || reduced->empty()) {
-            elements = ops::regionElements(r);
-        } else {
-            ops::Region cut = r;
-            for (int d : *reduced)
-                if (d >= 0 && static_cast<std::size_t>(d) < cut.size() &&
-                    cut[static_cast<std::size_t>(d)].size() > rstep)
-                    cut[static_cast<std::size_t>(d)].end = cut[static_cast<std::size_t>(d)].begin + rstep;
-            elements = ops::regionElements(cut);
+        for (std::size_t d = 0; d < r.size(); ++d) {
+            // A reduced axis longer than the step is held one step at a time.
+            const bool cut = reduced && r[d].size() > rstep &&
+                             std::find(reduced->begin(), reduced->end(), static_cast<int>(d)) != reduced->end();
+            elements *= cut ? rstep : r[d].size();
         }
         bytes[k] = elements * static_cast<std::int64_t>(dtypeSize(g.tensor(tile.tensor).dtype));
     }
