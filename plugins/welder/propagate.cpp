@@ -349,6 +349,11 @@ namespace {
 class BestFit
 {
 public:
+    // `blocks` is scratch storage (cleared here), kept by the caller across tiles.
+    explicit BestFit(std::vector<std::pair<std::int64_t, std::int64_t>> &blocks) : m_blocks(blocks)
+    {
+        m_blocks.clear();
+    }
     std::int64_t alloc(std::int64_t bytes)
     {
         bytes = (bytes + 31) / 32 * 32;
@@ -378,7 +383,7 @@ public:
     std::int64_t peak() const { return m_peak; }
 
 private:
-    std::vector<std::pair<std::int64_t, std::int64_t>> m_blocks; // (start, size), sorted by start
+    std::vector<std::pair<std::int64_t, std::int64_t>> &m_blocks; // (start, size), sorted by start
     std::int64_t m_peak = 0;
 };
 
@@ -399,14 +404,27 @@ struct HeldTiles {
     std::vector<std::array<std::size_t, 4>> steps;
 };
 
-HeldTiles heldTiles(const TileGraph &tg, const TileConfig &c, int level)
+// What one MemFootprint works in, kept per thread from tile to tile (the search evaluates tens of
+// thousands of tiles; their vectors keep their capacity).
+struct FootprintScratch {
+    HeldTiles held;
+    std::vector<NodeId> inside;
+    std::vector<std::pair<TensorId, std::size_t>> reads;
+    std::vector<std::size_t> live;
+    std::vector<std::int64_t> bytes, previous, where;
+    std::vector<std::pair<std::int64_t, std::int64_t>> blocks;
+};
+
+void heldTiles(const TileGraph &tg, const TileConfig &c, int level, FootprintScratch &s)
 {
     const Graph &g = tg.graph();
-    std::vector<NodeId> inside(c.nodes.begin(), c.nodes.end());
+    std::vector<NodeId> &inside = s.inside;
+    inside.assign(c.nodes.begin(), c.nodes.end());
     std::sort(inside.begin(), inside.end());
     // Last reader (topological position within c.nodes) of each tensor: (tensor, position) sorted,
     // the last entry of a tensor its last reader.
-    std::vector<std::pair<TensorId, std::size_t>> reads;
+    std::vector<std::pair<TensorId, std::size_t>> &reads = s.reads;
+    reads.clear();
     for (std::size_t i = 0; i < c.nodes.size(); ++i)
         for (TensorId t : g.node(c.nodes[i]).inputs)
             if (t != kInvalidId)
@@ -418,8 +436,12 @@ HeldTiles heldTiles(const TileGraph &tg, const TileConfig &c, int level)
             return std::nullopt;
         return std::prev(it)->second;
     };
-    HeldTiles h;
-    std::vector<std::size_t> live; // indices into h.tiles
+    HeldTiles &h = s.held;
+    h.tiles.clear();
+    h.order.clear();
+    h.steps.clear();
+    std::vector<std::size_t> &live = s.live; // indices into h.tiles
+    live.clear();
     for (std::size_t i = 0; i < c.nodes.size(); ++i) {
         const Node &n = g.node(c.nodes[i]);
         std::array<std::size_t, 4> step{};
@@ -455,7 +477,6 @@ HeldTiles heldTiles(const TileGraph &tg, const TileConfig &c, int level)
         step[3] = h.order.size();
         h.steps.push_back(step);
     }
-    return h;
 }
 
 // Size of each held tile with reduction step `rstep` (0: whole).
@@ -483,10 +504,11 @@ void tileSizes(const TileGraph &tg, const HeldTiles &h, std::int64_t rstep, std:
     }
 }
 
-std::int64_t peakBytes(const HeldTiles &h, const std::vector<std::int64_t> &bytes)
+std::int64_t peakBytes(const HeldTiles &h, const std::vector<std::int64_t> &bytes, FootprintScratch &s)
 {
-    BestFit alloc;
-    std::vector<std::int64_t> where(h.tiles.size(), 0);
+    BestFit alloc(s.blocks);
+    std::vector<std::int64_t> &where = s.where;
+    where.assign(h.tiles.size(), 0);
     for (const auto &step : h.steps) {
         for (std::size_t o = step[0]; o < step[1]; ++o)
             where[h.order[o]] = alloc.alloc(bytes[h.order[o]]);
@@ -502,14 +524,18 @@ Footprint memFootprint(const TileGraph &tg, const TileConfig &c, const WelderLev
 {
     const std::int64_t capacity = levels.at(std::min(level + 1, levels.top())).capacityBytes;
     Footprint f;
-    const HeldTiles held = heldTiles(tg, c, level);
-    std::vector<std::int64_t> bytes, previous;
+    thread_local FootprintScratch scratch;
+    heldTiles(tg, c, level, scratch);
+    const HeldTiles &held = scratch.held;
+    std::vector<std::int64_t> &bytes = scratch.bytes, &previous = scratch.previous;
+    bytes.clear();
+    previous.clear();
     for (std::int64_t rstep :
          {std::int64_t{0}, std::int64_t{128}, std::int64_t{64}, std::int64_t{32}, std::int64_t{16}, std::int64_t{8}}) {
         tileSizes(tg, held, rstep, bytes);
         // The same tile sizes as the step before (no reduced axis longer than this step): the same peak.
         if (rstep == 0 || bytes != previous)
-            f.bytes = peakBytes(held, bytes);
+            f.bytes = peakBytes(held, bytes, scratch);
         std::swap(bytes, previous);
         f.rstep = rstep;
         if (f.bytes <= capacity) {
