@@ -2,8 +2,9 @@
 // computes the same outputs as the sequential plan (test graphs, the paper's examples and a
 // real sample at small resolution), the §5.2 ablation variants connect less, overrides of a
 // connection or a tile replay and still verify, an override beyond a capacity is rejected with
-// the reason, and runs are deterministic.
+// the reason, runs are deterministic, and a backend's measurements replace the model's estimates (§3.2).
 #include "backends/reference/reference.h"
+#include "core/cost/measuredcost.h"
 #include "core/plan/verify.h"
 #include "plugins/sequential/sequential.h"
 
@@ -439,4 +440,63 @@ TEST(WelderSection42, OtherDeviceOrSearchDoesNotReuse)
     ASSERT_TRUE(fresh.isOk());
     EXPECT_EQ(fresh->result.stats.at("reused_tilings"), 0.0);
     EXPECT_GT(fresh->result.stats.at("tilings_searched"), 0.0);
+}
+
+namespace {
+
+// A backend that times one node (the meter of core/cost/measuredcost.h), nothing else.
+struct OneNodeMeter final : KernelMeter {
+    std::string node;
+    double ns = 0;
+    int calls = 0;
+    CostKind kind() const override { return CostKind::Measured; }
+    Expected<double> kernelNs(const Graph &g, const std::vector<NodeId> &nodes) override
+    {
+        ++calls;
+        if (nodes.size() == 1 && g.node(nodes[0]).name == node)
+            return ns;
+        return Status::error(ErrorCode::Unavailable, "no timer for this kernel");
+    }
+};
+
+} // namespace
+
+// §3.2 "costs from the analytic model, or measured by a backend that can measure": with a meter
+// in the schedule setup, a kernel the backend times (here the opaque Softmax, a whole kernel) is
+// costed by the measurement — in its SetConnect trial and in the plan — and the rest by the model.
+TEST(WelderSection32, MeasuredKernelsReplaceTheModelsEstimates)
+{
+    Graph g = matmulSoftmax(512);
+    g.node(g.findNode("softmax")).opaque = true;
+    OneNodeMeter meter;
+    meter.node = "softmax";
+    meter.ns = 1e6; // 1 ms: far slower than the model's estimate
+    ScheduleSetup s;
+    s.meter = &meter;
+    auto run = welder(g, "nvidia-v100", s);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_GE(meter.calls, 1);
+    const DecisionRecord *d = run->decisions.find(decisionKey("welder.connect", {"matmul", "softmax"}));
+    ASSERT_NE(d, nullptr);
+    EXPECT_GE(d->options[0].cost, 1e6); // the unconnected trial: Matmul's kernel + the measured Softmax
+    int measured = 0;
+    for (const Task &t : run->result.plan.tasks)
+        if (t.cost.kind == CostKind::Measured) {
+            ++measured;
+            EXPECT_EQ(run->result.plan.kernels[static_cast<std::size_t>(t.kernel)].nodes,
+                      std::vector<NodeId>{g.findNode("softmax")});
+            EXPECT_NEAR(t.cost.computeNs + t.cost.memoryNs, 1e6, 1);
+        }
+    EXPECT_EQ(measured, 1);
+    EXPECT_GT(run->result.plan.estimatedLatencyNs(), 1e6);
+
+    // Twin: the same schedule from the analytic model alone is all estimates, far below 1 ms.
+    auto modelled = welder(g, "nvidia-v100");
+    ASSERT_TRUE(modelled.isOk());
+    for (const Task &t : modelled->result.plan.tasks)
+        EXPECT_EQ(t.cost.kind, CostKind::Estimated);
+    const DecisionRecord *m = modelled->decisions.find(decisionKey("welder.connect", {"matmul", "softmax"}));
+    ASSERT_NE(m, nullptr);
+    EXPECT_LT(m->options[0].cost, 1e6);
+    EXPECT_LT(modelled->result.plan.estimatedLatencyNs(), 1e6);
 }
