@@ -6,9 +6,11 @@
 #include "core/plan/tiles.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -318,20 +320,51 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
     // producers[t] = (task, region) pairs that write tensor t.
     std::unordered_map<TensorId, std::vector<std::pair<TaskId, ops::Region>>> producers;
     std::unordered_map<TensorId, std::vector<ops::Region>> primaryTiles;
-    // Per kernel, made when its first task is checked: its output nodes and index maps.
+    // Per kernel: its output nodes and index maps (type inference once per node).
     std::vector<std::unique_ptr<KernelIndexMaps>> kernelMaps(plan.kernels.size());
+    for (const Task &t : plan.tasks)
+        if (t.kind == TaskKind::Compute && !kernelMaps[static_cast<std::size_t>(t.kernel)])
+            kernelMaps[static_cast<std::size_t>(t.kernel)] =
+                std::make_unique<KernelIndexMaps>(g, plan.kernels[static_cast<std::size_t>(t.kernel)]);
+    // The regions of every compute task, each a pure function of its task: on up to 4 threads
+    // for a large plan (a scheduler's replay re-verifies thousands of tasks). What is reported
+    // below, in task order, is the same for any number of threads.
+    std::vector<Status> regionErrors(plan.tasks.size());
+    {
+        std::atomic<std::size_t> next{0};
+        const auto work = [&] {
+            for (std::size_t i = next++; i < plan.tasks.size(); i = next++) {
+                const Task &t = plan.tasks[i];
+                if (t.kind != TaskKind::Compute || cancelled())
+                    continue;
+                const auto kernel = static_cast<std::size_t>(t.kernel);
+                auto r = taskRegions(g, plan.kernels[kernel], t.tiles, kernelMaps[kernel].get());
+                if (r)
+                    regions[i] = std::move(*r);
+                else
+                    regionErrors[i] = r.status();
+            }
+        };
+        constexpr std::size_t kTasksPerThread = 512;
+        const std::size_t threads = std::min<std::size_t>(
+            {4, std::max(1u, std::thread::hardware_concurrency()), plan.tasks.size() / kTasksPerThread + 1});
+        std::vector<std::thread> pool;
+        for (std::size_t i = 1; i < threads; ++i)
+            pool.emplace_back(work);
+        work();
+        for (std::thread &t : pool)
+            t.join();
+    }
     for (const Task &t : plan.tasks) {
         if (cancelled())
             return cancelledStatus();
         if (t.kind != TaskKind::Compute)
             continue;
         const Kernel &k = plan.kernels[static_cast<std::size_t>(t.kernel)];
-        auto &maps = kernelMaps[static_cast<std::size_t>(t.kernel)];
-        if (!maps)
-            maps = std::make_unique<KernelIndexMaps>(g, k);
-        auto r = taskRegions(g, k, t.tiles, maps.get());
-        if (!r)
-            return r.status().at(taskLoc(plan, t.id));
+        const auto &maps = kernelMaps[static_cast<std::size_t>(t.kernel)];
+        if (!regionErrors[static_cast<std::size_t>(t.id)].isOk())
+            return regionErrors[static_cast<std::size_t>(t.id)].at(taskLoc(plan, t.id));
+        const TaskRegions *r = &regions[static_cast<std::size_t>(t.id)];
         for (NodeId n : k.nodes)
             computed[static_cast<std::size_t>(n)] = true;
         const auto &outs = maps->outputNodes();
@@ -341,7 +374,6 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
             if (!t.recompute && std::find(outs.begin(), outs.end(), p) != outs.end())
                 primaryTiles[tensor].push_back(region);
         }
-        regions[static_cast<std::size_t>(t.id)] = std::move(*r);
     }
     for (NodeId n = 0; n < nodeCount; ++n) {
         const Node &node = g.node(n);
