@@ -143,6 +143,10 @@ Timing replay(const Graph &g, const Device &device, const IScheduler &welder, co
         firstCpus.push_back(cpuMs() - cpu0);
         ScheduleSetup setup = replaySetup();
         setup.overrides[key] = option;
+        if (std::getenv("BENCH_WELDER_SPLIT")) {
+            std::fprintf(stderr, "replay %s starts\n", key.c_str()); // a profiler may attach now
+            std::fflush(stderr);
+        }
         CALLGRIND_START_INSTRUMENTATION;
         t0 = Clock::now();
         cpu0 = cpuMs();
