@@ -88,8 +88,7 @@ TEST_F(WelderCli, ScheduleReportsKernelsTrafficPerLevelAndLatency)
     EXPECT_LT(stats["traffic_after_HBM"].toDouble(), stats["traffic_before_HBM"].toDouble());
 
     // §5.2 ablation: welder-none connects nothing — more kernels, more HBM traffic, slower.
-    const Result none =
-        run("schedule " + model() + " --algo welder --device nvidia-v100 --option variant=none --json");
+    const Result none = run("schedule " + model() + " --algo welder --device nvidia-v100 --option variant=none --json");
     ASSERT_EQ(none.code, 0) << none.err;
     const QJsonObject n = json(none);
     EXPECT_GT(n["kernels"].toInt(), kernels);
