@@ -352,8 +352,14 @@ private:
                 }
             }
             const ComputeUnit *shown = dominant ? dominant : (m_d.units.empty() ? nullptr : &m_d.units.front());
-            st.track = (shown ? shown->name : std::string("compute")) + " core " + std::to_string(cores->front()) +
-                       (cores->size() > 1 ? "+" : "");
+            // The lane shows the placement (S2): "MME core 3" for one core, "MME cores 0-31" for a
+            // contiguous range (an unbound task takes every core), else "MME core 3+".
+            const std::string unitName = shown ? shown->name : std::string("compute");
+            const bool range = cores->size() > 1 && std::is_sorted(cores->begin(), cores->end()) &&
+                               cores->back() - cores->front() + 1 == static_cast<int>(cores->size());
+            st.track = range
+                           ? unitName + " cores " + std::to_string(cores->front()) + "-" + std::to_string(cores->back())
+                           : unitName + " core " + std::to_string(cores->front()) + (cores->size() > 1 ? "+" : "");
             break;
         }
         case TaskKind::Barrier:

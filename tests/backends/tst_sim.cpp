@@ -344,6 +344,8 @@ TEST_F(SimTiming, UnboundTasksSpreadOverEveryCoreAndLaunchesSerialise)
     EXPECT_NEAR(endOf(*r, a), 100, 1e-6);
     EXPECT_NEAR(startOf(*r, b), 1000, 1e-6);
     EXPECT_NEAR(endOf(*r, b), 1100, 1e-6);
+    // The Gantt lane names the placement: both cores.
+    EXPECT_EQ(r->laneNames.at(static_cast<std::size_t>(r->timeline[0].lane)), "MAT cores 0-1");
 }
 
 // Twin: bound to one core the same kernel takes 200 ns; two kernels on

@@ -116,7 +116,7 @@ TEST_F(CliSim, RunReportsMetricsAndWritesATrace)
     bool unitTrack = false, occupancy = false;
     for (const auto &v : events) {
         const QJsonObject e = v.toObject();
-        if (e["name"] == "thread_name" && e["args"].toObject()["name"].toString().contains(" core "))
+        if (e["name"] == "thread_name" && e["args"].toObject()["name"].toString().contains(" cores 0-31"))
             unitTrack = true;
         if (e["ph"] == "C" && e["name"] == "occupancy/DDR")
             occupancy = true;
