@@ -118,6 +118,11 @@ TEST(Presets, Stcp920MatchesGraphTurbo)
     EXPECT_EQ(d.levels[2].bandwidthBytesPerSec, 136e9);
     EXPECT_FALSE(d.isEstimated("levels[2].bandwidth"));
     EXPECT_TRUE(d.isEstimated("levels[0].bandwidth"));
+    // Issue 12 item 6: DDR's efficiency is fitted to Table 2's TVM column, the rest is an estimate.
+    EXPECT_EQ(d.calibration.memoryEfficiencyFor("DDR"), 0.35);
+    EXPECT_EQ(d.calibration.memoryEfficiencyFor("L1"), 0.8);
+    EXPECT_FALSE(d.isEstimated("calibration.memoryEfficiencyByLevel.DDR"));
+    EXPECT_TRUE(d.isEstimated("calibration.computeEfficiency"));
     ASSERT_EQ(d.units.size(), 3u);
     EXPECT_EQ(d.bestUnit(OpClass::Gemm, DType::Float16), d.unit("MME"));
     EXPECT_EQ(d.bestUnit(OpClass::Elementwise, DType::Float16), d.unit("VME"));

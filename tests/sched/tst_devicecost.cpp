@@ -306,6 +306,42 @@ TEST(DeviceCostModel, DeviceFileCalibrationReachesEveryScheduler)
     EXPECT_GT(latencyOf(g, launch, *seq), latencyOf(g, v100(), *seq));
 }
 
+// Per-level memory and per-class compute efficiencies (calibration.memoryEfficiencyByLevel,
+// computeEfficiencyByClass) reach the cost model; each with a twin that names another level or
+// class and changes nothing. STCP920 with its maps cleared is the base.
+TEST(DeviceCostModel, PerLevelAndPerClassEfficiencies)
+{
+    auto stcp = DeviceRegistry::standard().lookup("stcp920");
+    ASSERT_TRUE(stcp.isOk());
+    Device base = *stcp;
+    base.calibration.memoryEfficiencyByLevel.clear();
+    base.calibration.computeEfficiencyByClass.clear();
+    const double eff = base.calibration.memoryEfficiency;
+    auto with = [&](std::map<std::string, double, std::less<>> byLevel,
+                    std::map<std::string, double, std::less<>> byClass) {
+        Device d = base;
+        d.calibration.memoryEfficiencyByLevel = std::move(byLevel);
+        d.calibration.computeEfficiencyByClass = std::move(byClass);
+        return d;
+    };
+    // A DDR -> L1 transfer moves at the slower end: DDR's 136 GB/s × its efficiency.
+    const std::int64_t bytes = 1 << 20;
+    const double ddrNs = static_cast<double>(bytes) / (136e9 * eff) * 1e9;
+    EXPECT_NEAR(DeviceCostModel(base).transferCost(bytes, "DDR", "L1").memoryNs, ddrNs, ddrNs * 1e-12);
+    EXPECT_NEAR(DeviceCostModel(with({{"DDR", eff / 2}}, {})).transferCost(bytes, "DDR", "L1").memoryNs, 2 * ddrNs,
+                ddrNs * 1e-12);
+    EXPECT_NEAR(DeviceCostModel(with({{"L1", eff / 2}}, {})).transferCost(bytes, "DDR", "L1").memoryNs, ddrNs,
+                ddrNs * 1e-12); // L1 at half is still far faster than DDR
+
+    // A convolution (float32: on the VME) slows with the "conv" efficiency, not with "matmul".
+    const Graph g = convChain();
+    KernelPlacement ddr;
+    ddr.ioLevel = "DDR";
+    const double conv = DeviceCostModel(base).estimateKernel(g, {0}, ddr).cost.timeNs;
+    EXPECT_GT(DeviceCostModel(with({}, {{"conv", 0.001}})).estimateKernel(g, {0}, ddr).cost.timeNs, 100 * conv);
+    EXPECT_DOUBLE_EQ(DeviceCostModel(with({}, {{"matmul", 0.001}})).estimateKernel(g, {0}, ddr).cost.timeNs, conv);
+}
+
 // Every preset loads with a calibration that names its source.
 TEST(DeviceCostModel, EveryPresetStatesItsCalibration)
 {
