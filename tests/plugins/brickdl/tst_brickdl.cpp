@@ -360,6 +360,43 @@ TEST(BrickdlScheduler, MatmulOnlyGraphFallsBackToLibrary)
     expectSameAsSequential(g, run->result.plan);
 }
 
+// Bad input: feature maps smaller than the smallest brick (3×3 under 4×4
+// bricks) run as library kernels (§3.3.3's fallback), and the trace and the
+// decision say why in words; the plan verifies and computes the same outputs.
+TEST(BrickdlScheduler, ShapesSmallerThanABrickFallBackToLibrary)
+{
+    const Graph g = convChain(2, 3, 3, 3);
+    auto run = schedule(g, a100());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(run->result.stats.at("subgraphs"), 0);
+    EXPECT_EQ(run->result.stats.at("library_nodes"), 2);
+    const DecisionRecord *b = recordWithRole(run->decisions, "brickdl.brick");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(chosenId(*b), "library");
+    EXPECT_EQ(b->options.back().detail, "feature map 1x2x3x3 is smaller than one 4^2 brick");
+    bool traced = false;
+    for (const TraceStep &s : run->trace.steps())
+        traced |= s.phase == "lower" && s.why == "feature map 1x2x3x3 is smaller than one 4^2 brick";
+    EXPECT_TRUE(traced);
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &a100()).isOk());
+    expectSameAsSequential(g, run->result.plan);
+}
+
+// Negative twin: the same layers at 16×16 are larger than a brick and merge; a
+// 6×6 map is larger than a brick but has too little parallelism, and says so.
+TEST(BrickdlScheduler, ShapesLargerThanABrickMerge)
+{
+    auto run = schedule(convChain(2, 3, 16, 16), a100());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(run->result.stats.at("subgraphs"), 1);
+    auto few = schedule(convChain(2, 3, 6, 6), a100());
+    ASSERT_TRUE(few.isOk()) << few.status().str();
+    EXPECT_EQ(few->result.stats.at("subgraphs"), 0);
+    const DecisionRecord *b = recordWithRole(few->decisions, "brickdl.brick");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(b->options.back().detail, "too little parallelism for bricks (rho = 2.25 < 4^2)");
+}
+
 // Overrides: forcing a cut splits the sub-graph, replays the rest and still
 // verifies and computes the same outputs.
 TEST(BrickdlScheduler, OverrideCutReplays)
