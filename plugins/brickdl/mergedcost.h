@@ -43,16 +43,19 @@
 // (the live window of a raster order grows with B, so it would favour small
 // bricks) and per-element index overhead (≤ 1 % beside 3,456 FLOPs per output
 // element) — only a cost per brick call orders them as the paper does. Its
-// size is fitted to Fig. 11's memoized totals relative to 16³ (1.25, 1.11, 1,
-// 1.15 for 4³, 8³, 16³, 32³): 210 ns of device time per call gives 1.25,
+// size is fitted (least squares) to Fig. 11's memoized totals relative to 16³ (1.25, 1.11, 1,
+// 1.15 for 4³, 8³, 16³, 32³): 210 ns of device time per call gives 1.26,
 // 1.01, 1, 1.23 (devices/nvidia-a100.json overheads.deviceLaunch). Stated
 // orderings then hold: memoized 16³ < 8³ < 32³ < 4³ and 16³ memoized best of
 // all; padded 4³ the worst padded. Not reproduced: padded 8³ < 32³ (the model
 // recomputes Fig. 4's full halos, 2.1× the work at 8³ over three 3³ layers,
-// where Fig. 11's padded compute is only 9 % above memoized). The same term
-// costs ResNet-50 at batch 1 (4×4 bricks, ~2,000 calls per sub-graph) about
-// 0.4 ms per memoized sub-graph: in the paper's setting the cuDNN baseline is
-// tiled calls paying the same per call; layer fusion here is not.
+// where Fig. 11's padded compute is only 9 % above memoized); and §4.5.1's
+// memoized partitions stay within 0.5 % of each other (the same bricks in
+// each; Fig. 10 has 6 merged 23 % slower than 3+3). The same term costs the
+// CNNs at batch 1, whose 4×4 bricks do little work per call: ResNet-50 4.64
+// → 5.41 ms, DarkNet-53 5.04 → 8.79 ms (layer fusion 5.01, 6.27; BENCHMARKS.md
+// 2026-11-27). The paper's baseline is tiled cuDNN calls paying the same per
+// call; layer fusion here is not.
 // Choices where the paper is vague: a brick's thread block has one thread per
 // output element of the largest brick (all channels), in whole warps, at most
 // 1024 (CUDA's limit), and no shared memory (the bricks live in global memory

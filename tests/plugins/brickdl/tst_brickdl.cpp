@@ -458,6 +458,44 @@ TEST(BrickdlScheduler, OverrideStrategy)
     expectSameAsSequential(g, forced->result.plan);
 }
 
+// Overriding the brick size of a sub-graph (decision brickdl.brick) replays the
+// rest: the strategy is decided again on the new bricks, and the plan verifies
+// and computes the same outputs. Negative twin: overriding a 7×7 chain's
+// bricks to 4 (not larger than the window) is rejected with the reason, and
+// the size stays.
+TEST(BrickdlScheduler, OverrideBrickSizeReplays)
+{
+    const Graph g = convChain(3, 3, 64, 64);
+    auto base = schedule(g, a100());
+    ASSERT_TRUE(base.isOk()) << base.status().str();
+    const DecisionRecord *b = recordWithRole(base->decisions, "brickdl.brick");
+    ASSERT_NE(b, nullptr);
+    const std::string other = chosenId(*b) == "8" ? "16" : "8";
+    auto forced = schedule(g, a100(), {}, {{b->key, other}});
+    ASSERT_TRUE(forced.isOk()) << forced.status().str();
+    ASSERT_EQ(forced->overrideReports.size(), 1u);
+    EXPECT_EQ(forced->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
+    const DecisionRecord *f = recordWithRole(forced->decisions, "brickdl.brick");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(chosenId(*f), other);
+    EXPECT_NE(forced->result.plan.tasks.size(), base->result.plan.tasks.size());
+    EXPECT_NE(recordWithRole(forced->decisions, "brickdl.strategy"), nullptr);
+    expectSameAsSequential(g, forced->result.plan);
+
+    const Graph wide = convChain(2, 7, 64, 64);
+    auto wideBase = schedule(wide, a100());
+    ASSERT_TRUE(wideBase.isOk());
+    const DecisionRecord *wb = recordWithRole(wideBase->decisions, "brickdl.brick");
+    ASSERT_NE(wb, nullptr);
+    auto rejected = schedule(wide, a100(), {}, {{wb->key, "4"}});
+    ASSERT_TRUE(rejected.isOk());
+    ASSERT_EQ(rejected->overrideReports.size(), 1u);
+    EXPECT_EQ(rejected->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
+    EXPECT_NE(rejected->overrideReports[0].reason.find("window"), std::string::npos)
+        << rejected->overrideReports[0].reason;
+    EXPECT_EQ(chosenId(*recordWithRole(rejected->decisions, "brickdl.brick")), chosenId(*wb));
+}
+
 // §3.3.2 with rule=cost: the cheaper of the two estimates from the device
 // cost model is preferred; both options carry a finite estimate.
 TEST(BrickdlScheduler, CostRulePicksTheCheaperEstimate)
@@ -584,6 +622,31 @@ TEST(BrickdlScheduler, ResNet50SmallMatchesSequential)
         EXPECT_GT(run->result.stats.at("subgraphs"), 0);
         EXPECT_GT(run->result.stats.at("library_nodes"), 0); // the classifier and the 8×8 / 4×4 stages
         EXPECT_GT(run->result.stats.at(std::string(delta) == "100" ? "padded_subgraphs" : "memoized_subgraphs"), 0);
+        expectSameAsSequential(g, run->result.plan);
+    }
+}
+
+// Every CNN sample of the catalog (issue 16 "Done when": the CNN samples and
+// imported ONNX models) at 64×64, through ONNX import: merged sub-graphs are
+// found, the plan verifies, and the reference backend computes the sequential
+// plan's outputs bit for bit. (VGG-16 is 224×224 only; bench_brickdl plans it.)
+TEST(BrickdlScheduler, CnnSamplesMatchSequential)
+{
+    for (const char *name : {"resnet18-tailor", "mobilenetv2", "densenet121", "darknet53"}) {
+        SCOPED_TRACE(name);
+        samples::SampleOptions o;
+        o.imageSize = 64;
+        auto model = samples::buildSample(name, o);
+        ASSERT_TRUE(model.isOk()) << model.status().str();
+        std::string bytes;
+        ASSERT_TRUE((*model)->SerializeToString(&bytes));
+        auto imported = importModelFromBytes(bytes, std::string(name) + ".onnx");
+        ASSERT_TRUE(imported.isOk()) << imported.status().str();
+        const Graph &g = imported->graph;
+        auto run = schedule(g, a100());
+        ASSERT_TRUE(run.isOk()) << run.status().str();
+        EXPECT_GT(run->result.stats.at("subgraphs"), 0);
+        EXPECT_TRUE(verifyPlan(run->result.plan, g, &a100()).isOk());
         expectSameAsSequential(g, run->result.plan);
     }
 }
