@@ -439,6 +439,29 @@ TEST(BrickdlScheduler, OverrideThatOverflowsIsRejected)
         << forced->overrideReports[0].reason;
 }
 
+// Bad input: layers whose data alone overflow the on-chip level (1 MiB per
+// layer against the A100's 164 KiB of shared memory) run as library kernels,
+// the paper's fallback, and the trace says why with both sizes; the plan
+// verifies and computes the same outputs. Negative twin: against L2 (40 MiB)
+// the same layers merge.
+TEST(BrickdlScheduler, LayersOverflowingTheLevelFallBackToLibrary)
+{
+    const Graph g = convChain(2, 3, 128, 128, 16);
+    auto run = schedule(g, a100(), {{"level", "SMEM"}});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(run->result.stats.at("subgraphs"), 0);
+    EXPECT_EQ(run->result.stats.at("library_nodes"), 2);
+    bool traced = false;
+    for (const TraceStep &s : run->trace.steps())
+        traced |= s.why.find("alone exceeds SMEM capacity") != std::string::npos;
+    EXPECT_TRUE(traced);
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &a100()).isOk());
+    expectSameAsSequential(g, run->result.plan);
+    auto l2 = schedule(g, a100());
+    ASSERT_TRUE(l2.isOk()) << l2.status().str();
+    EXPECT_EQ(l2->result.stats.at("subgraphs"), 1);
+}
+
 // Overriding the strategy of a sub-graph flips it and the plan still verifies.
 TEST(BrickdlScheduler, OverrideStrategy)
 {
