@@ -430,6 +430,11 @@ KernelEstimate DeviceCostModel::estimateShapedKernel(const std::vector<ShapedLau
             k.aloneNs += k.waitNs;
             k.demandCores = std::min<double>(k.cores, static_cast<double>(k.blocks) * k.blockNs / k.aloneNs);
         }
+        if (s.deviceCalls > 0 && m_device.overheads.deviceLaunchNs > 0) {
+            k.callNs = s.deviceCalls * m_device.overheads.deviceLaunchNs;
+            k.aloneNs += k.callNs;
+            k.demandCores = std::min<double>(k.cores, static_cast<double>(k.blocks) * k.blockNs / k.aloneNs);
+        }
         est.cost.energyJ += k.flops * m_device.energyPerOpPj(s.dtype, UnitKind::Vector) * 1e-12;
         est.launches.push_back(k);
     }
@@ -569,8 +574,9 @@ StageEstimate DeviceCostModel::stage(const std::vector<std::vector<const KernelE
         TaskCost &c = out.costs[e.stream][e.kernel];
         const double from = streamEnd[e.stream];
         c.launchNs += std::max(0.0, e.startNs - from);
-        (l.memoryBound ? c.memoryNs : c.computeNs) += l.aloneNs - l.waitNs;
+        (l.memoryBound ? c.memoryNs : c.computeNs) += l.aloneNs - l.waitNs - l.callNs;
         c.syncNs += l.waitNs;
+        c.launchNs += l.callNs;
         c.contentionNs += std::max(0.0, (e.endNs - e.startNs) - l.aloneNs);
         c.timeNs += e.endNs - from;
         streamEnd[e.stream] = e.endNs;

@@ -503,6 +503,7 @@ std::set<std::string> fieldPaths(const Device &d)
                                "overheads.sync",
                                "overheads.dmaSetup",
                                "overheads.atomic",
+                               "overheads.deviceLaunch",
                                "calibration",
                                "calibration.computeEfficiency",
                                "calibration.memoryEfficiency",
@@ -659,6 +660,7 @@ Status validateDevice(const Device &d)
     TS_TRY(nonNegative("overheads.sync", d.overheads.syncNs));
     TS_TRY(nonNegative("overheads.dmaSetup", d.overheads.dmaSetupNs));
     TS_TRY(nonNegative("overheads.atomic", d.overheads.atomicNs));
+    TS_TRY(nonNegative("overheads.deviceLaunch", d.overheads.deviceLaunchNs));
     auto fraction = [](const std::string &path, double v) {
         return v > 0 && v <= 1 ? Status::ok() : fieldError(path, "must be in (0, 1], got " + num(v));
     };

@@ -147,6 +147,9 @@ struct Overheads {
     double syncNs = 0;         // a stage or cluster barrier (an inter-operator stage, GraphTurbo instance)
     double dmaSetupNs = 0;     // programming one DMA transfer
     double atomicNs = 0;       // one atomic operation (BrickDL memoized bricks)
+    // One kernel or library call issued from device code (CUDA dynamic parallelism: a call per
+    // BrickDL brick, brickdl-icpp24 §3.3.4), as the device's issue capacity: calls serialise.
+    double deviceLaunchNs = 0;
     friend bool operator==(const Overheads &, const Overheads &) = default;
 };
 

@@ -433,6 +433,7 @@ Expected<Device> parseDevice(const QByteArray &json, const QString &sourceName)
     d.overheads.syncNs = ov.quantity("sync", Quantity::TimeNs, 0.0);
     d.overheads.dmaSetupNs = ov.quantity("dmaSetup", Quantity::TimeNs, 0.0);
     d.overheads.atomicNs = ov.quantity("atomic", Quantity::TimeNs, 0.0);
+    d.overheads.deviceLaunchNs = ov.quantity("deviceLaunch", Quantity::TimeNs, 0.0);
     ov.finish();
 
     ObjectReader cal(c, top.raw("calibration", true), "calibration");
@@ -530,7 +531,8 @@ QByteArray toJson(const Device &d)
     o.insert("overheads", QJsonObject{{"kernelLaunch", q(d.overheads.kernelLaunchNs, Quantity::TimeNs)},
                                       {"sync", q(d.overheads.syncNs, Quantity::TimeNs)},
                                       {"dmaSetup", q(d.overheads.dmaSetupNs, Quantity::TimeNs)},
-                                      {"atomic", q(d.overheads.atomicNs, Quantity::TimeNs)}});
+                                      {"atomic", q(d.overheads.atomicNs, Quantity::TimeNs)},
+                                      {"deviceLaunch", q(d.overheads.deviceLaunchNs, Quantity::TimeNs)}});
     QJsonObject calibration{{"computeEfficiency", d.calibration.computeEfficiency},
                             {"memoryEfficiency", d.calibration.memoryEfficiency},
                             {"latencyHidingOccupancy", d.calibration.latencyHidingOccupancy},

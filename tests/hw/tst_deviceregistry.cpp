@@ -177,6 +177,9 @@ TEST(Presets, GpusMatchWelderAndDataSheets)
     EXPECT_EQ(a100.smCount(), 108);
     EXPECT_EQ(a100.overheads.atomicNs, 87.45); // brickdl-icpp24 §3.2.2
     EXPECT_FALSE(a100.isEstimated("overheads.atomic"));
+    EXPECT_EQ(a100.overheads.deviceLaunchNs, 210); // fitted to brickdl-icpp24 Fig. 11
+    EXPECT_TRUE(a100.isEstimated("overheads.deviceLaunch"));
+    EXPECT_EQ(preset("nvidia-v100").overheads.deviceLaunchNs, 0); // unknown there
     EXPECT_EQ(a100.level("L2")->capacityBytes, 40 << 20);
 
     EXPECT_EQ(preset("nvidia-h100").smCount(), 132);

@@ -434,3 +434,48 @@ TEST(DeviceCostModel, ShapedLaunchAtomicsAddOncePerWave)
                     atomics.cost.syncNs,
                 atomics.cost.timeNs, 1e-6 * atomics.cost.timeNs);
 }
+
+// A shaped launch's device-side calls (brickdl-icpp24 §3.3.4: a library call per
+// brick from device code): overheads.deviceLaunch each, serialised device-wide,
+// their total added to the launch and shown as launchNs; the parts still add up.
+TEST(DeviceCostModel, ShapedLaunchDeviceCallsSerialise)
+{
+    auto a100 = DeviceRegistry::standard().lookup("nvidia-a100");
+    ASSERT_TRUE(a100.isOk()) << a100.status().str();
+    ASSERT_GT(a100->overheads.deviceLaunchNs, 0);
+    const DeviceCostModel model(*a100);
+    ShapedLaunch s;
+    s.opClass = OpClass::Gemm;
+    s.flops = 1e9;
+    s.blocks = 108 * 8 * 3;
+    s.bytesByLevel[""] = 1e6;
+    const KernelEstimate plain = model.estimateShapedKernel({s});
+    s.deviceCalls = 5000;
+    const KernelEstimate calls = model.estimateShapedKernel({s});
+    const double want = 5000 * a100->overheads.deviceLaunchNs;
+    EXPECT_NEAR(calls.cost.timeNs - plain.cost.timeNs, want, 1e-6 * want);
+    EXPECT_NEAR(calls.cost.launchNs - plain.cost.launchNs, want, 1e-6 * want);
+    EXPECT_NEAR(calls.cost.computeNs + calls.cost.memoryNs, plain.cost.computeNs + plain.cost.memoryNs, 1e-6);
+    EXPECT_NEAR(calls.cost.launchNs + calls.cost.computeNs + calls.cost.memoryNs + calls.cost.contentionNs +
+                    calls.cost.syncNs,
+                calls.cost.timeNs, 1e-6 * calls.cost.timeNs);
+}
+
+// Negative twin: a device without a per-call cost (overheads.deviceLaunch = 0, the
+// default) charges nothing for the same calls.
+TEST(DeviceCostModel, ShapedLaunchDeviceCallsFreeWithoutTheOverhead)
+{
+    auto a100 = DeviceRegistry::standard().lookup("nvidia-a100");
+    ASSERT_TRUE(a100.isOk()) << a100.status().str();
+    Device d = *a100;
+    d.overheads.deviceLaunchNs = 0;
+    const DeviceCostModel model(d);
+    ShapedLaunch s;
+    s.opClass = OpClass::Gemm;
+    s.flops = 1e9;
+    s.blocks = 108 * 8 * 3;
+    s.bytesByLevel[""] = 1e6;
+    const double plain = model.estimateShapedKernel({s}).cost.timeNs;
+    s.deviceCalls = 5000;
+    EXPECT_EQ(model.estimateShapedKernel({s}).cost.timeNs, plain);
+}
