@@ -390,6 +390,7 @@ std::vector<ArgSpec> runOptions(bool bench)
          {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
          {"plan", true, false, "--plan FILE      run a stored schedule ('schedule --out') instead of scheduling"},
          {"functional", false, false, "--functional     timing backends (sim) also compute the outputs"},
+         {"dtype", true, false, "--dtype T        time float32 tensors as T, the deployment precision (sim: f16)"},
          {"threads", true, false, "--threads N      most worker threads for concurrent tasks (cpu backend)"},
          {"repeat", true, false,
           bench ? "--repeat N       measured runs (default 10)"

@@ -199,7 +199,8 @@ private:
             return;
         const MemoryLevel &l = m_d.levels[static_cast<std::size_t>(li)];
         bytes = roundUp(bytes, write ? l.writeTransactionBytes : l.readTransactionBytes);
-        const double rate = m_d.bandwidthPerInstance(l) * m_d.calibration.memoryEfficiency * instances.size();
+        const double rate =
+            m_d.bandwidthPerInstance(l) * m_d.calibration.memoryEfficiencyFor(l.name) * instances.size();
         Part p;
         for (int i : instances)
             p.resources.push_back(m_levelResource[static_cast<std::size_t>(li)][static_cast<std::size_t>(i)]);
@@ -319,7 +320,9 @@ private:
                 const double peak = peakPerInstance(*u, dt);
                 if (peak <= 0 || flops <= 0)
                     continue;
-                const double ns = flops / (peak * m_d.calibration.computeEfficiency * cores->size()) * 1e9;
+                const double efficiency =
+                    m_d.calibration.computeEfficiencyFor(efficiencyClassOf(n.opType, n.attrInt("group", 1)));
+                const double ns = flops / (peak * efficiency * cores->size()) * 1e9;
                 workNs[u] += ns;
                 st.flops += flops;
                 double pj = u->energyPerOpPj.count(dt) ? u->energyPerOpPj.at(dt) : 0.0;
@@ -358,8 +361,14 @@ private:
                 }
             }
             const ComputeUnit *shown = dominant ? dominant : (m_d.units.empty() ? nullptr : &m_d.units.front());
-            st.track = (shown ? shown->name : std::string("compute")) + " core " + std::to_string(cores->front()) +
-                       (cores->size() > 1 ? "+" : "");
+            // The lane shows the placement (S2): "MME core 3" for one core, "MME cores 0-31" for a
+            // contiguous range (an unbound task takes every core), else "MME core 3+".
+            const std::string unitName = shown ? shown->name : std::string("compute");
+            const bool range = cores->size() > 1 && std::is_sorted(cores->begin(), cores->end()) &&
+                               cores->back() - cores->front() + 1 == static_cast<int>(cores->size());
+            st.track = range
+                           ? unitName + " cores " + std::to_string(cores->front()) + "-" + std::to_string(cores->back())
+                           : unitName + " core " + std::to_string(cores->front()) + (cores->size() > 1 ? "+" : "");
             break;
         }
         case TaskKind::Barrier:

@@ -11,11 +11,14 @@
 //      unit if given, else the one devicecost.h S3 picks (the best unit for
 //      the class and dtype, falling back to float32, then to the device's best
 //      float32 unit). Its work is FLOPs × tile fraction ÷ (per-instance peak ×
-//      countPerCore × calibration.computeEfficiency × cores of the binding).
+//      countPerCore × the calibration's compute efficiency of the node's class
+//      (Calibration::computeEfficiencyFor(efficiencyClassOf(op, group))) ×
+//      cores of the binding).
 //      Nodes of one task on different units run concurrently (a fused
 //      epilogue on the vector unit pipelines with the matrix unit).
 //    - memory levels: one resource per level instance (per core, per cluster,
-//      shared). Bytes move at bandwidthPerInstance × memoryEfficiency × the
+//      shared). Bytes move at bandwidthPerInstance × the level's memory
+//      efficiency (Calibration::memoryEfficiencyFor) × the
 //      instances the task touches, rounded up to whole read/write transactions.
 //      Compute tasks move the plan's own traffic (TaskCost::bytesByLevel, from
 //      the one cost model) or, without it, their buffers; data-movement tasks

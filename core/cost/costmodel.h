@@ -47,6 +47,7 @@ struct Launch {
     double demandCores = 0;   // cores' worth of throughput it uses alone (≤ cores)
     bool memoryBound = false; // bytes, not FLOPs, limit a block
     double waitNs = 0;        // part of aloneNs spent on atomics (ShapedLaunch::atomics)
+    double callNs = 0;        // part of aloneNs spent issuing device-side calls (ShapedLaunch::deviceCalls)
 };
 
 // A kernel as the model sees it: its launches and its cost alone on the
@@ -75,6 +76,12 @@ struct ShapedLaunch {
     // 87.45 ns on the A100); blocks resident together wait at the same time, so a block's share
     // adds once per wave of resident blocks. The parts show it as syncNs.
     double atomics = 0;
+    // Kernel or library calls its blocks issue from device code (CUDA dynamic parallelism: one per
+    // brick computation, brickdl-icpp24 §3.3.4). Each takes overheads.deviceLaunchNs of the device's
+    // issue capacity, measured as a rate the way §4.3 measures T_atomic and T_brick: the calls
+    // serialise device-wide and their total adds to the launch's time (a parent block waits for its
+    // call before the brick's work starts). The parts show it as launchNs.
+    double deviceCalls = 0;
 };
 
 // Kernels issued together between two synchronisations: per stream, per

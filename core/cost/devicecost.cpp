@@ -314,20 +314,30 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         const double peak = peakPerCore(cls, dt, unitCores);
         k.cores = std::min(unitCores, placementCores);
         const MemoryLevel &level = ioLevel(p, bytes);
-        // Two levels: one bandwidth that moves both parts in the time the two would take in turn.
+        // Two levels: one bandwidth that moves both parts in the time the two would take in turn,
+        // and (with per-level memory efficiencies) the efficiency of that mix.
+        const Calibration &cal = m_device.calibration;
         double seconds = bytes / level.bandwidthBytesPerSec;
+        double effSeconds = seconds / cal.memoryEfficiencyFor(level.name);
         const MemoryLevel *inner = splitLevels ? m_device.level(p.intermediateLevel) : nullptr;
         if (inner && innerBytes > 0) {
             seconds += innerBytes / inner->bandwidthBytesPerSec;
+            effSeconds += innerBytes / inner->bandwidthBytesPerSec / cal.memoryEfficiencyFor(inner->name);
             k.bytes += innerBytes;
         }
         if (inLevel && inputBytes > 0) {
             seconds += inputBytes / inLevel->bandwidthBytesPerSec;
+            effSeconds += inputBytes / inLevel->bandwidthBytesPerSec / cal.memoryEfficiencyFor(inLevel->name);
             k.bytes += inputBytes;
         }
         const double bandwidth = k.bytes > 0 && seconds > 0 ? k.bytes / seconds : level.bandwidthBytesPerSec;
-        const double bandwidthPerCore = bandwidth * m_device.calibration.memoryEfficiency / m_cores;
-        k = finish(k, peak * m_device.calibration.computeEfficiency / 1e9, bandwidthPerCore / 1e9);
+        const double memoryEfficiency = cal.memoryEfficiencyByLevel.empty() || !(effSeconds > 0)
+                                            ? cal.memoryEfficiencyFor(level.name)
+                                            : seconds / effSeconds;
+        const double bandwidthPerCore = bandwidth * memoryEfficiency / m_cores;
+        const double computeEfficiency =
+            cal.computeEfficiencyFor(efficiencyClassOf(head.opType, head.attrInt("group", 1)));
+        k = finish(k, peak * computeEfficiency / 1e9, bandwidthPerCore / 1e9);
 
         est.cost.bytesByLevel[level.name] += static_cast<std::int64_t>(bytes);
         est.cost.energyJ += bytes * level.energyPerBytePj * 1e-12;
@@ -408,13 +418,21 @@ KernelEstimate DeviceCostModel::estimateShapedKernel(const std::vector<ShapedLau
         k.registersPerThread = s.registersPerThread;
         k.sharedBytesPerBlock = s.sharedBytesPerBlock;
         k.cores = unitCores;
-        const double bandwidthPerCore = bound->bandwidthBytesPerSec * m_device.calibration.memoryEfficiency / m_cores;
-        k = finish(k, peak * m_device.calibration.computeEfficiency / 1e9, bandwidthPerCore / 1e9);
+        // The bounding level's own efficiency; a shaped launch knows its op class only, so a GEMM takes "gemm".
+        const double bandwidthPerCore =
+            bound->bandwidthBytesPerSec * m_device.calibration.memoryEfficiencyFor(bound->name) / m_cores;
+        k = finish(k, peak * m_device.calibration.computeEfficiencyFor(opClassName(s.opClass)) / 1e9,
+                   bandwidthPerCore / 1e9);
         if (s.atomics > 0 && m_device.overheads.atomicNs > 0) {
             const std::int64_t slots = std::max<std::int64_t>(1, static_cast<std::int64_t>(k.cores) * k.residentBlocks);
             const auto waves = static_cast<double>(ceilDiv(k.blocks, slots));
             k.waitNs = waves * s.atomics / static_cast<double>(k.blocks) * m_device.overheads.atomicNs;
             k.aloneNs += k.waitNs;
+            k.demandCores = std::min<double>(k.cores, static_cast<double>(k.blocks) * k.blockNs / k.aloneNs);
+        }
+        if (s.deviceCalls > 0 && m_device.overheads.deviceLaunchNs > 0) {
+            k.callNs = s.deviceCalls * m_device.overheads.deviceLaunchNs;
+            k.aloneNs += k.callNs;
             k.demandCores = std::min<double>(k.cores, static_cast<double>(k.blocks) * k.blockNs / k.aloneNs);
         }
         est.cost.energyJ += k.flops * m_device.energyPerOpPj(s.dtype, UnitKind::Vector) * 1e-12;
@@ -556,8 +574,9 @@ StageEstimate DeviceCostModel::stage(const std::vector<std::vector<const KernelE
         TaskCost &c = out.costs[e.stream][e.kernel];
         const double from = streamEnd[e.stream];
         c.launchNs += std::max(0.0, e.startNs - from);
-        (l.memoryBound ? c.memoryNs : c.computeNs) += l.aloneNs - l.waitNs;
+        (l.memoryBound ? c.memoryNs : c.computeNs) += l.aloneNs - l.waitNs - l.callNs;
         c.syncNs += l.waitNs;
+        c.launchNs += l.callNs;
         c.contentionNs += std::max(0.0, (e.endNs - e.startNs) - l.aloneNs);
         c.timeNs += e.endNs - from;
         streamEnd[e.stream] = e.endNs;
@@ -587,8 +606,13 @@ TaskCost DeviceCostModel::transferCost(std::int64_t bytes, const std::string &fr
     TaskCost cost;
     const MemoryLevel &from = levelOrSlowest(fromLevel);
     const MemoryLevel &to = levelOrSlowest(toLevel);
+    // The slower end bounds the transfer, at its own efficiency.
+    const double fromBw = from.bandwidthBytesPerSec * m_device.calibration.memoryEfficiencyFor(from.name);
+    const double toBw = to.bandwidthBytesPerSec * m_device.calibration.memoryEfficiencyFor(to.name);
     const double bw =
-        std::min(from.bandwidthBytesPerSec, to.bandwidthBytesPerSec) * m_device.calibration.memoryEfficiency;
+        m_device.calibration.memoryEfficiencyByLevel.empty()
+            ? std::min(from.bandwidthBytesPerSec, to.bandwidthBytesPerSec) * m_device.calibration.memoryEfficiency
+            : std::min(fromBw, toBw);
     cost.memoryNs = static_cast<double>(bytes) / std::max(bw, 1.0) * 1e9;
     cost.launchNs = m_device.overheads.dmaSetupNs;
     cost.timeNs = cost.memoryNs + cost.launchNs;

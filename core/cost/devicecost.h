@@ -56,7 +56,9 @@
 //    through S3/S4 with the level whose bytes take longest at its bandwidth as
 //    the memory bound; a launch's atomics (overheads.atomic of latency each,
 //    brickdl-icpp24 §4.3.1) add a block's share once per wave of resident
-//    blocks, as syncNs in the parts.
+//    blocks, as syncNs in the parts; its device-side calls (overheads.deviceLaunch
+//    each, §3.3.4's call per brick) serialise device-wide and add their total,
+//    as launchNs in the parts.
 // Energy: FLOPs × pJ/op of the unit + bytes × pJ/byte of the level + static
 // power × time.
 // Assumes: the reference dtype of a launch is its first output's; every unit

@@ -287,6 +287,43 @@ OpClass opClassOf(std::string_view onnxOpType)
     return OpClass::Other;
 }
 
+std::string_view efficiencyClassOf(std::string_view onnxOpType, std::int64_t group)
+{
+    const OpClass c = opClassOf(onnxOpType);
+    if (c != OpClass::Gemm)
+        return opClassName(c);
+    if (onnxOpType.find("Conv") != std::string_view::npos)
+        return group > 1 ? "grouped-conv" : "conv";
+    return "matmul";
+}
+
+const std::vector<std::string_view> &efficiencyClassNames()
+{
+    static const std::vector<std::string_view> names = [] {
+        std::vector<std::string_view> n{"conv", "grouped-conv", "matmul"};
+        for (OpClass c : allOpClasses())
+            n.push_back(opClassName(c));
+        return n;
+    }();
+    return names;
+}
+
+double Calibration::computeEfficiencyFor(std::string_view efficiencyClass) const
+{
+    if (auto it = computeEfficiencyByClass.find(efficiencyClass); it != computeEfficiencyByClass.end())
+        return it->second;
+    if (efficiencyClass == "conv" || efficiencyClass == "grouped-conv" || efficiencyClass == "matmul")
+        if (auto it = computeEfficiencyByClass.find(opClassName(OpClass::Gemm)); it != computeEfficiencyByClass.end())
+            return it->second;
+    return computeEfficiency;
+}
+
+double Calibration::memoryEfficiencyFor(std::string_view level) const
+{
+    auto it = memoryEfficiencyByLevel.find(level);
+    return it == memoryEfficiencyByLevel.end() ? memoryEfficiency : it->second;
+}
+
 std::optional<double> parseQuantity(std::string_view text, Quantity q)
 {
     text = trimmed(text);
@@ -466,6 +503,7 @@ std::set<std::string> fieldPaths(const Device &d)
                                "overheads.sync",
                                "overheads.dmaSetup",
                                "overheads.atomic",
+                               "overheads.deviceLaunch",
                                "calibration",
                                "calibration.computeEfficiency",
                                "calibration.memoryEfficiency",
@@ -474,6 +512,14 @@ std::set<std::string> fieldPaths(const Device &d)
                                "power",
                                "power.tdpWatts",
                                "power.staticWatts"};
+    if (!d.calibration.computeEfficiencyByClass.empty())
+        p.insert("calibration.computeEfficiencyByClass");
+    for (const auto &[cls, v] : d.calibration.computeEfficiencyByClass)
+        p.insert("calibration.computeEfficiencyByClass." + cls);
+    if (!d.calibration.memoryEfficiencyByLevel.empty())
+        p.insert("calibration.memoryEfficiencyByLevel");
+    for (const auto &[level, v] : d.calibration.memoryEfficiencyByLevel)
+        p.insert("calibration.memoryEfficiencyByLevel." + level);
     for (std::size_t i = 0; i < d.levels.size(); ++i) {
         const std::string l = "levels[" + std::to_string(i) + "]";
         for (const char *f : {"", ".name", ".scope", ".capacity", ".bandwidth", ".transaction", ".transaction.read",
@@ -614,12 +660,28 @@ Status validateDevice(const Device &d)
     TS_TRY(nonNegative("overheads.sync", d.overheads.syncNs));
     TS_TRY(nonNegative("overheads.dmaSetup", d.overheads.dmaSetupNs));
     TS_TRY(nonNegative("overheads.atomic", d.overheads.atomicNs));
+    TS_TRY(nonNegative("overheads.deviceLaunch", d.overheads.deviceLaunchNs));
     auto fraction = [](const std::string &path, double v) {
         return v > 0 && v <= 1 ? Status::ok() : fieldError(path, "must be in (0, 1], got " + num(v));
     };
     TS_TRY(fraction("calibration.computeEfficiency", d.calibration.computeEfficiency));
     TS_TRY(fraction("calibration.memoryEfficiency", d.calibration.memoryEfficiency));
     TS_TRY(fraction("calibration.latencyHidingOccupancy", d.calibration.latencyHidingOccupancy));
+    for (const auto &[cls, v] : d.calibration.computeEfficiencyByClass) {
+        const auto &known = efficiencyClassNames();
+        if (std::find(known.begin(), known.end(), cls) == known.end()) {
+            std::string list;
+            for (std::string_view k : known)
+                list += (list.empty() ? "" : ", ") + std::string(k);
+            return fieldError("calibration.computeEfficiencyByClass." + cls, "unknown class; known: " + list);
+        }
+        TS_TRY(fraction("calibration.computeEfficiencyByClass." + cls, v));
+    }
+    for (const auto &[level, v] : d.calibration.memoryEfficiencyByLevel) {
+        if (!d.level(level))
+            return fieldError("calibration.memoryEfficiencyByLevel." + level, "the device has no such level");
+        TS_TRY(fraction("calibration.memoryEfficiencyByLevel." + level, v));
+    }
     if (d.kind == DeviceKind::Gpu) {
         // The GPU model's launch and stage terms (docs/cost-model.md): a GPU
         // without them would look free to launch and to synchronise.

@@ -85,6 +85,16 @@ OpClass opClassOf(std::string_view onnxOpType);
 // units a class needs are (a fused group runs on the units of its heaviest op).
 int opClassWeight(OpClass c);
 
+// What Calibration::computeEfficiencyByClass is keyed by: the op class, with
+// the GEMM class refined by how an op maps onto a matrix unit — "conv" (a
+// convolution with group 1), "grouped-conv" (group > 1, depthwise included:
+// each group's small reduction fills little of a matrix unit), "matmul"
+// (MatMul, Gemm, Einsum, recurrent cells) — and "elementwise", "reduction",
+// "movement", "other". "gemm" is also a key: the fallback of its three refinements
+// (and the class of a launch that only knows OpClass::Gemm).
+std::string_view efficiencyClassOf(std::string_view onnxOpType, std::int64_t group);
+const std::vector<std::string_view> &efficiencyClassNames(); // every key, "gemm" included
+
 struct MemoryLevel {
     std::string name; // "L1", "LLB", "DDR", "SMEM", "L2", "HBM", ...
     MemoryScope scope = MemoryScope::Shared;
@@ -137,6 +147,9 @@ struct Overheads {
     double syncNs = 0;         // a stage or cluster barrier (an inter-operator stage, GraphTurbo instance)
     double dmaSetupNs = 0;     // programming one DMA transfer
     double atomicNs = 0;       // one atomic operation (BrickDL memoized bricks)
+    // One kernel or library call issued from device code (CUDA dynamic parallelism: a call per
+    // BrickDL brick, brickdl-icpp24 §3.3.4), as the device's issue capacity: calls serialise.
+    double deviceLaunchNs = 0;
     friend bool operator==(const Overheads &, const Overheads &) = default;
 };
 
@@ -149,7 +162,18 @@ struct Calibration {
     // GPU only: fraction of an SM's warp slots whose warps hide the latency of
     // ILP-rich code; fewer resident warps leave the SM latency-bound. (0, 1]
     double latencyHidingOccupancy = 0.25;
+    // Optional overrides, each in (0, 1] (docs/cost-model.md, "Calibration"): per efficiency
+    // class (efficiencyClassOf) instead of computeEfficiency, and per memory level (by name)
+    // instead of memoryEfficiency. Empty maps: one pair for every op and level, as before.
+    std::map<std::string, double, std::less<>> computeEfficiencyByClass;
+    std::map<std::string, double, std::less<>> memoryEfficiencyByLevel;
     std::string source; // where the numbers come from (a paper's table, a micro-benchmark)
+
+    // The compute efficiency of an efficiency class: its own entry, else (for conv,
+    // grouped-conv and matmul) the "gemm" entry, else computeEfficiency.
+    double computeEfficiencyFor(std::string_view efficiencyClass) const;
+    // The memory efficiency of a level: its own entry, else memoryEfficiency.
+    double memoryEfficiencyFor(std::string_view level) const;
     friend bool operator==(const Calibration &, const Calibration &) = default;
 };
 

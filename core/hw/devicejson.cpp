@@ -211,6 +211,27 @@ public:
         return out;
     }
 
+    // An optional { "<name>": number } map; names are checked by validateDevice.
+    std::map<std::string, double, std::less<>> numberMap(const char *key)
+    {
+        std::map<std::string, double, std::less<>> out;
+        const QJsonValue v = raw(key, false);
+        if (v.isUndefined())
+            return out;
+        if (!v.isObject()) {
+            m_c.fail(path(key), "expected an object of name → number, got " + describe(v));
+            return out;
+        }
+        const QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            if (it.value().isDouble())
+                out[it.key().toStdString()] = it.value().toDouble();
+            else
+                m_c.fail(path(key) + "." + it.key().toStdString(), "expected a number, got " + describe(it.value()));
+        }
+        return out;
+    }
+
     void finish()
     {
         for (auto it = m_o.begin(); it != m_o.end(); ++it) {
@@ -412,6 +433,7 @@ Expected<Device> parseDevice(const QByteArray &json, const QString &sourceName)
     d.overheads.syncNs = ov.quantity("sync", Quantity::TimeNs, 0.0);
     d.overheads.dmaSetupNs = ov.quantity("dmaSetup", Quantity::TimeNs, 0.0);
     d.overheads.atomicNs = ov.quantity("atomic", Quantity::TimeNs, 0.0);
+    d.overheads.deviceLaunchNs = ov.quantity("deviceLaunch", Quantity::TimeNs, 0.0);
     ov.finish();
 
     ObjectReader cal(c, top.raw("calibration", true), "calibration");
@@ -419,6 +441,8 @@ Expected<Device> parseDevice(const QByteArray &json, const QString &sourceName)
     d.calibration.memoryEfficiency = cal.number("memoryEfficiency", std::nullopt);
     d.calibration.latencyHidingOccupancy =
         cal.number("latencyHidingOccupancy", d.kind == DeviceKind::Gpu ? std::nullopt : std::optional<double>(1.0));
+    d.calibration.computeEfficiencyByClass = cal.numberMap("computeEfficiencyByClass");
+    d.calibration.memoryEfficiencyByLevel = cal.numberMap("memoryEfficiencyByLevel");
     d.calibration.source = cal.text("source", true);
     cal.finish();
 
@@ -507,11 +531,23 @@ QByteArray toJson(const Device &d)
     o.insert("overheads", QJsonObject{{"kernelLaunch", q(d.overheads.kernelLaunchNs, Quantity::TimeNs)},
                                       {"sync", q(d.overheads.syncNs, Quantity::TimeNs)},
                                       {"dmaSetup", q(d.overheads.dmaSetupNs, Quantity::TimeNs)},
-                                      {"atomic", q(d.overheads.atomicNs, Quantity::TimeNs)}});
-    o.insert("calibration", QJsonObject{{"computeEfficiency", d.calibration.computeEfficiency},
-                                        {"memoryEfficiency", d.calibration.memoryEfficiency},
-                                        {"latencyHidingOccupancy", d.calibration.latencyHidingOccupancy},
-                                        {"source", s(d.calibration.source)}});
+                                      {"atomic", q(d.overheads.atomicNs, Quantity::TimeNs)},
+                                      {"deviceLaunch", q(d.overheads.deviceLaunchNs, Quantity::TimeNs)}});
+    QJsonObject calibration{{"computeEfficiency", d.calibration.computeEfficiency},
+                            {"memoryEfficiency", d.calibration.memoryEfficiency},
+                            {"latencyHidingOccupancy", d.calibration.latencyHidingOccupancy},
+                            {"source", s(d.calibration.source)}};
+    const auto numbers = [](const std::map<std::string, double, std::less<>> &m) {
+        QJsonObject o;
+        for (const auto &[k, v] : m)
+            o.insert(QString::fromStdString(k), v);
+        return o;
+    };
+    if (!d.calibration.computeEfficiencyByClass.empty())
+        calibration.insert("computeEfficiencyByClass", numbers(d.calibration.computeEfficiencyByClass));
+    if (!d.calibration.memoryEfficiencyByLevel.empty())
+        calibration.insert("memoryEfficiencyByLevel", numbers(d.calibration.memoryEfficiencyByLevel));
+    o.insert("calibration", calibration);
     o.insert("power", QJsonObject{{"tdpWatts", d.power.tdpWatts}, {"staticWatts", d.power.staticWatts}});
     QJsonArray estimated;
     for (const std::string &e : d.estimated)

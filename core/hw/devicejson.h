@@ -35,7 +35,8 @@
 //       "warpSize": 32, "smPartitions": 4, "maxThreadsPerSm": 2048, "maxThreadsPerBlock": 1024,
 //       "maxBlocksPerSm": 32, "registersPerSm": 65536, "maxRegistersPerThread": 255,
 //       "sharedMemPerSm": "96 KiB", "maxSharedMemPerBlock": "48 KiB" },   all required
-//     "overheads": { "kernelLaunch": "5 us", "sync": "3 us", "dmaSetup": "1 us", "atomic": "87.45 ns" },
+//     "overheads": { "kernelLaunch": "5 us", "sync": "3 us", "dmaSetup": "1 us", "atomic": "87.45 ns",
+//                    "deviceLaunch": "210 ns" },
 //                                               optional, each default 0
 //     "power": { "tdpWatts": 300, "staticWatts": 50 },   optional, default 0 = unknown
 //     "estimated": ["levels[1].bandwidth", "power"]      optional: paths that are estimates

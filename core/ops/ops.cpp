@@ -13,6 +13,7 @@
 //    outputs) are used=false with an all-[0, 0) region ({} if omitted).
 #include "core/ops/ops.h"
 
+#include "core/ops/indexmap.h"
 #include "core/ops/opdef.h"
 #include "core/support/assert.h"
 
@@ -196,11 +197,13 @@ OpCost opCost(const Graph &g, const Node &n)
     return cost;
 }
 
-Expected<std::vector<InputRegion>> inputRegions(const Graph &g, const Node &n, int outputIndex, const Region &outTile)
+namespace {
+
+// inputRegions after a successful runInfer(def, c).
+Expected<std::vector<InputRegion>> regionsOf(const OpDef *def, const OpContext &c, int outputIndex,
+                                             const Region &outTile)
 {
-    const OpDef *def = findOp(n.opType);
-    OpContext c(g, n);
-    TS_TRY(runInfer(def, c));
+    const Node &n = c.n;
     if (outputIndex < 0 || static_cast<std::size_t>(outputIndex) >= c.outs.size())
         return Status::error(ErrorCode::Usage,
                              c.prefix + ": output index " + std::to_string(outputIndex) +
@@ -234,6 +237,35 @@ Expected<std::vector<InputRegion>> inputRegions(const Graph &g, const Node &n, i
         canonicalize(r);
     }
     return in;
+}
+
+} // namespace
+
+Expected<std::vector<InputRegion>> inputRegions(const Graph &g, const Node &n, int outputIndex, const Region &outTile)
+{
+    const OpDef *def = findOp(n.opType);
+    OpContext c(g, n);
+    TS_TRY(runInfer(def, c));
+    return regionsOf(def, c, outputIndex, outTile);
+}
+
+struct NodeIndexMap::State {
+    State(const Graph &g, const Node &n) : def(findOp(n.opType)), c(g, n), inferred(runInfer(def, c)) {}
+    const OpDef *def;
+    OpContext c;
+    Status inferred;
+};
+
+NodeIndexMap::NodeIndexMap(const Graph &g, const Node &n) : m_state(std::make_unique<State>(g, n)) {}
+NodeIndexMap::~NodeIndexMap() = default;
+NodeIndexMap::NodeIndexMap(NodeIndexMap &&) noexcept = default;
+NodeIndexMap &NodeIndexMap::operator=(NodeIndexMap &&) noexcept = default;
+
+Expected<std::vector<InputRegion>> NodeIndexMap::inputRegions(int outputIndex, const Region &outTile) const
+{
+    if (!m_state->inferred.isOk())
+        return m_state->inferred;
+    return regionsOf(m_state->def, m_state->c, outputIndex, outTile);
 }
 
 std::vector<InputAxes> axisMaps(const Graph &g, const Node &n, int outputIndex)

@@ -1,5 +1,6 @@
 #include "core/plan/tiles.h"
 
+#include "core/plan/taskmaps.h"
 #include "core/support/assert.h"
 
 #include <algorithm>
@@ -79,8 +80,26 @@ void hullInto(std::map<TensorId, ops::Region> &m, TensorId key, const ops::Regio
 }
 } // namespace
 
+KernelIndexMaps::KernelIndexMaps(const Graph &g, const Kernel &kernel)
+    : m_nodes(kernel.nodes), m_outputNodes(kernelOutputNodes(g, kernel.nodes))
+{
+    m_maps.reserve(m_nodes.size());
+    for (NodeId n : m_nodes) {
+        m_maps.emplace_back();
+        if (!g.node(n).opaque)
+            m_maps.back().emplace(g, g.node(n));
+    }
+}
+
 Expected<TaskRegions> taskRegions(const Graph &g, const Kernel &kernel, const std::vector<NodeTile> &tiles)
 {
+    return taskRegions(g, kernel, tiles, nullptr);
+}
+
+Expected<TaskRegions> taskRegions(const Graph &g, const Kernel &kernel, const std::vector<NodeTile> &tiles,
+                                  const KernelIndexMaps *maps)
+{
+    TS_ASSERT(!maps || maps->m_nodes == kernel.nodes);
     TaskRegions out;
     std::unordered_set<NodeId> inKernel(kernel.nodes.begin(), kernel.nodes.end());
     // Needed region per tensor produced inside the kernel.
@@ -106,7 +125,7 @@ Expected<TaskRegions> taskRegions(const Graph &g, const Kernel &kernel, const st
             hullInto(need, t, tile.region);
         }
         // Kernel output nodes without a tile compute everything.
-        for (NodeId n : kernelOutputNodes(g, kernel.nodes)) {
+        for (NodeId n : maps ? maps->outputNodes() : kernelOutputNodes(g, kernel.nodes)) {
             bool tiled = std::any_of(tiles.begin(), tiles.end(), [&](const NodeTile &t) { return t.node == n; });
             if (!tiled)
                 for (TensorId t : g.node(n).outputs)
@@ -124,7 +143,9 @@ Expected<TaskRegions> taskRegions(const Graph &g, const Kernel &kernel, const st
             std::vector<ops::InputRegion> regions;
             bool opaque = n.opaque;
             if (!opaque) {
-                auto r = ops::inputRegions(g, n, static_cast<int>(oi), need[t]);
+                const std::size_t at = static_cast<std::size_t>(kernel.nodes.rend() - it - 1);
+                auto r = maps ? maps->m_maps[at]->inputRegions(static_cast<int>(oi), need[t])
+                              : ops::inputRegions(g, n, static_cast<int>(oi), need[t]);
                 if (!r)
                     return r.status();
                 regions = std::move(*r);

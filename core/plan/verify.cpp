@@ -2,10 +2,15 @@
 
 #include "core/hw/device.h"
 #include "core/ir/analysis.h"
+#include "core/plan/taskmaps.h"
 #include "core/plan/tiles.h"
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <map>
+#include <memory>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -33,13 +38,21 @@ public:
             return;
         m_words = (m_n + 63) / 64;
         m_bits.assign(m_n * m_words, 0);
+        // Deps latest first: a dep already marked is an ancestor of one merged before, whose row
+        // holds its row; the ancestors of d are all below d, so words above d / 64 stay 0.
+        std::vector<TaskId> deps;
         for (const Task &t : p.tasks) {
             std::uint64_t *row = &m_bits[static_cast<std::size_t>(t.id) * m_words];
-            for (TaskId d : t.deps) {
-                const std::uint64_t *dr = &m_bits[static_cast<std::size_t>(d) * m_words];
-                for (std::size_t w = 0; w < m_words; ++w)
+            deps.assign(t.deps.begin(), t.deps.end());
+            std::sort(deps.begin(), deps.end(), std::greater<>());
+            for (TaskId d : deps) {
+                const auto bit = static_cast<std::size_t>(d);
+                if ((row[bit / 64] >> (bit % 64)) & 1ULL)
+                    continue;
+                const std::uint64_t *dr = &m_bits[bit * m_words];
+                for (std::size_t w = 0; w <= bit / 64; ++w)
                     row[w] |= dr[w];
-                row[static_cast<std::size_t>(d) / 64] |= 1ULL << (static_cast<std::size_t>(d) % 64);
+                row[bit / 64] |= 1ULL << (bit % 64);
             }
         }
     }
@@ -307,25 +320,60 @@ Status verifyPlan(const ExecutionPlan &plan, const Graph &g, const Device *devic
     // producers[t] = (task, region) pairs that write tensor t.
     std::unordered_map<TensorId, std::vector<std::pair<TaskId, ops::Region>>> producers;
     std::unordered_map<TensorId, std::vector<ops::Region>> primaryTiles;
+    // Per kernel: its output nodes and index maps (type inference once per node).
+    std::vector<std::unique_ptr<KernelIndexMaps>> kernelMaps(plan.kernels.size());
+    for (const Task &t : plan.tasks)
+        if (t.kind == TaskKind::Compute && !kernelMaps[static_cast<std::size_t>(t.kernel)])
+            kernelMaps[static_cast<std::size_t>(t.kernel)] =
+                std::make_unique<KernelIndexMaps>(g, plan.kernels[static_cast<std::size_t>(t.kernel)]);
+    // The regions of every compute task, each a pure function of its task: on up to 4 threads
+    // for a large plan (a scheduler's replay re-verifies thousands of tasks). What is reported
+    // below, in task order, is the same for any number of threads.
+    std::vector<Status> regionErrors(plan.tasks.size());
+    {
+        std::atomic<std::size_t> next{0};
+        const auto work = [&] {
+            for (std::size_t i = next++; i < plan.tasks.size(); i = next++) {
+                const Task &t = plan.tasks[i];
+                if (t.kind != TaskKind::Compute || cancelled())
+                    continue;
+                const auto kernel = static_cast<std::size_t>(t.kernel);
+                auto r = taskRegions(g, plan.kernels[kernel], t.tiles, kernelMaps[kernel].get());
+                if (r)
+                    regions[i] = std::move(*r);
+                else
+                    regionErrors[i] = r.status();
+            }
+        };
+        constexpr std::size_t kTasksPerThread = 512;
+        const std::size_t threads = std::min<std::size_t>(
+            {4, std::max(1u, std::thread::hardware_concurrency()), plan.tasks.size() / kTasksPerThread + 1});
+        std::vector<std::thread> pool;
+        for (std::size_t i = 1; i < threads; ++i)
+            pool.emplace_back(work);
+        work();
+        for (std::thread &t : pool)
+            t.join();
+    }
     for (const Task &t : plan.tasks) {
         if (cancelled())
             return cancelledStatus();
         if (t.kind != TaskKind::Compute)
             continue;
         const Kernel &k = plan.kernels[static_cast<std::size_t>(t.kernel)];
-        auto r = taskRegions(g, k, t.tiles);
-        if (!r)
-            return r.status().at(taskLoc(plan, t.id));
+        const auto &maps = kernelMaps[static_cast<std::size_t>(t.kernel)];
+        if (!regionErrors[static_cast<std::size_t>(t.id)].isOk())
+            return regionErrors[static_cast<std::size_t>(t.id)].at(taskLoc(plan, t.id));
+        const TaskRegions *r = &regions[static_cast<std::size_t>(t.id)];
         for (NodeId n : k.nodes)
             computed[static_cast<std::size_t>(n)] = true;
-        const auto outs = kernelOutputNodes(g, k.nodes);
+        const auto &outs = maps->outputNodes();
         for (const auto &[tensor, region] : r->computed) {
             producers[tensor].push_back({t.id, region});
             const NodeId p = g.tensor(tensor).producer;
             if (!t.recompute && std::find(outs.begin(), outs.end(), p) != outs.end())
                 primaryTiles[tensor].push_back(region);
         }
-        regions[static_cast<std::size_t>(t.id)] = std::move(*r);
     }
     for (NodeId n = 0; n < nodeCount; ++n) {
         const Node &node = g.node(n);

@@ -61,7 +61,31 @@ void chooseBrickSize(const Graph &g, SubGraph &sub, double tau, std::int64_t for
             largest = n;
     }
     const Shape &shape = g.tensor(g.node(largest).outputs[0]).shape;
-    const BrickSizeModel model = brickSizeModel(shape, largestWindow(g, sub.nodes), tau);
+    const std::int64_t window = largestWindow(g, sub.nodes);
+    const BrickSizeModel model = brickSizeModel(shape, window, tau);
+    // Why the library option is the model's choice, in words (bad input: a clear message).
+    std::string libraryWhy = "layer too small for bricks";
+    if (model.n == 0) {
+        libraryWhy = "no batch or spatial dim to block";
+    } else {
+        const BrickSizeChoice *smallest = nullptr;
+        for (const BrickSizeChoice &c : model.choices)
+            if (c.brick > 0 && c.illegalReason.empty() && !smallest)
+                smallest = &c;
+        if (!smallest) {
+            libraryWhy = "no brick size (4-32) is larger than the " + std::to_string(window) + "-wide window";
+        } else {
+            const std::string bn = std::to_string(smallest->brick) + "^" + std::to_string(model.n);
+            bool smaller = true;
+            for (std::size_t d = 0; d < shape.size(); ++d)
+                if (d != 1 && shape[d] > 1 && shape[d] >= smallest->brick)
+                    smaller = false;
+            char rho[96];
+            std::snprintf(rho, sizeof rho, "rho = %.2f < %s", smallest->rho, bn.c_str());
+            libraryWhy = smaller ? "feature map " + shapeStr(shape) + " is smaller than one " + bn + " brick"
+                                 : "too little parallelism for bricks (" + std::string(rho) + ")";
+        }
+    }
     std::vector<DecisionOption> opts;
     std::int32_t preferred = model.preferred;
     for (std::size_t i = 0; i < model.choices.size(); ++i) {
@@ -69,7 +93,7 @@ void chooseBrickSize(const Graph &g, SubGraph &sub, double tau, std::int64_t for
         char rho[64];
         std::snprintf(rho, sizeof rho, "%.1f", c.rho);
         if (c.brick == 0) {
-            opts.push_back({"library", "library kernels", std::nan(""), "layer too small for bricks", {}});
+            opts.push_back({"library", "library kernels", std::nan(""), libraryWhy, {}});
             continue;
         }
         const double bn = std::pow(double(c.brick), model.n);
@@ -87,7 +111,7 @@ void chooseBrickSize(const Graph &g, SubGraph &sub, double tau, std::int64_t for
     sub.blockedRank = model.n;
     if (c.brick == 0) {
         sub.merged = false;
-        sub.libraryReason = "too little parallelism for bricks (rho < B^n)";
+        sub.libraryReason = pick == model.preferred ? libraryWhy : "library kernels by override";
     } else {
         sub.brick = c.brick;
         sub.rho = c.rho;
@@ -97,8 +121,9 @@ void chooseBrickSize(const Graph &g, SubGraph &sub, double tau, std::int64_t for
                   "sub-graph " + std::to_string(sub.index) + " on " + g.node(largest).name + " " + shapeStr(shape),
                   c.brick ? "brick " + std::to_string(c.brick) : "library kernels",
                   pick != model.preferred && forced == c.brick ? "option brick"
-                  : pick == model.preferred                    ? "largest rho <= tau"
-                                                               : "override");
+                  : pick != model.preferred                    ? "override"
+                  : c.brick                                    ? "largest rho <= tau"
+                                                               : libraryWhy);
     s.numbers = {{"rho", c.rho}, {"n", double(model.n)}, {"tau", tau}};
     s.touched = sub.nodes;
     trace.linkLastDecision(decisions);

@@ -31,6 +31,14 @@ Expected<MergedKernel> mergedKernel(const Graph &g, const SubGraph &sub, const s
     s.dtype = isFloat(dt) ? dt : DType::Float32;
     s.blocks = std::max<std::int64_t>(1, blocks);
     s.atomics = atomics;
+    // One library call per brick computation; a fused point-wise epilogue rides in its producer's call (§3.3.4).
+    const std::vector<bool> stored = materialised(g, sub);
+    std::unordered_set<NodeId> callers;
+    for (std::size_t i = 0; i < sub.nodes.size(); ++i)
+        if (stored[i])
+            callers.insert(sub.nodes[i]);
+    s.deviceCalls = static_cast<double>(
+        std::count_if(work.begin(), work.end(), [&](const BrickWork &w) { return callers.count(w.node) > 0; }));
 
     std::unordered_map<TensorId, double> outsideRead; // external activations and weights: bytes read in all
     double onChip = 0, mainMemory = 0;

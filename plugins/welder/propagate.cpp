@@ -3,6 +3,9 @@
 #include "core/plan/tiles.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
+#include <optional>
 #include <unordered_set>
 
 namespace tessera::welder {
@@ -23,14 +26,14 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
 
 // The tensors of `nodes` held at `level`+1 while a level-`level` tile runs: those whose nearest
 // internal connection is level+1 (or that escape). Tensors connected only higher up live above it.
-bool heldAt(const TileGraph &tg, const std::unordered_set<NodeId> &inside, TensorId t, int level)
+bool heldAt(const TileGraph &tg, const std::vector<NodeId> &sortedInside, TensorId t, int level)
 {
     const Graph &g = tg.graph();
     const Tensor &tt = g.tensor(t);
     int nearest = 1 << 20;
     bool escapes = std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
     for (NodeId c : tt.consumers) {
-        if (!inside.count(c)) {
+        if (!std::binary_search(sortedInside.begin(), sortedInside.end(), c)) {
             escapes = true;
             continue;
         }
@@ -340,10 +343,17 @@ Traffic memTraffic(const TileGraph &tg, const TileConfig &c, const WelderLevels 
 
 namespace {
 
-// Best-fit placement of 32-byte-aligned blocks; the peak is the highest end ever used.
+// Best-fit placement of 32-byte-aligned blocks; the peak is the highest end ever used. Blocks are
+// kept sorted by start in a flat vector (a sub-graph holds a handful at once); a block starting
+// where one already does is not added (a 0-byte tile), and release(start) removes the one there.
 class BestFit
 {
 public:
+    // `blocks` is scratch storage (cleared here), kept by the caller across tiles.
+    explicit BestFit(std::vector<std::pair<std::int64_t, std::int64_t>> &blocks) : m_blocks(blocks)
+    {
+        m_blocks.clear();
+    }
     std::int64_t alloc(std::int64_t bytes)
     {
         bytes = (bytes + 31) / 32 * 32;
@@ -358,69 +368,152 @@ public:
         }
         if (bestStart < 0)
             bestStart = prevEnd;
-        m_blocks.emplace(bestStart, bytes);
+        const auto at = std::lower_bound(m_blocks.begin(), m_blocks.end(), std::pair{bestStart, std::int64_t{-1}});
+        if (at == m_blocks.end() || at->first != bestStart)
+            m_blocks.insert(at, {bestStart, bytes});
         m_peak = std::max(m_peak, bestStart + bytes);
         return bestStart;
     }
-    void release(std::int64_t start) { m_blocks.erase(start); }
+    void release(std::int64_t start)
+    {
+        const auto at = std::lower_bound(m_blocks.begin(), m_blocks.end(), std::pair{start, std::int64_t{-1}});
+        if (at != m_blocks.end() && at->first == start)
+            m_blocks.erase(at);
+    }
     std::int64_t peak() const { return m_peak; }
 
 private:
-    std::map<std::int64_t, std::int64_t> m_blocks; // start -> size
+    std::vector<std::pair<std::int64_t, std::int64_t>> &m_blocks; // (start, size), sorted by start
     std::int64_t m_peak = 0;
 };
 
-std::int64_t peakBytes(const TileGraph &tg, const TileConfig &c, int level, std::int64_t rstep)
+// The tiles one tile of `c` holds, in the order they are allocated, and when each is freed: a
+// loaded tile when its first reader runs (split along the axes that reader reduces over), a
+// computed tile held at this level when its producer runs; freed after the node that reads it
+// last, escaping tiles never. Independent of the reduction step, so made once per MemFootprint.
+struct HeldTiles {
+    struct Tile {
+        TensorId tensor;
+        const ops::Region *region;
+        NodeId reader; // kInvalidId: a computed tile
+        std::size_t inputIndex;
+    };
+    std::vector<Tile> tiles;
+    // Per node of c.nodes: [allocStart, allocEnd) and [releaseStart, releaseEnd) into `order`.
+    std::vector<std::size_t> order;
+    std::vector<std::array<std::size_t, 4>> steps;
+};
+
+// What one MemFootprint works in, kept per thread from tile to tile (the search evaluates tens of
+// thousands of tiles; their vectors keep their capacity).
+struct FootprintScratch {
+    HeldTiles held;
+    std::vector<NodeId> inside;
+    std::vector<std::pair<TensorId, std::size_t>> reads;
+    std::vector<std::size_t> live;
+    std::vector<std::int64_t> bytes, previous, where;
+    std::vector<std::pair<std::int64_t, std::int64_t>> blocks;
+};
+
+void heldTiles(const TileGraph &tg, const TileConfig &c, int level, FootprintScratch &s)
 {
     const Graph &g = tg.graph();
-    const std::unordered_set<NodeId> inside(c.nodes.begin(), c.nodes.end());
-    // Size of each held tile; loaded tiles split along the axes their first reader reduces over.
-    auto tileBytes = [&](TensorId t, const ops::Region &r, NodeId reader, std::size_t inputIndex) {
-        ops::Region cut = r;
-        if (reader != kInvalidId && rstep > 0) {
-            const auto &axes = tg.axes(reader);
-            if (inputIndex < axes.size() && !axes[inputIndex].opaque)
-                for (int d : axes[inputIndex].reducedDims)
-                    if (d >= 0 && static_cast<std::size_t>(d) < cut.size() &&
-                        cut[static_cast<std::size_t>(d)].size() > rstep)
-                        cut[static_cast<std::size_t>(d)].end = cut[static_cast<std::size_t>(d)].begin + rstep;
-        }
-        return ops::regionElements(cut) * static_cast<std::int64_t>(dtypeSize(g.tensor(t).dtype));
-    };
-    // Last reader (topological position within c.nodes) of each tensor.
-    std::map<TensorId, std::size_t> lastUse;
+    std::vector<NodeId> &inside = s.inside;
+    inside.assign(c.nodes.begin(), c.nodes.end());
+    std::sort(inside.begin(), inside.end());
+    // Last reader (topological position within c.nodes) of each tensor: (tensor, position) sorted,
+    // the last entry of a tensor its last reader.
+    std::vector<std::pair<TensorId, std::size_t>> &reads = s.reads;
+    reads.clear();
     for (std::size_t i = 0; i < c.nodes.size(); ++i)
         for (TensorId t : g.node(c.nodes[i]).inputs)
             if (t != kInvalidId)
-                lastUse[t] = i;
-    BestFit alloc;
-    std::map<TensorId, std::int64_t> where;
-    const std::unordered_set<TensorId> escaping(c.escaping.begin(), c.escaping.end());
+                reads.emplace_back(t, i);
+    std::sort(reads.begin(), reads.end());
+    const auto lastUse = [&](TensorId t) -> std::optional<std::size_t> {
+        auto it = std::upper_bound(reads.begin(), reads.end(), std::pair{t, std::numeric_limits<std::size_t>::max()});
+        if (it == reads.begin() || std::prev(it)->first != t)
+            return std::nullopt;
+        return std::prev(it)->second;
+    };
+    HeldTiles &h = s.held;
+    h.tiles.clear();
+    h.order.clear();
+    h.steps.clear();
+    std::vector<std::size_t> &live = s.live; // indices into h.tiles
+    live.clear();
     for (std::size_t i = 0; i < c.nodes.size(); ++i) {
         const Node &n = g.node(c.nodes[i]);
+        std::array<std::size_t, 4> step{};
+        step[0] = h.order.size();
         for (std::size_t ii = 0; ii < n.inputs.size(); ++ii) {
             const TensorId t = n.inputs[ii];
             auto it = c.loaded.find(t);
-            if (t == kInvalidId || it == c.loaded.end() || where.count(t))
+            if (t == kInvalidId || it == c.loaded.end() ||
+                std::any_of(live.begin(), live.end(), [&](std::size_t k) { return h.tiles[k].tensor == t; }))
                 continue;
-            where[t] = alloc.alloc(tileBytes(t, it->second, c.nodes[i], ii));
+            live.push_back(h.tiles.size());
+            h.order.push_back(h.tiles.size());
+            h.tiles.push_back({t, &it->second, c.nodes[i], ii});
         }
         for (TensorId t : n.outputs) {
             auto it = c.computed.find(t);
             if (t == kInvalidId || it == c.computed.end() || !heldAt(tg, inside, t, level))
                 continue;
-            where[t] = alloc.alloc(tileBytes(t, it->second, kInvalidId, 0));
+            live.push_back(h.tiles.size());
+            h.order.push_back(h.tiles.size());
+            h.tiles.push_back({t, &it->second, kInvalidId, 0});
         }
-        for (auto it = where.begin(); it != where.end();) {
-            auto lu = lastUse.find(it->first);
-            const bool done = !escaping.count(it->first) && (lu == lastUse.end() || lu->second <= i);
-            if (done) {
-                alloc.release(it->second);
-                it = where.erase(it);
-            } else {
-                ++it;
-            }
+        step[1] = step[2] = h.order.size();
+        std::erase_if(live, [&](std::size_t k) {
+            const TensorId t = h.tiles[k].tensor;
+            const auto lu = lastUse(t);
+            const bool done =
+                std::find(c.escaping.begin(), c.escaping.end(), t) == c.escaping.end() && (!lu || *lu <= i);
+            if (done)
+                h.order.push_back(k);
+            return done;
+        });
+        step[3] = h.order.size();
+        h.steps.push_back(step);
+    }
+}
+
+// Size of each held tile with reduction step `rstep` (0: whole).
+void tileSizes(const TileGraph &tg, const HeldTiles &h, std::int64_t rstep, std::vector<std::int64_t> &bytes)
+{
+    const Graph &g = tg.graph();
+    bytes.resize(h.tiles.size());
+    for (std::size_t k = 0; k < h.tiles.size(); ++k) {
+        const HeldTiles::Tile &tile = h.tiles[k];
+        std::int64_t elements = 1;
+        const ops::Region &r = *tile.region;
+        const std::vector<int> *reduced = nullptr;
+        if (tile.reader != kInvalidId && rstep > 0) {
+            const auto &axes = tg.axes(tile.reader);
+            if (tile.inputIndex < axes.size() && !axes[tile.inputIndex].opaque)
+                reduced = &axes[tile.inputIndex].reducedDims;
         }
+        for (std::size_t d = 0; d < r.size(); ++d) {
+            // A reduced axis longer than the step is held one step at a time.
+            const bool cut = reduced && r[d].size() > rstep &&
+                             std::find(reduced->begin(), reduced->end(), static_cast<int>(d)) != reduced->end();
+            elements *= cut ? rstep : r[d].size();
+        }
+        bytes[k] = elements * static_cast<std::int64_t>(dtypeSize(g.tensor(tile.tensor).dtype));
+    }
+}
+
+std::int64_t peakBytes(const HeldTiles &h, const std::vector<std::int64_t> &bytes, FootprintScratch &s)
+{
+    BestFit alloc(s.blocks);
+    std::vector<std::int64_t> &where = s.where;
+    where.assign(h.tiles.size(), 0);
+    for (const auto &step : h.steps) {
+        for (std::size_t o = step[0]; o < step[1]; ++o)
+            where[h.order[o]] = alloc.alloc(bytes[h.order[o]]);
+        for (std::size_t o = step[2]; o < step[3]; ++o)
+            alloc.release(where[h.order[o]]);
     }
     return alloc.peak();
 }
@@ -431,9 +524,19 @@ Footprint memFootprint(const TileGraph &tg, const TileConfig &c, const WelderLev
 {
     const std::int64_t capacity = levels.at(std::min(level + 1, levels.top())).capacityBytes;
     Footprint f;
+    thread_local FootprintScratch scratch;
+    heldTiles(tg, c, level, scratch);
+    const HeldTiles &held = scratch.held;
+    std::vector<std::int64_t> &bytes = scratch.bytes, &previous = scratch.previous;
+    bytes.clear();
+    previous.clear();
     for (std::int64_t rstep :
          {std::int64_t{0}, std::int64_t{128}, std::int64_t{64}, std::int64_t{32}, std::int64_t{16}, std::int64_t{8}}) {
-        f.bytes = peakBytes(tg, c, level, rstep);
+        tileSizes(tg, held, rstep, bytes);
+        // The same tile sizes as the step before (no reduced axis longer than this step): the same peak.
+        if (rstep == 0 || bytes != previous)
+            f.bytes = peakBytes(held, bytes, scratch);
+        std::swap(bytes, previous);
         f.rstep = rstep;
         if (f.bytes <= capacity) {
             f.fits = true;

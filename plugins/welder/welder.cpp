@@ -211,9 +211,12 @@ public:
                 if (!reuse || req.cancelled())
                     return;
                 // The index-map memo is the bulk (RandWire: ~500k entries, a few hundred MB) and
-                // only speeds up new tilings (a connection override's); kept up to kKeptMemo entries
-                // (MobileNetV2 55k, BERT and ViT 20k), dropped above.
-                constexpr std::int64_t kKeptMemo = 100000;
+                // speeds up new tilings (a connection override's). Kept up to kKeptMemo entries
+                // (RandWire, MobileNetV2 55k, BERT and ViT 20k), dropped above: dropping RandWire's
+                // cost its connection replay more than the memo saves — freeing millions of small
+                // blocks left glibc consolidating them in the replay's first large allocations
+                // (perf: 78 % of its CPU; 1.0 s of CPU dropped, 0.19 s kept, bench_welder).
+                constexpr std::int64_t kKeptMemo = 1000000;
                 if (coster.caches()->memo.size() > kKeptMemo)
                     coster.caches()->memo.clear();
                 LastTilings &last = lastTilings();

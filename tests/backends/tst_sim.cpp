@@ -150,6 +150,45 @@ TEST_F(SimTiming, OneDma)
     EXPECT_TRUE(r->outputs.empty()); // timing only
 }
 
+// Per-level memory efficiency (calibration.memoryEfficiencyByLevel): the
+// same 1000 B copy with DDR at 0.5 — DDR side 1024 B at 0.5 B/ns = 2048 ns,
+// L1 side 1000 ns: 100 + 2048 = 2148 ns. Twin: L1 at 0.5 instead — L1 side
+// 1000 B at 0.5 B/ns = 2000 ns, DDR 1024 ns: 100 + 2000 = 2100 ns.
+TEST_F(SimTiming, PerLevelMemoryEfficiency)
+{
+    device.overheads.dmaSetupNs = 100;
+    ExecutionPlan p = emptyPlan();
+    copy(p, 1000, 0);
+    device.calibration.memoryEfficiencyByLevel = {{"DDR", 0.5}};
+    auto r = run(p);
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_NEAR(endOf(*r, 0), 2148, 1e-6);
+    device.calibration.memoryEfficiencyByLevel = {{"L1", 0.5}};
+    r = run(p);
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_NEAR(endOf(*r, 0), 2100, 1e-6);
+}
+
+// Per-class compute efficiency (calibration.computeEfficiencyByClass): the
+// MatMul+Relu kernel on core 0 with "matmul" at 0.5 — MAT 2000 FLOPs at
+// 5 FLOP/ns = 400 ns, VEC 100 ns: 400 ns. Twins: "elementwise" at 0.5 — MAT
+// 200 ns, VEC 100 FLOPs at 0.5 FLOP/ns = 200 ns: 200 ns; "conv" at 0.5 (no
+// convolution here) — 200 ns; "gemm" at 0.25 (the fallback of "matmul") —
+// 2000 / 2.5 = 800 ns.
+TEST_F(SimTiming, PerClassComputeEfficiency)
+{
+    ExecutionPlan p = emptyPlan();
+    const TaskId mm = matmul(p, {.cluster = 0, .core = 0});
+    const std::pair<std::map<std::string, double, std::less<>>, double> cases[] = {
+        {{{"matmul", 0.5}}, 400}, {{{"elementwise", 0.5}}, 200}, {{{"conv", 0.5}}, 200}, {{{"gemm", 0.25}}, 800}};
+    for (const auto &[byClass, endNs] : cases) {
+        device.calibration.computeEfficiencyByClass = byClass;
+        auto r = run(p);
+        ASSERT_TRUE(r.isOk()) << r.status().str();
+        EXPECT_NEAR(endOf(*r, mm), endNs, 1e-6) << byClass.begin()->first;
+    }
+}
+
 // Twin: 1024 B is a whole number of DDR transactions, so both sides take
 // 1024 ns: 100 + 1024 = 1124 ns too — but 1025 B takes 17 transactions,
 // 1088 ns: 100 + 1088 = 1188 ns.
@@ -305,6 +344,8 @@ TEST_F(SimTiming, UnboundTasksSpreadOverEveryCoreAndLaunchesSerialise)
     EXPECT_NEAR(endOf(*r, a), 100, 1e-6);
     EXPECT_NEAR(startOf(*r, b), 1000, 1e-6);
     EXPECT_NEAR(endOf(*r, b), 1100, 1e-6);
+    // The Gantt lane names the placement: both cores.
+    EXPECT_EQ(r->laneNames.at(static_cast<std::size_t>(r->timeline[0].lane)), "MAT cores 0-1");
 }
 
 // Twin: bound to one core the same kernel takes 200 ns; two kernels on

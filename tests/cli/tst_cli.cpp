@@ -211,6 +211,26 @@ TEST_F(Cli, ScheduleUsageAndOverrideErrors)
     EXPECT_EQ(run("schedule " + model + " --algo layer-fusion --override " + overrides.string()).code, 3);
 }
 
+// Issue 16's command line: BrickDL on the A100 with a forced brick size; a size
+// that is not one of §3.3.3's is a usage error naming the valid ones; a
+// matmul-only model runs as library kernels (no merged sub-graph).
+TEST_F(Cli, BrickdlScheduleWithBrickOption)
+{
+    const std::string model = sample("resnet18-tailor");
+    Result r = run("schedule " + model + " --algo brickdl --device nvidia-a100 --option brick=8 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonObject stats = json(r)["stats"].toObject();
+    EXPECT_GT(stats["subgraphs"].toDouble(), 0);
+    EXPECT_GT(stats["brick_tasks"].toDouble(), 0);
+    Result bad = run("schedule " + model + " --algo brickdl --device nvidia-a100 --option brick=5");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("valid: auto, 4, 8, 16, 32"), std::string::npos) << bad.err;
+    Result mlp = run("schedule " + sample("nerf-mlp") + " --algo brickdl --device nvidia-a100 --json");
+    ASSERT_EQ(mlp.code, 0) << mlp.err;
+    EXPECT_EQ(json(mlp)["stats"].toObject()["subgraphs"].toDouble(), 0);
+    EXPECT_GT(json(mlp)["stats"].toObject()["library_nodes"].toDouble(), 0);
+}
+
 TEST_F(Cli, RunWritesOutputsAndAgreesAcrossSchedules)
 {
     const std::string model = sample("nerf-mlp", "--batch 4");

@@ -116,13 +116,33 @@ TEST_F(CliSim, RunReportsMetricsAndWritesATrace)
     bool unitTrack = false, occupancy = false;
     for (const auto &v : events) {
         const QJsonObject e = v.toObject();
-        if (e["name"] == "thread_name" && e["args"].toObject()["name"].toString().contains(" core "))
+        if (e["name"] == "thread_name" && e["args"].toObject()["name"].toString().contains(" cores 0-31"))
             unitTrack = true;
         if (e["ph"] == "C" && e["name"] == "occupancy/DDR")
             occupancy = true;
     }
     EXPECT_TRUE(unitTrack);
     EXPECT_TRUE(occupancy);
+}
+
+// --dtype f16 times float32 tensors as the deployment precision (issue 12 item 6: STCP920's MME has
+// f16 rates only, so the convolutions move from the VME to the MME and the run is faster); twin: an
+// integer dtype is refused in one line, exit 2 (usage).
+TEST_F(CliSim, DtypeOptionReachesTheSimulator)
+{
+    const std::string model = sample("squeezenet");
+    const std::string base = "run " + model + " --algo layer-fusion --backend sim --device stcp920 --json";
+    Result f32 = run(base);
+    Result f16 = run(base + " --dtype f16");
+    ASSERT_EQ(f32.code, 0) << f32.err;
+    ASSERT_EQ(f16.code, 0) << f16.err;
+    const double t32 = json(f32.out)["metrics"].toObject()["sim_time_ms"].toDouble();
+    const double t16 = json(f16.out)["metrics"].toObject()["sim_time_ms"].toDouble();
+    EXPECT_GT(t32, 0);
+    EXPECT_LT(t16, t32);
+    Result bad = run(base + " --dtype i8");
+    EXPECT_EQ(bad.code, 2) << bad.err;
+    EXPECT_NE(bad.err.find("sim option dtype expects a float type"), std::string::npos) << bad.err;
 }
 
 // Issue 18 item 5: the text summary's numbers go through the one formatting

@@ -317,6 +317,69 @@ TEST(DeviceJson, CalibrationIsChecked)
               "levels[1].bandwidth: must be positive, got 0");
 }
 
+TEST(DeviceJson, PerClassAndPerLevelEfficiencies)
+{
+    // Without the optional maps every class and level takes the one pair.
+    Expected<Device> plain = parseDevice(kMinimal, "test.json");
+    ASSERT_TRUE(plain.isOk()) << plain.status().str();
+    EXPECT_EQ(plain->calibration.computeEfficiencyFor("grouped-conv"), 0.8);
+    EXPECT_EQ(plain->calibration.memoryEfficiencyFor("DDR"), 0.9);
+
+    auto withMaps = [](const QJsonValue &byClass, const QJsonValue &byLevel) {
+        return edited([&](QJsonObject &o) {
+            QJsonObject cal = o["calibration"].toObject();
+            cal["computeEfficiencyByClass"] = byClass;
+            cal["memoryEfficiencyByLevel"] = byLevel;
+            o["calibration"] = cal;
+        });
+    };
+    Expected<Device> d = parseDevice(
+        withMaps(QJsonObject{{"gemm", 0.5}, {"grouped-conv", 0.1}, {"reduction", 0.3}}, QJsonObject{{"DDR", 0.4}}),
+        "test.json");
+    ASSERT_TRUE(d.isOk()) << d.status().str();
+    const Calibration &c = d->calibration;
+    EXPECT_EQ(c.computeEfficiencyFor("grouped-conv"), 0.1); // its own entry
+    EXPECT_EQ(c.computeEfficiencyFor("conv"), 0.5);         // the "gemm" fallback
+    EXPECT_EQ(c.computeEfficiencyFor("matmul"), 0.5);
+    EXPECT_EQ(c.computeEfficiencyFor("reduction"), 0.3);
+    EXPECT_EQ(c.computeEfficiencyFor("elementwise"), 0.8); // computeEfficiency
+    EXPECT_EQ(c.memoryEfficiencyFor("DDR"), 0.4);
+    EXPECT_EQ(c.memoryEfficiencyFor("L1"), 0.9);
+    // The maps survive a round trip, and a file without them writes none.
+    Expected<Device> back = parseDevice(toJson(*d), "roundtrip.json");
+    ASSERT_TRUE(back.isOk()) << back.status().str();
+    EXPECT_EQ(back->calibration, c);
+    EXPECT_EQ(toJson(*plain).indexOf("EfficiencyBy"), -1);
+
+    // Negative twins: an unknown class, a level the device lacks, a value outside (0, 1], not a number.
+    EXPECT_EQ(errorOf(withMaps(QJsonObject{{"depthwise", 0.1}}, QJsonObject{}))
+                  .rfind("calibration.computeEfficiencyByClass.depthwise: unknown class; known: conv, grouped-conv", 0),
+              0u);
+    EXPECT_EQ(errorOf(withMaps(QJsonObject{}, QJsonObject{{"HBM", 0.5}})),
+              "calibration.memoryEfficiencyByLevel.HBM: the device has no such level");
+    EXPECT_EQ(errorOf(withMaps(QJsonObject{{"conv", 1.5}}, QJsonObject{})),
+              "calibration.computeEfficiencyByClass.conv: must be in (0, 1], got 1.5");
+    EXPECT_EQ(errorOf(withMaps(QJsonObject{}, QJsonObject{{"DDR", 0}})),
+              "calibration.memoryEfficiencyByLevel.DDR: must be in (0, 1], got 0");
+    EXPECT_EQ(errorOf(withMaps(QJsonObject{{"conv", "fast"}}, QJsonObject{})),
+              "calibration.computeEfficiencyByClass.conv: expected a number, got 'fast'");
+    EXPECT_EQ(errorOf(withMaps(QJsonValue(0.5), QJsonObject{}))
+                  .rfind("calibration.computeEfficiencyByClass: expected an object", 0),
+              0u);
+}
+
+TEST(DeviceJson, EfficiencyClassOfAnOp)
+{
+    EXPECT_EQ(efficiencyClassOf("Conv", 1), "conv");
+    EXPECT_EQ(efficiencyClassOf("Conv", 32), "grouped-conv");
+    EXPECT_EQ(efficiencyClassOf("ConvTranspose", 1), "conv");
+    EXPECT_EQ(efficiencyClassOf("MatMul", 1), "matmul");
+    EXPECT_EQ(efficiencyClassOf("Gemm", 4), "matmul"); // group means nothing to a GEMM
+    EXPECT_EQ(efficiencyClassOf("Softmax", 1), "reduction");
+    EXPECT_EQ(efficiencyClassOf("Relu", 1), "elementwise");
+    EXPECT_EQ(efficiencyClassOf("NoSuchOp", 1), "other");
+}
+
 TEST(DeviceJson, RoundTrip)
 {
     Expected<Device> d = parseDevice(kMinimal, "mini.json");

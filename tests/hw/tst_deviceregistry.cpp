@@ -118,6 +118,11 @@ TEST(Presets, Stcp920MatchesGraphTurbo)
     EXPECT_EQ(d.levels[2].bandwidthBytesPerSec, 136e9);
     EXPECT_FALSE(d.isEstimated("levels[2].bandwidth"));
     EXPECT_TRUE(d.isEstimated("levels[0].bandwidth"));
+    // Issue 12 item 6: DDR's efficiency is fitted to Table 2's TVM column, the rest is an estimate.
+    EXPECT_EQ(d.calibration.memoryEfficiencyFor("DDR"), 0.35);
+    EXPECT_EQ(d.calibration.memoryEfficiencyFor("L1"), 0.8);
+    EXPECT_FALSE(d.isEstimated("calibration.memoryEfficiencyByLevel.DDR"));
+    EXPECT_TRUE(d.isEstimated("calibration.computeEfficiency"));
     ASSERT_EQ(d.units.size(), 3u);
     EXPECT_EQ(d.bestUnit(OpClass::Gemm, DType::Float16), d.unit("MME"));
     EXPECT_EQ(d.bestUnit(OpClass::Elementwise, DType::Float16), d.unit("VME"));
@@ -172,6 +177,9 @@ TEST(Presets, GpusMatchWelderAndDataSheets)
     EXPECT_EQ(a100.smCount(), 108);
     EXPECT_EQ(a100.overheads.atomicNs, 87.45); // brickdl-icpp24 §3.2.2
     EXPECT_FALSE(a100.isEstimated("overheads.atomic"));
+    EXPECT_EQ(a100.overheads.deviceLaunchNs, 210); // fitted to brickdl-icpp24 Fig. 11
+    EXPECT_TRUE(a100.isEstimated("overheads.deviceLaunch"));
+    EXPECT_EQ(preset("nvidia-v100").overheads.deviceLaunchNs, 0); // unknown there
     EXPECT_EQ(a100.level("L2")->capacityBytes, 40 << 20);
 
     EXPECT_EQ(preset("nvidia-h100").smCount(), 132);

@@ -306,6 +306,42 @@ TEST(DeviceCostModel, DeviceFileCalibrationReachesEveryScheduler)
     EXPECT_GT(latencyOf(g, launch, *seq), latencyOf(g, v100(), *seq));
 }
 
+// Per-level memory and per-class compute efficiencies (calibration.memoryEfficiencyByLevel,
+// computeEfficiencyByClass) reach the cost model; each with a twin that names another level or
+// class and changes nothing. STCP920 with its maps cleared is the base.
+TEST(DeviceCostModel, PerLevelAndPerClassEfficiencies)
+{
+    auto stcp = DeviceRegistry::standard().lookup("stcp920");
+    ASSERT_TRUE(stcp.isOk());
+    Device base = *stcp;
+    base.calibration.memoryEfficiencyByLevel.clear();
+    base.calibration.computeEfficiencyByClass.clear();
+    const double eff = base.calibration.memoryEfficiency;
+    auto with = [&](std::map<std::string, double, std::less<>> byLevel,
+                    std::map<std::string, double, std::less<>> byClass) {
+        Device d = base;
+        d.calibration.memoryEfficiencyByLevel = std::move(byLevel);
+        d.calibration.computeEfficiencyByClass = std::move(byClass);
+        return d;
+    };
+    // A DDR -> L1 transfer moves at the slower end: DDR's 136 GB/s × its efficiency.
+    const std::int64_t bytes = 1 << 20;
+    const double ddrNs = static_cast<double>(bytes) / (136e9 * eff) * 1e9;
+    EXPECT_NEAR(DeviceCostModel(base).transferCost(bytes, "DDR", "L1").memoryNs, ddrNs, ddrNs * 1e-12);
+    EXPECT_NEAR(DeviceCostModel(with({{"DDR", eff / 2}}, {})).transferCost(bytes, "DDR", "L1").memoryNs, 2 * ddrNs,
+                ddrNs * 1e-12);
+    EXPECT_NEAR(DeviceCostModel(with({{"L1", eff / 2}}, {})).transferCost(bytes, "DDR", "L1").memoryNs, ddrNs,
+                ddrNs * 1e-12); // L1 at half is still far faster than DDR
+
+    // A convolution (float32: on the VME) slows with the "conv" efficiency, not with "matmul".
+    const Graph g = convChain();
+    KernelPlacement ddr;
+    ddr.ioLevel = "DDR";
+    const double conv = DeviceCostModel(base).estimateKernel(g, {0}, ddr).cost.timeNs;
+    EXPECT_GT(DeviceCostModel(with({}, {{"conv", 0.001}})).estimateKernel(g, {0}, ddr).cost.timeNs, 100 * conv);
+    EXPECT_DOUBLE_EQ(DeviceCostModel(with({}, {{"matmul", 0.001}})).estimateKernel(g, {0}, ddr).cost.timeNs, conv);
+}
+
 // Every preset loads with a calibration that names its source.
 TEST(DeviceCostModel, EveryPresetStatesItsCalibration)
 {
@@ -397,4 +433,49 @@ TEST(DeviceCostModel, ShapedLaunchAtomicsAddOncePerWave)
     EXPECT_NEAR(atomics.cost.launchNs + atomics.cost.computeNs + atomics.cost.memoryNs + atomics.cost.contentionNs +
                     atomics.cost.syncNs,
                 atomics.cost.timeNs, 1e-6 * atomics.cost.timeNs);
+}
+
+// A shaped launch's device-side calls (brickdl-icpp24 §3.3.4: a library call per
+// brick from device code): overheads.deviceLaunch each, serialised device-wide,
+// their total added to the launch and shown as launchNs; the parts still add up.
+TEST(DeviceCostModel, ShapedLaunchDeviceCallsSerialise)
+{
+    auto a100 = DeviceRegistry::standard().lookup("nvidia-a100");
+    ASSERT_TRUE(a100.isOk()) << a100.status().str();
+    ASSERT_GT(a100->overheads.deviceLaunchNs, 0);
+    const DeviceCostModel model(*a100);
+    ShapedLaunch s;
+    s.opClass = OpClass::Gemm;
+    s.flops = 1e9;
+    s.blocks = 108 * 8 * 3;
+    s.bytesByLevel[""] = 1e6;
+    const KernelEstimate plain = model.estimateShapedKernel({s});
+    s.deviceCalls = 5000;
+    const KernelEstimate calls = model.estimateShapedKernel({s});
+    const double want = 5000 * a100->overheads.deviceLaunchNs;
+    EXPECT_NEAR(calls.cost.timeNs - plain.cost.timeNs, want, 1e-6 * want);
+    EXPECT_NEAR(calls.cost.launchNs - plain.cost.launchNs, want, 1e-6 * want);
+    EXPECT_NEAR(calls.cost.computeNs + calls.cost.memoryNs, plain.cost.computeNs + plain.cost.memoryNs, 1e-6);
+    EXPECT_NEAR(calls.cost.launchNs + calls.cost.computeNs + calls.cost.memoryNs + calls.cost.contentionNs +
+                    calls.cost.syncNs,
+                calls.cost.timeNs, 1e-6 * calls.cost.timeNs);
+}
+
+// Negative twin: a device without a per-call cost (overheads.deviceLaunch = 0, the
+// default) charges nothing for the same calls.
+TEST(DeviceCostModel, ShapedLaunchDeviceCallsFreeWithoutTheOverhead)
+{
+    auto a100 = DeviceRegistry::standard().lookup("nvidia-a100");
+    ASSERT_TRUE(a100.isOk()) << a100.status().str();
+    Device d = *a100;
+    d.overheads.deviceLaunchNs = 0;
+    const DeviceCostModel model(d);
+    ShapedLaunch s;
+    s.opClass = OpClass::Gemm;
+    s.flops = 1e9;
+    s.blocks = 108 * 8 * 3;
+    s.bytesByLevel[""] = 1e6;
+    const double plain = model.estimateShapedKernel({s}).cost.timeNs;
+    s.deviceCalls = 5000;
+    EXPECT_EQ(model.estimateShapedKernel({s}).cost.timeNs, plain);
 }

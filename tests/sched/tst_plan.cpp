@@ -1,6 +1,8 @@
 // ExecutionPlan verifier: a valid plan passes; each broken invariant is named.
 #include "core/cost/devicecost.h"
 #include "core/hw/device.h"
+#include "core/ops/indexmap.h"
+#include "core/plan/taskmaps.h"
 #include "core/plan/tiles.h"
 #include "core/plan/verify.h"
 #include "core/sched/scheduler.h"
@@ -212,6 +214,52 @@ TEST(Tiles, ConvTileNeedsAHalo)
     const ops::Region &x = r->read.at(g.findTensor("x"));
     EXPECT_EQ(x[2], (ops::Interval{0, 9})); // rows 0..7 of a 3x3 pad-1 conv read rows -1..8, clipped to 0..8
     EXPECT_EQ(x[1], (ops::Interval{0, 8})); // all input channels
+}
+
+// KernelIndexMaps (type inference once per kernel node) give taskRegions' answer for every tile of
+// a residual block fused into one kernel, halos and the skip connection included.
+TEST(Tiles, KernelIndexMapsGiveTheSameRegions)
+{
+    Graph g = testgraphs::residualChain(1);
+    Kernel k{0, "block", {}, {}};
+    for (const char *n : {"block0/conv1", "block0/relu1", "block0/conv2", "block0/add", "block0/relu2"})
+        k.nodes.push_back(g.findNode(n));
+    ASSERT_TRUE(std::none_of(k.nodes.begin(), k.nodes.end(), [](NodeId n) { return n == kInvalidId; }));
+    const KernelIndexMaps maps(g, k);
+    EXPECT_EQ(maps.outputNodes(), kernelOutputNodes(g, k.nodes));
+    for (std::int64_t r = 0; r < 16; r += 4)
+        for (std::int64_t c = 0; c < 16; c += 8) {
+            const std::vector<NodeTile> tiles{{k.nodes.back(), 0, {{0, 1}, {0, 8}, {r, r + 4}, {c, c + 8}}}};
+            auto a = taskRegions(g, k, tiles);
+            auto b = taskRegions(g, k, tiles, &maps);
+            ASSERT_TRUE(a.isOk() && b.isOk());
+            EXPECT_EQ(a->computed, b->computed);
+            EXPECT_EQ(a->read, b->read);
+        }
+}
+
+// Twin: a node whose shapes do not infer gives inputRegions' error through its NodeIndexMap too,
+// on every call, and a tile outside the output is refused the same way.
+TEST(Tiles, NodeIndexMapKeepsInputRegionsErrors)
+{
+    Graph g = testgraphs::residualChain(1);
+    const Node &conv = g.node(g.findNode("block0/conv1"));
+    const ops::NodeIndexMap map(g, conv);
+    const ops::Region outside{{0, 1}, {0, 8}, {0, 17}, {0, 16}};
+    EXPECT_EQ(map.inputRegions(0, outside).status().message(),
+              ops::inputRegions(g, conv, 0, outside).status().message());
+    EXPECT_FALSE(map.inputRegions(0, outside).isOk());
+    Graph bad = g;
+    bad.tensor(bad.node(bad.findNode("block0/conv1")).inputs[1]).shape = {8, 3, 3, 3}; // 3 input channels, not 8
+    const Node &badConv = bad.node(bad.findNode("block0/conv1"));
+    const ops::NodeIndexMap badMap(bad, badConv);
+    const ops::Region tile{{0, 1}, {0, 8}, {0, 4}, {0, 4}};
+    for (int i = 0; i < 2; ++i) {
+        auto r = badMap.inputRegions(0, tile);
+        ASSERT_FALSE(r.isOk());
+        EXPECT_EQ(r.status().message(), ops::inputRegions(bad, badConv, 0, tile).status().message());
+    }
+    EXPECT_TRUE(map.inputRegions(0, tile).isOk());
 }
 
 // Many tiles (more than the 4096 the pairwise check once stopped at): one-element

@@ -232,6 +232,12 @@ void TileGraphView::paintEvent(QPaintEvent *)
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
     // Fig. 5 grouping: halos of the sub-graphs at levels 0..depth, lower levels wider and behind.
+    struct GroupLabel {
+        QPointF at;
+        int level;
+        QColor colour;
+    };
+    std::vector<GroupLabel> labels;
     for (int l = 0; l <= m_depth && l + 1 < m_levelOrder.size(); ++l) {
         const double margin = 16.0 - 6.0 * l;
         int index = 0;
@@ -249,16 +255,19 @@ void TileGraphView::paintEvent(QPaintEvent *)
             for (const auto &[e, name] : m_edgeLevel)
                 if (m_levelOrder.indexOf(name) > l && std::find(group.begin(), group.end(), e.first) != group.end())
                     p.drawLine(nodeRect(e.first).center(), nodeRect(e.second).center());
-            QFont f = p.font();
-            f.setPointSizeF(f.pointSizeF() * 0.8);
-            f.setBold(true);
-            p.setFont(f);
-            p.setPen(c.darker(170));
-            p.drawText(nodeRect(group.front()).bottomLeft() + QPointF(2 + 20 * l, margin - 1),
-                       QStringLiteral("L%1").arg(l));
-            p.setFont(font());
+            labels.push_back({nodeRect(group.front()).bottomLeft() + QPointF(2 + 20 * l, margin - 1), l, c});
         }
     }
+    // The level labels on top of every halo (a lower level's label reaches into the next level's halo).
+    QFont small = p.font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    small.setBold(true);
+    p.setFont(small);
+    for (const GroupLabel &label : labels) {
+        p.setPen(label.colour.darker(170));
+        p.drawText(label.at, QStringLiteral("L%1").arg(label.level));
+    }
+    p.setFont(font());
     p.setPen(Qt::black);
     p.drawText(QPointF(kMargin, kMargin + 12), m_header);
     // Legend.

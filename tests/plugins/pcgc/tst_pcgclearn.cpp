@@ -182,7 +182,11 @@ TEST(PcgcLearn, RegressorAvailableOrSaysWhy)
 // than by the analytic model (which, for a kernel alone, is 2–2500× off the
 // simulator: it keeps small kernels on few cores and charges the launch), and
 // training stays far below 30 s. Bounds: with 43 measured labels the time
-// model reaches ~28 % MAPE, the power model ~3 %.
+// model reaches ~28 % MAPE, the power model ~3 %. Power: since STCP920's DDR
+// efficiency was fitted (issue 12 item 6, 0.8 -> 0.35) both the simulator and
+// the analytic model are DDR-bound on most kernels, so the analytic power
+// error fell from ~13 % to ~6 % while the learned one stays ~2 %: the learned
+// model must beat it by 2x for power, by 5x for time (analytic ~235 %).
 TEST(PcgcLearn, TrainsOnSimulatorAndScoresHeldBackLabels)
 {
     if (!Regressor::available())
@@ -195,11 +199,11 @@ TEST(PcgcLearn, TrainsOnSimulatorAndScoresHeldBackLabels)
     EXPECT_GE(double(s.measured + s.pseudoLabelled) / double(s.ops - s.heldBack), s.ac);
     EXPECT_LT(s.seconds, 30);
     ASSERT_NE(m.power(), nullptr);
-    for (const TargetModel *t : {&m.time(), m.power()}) {
+    for (const auto &[t, factor] : {std::pair{&m.time(), 5.0}, std::pair{m.power(), 2.0}}) {
         EXPECT_EQ(t->accuracy.count, s.heldBack);
         EXPECT_EQ(t->heldBack.size(), std::size_t(s.heldBack));
         EXPECT_GT(t->accuracy.r2, 0.8);
-        EXPECT_LT(t->accuracy.mape, t->accuracy.analyticMape / 5);
+        EXPECT_LT(t->accuracy.mape, t->accuracy.analyticMape / factor);
     }
     EXPECT_LT(m.time().accuracy.mape, 0.35);
     EXPECT_LT(m.power()->accuracy.mape, 0.10);

@@ -7,27 +7,15 @@
 //  - one thread and four threads (concurrent SetConnect trials and candidates) give the same plan;
 //    twin: one thread searches no trial concurrently, four do;
 //  - a cancelled run stops and keeps nothing for the next one, which gives the cold plan.
-#include "core/onnx/importer.h"
-#include "core/sched/session.h"
-#include "plugins/welder/welder.h"
-#include "samples/catalog.h"
-
 #include <cmath>
-#include <onnx/onnx_pb.h>
 #include <sstream>
 
-#include "tests/plugins/welder/weldertest.h"
+#include "tests/plugins/welder/welderrun.h"
 
 using namespace tessera;
 using namespace tessera::weldertest;
 
 namespace {
-
-Expected<ScheduleRun> welder(const Graph &g, const std::string &dev, ScheduleSetup setup = {})
-{
-    static const auto scheduler = createWelderScheduler();
-    return scheduleGraph(g, device(dev), *scheduler, setup);
-}
 
 std::string regionText(const ops::Region &r)
 {
@@ -83,37 +71,6 @@ std::string firstDifference(const ScheduleRun &a, const ScheduleRun &b)
     if (p.estimatedLatencyNs() != q.estimatedLatencyNs())
         return "latency";
     return {};
-}
-
-Graph mobileNetV2Small()
-{
-    samples::SampleOptions o;
-    o.imageSize = 32;
-    auto model = samples::buildSample("mobilenetv2", o);
-    EXPECT_TRUE(model.isOk()) << model.status().str();
-    auto imported = importModelFromBytes((*model)->SerializeAsString(), "mobilenetv2.onnx");
-    EXPECT_TRUE(imported.isOk()) << imported.status().str();
-    return std::move(imported->graph);
-}
-
-// The first connected edge and the first tile decision with a second candidate.
-struct ForcedChoices {
-    std::string connectKey, connectTo, tileKey, tileTo;
-};
-ForcedChoices overridesOf(const ScheduleRun &run)
-{
-    ForcedChoices o;
-    for (const DecisionRecord &r : run.decisions.records()) {
-        if (o.connectKey.empty() && r.role == "welder.connect" && r.chosen != 0) {
-            o.connectKey = r.key;
-            o.connectTo = r.options[0].id;
-        }
-        if (o.tileKey.empty() && r.role == "welder.tile" && r.options.size() >= 2) {
-            o.tileKey = r.key;
-            o.tileTo = r.options[1].id;
-        }
-    }
-    return o;
 }
 
 } // namespace

@@ -2,33 +2,23 @@
 // computes the same outputs as the sequential plan (test graphs, the paper's examples and a
 // real sample at small resolution), the §5.2 ablation variants connect less, overrides of a
 // connection or a tile replay and still verify, an override beyond a capacity is rejected with
-// the reason, and runs are deterministic.
+// the reason, runs are deterministic, and a backend's measurements replace the model's estimates (§3.2).
 #include "backends/reference/reference.h"
-#include "core/onnx/importer.h"
+#include "core/cost/measuredcost.h"
 #include "core/plan/verify.h"
-#include "core/sched/session.h"
 #include "plugins/sequential/sequential.h"
-#include "plugins/welder/welder.h"
-#include "samples/catalog.h"
 
 #include <cmath>
 #include <limits>
-#include <onnx/onnx_pb.h>
 
 #include "tests/backends/planutil.h"
 #include "tests/common/testsamples.h"
-#include "tests/plugins/welder/weldertest.h"
+#include "tests/plugins/welder/welderrun.h"
 
 using namespace tessera;
 using namespace tessera::weldertest;
 
 namespace {
-
-Expected<ScheduleRun> welder(const Graph &g, const std::string &dev, ScheduleSetup setup = {})
-{
-    static const auto scheduler = createWelderScheduler();
-    return scheduleGraph(g, device(dev), *scheduler, setup);
-}
 
 // Max |a - b| / (1 + |b|) over every output element.
 double maxRelDiff(const std::vector<HostTensor> &a, const std::vector<HostTensor> &b)
@@ -233,14 +223,10 @@ TEST(WelderOverride, ForcedTileReplaysAndVerifies)
     const Graph g = matmulSoftmax(512);
     auto first = welder(g, "nvidia-v100");
     ASSERT_TRUE(first.isOk());
-    const DecisionRecord *tile = nullptr;
-    for (const DecisionRecord &r : first->decisions.records())
-        if (r.role == "welder.tile")
-            tile = &r;
-    ASSERT_NE(tile, nullptr);
-    ASSERT_GE(tile->options.size(), 2u);
+    const ForcedChoices o = overridesOf(*first);
+    ASSERT_FALSE(o.tileKey.empty()); // the fused kernel has a second candidate
     ScheduleSetup s;
-    s.overrides[tile->key] = tile->options[1].id;
+    s.overrides[o.tileKey] = o.tileTo;
     auto second = welder(g, "nvidia-v100", s);
     ASSERT_TRUE(second.isOk()) << second.status().str();
     EXPECT_EQ(second->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
@@ -351,13 +337,7 @@ TEST(WelderSchedule, SqueezeNetVerifiesOnEveryKindOfDevice)
 // A real sample at small resolution: MobileNetV2 at 32×32, imported, scheduled, run.
 TEST(WelderSchedule, MobileNetV2SmallComputesTheSequentialOutputs)
 {
-    samples::SampleOptions o;
-    o.imageSize = 32;
-    auto model = samples::buildSample("mobilenetv2", o);
-    ASSERT_TRUE(model.isOk()) << model.status().str();
-    auto imported = importModelFromBytes((*model)->SerializeAsString(), "mobilenetv2.onnx");
-    ASSERT_TRUE(imported.isOk()) << imported.status().str();
-    expectSameOutputs(imported->graph, "nvidia-v100");
+    expectSameOutputs(mobileNetV2Small(), "nvidia-v100");
 }
 
 // §5.2: "on the top layers where the feature maps are large and the number of channels is small,
@@ -429,13 +409,10 @@ TEST(WelderSection42, ReplayReusesTheLastTilingsAndGivesTheSamePlan)
         EXPECT_EQ(first->decisions.records()[i].chosen, second->decisions.records()[i].chosen);
     EXPECT_EQ(first->result.plan.estimatedLatencyNs(), second->result.plan.estimatedLatencyNs());
     // A tile override replays from the same tilings and still verifies.
-    const DecisionRecord *tile = nullptr;
-    for (const DecisionRecord &r : first->decisions.records())
-        if (r.role == "welder.tile" && r.options.size() >= 2)
-            tile = &r;
-    ASSERT_NE(tile, nullptr);
+    const ForcedChoices forced = overridesOf(*first);
+    ASSERT_FALSE(forced.tileKey.empty());
     ScheduleSetup o = s;
-    o.overrides[tile->key] = tile->options[1].id;
+    o.overrides[forced.tileKey] = forced.tileTo;
     auto replay = welder(g, "nvidia-v100", o);
     ASSERT_TRUE(replay.isOk()) << replay.status().str();
     EXPECT_EQ(replay->result.stats.at("reused_tilings"), 1.0);
@@ -463,4 +440,63 @@ TEST(WelderSection42, OtherDeviceOrSearchDoesNotReuse)
     ASSERT_TRUE(fresh.isOk());
     EXPECT_EQ(fresh->result.stats.at("reused_tilings"), 0.0);
     EXPECT_GT(fresh->result.stats.at("tilings_searched"), 0.0);
+}
+
+namespace {
+
+// A backend that times one node (the meter of core/cost/measuredcost.h), nothing else.
+struct OneNodeMeter final : KernelMeter {
+    std::string node;
+    double ns = 0;
+    int calls = 0;
+    CostKind kind() const override { return CostKind::Measured; }
+    Expected<double> kernelNs(const Graph &g, const std::vector<NodeId> &nodes) override
+    {
+        ++calls;
+        if (nodes.size() == 1 && g.node(nodes[0]).name == node)
+            return ns;
+        return Status::error(ErrorCode::Unavailable, "no timer for this kernel");
+    }
+};
+
+} // namespace
+
+// §3.2 "costs from the analytic model, or measured by a backend that can measure": with a meter
+// in the schedule setup, a kernel the backend times (here the opaque Softmax, a whole kernel) is
+// costed by the measurement — in its SetConnect trial and in the plan — and the rest by the model.
+TEST(WelderSection32, MeasuredKernelsReplaceTheModelsEstimates)
+{
+    Graph g = matmulSoftmax(512);
+    g.node(g.findNode("softmax")).opaque = true;
+    OneNodeMeter meter;
+    meter.node = "softmax";
+    meter.ns = 1e6; // 1 ms: far slower than the model's estimate
+    ScheduleSetup s;
+    s.meter = &meter;
+    auto run = welder(g, "nvidia-v100", s);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_GE(meter.calls, 1);
+    const DecisionRecord *d = run->decisions.find(decisionKey("welder.connect", {"matmul", "softmax"}));
+    ASSERT_NE(d, nullptr);
+    EXPECT_GE(d->options[0].cost, 1e6); // the unconnected trial: Matmul's kernel + the measured Softmax
+    int measured = 0;
+    for (const Task &t : run->result.plan.tasks)
+        if (t.cost.kind == CostKind::Measured) {
+            ++measured;
+            EXPECT_EQ(run->result.plan.kernels[static_cast<std::size_t>(t.kernel)].nodes,
+                      std::vector<NodeId>{g.findNode("softmax")});
+            EXPECT_NEAR(t.cost.computeNs + t.cost.memoryNs, 1e6, 1);
+        }
+    EXPECT_EQ(measured, 1);
+    EXPECT_GT(run->result.plan.estimatedLatencyNs(), 1e6);
+
+    // Twin: the same schedule from the analytic model alone is all estimates, far below 1 ms.
+    auto modelled = welder(g, "nvidia-v100");
+    ASSERT_TRUE(modelled.isOk());
+    for (const Task &t : modelled->result.plan.tasks)
+        EXPECT_EQ(t.cost.kind, CostKind::Estimated);
+    const DecisionRecord *m = modelled->decisions.find(decisionKey("welder.connect", {"matmul", "softmax"}));
+    ASSERT_NE(m, nullptr);
+    EXPECT_LT(m->options[0].cost, 1e6);
+    EXPECT_LT(modelled->result.plan.estimatedLatencyNs(), 1e6);
 }
