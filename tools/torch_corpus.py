@@ -167,6 +167,10 @@ def calibrate_batchnorm(model, shape):
     bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
     if not bns:
         return
+    # Inception V3's auxiliary head runs in training mode only, and its 5x5 convolution needs the
+    # 299x299 input Inception V3 was designed for: dropped, which leaves the eval-mode graph as it is.
+    if getattr(model, "AuxLogits", None) is not None:
+        model.AuxLogits = None
     for m in bns:
         m.reset_running_stats()
         m.momentum = None  # a cumulative average: after one batch, that batch's statistics
