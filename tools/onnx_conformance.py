@@ -397,6 +397,12 @@ DECISIONS = [
     "  Loop with a constant trip count of 1 to 64 (at most 4096 copied nodes) whose body passes its",
     "  condition through, and Scan (opset >= 9) over statically declared lengths, are unrolled.",
     "  Anything else stays opaque with a warning naming the node and the reason.",
+    "- **Sequences** (core/onnx/resolve_sequences.cpp): a sequence built inside the graph from",
+    "  constant positions and splits (SequenceEmpty/Construct/Insert/Erase/At/Length, SplitToSequence,",
+    "  ConcatFromSequence) becomes the tensors it holds (Identity, Split, Unsqueeze + Concat,",
+    "  Constant). A sequence that is a graph input or output, or whose makeup depends on run-time",
+    "  values, stays out of scope or opaque with a warning naming the node. Zero-sized dims are not",
+    "  carried (`--dim` takes N >= 1), so a test whose input has an empty dim fails at its input.",
 ]
 
 

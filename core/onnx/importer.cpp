@@ -88,6 +88,7 @@ Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::
     r.metadata = metadataOf(model, path, static_cast<std::int64_t>(bytes.size()));
     dropUnusedOptionalOutputs(*model.mutable_graph(), ctx); // S2b
     inlineControlFlow(model, ctx);                          // S2c
+    resolveSequences(model, ctx);                           // S2d
     auto g = buildStructure(model, ctx);                    // S3
     if (!g)
         return g.status();

@@ -43,6 +43,12 @@ void dropUnusedOptionalOutputs(::onnx::GraphProto &graph, const ImportContext &c
 // any other control flow stays (opaque later) with a warning naming the node.
 void inlineControlFlow(::onnx::ModelProto &model, const ImportContext &ctx);
 
+// S2d resolve_sequences.cpp: sequence values built from constant positions
+// (SequenceConstruct/Insert/Erase/At/Length, SplitToSequence,
+// ConcatFromSequence) become the tensors they hold; otherwise every sequence
+// node stays (opaque later) with a warning naming the node.
+void resolveSequences(::onnx::ModelProto &model, const ImportContext &ctx);
+
 // S3 structure.cpp: the Graph's tensors and nodes (names made unique and
 // written back to the proto), dangling inputs, duplicate producers and cycles;
 // reorders the proto's nodes topologically when they are not. Attributes, types

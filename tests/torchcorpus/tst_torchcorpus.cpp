@@ -1,0 +1,304 @@
+// The real-model corpus of issue 11 (item 7): every model that tools/torch_corpus.py exported from
+// Debian's torchvision and PyTorch (tests/torchcorpus/models.txt) is imported as tessera-cli imports
+// a model (importModel, default options: constant folding on), scheduled for the host preset by every
+// registered scheduler (scheduleGraph, which verifies the plan), compiled and run on the reference
+// backend with the exported input, and each output compared with PyTorch's: relative L2
+// ||got - want|| / ||want|| under 1e-4 (kMaxRelL2). One test per model (Corpus/TorchCorpus.
+// EverySchedulerMatchesPyTorch/<model>), which imports once and tries every scheduler, each failure
+// naming the scheduler and the stage (schedule, compile, run, compare).
+//
+// A model that is not in the cache is skipped with the command that exports it: CI exports the models
+// marked "ci" (the fixture test torchcorpus.export); `tools/torch_corpus.py export --all` exports the
+// rest. With $TESSERA_TORCH_CORPUS_RESULTS set, each test appends one JSON line (import ms, nodes,
+// schedule ms, run ms, rel L2 or the error) that `tools/torch_corpus.py report` turns into the table of
+// docs/torch-corpus.md.
+#include "app/registerbuiltins.h"
+#include "core/backend/backend.h"
+#include "core/backend/tensorio.h"
+#include "core/hw/deviceregistry.h"
+#include "core/onnx/importer.h"
+#include "core/ops/ops.h"
+#include "core/sched/scheduler.h"
+#include "core/sched/session.h"
+
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace tessera {
+namespace {
+
+constexpr double kMaxRelL2 = 1e-4;
+
+// models.txt: "name group [ci]" per line, '#' starts a comment.
+std::vector<std::string> corpusModels()
+{
+    std::vector<std::string> names;
+    std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/tests/torchcorpus/models.txt");
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream words(line.substr(0, line.find('#')));
+        std::string name;
+        if (words >> name)
+            names.push_back(name);
+    }
+    return names;
+}
+
+const SchedulerRegistry &schedulers()
+{
+    static const SchedulerRegistry registry = [] {
+        SchedulerRegistry r;
+        registerBuiltinSchedulers(r);
+        return r;
+    }();
+    return registry;
+}
+
+// $TESSERA_TORCH_CORPUS, else $XDG_CACHE_HOME/tessera/torch-corpus, else ~/.cache/tessera/torch-corpus
+// (the same rule as tools/torch_corpus.py).
+fs::path corpusDir()
+{
+    if (const char *d = std::getenv("TESSERA_TORCH_CORPUS"); d && *d)
+        return d;
+    if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return fs::path(x) / "tessera" / "torch-corpus";
+    const char *home = std::getenv("HOME");
+    return fs::path(home ? home : "/") / ".cache" / "tessera" / "torch-corpus";
+}
+
+// ||got - want||_2 / ||want||_2 over float32 tensors of equal shape (the plain L2 distance when want
+// is all zeros); an error when the types or shapes differ.
+Expected<double> relativeL2(const HostTensor &got, const HostTensor &want)
+{
+    if (got.dtype != DType::Float32 || want.dtype != DType::Float32)
+        return Status::invalid("output '" + want.name + "': expected float32 tensors");
+    if (got.shape != want.shape)
+        return Status::invalid("output '" + want.name + "': shape " + shapeStr(got.shape) + ", PyTorch's is " +
+                               shapeStr(want.shape));
+    double diff = 0, norm = 0;
+    for (std::int64_t i = 0; i < want.elements(); ++i) {
+        const double w = want.f32()[i], d = static_cast<double>(got.f32()[i]) - w;
+        diff += d * d;
+        norm += w * w;
+    }
+    if (std::isnan(diff))
+        return std::numeric_limits<double>::infinity();
+    return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+std::string jsonString(const std::string &s)
+{
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"' || c == '\\')
+            out += {'\\', c};
+        else if (static_cast<unsigned char>(c) < 0x20)
+            out += ' ';
+        else
+            out += c;
+    }
+    return out + "\"";
+}
+
+double msSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One JSON line per test, appended to $TESSERA_TORCH_CORPUS_RESULTS when it is set.
+struct ResultLine {
+    std::vector<std::pair<std::string, std::string>> fields;
+    void add(const std::string &k, const std::string &v) { fields.emplace_back(k, jsonString(v)); }
+    void add(const std::string &k, double v)
+    {
+        std::ostringstream s;
+        s << (std::isfinite(v) ? v : 1e300);
+        fields.emplace_back(k, s.str());
+    }
+    void write() const
+    {
+        const char *path = std::getenv("TESSERA_TORCH_CORPUS_RESULTS");
+        if (!path || !*path)
+            return;
+        std::string line = "{";
+        for (const auto &[k, v] : fields)
+            line += (line.size() > 1 ? ", " : "") + jsonString(k) + ": " + v;
+        std::ofstream(path, std::ios::app) << line << "}\n";
+    }
+};
+
+// One model's import, then every scheduler's schedule, compile, run and comparison.
+class TorchCorpus : public ::testing::TestWithParam<std::string>
+{
+protected:
+    void runScheduler(const Graph &g, const std::vector<HostTensor> &inputs, const std::vector<HostTensor> &want,
+                      const IScheduler &scheduler, ResultLine result)
+    {
+        const std::string what = GetParam() + ", " + scheduler.info().name;
+        result.add("scheduler", scheduler.info().name);
+        struct Flush {
+            ResultLine &r;
+            ~Flush() { r.write(); }
+        } flush{result};
+        auto fail = [&](const std::string &stage, const Status &s) {
+            result.add("ok", 0.0);
+            result.add("error", stage + ": " + s.str());
+            ADD_FAILURE() << what << ": " << stage << ": " << s.str();
+        };
+        auto t0 = std::chrono::steady_clock::now();
+        auto run = scheduleGraph(g, *m_device, scheduler, {});
+        result.add("schedule_ms", msSince(t0));
+        if (!run)
+            return fail("schedule", run.status());
+        result.add("kernels", static_cast<double>(run->result.plan.kernels.size()));
+        CompileContext context;
+        context.device = &*m_device;
+        t0 = std::chrono::steady_clock::now();
+        auto compiled = m_reference->compileFor(g, run->result.plan, context);
+        if (!compiled)
+            return fail("compile", compiled.status());
+        auto out = m_reference->run(**compiled, inputs);
+        result.add("run_ms", msSince(t0));
+        if (!out)
+            return fail("run", out.status());
+        if (out->outputs.size() != want.size())
+            return fail("run", Status::invalid(std::to_string(out->outputs.size()) + " outputs, PyTorch returned " +
+                                               std::to_string(want.size())));
+        double worst = 0;
+        for (std::size_t k = 0; k < want.size(); ++k) {
+            auto r = relativeL2(out->outputs[k], want[k]);
+            if (!r)
+                return fail("compare", r.status());
+            worst = std::max(worst, *r);
+            EXPECT_LT(*r, kMaxRelL2) << what << ": output '" << want[k].name << "'";
+        }
+        result.add("rel_l2", worst);
+        result.add("ok", worst < kMaxRelL2 ? 1.0 : 0.0);
+    }
+
+    std::optional<Device> m_device;
+    IBackend *m_reference = nullptr;
+};
+
+TEST_P(TorchCorpus, EverySchedulerMatchesPyTorch)
+{
+    const std::string &model = GetParam();
+    const fs::path dir = corpusDir() / model;
+    if (!fs::exists(dir / "meta.json"))
+        GTEST_SKIP() << "'" << model << "' is not in the corpus cache " << corpusDir()
+                     << ": export it with tools/torch_corpus.py export " << model
+                     << " (needs python3-torch and python3-torchvision)";
+    // Registering the reference backend also installs its kernels as import-time folding's
+    // evaluator (core/onnx/constant_evaluator.h), as tessera-cli and the workbench do.
+    BackendRegistry backends;
+    registerBuiltinBackends(backends);
+    m_reference = backends.find("reference");
+    ASSERT_NE(m_reference, nullptr);
+    auto device = DeviceRegistry::standard().lookup("host");
+    ASSERT_TRUE(device.isOk()) << device.status().str();
+    m_device = std::move(*device);
+
+    ResultLine base;
+    base.add("model", model);
+    auto t0 = std::chrono::steady_clock::now();
+    auto imported = importModel((dir / "model.onnx").string());
+    base.add("import_ms", msSince(t0));
+    if (!imported) {
+        base.add("error", "import: " + imported.status().str());
+        base.write();
+        FAIL() << model << ": import: " << imported.status().str();
+    }
+    const Graph &g = imported->graph;
+    double flops = 0;
+    for (const Node &n : g.nodes())
+        flops += ops::opCost(g, n).flops;
+    base.add("nodes", static_cast<double>(g.nodes().size()));
+    base.add("folded", static_cast<double>(imported->fold.foldedNodes));
+    base.add("gflops", flops / 1e9);
+
+    std::vector<HostTensor> inputs, want;
+    for (TensorId id : g.inputs) {
+        auto h = readTensorProto((dir / ("input_" + std::to_string(inputs.size()) + ".pb")).string());
+        ASSERT_TRUE(h.isOk()) << h.status().str();
+        h->name = g.tensor(id).name;
+        inputs.push_back(std::move(*h));
+    }
+    for (std::size_t k = 0; fs::exists(dir / ("output_" + std::to_string(k) + ".pb")); ++k) {
+        auto h = readTensorProto((dir / ("output_" + std::to_string(k) + ".pb")).string());
+        ASSERT_TRUE(h.isOk()) << h.status().str();
+        want.push_back(std::move(*h));
+    }
+    ASSERT_EQ(want.size(), g.outputs.size()) << "PyTorch's outputs and the model's";
+
+    for (const IScheduler *s : schedulers().all())
+        runScheduler(g, inputs, want, *s, base);
+}
+
+std::string caseName(const ::testing::TestParamInfo<std::string> &info)
+{
+    return info.param;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, TorchCorpus, ::testing::ValuesIn(corpusModels()), caseName);
+
+// The comparison itself, and its negative twins.
+HostTensor floats(const std::string &name, Shape shape, std::vector<float> v)
+{
+    HostTensor h{name, DType::Float32, std::move(shape), std::vector<std::uint8_t>(v.size() * 4)};
+    std::memcpy(h.bytes.data(), v.data(), h.bytes.size());
+    return h;
+}
+
+TEST(TorchCorpusCompare, CloseOutputsPass)
+{
+    const HostTensor want = floats("y", {2, 2}, {1, -2, 3, 4});
+    const HostTensor got = floats("y", {2, 2}, {1, -2, 3, 4.00001f});
+    auto r = relativeL2(got, want);
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_LT(*r, kMaxRelL2);
+}
+
+TEST(TorchCorpusCompare, DistantOutputsFail)
+{
+    const HostTensor want = floats("y", {2, 2}, {1, -2, 3, 4});
+    const HostTensor got = floats("y", {2, 2}, {1, -2, 3, 4.01f});
+    auto r = relativeL2(got, want);
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_GT(*r, kMaxRelL2);
+    const HostTensor nan = floats("y", {2, 2}, {1, -2, 3, std::nanf("")});
+    EXPECT_GT(*relativeL2(nan, want), kMaxRelL2);
+}
+
+TEST(TorchCorpusCompare, ShapeMismatchIsAnError)
+{
+    auto r = relativeL2(floats("y", {4}, {1, -2, 3, 4}), floats("y", {2, 2}, {1, -2, 3, 4}));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.status().str().find("PyTorch's is 2x2"), std::string::npos) << r.status().str();
+}
+
+TEST(TorchCorpusList, EveryModelOnceAndTheBuiltinSchedulersRegistered)
+{
+    const auto models = corpusModels();
+    EXPECT_GE(models.size(), 87u); // 80 classification + 6 segmentation models, the TransformerEncoder
+    EXPECT_EQ(std::set<std::string>(models.begin(), models.end()).size(), models.size());
+    for (const char *expected : {"sequential", "greedy", "layer-fusion", "ios"})
+        EXPECT_NE(schedulers().find(expected), nullptr) << expected;
+}
+
+} // namespace
+} // namespace tessera

@@ -1,0 +1,447 @@
+#!/usr/bin/python3
+"""The real-model corpus of issue 11 (item 7): PyTorch models exported to ONNX with PyTorch's outputs.
+
+Exports, from Debian's python3-torch and python3-torchvision, every torchvision classification and
+segmentation model (torchvision.models.list_models(module=...)) at 224x224, batch 1, plus PyTorch's
+nn.TransformerEncoder, into a cache folder, one sub-folder per model:
+
+    CACHE/NAME/model.onnx      (and model.onnx.data side files when over 2 GB: torch writes them)
+    CACHE/NAME/input_0.pb      the fixed input, an ONNX TensorProto
+    CACHE/NAME/output_K.pb     PyTorch's outputs for it (float32), ONNX TensorProtos
+    CACHE/NAME/meta.json       torch/torchvision versions, opset, shapes, parameters, export seconds
+
+Weights are random (torchvision's own initialisation under torch.manual_seed(0); no pretrained
+downloads); BatchNorm running statistics come from one training-mode pass over two random images
+(calibrate_batchnorm). The input is torch.randn under torch.manual_seed(1). Models are in eval mode; a
+segmentation model's dict output becomes the outputs "out" (and "aux" when the model has it).
+The .onnx files are never committed: the cache defaults to $TESSERA_TORCH_CORPUS, else
+$XDG_CACHE_HOME/tessera/torch-corpus, else ~/.cache/tessera/torch-corpus. A model already in the
+cache with the same STAMP is not exported again.
+
+tests/torchcorpus/models.txt lists the corpus (name, group, "ci" for the few smallest that CI runs);
+the ctest label `torchcorpus` (tests/torchcorpus/tst_torchcorpus.cpp) imports each cached model,
+schedules it with every registered scheduler, verifies and runs each plan on the reference backend
+and compares with output_K.pb (relative L2 under 1e-4). `check` fails when models.txt and
+torchvision's registry disagree, so the corpus stays "every model".
+
+Usage:
+    tools/torch_corpus.py export [--ci | --all | NAME ...] [--cache DIR]   export (default: --ci)
+    tools/torch_corpus.py check                                          models.txt == torchvision's list
+    tools/torch_corpus.py schedule --cli build/app/tessera-cli RESULTS.jsonl [NAME ...]
+                                          import + schedule (+ verify) only, every scheduler, through
+                                          `tessera-cli schedule --json`: the quick check for models whose
+                                          reference runs take too long
+    tools/torch_corpus.py report RESULTS.jsonl [SCHED.jsonl] [--markdown FILE]  the per-model table (docs/torch-corpus.md)
+
+Exit code 77 (ctest's skip) when torch or torchvision cannot be imported.
+"""
+
+import argparse
+import json
+import os
+import struct
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS_TXT = os.path.join(HERE, "..", "tests", "torchcorpus", "models.txt")
+OPSET = 17  # the newest opset torch 1.13's exporter supports
+IMAGE = 224
+SKIP = 77
+
+# The TransformerEncoder of the corpus: 2 post-LN layers, d_model 256, 4 heads, FFN 1024, 64 tokens.
+ENCODER = dict(d_model=256, nhead=4, dim_feedforward=1024, num_layers=2, seq=64)
+
+
+def cache_dir(arg):
+    if arg:
+        return arg
+    if os.environ.get("TESSERA_TORCH_CORPUS"):
+        return os.environ["TESSERA_TORCH_CORPUS"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tessera", "torch-corpus")
+
+
+def read_list():
+    """[(name, group, ci)] from tests/torchcorpus/models.txt."""
+    rows = []
+    with open(MODELS_TXT) as f:
+        for line in f:
+            line = line.split("#", 1)[0].split()
+            if line:
+                rows.append((line[0], line[1], len(line) > 2 and line[2] == "ci"))
+    return rows
+
+
+# Bumped whenever what an export writes changes: a cached model with another stamp is exported again.
+EXPORT_VERSION = "2"
+
+
+def stamp():
+    return EXPORT_VERSION
+
+
+# --- ONNX TensorProto (float32), written by hand: no python3-onnx needed -----------------------
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def tensor_proto(name, array):
+    """TensorProto{dims=1, data_type=2 (FLOAT=1), name=8, raw_data=9}."""
+    import numpy as np
+
+    a = np.ascontiguousarray(array, dtype="<f4")
+    msg = bytearray()
+    for d in a.shape:
+        msg += varint(1 << 3) + varint(d)
+    msg += varint(2 << 3) + varint(1)
+    nb = name.encode()
+    msg += varint((8 << 3) | 2) + varint(len(nb)) + nb
+    raw = a.tobytes()
+    msg += varint((9 << 3) | 2) + varint(len(raw)) + raw
+    return bytes(msg)
+
+
+# --- models ------------------------------------------------------------------------------------
+
+
+def build(name, group):
+    import torch
+    import torchvision
+
+    torch.manual_seed(0)
+    if group == "transformer":
+        layer = torch.nn.TransformerEncoderLayer(ENCODER["d_model"], ENCODER["nhead"], ENCODER["dim_feedforward"],
+                                                 batch_first=True)
+        model = torch.nn.TransformerEncoder(layer, ENCODER["num_layers"], enable_nested_tensor=False)
+        shape = (1, ENCODER["seq"], ENCODER["d_model"])
+        return model, shape, ["output"]
+    if group == "segmentation":
+        net = torchvision.models.get_model(name, weights=None, weights_backbone=None)
+
+        class Outputs(torch.nn.Module):
+            """The dict output as a tuple of tensors (ONNX graphs have named outputs, not dicts)."""
+
+            def __init__(self, net):
+                super().__init__()
+                self.net = net
+
+            def forward(self, x):
+                d = self.net(x)
+                return tuple(d[k] for k in sorted(d))
+
+        names = ["aux", "out"] if getattr(net, "aux_classifier", None) is not None else ["out"]
+        return Outputs(net), (1, 3, IMAGE, IMAGE), names
+    net = torchvision.models.get_model(name, weights=None)
+    return net, (1, 3, IMAGE, IMAGE), ["output"]
+
+
+def register_symbolics():
+    """torch 1.13's exporter has no symbolic for aten::zero (Tensor.zero_), which swin_v2's attention
+    applies to a slice of a copy of its qkv bias: registered here as zeros_like (the same value)."""
+    import torch
+    from torch.onnx import symbolic_opset9
+
+    torch.onnx.register_custom_op_symbolic("aten::zero", lambda g, self: symbolic_opset9.zeros_like(g, self), 9)
+
+
+def calibrate_batchnorm(model, shape):
+    """BatchNorm running statistics from one training-mode pass over two random images (seed 2).
+
+    Freshly initialised BatchNorm layers hold mean 0 and variance 1, so in eval mode a deep network's
+    activations shrink or grow layer by layer: torchvision's GoogLeNet ends up returning its final bias
+    alone (to the bit), EfficientNet values near 1e-14. With statistics taken from data every layer's
+    output is normalised again, and the comparison with PyTorch covers the whole network."""
+    import torch
+
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        return
+    # Inception V3's auxiliary head runs in training mode only, and its 5x5 convolution needs the
+    # 299x299 input Inception V3 was designed for: dropped, which leaves the eval-mode graph as it is.
+    if getattr(model, "AuxLogits", None) is not None:
+        model.AuxLogits = None
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None  # a cumulative average: after one batch, that batch's statistics
+    model.train()
+    torch.manual_seed(2)
+    with torch.no_grad():
+        model(torch.randn(2, *shape[1:]))
+    for m in bns:
+        m.momentum = 0.1
+
+
+def export_one(name, group, root, force):
+    import torch
+
+    folder = os.path.join(root, name)
+    meta_path = os.path.join(folder, "meta.json")
+    if not force and os.path.exists(meta_path):
+        with open(meta_path) as f:
+            if json.load(f).get("stamp") == stamp():
+                print(f"{name}: cached", flush=True)
+                return True
+    os.makedirs(folder, exist_ok=True)
+    t0 = time.time()
+    model, shape, out_names = build(name, group)
+    calibrate_batchnorm(model, shape)
+    model.eval()
+    torch.manual_seed(1)
+    x = torch.randn(*shape)
+    # nn.TransformerEncoderLayer takes a fused fast path (aten::_transformer_encoder_layer_fwd, which the
+    # exporter cannot export) when autograd is off: the transformer keeps autograd on for the reference
+    # output and the export, so both run the same ONNX-exportable layers.
+    grad = group == "transformer"
+    with torch.set_grad_enabled(grad):
+        y = model(x)
+    ys = list(y) if isinstance(y, (tuple, list)) else [y]
+    tmp = os.path.join(folder, "model.onnx.tmp")
+    for f in os.listdir(folder):  # drop old side files
+        os.remove(os.path.join(folder, f))
+    with torch.set_grad_enabled(grad):
+        torch.onnx.export(model, (x,), tmp, opset_version=OPSET, input_names=["input"], output_names=out_names,
+                          do_constant_folding=True)
+    os.replace(tmp, os.path.join(folder, "model.onnx"))
+    with open(os.path.join(folder, "input_0.pb"), "wb") as f:
+        f.write(tensor_proto("input", x.numpy()))
+    for k, (n, t) in enumerate(zip(out_names, ys)):
+        with open(os.path.join(folder, f"output_{k}.pb"), "wb") as f:
+            f.write(tensor_proto(n, t.detach().numpy()))
+    import torchvision
+
+    meta = {
+        "name": name,
+        "group": group,
+        "stamp": stamp(),
+        "torch": torch.__version__,
+        "torchvision": torchvision.__version__,
+        "opset": OPSET,
+        "input": list(shape),
+        "outputs": {n: list(t.shape) for n, t in zip(out_names, ys)},
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "export_s": round(time.time() - t0, 2),
+    }
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1)
+    print(f"{name}: exported in {meta['export_s']} s", flush=True)
+    return True
+
+
+def registry():
+    import torchvision
+
+    m = torchvision.models
+    names = {n: "classification" for n in m.list_models(module=m)}
+    names.update({n: "segmentation" for n in m.list_models(module=m.segmentation)})
+    return names
+
+
+def check():
+    listed = {n: g for n, g, _ in read_list() if g != "transformer"}
+    tv = registry()
+    missing = sorted(set(tv) - set(listed))
+    extra = sorted(set(listed) - set(tv))
+    wrong = sorted(n for n in set(tv) & set(listed) if tv[n] != listed[n])
+    for what, names in (("missing from", missing), ("not in torchvision, but in", extra), ("wrong group in", wrong)):
+        if names:
+            print(f"{what} models.txt: {' '.join(names)}", file=sys.stderr)
+    return not (missing or extra or wrong)
+
+
+def cmd_export(a):
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+    except ImportError as e:
+        print(f"skipped: python3-torch/python3-torchvision not importable ({e})")
+        return SKIP
+    if not check():
+        return 1
+    rows = read_list()
+    if a.names:
+        known = {n for n, _, _ in rows}
+        unknown = [n for n in a.names if n not in known]
+        if unknown:
+            print(f"unknown model(s): {' '.join(unknown)} (see {MODELS_TXT})", file=sys.stderr)
+            return 2
+        rows = [r for r in rows if r[0] in a.names]
+    elif not a.all:
+        rows = [r for r in rows if r[2]]
+    root = cache_dir(a.cache)
+    register_symbolics()
+    failed = []
+    for name, group, _ in rows:
+        try:
+            export_one(name, group, root, a.force)
+        except Exception as e:  # one model's failure must not stop the others
+            print(f"{name}: export failed: {type(e).__name__}: {e}", file=sys.stderr)
+            failed.append(name)
+    print(f"{len(rows) - len(failed)} of {len(rows)} models in {root}")
+    return 1 if failed else 0
+
+
+def cmd_schedule(a):
+    """tessera-cli inspect (import) then schedule --json with every scheduler, for every cached model."""
+    import subprocess
+
+    root = cache_dir(a.cache)
+    algos = [line.split()[0] for line in subprocess.run([a.cli, "algorithms"], capture_output=True, text=True,
+                                                        check=True).stdout.splitlines()
+             if line and not line.startswith(" ")]
+    names = a.names or [n for n, _, _ in read_list()]
+
+    def append(r):
+        with open(a.results, "a") as f:
+            f.write(json.dumps(r) + "\n")
+
+    for name in names:
+        model = os.path.join(root, name, "model.onnx")
+        if not os.path.exists(os.path.join(root, name, "meta.json")):
+            continue
+        t0 = time.time()
+        p = subprocess.run([a.cli, "inspect", model, "--json"], capture_output=True, text=True)
+        r = {"model": name, "import_ms": (time.time() - t0) * 1000, "import_via": "tessera-cli inspect"}
+        if p.returncode != 0:
+            r["error"] = "import: " + (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+            append(r)
+            print(f"{name}: {r['error']}", flush=True)
+            continue
+        j = json.loads(p.stdout)
+        r.update(nodes=j.get("nodes"), gflops=j.get("flops", 0) / 1e9)
+        append(r)
+        for algo in algos:
+            t0 = time.time()
+            p = subprocess.run([a.cli, "schedule", model, "--algo", algo, "--device", "host", "--json"],
+                               capture_output=True, text=True)
+            r = {"model": name, "scheduler": algo, "schedule_ms": (time.time() - t0) * 1000, "scheduled_only": 1}
+            if p.returncode == 0:
+                j = json.loads(p.stdout)
+                r.update(ok=1, kernels=j.get("kernels"), search_ms=j.get("search_ms"))
+            else:
+                r.update(ok=0, error="schedule: " + (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1])
+            append(r)
+            print(f"{name} {algo}: {'ok' if r['ok'] else r['error']} ({r['schedule_ms'] / 1000:.1f} s)", flush=True)
+    return 0
+
+
+def cmd_report(a):
+    """RESULTS.jsonl files (tst_torchcorpus's lines, then `schedule`'s) -> the per-model table.
+
+    A cell is "pass" (scheduled, verified, run on the reference backend and within 1e-4 of PyTorch),
+    "sched" (scheduled and verified by `schedule`; not run), "**fail**" or "–" (not tried), with the
+    wall time of scheduling (including verification) in seconds. A full run wins over a schedule-only one.
+    """
+    models, scheds = {}, []
+    for path in a.results:
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                m = models.setdefault(r["model"], {"runs": {}})
+                full = "scheduled_only" not in r
+                for k in ("import_ms", "nodes", "folded", "gflops"):
+                    if k in r and (full or k not in m):
+                        m[k] = r[k]
+                if "scheduler" in r:
+                    old = m["runs"].get(r["scheduler"])
+                    if old is None or full or "scheduled_only" in old:
+                        m["runs"][r["scheduler"]] = r
+                    if r["scheduler"] not in scheds:
+                        scheds.append(r["scheduler"])
+                elif "error" in r:
+                    m["error"] = r["error"]
+    listed = [n for n, _, _ in read_list()]
+    order = [n for n in listed if n in models] + sorted(set(models) - set(listed))
+    lines = ["| model | import ms | nodes | GFLOP | " + " | ".join(scheds) + " | max rel L2 |",
+             "|---|---:|---:|---:|" + "---|" * len(scheds) + "---:|"]
+    failures, counts = [], {"pass": 0, "sched": 0, "fail": 0}
+    for n in order:
+        m = models[n]
+        cells, worst = [], None
+        for s in scheds:
+            r = m["runs"].get(s)
+            if r is None:
+                cells.append("–")
+            elif r.get("ok"):
+                kind = "sched" if "scheduled_only" in r else "pass"
+                counts[kind] += 1
+                cells.append(f"{kind} {r['schedule_ms'] / 1000:.1f}")
+                if "rel_l2" in r:
+                    worst = max(worst or 0.0, r["rel_l2"])
+            else:
+                counts["fail"] += 1
+                cells.append("**fail**")
+                failures.append((n, s, r.get("error", "")))
+        if "error" in m:
+            failures.append((n, "import", m["error"]))
+        nodes = m.get("nodes")
+        lines.append(f"| {n} | {m['import_ms']:.0f} | {nodes if nodes is not None else '–'} | "
+                     f"{m.get('gflops', 0):.1f} | " + " | ".join(cells) +
+                     f" | {'–' if worst is None else f'{worst:.1e}'} |" if "import_ms" in m else
+                     f"| {n} | – | – | – | " + " | ".join(cells) + " | – |")
+    missing = [n for n in listed if n not in models]
+    text = "\n".join(lines) + "\n"
+    text += (f"\n{len(order)} models; model × scheduler: {counts['pass']} pass (run, rel L2 < 1e-4), "
+             f"{counts['sched']} scheduled and verified only, {counts['fail']} fail.\n")
+    if missing:
+        text += f"\nNot tried (not exported or not reached): {', '.join(missing)}.\n"
+    if failures:
+        text += "\n| model | scheduler | error |\n|---|---|---|\n"
+        text += "".join(f"| {n} | {s} | {e.splitlines()[0][:300] if e else ''} |\n" for n, s, e in failures)
+    if a.markdown:
+        with open(a.markdown) as f:
+            doc = f.read()
+        begin, end = "<!-- torchcorpus table begin -->", "<!-- torchcorpus table end -->"
+        i, j = doc.index(begin) + len(begin), doc.index(end)
+        with open(a.markdown, "w") as f:
+            f.write(doc[:i] + "\n" + text + doc[j:])
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("export")
+    g = e.add_mutually_exclusive_group()
+    g.add_argument("--ci", action="store_true", help="the models marked ci in models.txt (the default)")
+    g.add_argument("--all", action="store_true", help="every model of models.txt")
+    e.add_argument("names", nargs="*")
+    e.add_argument("--cache")
+    e.add_argument("--force", action="store_true", help="export again even when cached")
+    sub.add_parser("check")
+    sc = sub.add_parser("schedule")
+    sc.add_argument("--cli", required=True)
+    sc.add_argument("--cache")
+    sc.add_argument("results")
+    sc.add_argument("names", nargs="*")
+    r = sub.add_parser("report")
+    r.add_argument("results", nargs="+")
+    r.add_argument("--markdown")
+    a = p.parse_args()
+    if a.cmd == "export":
+        return cmd_export(a)
+    if a.cmd == "check":
+        try:
+            return 0 if check() else 1
+        except ImportError as ex:
+            print(f"skipped: {ex}")
+            return SKIP
+    if a.cmd == "schedule":
+        return cmd_schedule(a)
+    return cmd_report(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
