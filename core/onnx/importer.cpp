@@ -110,9 +110,7 @@ Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::
         if (!fold.cancel)
             fold.cancel = options.cancel;
         auto folded = foldConstants(*g, fold, pending);
-        if (!folded && folded.status().code() == ErrorCode::Cancelled)
-            return ctx.cancelled();
-        if (!folded)
+        if (!folded) // a cancel stays ErrorCode::Cancelled
             return folded.status().at(ctx.at());
         r.fold = folded->stats;
         if (r.fold.foldedNodes > 0)
