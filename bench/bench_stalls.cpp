@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "bench/biggraph.h"
+#include "bench/eventwait.h"
 
 using namespace tessera;
 using gui::MainWindow;
@@ -49,34 +50,10 @@ using gui::StallWatchdog;
 
 namespace {
 
+using test::spin;
+using test::waitUntil;
+
 constexpr int kTimeoutMs = 300000;
-
-// Runs the event loop until `done` (checked every 5 ms) or the timeout. Not
-// QTest::qWaitFor: it sleeps between rounds of events, which a watchdog
-// would count as the application's stall.
-bool waitUntil(const std::function<bool()> &done, int timeoutMs = kTimeoutMs)
-{
-    if (done())
-        return true;
-    QEventLoop loop;
-    QTimer poll;
-    poll.setTimerType(Qt::PreciseTimer);
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (done())
-            loop.quit();
-    });
-    QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
-    poll.start(5);
-    loop.exec();
-    return done();
-}
-
-void spin(int ms)
-{
-    QEventLoop loop;
-    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
-    loop.exec();
-}
 
 struct Row {
     std::string scenario;
@@ -100,7 +77,7 @@ public:
         wall.start();
         dog.start();
         drive();
-        const bool finished = waitUntil(done);
+        const bool finished = waitUntil(done, kTimeoutMs);
         spin(200); // paint what finished
         dog.stop();
         Row r{name, static_cast<double>(wall.elapsed()), dog.longestStallMs(), dog.stalls().size(), "", finished};
@@ -129,7 +106,7 @@ public:
         QElapsedTimer t;
         t.start();
         stop();
-        const bool ended = waitUntil([&] { return failed.count() >= 1; });
+        const bool ended = waitUntil([&] { return failed.count() >= 1; }, kTimeoutMs);
         m_cancels.push_back({name, static_cast<double>(t.nsecsElapsed()) / 1e6, ended});
     }
 
@@ -252,9 +229,9 @@ int main(int argc, char **argv)
             schedule->runNow();
         },
         [&] { schedule->cancel(); }, [&] { return schedule->isRunning(); }, schedule, SIGNAL(failed(QString)));
-    waitUntil([&] { return !schedule->isBusy(); });
+    waitUntil([&] { return !schedule->isBusy(); }, kTimeoutMs);
     schedule->runNow();
-    waitUntil([&] { return !schedule->isBusy(); });
+    waitUntil([&] { return !schedule->isBusy(); }, kTimeoutMs);
     bench.cancel(
         "reference-backend run of NasNet-A", [&] { w.runPanel()->run(); }, [&] { w.runPanel()->cancel(); },
         [&] { return w.runController()->isRunning(); }, w.runController(), SIGNAL(failed(QString)));

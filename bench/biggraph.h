@@ -1,4 +1,5 @@
-// A generated graph for bench/bench_stalls and tests/views/tst_responsiveness: a
+// A generated graph for bench/bench_stalls, tests/views/tst_responsiveness and
+// tests/backends/tst_cancellatency: a
 // layered DAG of `stages` × `blocks` × `ops` unary/binary ops on [1, 16] (each
 // op reads its predecessor, every fourth also a value four ops back), with one
 // scope per stage and block, saved as an ONNX file.

@@ -17,6 +17,7 @@ ModelResult buildDarknet53(const SampleOptions &opts)
 {
     const std::int64_t size = opts.imageSize ? opts.imageSize : 256;
     ModelBuilder b("darknet53", opts.seed);
+    b.setCancel(opts.cancel);
     auto convBnLeaky = [&](const std::string &x, const std::string &name, std::int64_t c, std::int64_t k,
                            std::int64_t stride) {
         ScopeGuard scope(b, name);

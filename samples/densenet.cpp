@@ -18,6 +18,7 @@ ModelResult buildDenseNet121(const SampleOptions &opts)
     constexpr std::int64_t growth = 32, bnSize = 4;
     const std::int64_t size = opts.imageSize ? opts.imageSize : 224;
     ModelBuilder b("densenet121", opts.seed);
+    b.setCancel(opts.cancel);
     std::string x = b.input("input", {opts.batch, 3, size, size});
     auto bnReluConv = [&](const std::string &in, const std::string &suffix, std::int64_t c, std::int64_t k) {
         const std::string y = b.relu(b.batchNorm(in, "norm" + suffix), "relu" + suffix);

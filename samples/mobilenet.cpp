@@ -16,6 +16,7 @@ ModelResult buildMobileNetV2(const SampleOptions &opts)
 {
     const std::int64_t size = opts.imageSize ? opts.imageSize : 224;
     ModelBuilder b("mobilenetv2", opts.seed);
+    b.setCancel(opts.cancel);
     const std::string zero = b.constantScalar("relu6.min", 0.0f);
     const std::string six = b.constantScalar("relu6.max", 6.0f);
     // Conv2dNormActivation: conv "<p>.0", bn "<p>.1", ReLU6 "<p>.2".

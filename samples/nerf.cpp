@@ -18,6 +18,7 @@ ModelResult buildNerfMlp(const SampleOptions &opts)
 {
     constexpr std::int64_t width = 256, depth = 8, skip = 4;
     ModelBuilder b("nerf_mlp", opts.seed);
+    b.setCancel(opts.cancel);
     const std::string pts = b.input("position", {opts.batch, 63});
     const std::string views = b.input("direction", {opts.batch, 27});
     std::string h = pts;

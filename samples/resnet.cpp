@@ -53,6 +53,7 @@ ModelResult buildResNet50(const SampleOptions &opts)
 {
     const std::int64_t size = opts.imageSize ? opts.imageSize : 224;
     ModelBuilder b("resnet50", opts.seed);
+    b.setCancel(opts.cancel);
     std::string x = b.input("input", {opts.batch, 3, size, size});
     x = b.maxPool(b.relu(convBn(b, x, "conv1", "bn1", 64, 7, 2), "relu"), "maxpool", 3, 2, 1);
     const int blocks[4] = {3, 4, 6, 3};
@@ -72,6 +73,7 @@ ModelResult buildResNet18Tailor(const SampleOptions &opts)
 {
     const std::int64_t size = opts.imageSize ? opts.imageSize : 224;
     ModelBuilder b("resnet18_tailor", opts.seed);
+    b.setCancel(opts.cancel);
     std::string x = b.input("input", {opts.batch, 3, size, size});
     x = b.maxPool(b.relu(b.conv(x, "conv1", 64, 7, 2), "relu"), "maxpool", 3, 2, 1);
     for (int stage = 0; stage < 4; ++stage) {

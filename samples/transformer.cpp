@@ -94,6 +94,7 @@ ModelResult buildBert(const SampleOptions &opts)
     const std::int64_t n = opts.batch, len = opts.seqLen;
     const float embScale = 0.02f * std::sqrt(3.0f); // BERT's N(0, 0.02) init, as a uniform
     ModelBuilder b("bert_base", opts.seed);
+    b.setCancel(opts.cancel);
     const std::string ids = b.input("input_ids", {n, len}, kInt64);
     const std::string mask = b.input("attention_mask", {n, len}, kInt64);
     const std::string types = b.input("token_type_ids", {n, len}, kInt64);
@@ -156,6 +157,7 @@ ModelResult buildVit(const SampleOptions &opts)
     const std::int64_t n = opts.batch, size = opts.imageSize ? opts.imageSize : 224;
     const std::int64_t tokens = (size / patch) * (size / patch) + 1;
     ModelBuilder b("vit_b_16", opts.seed);
+    b.setCancel(opts.cancel);
     std::string x = b.input("input", {n, 3, size, size});
     x = b.conv(x, "conv_proj", d, patch, patch, 0);
     x = b.transpose(b.reshape(x, "reshape", {0, d, -1}), "permute", {0, 2, 1});
@@ -199,6 +201,7 @@ ModelResult buildConformer(const SampleOptions &opts)
     constexpr std::int64_t d = 256, heads = 4, ffn = 1024, blocks = 16, kernel = 31, mels = 80;
     const std::int64_t n = opts.batch, frames = opts.seqLen;
     ModelBuilder b("conformer_m", opts.seed);
+    b.setCancel(opts.cancel);
     std::string x = b.input("features", {n, frames, mels});
     {
         ScopeGuard sub(b, "subsampling");

@@ -16,6 +16,7 @@ ModelResult buildVgg16(const SampleOptions &opts)
 {
     const std::int64_t size = opts.imageSize ? opts.imageSize : 224;
     ModelBuilder b("vgg16", opts.seed);
+    b.setCancel(opts.cancel);
     std::string x = b.input("input", {opts.batch, 3, size, size});
     {
         ScopeGuard features(b, "features");

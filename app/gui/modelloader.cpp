@@ -99,9 +99,11 @@ void ModelLoader::load(const QString &path, const LoadOptions &loadOptions)
     LoadOptions options = loadOptions;
     if (!options.extensions)
         options.extensions = m_extensions;
-    start(path, [path, options](const StageCallback &stage) {
+    start(path, [path, options](const StageCallback &stage, const std::atomic<bool> *cancel) {
         Outcome out;
-        auto loaded = loadModelFile(path, options, stage);
+        LoadOptions opts = options;
+        opts.import.cancel = cancel;
+        auto loaded = loadModelFile(path, opts, stage);
         if (loaded)
             out.model = std::move(*loaded);
         else
@@ -116,27 +118,31 @@ void ModelLoader::loadSample(const QString &name, const LoadOptions &options)
     LoadOptions opts = options;
     if (!opts.extensions)
         opts.extensions = m_extensions;
-    start(QStringLiteral("sample %1").arg(name), [name, extensions = m_extensions, opts](const StageCallback &stage) {
-        Outcome out;
-        if (!stage(QStringLiteral("building sample %1").arg(name))) {
-            out.error = Status::error(ErrorCode::Cancelled, "loading cancelled").diagnostic();
-            return out;
-        }
-        auto path = materializeSample(*extensions, name);
-        if (!path) {
-            out.error = path.status().diagnostic();
-            return out;
-        }
-        auto loaded = loadModelFile(*path, opts, stage);
-        if (loaded)
-            out.model = std::move(*loaded);
-        else
-            out.error = loaded.status().diagnostic();
-        return out;
-    });
+    start(QStringLiteral("sample %1").arg(name),
+          [name, extensions = m_extensions, opts](const StageCallback &stage, const std::atomic<bool> *cancel) {
+              Outcome out;
+              if (!stage(QStringLiteral("building sample %1").arg(name))) {
+                  out.error = Status::error(ErrorCode::Cancelled, "loading cancelled").diagnostic();
+                  return out;
+              }
+              auto path = materializeSample(*extensions, name, cancel);
+              if (!path) {
+                  out.error = path.status().diagnostic();
+                  return out;
+              }
+              LoadOptions load = opts;
+              load.import.cancel = cancel;
+              auto loaded = loadModelFile(*path, load, stage);
+              if (loaded)
+                  out.model = std::move(*loaded);
+              else
+                  out.error = loaded.status().diagnostic();
+              return out;
+          });
 }
 
-void ModelLoader::start(const QString &source, std::function<Outcome(const StageCallback &)> job)
+void ModelLoader::start(const QString &source,
+                        std::function<Outcome(const StageCallback &, const std::atomic<bool> *cancel)> job)
 {
     if (isLoading()) {
         abandon();
@@ -157,16 +163,18 @@ void ModelLoader::start(const QString &source, std::function<Outcome(const Stage
             emit failed(out.error);
     });
     emit started(source);
-    m_watcher->setFuture(QtConcurrent::run(views::workerPool(), [job = std::move(job)](QPromise<Outcome> &promise) {
-        useBackgroundPriority();
-        int step = 0;
-        promise.setProgressRange(0, 3); // building (samples only), importing, analysing
-        const StageCallback stage = [&promise, &step](const QString &name) {
-            promise.setProgressValueAndText(step++, name);
-            return !promise.isCanceled();
-        };
-        promise.addResult(job(stage));
-    }));
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_watcher->setFuture(
+        QtConcurrent::run(views::workerPool(), [job = std::move(job), token = m_cancel](QPromise<Outcome> &promise) {
+            useBackgroundPriority();
+            int step = 0;
+            promise.setProgressRange(0, 3); // building (samples only), importing, analysing
+            const StageCallback stage = [&promise, &step](const QString &name) {
+                promise.setProgressValueAndText(step++, name);
+                return !promise.isCanceled();
+            };
+            promise.addResult(job(stage, token.get()));
+        }));
 }
 
 void ModelLoader::cancel()
@@ -182,7 +190,10 @@ void ModelLoader::abandon()
     if (!m_watcher)
         return;
     m_watcher->disconnect(this);
-    m_watcher->cancel(); // the job sees isCanceled() at its next stage and stops
+    m_watcher->cancel(); // the job sees isCanceled() at its next stage
+    if (m_cancel)
+        *m_cancel = true; // and its token within the builder's layers and the importer's nodes
+    m_cancel.reset();
     m_watcher->deleteLater();
     m_watcher = nullptr;
 }

@@ -6,8 +6,9 @@
 // structure hash (LoadOptions): a model whose structure changed fails like a
 // corrupt file, before anything on screen is replaced. The loader
 // reports started → progress(stage)* → finished(model) | failed(diagnostic),
-// or cancelled() at once when cancel() is called (the abandoned job runs to
-// its next stage boundary and its result is dropped). Starting a new load
+// or cancelled() at once when cancel() is called (the abandoned job's token
+// is set: the sample builder stops at its next layer, the importer at its
+// next node or step, and its result is dropped). Starting a new load
 // cancels the running one. All signals are emitted on the loader's thread.
 #pragma once
 
@@ -18,6 +19,7 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -84,10 +86,13 @@ signals:
 
 private:
     struct Outcome;
-    void start(const QString &source, std::function<Outcome(const StageCallback &)> job);
+    // `job` gets the load's cancel token, set when the load is abandoned.
+    void start(const QString &source,
+               std::function<Outcome(const StageCallback &, const std::atomic<bool> *cancel)> job);
     void abandon();
 
     QFutureWatcher<Outcome> *m_watcher = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_cancel; // the running job's
     QString m_source;
     const Extensions *m_extensions = nullptr;
 };

@@ -79,7 +79,7 @@ QString sampleNameOfCachePath(const QString &path, const QStringList &known)
     return {};
 }
 
-Expected<QString> materializeSample(const Extensions &extensions, const QString &name)
+Expected<QString> materializeSample(const Extensions &extensions, const QString &name, const std::atomic<bool> *cancel)
 {
     const QString cacheDir = sampleCacheDir();
     const QString version = name + QLatin1Char('-') + buildKey();
@@ -89,9 +89,13 @@ Expected<QString> materializeSample(const Extensions &extensions, const QString 
     if (QFileInfo::exists(path))
         return path; // a version folder exists only whole (see the header)
 
-    auto model = extensions.buildSample(name.toStdString(), SampleOptions{});
+    SampleOptions options;
+    options.cancel = cancel;
+    auto model = extensions.buildSample(name.toStdString(), options);
     if (!model)
         return model.status();
+    if (cancel && cancel->load(std::memory_order_relaxed))
+        return Status::error(ErrorCode::Cancelled, "building the sample was cancelled");
     if (!QDir().mkpath(cacheDir))
         return Status::error(ErrorCode::Io, "cannot create the sample cache folder", {cacheDir.toStdString()});
     QTemporaryDir tmp(cacheDir + QStringLiteral("/.build-XXXXXX"));

@@ -18,6 +18,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
+
 namespace tessera {
 class Extensions;
 }
@@ -36,7 +38,10 @@ QString sampleNameOfCachePath(const QString &path, const QStringList &known);
 
 // Builds the sample (one of extensions.samples()) unless this build's copy is
 // cached; returns the .onnx path. Unknown names fail with ErrorCode::Usage
-// listing the known ones.
-Expected<QString> materializeSample(const Extensions &extensions, const QString &name);
+// listing the known ones. `cancel` (may be null) reaches the builder
+// (SampleOptions::cancel, per layer) and is looked at again before the model
+// is written: set, the build stops with ErrorCode::Cancelled and nothing is cached.
+Expected<QString> materializeSample(const Extensions &extensions, const QString &name,
+                                    const std::atomic<bool> *cancel = nullptr);
 
 } // namespace tessera::gui

@@ -216,9 +216,15 @@ public:
 
     Expected<std::unique_ptr<CompiledPlan>> compile(const Graph &g, const ExecutionPlan &plan) override
     {
+        return compileCancellable(g, plan, nullptr);
+    }
+
+    Expected<std::unique_ptr<CompiledPlan>> compileCancellable(const Graph &g, const ExecutionPlan &plan,
+                                                               const std::atomic<bool> *cancel)
+    {
         try {
             std::lock_guard lock(m_compileMutex);
-            return compilePlan(g, plan);
+            return compilePlan(g, plan, cancel);
         } catch (const std::bad_alloc &) {
             return Status::error(ErrorCode::Internal, "out of host memory while compiling the plan");
         } catch (const std::exception &e) {
@@ -239,7 +245,7 @@ public:
                 return Status::invalid("threads must be a count from 1 to 1024, got '" + it->second + "'");
             threads = static_cast<int>(v);
         }
-        auto compiled = compile(g, plan);
+        auto compiled = compileCancellable(g, plan, context.cancel);
         if (compiled && threads > 0)
             static_cast<CpuPlan &>(**compiled).threads = threads;
         return compiled;
@@ -274,12 +280,24 @@ private:
         return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     }
 
-    Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const ExecutionPlan &plan)
+    // `cancel` (may be null) is looked at while verifying, before each
+    // constant is loaded, and before each task and each node's op is made (a
+    // oneDNN primitive, an LLVM JIT compile): set, the compile stops with
+    // ErrorCode::Cancelled, and the caches keep what was made so far.
+    Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const ExecutionPlan &plan,
+                                                        const std::atomic<bool> *cancel)
     {
         const auto t0 = Clock::now();
         const int compiledBefore = m_jit.compiled(), hitsBefore = m_jit.hits();
         const int preparedBefore = m_dnnlConstants.prepared(), constHitsBefore = m_dnnlConstants.hits();
-        Status verified = verifyPlan(plan, g);
+        const auto cancelled = [cancel] {
+            return cancel && cancel->load(std::memory_order_relaxed)
+                       ? Status::error(ErrorCode::Cancelled, "compiling the plan was cancelled")
+                       : Status::ok();
+        };
+        Status verified = verifyPlan(plan, g, nullptr, cancel);
+        if (verified.code() == ErrorCode::Cancelled)
+            return verified;
         if (!verified)
             return verified.prefix("the cpu backend refuses an invalid plan");
         auto out = std::make_unique<CpuPlan>();
@@ -293,6 +311,7 @@ private:
             const Tensor &tensor = graph.tensor(static_cast<TensorId>(i));
             if (!tensor.isConstant())
                 continue;
+            TS_TRY(cancelled());
             // External data read by an earlier compile (the same immutable
             // TensorData: the same graph, or an override's plan of it) is reused.
             Expected<std::shared_ptr<const TensorData>> data = std::shared_ptr<const TensorData>();
@@ -318,10 +337,11 @@ private:
         std::vector<std::vector<int>> writersOf(graph.tensorCount());
         std::map<TaskId, int> indexOfTask;
         for (const Task &t : plan.tasks) {
+            TS_TRY(cancelled());
             TaskProgram p;
             p.id = t.id;
             if (t.kind == TaskKind::Compute) {
-                auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, &m_dnnlConstants, stats);
+                auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, &m_dnnlConstants, stats, cancel);
                 if (!ops)
                     return ops.status();
                 p.ops = std::move(*ops);

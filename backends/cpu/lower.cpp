@@ -384,7 +384,7 @@ Expected<std::vector<CpuOpPtr>> lowerTiled(const Graph &g, const Kernel &k, cons
 
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
                                           const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
-                                          LowerStats &stats)
+                                          LowerStats &stats, const std::atomic<bool> *cancel)
 {
     const Kernel &k = plan.kernels[static_cast<std::size_t>(task.kernel)];
     auto regions = taskRegions(g, k, task.tiles);
@@ -409,6 +409,8 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     for (std::size_t pos = 0; pos < k.nodes.size(); ++pos) {
         if (done[pos])
             continue;
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return Status::error(ErrorCode::Cancelled, "compiling the plan was cancelled");
         const Node &n = g.node(k.nodes[pos]);
         if (useDnnl && dnnlAnchor(n.opType))
             if (CpuOpPtr op = makeDnnlOp(scope, pos)) {

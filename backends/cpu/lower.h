@@ -14,6 +14,8 @@
 #include "backends/cpu/jit.h"
 #include "core/plan/plan.h"
 
+#include <atomic>
+
 namespace tessera::cpu {
 
 struct LowerStats {
@@ -21,8 +23,11 @@ struct LowerStats {
     std::string jitUnavailable; // why the JIT could not be used (empty: it could)
 };
 
+// `cancel` (may be null) is looked at before each node's op is made (a oneDNN
+// primitive, an LLVM chain compile): set, the task's lowering stops with
+// ErrorCode::Cancelled.
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
                                           const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
-                                          LowerStats &stats);
+                                          LowerStats &stats, const std::atomic<bool> *cancel = nullptr);
 
 } // namespace tessera::cpu

@@ -66,6 +66,8 @@ public:
             m_bufferLevel.push_back(level);
         }
         for (const Task &t : m_plan.tasks) {
+            if (m_opts.cancel && m_opts.cancel->load(std::memory_order_relaxed))
+                return Status::error(ErrorCode::Cancelled, "compiling the plan was cancelled");
             auto st = lowerTask(t);
             if (!st)
                 return st.status();

@@ -80,6 +80,7 @@ Expected<std::unique_ptr<CompiledPlan>> SimBackend::compileFor(const Graph &g, c
     if (Status s = validateDevice(out->device); !s.isOk())
         return s.prefix("device '" + out->device.id + "'");
     sim::LowerOptions lowerOptions;
+    lowerOptions.cancel = context.cancel;
     out->batch = 1;
     if (!g.inputs.empty() && !g.tensor(g.inputs.front()).shape.empty())
         out->batch = static_cast<double>(std::max<std::int64_t>(1, g.tensor(g.inputs.front()).shape.front()));
@@ -103,7 +104,9 @@ Expected<std::unique_ptr<CompiledPlan>> SimBackend::compileFor(const Graph &g, c
             if (!m_functional)
                 return Status::error(ErrorCode::Unavailable,
                                      "functional simulation needs the reference backend, which is not registered");
-            auto f = m_functional->compile(g, plan);
+            CompileContext functional; // the reference backend's: no device, no options
+            functional.cancel = context.cancel;
+            auto f = m_functional->compileFor(g, plan, functional);
             if (!f)
                 return f.status();
             out->functional = std::move(*f);

@@ -129,6 +129,8 @@ struct LowerOptions {
     // units and peaks of `computeDtype`, and every byte moved is scaled by
     // dtypeSize(computeDtype) / 4. Unset: the model's own dtypes.
     std::optional<DType> computeDtype;
+    // Set: lowering stops with ErrorCode::Cancelled (looked at per task) soon after it turns true.
+    const std::atomic<bool> *cancel = nullptr;
 };
 
 // S1 and S2: checks bindings, buffers and dependencies against the device and

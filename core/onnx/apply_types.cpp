@@ -49,6 +49,7 @@ Status applyTypes(Graph &g, const ::onnx::GraphProto &gp, const ImportContext &c
         inits[t.name()] = &t;
 
     for (std::size_t id = 0; id < g.tensorCount(); ++id) {
+        TS_TRY(ctx.cancelled());
         Tensor &t = g.tensor(static_cast<TensorId>(id));
         if (t.kind == Tensor::Kind::Initializer) {
             const auto *init = inits.at(t.name);

@@ -37,6 +37,7 @@ Expected<Attribute> convert(::onnx::AttributeProto &a, const ImportContext &ctx)
 Status attachData(Graph &g, ::onnx::GraphProto &gp, const ImportContext &ctx)
 {
     for (auto &init : *gp.mutable_initializer()) {
+        TS_TRY(ctx.cancelled());
         auto data = takeTensorData(init, ctx);
         if (!data)
             return data.status();
@@ -44,6 +45,7 @@ Status attachData(Graph &g, ::onnx::GraphProto &gp, const ImportContext &ctx)
     }
     TS_ASSERT(static_cast<std::size_t>(gp.node_size()) == g.nodeCount());
     for (int i = 0; i < gp.node_size(); ++i) {
+        TS_TRY(ctx.cancelled());
         auto &p = *gp.mutable_node(i);
         Node &n = g.node(i);
         TS_ASSERT(p.name() == n.name);

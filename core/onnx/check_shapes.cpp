@@ -24,6 +24,7 @@ Status checkShapes(Graph &g, const ImportContext &ctx)
 {
     std::vector<ops::TensorType> inferred;
     for (std::size_t id = 0; id < g.nodeCount(); ++id) {
+        TS_TRY(ctx.cancelled());
         Node &n = g.node(static_cast<NodeId>(id));
         if (n.opaque)
             continue;

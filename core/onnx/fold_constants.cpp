@@ -147,6 +147,8 @@ public:
             return order.status();
         std::vector<bool> erase(m_g.nodeCount(), false);
         for (NodeId id : *order) {
+            if (m_options.cancel && m_options.cancel->load(std::memory_order_relaxed))
+                return Status::error(ErrorCode::Cancelled, "constant folding was cancelled");
             const Node &n = m_g.node(id);
             inferPending(n); // F1
             auto folded = fold(n);

@@ -17,12 +17,15 @@
 #include "core/ir/graph.h"
 #include "core/support/status.h"
 
+#include <atomic>
 #include <cstdint>
 
 namespace tessera {
 
 struct FoldOptions {
     std::int64_t maxElements = std::int64_t(1) << 20;
+    // Set: folding stops with ErrorCode::Cancelled (checked per node) soon after it turns true.
+    const std::atomic<bool> *cancel = nullptr;
 };
 
 struct FoldStats {

@@ -84,25 +84,34 @@ Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::
     ImportResult r;
     const ImportContext ctx{options, path.empty() ? "<memory>" : path, std::move(modelDir), r.log};
     ::onnx::ModelProto model;
+    TS_TRY(ctx.cancelled());
     TS_TRY(parseModel(bytes, ctx, model)); // S2
+    TS_TRY(ctx.cancelled());
     r.metadata = metadataOf(model, path, static_cast<std::int64_t>(bytes.size()));
     dropUnusedOptionalOutputs(*model.mutable_graph(), ctx); // S2b
     inlineControlFlow(model, ctx);                          // S2c
     resolveSequences(model, ctx);                           // S2d
-    auto g = buildStructure(model, ctx);                    // S3
+    TS_TRY(ctx.cancelled());
+    auto g = buildStructure(model, ctx); // S3
     if (!g)
         return g.status();
     TS_TRY(validateProto(model, ctx));                        // S4
     TS_TRY(resolveSymbolicDims(*model.mutable_graph(), ctx)); // S5
-    TS_TRY(checkAndInferShapes(model, ctx));                  // S6
-    std::vector<PendingShape> pending;                        // dims S9 may compute
-    TS_TRY(applyTypes(*g, model.graph(), ctx, pending));      // S7
-    TS_TRY(attachData(*g, *model.mutable_graph(), ctx));      // S8
-    channelwiseLegacyPRelu(*g, ctx);                          // S8b
+    TS_TRY(ctx.cancelled());
+    TS_TRY(checkAndInferShapes(model, ctx)); // S6
+    TS_TRY(ctx.cancelled());
+    std::vector<PendingShape> pending;                   // dims S9 may compute
+    TS_TRY(applyTypes(*g, model.graph(), ctx, pending)); // S7
+    TS_TRY(attachData(*g, *model.mutable_graph(), ctx)); // S8
+    channelwiseLegacyPRelu(*g, ctx);                     // S8b
     model.Clear();
+    TS_TRY(ctx.cancelled());
     if (options.foldConstants) { // S9
-        auto folded = foldConstants(*g, options.fold, pending);
-        if (!folded)
+        FoldOptions fold = options.fold;
+        if (!fold.cancel)
+            fold.cancel = options.cancel;
+        auto folded = foldConstants(*g, fold, pending);
+        if (!folded) // a cancel stays ErrorCode::Cancelled
             return folded.status().at(ctx.at());
         r.fold = folded->stats;
         if (r.fold.foldedNodes > 0)
@@ -113,8 +122,10 @@ Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::
                                    "; constant folding, which might compute it, is off",
                                ctx.at(g->node(t.producer).name, t.name));
     }
+    TS_TRY(ctx.cancelled());
     if (options.checkShapes) // S10
         TS_TRY(checkShapes(*g, ctx));
+    TS_TRY(ctx.cancelled());
     reportOpaque(*g, ctx);
     Status verified = g->verify();
     if (!verified)

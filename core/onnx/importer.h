@@ -21,6 +21,7 @@
 #include "core/onnx/fold_constants.h"
 #include "core/support/status.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -53,6 +54,10 @@ struct ImportOptions {
     bool foldConstants = true; // S9
     FoldOptions fold;
     bool checkShapes = true; // S10
+
+    // Set: the import stops with ErrorCode::Cancelled soon after it turns true
+    // (checked between the steps and per node or tensor inside the long ones).
+    const std::atomic<bool> *cancel = nullptr;
 };
 
 struct ModelMetadata {

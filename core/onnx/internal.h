@@ -24,6 +24,15 @@ struct ImportContext {
     {
         return {.file = file, .offset = -1, .node = std::move(node), .tensor = std::move(tensor)};
     }
+
+    // ImportOptions::cancel: Cancelled once it is set, else Ok. Steps that
+    // loop over nodes or tensors look at it per item; run() between steps.
+    Status cancelled() const
+    {
+        if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+            return Status::error(ErrorCode::Cancelled, "importing the model was cancelled", at());
+        return Status::ok();
+    }
 };
 
 // Normalised domain: "ai.onnx" is the default domain "".

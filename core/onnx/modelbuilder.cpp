@@ -116,6 +116,17 @@ struct ModelBuilder::Impl {
     std::int64_t parameters = 0;
     std::int64_t parameterLimit = ModelBuilder::kDefaultParameterLimit;
     Status status;
+    const std::atomic<bool> *cancel = nullptr;
+
+    // True once the token is set; the first time, status() becomes Cancelled.
+    bool cancelled()
+    {
+        if (!cancel || !cancel->load(std::memory_order_relaxed))
+            return false;
+        if (status.isOk())
+            status = Status::error(ErrorCode::Cancelled, "building model '" + graph->name() + "' was cancelled");
+        return true;
+    }
 
     // `base`, or `base_N` for the smallest N that makes it unused.
     std::string uniqueValue(const std::string &base) const
@@ -152,6 +163,7 @@ struct ModelBuilder::Impl {
     {
         const std::string name = uniqueValue(scopedName);
         const std::int64_t n = checkedNumel(shape);
+        cancelled();
         if (!status.isOk() || n < 0 || n > parameterLimit - parameters) {
             // Shape only, no data: later helpers still size their weights; finish() fails.
             addInitializer(name, onnx::TensorProto::FLOAT, shape);
@@ -166,6 +178,8 @@ struct ModelBuilder::Impl {
         raw.resize(static_cast<std::size_t>(n) * sizeof(float));
         const std::uint64_t key = fnv1a(name) ^ seed;
         for (std::int64_t i = 0; i < n; ++i) {
+            if ((i & ((std::int64_t{1} << 20) - 1)) == 0 && i > 0 && cancelled())
+                return name; // partial data; finish() fails
             const double u = static_cast<double>(splitmix64(key + static_cast<std::uint64_t>(i)) >> 11) * 0x1.0p-53;
             const auto f = static_cast<float>(lo + (hi - lo) * u);
             std::memcpy(raw.data() + i * std::int64_t{sizeof f}, &f, sizeof f);
@@ -272,6 +286,7 @@ std::vector<std::string> ModelBuilder::node(const std::string &opType, const std
                                             const std::vector<std::string> &inputs, const std::vector<Attr> &attrs,
                                             const std::vector<std::vector<std::int64_t>> &outShapes)
 {
+    d->cancelled();
     onnx::NodeProto &n = *d->graph->add_node();
     n.set_op_type(opType);
     n.set_name(d->uniqueNode(scoped(name)));
@@ -365,6 +380,11 @@ void ModelBuilder::setParameterLimit(std::int64_t elements)
 const Status &ModelBuilder::status() const
 {
     return d->status;
+}
+
+void ModelBuilder::setCancel(const std::atomic<bool> *cancel)
+{
+    d->cancel = cancel;
 }
 
 std::string ModelBuilder::conv(const std::string &x, const std::string &name, std::int64_t outChannels,
@@ -586,6 +606,7 @@ std::string ModelBuilder::transpose(const std::string &x, const std::string &nam
 Expected<std::unique_ptr<onnx::ModelProto>> ModelBuilder::finish()
 {
     TS_ASSERT_MSG(d->model, "ModelBuilder::finish called twice");
+    d->cancelled();
     if (!d->status.isOk())
         return d->status;
     // Record every intermediate shape so strict inference checks them all.

@@ -12,6 +12,7 @@
 
 #include "core/support/status.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -88,7 +89,14 @@ public:
     // descriptions (an IOS config with 10^8 channels asks for petabytes).
     static constexpr std::int64_t kDefaultParameterLimit = std::int64_t{1} << 28; // 1 GiB of float32
     void setParameterLimit(std::int64_t elements);
-    const Status &status() const; // the first refused weight, or Ok
+    const Status &status() const; // the first refused weight (or the cancel), or Ok
+
+    // A cancel token, looked at before every node and weight (every layer
+    // helper makes at least one) and every 2^20 elements of a weight's data.
+    // Once it is true the builder stops synthesizing data as it does past the
+    // parameter limit: status() is ErrorCode::Cancelled and finish() returns
+    // it without running ONNX's checker. The token must outlive the builder.
+    void setCancel(const std::atomic<bool> *cancel);
 
     // Layer helpers (NCHW). Each creates its weights under the current scope.
     std::string conv(const std::string &x, const std::string &name, std::int64_t outChannels, std::int64_t kernel,

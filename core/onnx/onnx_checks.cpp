@@ -208,8 +208,10 @@ Status runIsolated(::onnx::ModelProto &model, const ImportContext &ctx, std::str
     }
     ::close(fds[1]);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(ctx.options.onnxTimeoutSeconds);
-    bool timedOut = false;
+    bool timedOut = false, cancelled = false;
     char buf[1 << 16];
+    // With a cancel token, wake every 10 ms to look at it.
+    const std::int64_t wakeMs = ctx.options.cancel ? 10 : 1000;
     for (;;) {
         const auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -218,8 +220,13 @@ Status runIsolated(::onnx::ModelProto &model, const ImportContext &ctx, std::str
             ::kill(pid, SIGKILL);
             break;
         }
+        if (!ctx.cancelled()) {
+            cancelled = true;
+            ::kill(pid, SIGKILL);
+            break;
+        }
         pollfd p{fds[0], POLLIN, 0};
-        if (::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 1000))) <= 0)
+        if (::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), wakeMs))) <= 0)
             continue;
         const ssize_t n = ::read(fds[0], buf, sizeof buf);
         if (n < 0 && errno == EINTR)
@@ -234,6 +241,8 @@ Status runIsolated(::onnx::ModelProto &model, const ImportContext &ctx, std::str
     }
     const std::string stage =
         !output.empty() && output.back() == InferenceStarted ? "onnx shape inference" : "onnx checker";
+    if (cancelled)
+        return ctx.cancelled();
     if (timedOut)
         return Status::invalid(stage + " did not finish within " + std::to_string(ctx.options.onnxTimeoutSeconds) +
                                    " s on this model",

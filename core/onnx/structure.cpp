@@ -98,6 +98,7 @@ Expected<Graph> build(const ::onnx::ModelProto &model, const ImportContext &ctx)
     }
 
     for (int i = 0; i < gp.node_size(); ++i) {
+        TS_TRY(ctx.cancelled());
         const auto &p = gp.node(i);
         Node n{.name = p.name(), .opType = p.op_type(), .domain = normalDomain(p.domain())};
         for (const auto &in : p.input()) {

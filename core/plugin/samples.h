@@ -9,6 +9,7 @@
 
 #include "core/support/status.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,6 +26,9 @@ struct SampleOptions {
     std::int64_t seqLen = 128; // sequence models: tokens or frames
     std::uint64_t seed = 0x7e55e7a;
     int imageSize = 0; // 0 = the network's default
+    // Set: the builder stops with ErrorCode::Cancelled soon after it turns
+    // true (ModelBuilder::setCancel: checked per node and weight, i.e. per layer).
+    const std::atomic<bool> *cancel = nullptr;
 };
 
 struct SampleInfo {

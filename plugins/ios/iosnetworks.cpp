@@ -501,14 +501,18 @@ public:
     Converter(const IosGraph &g, const SampleOptions &opts) : m_g(g), m_batch(opts.batch), m_b(g.name, opts.seed)
     {
         m_b.setParameterLimit(kParameterLimit);
+        m_b.setCancel(opts.cancel);
         nameCells();
     }
 
     Expected<std::unique_ptr<onnx::ModelProto>> run()
     {
         m_values[m_g.input] = {m_b.input(m_g.input, dims(m_g.inputShape)), m_g.inputShape};
-        for (const Unit &u : m_g.units)
+        for (const Unit &u : m_g.units) {
+            if (m_b.status().code() == ErrorCode::Cancelled)
+                return m_b.status();
             TS_TRY(emitUnit(u));
+        }
         m_b.output(m_values.at(m_g.units.back().name).onnx);
         Expected<std::unique_ptr<onnx::ModelProto>> model = m_b.finish();
         if (!model)
@@ -673,6 +677,8 @@ private:
             Expected<Value> v = emitKernel(k);
             if (!v)
                 return v.status();
+            if (m_b.status().code() == ErrorCode::Cancelled)
+                return m_b.status();
             if (!m_b.status().isOk())
                 return fail((u.sequential ? "node '" + k.name + "': " : std::string()) + "its weights exceed " +
                             std::to_string(kParameterLimit) + " parameters in all");

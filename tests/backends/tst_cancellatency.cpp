@@ -1,6 +1,7 @@
 // Cancel latency of every long task (issue 19, item 4): a schedule (every
-// registered scheduler on NasNet-A), a replay (IOS with an override), and runs
-// on the reference, sim (timing and functional) and cpu backends. Each task
+// registered scheduler on NasNet-A), a replay (IOS with an override), runs
+// on the reference, sim (timing and functional) and cpu backends, the cpu and
+// sim backends' compiles, building a sample and importing a 20,000-node model. Each task
 // runs on a thread of its own; the test sets its cancel token while it runs
 // and measures from there until the task returns Cancelled. The bound is a
 // correctness property — the task checks its token often enough — so it is
@@ -30,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/biggraph.h"
 #include "tests/backends/planutil.h"
 #include "tests/common/cancelprobe.h"
 #include "tests/common/testsamples.h"
@@ -115,6 +117,37 @@ protected:
                 return r ? Status::ok() : r.status();
             },
             afterMs, allThreads, armAfter >= 0 ? &armed : nullptr);
+    }
+
+    // A compile of `plan` on a fresh `backendName` (no caches from an earlier
+    // compile), cancelled after `afterMs`; with `afterMs` < 0 not cancelled:
+    // the uncancelled twin, which must complete (`*tookMs`: how long it took).
+    Latency cancelCompile(const std::string &backendName, const Graph &g, const ExecutionPlan &plan, const Device &d,
+                          const std::map<std::string, std::string> &options, int afterMs, double *tookMs = nullptr)
+    {
+        BackendRegistry fresh;
+        registerBuiltinBackends(fresh);
+        IBackend *b = fresh.find(backendName);
+        EXPECT_NE(b, nullptr) << backendName;
+        if (!b)
+            return {};
+        const auto compile = [&](const std::atomic<bool> &cancel) {
+            CompileContext context{&d, options};
+            context.cancel = &cancel;
+            auto compiled = b->compileFor(g, plan, context);
+            return compiled ? Status::ok() : compiled.status();
+        };
+        if (afterMs >= 0)
+            return measureCancel(compile, afterMs);
+        const std::atomic<bool> never{false};
+        const auto t0 = Clock::now();
+        const Status s = compile(never);
+        if (tookMs)
+            *tookMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        Latency l;
+        l.finishedEarly = true;
+        l.status = s.isOk() ? "ok" : s.str();
+        return l;
     }
 
     // `mayFinish`: a task that ends with its result instead (the cancel came
@@ -276,6 +309,127 @@ TEST_F(CancelLatency, CpuRunOfResNet50)
     // run ends when the last of them has seen the token.
     expectWithinBound("cpu run (ResNet-50)",
                       cancelRun("cpu", model->graph, run->result.plan, d, {{"threads", "2"}}, 40, true));
+}
+
+} // namespace
+} // namespace tessera
+
+namespace tessera {
+namespace {
+
+// Compiles (issue 19: CompileContext::cancel in every backend). The CPU
+// backend checks the token while verifying, per constant, per task and per
+// node before it makes the node's op (a oneDNN primitive, an LLVM JIT
+// compile); the simulator per task while lowering, and it hands the token to
+// the functional backend's compile. Each cancel has an uncancelled twin that
+// must complete, and takes longer than the cancel's delay (so the cancel
+// landed in the middle of a compile).
+TEST_F(CancelLatency, CpuCompileOfResNet50)
+{
+    auto model = sample("resnet50");
+    ASSERT_TRUE(model.isOk()) << model.status().str();
+    const Device &d = *devices.find("host");
+    auto run = schedule(*model, "layer-fusion", d);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    constexpr int kAfterMs = 20;
+    expectWithinBound("cpu compile (ResNet-50)",
+                      cancelCompile("cpu", model->graph, run->result.plan, d, {{"threads", "2"}}, kAfterMs));
+    double tookMs = 0;
+    const Latency whole = cancelCompile("cpu", model->graph, run->result.plan, d, {{"threads", "2"}}, -1, &tookMs);
+    std::printf("uncancelled cpu compile (ResNet-50): %.1f ms\n", tookMs);
+    EXPECT_EQ(whole.status, "ok");
+    EXPECT_GT(tookMs, kAfterMs);
+}
+
+TEST_F(CancelLatency, SimCompilesOfNasNetA)
+{
+    auto model = sample("nasnet-a");
+    ASSERT_TRUE(model.isOk()) << model.status().str();
+    const Device &d = *devices.find("nvidia-v100");
+    auto run = schedule(*model, "ios", d);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    constexpr int kAfterMs = 10;
+    // Functional: the reference backend's compile (verification, a kernel per
+    // node, NasNet-A's weights) under the sim's token, then the lowering.
+    expectWithinBound("sim functional compile (NasNet-A)",
+                      cancelCompile("sim", model->graph, run->result.plan, d, {{"functional", "1"}}, kAfterMs));
+    double tookMs = 0;
+    const Latency whole = cancelCompile("sim", model->graph, run->result.plan, d, {{"functional", "1"}}, -1, &tookMs);
+    std::printf("uncancelled sim functional compile (NasNet-A): %.1f ms\n", tookMs);
+    EXPECT_EQ(whole.status, "ok");
+    EXPECT_GT(tookMs, kAfterMs);
+    // Timing only: the lowering alone (often shorter than the delay: then printed, not bounded).
+    const Latency timing = cancelCompile("sim", model->graph, run->result.plan, d, {}, 2);
+    if (timing.finishedEarly)
+        report("sim timing compile (NasNet-A)", timing);
+    else
+        expectWithinBound("sim timing compile (NasNet-A)", timing, /*mayFinish=*/true);
+    const Latency timingWhole = cancelCompile("sim", model->graph, run->result.plan, d, {}, -1, &tookMs);
+    std::printf("uncancelled sim timing compile (NasNet-A): %.1f ms\n", tookMs);
+    EXPECT_EQ(timingWhole.status, "ok");
+}
+
+// Building a sample (SampleOptions::cancel: ModelBuilder looks at it per node
+// and weight) and importing a large model (ImportOptions::cancel: between the
+// importer's steps and per node or tensor inside them, and while libonnx's
+// checker runs in its child). Twins: the same work uncancelled completes.
+TEST_F(CancelLatency, BuildingASample)
+{
+    for (const char *name : {"resnet50", "nasnet-a"}) {
+        constexpr int kAfterMs = 30;
+        const Latency l = measureCancel(
+            [&](const std::atomic<bool> &cancel) {
+                SampleOptions o;
+                o.cancel = &cancel;
+                auto m = test::buildRegisteredSample(name, o);
+                return m ? Status::ok() : m.status();
+            },
+            kAfterMs);
+        expectWithinBound(std::string("build sample ") + name, l);
+        const auto t0 = Clock::now();
+        const std::atomic<bool> never{false};
+        SampleOptions o;
+        o.cancel = &never;
+        auto whole = test::buildRegisteredSample(name, o);
+        const double tookMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        std::printf("uncancelled build of sample %s: %.1f ms\n", name, tookMs);
+        ASSERT_TRUE(whole.isOk()) << whole.status().str();
+        EXPECT_GT(tookMs, kAfterMs);
+    }
+}
+
+TEST_F(CancelLatency, ImportingALargeModel)
+{
+    // The workbench's largest test graph (bench/biggraph.h): 20,000 nodes.
+    const std::string path = (s_dir / "dag-20k.onnx").string();
+    ASSERT_TRUE(test::writeBigGraph(QString::fromStdString(path), 20, 10, 100));
+    int measured = 0;
+    for (const int afterMs : {5, 50, 200}) {
+        const Latency l = measureCancel(
+            [&](const std::atomic<bool> &cancel) {
+                ImportOptions o;
+                o.cancel = &cancel;
+                auto r = importModel(path, o);
+                return r ? Status::ok() : r.status();
+            },
+            afterMs);
+        if (l.finishedEarly && afterMs > 5) {
+            report("import 20,000 nodes after " + std::to_string(afterMs) + " ms", l); // faster than the cancel
+            continue;
+        }
+        ++measured;
+        expectWithinBound("import 20,000 nodes after " + std::to_string(afterMs) + " ms", l);
+    }
+    EXPECT_GE(measured, 2);
+    const auto t0 = Clock::now();
+    const std::atomic<bool> never{false};
+    ImportOptions o;
+    o.cancel = &never;
+    auto whole = importModel(path, o);
+    std::printf("uncancelled import of 20,000 nodes: %.1f ms\n",
+                std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    ASSERT_TRUE(whole.isOk()) << whole.status().str();
+    EXPECT_GE(whole->graph.nodeCount(), 20000u);
 }
 
 } // namespace

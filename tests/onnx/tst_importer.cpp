@@ -4,6 +4,7 @@
 // the must-fail classes live in tests/error.
 #include "core/onnx/importer.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -110,6 +111,34 @@ TEST(ImportNodeModels, FromBytesUsesTheVirtualPathInDiagnostics)
     auto bad = importModelFromBytes(bytes.substr(0, bytes.size() / 2), "virtual/relu.onnx");
     ASSERT_FALSE(bad);
     EXPECT_EQ(bad.status().location().file, "virtual/relu.onnx");
+}
+
+// ImportOptions::cancel: a set token stops the import (Cancelled, naming the
+// file); twin: an unset one imports as without a token.
+TEST(ImportNodeModels, ASetCancelTokenStopsTheImport)
+{
+    const std::string bytes = onnxtest::readFile(onnxtest::nodeTestModel("test_relu"));
+    const std::atomic<bool> cancel{true};
+    ImportOptions o;
+    o.cancel = &cancel;
+    auto r = importModelFromBytes(bytes, "virtual/relu.onnx", o);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.status().code(), ErrorCode::Cancelled) << r.status().str();
+    EXPECT_EQ(r.status().location().file, "virtual/relu.onnx");
+}
+
+TEST(ImportNodeModels, AnUnsetCancelTokenImportsAsBefore)
+{
+    const std::string bytes = onnxtest::readFile(onnxtest::nodeTestModel("test_relu"));
+    const std::atomic<bool> cancel{false};
+    ImportOptions o;
+    o.cancel = &cancel;
+    auto r = importModelFromBytes(bytes, "virtual/relu.onnx", o);
+    auto plain = importModelFromBytes(bytes, "virtual/relu.onnx");
+    ASSERT_TRUE(r) << r.status().str();
+    ASSERT_TRUE(plain) << plain.status().str();
+    EXPECT_EQ(r->graph.nodeCount(), plain->graph.nodeCount());
+    EXPECT_EQ(r->graph.tensorCount(), plain->graph.tensorCount());
 }
 
 // --- symbolic dims ----------------------------------------------------------

@@ -2,6 +2,7 @@
 // finish(), and saveModel with and without external data.
 #include "samples/builder.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -208,6 +209,40 @@ TEST(ModelBuilder, AWeightPastTheParameterLimitIsRefusedByName)
     huge.weight("w", {std::int64_t{1} << 40, std::int64_t{1} << 40}, 1.0f);
     EXPECT_FALSE(huge.status().isOk());
     EXPECT_EQ(huge.parameterCount(), 0);
+}
+
+// A set cancel token stops the builder where it is: no more weight data is
+// synthesized and finish() returns Cancelled without running ONNX's checker.
+TEST(ModelBuilder, ASetCancelTokenStopsTheBuild)
+{
+    std::atomic<bool> cancel{false};
+    ModelBuilder b("m", 1);
+    b.setCancel(&cancel);
+    const std::string x = b.input("x", {1, 4});
+    const std::string h = b.gemm(x, "fc1", 3);
+    EXPECT_TRUE(b.status().isOk());
+    EXPECT_EQ(b.parameterCount(), 15);
+    cancel = true;
+    b.output(b.gemm(h, "fc2", 2));
+    EXPECT_EQ(b.status().code(), ErrorCode::Cancelled) << b.status().str();
+    EXPECT_EQ(b.parameterCount(), 15); // fc2's weights were not synthesized
+    auto m = b.finish();
+    ASSERT_FALSE(m.isOk());
+    EXPECT_EQ(m.status().code(), ErrorCode::Cancelled);
+}
+
+// Twin: a token that stays unset changes nothing, byte for byte.
+TEST(ModelBuilder, AnUnsetCancelTokenChangesNothing)
+{
+    const std::atomic<bool> cancel{false};
+    ModelBuilder plain("m", 1), watched("m", 1);
+    watched.setCancel(&cancel);
+    for (ModelBuilder *b : {&plain, &watched})
+        b->output(b->gemm(b->gemm(b->input("x", {1, 4}), "fc1", 3), "fc2", 2));
+    auto a = plain.finish(), c = watched.finish();
+    ASSERT_TRUE(a.isOk()) << a.status().str();
+    ASSERT_TRUE(c.isOk()) << c.status().str();
+    EXPECT_EQ((*a)->SerializeAsString(), (*c)->SerializeAsString());
 }
 
 TEST(SaveModel, InlineRoundTrips)
