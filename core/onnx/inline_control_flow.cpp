@@ -26,6 +26,7 @@
 // Names: every value and node the body defines is renamed
 // "<node>/<iteration>/<name>" (made unique), so copies never collide; names
 // from the outer scope keep theirs.
+#include "core/onnx/graphnames.h"
 #include "core/onnx/internal.h"
 
 #include <algorithm>
@@ -51,24 +52,8 @@ struct Refused {
 class Inliner
 {
 public:
-    Inliner(::onnx::GraphProto &g, int opset, const ImportContext &ctx) : m_g(g), m_opset(opset), m_ctx(ctx)
-    {
-        for (const auto &t : g.initializer()) {
-            m_names.insert(t.name());
-            m_constants[t.name()] = &t;
-        }
-        for (const auto &v : g.input())
-            m_names.insert(v.name());
-        for (const auto &n : g.node()) {
-            m_nodeNames.insert(n.name());
-            for (const auto &o : n.output())
-                m_names.insert(o);
-            if (n.op_type() == "Constant" && n.output_size() == 1)
-                for (const auto &a : n.attribute())
-                    if (a.name() == "value" && a.has_t())
-                        m_constants[n.output(0)] = &a.t();
-        }
-    }
+    Inliner(::onnx::GraphProto &g, int opset, const ImportContext &ctx) : m_g(g), m_opset(opset), m_ctx(ctx), m_known(g)
+    {}
 
     void run()
     {
@@ -104,20 +89,11 @@ public:
     }
 
 private:
-    std::string fresh(const std::string &base, std::set<std::string> &used)
-    {
-        std::string s = base;
-        for (int k = 1; used.count(s); ++k)
-            s = base + "_" + std::to_string(k);
-        used.insert(s);
-        return s;
-    }
-
     const Proto *constant(const std::string &name) const
     {
-        auto it = m_constants.find(name);
-        if (it == m_constants.end() || it->second->data_location() == Proto::EXTERNAL || it->second->dims_size() > 1 ||
-            (it->second->dims_size() == 1 && it->second->dims(0) != 1))
+        auto it = m_known.constants.find(name);
+        if (it == m_known.constants.end() || it->second->data_location() == Proto::EXTERNAL ||
+            it->second->dims_size() > 1 || (it->second->dims_size() == 1 && it->second->dims(0) != 1))
             return nullptr;
         return it->second;
     }
@@ -167,7 +143,7 @@ private:
     std::string addInt64(const std::string &base, std::vector<std::int64_t> values, bool scalarShape)
     {
         Proto t;
-        t.set_name(fresh(base, m_names));
+        t.set_name(GraphNames::fresh(base, m_known.values));
         t.set_data_type(Proto::INT64);
         if (!scalarShape)
             t.add_dims(static_cast<std::int64_t>(values.size()));
@@ -179,7 +155,7 @@ private:
     std::string addTrue(const std::string &base)
     {
         Proto t;
-        t.set_name(fresh(base, m_names));
+        t.set_name(GraphNames::fresh(base, m_known.values));
         t.set_data_type(Proto::BOOL);
         t.set_raw_data(std::string(1, '\1'));
         m_newInitializers.push_back(t);
@@ -191,7 +167,7 @@ private:
     {
         ::onnx::NodeProto &n = m_emit.emplace_back();
         n.set_op_type(op);
-        n.set_name(fresh(name, m_nodeNames));
+        n.set_name(GraphNames::fresh(name, m_known.nodes));
         for (auto &i : inputs)
             n.add_input(i);
         for (auto &o : outputs)
@@ -214,7 +190,7 @@ private:
     {
         for (const auto &t : body.initializer()) {
             Proto copy = t;
-            copy.set_name(fresh(prefix + t.name(), m_names));
+            copy.set_name(GraphNames::fresh(prefix + t.name(), m_known.values));
             map[t.name()] = copy.name();
             m_newInitializers.push_back(std::move(copy));
         }
@@ -223,13 +199,13 @@ private:
                 if (a.has_g() || a.graphs_size() > 0)
                     return Refused{"its body holds another subgraph ('" + n.op_type() + "'), which is not inlined"};
             ::onnx::NodeProto copy = n;
-            copy.set_name(fresh(prefix + (n.name().empty() ? n.op_type() : n.name()), m_nodeNames));
+            copy.set_name(GraphNames::fresh(prefix + (n.name().empty() ? n.op_type() : n.name()), m_known.nodes));
             for (auto &in : *copy.mutable_input())
                 if (auto it = map.find(in); it != map.end())
                     in = it->second;
             for (auto &o : *copy.mutable_output())
                 if (!o.empty()) {
-                    const std::string renamed = fresh(prefix + o, m_names);
+                    const std::string renamed = GraphNames::fresh(prefix + o, m_known.values);
                     map[o] = renamed;
                     o = renamed;
                 }
@@ -274,7 +250,7 @@ private:
         std::vector<std::string> parts;
         const std::string axes = m_opset >= 13 ? addInt64(n.name() + "/stack_axes", {axis}, false) : std::string();
         for (const std::string &v : values) {
-            const std::string u = fresh(v + "/unsqueezed", m_names);
+            const std::string u = GraphNames::fresh(v + "/unsqueezed", m_known.values);
             auto &node =
                 emit("Unsqueeze", n.name() + "/unsqueeze", m_opset >= 13 ? std::vector{v, axes} : std::vector{v}, {u});
             if (m_opset < 13) {
@@ -421,7 +397,8 @@ private:
             for (std::int64_t k = 0; k < m; ++k) {
                 const auto ks = static_cast<std::size_t>(k);
                 const std::int64_t at = inDirs[ks] ? length - 1 - t : t;
-                const std::string elem = fresh(prefix + body->input(states + static_cast<int>(k)).name(), m_names);
+                const std::string elem =
+                    GraphNames::fresh(prefix + body->input(states + static_cast<int>(k)).name(), m_known.values);
                 intAttr(emit("Gather", prefix + "gather",
                              {n.input(states + static_cast<int>(k)), addInt64(prefix + "index", {at}, true)}, {elem}),
                         "axis", inAxes[ks]);
@@ -450,8 +427,7 @@ private:
     ::onnx::GraphProto &m_g;
     int m_opset;
     const ImportContext &m_ctx;
-    std::set<std::string> m_names, m_nodeNames;
-    std::map<std::string, const Proto *> m_constants;
+    GraphNames m_known;
     std::vector<::onnx::NodeProto> m_emit;
     std::vector<Proto> m_newInitializers;
 };

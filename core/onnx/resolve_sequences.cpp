@@ -25,6 +25,7 @@
 // a graph output or read by another op (Loop, If, Identity, ...) — keeps every
 // sequence node of the graph (S3 marks them opaque and the type check names
 // the tensor) and leaves a warning naming the node and the reason.
+#include "core/onnx/graphnames.h"
 #include "core/onnx/internal.h"
 
 #include <algorithm>
@@ -51,24 +52,9 @@ bool isSequenceOp(const ::onnx::NodeProto &n)
 class Resolver
 {
 public:
-    Resolver(::onnx::GraphProto &g, int opset, const ImportContext &ctx) : m_g(g), m_opset(opset), m_ctx(ctx)
-    {
-        for (const auto &t : g.initializer()) {
-            m_names.insert(t.name());
-            m_constants[t.name()] = &t;
-        }
-        for (const auto &v : g.input())
-            m_names.insert(v.name());
-        for (const auto &n : g.node()) {
-            m_nodeNames.insert(n.name());
-            for (const auto &o : n.output())
-                m_names.insert(o);
-            if (n.op_type() == "Constant" && n.output_size() == 1)
-                for (const auto &a : n.attribute())
-                    if (a.name() == "value" && a.has_t())
-                        m_constants[n.output(0)] = &a.t();
-        }
-    }
+    Resolver(::onnx::GraphProto &g, int opset, const ImportContext &ctx)
+        : m_g(g), m_opset(opset), m_ctx(ctx), m_known(g)
+    {}
 
     void run()
     {
@@ -112,20 +98,11 @@ private:
                        m_ctx.at(n.name()));
     }
 
-    std::string fresh(const std::string &base, std::set<std::string> &used)
-    {
-        std::string s = base;
-        for (int k = 1; used.count(s); ++k)
-            s = base + "_" + std::to_string(k);
-        used.insert(s);
-        return s;
-    }
-
     // The int64/int32 values of a constant of rank 0 or 1.
     std::optional<std::vector<std::int64_t>> ints(const std::string &name) const
     {
-        auto it = m_constants.find(name);
-        if (it == m_constants.end())
+        auto it = m_known.constants.find(name);
+        if (it == m_known.constants.end())
             return std::nullopt;
         const Proto &t = *it->second;
         if (t.data_location() == Proto::EXTERNAL || t.dims_size() > 1)
@@ -199,7 +176,7 @@ private:
     {
         ::onnx::NodeProto &n = m_emit.emplace_back();
         n.set_op_type(op);
-        n.set_name(fresh(name, m_nodeNames));
+        n.set_name(GraphNames::fresh(name, m_known.nodes));
         for (auto &i : inputs)
             n.add_input(i);
         for (auto &o : outputs)
@@ -235,7 +212,7 @@ private:
     std::string int64Tensor(const std::string &base, const std::vector<std::int64_t> &values, bool scalarShape)
     {
         Proto t;
-        t.set_name(fresh(base, m_names));
+        t.set_name(GraphNames::fresh(base, m_known.values));
         t.set_data_type(Proto::INT64);
         if (!scalarShape)
             t.add_dims(static_cast<std::int64_t>(values.size()));
@@ -340,7 +317,7 @@ private:
         std::vector<std::string> parts = *s;
         if (attr(n, "new_axis").value_or(0) != 0)
             for (std::size_t k = 0; k < parts.size(); ++k) {
-                const std::string u = fresh(base + "/unsqueezed" + std::to_string(k), m_names);
+                const std::string u = GraphNames::fresh(base + "/unsqueezed" + std::to_string(k), m_known.values);
                 squeezeLike("Unsqueeze", base + "/unsqueeze" + std::to_string(k), parts[k], *axis, u);
                 parts[k] = u;
             }
@@ -373,7 +350,7 @@ private:
             for (const auto &t : m_g.initializer())
                 if (t.name() == n.input(1))
                     scalar = t.dims_size() == 0;
-            if (auto it = m_constants.find(n.input(1)); it != m_constants.end())
+            if (auto it = m_known.constants.find(n.input(1)); it != m_known.constants.end())
                 scalar = it->second->dims_size() == 0;
             if (!scalar)
                 sizes = *split;
@@ -401,7 +378,7 @@ private:
             return "a negative axis needs the declared rank of '" + x + "'";
         std::vector<std::string> parts;
         for (std::size_t k = 0; k < sizes.size(); ++k)
-            parts.push_back(fresh(base + "/part" + std::to_string(k), m_names));
+            parts.push_back(GraphNames::fresh(base + "/part" + std::to_string(k), m_known.values));
         ::onnx::NodeProto &split = m_opset >= 13
                                        ? emit("Split", base, {x, int64Tensor(base + "/split", sizes, false)}, parts)
                                        : emit("Split", base, {x}, parts);
@@ -410,7 +387,7 @@ private:
         intAttr(split, "axis", axis);
         if (squeeze)
             for (std::string &p : parts) {
-                const std::string q = fresh(p + "/squeezed", m_names);
+                const std::string q = GraphNames::fresh(p + "/squeezed", m_known.values);
                 squeezeLike("Squeeze", p + "/squeeze", p, axis, q);
                 p = q;
             }
@@ -421,8 +398,7 @@ private:
     ::onnx::GraphProto &m_g;
     int m_opset;
     const ImportContext &m_ctx;
-    std::set<std::string> m_names, m_nodeNames;
-    std::map<std::string, const Proto *> m_constants;
+    GraphNames m_known;
     std::map<std::string, std::vector<std::string>> m_sequences; // value -> the tensors it holds
     std::vector<::onnx::NodeProto> m_emit;
     std::vector<Proto> m_newInitializers;
