@@ -553,10 +553,16 @@ private:
         return chosen;
     }
 
+    // The device level of a §4.3 level: LB is the first, GB the second and DDR
+    // the last one. DDR is the level nothing is spilled out of, so on a device
+    // with more levels (host: L1, L2, L3, DRAM) the ones between GB and the
+    // last are not used; taking levels[2] there put every tensor spilled to
+    // DDR into L3, whose capacity the allocation never checks.
     std::string levelName(int level) const
     {
         const std::size_t n = m_dev.levels.size();
-        return m_dev.levels[std::min<std::size_t>(static_cast<std::size_t>(std::max(level, 0)), n - 1)].name;
+        const std::size_t i = level <= 0 ? 0 : level == 1 ? std::min<std::size_t>(1, n - 1) : n - 1;
+        return m_dev.levels[i].name;
     }
     const MemoryLevel &levelOf(int level) const { return *m_dev.level(levelName(level)); }
     // The instance of a level a buffer of (cluster, core) lives in.

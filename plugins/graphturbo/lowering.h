@@ -18,6 +18,8 @@
 //             LB as one buffer per bound core (scope = core), GB per
 //             cluster, DDR; graph inputs in DDR (one buffer per slice read),
 //             graph outputs in DDR; Algo. 4's GB scopes pin outputs to GB;
+//             LB is the device's first level, GB its second, DDR its last
+//             (levels between GB and the last, e.g. the host's L3, unused);
 //   concat    before a consumer instance reading several instances of one
 //             producer sub-graph (§3.5, Fig. 8): joins their slices in place
 //             (the producers wrote disjoint slices), so it holds no buffer;

@@ -61,7 +61,39 @@ int outputIndex(const Node &n, TensorId t)
     return static_cast<int>(std::find(n.outputs.begin(), n.outputs.end(), t) - n.outputs.begin());
 }
 
-// The task boxes of one kernel over its tile grid, with their tiles and regions.
+// Whether the boxes' computed regions of every escaping output (what
+// a task writes of it: the hull of its tile and of what the kernel reads of it inside, the
+// region verifyPlan checks) are pairwise disjoint and cover the tensor. Propagate checks the
+// representative tile against its grid neighbours only; boxes of grouped tiles, border tiles
+// and hull index maps (a window partition's reshapes and transposes behind a LayerNorm read
+// both inside and outside the kernel) can still overlap.
+bool partitionsOutputs(const Graph &g, const std::vector<TensorId> &escaping,
+                       const std::vector<KernelTasks::Box> &boxes)
+{
+    for (std::size_t e = 0; e < escaping.size(); ++e) {
+        const TensorId t = escaping[e];
+        std::vector<const ops::Region *> rs;
+        std::int64_t sum = 0;
+        for (const KernelTasks::Box &b : boxes) {
+            auto it = b.regions.computed.find(t);
+            if (it == b.regions.computed.end() || regionEmpty(it->second))
+                continue;
+            rs.push_back(&it->second);
+            sum += ops::regionElements(it->second);
+        }
+        if (sum != g.tensor(t).elements())
+            return false;
+        for (std::size_t i = 0; i < rs.size(); ++i)
+            for (std::size_t j = i + 1; j < rs.size(); ++j)
+                if (!regionEmpty(regionIntersect(*rs[i], *rs[j])))
+                    return false;
+    }
+    return true;
+}
+
+// The task boxes of one kernel over its tile grid, with their tiles and regions. When the
+// boxes do not partition an escaping output (partitionsOutputs), the kernel is one task that
+// computes all of it, tile after tile.
 Expected<KernelTasks> kernelTasks(const TileGraph &tg, const LoweredKernel &lk, int maxTasks)
 {
     const Graph &g = tg.graph();
@@ -131,6 +163,14 @@ Expected<KernelTasks> kernelTasks(const TileGraph &tg, const LoweredKernel &lk, 
             return regions.status();
         box.regions = std::move(*regions);
         out.boxes.push_back(std::move(box));
+    }
+    if (out.boxes.size() > 1 && !partitionsOutputs(g, escaping, out.boxes)) {
+        KernelTasks::Box box;
+        auto regions = taskRegions(g, kernel, {});
+        if (!regions)
+            return regions.status();
+        box.regions = std::move(*regions);
+        out.boxes.assign(1, std::move(box));
     }
     return out;
 }

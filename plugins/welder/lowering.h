@@ -8,7 +8,11 @@
 // coverage. At most `maxTasks` tasks per kernel: when the tile grid is larger, tiles are grouped
 // into boxes along the outermost axes first (a task then runs its tiles one after another, as a
 // thread block loops over tiles — a choice to keep plans small; the tile shape is unchanged).
-// A single node without a tile (opaque, or too large for every level) is one whole task.
+// A single node without a tile (opaque, or too large for every level) is one whole task. So is a
+// kernel whose boxes do not partition one of its escaping outputs (Propagate checks alignment on
+// the representative tile and its neighbours only; hull index maps such as Swin's window-partition
+// reshapes can still make other boxes overlap, and each box writes what it computes): a choice
+// that keeps the plan valid at the cost of that kernel's parallelism.
 //
 // With host memory at level 0 (§5.4, memlevels.h) the same rules give Table 7's plan: tensors whole
 // in host memory, each task's chunk of tiles in a device-memory workspace.

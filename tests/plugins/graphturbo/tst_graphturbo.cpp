@@ -296,6 +296,57 @@ TEST(GraphTurboMemory, Fig12SpillsTheLongestLivedTensor)
     EXPECT_TRUE(assignLevels(items, 8, 3072, 1 << 20).spills.empty());
 }
 
+// §4.3's three levels are LB, GB and DDR; a device may have more (the host CPU: L1, L2, L3,
+// DRAM). Tensors spilled out of GB go to the device's last level, the one nothing is spilled
+// out of. They went to levels[2] before, whose capacity the allocation never checks: the
+// corpus's EfficientNet-B3 on the host filled L3 (32 MiB) with 36 MiB. Here Fig. 3 with an 8 KiB
+// GB spills its stage-1 tensors to DDR; a 16 KiB "L3" between GB and DDR must stay unused.
+Device withL3(std::int64_t gbBytes)
+{
+    Device d = fig3Device();
+    d.levels[1].capacityBytes = gbBytes;
+    MemoryLevel l3 = d.levels[1];
+    l3.name = "L3";
+    l3.scope = MemoryScope::Shared;
+    l3.capacityBytes = 16384;
+    d.levels.insert(d.levels.begin() + 2, l3);
+    return d;
+}
+
+int activationBuffersAt(const ExecutionPlan &p, const Graph &g, const std::string &level)
+{
+    return static_cast<int>(std::count_if(p.buffers.begin(), p.buffers.end(), [&](const Buffer &b) {
+        return b.level == level && b.tensor != kInvalidId && g.tensor(b.tensor).kind == Tensor::Kind::Intermediate &&
+               std::find(g.outputs.begin(), g.outputs.end(), b.tensor) == g.outputs.end();
+    }));
+}
+
+TEST(GraphTurboMemory, TensorsSpilledOutOfGlobalBufferLiveInTheLastLevel)
+{
+    const Graph g = fig3Stages();
+    const Device d = withL3(8192);
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &plan = run->result.plan;
+    const Status st = verifyPlan(plan, g, &d);
+    EXPECT_TRUE(st.isOk()) << st.str();
+    EXPECT_GT(activationBuffersAt(plan, g, "DDR"), 0);
+    EXPECT_EQ(activationBuffersAt(plan, g, "L3"), 0);
+    expectSameOutputs(g, plan);
+}
+
+// Twin: with STCP920's 8 MiB GB nothing is spilled out of it, and DDR holds no activation.
+TEST(GraphTurboMemory, GlobalBufferLargeEnoughLeavesDdrWithoutActivations)
+{
+    const Graph g = fig3Stages();
+    const Device d = withL3(stcp920().levels[1].capacityBytes);
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
+    EXPECT_EQ(activationBuffersAt(run->result.plan, g, "DDR"), 0);
+    EXPECT_EQ(activationBuffersAt(run->result.plan, g, "L3"), 0);
+}
+
 // --- §2.1, Figs. 3, 6, 7 ----------------------------------------------------
 
 TEST(GraphTurboFig3, FourStagesSplitInto8421InstancesOrderedDepthFirst)

@@ -3,6 +3,8 @@
 // (welder-osdi23 §2 / Fig. 2, Fig. 4 / Fig. 5), the traffic counting rules of the reference
 // data (transactions over contiguous runs), and the sub-graph search. Each check has a twin
 // that must come out differently.
+#include "core/plan/verify.h"
+#include "plugins/welder/lowering.h"
 #include "plugins/welder/memlevels.h"
 #include "plugins/welder/propagate.h"
 #include "plugins/welder/subgraphtiling.h"
@@ -357,4 +359,74 @@ TEST(WelderSearch, Fp32GemmStartsFromOneElement)
     const Tiling t = subGraphTiling(ctx, {g.findNode("matmul")}, 0, ops::fullRegion({256, 128}), 8);
     ASSERT_FALSE(t.candidates.empty()) << t.failure;
     EXPECT_EQ(t.start, (Shape{1, 1}));
+}
+
+namespace {
+
+// Swin V2-T's patch embedding (torch corpus): Conv → Transpose → LayerNorm fused with the first
+// window partition (Pad → Reshape → Transpose → Reshape), the LayerNorm output also leaving for
+// the residual Add. Propagate's alignment looks at the representative tile and its neighbours;
+// the reshapes' hulls made other boxes compute overlapping LayerNorm regions, each written by
+// its task (verifyPlan: "output computed twice"). Lowering now gives such a kernel one task.
+// Here the same happens in small: a ReLU output leaves the kernel and a 3×3 Conv inside reads it
+// with a halo, so every box would write its halo'd ReLU region.
+Graph escapingHalo(bool reluEscapes)
+{
+    using namespace testgraphs;
+    Graph h;
+    h.name = "escaping_halo";
+    const TensorId x = tensor(h, "x", {1, 4, 8, 8}, Tensor::Kind::Input);
+    h.inputs = {x};
+    const TensorId a = op(h, "a", "Relu", {x}, {1, 4, 8, 8});
+    const TensorId b =
+        op(h, "b", "Conv", {a, weight(h, "w", {4, 4, 3, 3})}, {1, 4, 8, 8},
+           {{"kernel_shape", {std::vector<std::int64_t>{3, 3}}}, {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}});
+    h.outputs = reluEscapes ? std::vector<TensorId>{a, b} : std::vector<TensorId>{b};
+    return h;
+}
+
+// The two nodes as one kernel tiled [1×4×2×2] over the Conv's output (16 tiles), lowered.
+Expected<ExecutionPlan> lowerTiled(const Graph &h, const TileGraph &tg)
+{
+    LoweredKernel lk;
+    lk.nodes = {h.findNode("a"), h.findNode("b")};
+    auto c = propagate(tg, lk.nodes, ops::fullRegion({1, 4, 8, 8}), {1, 4, 2, 2});
+    if (!c)
+        return c.status();
+    lk.config = *c;
+    auto levels = memLevels(device("nvidia-v100"));
+    if (!levels)
+        return levels.status();
+    return lowerTileGraph(tg, *levels, {lk}, 64);
+}
+
+std::size_t computeTasks(const ExecutionPlan &p)
+{
+    return static_cast<std::size_t>(
+        std::count_if(p.tasks.begin(), p.tasks.end(), [](const Task &t) { return t.kind == TaskKind::Compute; }));
+}
+
+} // namespace
+
+TEST(WelderLowering, KernelWhoseBoxesOverlapOnAnEscapingOutputIsOneTask)
+{
+    const Graph h = escapingHalo(true);
+    const TileGraph tg(h);
+    auto plan = lowerTiled(h, tg);
+    ASSERT_TRUE(plan.isOk()) << plan.status().str();
+    EXPECT_EQ(computeTasks(*plan), 1u);
+    const Status st = verifyPlan(*plan, h, &device("nvidia-v100"));
+    EXPECT_TRUE(st.isOk()) << st.str();
+}
+
+// Twin: with only the Conv's output leaving, the 16 tiles are 16 tasks that partition it.
+TEST(WelderLowering, KernelWhoseBoxesPartitionItsOutputsKeepsItsTiles)
+{
+    const Graph h = escapingHalo(false);
+    const TileGraph tg(h);
+    auto plan = lowerTiled(h, tg);
+    ASSERT_TRUE(plan.isOk()) << plan.status().str();
+    EXPECT_EQ(computeTasks(*plan), 16u);
+    const Status st = verifyPlan(*plan, h, &device("nvidia-v100"));
+    EXPECT_TRUE(st.isOk()) << st.str();
 }
