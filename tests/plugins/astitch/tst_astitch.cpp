@@ -124,8 +124,9 @@ TEST(AstitchStitching, ComputeOpsStayAloneAndMemoryOpsAreStitched)
     const ExecutionPlan &p = run->result.plan;
     for (const Kernel &k : p.kernels)
         for (NodeId n : k.nodes)
-            if (g.node(n).opType == "Conv")
+            if (g.node(n).opType == "Conv") {
                 EXPECT_EQ(k.nodes.size(), 1u) << k.name << ": a convolution is a kernel of its own";
+            }
     // block0's add reads conv2 and the graph input; relu2 joins it.
     EXPECT_EQ(kernelOf(g, p, "block0/relu2"), kernelOf(g, p, "block0/add"));
     EXPECT_EQ(run->result.stats.at("stitched_ops"), 2) << "block0/relu2 and block1/relu2";

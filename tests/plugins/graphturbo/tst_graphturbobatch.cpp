@@ -185,8 +185,9 @@ TEST(GraphTurboTable1, TheSearchKeepsTheHighestThroughputAndAnOverrideReplays)
     ASSERT_NE(d, nullptr);
     ASSERT_EQ(d->options.size(), 6u) << "32, 16, 8, 4, 2, 1 per cluster";
     for (const DecisionOption &o : d->options)
-        if (o.legal())
+        if (o.legal()) {
             EXPECT_GE(o.cost, d->options[static_cast<std::size_t>(d->chosen)].cost) << o.id;
+        }
     const std::string chosen = d->options[static_cast<std::size_t>(d->chosen)].id;
     // Each option is what a fixed run of that allocation estimates.
     auto fixed = schedule(

@@ -172,8 +172,9 @@ TEST(GraphTurboModels, SimulatorRunsEveryVariantOnEveryKindOfDevice)
                               r->timeline[static_cast<std::size_t>(dep)].endNs - 1e-6)
                         << what << ": task " << t.id << " before its dependency " << dep;
             for (const auto &[k, v] : r->metrics)
-                if (k.rfind("utilisation_by_unit/", 0) == 0)
+                if (k.rfind("utilisation_by_unit/", 0) == 0) {
                     EXPECT_LE(v, 1 + 1e-9) << what << " " << k;
+                }
             auto ref = planutil::compileAndRun(*reference, *g, gt->result.plan, inputs);
             ASSERT_TRUE(ref.isOk()) << what << ": " << ref.status().str();
             ASSERT_EQ(r->outputs.size(), ref->outputs.size()) << what;
