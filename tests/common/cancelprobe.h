@@ -33,11 +33,13 @@ struct Latency {
     double ownMs() const { return std::max(0.0, wallMs - queuedMs); }
 };
 
+using CancellableTask = std::function<Status(const std::atomic<bool> &cancel)>;
+
 // Runs `task` (which must poll `cancel`) on a thread, sets `cancel` after
 // `afterMs` (counted from when `armed` is set, if given), and measures until
 // `task` returns.
-inline Latency measureCancel(const std::function<Status(const std::atomic<bool> &cancel)> &task, int afterMs,
-                             bool allThreads = false, const std::atomic<bool> *armed = nullptr)
+inline Latency measureCancel(const CancellableTask &task, double afterMs, bool allThreads = false,
+                             const std::atomic<bool> *armed = nullptr)
 {
     std::atomic<bool> cancel{false}, done{false};
     std::atomic<long> tid{0};
@@ -56,9 +58,14 @@ inline Latency measureCancel(const std::function<Status(const std::atomic<bool> 
     });
     while (armed && !*armed && !done)
         std::this_thread::sleep_for(std::chrono::microseconds(200));
-    const auto deadline = CancelClock::now() + std::chrono::milliseconds(afterMs);
-    while (CancelClock::now() < deadline && !done)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto deadline = CancelClock::now() + std::chrono::duration_cast<CancelClock::duration>(
+                                                   std::chrono::duration<double, std::milli>(afterMs));
+    while (!done) {
+        const auto now = CancelClock::now();
+        if (now >= deadline)
+            break;
+        std::this_thread::sleep_for(std::min<CancelClock::duration>(deadline - now, std::chrono::milliseconds(1)));
+    }
     while (tid == 0)
         std::this_thread::yield();
     const double queuedAtCancel = allThreads ? queuedNsAllThreads() : queuedNs(tid);
@@ -80,6 +87,28 @@ inline Latency measureCancel(const std::function<Status(const std::atomic<bool> 
     };
     l.cpuMs = haveCpu ? std::max(0.0, ms(cpuAtEnd) - ms(cpuAtCancel)) : l.wallMs;
     return l;
+}
+
+// The task's uncancelled twin, then the cancel measured: a fixed delay
+// lands after the end of a task on a fast machine and before its work on a
+// slow one, so the cancel comes at `fraction` of the time the twin took.
+struct MidwayCancel {
+    Status whole;       // how the uncancelled twin ended (it must complete)
+    double wholeMs = 0; // and how long it took
+    double afterMs = 0; // when the cancel came
+    Latency latency;
+};
+
+inline MidwayCancel measureCancelMidway(const CancellableTask &task, double fraction, bool allThreads = false)
+{
+    MidwayCancel m;
+    const std::atomic<bool> never{false};
+    const auto t0 = CancelClock::now();
+    m.whole = task(never);
+    m.wholeMs = std::chrono::duration<double, std::milli>(CancelClock::now() - t0).count();
+    m.afterMs = m.wholeMs * fraction;
+    m.latency = measureCancel(task, m.afterMs, allThreads);
+    return m;
 }
 
 } // namespace tessera::test
