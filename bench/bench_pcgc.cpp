@@ -38,6 +38,7 @@
 #include "core/sched/session.h"
 #include "plugins/pcgc/costlearn.h"
 #include "plugins/pcgc/learnedcost.h"
+#include "plugins/pcgc/pcgccommands.h"
 #include "plugins/pcgc/staticfusion.h"
 
 #include <algorithm>
@@ -46,7 +47,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <onnx/onnx_pb.h>
 #include <string>
 #include <unistd.h>
 #include <unordered_set>
@@ -61,28 +61,12 @@ double msSince(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::vector<std::string> splitList(const std::string &s)
-{
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= s.size()) {
-        const std::size_t end = std::min(s.find(',', start), s.size());
-        if (end > start)
-            out.push_back(s.substr(start, end - start));
-        start = end + 1;
-    }
-    return out;
-}
+using pcgc::splitList;
 
+// The sample `name` with its default options, as pcgc-train imports it, named `name`.
 Expected<Graph> importSample(const Extensions &extensions, const std::string &name)
 {
-    auto proto = extensions.buildSample(name, {});
-    if (!proto)
-        return proto.status();
-    std::string bytes;
-    if (!(*proto)->SerializeToString(&bytes))
-        return Status::error(ErrorCode::Internal, name + " does not serialise");
-    auto imported = importModelFromBytes(bytes, name + ".onnx");
+    auto imported = pcgc::importSample(extensions, name, {});
     if (!imported)
         return imported.status();
     imported->graph.name = name;
@@ -197,7 +181,8 @@ int main(int argc, char **argv)
     std::string margin; // PCGC's margin option; empty: its default (auto)
     // pcgc-train's default set plus the models scheduled (Algorithm 1's P is
     // the ops of the graph being compiled, pcgc §3.5).
-    std::vector<std::string> trainNames{"resnet50", "mobilenetv2", "densenet121", "bert", "inception-v3"};
+    std::vector<std::string> trainNames = splitList(pcgc::kDefaultTrainingModels);
+    trainNames.push_back("inception-v3");
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--devices") && i + 1 < argc)
             devices = splitList(argv[++i]);
