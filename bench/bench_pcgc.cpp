@@ -47,6 +47,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <unordered_set>
@@ -71,6 +72,21 @@ Expected<Graph> importSample(const Extensions &extensions, const std::string &na
         return imported.status();
     imported->graph.name = name;
     return std::move(imported->graph);
+}
+
+// Every sample of `names` (importSample); nothing, after saying which failed on stderr, if one fails.
+std::optional<std::vector<Graph>> importSamples(const Extensions &extensions, const std::vector<std::string> &names)
+{
+    std::vector<Graph> graphs;
+    for (const std::string &name : names) {
+        auto g = importSample(extensions, name);
+        if (!g) {
+            std::fprintf(stderr, "%s: %s\n", name.c_str(), g.status().str().c_str());
+            return std::nullopt;
+        }
+        graphs.push_back(std::move(*g));
+    }
+    return graphs;
 }
 
 struct SimResult {
@@ -215,15 +231,9 @@ int main(int argc, char **argv)
         std::filesystem::temp_directory_path() / ("tessera-bench-pcgc-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
 
-    std::vector<Graph> evalGraphs;
-    for (const std::string &name : modelNames) {
-        auto g = importSample(extensions, name);
-        if (!g) {
-            std::fprintf(stderr, "%s: %s\n", name.c_str(), g.status().str().c_str());
-            return 1;
-        }
-        evalGraphs.push_back(std::move(*g));
-    }
+    const std::optional<std::vector<Graph>> evalGraphs = importSamples(extensions, modelNames);
+    if (!evalGraphs)
+        return 1;
 
     int status = 0;
     std::string trainingTable =
@@ -242,17 +252,11 @@ int main(int argc, char **argv)
         }
         // 1. Training from scratch.
         auto t0 = std::chrono::steady_clock::now();
-        std::vector<Graph> training;
-        for (const std::string &name : trainNames) {
-            auto g = importSample(extensions, name);
-            if (!g) {
-                std::fprintf(stderr, "%s: %s\n", name.c_str(), g.status().str().c_str());
-                return 1;
-            }
-            training.push_back(std::move(*g));
-        }
+        const std::optional<std::vector<Graph>> training = importSamples(extensions, trainNames);
+        if (!training)
+            return 1;
         std::vector<const Graph *> pointers;
-        for (const Graph &g : training)
+        for (const Graph &g : *training)
             pointers.push_back(&g);
         auto model = pcgc::trainCostModel(pointers, *device, *sim);
         const double wholeS = msSince(t0) / 1e3;
@@ -283,7 +287,7 @@ int main(int argc, char **argv)
             {"greedy", "greedy", {}},
             {"pcgc time", "pcgc", {{"target", "time"}, {"cost_model", "learned"}, {"model_file", modelFile}}},
             {"pcgc power", "pcgc", {{"target", "power"}, {"cost_model", "learned"}, {"model_file", modelFile}}}};
-        for (const Graph &g : evalGraphs) {
+        for (const Graph &g : *evalGraphs) {
             SimResult res[4];
             double pcgcMs[4] = {};
             int splits[4] = {};
