@@ -16,9 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Result = tessera::test::CliResult;
-using tessera::test::slurp;
-
 class Cli : public tessera::test::CliSuite<Cli>
 {
 public:

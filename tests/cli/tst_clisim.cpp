@@ -18,9 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Result = tessera::test::CliResult;
-using tessera::test::slurp;
-
 class CliSim : public tessera::test::CliSuite<CliSim>
 {
 public:

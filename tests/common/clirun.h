@@ -65,6 +65,9 @@ protected:
     }
     static void TearDownTestSuite() { std::filesystem::remove_all(s_dir); }
 
+    using Result = CliResult;
+    static std::string slurp(const std::filesystem::path &p) { return tessera::test::slurp(p); }
+
     static CliResult run(const std::string &args) { return runCli(s_dir, args); }
     static QJsonObject json(const CliResult &r) { return jsonObject(r.out); }
     static QJsonObject json(const std::string &text) { return jsonObject(text); }

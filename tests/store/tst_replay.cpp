@@ -19,9 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Result = tessera::test::CliResult;
-using tessera::test::slurp;
-
 bool contains(const std::string &text, std::string_view part)
 {
     return text.find(part) != std::string::npos;

@@ -14,8 +14,6 @@
 
 namespace {
 
-using Result = tessera::test::CliResult;
-
 class WelderCli : public tessera::test::CliSuite<WelderCli>
 {
 public:
