@@ -38,6 +38,7 @@
 #include "core/sched/session.h"
 #include "plugins/pcgc/costlearn.h"
 #include "plugins/pcgc/learnedcost.h"
+#include "plugins/pcgc/pcgccommands.h"
 #include "plugins/pcgc/staticfusion.h"
 
 #include <algorithm>
@@ -46,7 +47,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <onnx/onnx_pb.h>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <unordered_set>
@@ -61,32 +62,31 @@ double msSince(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::vector<std::string> splitList(const std::string &s)
-{
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= s.size()) {
-        const std::size_t end = std::min(s.find(',', start), s.size());
-        if (end > start)
-            out.push_back(s.substr(start, end - start));
-        start = end + 1;
-    }
-    return out;
-}
+using pcgc::splitList;
 
+// The sample `name` with its default options, as pcgc-train imports it, named `name`.
 Expected<Graph> importSample(const Extensions &extensions, const std::string &name)
 {
-    auto proto = extensions.buildSample(name, {});
-    if (!proto)
-        return proto.status();
-    std::string bytes;
-    if (!(*proto)->SerializeToString(&bytes))
-        return Status::error(ErrorCode::Internal, name + " does not serialise");
-    auto imported = importModelFromBytes(bytes, name + ".onnx");
+    auto imported = pcgc::importSample(extensions, name, {});
     if (!imported)
         return imported.status();
     imported->graph.name = name;
     return std::move(imported->graph);
+}
+
+// Every sample of `names` (importSample); nothing, after saying which failed on stderr, if one fails.
+std::optional<std::vector<Graph>> importSamples(const Extensions &extensions, const std::vector<std::string> &names)
+{
+    std::vector<Graph> graphs;
+    for (const std::string &name : names) {
+        auto g = importSample(extensions, name);
+        if (!g) {
+            std::fprintf(stderr, "%s: %s\n", name.c_str(), g.status().str().c_str());
+            return std::nullopt;
+        }
+        graphs.push_back(std::move(*g));
+    }
+    return graphs;
 }
 
 struct SimResult {
@@ -197,7 +197,8 @@ int main(int argc, char **argv)
     std::string margin; // PCGC's margin option; empty: its default (auto)
     // pcgc-train's default set plus the models scheduled (Algorithm 1's P is
     // the ops of the graph being compiled, pcgc §3.5).
-    std::vector<std::string> trainNames{"resnet50", "mobilenetv2", "densenet121", "bert", "inception-v3"};
+    std::vector<std::string> trainNames = splitList(pcgc::kDefaultTrainingModels);
+    trainNames.push_back("inception-v3");
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--devices") && i + 1 < argc)
             devices = splitList(argv[++i]);
@@ -230,15 +231,9 @@ int main(int argc, char **argv)
         std::filesystem::temp_directory_path() / ("tessera-bench-pcgc-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
 
-    std::vector<Graph> evalGraphs;
-    for (const std::string &name : modelNames) {
-        auto g = importSample(extensions, name);
-        if (!g) {
-            std::fprintf(stderr, "%s: %s\n", name.c_str(), g.status().str().c_str());
-            return 1;
-        }
-        evalGraphs.push_back(std::move(*g));
-    }
+    const std::optional<std::vector<Graph>> evalGraphs = importSamples(extensions, modelNames);
+    if (!evalGraphs)
+        return 1;
 
     int status = 0;
     std::string trainingTable =
@@ -257,17 +252,11 @@ int main(int argc, char **argv)
         }
         // 1. Training from scratch.
         auto t0 = std::chrono::steady_clock::now();
-        std::vector<Graph> training;
-        for (const std::string &name : trainNames) {
-            auto g = importSample(extensions, name);
-            if (!g) {
-                std::fprintf(stderr, "%s: %s\n", name.c_str(), g.status().str().c_str());
-                return 1;
-            }
-            training.push_back(std::move(*g));
-        }
+        const std::optional<std::vector<Graph>> training = importSamples(extensions, trainNames);
+        if (!training)
+            return 1;
         std::vector<const Graph *> pointers;
-        for (const Graph &g : training)
+        for (const Graph &g : *training)
             pointers.push_back(&g);
         auto model = pcgc::trainCostModel(pointers, *device, *sim);
         const double wholeS = msSince(t0) / 1e3;
@@ -298,7 +287,7 @@ int main(int argc, char **argv)
             {"greedy", "greedy", {}},
             {"pcgc time", "pcgc", {{"target", "time"}, {"cost_model", "learned"}, {"model_file", modelFile}}},
             {"pcgc power", "pcgc", {{"target", "power"}, {"cost_model", "learned"}, {"model_file", modelFile}}}};
-        for (const Graph &g : evalGraphs) {
+        for (const Graph &g : *evalGraphs) {
             SimResult res[4];
             double pcgcMs[4] = {};
             int splits[4] = {};

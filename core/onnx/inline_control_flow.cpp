@@ -52,7 +52,8 @@ struct Refused {
 class Inliner
 {
 public:
-    Inliner(::onnx::GraphProto &g, int opset, const ImportContext &ctx) : m_g(g), m_opset(opset), m_ctx(ctx), m_known(g)
+    Inliner(::onnx::GraphProto &g, int opset, const ImportContext &ctx)
+        : m_g(g), m_opset(opset), m_ctx(ctx), m_known(g), m_added(m_known)
     {}
 
     void run()
@@ -67,25 +68,24 @@ public:
                 *out.Add() = n;
                 continue;
             }
-            m_emit.clear();
-            const std::size_t initializers = m_newInitializers.size();
+            m_added.nodes.clear();
+            const std::size_t initializers = m_added.initializers.size();
             std::optional<Refused> refused = n.op_type() == "If"     ? inlineIf(n)
                                              : n.op_type() == "Loop" ? unrollLoop(n)
                                                                      : unrollScan(n);
             if (refused) {
                 m_ctx.log.warn("control flow: '" + n.op_type() + "' stays opaque: " + refused->why, m_ctx.at(n.name()));
-                m_newInitializers.resize(initializers); // nothing of the attempt stays
+                m_added.initializers.resize(initializers); // nothing of the attempt stays
                 *out.Add() = n;
                 continue;
             }
-            m_ctx.log.note("control flow: '" + n.op_type() + "' inlined as " + std::to_string(m_emit.size()) + " nodes",
+            m_ctx.log.note("control flow: '" + n.op_type() + "' inlined as " + std::to_string(m_added.nodes.size()) +
+                               " nodes",
                            m_ctx.at(n.name()));
-            for (auto &e : m_emit)
-                *out.Add() = std::move(e);
+            m_added.moveNodesTo(out);
         }
         m_g.mutable_node()->Swap(&out);
-        for (auto &t : m_newInitializers)
-            *m_g.add_initializer() = std::move(t);
+        m_added.moveInitializersTo(m_g);
     }
 
 private:
@@ -128,28 +128,9 @@ private:
             if (t.name() == name)
                 return std::vector<std::int64_t>(t.dims().begin(), t.dims().end());
         for (const auto &v : m_g.input())
-            if (v.name() == name && v.type().has_tensor_type() && v.type().tensor_type().has_shape()) {
-                std::vector<std::int64_t> dims;
-                for (const auto &d : v.type().tensor_type().shape().dim()) {
-                    if (!d.has_dim_value())
-                        return std::nullopt;
-                    dims.push_back(d.dim_value());
-                }
-                return dims;
-            }
+            if (v.name() == name && v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+                return declaredDims(v);
         return std::nullopt;
-    }
-
-    std::string addInt64(const std::string &base, std::vector<std::int64_t> values, bool scalarShape)
-    {
-        Proto t;
-        t.set_name(GraphNames::fresh(base, m_known.values));
-        t.set_data_type(Proto::INT64);
-        if (!scalarShape)
-            t.add_dims(static_cast<std::int64_t>(values.size()));
-        t.set_raw_data(std::string(reinterpret_cast<const char *>(values.data()), values.size() * 8));
-        m_newInitializers.push_back(t);
-        return t.name();
     }
 
     std::string addTrue(const std::string &base)
@@ -158,29 +139,8 @@ private:
         t.set_name(GraphNames::fresh(base, m_known.values));
         t.set_data_type(Proto::BOOL);
         t.set_raw_data(std::string(1, '\1'));
-        m_newInitializers.push_back(t);
+        m_added.initializers.push_back(t);
         return t.name();
-    }
-
-    ::onnx::NodeProto &emit(const std::string &op, const std::string &name, std::vector<std::string> inputs,
-                            std::vector<std::string> outputs)
-    {
-        ::onnx::NodeProto &n = m_emit.emplace_back();
-        n.set_op_type(op);
-        n.set_name(GraphNames::fresh(name, m_known.nodes));
-        for (auto &i : inputs)
-            n.add_input(i);
-        for (auto &o : outputs)
-            n.add_output(o);
-        return n;
-    }
-
-    static void intAttr(::onnx::NodeProto &n, const std::string &name, std::int64_t v)
-    {
-        auto *a = n.add_attribute();
-        a->set_name(name);
-        a->set_type(::onnx::AttributeProto::INT);
-        a->set_i(v);
     }
 
     // Copies `body` into the emitted nodes with its inputs bound to outer
@@ -192,7 +152,7 @@ private:
             Proto copy = t;
             copy.set_name(GraphNames::fresh(prefix + t.name(), m_known.values));
             map[t.name()] = copy.name();
-            m_newInitializers.push_back(std::move(copy));
+            m_added.initializers.push_back(std::move(copy));
         }
         for (const auto &n : body.node()) {
             for (const auto &a : n.attribute())
@@ -209,7 +169,7 @@ private:
                     map[o] = renamed;
                     o = renamed;
                 }
-            m_emit.push_back(std::move(copy));
+            m_added.nodes.push_back(std::move(copy));
         }
         std::vector<std::string> outs;
         for (const auto &o : body.output()) {
@@ -240,7 +200,7 @@ private:
     {
         for (std::size_t k = 0; k < values.size(); ++k)
             if (const int o = from + static_cast<int>(k); o < n.output_size() && !n.output(o).empty())
-                emit("Identity", n.name() + "/out" + std::to_string(o), {values[k]}, {n.output(o)});
+                m_added.node("Identity", n.name() + "/out" + std::to_string(o), {values[k]}, {n.output(o)});
     }
 
     // output = Concat(Unsqueeze(v, axis) for v in values, axis)
@@ -248,20 +208,17 @@ private:
                const std::string &output)
     {
         std::vector<std::string> parts;
-        const std::string axes = m_opset >= 13 ? addInt64(n.name() + "/stack_axes", {axis}, false) : std::string();
+        const std::string axes =
+            m_opset >= 13 ? m_added.int64Tensor(n.name() + "/stack_axes", {axis}, false) : std::string();
         for (const std::string &v : values) {
             const std::string u = GraphNames::fresh(v + "/unsqueezed", m_known.values);
-            auto &node =
-                emit("Unsqueeze", n.name() + "/unsqueeze", m_opset >= 13 ? std::vector{v, axes} : std::vector{v}, {u});
-            if (m_opset < 13) {
-                auto *a = node.add_attribute();
-                a->set_name("axes");
-                a->set_type(::onnx::AttributeProto::INTS);
-                a->add_ints(axis);
-            }
+            auto &node = m_added.node("Unsqueeze", n.name() + "/unsqueeze",
+                                      m_opset >= 13 ? std::vector{v, axes} : std::vector{v}, {u});
+            if (m_opset < 13)
+                setIntsAttr(node, "axes", {axis});
             parts.push_back(u);
         }
-        intAttr(emit("Concat", n.name() + "/stack", parts, {output}), "axis", axis);
+        setIntAttr(m_added.node("Concat", n.name() + "/stack", parts, {output}), "axis", axis);
     }
 
     std::optional<Refused> checkBound(std::int64_t trips, const ::onnx::GraphProto &body)
@@ -324,8 +281,8 @@ private:
         std::vector<std::vector<std::string>> scanValues(static_cast<std::size_t>(scans));
         for (std::int64_t i = 0; i < *trips; ++i) {
             const std::string prefix = n.name() + "/" + std::to_string(i) + "/";
-            std::map<std::string, std::string> bind{{body->input(0).name(), addInt64(prefix + "iter", {i}, true)},
-                                                    {condIn, cond}};
+            std::map<std::string, std::string> bind{
+                {body->input(0).name(), m_added.int64Tensor(prefix + "iter", {i}, true)}, {condIn, cond}};
             for (int k = 0; k < carried; ++k)
                 bind[body->input(k + 2).name()] = state[static_cast<std::size_t>(k)];
             auto outs = inlineBody(*body, std::move(bind), prefix);
@@ -399,9 +356,11 @@ private:
                 const std::int64_t at = inDirs[ks] ? length - 1 - t : t;
                 const std::string elem =
                     GraphNames::fresh(prefix + body->input(states + static_cast<int>(k)).name(), m_known.values);
-                intAttr(emit("Gather", prefix + "gather",
-                             {n.input(states + static_cast<int>(k)), addInt64(prefix + "index", {at}, true)}, {elem}),
-                        "axis", inAxes[ks]);
+                setIntAttr(m_added.node("Gather", prefix + "gather",
+                                        {n.input(states + static_cast<int>(k)),
+                                         m_added.int64Tensor(prefix + "index", {at}, true)},
+                                        {elem}),
+                           "axis", inAxes[ks]);
                 bind[body->input(states + static_cast<int>(k)).name()] = elem;
             }
             auto outs = inlineBody(*body, std::move(bind), prefix);
@@ -428,19 +387,14 @@ private:
     int m_opset;
     const ImportContext &m_ctx;
     GraphNames m_known;
-    std::vector<::onnx::NodeProto> m_emit;
-    std::vector<Proto> m_newInitializers;
+    GraphAdditions m_added; // the nodes of the control-flow node being inlined; every new initializer
 };
 
 } // namespace
 
 void inlineControlFlow(::onnx::ModelProto &model, const ImportContext &ctx)
 {
-    int opset = 0;
-    for (const auto &op : model.opset_import())
-        if (normalDomain(op.domain()).empty())
-            opset = static_cast<int>(op.version());
-    Inliner(*model.mutable_graph(), opset, ctx).run();
+    Inliner(*model.mutable_graph(), defaultOpset(model), ctx).run();
 }
 
 } // namespace tessera::onnximport

@@ -53,7 +53,7 @@ class Resolver
 {
 public:
     Resolver(::onnx::GraphProto &g, int opset, const ImportContext &ctx)
-        : m_g(g), m_opset(opset), m_ctx(ctx), m_known(g)
+        : m_g(g), m_opset(opset), m_ctx(ctx), m_known(g), m_added(m_known)
     {}
 
     void run()
@@ -79,15 +79,13 @@ public:
                     return refuse(n, "its sequence '" + go.name() + "' is a graph output");
         }
         m_ctx.log.note("sequences: " + std::to_string(m_sequences.size()) + " sequence values resolved into " +
-                           std::to_string(m_emit.size()) + " tensor nodes",
+                           std::to_string(m_added.nodes.size()) + " tensor nodes",
                        m_ctx.at());
         // The emitted nodes replace the sequence nodes where they stood; order
         // within the graph is fixed by S3's topological sort.
-        for (auto &e : m_emit)
-            *out.Add() = std::move(e);
+        m_added.moveNodesTo(out);
         m_g.mutable_node()->Swap(&out);
-        for (auto &t : m_newInitializers)
-            *m_g.add_initializer() = std::move(t);
+        m_added.moveInitializersTo(m_g);
     }
 
 private:
@@ -150,55 +148,14 @@ private:
 
     std::optional<std::vector<std::int64_t>> declaredShape(const std::string &name) const
     {
-        auto fromInfo = [](const ::onnx::ValueInfoProto &v) -> std::optional<std::vector<std::int64_t>> {
-            if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape())
-                return std::nullopt;
-            std::vector<std::int64_t> dims;
-            for (const auto &d : v.type().tensor_type().shape().dim()) {
-                if (!d.has_dim_value())
-                    return std::nullopt;
-                dims.push_back(d.dim_value());
-            }
-            return dims;
-        };
         for (const auto &t : m_g.initializer())
             if (t.name() == name)
                 return std::vector<std::int64_t>(t.dims().begin(), t.dims().end());
         for (const auto *list : {&m_g.input(), &m_g.value_info()})
             for (const auto &v : *list)
                 if (v.name() == name)
-                    return fromInfo(v);
+                    return declaredDims(v);
         return std::nullopt;
-    }
-
-    ::onnx::NodeProto &emit(const std::string &op, const std::string &name, std::vector<std::string> inputs,
-                            std::vector<std::string> outputs)
-    {
-        ::onnx::NodeProto &n = m_emit.emplace_back();
-        n.set_op_type(op);
-        n.set_name(GraphNames::fresh(name, m_known.nodes));
-        for (auto &i : inputs)
-            n.add_input(i);
-        for (auto &o : outputs)
-            n.add_output(o);
-        return n;
-    }
-
-    static void intAttr(::onnx::NodeProto &n, const std::string &name, std::int64_t v)
-    {
-        auto *a = n.add_attribute();
-        a->set_name(name);
-        a->set_type(::onnx::AttributeProto::INT);
-        a->set_i(v);
-    }
-
-    static void intsAttr(::onnx::NodeProto &n, const std::string &name, const std::vector<std::int64_t> &v)
-    {
-        auto *a = n.add_attribute();
-        a->set_name(name);
-        a->set_type(::onnx::AttributeProto::INTS);
-        for (std::int64_t x : v)
-            a->add_ints(x);
     }
 
     static std::optional<std::int64_t> attr(const ::onnx::NodeProto &n, const std::string &name)
@@ -209,26 +166,14 @@ private:
         return std::nullopt;
     }
 
-    std::string int64Tensor(const std::string &base, const std::vector<std::int64_t> &values, bool scalarShape)
-    {
-        Proto t;
-        t.set_name(GraphNames::fresh(base, m_known.values));
-        t.set_data_type(Proto::INT64);
-        if (!scalarShape)
-            t.add_dims(static_cast<std::int64_t>(values.size()));
-        t.set_raw_data(std::string(reinterpret_cast<const char *>(values.data()), values.size() * 8));
-        m_newInitializers.push_back(t);
-        return t.name();
-    }
-
     // Unsqueeze or Squeeze of x at `axis`: axes as an input from opset 13, an attribute before.
     void squeezeLike(const std::string &op, const std::string &name, const std::string &x, std::int64_t axis,
                      const std::string &out)
     {
         if (m_opset >= 13)
-            emit(op, name, {x, int64Tensor(name + "/axes", {axis}, false)}, {out});
+            m_added.node(op, name, {x, m_added.int64Tensor(name + "/axes", {axis}, false)}, {out});
         else
-            intsAttr(emit(op, name, {x}, {out}), "axes", {axis});
+            setIntsAttr(m_added.node(op, name, {x}, {out}), "axes", {axis});
     }
 
     // Why `n` cannot be resolved, or nothing when it was.
@@ -296,11 +241,11 @@ private:
             auto p = position(n, 1, size, 0, size - 1);
             if (auto *why = std::get_if<std::string>(&p))
                 return *why;
-            emit("Identity", base, {(*s)[static_cast<std::size_t>(std::get<std::int64_t>(p))]}, {out});
+            m_added.node("Identity", base, {(*s)[static_cast<std::size_t>(std::get<std::int64_t>(p))]}, {out});
             return std::nullopt;
         }
         if (op == "SequenceLength") {
-            auto &c = emit("Constant", base, {}, {out});
+            auto &c = m_added.node("Constant", base, {}, {out});
             auto *a = c.add_attribute();
             a->set_name("value");
             a->set_type(::onnx::AttributeProto::TENSOR);
@@ -321,7 +266,7 @@ private:
                 squeezeLike("Unsqueeze", base + "/unsqueeze" + std::to_string(k), parts[k], *axis, u);
                 parts[k] = u;
             }
-        intAttr(emit("Concat", base, parts, {out}), "axis", *axis);
+        setIntAttr(m_added.node("Concat", base, parts, {out}), "axis", *axis);
         return std::nullopt;
     }
 
@@ -379,12 +324,12 @@ private:
         std::vector<std::string> parts;
         for (std::size_t k = 0; k < sizes.size(); ++k)
             parts.push_back(GraphNames::fresh(base + "/part" + std::to_string(k), m_known.values));
-        ::onnx::NodeProto &split = m_opset >= 13
-                                       ? emit("Split", base, {x, int64Tensor(base + "/split", sizes, false)}, parts)
-                                       : emit("Split", base, {x}, parts);
+        ::onnx::NodeProto &split =
+            m_opset >= 13 ? m_added.node("Split", base, {x, m_added.int64Tensor(base + "/split", sizes, false)}, parts)
+                          : m_added.node("Split", base, {x}, parts);
         if (m_opset < 13)
-            intsAttr(split, "split", sizes);
-        intAttr(split, "axis", axis);
+            setIntsAttr(split, "split", sizes);
+        setIntAttr(split, "axis", axis);
         if (squeeze)
             for (std::string &p : parts) {
                 const std::string q = GraphNames::fresh(p + "/squeezed", m_known.values);
@@ -400,19 +345,14 @@ private:
     const ImportContext &m_ctx;
     GraphNames m_known;
     std::map<std::string, std::vector<std::string>> m_sequences; // value -> the tensors it holds
-    std::vector<::onnx::NodeProto> m_emit;
-    std::vector<Proto> m_newInitializers;
+    GraphAdditions m_added;
 };
 
 } // namespace
 
 void resolveSequences(::onnx::ModelProto &model, const ImportContext &ctx)
 {
-    int opset = 0;
-    for (const auto &op : model.opset_import())
-        if (normalDomain(op.domain()).empty())
-            opset = static_cast<int>(op.version());
-    Resolver(*model.mutable_graph(), opset, ctx).run();
+    Resolver(*model.mutable_graph(), defaultOpset(model), ctx).run();
 }
 
 } // namespace tessera::onnximport

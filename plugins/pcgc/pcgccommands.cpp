@@ -13,20 +13,35 @@
 
 namespace tessera::pcgc {
 
-namespace {
-
-std::vector<std::string> splitList(const std::string &s)
+std::vector<std::string> splitList(const std::string &list)
 {
     std::vector<std::string> out;
     std::size_t start = 0;
-    while (start <= s.size()) {
-        const std::size_t end = std::min(s.find(',', start), s.size());
+    while (start <= list.size()) {
+        const std::size_t end = std::min(list.find(',', start), list.size());
         if (end > start)
-            out.push_back(s.substr(start, end - start));
+            out.push_back(list.substr(start, end - start));
         start = end + 1;
     }
     return out;
 }
+
+Expected<ImportResult> importSample(const Extensions &extensions, const std::string &name, SampleOptions options)
+{
+    auto proto = extensions.buildSample(name, options);
+    if (!proto && options.imageSize > 0) {
+        options.imageSize = 0;
+        proto = extensions.buildSample(name, options);
+    }
+    if (!proto)
+        return proto.status();
+    std::string bytes;
+    if (!(*proto)->SerializeToString(&bytes))
+        return Status::error(ErrorCode::Internal, "sample '" + name + "' does not serialise");
+    return importModelFromBytes(bytes, name + ".onnx");
+}
+
+namespace {
 
 // A sample network by name (--batch, --seq-len and --image-size applied; the
 // image size is dropped for a network without an image input), else a model file.
@@ -44,17 +59,7 @@ Expected<ImportResult> loadTrainingModel(const std::string &name, const cli::Arg
         o.batch = *batch;
         o.seqLen = *seqLen;
         o.imageSize = imageSize;
-        auto proto = extensions.buildSample(name, o);
-        if (!proto && imageSize > 0) {
-            o.imageSize = 0;
-            proto = extensions.buildSample(name, o);
-        }
-        if (!proto)
-            return proto.status();
-        std::string bytes;
-        if (!(*proto)->SerializeToString(&bytes))
-            return Status::error(ErrorCode::Internal, "sample '" + name + "' does not serialise");
-        return importModelFromBytes(bytes, name + ".onnx");
+        return importSample(extensions, name, o);
     }
     return cli::loadModel(name, args, extensions);
 }
@@ -147,8 +152,8 @@ cli::Command trainCommand()
     options.push_back({"device", true, false, "--device PRESET  device to train for (default stcp920)", "stcp920"});
     options.push_back({"backend", true, false, "--backend NAME   measuring backend (default sim)", "sim"});
     options.push_back({"models", true, false,
-                       "--models A,B     samples or model files (default resnet50,mobilenetv2,densenet121,bert)",
-                       "resnet50,mobilenetv2,densenet121,bert"});
+                       std::string("--models A,B     samples or model files (default ") + kDefaultTrainingModels + ")",
+                       kDefaultTrainingModels});
     options.push_back(
         {"out", true, false, "--out FILE       where to save (default: data folder/tessera/pcgc/DEVICE.json)"});
     options.push_back({"seed", true, false, "--seed N         shuffle and bagging seed (default 17)"});

@@ -3,68 +3,24 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <regex>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
+
+#include "tests/common/clirun.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const fs::path &p)
+class Cli : public tessera::test::CliSuite<Cli>
 {
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-class Cli : public ::testing::Test
-{
-protected:
-    static void SetUpTestSuite()
-    {
-        s_dir = fs::temp_directory_path() / ("tessera-cli-test-" + std::to_string(::getpid()));
-        fs::create_directories(s_dir);
-    }
-    static void TearDownTestSuite() { fs::remove_all(s_dir); }
-
-    static Result run(const std::string &args)
-    {
-        const fs::path out = s_dir / "stdout", err = s_dir / "stderr";
-        const std::string cmd =
-            std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" + out.string() + " 2>" + err.string();
-        const int status = std::system(cmd.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-    }
-    static QJsonObject json(const Result &r)
-    {
-        return QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object();
-    }
-    static std::string sample(const std::string &name, const std::string &extra = {})
-    {
-        const fs::path p = s_dir / (name + ".onnx");
-        if (!fs::exists(p)) {
-            Result r = run("sample " + name + " --out " + p.string() + " " + extra);
-            EXPECT_EQ(r.code, 0) << r.err;
-        }
-        return p.string();
-    }
-
-    static fs::path s_dir;
+public:
+    static constexpr const char *kDirName = "tessera-cli-test";
 };
-fs::path Cli::s_dir;
 
 } // namespace
 
@@ -418,18 +374,11 @@ TEST_F(Cli, PluginSchedulersLoadFromThePluginPath)
     fs::create_directories(bad);
     fs::copy_file(EXAMPLE_PLUGIN, good / "libexample.so", fs::copy_options::overwrite_existing);
     fs::copy_file(BAD_ABI_PLUGIN, bad / "libbad.so", fs::copy_options::overwrite_existing);
-    const std::string env = "TESSERA_PLUGIN_PATH=" + good.string() + ":" + bad.string() + " ";
+    const std::string env = "TESSERA_PLUGIN_PATH=" + good.string() + ":" + bad.string();
 
-    // run() prefixes the binary; the environment goes in front through `env`.
     Result listed = run("algorithms");
     EXPECT_EQ(listed.out.find("example-chain"), std::string::npos) << "not without the path";
-    const fs::path out = s_dir / "stdout", err = s_dir / "stderr";
-    auto withPlugins = [&](const std::string &args) {
-        const std::string cmd = "env " + env + std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" +
-                                out.string() + " 2>" + err.string();
-        const int status = std::system(cmd.c_str());
-        return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-    };
+    auto withPlugins = [&](const std::string &args) { return tessera::test::runCli(s_dir, args, env); };
     listed = withPlugins("algorithms");
     ASSERT_EQ(listed.code, 0) << listed.err;
     EXPECT_NE(listed.out.find("example-chain"), std::string::npos);

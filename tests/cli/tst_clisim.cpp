@@ -6,65 +6,24 @@
 #include <QJsonObject>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <regex>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "tests/common/clirun.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const fs::path &p)
+class CliSim : public tessera::test::CliSuite<CliSim>
 {
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
+public:
+    static constexpr const char *kDirName = "tessera-clisim-test";
 
-class CliSim : public ::testing::Test
-{
 protected:
-    static void SetUpTestSuite()
-    {
-        s_dir = fs::temp_directory_path() / ("tessera-clisim-test-" + std::to_string(::getpid()));
-        fs::create_directories(s_dir);
-    }
-    static void TearDownTestSuite() { fs::remove_all(s_dir); }
-
-    static Result run(const std::string &args)
-    {
-        const fs::path out = s_dir / "stdout", err = s_dir / "stderr";
-        const std::string cmd =
-            std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" + out.string() + " 2>" + err.string();
-        const int status = std::system(cmd.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-    }
-    static QJsonObject json(const std::string &text)
-    {
-        return QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
-    }
-    static std::string sample(const std::string &name, const std::string &extra = {})
-    {
-        const fs::path p = s_dir / (name + ".onnx");
-        if (!fs::exists(p)) {
-            Result r = run("sample " + name + " --out " + p.string() + " " + extra);
-            EXPECT_EQ(r.code, 0) << r.err;
-        }
-        return p.string();
-    }
     // A stored layer-fusion plan for stcp920 written to `name`; edit "core"
     // binds its first task to core 40.
     static std::string plan(const std::string &model, const std::string &name, const std::string &edit = {})
@@ -88,8 +47,6 @@ protected:
         }
         return p.string();
     }
-
-    inline static fs::path s_dir;
 };
 
 TEST_F(CliSim, RunReportsMetricsAndWritesATrace)

@@ -10,57 +10,31 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <string_view>
+
+#include "tests/common/clirun.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const fs::path &p)
-{
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 bool contains(const std::string &text, std::string_view part)
 {
     return text.find(part) != std::string::npos;
 }
 
-class Replay : public ::testing::Test
+class Replay : public tessera::test::CliSuite<Replay>
 {
+public:
+    static constexpr const char *kDirName = "tessera-replay-test";
+
 protected:
     static void SetUpTestSuite()
     {
-        s_dir = fs::temp_directory_path() / ("tessera-replay-test-" + std::to_string(::getpid()));
-        fs::create_directories(s_dir);
+        CliSuite::SetUpTestSuite();
         Result r = run("sample squeezenet --out " + (s_dir / "squeezenet.onnx").string());
         ASSERT_EQ(r.code, 0) << r.err;
-    }
-    static void TearDownTestSuite() { fs::remove_all(s_dir); }
-
-    static Result run(const std::string &args)
-    {
-        const fs::path out = s_dir / "stdout", err = s_dir / "stderr";
-        const std::string cmd =
-            std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" + out.string() + " 2>" + err.string();
-        const int status = std::system(cmd.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-    }
-    static QJsonObject json(const Result &r)
-    {
-        return QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object();
     }
 
     // A folder with its own copy of the model and a project made from it.
@@ -74,10 +48,7 @@ protected:
         EXPECT_EQ(r.code, expectedCode) << r.err;
         return dir;
     }
-
-    static fs::path s_dir;
 };
-fs::path Replay::s_dir;
 
 TEST_F(Replay, AFreshProjectReplaysToTheSamePlan)
 {

@@ -116,6 +116,54 @@ const FusionRecord *findRecord(const Graph &g, const Partition &p, const std::st
     return nullptr;
 }
 
+// The first step of the re-cutting (Algorithm 2) that split a group, or null.
+const TraceStep *splitStep(const Trace &t)
+{
+    for (const TraceStep &s : t.steps())
+        if (s.phase == "re-cut" && s.conclusion.rfind("split at", 0) == 0)
+            return &s;
+    return nullptr;
+}
+
+// The last decision of that role, or null.
+const DecisionRecord *lastRole(const DecisionContext &ctx, const std::string &role)
+{
+    const DecisionRecord *last = nullptr;
+    for (const DecisionRecord &r : ctx.records())
+        if (r.role == role)
+            last = &r;
+    return last;
+}
+
+// Static fusion (§3.3) of `g` on `d` with a decision context of its own; its steps go to `trace`.
+Partition fuseStatically(const Graph &g, const Device &d, Trace &trace)
+{
+    DecisionContext ctx;
+    return staticFusion(g, d, ctx, trace);
+}
+
+Partition fuseStatically(const Graph &g, const Device &d)
+{
+    Trace trace;
+    return fuseStatically(g, d, trace);
+}
+
+// The registered sample `name` saved to a temporary file and imported from it, as tessera-cli does.
+Expected<ImportResult> importSample(const std::string &name, const SampleOptions &options = {})
+{
+    auto m = test::buildRegisteredSample(name, options);
+    if (!m)
+        return m.status();
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("tessera-pcgc-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / (name + ".onnx")).string();
+    const Status saved = samples::saveModel(**m, path, false);
+    Expected<ImportResult> imported = saved.isOk() ? importModel(path) : Expected<ImportResult>(saved);
+    std::filesystem::remove_all(dir);
+    return imported;
+}
+
 } // namespace
 
 // §3.3: the six categories, and the parameter-dependent entries.
@@ -178,9 +226,8 @@ TEST(PcgcRules, TableCases)
 TEST(PcgcStaticFusion, Example1ConvBnReluStable)
 {
     const Graph g = example1();
-    DecisionContext ctx;
     Trace trace;
-    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    const Partition p = fuseStatically(g, device("stcp920"), trace);
     ASSERT_EQ(p.groups.size(), 1u);
     ASSERT_EQ(p.records.size(), 2u);
     EXPECT_TRUE(p.records[0].stable && p.records[1].stable);
@@ -202,9 +249,8 @@ TEST(PcgcStaticFusion, ComplexChainProhibited)
     const TensorId x = tensor(g, "x", {1, 16, 28, 28}, Tensor::Kind::Input);
     g.inputs = {x};
     g.outputs = {conv(g, "conv5", conv(g, "conv3", x, 16, 16, 3, 28), 16, 16, 5, 28)};
-    DecisionContext ctx;
     Trace trace;
-    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    const Partition p = fuseStatically(g, device("stcp920"), trace);
     EXPECT_EQ(p.groups.size(), 2u);
     EXPECT_TRUE(p.records.empty());
     EXPECT_TRUE(traceHas(trace, "conv3 → conv5", "rule P2 prohibits"));
@@ -214,9 +260,8 @@ TEST(PcgcStaticFusion, ComplexChainProhibited)
 TEST(PcgcStaticFusion, Example3Inception)
 {
     const Graph g = inception();
-    DecisionContext ctx;
     Trace trace;
-    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    const Partition p = fuseStatically(g, device("stcp920"), trace);
     const std::vector<std::vector<std::string>> expected{
         {"a"}, {"b", "b2", "b2_relu"}, {"c", "c2"}, {"cat"}, {"p", "p2"}};
     EXPECT_EQ(groupNames(g, p), expected);
@@ -244,19 +289,14 @@ TEST(PcgcStaticFusion, FitsOnChip)
     for (std::size_t i = 0; i + 1 < small.levels.size(); ++i)
         small.levels[i].capacityBytes = 256;
     ASSERT_LT(onChipBudget(small), 16 * 28 * 28 * 4);
-    DecisionContext ctx;
     Trace trace;
-    const Partition p = staticFusion(g, small, ctx, trace);
+    const Partition p = fuseStatically(g, small, trace);
     EXPECT_EQ(p.groups.size(), 2u);
     EXPECT_TRUE(traceHas(trace, "conv1 → conv3", "basic criterion B3 refuses"));
-    DecisionContext ctx2;
-    Trace trace2;
-    EXPECT_EQ(staticFusion(g, device("stcp920"), ctx2, trace2).groups.size(), 1u); // twin: fits
+    EXPECT_EQ(fuseStatically(g, device("stcp920")).groups.size(), 1u); // twin: fits
 
     // An element-wise epilogue streams: CONV+BN+RELU fuses even on the small device.
-    DecisionContext ctx3;
-    Trace trace3;
-    EXPECT_EQ(staticFusion(example1(), small, ctx3, trace3).groups.size(), 1u);
+    EXPECT_EQ(fuseStatically(example1(), small).groups.size(), 1u);
 }
 
 // B2: a fusion that would make a cycle between sub-graphs is refused.
@@ -269,9 +309,8 @@ TEST(PcgcStaticFusion, NoCycleBetweenSubgraphs)
     const TensorId a = op(g, "a", "Relu", {x}, {1, 8, 8, 8});
     const TensorId c = op(g, "cat", "Concat", {a}, {1, 8, 8, 8}, {{"axis", {std::int64_t{1}}}});
     g.outputs = {op(g, "d", "Add", {a, c}, {1, 8, 8, 8})};
-    DecisionContext ctx;
     Trace trace;
-    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    const Partition p = fuseStatically(g, device("stcp920"), trace);
     EXPECT_EQ(p.groups.size(), 3u);
     EXPECT_TRUE(traceHas(trace, "a → d", "basic criterion B2 refuses"));
 }
@@ -280,9 +319,8 @@ TEST(PcgcStaticFusion, NoCycleBetweenSubgraphs)
 TEST(PcgcStaticFusion, FixedPoint)
 {
     const Graph g = testgraphs::residualChain(3);
-    DecisionContext ctx;
     Trace trace;
-    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    const Partition p = fuseStatically(g, device("stcp920"), trace);
     std::map<double, std::vector<double>> perPass; // level → fusions per pass
     for (const TraceStep &s : trace.steps())
         if (s.title.rfind("pass ", 0) == 0)
@@ -298,9 +336,7 @@ TEST(PcgcStaticFusion, FixedPoint)
     EXPECT_LT(p.groups.size(), g.nodeCount());
 
     const Graph fan = testgraphs::fan(4); // twin: Relu branches of an input into a Concat
-    DecisionContext ctx2;
-    Trace trace2;
-    const Partition q = staticFusion(fan, device("stcp920"), ctx2, trace2);
+    const Partition q = fuseStatically(fan, device("stcp920"));
     EXPECT_EQ(q.passes, 3); // one pass per level, both at the fixed point at once
     EXPECT_TRUE(q.records.empty());
 }
@@ -336,10 +372,8 @@ TEST(PcgcRecut, Example5Conv3KeptConv5Split)
     EXPECT_GE(r5->result.stats.at("splits"), 1);
     EXPECT_LT(r5->result.stats.at("model_energy_j"), r3->result.stats.at("model_energy_j") * 10); // sanity
     // The split is a trace step with time and energy before and after, linked to its decision.
-    const auto step = std::find_if(r5->trace.steps().begin(), r5->trace.steps().end(), [](const TraceStep &s) {
-        return s.phase == "re-cut" && s.conclusion.rfind("split at", 0) == 0;
-    });
-    ASSERT_NE(step, r5->trace.steps().end());
+    const TraceStep *step = splitStep(r5->trace);
+    ASSERT_NE(step, nullptr);
     std::map<std::string, double> numbers(step->numbers.begin(), step->numbers.end());
     EXPECT_LT(numbers.at("energy_after_j"), numbers.at("energy_before_j"));
     EXPECT_GT(numbers.at("time_after_ns"), 0);
@@ -390,10 +424,7 @@ TEST(PcgcRecut, TimeAndEnergyObjectivesDiffer)
     EXPECT_GT(e->result.stats.at("model_time_ns"), t->result.stats.at("model_time_ns"));
     // Twin: the cap on time makes the energy split illegal.
     EXPECT_EQ(capped->result.plan.kernels.size(), 1u);
-    const DecisionRecord *split = nullptr;
-    for (const DecisionRecord &r : capped->decisions.records())
-        if (r.role == "pcgc.split")
-            split = &r;
+    const DecisionRecord *split = lastRole(capped->decisions, "pcgc.split");
     ASSERT_NE(split, nullptr);
     EXPECT_TRUE(std::any_of(split->options.begin(), split->options.end(), [](const DecisionOption &o) {
         return o.illegalReason.find("would exceed H") != std::string::npos;
@@ -409,10 +440,8 @@ TEST(PcgcRecut, MarginKeepsSplitsWithinTheModelError)
     const Graph g = siblings(3, 256, 256, 128, 14);
     auto e = schedule(g, "stcp920", {{"target", "power"}, {"h", "0"}});
     ASSERT_TRUE(e.isOk()) << e.status().str();
-    const auto step = std::find_if(e->trace.steps().begin(), e->trace.steps().end(), [](const TraceStep &s) {
-        return s.phase == "re-cut" && s.conclusion.rfind("split at", 0) == 0;
-    });
-    ASSERT_NE(step, e->trace.steps().end());
+    const TraceStep *step = splitStep(e->trace);
+    ASSERT_NE(step, nullptr);
     std::map<std::string, double> numbers(step->numbers.begin(), step->numbers.end());
     const double gain = 1 - numbers.at("energy_after_j") / numbers.at("energy_before_j");
     ASSERT_GT(gain, 0.001);
@@ -541,10 +570,7 @@ TEST(PcgcOverrides, ForceApartAndSplit)
     const Graph s = siblings(3, 256, 256, 128, 14);
     auto t = schedule(s, "stcp920", {{"h", "0"}});
     ASSERT_TRUE(t.isOk());
-    const DecisionRecord *split = nullptr;
-    for (const DecisionRecord &r : t->decisions.records())
-        if (r.role == "pcgc.split")
-            split = &r;
+    const DecisionRecord *split = lastRole(t->decisions, "pcgc.split");
     ASSERT_NE(split, nullptr);
     ASSERT_EQ(split->chosen, 0);
     const std::string forced = split->options.back().id;
@@ -586,14 +612,7 @@ TEST(PcgcLowering, ResNet50MatchesSequential)
 {
     SampleOptions o;
     o.imageSize = 64;
-    auto m = test::buildRegisteredSample("resnet50", o);
-    ASSERT_TRUE(m.isOk()) << m.status().str();
-    const auto dir = std::filesystem::temp_directory_path() / ("tessera-pcgc-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    const std::string path = (dir / "resnet50.onnx").string();
-    ASSERT_TRUE(samples::saveModel(**m, path, false).isOk());
-    auto imported = importModel(path);
-    std::filesystem::remove_all(dir);
+    auto imported = importSample("resnet50", o);
     ASSERT_TRUE(imported.isOk()) << imported.status().str();
     const Graph &g = imported->graph;
     for (const char *dev : {"stcp920", "nvidia-v100"}) {
@@ -617,19 +636,10 @@ TEST(PcgcLowering, ResNet50MatchesSequential)
 // RandWire (random DAG): static fusion and re-cutting keep the sub-graphs acyclic.
 TEST(PcgcStaticFusion, RandWireStaysAcyclic)
 {
-    auto m = test::buildRegisteredSample("randwire", {});
-    ASSERT_TRUE(m.isOk()) << m.status().str();
-    const auto dir = std::filesystem::temp_directory_path() / ("tessera-pcgc-rw-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    const std::string path = (dir / "randwire.onnx").string();
-    ASSERT_TRUE(samples::saveModel(**m, path, false).isOk());
-    auto imported = importModel(path);
-    std::filesystem::remove_all(dir);
+    auto imported = importSample("randwire");
     ASSERT_TRUE(imported.isOk()) << imported.status().str();
     const Graph &g = imported->graph;
-    DecisionContext ctx;
-    Trace trace;
-    const Partition p = staticFusion(g, device("stcp920"), ctx, trace);
+    const Partition p = fuseStatically(g, device("stcp920"));
     std::vector<std::vector<NodeId>> groups;
     for (const FusedGroup &grp : p.groups)
         groups.push_back(grp.nodes);
@@ -713,20 +723,31 @@ const TraceStep *parallelStep(const Trace &t)
     return nullptr;
 }
 
+// Example 4's graph on example4Device(cores), one group per node, planned by §3.4's
+// planParallel (`parallel`: the scheduler's option) with a decision context and trace of its own.
+struct Example4Plan {
+    Example4Plan(int cores, bool parallel)
+        : d(example4Device(cores)), cost(d), plan(planParallel(g, d, cost, p, parallel, ctx, trace))
+    {}
+
+    const Graph g = example4();
+    const Device d;
+    const DeviceCostModel cost;
+    const Partition p = singleGroups(g);
+    DecisionContext ctx;
+    Trace trace;
+    const ParallelPlan plan;
+};
+
 } // namespace
 
 // Example 4 with four convolution units: the red box's four convolutions run
 // in parallel (span ≈ the longest one), the dependent one after them, serially.
 TEST(PcgcParallel, Example4FourConvUnitsRunInParallel)
 {
-    const Graph g = example4();
-    const Device d = example4Device(4);
-    const DeviceCostModel cost(d);
+    const Example4Plan e(4, true);
+    const auto &[g, d, cost, p, ctx, trace, plan] = e;
     EXPECT_EQ(virtualUnits(d, OpClass::Gemm, DType::Float32), 4);
-    const Partition p = singleGroups(g);
-    DecisionContext ctx;
-    Trace trace;
-    const ParallelPlan plan = planParallel(g, d, cost, p, true, ctx, trace);
     ASSERT_EQ(plan.waves.size(), 2u);
     EXPECT_EQ(waveNames(g, p, plan.waves[0]), (std::vector<std::vector<std::string>>{{"a"}, {"b"}, {"c"}, {"d"}}));
     EXPECT_EQ(waveNames(g, p, plan.waves[1]), (std::vector<std::vector<std::string>>{{"e"}}));
@@ -750,14 +771,9 @@ TEST(PcgcParallel, Example4FourConvUnitsRunInParallel)
 // costs the sum; the parallel option is listed but illegal.
 TEST(PcgcParallel, Example4OneConvUnitRunsSerially)
 {
-    const Graph g = example4();
-    const Device d = example4Device(1);
-    const DeviceCostModel cost(d);
+    const Example4Plan e(1, true);
+    const auto &[g, d, cost, p, ctx, trace, plan] = e;
     EXPECT_EQ(virtualUnits(d, OpClass::Gemm, DType::Float32), 1);
-    const Partition p = singleGroups(g);
-    DecisionContext ctx;
-    Trace trace;
-    const ParallelPlan plan = planParallel(g, d, cost, p, true, ctx, trace);
     ASSERT_EQ(plan.waves.size(), 2u);
     EXPECT_EQ(waveNames(g, p, plan.waves[0]), (std::vector<std::vector<std::string>>{{"a", "b", "c", "d"}}));
     EXPECT_EQ(plan.parallelWaves, 0);
@@ -778,15 +794,9 @@ TEST(PcgcParallel, Example4OneConvUnitRunsSerially)
 // scheduler's plan verifies and computes the sequential plan's outputs either way.
 TEST(PcgcParallel, OptionOffIsSerialAndPlansStayCorrect)
 {
-    const Graph g = example4();
-    const Device d = example4Device(4);
-    const DeviceCostModel cost(d);
-    const Partition p = singleGroups(g);
-    DecisionContext ctx;
-    Trace trace;
-    const ParallelPlan plan = planParallel(g, d, cost, p, false, ctx, trace);
-    EXPECT_EQ(plan.parallelWaves, 0);
-    EXPECT_EQ(plan.waves[0].streams.size(), 1u);
+    const Example4Plan e(4, false);
+    EXPECT_EQ(e.plan.parallelWaves, 0);
+    EXPECT_EQ(e.plan.waves[0].streams.size(), 1u);
     const Graph inc = inception();
     for (const char *parallel : {"1", "0"}) {
         auto run = schedule(inc, "stcp920", {{"parallel", parallel}});

@@ -8,24 +8,19 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "tests/common/clirun.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
+using Result = tessera::test::CliResult;
+using tessera::test::slurp;
 
 const fs::path &dir()
 {
@@ -37,21 +32,10 @@ const fs::path &dir()
     return d;
 }
 
-std::string slurp(const fs::path &p)
-{
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
+// tessera-cli with the user's data folder inside dir().
 Result cli(const std::string &args)
 {
-    const fs::path out = dir() / "stdout", err = dir() / "stderr";
-    const std::string cmd = "XDG_DATA_HOME=" + (dir() / "data").string() + " " + std::string(TESSERA_BINARY_DIR) +
-                            "/app/tessera-cli " + args + " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    return tessera::test::runCli(dir(), args, "XDG_DATA_HOME=" + (dir() / "data").string());
 }
 
 } // namespace

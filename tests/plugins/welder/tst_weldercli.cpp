@@ -7,64 +7,21 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
-namespace fs = std::filesystem;
+#include "tests/common/clirun.h"
 
 namespace {
 
-struct Result {
-    int code = -1;
-    std::string out, err;
-};
-
-std::string slurp(const fs::path &p)
+class WelderCli : public tessera::test::CliSuite<WelderCli>
 {
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
+public:
+    static constexpr const char *kDirName = "tessera-weldercli";
 
-class WelderCli : public ::testing::Test
-{
 protected:
-    static void SetUpTestSuite()
-    {
-        s_dir = fs::temp_directory_path() / ("tessera-weldercli-" + std::to_string(::getpid()));
-        fs::create_directories(s_dir);
-    }
-    static void TearDownTestSuite() { fs::remove_all(s_dir); }
-    static Result run(const std::string &args)
-    {
-        const fs::path out = s_dir / "stdout", err = s_dir / "stderr";
-        const std::string cmd =
-            std::string(TESSERA_BINARY_DIR) + "/app/tessera-cli " + args + " >" + out.string() + " 2>" + err.string();
-        const int status = std::system(cmd.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-    }
-    static QJsonObject json(const Result &r)
-    {
-        return QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object();
-    }
     // MobileNetV2 at 64×64: every block of the network, small enough to schedule in a test.
-    static std::string model()
-    {
-        const fs::path p = s_dir / "mobilenetv2.onnx";
-        if (!fs::exists(p)) {
-            const Result r = run("sample mobilenetv2 --image-size 64 --out " + p.string());
-            EXPECT_EQ(r.code, 0) << r.err;
-        }
-        return p.string();
-    }
-    static inline fs::path s_dir;
+    static std::string model() { return sample("mobilenetv2", "--image-size 64"); }
 };
 
 TEST_F(WelderCli, ScheduleReportsKernelsTrafficPerLevelAndLatency)
