@@ -49,7 +49,6 @@ Exit code 77 (ctest's skip) when torch or torchvision cannot be imported.
 import argparse
 import json
 import os
-import struct
 import sys
 import time
 
@@ -91,38 +90,10 @@ def stamp():
     return EXPORT_VERSION
 
 
-# --- ONNX TensorProto (float32, float64), written by hand: no python3-onnx needed --------------
-
-
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def tensor_proto(name, array):
-    """TensorProto{dims=1, data_type=2 (FLOAT=1, DOUBLE=11), name=8, raw_data=9}; float64 arrays stay
-    float64, anything else becomes float32."""
-    import numpy as np
-
-    double = np.asarray(array).dtype == np.float64
-    a = np.ascontiguousarray(array, dtype="<f8" if double else "<f4")
-    msg = bytearray()
-    for d in a.shape:
-        msg += varint(1 << 3) + varint(d)
-    msg += varint(2 << 3) + varint(11 if double else 1)
-    nb = name.encode()
-    msg += varint((8 << 3) | 2) + varint(len(nb)) + nb
-    raw = a.tobytes()
-    msg += varint((9 << 3) | 2) + varint(len(raw)) + raw
-    return bytes(msg)
-
+# ONNX TensorProto files (float32, float64) are written by tools/onnx_wire.py, by hand: no python3-onnx
+# needed.
+sys.path.insert(0, HERE)
+from onnx_wire import tensor_proto  # noqa: E402
 
 # --- models ------------------------------------------------------------------------------------
 
