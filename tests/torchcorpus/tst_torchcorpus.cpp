@@ -2,10 +2,10 @@
 // Debian's torchvision and PyTorch (tests/torchcorpus/models.txt) is imported as tessera-cli imports
 // a model (importModel, default options: constant folding on), scheduled for the host preset by every
 // registered scheduler (scheduleGraph, which verifies the plan), compiled and run on the reference
-// backend with the exported input, and each output compared with PyTorch's: relative L2
-// ||got - want|| / ||want|| under 1e-4 (kMaxRelL2). One test per model (Corpus/TorchCorpus.
-// EverySchedulerMatchesPyTorch/<model>), which imports once and tries every scheduler, each failure
-// naming the scheduler and the stage (schedule, compile, run, compare).
+// backend with the exported input, and each output compared with PyTorch's (computed in float64 by
+// the export, docs/torch-corpus.md): relative L2 ||got - want|| / ||want|| under 1e-4 (kMaxRelL2). One test per model
+// (Corpus/TorchCorpus. EverySchedulerMatchesPyTorch/<model>), which imports once and tries every scheduler, each
+// failure naming the scheduler and the stage (schedule, compile, run, compare).
 //
 // A model that is not in the cache is skipped with the command that exports it: CI exports the models
 // marked "ci" (the fixture test torchcorpus.export); `tools/torch_corpus.py export --all` exports the
