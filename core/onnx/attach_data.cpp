@@ -1,10 +1,9 @@
 // S8: initializer data and node attributes. Runs after S6 because libonnx
 // reads both; from here on the proto is only a husk: raw_data strings are
-// taken out of it one tensor at a time, so weights are never held twice for
-// longer than one tensor. Attributes libonnx accepts but Tessera's Attribute
-// cannot hold (subgraphs, sparse tensors, type protos, tensor lists) are left
-// out with a warning; their nodes are opaque already (S3) or become so.
-// Assumes S3 ran: the proto's nodes and the Graph's nodes are in the same order.
+// taken out of it one tensor at a time and moved into the tensor a slice at a
+// time (takeTensorData), so no weight is held twice for longer than a slice. Attributes libonnx accepts but Tessera's
+// Attribute cannot hold (subgraphs, sparse tensors, type protos, tensor lists) are left out with a warning; their nodes
+// are opaque already (S3) or become so. Assumes S3 ran: the proto's nodes and the Graph's nodes are in the same order.
 #include "core/onnx/internal.h"
 #include "core/support/assert.h"
 

@@ -4,6 +4,7 @@
 
 #include "core/onnx/internal.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -79,13 +80,13 @@ std::string foldNote(const FoldReport &f)
 }
 
 Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::path modelDir,
-                           const ImportOptions &options)
+                           const ImportOptions &options, const ConsumedBytes &consumed = {})
 {
     ImportResult r;
     const ImportContext ctx{options, path.empty() ? "<memory>" : path, std::move(modelDir), r.log};
     ::onnx::ModelProto model;
     TS_TRY(ctx.cancelled());
-    TS_TRY(parseModel(bytes, ctx, model)); // S2
+    TS_TRY(parseModel(bytes, ctx, model, consumed)); // S2
     TS_TRY(ctx.cancelled());
     r.metadata = metadataOf(model, path, static_cast<std::int64_t>(bytes.size()));
     dropUnusedOptionalOutputs(*model.mutable_graph(), ctx); // S2b
@@ -135,6 +136,7 @@ Expected<ImportResult> run(std::string_view bytes, const std::string &path, fs::
 }
 
 // A read-only mapping of a whole file; the kernel's page cache is the only copy.
+// Pages of a prefix the parser is done with leave the process with release().
 class MappedFile
 {
 public:
@@ -176,9 +178,22 @@ public:
     }
     std::string_view bytes() const { return {static_cast<const char *>(m_data), m_size}; }
 
+    // Drops the whole pages of [0, n) from this process's memory (they would be
+    // read from the file again if touched; S2 never does).
+    void release(std::size_t n)
+    {
+        static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        const std::size_t end = std::min(n, m_size) / page * page;
+        if (end > m_released) {
+            ::madvise(static_cast<char *>(m_data) + m_released, end - m_released, MADV_DONTNEED);
+            m_released = end;
+        }
+    }
+
 private:
     void *m_data = nullptr;
     std::size_t m_size = 0;
+    std::size_t m_released = 0; // [0, m_released) dropped
 };
 
 } // namespace
@@ -191,7 +206,7 @@ Expected<ImportResult> importModel(const std::string &path, const ImportOptions 
     fs::path dir = fs::canonical(path, ec).parent_path();
     if (ec)
         return Status::error(ErrorCode::Io, "cannot resolve the model's folder: " + ec.message(), {.file = path});
-    return run(file.bytes(), path, std::move(dir), options);
+    return run(file.bytes(), path, std::move(dir), options, [&file](std::size_t n) { file.release(n); });
 }
 
 Expected<ImportResult> importModelFromBytes(std::string_view bytes, std::string virtualPath,

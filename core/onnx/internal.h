@@ -5,6 +5,7 @@
 #include "core/onnx/importer.h"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <onnx/onnx_pb.h>
 #include <string>
@@ -39,8 +40,14 @@ struct ImportContext {
 std::string normalDomain(const std::string &domain);
 
 // S2 parse.cpp: protobuf with a total-bytes limit; refuses empty, oversized,
-// corrupt or graph-less input.
-Status parseModel(std::string_view bytes, const ImportContext &ctx, ::onnx::ModelProto &model);
+// corrupt or graph-less input. Protobuf reads `bytes` kParseChunkBytes at a
+// time; `consumed`, when set, is called with n each time bytes [0, n) will not
+// be read again (n grows; the last chunk is never reported), so a file mapping
+// can let go of the pages the proto has copied.
+using ConsumedBytes = std::function<void(std::size_t n)>;
+inline constexpr std::size_t kParseChunkBytes = std::size_t(1) << 20;
+Status parseModel(std::string_view bytes, const ImportContext &ctx, ::onnx::ModelProto &model,
+                  const ConsumedBytes &consumed = {});
 
 // S2b drop_unused_outputs.cpp: optional outputs nothing reads (Dropout's mask,
 // MaxPool's Indices, BatchNormalization's training outputs, recurrent Y_h/Y_c)

@@ -6,9 +6,12 @@
 #include "core/onnx/external_data.h"
 #include "core/onnx/internal.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace tessera::onnximport {
 
@@ -97,6 +100,29 @@ template <typename Src, typename Dst> void pack(const Src *src, std::int64_t n, 
     }
 }
 
+// Appends `raw` to `out` slice by slice, dropping the whole pages of each
+// slice of `raw` once it is copied (their contents become zeros, and `raw` is
+// not read again), so a large tensor is not held twice while it moves.
+void moveBytes(std::string &raw, std::vector<std::uint8_t> &out)
+{
+    constexpr std::size_t kSlice = std::size_t(1) << 20;
+    static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    out.reserve(out.size() + raw.size());
+    const auto *src = reinterpret_cast<const std::uint8_t *>(raw.data());
+    std::uintptr_t dropped = (reinterpret_cast<std::uintptr_t>(src) + page - 1) / page * page;
+    for (std::size_t at = 0; at < raw.size(); at += kSlice) {
+        const std::size_t n = std::min(kSlice, raw.size() - at);
+        out.insert(out.end(), src + at, src + at + n);
+        const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(src) + at + n) / page * page;
+        if (end > dropped) {
+            ::madvise(reinterpret_cast<void *>(dropped), end - dropped, MADV_DONTNEED);
+            dropped = end;
+        }
+    }
+    raw.clear();
+    raw.shrink_to_fit();
+}
+
 } // namespace
 
 Status validateTensorProto(const ::onnx::TensorProto &t, const ImportContext &ctx, std::string_view what)
@@ -163,7 +189,7 @@ Expected<std::shared_ptr<const TensorData>> takeTensorData(::onnx::TensorProto &
     if (t.has_raw_data()) {
         std::string raw;
         raw.swap(*t.mutable_raw_data()); // the proto lets go of its copy now
-        out.assign(raw.begin(), raw.end());
+        moveBytes(raw, out);
         return std::shared_ptr<const TensorData>(std::move(data));
     }
     switch (t.data_type()) {

@@ -563,3 +563,120 @@ TEST(ImportPerformance, ResNet50SizedModel)
 
 } // namespace
 } // namespace tessera
+
+#include "core/onnx/internal.h"
+
+namespace tessera {
+namespace {
+
+// --- memory: the weights are never held twice whole (issue 11) ----------------
+// bench/bench_import measures the peak; these tests check the two properties it
+// rests on: S2 lets go of the file's bytes as protobuf copies them, and S8
+// moves raw_data out of the proto instead of copying it.
+
+// A model whose one initializer spans several parse chunks.
+std::string bigModelBytes(std::vector<float> &weights)
+{
+    weights.resize(3 * onnximport::kParseChunkBytes / sizeof(float) + 12345);
+    for (std::size_t i = 0; i < weights.size(); ++i)
+        weights[i] = static_cast<float>(i % 1000) - 500.f;
+    ProtoBuilder m;
+    m.input("x", {static_cast<std::int64_t>(weights.size())});
+    m.floats("w", {static_cast<std::int64_t>(weights.size())}, weights);
+    m.node("Add", {"x", "w"}, {"y"}, "add");
+    m.output("y", {static_cast<std::int64_t>(weights.size())});
+    return m.bytes();
+}
+
+// Parses `bytes` while overwriting every byte reported consumed (plus `early`
+// bytes the parser has not been said to be done with); returns the raw_data.
+Expected<std::string> parsePoisoning(std::string bytes, std::size_t early, std::size_t &reported)
+{
+    const ImportOptions options;
+    DiagnosticLog log;
+    const onnximport::ImportContext ctx{options, "big.onnx", {}, log};
+    ::onnx::ModelProto model;
+    reported = 0;
+    std::size_t poisoned = 0;
+    const auto consumed = [&](std::size_t n) {
+        EXPECT_GT(n, reported);
+        reported = n;
+        const std::size_t end = std::min(bytes.size(), n + early);
+        if (end > poisoned) {
+            std::memset(bytes.data() + poisoned, 0xA5, end - poisoned);
+            poisoned = end;
+        }
+    };
+    TS_TRY(onnximport::parseModel(bytes, ctx, model, consumed));
+    return model.graph().initializer(0).raw_data();
+}
+
+TEST(ImportMemory, ParserLetsGoOfTheFileAsItCopiesIt)
+{
+    std::vector<float> weights;
+    const std::string bytes = bigModelBytes(weights);
+    std::size_t reported = 0;
+    auto raw = parsePoisoning(bytes, 0, reported);
+    ASSERT_TRUE(raw) << raw.status().str();
+    // Everything but the last chunk was released during the parse...
+    EXPECT_GE(reported + onnximport::kParseChunkBytes, bytes.size());
+    // ...and never read again: the payload survived the poisoning.
+    ASSERT_EQ(raw->size(), weights.size() * sizeof(float));
+    EXPECT_EQ(std::memcmp(raw->data(), weights.data(), raw->size()), 0);
+}
+
+TEST(ImportMemory, PoisoningBytesTheParserStillNeedsIsNoticed)
+{
+    // The negative twin: releasing one chunk too early corrupts or stops the parse.
+    std::vector<float> weights;
+    const std::string bytes = bigModelBytes(weights);
+    std::size_t reported = 0;
+    auto raw = parsePoisoning(bytes, onnximport::kParseChunkBytes, reported);
+    EXPECT_TRUE(!raw || raw->size() != weights.size() * sizeof(float) ||
+                std::memcmp(raw->data(), weights.data(), raw->size()) != 0);
+}
+
+TEST(ImportMemory, TakingRawDataEmptiesTheProto)
+{
+    const ImportOptions options;
+    DiagnosticLog log;
+    const onnximport::ImportContext ctx{options, "t.pb", {}, log};
+    std::vector<float> v(std::size_t(3) << 20);
+    for (std::size_t i = 0; i < v.size(); ++i)
+        v[i] = static_cast<float>(i);
+    TP t;
+    t.set_name("w");
+    t.set_data_type(TP::FLOAT);
+    t.add_dims(static_cast<std::int64_t>(v.size()));
+    t.set_raw_data(v.data(), v.size() * sizeof(float));
+    ASSERT_TRUE(onnximport::validateTensorProto(t, ctx, "initializer"));
+    auto data = onnximport::takeTensorData(t, ctx);
+    ASSERT_TRUE(data) << data.status().str();
+    ASSERT_EQ((*data)->bytes.size(), v.size() * sizeof(float));
+    EXPECT_EQ(std::memcmp((*data)->bytes.data(), v.data(), v.size() * sizeof(float)), 0);
+    // The proto's buffer is gone, not just cleared.
+    EXPECT_TRUE(t.raw_data().empty());
+    EXPECT_LT(t.raw_data().capacity(), std::size_t(64));
+}
+
+TEST(ImportMemory, AProtoWhoseRawDataWasTakenNoLongerValidates)
+{
+    // The negative twin: the payload really left the proto, so it no longer
+    // matches its own dims.
+    const ImportOptions options;
+    DiagnosticLog log;
+    const onnximport::ImportContext ctx{options, "t.pb", {}, log};
+    TP t;
+    t.set_name("w");
+    t.set_data_type(TP::FLOAT);
+    t.add_dims(4);
+    const float v[4] = {1, 2, 3, 4};
+    t.set_raw_data(v, sizeof v);
+    ASSERT_TRUE(onnximport::takeTensorData(t, ctx));
+    const Status s = onnximport::validateTensorProto(t, ctx, "initializer");
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("has 0 bytes of raw_data"), std::string::npos) << s.str();
+}
+
+} // namespace
+} // namespace tessera

@@ -2,10 +2,10 @@
 // Debian's torchvision and PyTorch (tests/torchcorpus/models.txt) is imported as tessera-cli imports
 // a model (importModel, default options: constant folding on), scheduled for the host preset by every
 // registered scheduler (scheduleGraph, which verifies the plan), compiled and run on the reference
-// backend with the exported input, and each output compared with PyTorch's: relative L2
-// ||got - want|| / ||want|| under 1e-4 (kMaxRelL2). One test per model (Corpus/TorchCorpus.
-// EverySchedulerMatchesPyTorch/<model>), which imports once and tries every scheduler, each failure
-// naming the scheduler and the stage (schedule, compile, run, compare).
+// backend with the exported input, and each output compared with PyTorch's (computed in float64 by
+// the export, docs/torch-corpus.md): relative L2 ||got - want|| / ||want|| under 1e-4 (kMaxRelL2). One test per model
+// (Corpus/TorchCorpus. EverySchedulerMatchesPyTorch/<model>), which imports once and tries every scheduler, each
+// failure naming the scheduler and the stage (schedule, compile, run, compare).
 //
 // A model that is not in the cache is skipped with the command that exports it: CI exports the models
 // marked "ci" (the fixture test torchcorpus.export); `tools/torch_corpus.py export --all` exports the
@@ -81,18 +81,27 @@ fs::path corpusDir()
     return fs::path(home ? home : "/") / ".cache" / "tessera" / "torch-corpus";
 }
 
-// ||got - want||_2 / ||want||_2 over float32 tensors of equal shape (the plain L2 distance when want
-// is all zeros); an error when the types or shapes differ.
+// ||got - want||_2 / ||want||_2 for a float32 `got` and a float64 (the float64 truth
+// tools/torch_corpus.py stores) or float32 `want` of equal shape (the plain L2 distance when want is
+// all zeros); an error when the types or shapes differ.
 Expected<double> relativeL2(const HostTensor &got, const HostTensor &want)
 {
-    if (got.dtype != DType::Float32 || want.dtype != DType::Float32)
-        return Status::invalid("output '" + want.name + "': expected float32 tensors");
+    if (got.dtype != DType::Float32 || (want.dtype != DType::Float64 && want.dtype != DType::Float32))
+        return Status::invalid("output '" + want.name +
+                               "': expected a float32 output and a float64 or float32 "
+                               "reference, got " +
+                               std::string(dtypeName(got.dtype)) + " and " + std::string(dtypeName(want.dtype)));
     if (got.shape != want.shape)
         return Status::invalid("output '" + want.name + "': shape " + shapeStr(got.shape) + ", PyTorch's is " +
                                shapeStr(want.shape));
+    const bool f64 = want.dtype == DType::Float64;
+    if (static_cast<std::int64_t>(want.bytes.size()) != want.elements() * (f64 ? 8 : 4) ||
+        static_cast<std::int64_t>(got.bytes.size()) != got.elements() * 4)
+        return Status::invalid("output '" + want.name + "': data does not match its shape");
+    const auto *want64 = reinterpret_cast<const double *>(want.bytes.data());
     double diff = 0, norm = 0;
     for (std::int64_t i = 0; i < want.elements(); ++i) {
-        const double w = want.f32()[i], d = static_cast<double>(got.f32()[i]) - w;
+        const double w = f64 ? want64[i] : want.f32()[i], d = static_cast<double>(got.f32()[i]) - w;
         diff += d * d;
         norm += w * w;
     }
@@ -282,6 +291,34 @@ TEST(TorchCorpusCompare, DistantOutputsFail)
     EXPECT_GT(*r, kMaxRelL2);
     const HostTensor nan = floats("y", {2, 2}, {1, -2, 3, std::nanf("")});
     EXPECT_GT(*relativeL2(nan, want), kMaxRelL2);
+}
+
+HostTensor doubles(const std::string &name, Shape shape, std::vector<double> v)
+{
+    HostTensor h{name, DType::Float64, std::move(shape), std::vector<std::uint8_t>(v.size() * 8)};
+    std::memcpy(h.bytes.data(), v.data(), h.bytes.size());
+    return h;
+}
+
+TEST(TorchCorpusCompare, Float64ReferenceIsComparedAtFullPrecision)
+{
+    // 1 + 3e-8 is 1.0f in float32: only a float64 reference can tell got's 1.0f from it.
+    const HostTensor got = floats("y", {2}, {1.f, 0.f});
+    auto exact = relativeL2(got, doubles("y", {2}, {1.0, 0.0}));
+    ASSERT_TRUE(exact.isOk()) << exact.status().str();
+    EXPECT_EQ(*exact, 0.0);
+    auto off = relativeL2(got, doubles("y", {2}, {1.0 + 3e-8, 0.0}));
+    ASSERT_TRUE(off.isOk()) << off.status().str();
+    EXPECT_NEAR(*off, 3e-8, 1e-12);
+}
+
+TEST(TorchCorpusCompare, Float64OutputOrIntegerReferenceIsAnError)
+{
+    auto r = relativeL2(doubles("y", {2}, {1, 2}), doubles("y", {2}, {1, 2}));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.status().str().find("got f64 and f64"), std::string::npos) << r.status().str();
+    HostTensor ints{"y", DType::Int32, {2}, std::vector<std::uint8_t>(8)};
+    EXPECT_FALSE(relativeL2(floats("y", {2}, {1, 2}), ints).isOk());
 }
 
 TEST(TorchCorpusCompare, ShapeMismatchIsAnError)

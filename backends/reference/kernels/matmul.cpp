@@ -1,9 +1,12 @@
 // MatMul (numpy semantics: batched, broadcast batch dims, 1-D operands) and
 // Gemm (alpha·A'·B' + beta·C, C broadcast) on float32.
 //
-// Row-oriented: for an output row, the accumulators start at zero and take
-// A[m, k]·B[k, n..] for k = 0, 1, ... in turn, the inner loop running along
-// the row of B. Every element sums over k in the same order whatever the tile.
+// Row-oriented: for an output row, float64 accumulators start at zero and
+// take A[m, k]·B[k, n..] for k = 0, 1, ... in turn, the inner loop running
+// along the row of B; each output is rounded to float32 once (Gemm: after
+// alpha and beta·C). Every element sums over k in the same order whatever the
+// tile. Float64 sums for the reason conv.cpp gives: the reference is what
+// other backends and PyTorch are measured against.
 //
 // Einsum (ops::einsumSpec resolves the equation) on every numeric type: each
 // output element walks the summed labels' ranges in row-major order,
@@ -18,20 +21,25 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace tessera::reference {
 
 namespace {
 
-// y[n] += a · b[n·stride] for n in [lo, hi).
-inline void axpy(float *y, float a, const float *b, std::int64_t stride, std::int64_t lo, std::int64_t hi)
+// y[n - lo] += a · b[n·stride] for n in [lo, hi); a float32 product is exact
+// in float64.
+inline void axpy(double *__restrict y, float a, const float *__restrict b, std::int64_t stride, std::int64_t lo,
+                 std::int64_t hi)
 {
+    const double ad = a;
+    y -= lo;
     if (stride == 1)
         for (std::int64_t n = lo; n < hi; ++n)
-            y[n] += a * b[n];
+            y[n] += ad * static_cast<double>(b[n]);
     else
         for (std::int64_t n = lo; n < hi; ++n)
-            y[n] += a * b[n * stride];
+            y[n] += ad * static_cast<double>(b[n * stride]);
 }
 
 class MatMulKernel final : public NodeKernel
@@ -45,15 +53,18 @@ public:
         float *y = args.out[0].as<float>();
         const ops::Interval mi = m_g.rows(r), ni = m_g.cols(r);
         const std::int64_t kk = m_g.k, nn = m_g.n;
+        std::vector<double> acc(static_cast<std::size_t>(std::max<std::int64_t>(0, ni.end - ni.begin)));
         forEachIndex(m_g.batchTile(r), [&](std::span<const std::int64_t> idx) {
             const float *ab = a + m_g.aOffset(idx);
             const float *bb = b + m_g.bOffset(idx);
             float *yb = y + m_g.yOffset(idx);
             for (std::int64_t m = mi.begin; m < mi.end; ++m) {
-                float *yr = yb + m * nn;
-                std::fill(yr + ni.begin, yr + ni.end, 0.0f);
+                std::fill(acc.begin(), acc.end(), 0.0);
                 for (std::int64_t k = 0; k < kk; ++k)
-                    axpy(yr, ab[m * kk + k], bb + k * nn, 1, ni.begin, ni.end);
+                    axpy(acc.data(), ab[m * kk + k], bb + k * nn, 1, ni.begin, ni.end);
+                float *yr = yb + m * nn;
+                for (std::int64_t n = ni.begin; n < ni.end; ++n)
+                    yr[n] = static_cast<float>(acc[static_cast<std::size_t>(n - ni.begin)]);
             }
         });
         return Status::ok();
@@ -83,18 +94,22 @@ public:
         const float *c = args.in.size() > 2 && args.in[2].present() ? args.in[2].as<float>() : nullptr;
         float *y = args.out[0].as<float>();
         const ops::Interval ni = r[1];
+        std::vector<double> acc(static_cast<std::size_t>(std::max<std::int64_t>(0, ni.end - ni.begin)));
+        const double alpha = m_alpha, beta = m_beta;
         for (std::int64_t m = r[0].begin; m < r[0].end; ++m) {
-            float *yr = y + m * m_n;
-            std::fill(yr + ni.begin, yr + ni.end, 0.0f);
+            std::fill(acc.begin(), acc.end(), 0.0);
             for (std::int64_t k = 0; k < m_k; ++k) {
                 const float av = m_transA ? a[k * m_m + m] : a[m * m_k + k];
                 if (m_transB)
-                    axpy(yr, av, b + k, m_k, ni.begin, ni.end);
+                    axpy(acc.data(), av, b + k, m_k, ni.begin, ni.end);
                 else
-                    axpy(yr, av, b + k * m_n, 1, ni.begin, ni.end);
+                    axpy(acc.data(), av, b + k * m_n, 1, ni.begin, ni.end);
             }
+            float *yr = y + m * m_n;
             for (std::int64_t n = ni.begin; n < ni.end; ++n)
-                yr[n] = m_alpha * yr[n] + (c ? m_beta * c[m * m_cStrides[0] + n * m_cStrides[1]] : 0.0f);
+                yr[n] = static_cast<float>(
+                    alpha * acc[static_cast<std::size_t>(n - ni.begin)] +
+                    (c ? beta * static_cast<double>(c[m * m_cStrides[0] + n * m_cStrides[1]]) : 0.0));
         }
         return Status::ok();
     }
