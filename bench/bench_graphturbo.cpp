@@ -34,6 +34,8 @@
 #include "core/backend/backend.h"
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
+#include "core/ops/ops.h"
+#include "core/plan/tiles.h"
 #include "core/sched/scheduler.h"
 #include "core/sched/session.h"
 #include "samples/catalog.h"
@@ -109,7 +111,37 @@ std::vector<int> scopeCounts(const Graph &g, const ExecutionPlan &p, const Devic
 
 // --breakdown: per task kind, tasks, summed durations and the union of their
 // intervals (simulated time with at least one of them running).
-void printBreakdown(const ExecutionPlan &p, const RunResult &r, const Device &d)
+// FLOPs the plan's compute tasks compute: per task, every kernel node over the region
+// taskRegions infers from the task's tiles (recomputed halos and unsplit producers
+// included), as a fraction of the node's whole output.
+double computedFlops(const Graph &g, const ExecutionPlan &p)
+{
+    double sum = 0;
+    for (const Task &t : p.tasks) {
+        if (t.kind != TaskKind::Compute || t.kernel < 0)
+            continue;
+        const Kernel &k = p.kernels[static_cast<std::size_t>(t.kernel)];
+        auto regions = taskRegions(g, k, t.tiles);
+        for (NodeId n : k.nodes) {
+            const Node &node = g.node(n);
+            double fraction = 1.0;
+            if (regions && !node.outputs.empty() && node.outputs.front() != kInvalidId) {
+                const Tensor &out = g.tensor(node.outputs.front());
+                auto it = regions->computed.find(node.outputs.front());
+                fraction =
+                    it == regions->computed.end() || it->second.empty()
+                        ? 1.0
+                        : double(ops::regionElements(it->second)) / double(std::max<std::int64_t>(1, out.elements()));
+            }
+            sum += ops::opCost(g, node).flops * fraction;
+        }
+    }
+    return sum;
+}
+
+// The simulated FLOPs (tile fractions included) against the graph's own: above 1 the
+// plan recomputes.
+void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, const Device &d)
 {
     std::map<std::string, std::vector<std::pair<double, double>>> byKind;
     std::size_t launched = 0;
@@ -134,8 +166,16 @@ void printBreakdown(const ExecutionPlan &p, const RunResult &r, const Device &d)
                       covered / 1e6);
         line += buf;
     }
-    std::printf("|  | breakdown |%s compute tasks × launch %.2f ms (%zu) |\n", line.c_str(),
-                static_cast<double>(launched) * d.overheads.kernelLaunchNs / 1e6, launched);
+    double graphFlops = 0;
+    for (std::size_t n = 0; n < g.nodeCount(); ++n)
+        graphFlops += ops::opCost(g, g.node(static_cast<NodeId>(n))).flops;
+    const auto flops = r.metrics.find("flops");
+    const double simFlops = flops == r.metrics.end() ? 0.0 : flops->second;
+    const double planFlops = computedFlops(g, p);
+    std::printf("|  | breakdown |%s compute tasks × launch %.2f ms (%zu); FLOPs: graph %.1f G, plan %.1f G (× %.2f), "
+                "simulated %.1f G |\n",
+                line.c_str(), static_cast<double>(launched) * d.overheads.kernelLaunchNs / 1e6, launched,
+                graphFlops / 1e9, planFlops / 1e9, graphFlops > 0 ? planFlops / graphFlops : 0.0, simFlops / 1e9);
 }
 
 } // namespace
@@ -261,7 +301,7 @@ int main(int argc, char **argv)
                         baselineMs > 0 ? std::to_string(baselineMs / simMs).substr(0, 5).c_str() : "-", v.paper,
                         scopes.c_str(), n.table3);
             if (breakdown)
-                printBreakdown(run->result.plan, *r, *device);
+                printBreakdown(g, run->result.plan, *r, *device);
             std::fflush(stdout);
         }
     }
