@@ -106,7 +106,10 @@ std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGrap
             if (!redistributed && !inGb && (!outputLevel || (*outputLevel)[static_cast<std::size_t>(pi)] == 0))
                 inLb += inst.producerBytes[k];
         }
-        items.push_back({at, at, std::max<std::int64_t>(0, inst.footprint - inst.outputBytes - inLb), cores,
+        // §4.4 (full variant): the working set is loaded while the previous instance computes
+        // (double-buffered LB), so it is live from the position before.
+        const int loadFrom = ctx.overlap() && at > 0 ? at - 1 : at;
+        items.push_back({loadFrom, at, std::max<std::int64_t>(0, inst.footprint - inst.outputBytes - inLb), cores,
                          inst.footprint > ctx.lbBytes ? 1 : 0});
         const TensorId out = outputOf(g, sg);
         const bool graphOutput =

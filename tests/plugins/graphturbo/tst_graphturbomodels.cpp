@@ -223,7 +223,9 @@ TEST(GraphTurboModels, Fig15VariantsKeepMoreOnTheCoresInTurn)
     }
     EXPECT_LT(r["llb"].lbShare, r["l1"].lbShare);
     EXPECT_LT(r["l1"].lbShare, r["split"].lbShare);
-    EXPECT_EQ(r["split"].lbShare, r["full"].lbShare);
+    // §4.4 double-buffers the working sets (loads run while the instance before computes), so
+    // full keeps two of them in LB at a time and may keep less of the rest there than split.
+    EXPECT_LE(r["full"].lbShare, r["split"].lbShare);
     EXPECT_GE(r["llb"].offCore, r["l1"].offCore);
     EXPECT_GT(r["l1"].offCore, r["split"].offCore);
     EXPECT_LE(r["full"].ms, r["split"].ms);
