@@ -281,7 +281,7 @@ private:
         if (m_ctx.overlap()) {
             own = gate(p, c);
             deps.insert(own.begin(), own.end());
-            gated = gate(p, c, true);
+            gated = gate(p, c, items[static_cast<std::size_t>(workItem)].start < p);
         }
         TaskId promoted = -1;
         BufferId weightsInGb = -1;

@@ -58,7 +58,7 @@
 //             together); its loads into its working set (copies,
 //             redistributions, concats) wait only for the parts whose space
 //             that working set reuses, not for the previous one: the memory
-//             plan keeps each working set from the position before
+//             plan keeps each working set with loads from the position before
 //             (ordering.h), so they run while the previous part computes
 //             (double-buffered LB) and nothing holds LB the plan did not count.
 // Other variants (§5.3) promote weights on the instance's cores, in order.
