@@ -26,7 +26,9 @@
 //   task kind the tasks, their summed durations and the simulated time during
 //   which at least one of them ran (the union of their intervals), and
 //   compute tasks × the device's kernel launch (the host's issue time if
-//   every task were its own launch; instances of one kernel share one).
+//   every task were its own launch; instances of one kernel share one), the
+//   FLOPs the plan computes against the graph's (above 1: recomputation) and
+//   the bytes the simulator moved at each level.
 // Re-runnable after a device recalibration: everything comes from the
 // stcp920 preset the build ships.
 // Links: tessera_app_common tessera_samples onnx_proto (besides tessera_core).
@@ -172,10 +174,20 @@ void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, 
     const auto flops = r.metrics.find("flops");
     const double simFlops = flops == r.metrics.end() ? 0.0 : flops->second;
     const double planFlops = computedFlops(g, p);
+    std::string traffic;
+    for (const MemoryLevel &level : d.levels) {
+        const auto bytes = r.metrics.find("bytes_by_level/" + level.name);
+        if (bytes != r.metrics.end()) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, " %s %.2f GB", level.name.c_str(), bytes->second / 1e9);
+            traffic += buf;
+        }
+    }
     std::printf("|  | breakdown |%s compute tasks × launch %.2f ms (%zu); FLOPs: graph %.1f G, plan %.1f G (× %.2f), "
-                "simulated %.1f G |\n",
+                "simulated %.1f G; moved:%s |\n",
                 line.c_str(), static_cast<double>(launched) * d.overheads.kernelLaunchNs / 1e6, launched,
-                graphFlops / 1e9, planFlops / 1e9, graphFlops > 0 ? planFlops / graphFlops : 0.0, simFlops / 1e9);
+                graphFlops / 1e9, planFlops / 1e9, graphFlops > 0 ? planFlops / graphFlops : 0.0, simFlops / 1e9,
+                traffic.c_str());
 }
 
 } // namespace
