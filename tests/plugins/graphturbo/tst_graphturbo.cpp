@@ -10,7 +10,6 @@
 #include "plugins/graphturbo/graphturbo.h"
 #include "plugins/graphturbo/memory.h"
 #include "plugins/graphturbo/splitinfo.h"
-#include "plugins/sequential/sequential.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -170,16 +169,8 @@ const DecisionRecord *findRecord(const DecisionContext &d, const std::string &ro
 void expectSameOutputs(const Graph &g, const ExecutionPlan &plan)
 {
     auto backend = createReferenceBackend();
-    auto seq = scheduleGraph(g, stcp920(), *createSequentialScheduler(), {});
-    ASSERT_TRUE(seq.isOk()) << seq.status().str();
-    const auto inputs = planutil::makeInputs(g, 7);
-    auto a = planutil::compileAndRun(*backend, g, seq->result.plan, inputs);
-    auto b = planutil::compileAndRun(*backend, g, plan, inputs);
-    ASSERT_TRUE(a.isOk()) << a.status().str();
-    ASSERT_TRUE(b.isOk()) << b.status().str();
-    ASSERT_EQ(a->outputs.size(), b->outputs.size());
-    for (std::size_t i = 0; i < a->outputs.size(); ++i)
-        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
+    const Status same = planutil::sameOutputsAsSequential(*backend, g, plan, 7);
+    EXPECT_TRUE(same.isOk()) << same.str();
 }
 
 // --- §3.1, Algo. 1 and Eq. (1) ---------------------------------------------

@@ -9,7 +9,6 @@
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
 #include "plugins/graphturbo/graphturbo.h"
-#include "plugins/sequential/sequential.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -71,29 +70,27 @@ int countKind(const ExecutionPlan &p, TaskKind k)
 void expectSameOutputs(const Graph &g, const ExecutionPlan &plan)
 {
     auto backend = createReferenceBackend();
-    auto seq = scheduleGraph(g, stcp920(), *createSequentialScheduler(), {});
-    ASSERT_TRUE(seq.isOk()) << seq.status().str();
-    const auto inputs = planutil::makeInputs(g, 7);
-    auto a = planutil::compileAndRun(*backend, g, seq->result.plan, inputs);
-    auto b = planutil::compileAndRun(*backend, g, plan, inputs);
-    ASSERT_TRUE(a.isOk()) << a.status().str();
-    ASSERT_TRUE(b.isOk()) << b.status().str();
-    ASSERT_EQ(a->outputs.size(), b->outputs.size());
-    for (std::size_t i = 0; i < a->outputs.size(); ++i)
-        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
+    const Status same = planutil::sameOutputsAsSequential(*backend, g, plan, 7);
+    EXPECT_TRUE(same.isOk()) << same.str();
 }
 
-// Simulated time of a plan on STCP920 (timing only).
-double simMs(const Graph &g, const ExecutionPlan &p, const Device &d = stcp920(),
-             std::map<std::string, std::string> options = {})
+// A plan run on the simulator (timing only).
+Expected<RunResult> simRun(const Graph &g, const ExecutionPlan &p, const Device &d = stcp920(),
+                           std::map<std::string, std::string> options = {})
 {
     auto sim = createSimBackend(nullptr);
     CompileContext ctx{&d, std::move(options)};
     auto c = sim->compileFor(g, p, ctx);
-    EXPECT_TRUE(c.isOk()) << c.status().str();
     if (!c)
-        return -1;
-    auto r = sim->run(**c, planutil::makeInputs(g, 1));
+        return c.status();
+    return sim->run(**c, planutil::makeInputs(g, 1));
+}
+
+// Simulated time of a plan on STCP920.
+double simMs(const Graph &g, const ExecutionPlan &p, const Device &d = stcp920(),
+             std::map<std::string, std::string> options = {})
+{
+    auto r = simRun(g, p, d, std::move(options));
     EXPECT_TRUE(r.isOk()) << r.status().str();
     return r ? r->metrics.at("sim_time_ms") : -1;
 }
@@ -297,13 +294,7 @@ Graph oneLayer()
 // instance's working set beside another instance's compute.
 int loadsBesideCompute(const Graph &g, const ExecutionPlan &p)
 {
-    auto sim = createSimBackend(nullptr);
-    CompileContext ctx{&stcp920(), {}};
-    auto c = sim->compileFor(g, p, ctx);
-    EXPECT_TRUE(c.isOk()) << c.status().str();
-    if (!c)
-        return -1;
-    auto r = sim->run(**c, planutil::makeInputs(g, 1));
+    auto r = simRun(g, p);
     EXPECT_TRUE(r.isOk()) << r.status().str();
     if (!r)
         return -1;
