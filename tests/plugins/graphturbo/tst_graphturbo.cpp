@@ -684,15 +684,31 @@ TEST(GraphTurboClusters, ConsumerOfABatchProducerWaitsOnlyForItsOwnCluster)
 
 // --- overrides of the split --------------------------------------------------
 
+// `g` on `d` (one cluster) as preferred, and again with the decision of `role` whose preferred
+// option is `preferredId` answered `forcedId`.
+struct Replay {
+    Expected<ScheduleRun> base;
+    Expected<ScheduleRun> forced;
+};
+Replay replayWith(const Graph &g, const Device &d, const std::string &role, const std::string &preferredId,
+                  const std::string &forcedId)
+{
+    auto base = schedule(g, d, {}, kOneCluster);
+    const DecisionRecord *r = base ? findRecord(base->decisions, role, preferredId) : nullptr;
+    if (!r) {
+        Status why = base ? Status::invalid("no " + role + " decision prefers " + preferredId) : base.status();
+        return {std::move(base), std::move(why)};
+    }
+    auto forced = schedule(g, d, {{r->key, forcedId}}, kOneCluster);
+    return {std::move(base), std::move(forced)};
+}
+
 TEST(GraphTurboOverride, SplitAlongRowsReplaysIntoAVerifiedPlan)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto base = schedule(g, d, {}, kOneCluster);
+    auto [base, rows] = replayWith(g, d, "graphturbo.split", "d0/f8", "d2/f8");
     ASSERT_TRUE(base.isOk());
-    const DecisionRecord *split = findRecord(base->decisions, "graphturbo.split", "d0/f8");
-    ASSERT_NE(split, nullptr);
-    auto rows = schedule(g, d, {{split->key, "d2/f8"}}, kOneCluster);
     ASSERT_TRUE(rows.isOk()) << rows.status().str();
     EXPECT_EQ(rows->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
     EXPECT_NE(computeKernels(rows->result.plan), computeKernels(base->result.plan));
@@ -704,11 +720,8 @@ TEST(GraphTurboOverride, SplitThatExceedsLbIsRejectedWithTheReason)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto base = schedule(g, d, {}, kOneCluster);
+    auto [base, whole] = replayWith(g, d, "graphturbo.split", "d0/f8", "whole");
     ASSERT_TRUE(base.isOk());
-    const DecisionRecord *split = findRecord(base->decisions, "graphturbo.split", "d0/f8");
-    ASSERT_NE(split, nullptr);
-    auto whole = schedule(g, d, {{split->key, "whole"}}, kOneCluster);
     ASSERT_TRUE(whole.isOk()) << whole.status().str();
     ASSERT_EQ(whole->overrideReports.size(), 1u);
     EXPECT_EQ(whole->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
@@ -721,11 +734,8 @@ TEST(GraphTurboOverride, BindingOnFewerCoresReplays)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto base = schedule(g, d, {}, kOneCluster);
+    auto [base, four] = replayWith(g, d, "graphturbo.bind", "cores8", "cores4");
     ASSERT_TRUE(base.isOk());
-    const DecisionRecord *bind = findRecord(base->decisions, "graphturbo.bind", "cores8");
-    ASSERT_NE(bind, nullptr);
-    auto four = schedule(g, d, {{bind->key, "cores4"}}, kOneCluster);
     ASSERT_TRUE(four.isOk()) << four.status().str();
     EXPECT_EQ(four->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
     int onFour = 0;
@@ -735,7 +745,7 @@ TEST(GraphTurboOverride, BindingOnFewerCoresReplays)
     EXPECT_TRUE(verifyPlan(four->result.plan, g, &d).isOk());
     expectSameOutputs(g, four->result.plan);
     // Negative twin: three cores is no option (8, 4, 2, 1 balance the load).
-    auto three = schedule(g, d, {{bind->key, "cores3"}}, kOneCluster);
+    auto three = replayWith(g, d, "graphturbo.bind", "cores8", "cores3").forced;
     ASSERT_TRUE(three.isOk());
     EXPECT_EQ(three->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
 }
