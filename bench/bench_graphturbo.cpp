@@ -54,14 +54,11 @@
 #include <unistd.h>
 #include <vector>
 
+#include "bench/benchsample.h"
+
 using namespace tessera;
 
 namespace {
-
-double msSince(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct Network {
     const char *sample;
@@ -255,20 +252,7 @@ int main(int argc, char **argv)
         o.batch = n.batch;
         if (n.seqLen > 0)
             o.seqLen = n.seqLen;
-        auto m = samples::buildSample(n.sample, o);
-        if (!m) {
-            std::fprintf(stderr, "%s: %s\n", n.sample, m.status().str().c_str());
-            status = 1;
-            continue;
-        }
-        const std::string path = (dir / (std::string(n.sample) + ".onnx")).string();
-        if (Status s = samples::saveModel(**m, path, true); !s.isOk()) {
-            std::fprintf(stderr, "%s: %s\n", n.sample, s.str().c_str());
-            status = 1;
-            continue;
-        }
-        m->reset();
-        auto imported = importModel(path);
+        auto imported = bench::importSample(n.sample, o, dir);
         if (!imported) {
             std::fprintf(stderr, "%s: %s\n", n.sample, imported.status().str().c_str());
             status = 1;
@@ -286,7 +270,7 @@ int main(int argc, char **argv)
                 setup.options.insert(gtOptions.begin(), gtOptions.end());
             auto t0 = std::chrono::steady_clock::now();
             auto run = scheduleGraph(g, *device, *schedulers.find(v.scheduler), setup);
-            const double scheduleMs = msSince(t0);
+            const double scheduleMs = bench::msSince(t0);
             if (!run) {
                 std::fprintf(stderr, "%s %s: %s\n", n.sample, v.label, run.status().str().c_str());
                 status = 1;
