@@ -1,5 +1,7 @@
 #include "core/sched/levelassign.h"
 
+#include "core/hw/device.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -55,6 +57,21 @@ void sweep(const std::vector<LiveItem> &items, int positions, int lvl, std::int6
 }
 
 } // namespace
+
+int clusterCores(const Device &d, std::int64_t requested)
+{
+    const int all = std::max(1, d.topology.coresPerCluster);
+    return requested <= 0 ? all : static_cast<int>(std::clamp<std::int64_t>(requested, 1, all));
+}
+
+std::int64_t fastestLevelPerCore(const Device &d, int cores)
+{
+    if (d.levels.empty())
+        return 0;
+    const MemoryLevel &lb = d.levels.front();
+    return lb.scope == MemoryScope::PerCore || lb.scope == MemoryScope::PerUnit ? lb.capacityBytes
+                                                                                : lb.capacityBytes / std::max(1, cores);
+}
 
 LevelAssignment assignLevels(const std::vector<LiveItem> &items, int positions, std::int64_t lbPerCore,
                              std::int64_t gbBytes, const VictimChooser &choose)

@@ -21,6 +21,15 @@
 
 namespace tessera {
 
+struct Device;
+
+// The cores of one cluster a kernel or instance spreads over: `requested` (0 or less: all of
+// them), clamped to [1, coresPerCluster].
+int clusterCores(const Device &d, std::int64_t requested);
+// Level 0's capacity per core for a task spread over `cores` cores: a per-core (or per-unit)
+// level's whole instance, else an equal share of it.
+std::int64_t fastestLevelPerCore(const Device &d, int cores);
+
 struct LiveItem {
     int start = 0;          // first position using it
     int end = 0;            // last position using it
