@@ -73,6 +73,23 @@ std::int64_t fastestLevelPerCore(const Device &d, int cores)
                                                                                 : lb.capacityBytes / std::max(1, cores);
 }
 
+std::vector<std::size_t> victimCandidates(const std::vector<LiveItem> &items, const std::vector<int> &live,
+                                          std::size_t preferred, std::size_t most)
+{
+    std::vector<std::size_t> idx(live.size());
+    for (std::size_t i = 0; i < idx.size(); ++i)
+        idx[i] = i;
+    auto liveness = [&](std::size_t i) {
+        const LiveItem &m = items[static_cast<std::size_t>(live[i])];
+        return m.end - m.start;
+    };
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+        return a == preferred || (b != preferred && liveness(a) > liveness(b));
+    });
+    idx.resize(std::min(idx.size(), most));
+    return idx;
+}
+
 LevelAssignment assignLevels(const std::vector<LiveItem> &items, int positions, std::int64_t lbPerCore,
                              std::int64_t gbBytes, const VictimChooser &choose)
 {

@@ -60,6 +60,11 @@ struct LevelAssignment {
 using VictimChooser =
     std::function<std::size_t(const std::vector<int> &live, std::size_t preferred, int at, int level)>;
 
+// The spill options a VictimChooser offers: indexes into `live`, the preferred one first, then
+// the longest-lived others (stable among equals), at most `most` in all.
+std::vector<std::size_t> victimCandidates(const std::vector<LiveItem> &items, const std::vector<int> &live,
+                                          std::size_t preferred, std::size_t most = 8);
+
 // lbPerCore: level 0's capacity per core; gbBytes: level 1's capacity. Without
 // a chooser the longest-lived item is spilled.
 LevelAssignment assignLevels(const std::vector<LiveItem> &items, int positions, std::int64_t lbPerCore,

@@ -521,17 +521,7 @@ private:
                              int at, int level, int nth)
     {
         // Options: the preferred victim and the longest-lived others (at most eight in all).
-        std::vector<std::size_t> idx(live.size());
-        for (std::size_t i = 0; i < idx.size(); ++i)
-            idx[i] = i;
-        auto liveness = [&](std::size_t i) {
-            const MemItem &m = items[static_cast<std::size_t>(live[i])];
-            return m.end - m.start;
-        };
-        std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-            return a == preferred || (b != preferred && liveness(a) > liveness(b));
-        });
-        idx.resize(std::min<std::size_t>(idx.size(), 8));
+        const std::vector<std::size_t> idx = victimCandidates(items, live, preferred);
         std::vector<DecisionOption> options;
         for (std::size_t i : idx) {
             const MemItem &m = items[static_cast<std::size_t>(live[i])];
