@@ -89,7 +89,8 @@ public:
              {"recompute_check",
               OptionSpec::Kind::Bool,
               true,
-              "refuse merges whose recomputed work costs more than the stores they save (§3.1)",
+              "refuse merges whose recomputed work and weights read again cost more than the stores they save "
+              "(§3.1)",
               -1e300,
               1e300,
               {}}},
