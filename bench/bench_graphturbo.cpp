@@ -26,7 +26,9 @@
 //   task kind the tasks, their summed durations and the simulated time during
 //   which at least one of them ran (the union of their intervals), and
 //   compute tasks × the device's kernel launch (the host's issue time if
-//   every task were its own launch; instances of one kernel share one).
+//   every task were its own launch; instances of one kernel share one), the
+//   FLOPs the plan computes against the graph's (above 1: recomputation) and
+//   the bytes the simulator moved at each level.
 // Re-runnable after a device recalibration: everything comes from the
 // stcp920 preset the build ships.
 // Links: tessera_app_common tessera_samples onnx_proto (besides tessera_core).
@@ -34,6 +36,8 @@
 #include "core/backend/backend.h"
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
+#include "core/ops/ops.h"
+#include "core/plan/tiles.h"
 #include "core/sched/scheduler.h"
 #include "core/sched/session.h"
 #include "samples/catalog.h"
@@ -50,14 +54,11 @@
 #include <unistd.h>
 #include <vector>
 
+#include "bench/benchsample.h"
+
 using namespace tessera;
 
 namespace {
-
-double msSince(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct Network {
     const char *sample;
@@ -109,7 +110,37 @@ std::vector<int> scopeCounts(const Graph &g, const ExecutionPlan &p, const Devic
 
 // --breakdown: per task kind, tasks, summed durations and the union of their
 // intervals (simulated time with at least one of them running).
-void printBreakdown(const ExecutionPlan &p, const RunResult &r, const Device &d)
+// FLOPs the plan's compute tasks compute: per task, every kernel node over the region
+// taskRegions infers from the task's tiles (recomputed halos and unsplit producers
+// included), as a fraction of the node's whole output.
+double computedFlops(const Graph &g, const ExecutionPlan &p)
+{
+    double sum = 0;
+    for (const Task &t : p.tasks) {
+        if (t.kind != TaskKind::Compute || t.kernel < 0)
+            continue;
+        const Kernel &k = p.kernels[static_cast<std::size_t>(t.kernel)];
+        auto regions = taskRegions(g, k, t.tiles);
+        for (NodeId n : k.nodes) {
+            const Node &node = g.node(n);
+            double fraction = 1.0;
+            if (regions && !node.outputs.empty() && node.outputs.front() != kInvalidId) {
+                const Tensor &out = g.tensor(node.outputs.front());
+                auto it = regions->computed.find(node.outputs.front());
+                fraction =
+                    it == regions->computed.end() || it->second.empty()
+                        ? 1.0
+                        : double(ops::regionElements(it->second)) / double(std::max<std::int64_t>(1, out.elements()));
+            }
+            sum += ops::opCost(g, node).flops * fraction;
+        }
+    }
+    return sum;
+}
+
+// The simulated FLOPs (tile fractions included) against the graph's own: above 1 the
+// plan recomputes.
+void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, const Device &d)
 {
     std::map<std::string, std::vector<std::pair<double, double>>> byKind;
     std::size_t launched = 0;
@@ -134,8 +165,26 @@ void printBreakdown(const ExecutionPlan &p, const RunResult &r, const Device &d)
                       covered / 1e6);
         line += buf;
     }
-    std::printf("|  | breakdown |%s compute tasks × launch %.2f ms (%zu) |\n", line.c_str(),
-                static_cast<double>(launched) * d.overheads.kernelLaunchNs / 1e6, launched);
+    double graphFlops = 0;
+    for (std::size_t n = 0; n < g.nodeCount(); ++n)
+        graphFlops += ops::opCost(g, g.node(static_cast<NodeId>(n))).flops;
+    const auto flops = r.metrics.find("flops");
+    const double simFlops = flops == r.metrics.end() ? 0.0 : flops->second;
+    const double planFlops = computedFlops(g, p);
+    std::string traffic;
+    for (const MemoryLevel &level : d.levels) {
+        const auto bytes = r.metrics.find("bytes_by_level/" + level.name);
+        if (bytes != r.metrics.end()) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, " %s %.2f GB", level.name.c_str(), bytes->second / 1e9);
+            traffic += buf;
+        }
+    }
+    std::printf("|  | breakdown |%s compute tasks × launch %.2f ms (%zu); FLOPs: graph %.1f G, plan %.1f G (× %.2f), "
+                "simulated %.1f G; moved:%s |\n",
+                line.c_str(), static_cast<double>(launched) * d.overheads.kernelLaunchNs / 1e6, launched,
+                graphFlops / 1e9, planFlops / 1e9, graphFlops > 0 ? planFlops / graphFlops : 0.0, simFlops / 1e9,
+                traffic.c_str());
 }
 
 } // namespace
@@ -203,20 +252,7 @@ int main(int argc, char **argv)
         o.batch = n.batch;
         if (n.seqLen > 0)
             o.seqLen = n.seqLen;
-        auto m = samples::buildSample(n.sample, o);
-        if (!m) {
-            std::fprintf(stderr, "%s: %s\n", n.sample, m.status().str().c_str());
-            status = 1;
-            continue;
-        }
-        const std::string path = (dir / (std::string(n.sample) + ".onnx")).string();
-        if (Status s = samples::saveModel(**m, path, true); !s.isOk()) {
-            std::fprintf(stderr, "%s: %s\n", n.sample, s.str().c_str());
-            status = 1;
-            continue;
-        }
-        m->reset();
-        auto imported = importModel(path);
+        auto imported = bench::importSample(n.sample, o, dir);
         if (!imported) {
             std::fprintf(stderr, "%s: %s\n", n.sample, imported.status().str().c_str());
             status = 1;
@@ -234,7 +270,7 @@ int main(int argc, char **argv)
                 setup.options.insert(gtOptions.begin(), gtOptions.end());
             auto t0 = std::chrono::steady_clock::now();
             auto run = scheduleGraph(g, *device, *schedulers.find(v.scheduler), setup);
-            const double scheduleMs = msSince(t0);
+            const double scheduleMs = bench::msSince(t0);
             if (!run) {
                 std::fprintf(stderr, "%s %s: %s\n", n.sample, v.label, run.status().str().c_str());
                 status = 1;
@@ -261,7 +297,7 @@ int main(int argc, char **argv)
                         baselineMs > 0 ? std::to_string(baselineMs / simMs).substr(0, 5).c_str() : "-", v.paper,
                         scopes.c_str(), n.table3);
             if (breakdown)
-                printBreakdown(run->result.plan, *r, *device);
+                printBreakdown(g, run->result.plan, *r, *device);
             std::fflush(stdout);
         }
     }

@@ -26,14 +26,11 @@
 #include <unistd.h>
 #include <vector>
 
+#include "bench/benchsample.h"
+
 using namespace tessera;
 
 namespace {
-
-double msSince(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct Network {
     const char *sample;
@@ -84,20 +81,7 @@ int main(int argc, char **argv)
         samples::SampleOptions o;
         o.batch = n.batch;
         o.imageSize = n.imageSize;
-        auto m = samples::buildSample(n.sample, o);
-        if (!m) {
-            std::fprintf(stderr, "%s: %s\n", n.sample, m.status().str().c_str());
-            status = 1;
-            continue;
-        }
-        const std::string path = (dir / (std::string(n.sample) + ".onnx")).string();
-        if (Status s = samples::saveModel(**m, path, true); !s.isOk()) {
-            std::fprintf(stderr, "%s: %s\n", n.sample, s.str().c_str());
-            status = 1;
-            continue;
-        }
-        m->reset();
-        auto imported = importModel(path);
+        auto imported = bench::importSample(n.sample, o, dir);
         if (!imported) {
             std::fprintf(stderr, "%s: %s\n", n.sample, imported.status().str().c_str());
             status = 1;
@@ -106,7 +90,7 @@ int main(int argc, char **argv)
         const Graph &g = imported->graph;
         auto t0 = std::chrono::steady_clock::now();
         auto run = scheduleGraph(g, *device, *fusion, {});
-        const double scheduleMs = msSince(t0);
+        const double scheduleMs = bench::msSince(t0);
         if (!run) {
             std::fprintf(stderr, "%s: %s\n", n.sample, run.status().str().c_str());
             status = 1;
@@ -120,7 +104,7 @@ int main(int argc, char **argv)
             CompileContext ctx{&*device, {{"dtype", dtype}}};
             auto compiled = sim->compileFor(g, run->result.plan, ctx);
             Expected<RunResult> r = compiled ? sim->run(**compiled, inputs) : Expected<RunResult>(compiled.status());
-            const double simMs = msSince(t0);
+            const double simMs = bench::msSince(t0);
             if (!r) {
                 std::fprintf(stderr, "%s: %s\n", n.sample, r.status().str().c_str());
                 status = 1;

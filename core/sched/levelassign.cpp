@@ -1,5 +1,7 @@
 #include "core/sched/levelassign.h"
 
+#include "core/hw/device.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -55,6 +57,38 @@ void sweep(const std::vector<LiveItem> &items, int positions, int lvl, std::int6
 }
 
 } // namespace
+
+int clusterCores(const Device &d, std::int64_t requested)
+{
+    const int all = std::max(1, d.topology.coresPerCluster);
+    return requested <= 0 ? all : static_cast<int>(std::clamp<std::int64_t>(requested, 1, all));
+}
+
+std::int64_t fastestLevelPerCore(const Device &d, int cores)
+{
+    if (d.levels.empty())
+        return 0;
+    const MemoryLevel &lb = d.levels.front();
+    return lb.scope == MemoryScope::PerCore || lb.scope == MemoryScope::PerUnit ? lb.capacityBytes
+                                                                                : lb.capacityBytes / std::max(1, cores);
+}
+
+std::vector<std::size_t> victimCandidates(const std::vector<LiveItem> &items, const std::vector<int> &live,
+                                          std::size_t preferred, std::size_t most)
+{
+    std::vector<std::size_t> idx(live.size());
+    for (std::size_t i = 0; i < idx.size(); ++i)
+        idx[i] = i;
+    auto liveness = [&](std::size_t i) {
+        const LiveItem &m = items[static_cast<std::size_t>(live[i])];
+        return m.end - m.start;
+    };
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+        return a == preferred || (b != preferred && liveness(a) > liveness(b));
+    });
+    idx.resize(std::min(idx.size(), most));
+    return idx;
+}
 
 LevelAssignment assignLevels(const std::vector<LiveItem> &items, int positions, std::int64_t lbPerCore,
                              std::int64_t gbBytes, const VictimChooser &choose)

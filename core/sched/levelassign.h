@@ -21,6 +21,15 @@
 
 namespace tessera {
 
+struct Device;
+
+// The cores of one cluster a kernel or instance spreads over: `requested` (0 or less: all of
+// them), clamped to [1, coresPerCluster].
+int clusterCores(const Device &d, std::int64_t requested);
+// Level 0's capacity per core for a task spread over `cores` cores: a per-core (or per-unit)
+// level's whole instance, else an equal share of it.
+std::int64_t fastestLevelPerCore(const Device &d, int cores);
+
 struct LiveItem {
     int start = 0;          // first position using it
     int end = 0;            // last position using it
@@ -50,6 +59,11 @@ struct LevelAssignment {
 // index into `live` (out of range: the preferred one).
 using VictimChooser =
     std::function<std::size_t(const std::vector<int> &live, std::size_t preferred, int at, int level)>;
+
+// The spill options a VictimChooser offers: indexes into `live`, the preferred one first, then
+// the longest-lived others (stable among equals), at most `most` in all.
+std::vector<std::size_t> victimCandidates(const std::vector<LiveItem> &items, const std::vector<int> &live,
+                                          std::size_t preferred, std::size_t most = 8);
 
 // lbPerCore: level 0's capacity per core; gbBytes: level 1's capacity. Without
 // a chooser the longest-lived item is spilled.

@@ -2,6 +2,7 @@
 
 #include "core/hw/device.h"
 #include "core/plugin/extensions.h"
+#include "core/sched/levelassign.h"
 #include "core/sched/trace.h"
 #include "plugins/astitch/lowering.h"
 #include "plugins/astitch/parts.h"
@@ -59,18 +60,13 @@ public:
             return Status::invalid("device '" + dev.id + "' has no memory levels");
         Context ctx{g, dev, *req.cost, decisions, trace};
         ctx.cancelled = [&req] { return req.cancelled(); };
-        ctx.cores = static_cast<int>(req.options.getInt("cores"));
-        if (ctx.cores <= 0)
-            ctx.cores = dev.topology.coresPerCluster;
-        ctx.cores = std::clamp(ctx.cores, 1, std::max(1, dev.topology.coresPerCluster));
+        ctx.cores = clusterCores(dev, req.options.getInt("cores"));
         ctx.clusters = static_cast<int>(req.options.getInt("clusters"));
         if (ctx.clusters <= 0)
             ctx.clusters = dev.topology.clusters;
         ctx.clusters = std::clamp(ctx.clusters, 1, std::max(1, dev.topology.clusters));
         const MemoryLevel &lb = dev.levels.front();
-        ctx.lbPerCore = lb.scope == MemoryScope::PerCore || lb.scope == MemoryScope::PerUnit
-                            ? lb.capacityBytes
-                            : lb.capacityBytes / ctx.cores;
+        ctx.lbPerCore = fastestLevelPerCore(dev, ctx.cores);
         ctx.gbBytes = dev.levels.size() > 1 ? dev.levels[1].capacityBytes : 0;
         auto &s0 = trace.add("A0: hardware", "device " + dev.id,
                              std::to_string(ctx.lbPerCore) + " B " + lb.name + " per core × " +

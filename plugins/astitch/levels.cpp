@@ -72,17 +72,7 @@ Levels assignKernelLevels(Context &ctx, const Stitching &st)
     out.assignment = assignLevels(
         out.items, static_cast<int>(ks.size()), ctx.lbPerCore, ctx.gbBytes,
         [&](const std::vector<int> &live, std::size_t preferred, int at, int level) {
-            std::vector<std::size_t> idx(live.size());
-            for (std::size_t i = 0; i < idx.size(); ++i)
-                idx[i] = i;
-            auto liveness = [&](std::size_t i) {
-                const LiveItem &m = out.items[static_cast<std::size_t>(live[i])];
-                return m.end - m.start;
-            };
-            std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-                return a == preferred || (b != preferred && liveness(a) > liveness(b));
-            });
-            idx.resize(std::min<std::size_t>(idx.size(), 8));
+            const std::vector<std::size_t> idx = victimCandidates(out.items, live, preferred);
             std::vector<DecisionOption> options;
             for (std::size_t i : idx) {
                 const LiveItem &m = out.items[static_cast<std::size_t>(live[i])];

@@ -4,6 +4,7 @@
 #include "core/ir/analysis.h"
 #include "core/plan/verify.h"
 #include "core/plugin/extensions.h"
+#include "core/sched/levelassign.h"
 #include "core/sched/trace.h"
 #include "plugins/graphturbo/batching.h"
 #include "plugins/graphturbo/grouping.h"
@@ -88,7 +89,8 @@ public:
              {"recompute_check",
               OptionSpec::Kind::Bool,
               true,
-              "refuse merges whose recomputed work costs more than the stores they save (§3.1)",
+              "refuse merges whose recomputed work and weights read again cost more than the stores they save "
+              "(§3.1)",
               -1e300,
               1e300,
               {}}},
@@ -203,17 +205,12 @@ private:
         ctx.rank = topologicalRanks(*order);
         ctx.nodeComputeNs.assign(g.nodeCount(), -1.0);
         ctx.cancelled = [&req] { return req.cancelled(); };
-        ctx.cores = static_cast<int>(req.options.getInt("cores"));
-        if (ctx.cores <= 0)
-            ctx.cores = dev.topology.coresPerCluster;
-        ctx.cores = std::max(1, std::min(ctx.cores, dev.topology.coresPerCluster));
+        ctx.cores = clusterCores(dev, req.options.getInt("cores"));
         ctx.clusters = alloc.clusters;
         ctx.iterations = alloc.iterations;
         const MemoryLevel &lb = dev.levels.front();
         const MemoryLevel &gb = dev.levels.size() > 1 ? dev.levels[1] : dev.levels.back();
-        ctx.lbPerCore = lb.scope == MemoryScope::PerCore || lb.scope == MemoryScope::PerUnit
-                            ? lb.capacityBytes
-                            : lb.capacityBytes / ctx.cores;
+        ctx.lbPerCore = fastestLevelPerCore(dev, ctx.cores);
         ctx.lbBytes = req.options.getInt("lb_bytes");
         if (ctx.lbBytes <= 0)
             ctx.lbBytes = ctx.lbPerCore * ctx.cores;

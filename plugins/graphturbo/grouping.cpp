@@ -136,7 +136,11 @@ private:
         std::int64_t stitched = 0;
         for (int id : upstream)
             stitched += m_g.tensor(outputOf(m_g, sg(id))).bytes();
-        const RecomputeVerdict rc = recomputeCheck(m_ctx, merged, stitched);
+        std::vector<const SubGraph *> parts;
+        for (int id : upstream)
+            parts.push_back(&sg(id));
+        parts.push_back(&sg(exitSg));
+        const RecomputeVerdict rc = recomputeCheck(m_ctx, merged, parts, stitched);
 
         const std::int64_t fSg = merged.best.factor;
         const std::int64_t fDown = sg(exitSg).best.factor;
@@ -163,12 +167,14 @@ private:
         std::string why = ruleText;
         const bool rcOk = rc.ok || !m_ctx.recomputeCheck;
         if (rule && !rcOk)
-            why += "; recomputation " + std::to_string(std::lround(rc.extraNs)) + " ns > saved " +
-                   std::to_string(std::lround(rc.savedNs)) + " ns";
+            why += "; recomputation " + std::to_string(std::lround(rc.recomputeNs)) + " ns + weight reloads " +
+                   std::to_string(std::lround(rc.reloadNs)) + " ns > saved " + std::to_string(std::lround(rc.savedNs)) +
+                   " ns";
         const bool preferMerge = rule && rcOk;
         const std::string detail = "peak " + std::to_string(merged.peakBytes) + " B, LB " +
                                    std::to_string(m_ctx.lbBytes) + " B, f(SG)=" + factorStr(fSg) + ", recompute " +
-                                   std::to_string(std::lround(rc.extraNs)) + " ns vs saved " +
+                                   std::to_string(std::lround(rc.recomputeNs)) + " ns + weight reloads " +
+                                   std::to_string(std::lround(rc.reloadNs)) + " ns vs saved " +
                                    std::to_string(std::lround(rc.savedNs)) + " ns";
         std::vector<DecisionOption> options{
             {"merge", std::string("merge (") + name + ")", rc.extraNs - rc.savedNs, detail,
@@ -180,9 +186,10 @@ private:
         auto &step = m_ctx.trace.add("S2: group sub-graphs (Algo. 2)",
                                      std::string(name) + " pattern at " + subgraphLabel(m_g, sg(exitSg)),
                                      pick == 0 ? "merged into " + subgraphLabel(m_g, merged) : "kept apart", why);
-        step.numbers = {{"f_up", factorNum(fUp)},     {"f_down", factorNum(fDown)},
-                        {"f_merged", factorNum(fSg)}, {"peak_bytes", double(merged.peakBytes)},
-                        {"recompute_ns", rc.extraNs}, {"saved_ns", rc.savedNs}};
+        step.numbers = {{"f_up", factorNum(fUp)},         {"f_down", factorNum(fDown)},
+                        {"f_merged", factorNum(fSg)},     {"peak_bytes", double(merged.peakBytes)},
+                        {"recompute_ns", rc.recomputeNs}, {"reload_ns", rc.reloadNs},
+                        {"saved_ns", rc.savedNs}};
         step.touched = merged.nodes;
         if (entry >= 0)
             step.touched.push_back(sg(entry).exit);

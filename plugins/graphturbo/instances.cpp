@@ -186,8 +186,15 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
                 // The producer's instances tile its output in equal steps along its split dim: only
                 // those whose step range meets the region can overlap it.
                 const auto &candidates = ig.ofSubgraph[static_cast<std::size_t>(p)];
+                // A producer spread over clusters whose dim 0 is not the batch this consumer is
+                // spread over (BERT's position embeddings, [seq, hidden], read whole by every
+                // image) is read beyond cluster 0's share: its parts on other clusters hold the
+                // rest, so an instance is a producer when its slice in any part meets the region.
+                const std::int64_t share = sliced ? g.tensor(tensor).shape.front() / psg.clusterParts : 0;
+                const bool beyondShare =
+                    sliced && psg.clusterParts > 1 && !region.empty() && region.front().end > share;
                 std::size_t lo = 0, hi = candidates.size();
-                if (sliced && psg.splitFactor > 1 && psg.splitDim >= 0 &&
+                if (sliced && !beyondShare && psg.splitFactor > 1 && psg.splitDim >= 0 &&
                     static_cast<std::size_t>(psg.splitDim) < region.size()) {
                     const ops::Interval &first = ig.instances[static_cast<std::size_t>(candidates.front())]
                                                      .tile[static_cast<std::size_t>(psg.splitDim)];
@@ -200,6 +207,19 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
                 for (std::size_t ci2 = lo; ci2 < hi; ++ci2) {
                     const int pi = candidates[ci2];
                     const Instance &inst = ig.instances[static_cast<std::size_t>(pi)];
+                    if (beyondShare) {
+                        std::int64_t bytes = 0;
+                        for (int k = 0; k < psg.clusterParts; ++k) {
+                            ops::Region tile = inst.tile;
+                            tile.front().begin += k * share;
+                            tile.front().end += k * share;
+                            if (regionsOverlap(tile, region))
+                                bytes += regionBytes(g.tensor(tensor), regionIntersect(tile, region));
+                        }
+                        if (bytes > 0)
+                            producerBytes[pi] += bytes;
+                        continue;
+                    }
                     if (sliced && !regionsOverlap(inst.tile, region))
                         continue;
                     producerBytes[pi] +=

@@ -20,6 +20,11 @@
 //     region the consumer instance reads (core/ops index maps through the
 //     consumer's nodes) does not overlap the producer instance's slice — the
 //     paper's check "combining SplitInfo and the shape of an output tensor".
+//     A producer spread over clusters whose dim 0 is not the batch (a consumer
+//     in cluster 0 reads beyond its cluster-0 share, e.g. position embeddings
+//     [seq, hidden]) is matched in every cluster's coordinates: its instance is a
+//     producer when the slice of any of its parts meets the region (the lowering
+//     then waits for exactly those parts).
 #pragma once
 
 #include "core/support/status.h"

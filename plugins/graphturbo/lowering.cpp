@@ -135,14 +135,18 @@ private:
     // for the two parts before that one (their ends imply every earlier part's, by induction: a
     // part never starts before all parts three back have ended), and for the one before it
     // unless they may overlap.
-    std::vector<TaskId> gate(int p, int c) const
+    // With `load`, the gate of the part's loads into its working set (copies, redistributions,
+    // concats): the memory plan keeps that working set from the position before (ordering.h), so
+    // they never wait for the part before — only for the ones before it, whose space the working
+    // set reuses (double-buffered LB, §4.4).
+    std::vector<TaskId> gate(int p, int c, bool load = false) const
     {
         const auto &chain = m_chain[static_cast<std::size_t>(c)];
         std::vector<TaskId> out;
         const std::size_t n = chain.size();
         for (std::size_t k = 1; k <= std::min<std::size_t>(3, n); ++k) {
             const auto &[pos, task] = chain[n - k];
-            if (k == 1 && pos == p - 1 && m_overlap[static_cast<std::size_t>(pos)])
+            if (k == 1 && pos == p - 1 && (load || m_overlap[static_cast<std::size_t>(pos)]))
                 continue;
             out.push_back(task);
         }
@@ -272,10 +276,12 @@ private:
             instName(inst) + (sg.clusterParts > 1 ? "@c" + std::to_string(c) : "") +
             (m_ctx.iterations > 1 ? "i" + std::to_string(sg.clusterParts == 1 ? 0 : m_ctx.iterationOfPart(k)) : "");
         std::set<TaskId> deps;
-        std::vector<TaskId> gated; // what this part's data movement waits for (full variant)
+        std::vector<TaskId> own;   // what this part's compute waits for (full variant)
+        std::vector<TaskId> gated; // what its loads into the working set wait for
         if (m_ctx.overlap()) {
-            gated = gate(p, c);
-            deps.insert(gated.begin(), gated.end());
+            own = gate(p, c);
+            deps.insert(own.begin(), own.end());
+            gated = gate(p, c, items[static_cast<std::size_t>(workItem)].start < p);
         }
         TaskId promoted = -1;
         BufferId weightsInGb = -1;
@@ -408,7 +414,7 @@ private:
             const std::int64_t perCore = (wb + cores - 1) / cores;
             if (m_ctx.hoist && perCore <= m_ctx.lbPerCore - m_lbUsed[static_cast<std::size_t>(p)]) {
                 const std::vector<BufferId> inLb = addBuffers(plan, kInvalidId, {}, wb, 0, cores, c);
-                std::vector<TaskId> hoistDeps = gated;
+                std::vector<TaskId> hoistDeps = own; // not counted at the position before
                 hoistDeps.push_back(promoted);
                 deps.insert(addCopy(plan, {weightsInGb}, inLb, hoistDeps, wb, 1, 0,
                                     "hoist weights of sg" + std::to_string(inst.subgraph) + " " + levelName(1) + "→" +
@@ -515,17 +521,7 @@ private:
                              int at, int level, int nth)
     {
         // Options: the preferred victim and the longest-lived others (at most eight in all).
-        std::vector<std::size_t> idx(live.size());
-        for (std::size_t i = 0; i < idx.size(); ++i)
-            idx[i] = i;
-        auto liveness = [&](std::size_t i) {
-            const MemItem &m = items[static_cast<std::size_t>(live[i])];
-            return m.end - m.start;
-        };
-        std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-            return a == preferred || (b != preferred && liveness(a) > liveness(b));
-        });
-        idx.resize(std::min<std::size_t>(idx.size(), 8));
+        const std::vector<std::size_t> idx = victimCandidates(items, live, preferred);
         std::vector<DecisionOption> options;
         for (std::size_t i : idx) {
             const MemItem &m = items[static_cast<std::size_t>(live[i])];

@@ -55,8 +55,12 @@
 //             side; a part waits for the two parts before the previous one on its
 //             cluster, and for the previous one unless they may overlap
 //             (overlapWithNext, whose working sets the memory plan keeps
-//             together) — its copies, redistributions and concats too, so
-//             nothing of it holds LB the memory plan did not count.
+//             together); its loads into its working set (copies,
+//             redistributions, concats) wait only for the parts whose space
+//             that working set reuses, not for the previous one: the memory
+//             plan keeps each working set with loads from the position before
+//             (ordering.h), so they run while the previous part computes
+//             (double-buffered LB) and nothing holds LB the plan did not count.
 // Other variants (§5.3) promote weights on the instance's cores, in order.
 #pragma once
 

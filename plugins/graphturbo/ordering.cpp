@@ -99,14 +99,23 @@ std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGrap
         const int cores = instanceCores(sg, inst);
         const int at = static_cast<int>(p);
         std::int64_t inLb = 0;
+        bool loads = false; // slices copied or redistributed into the working set
         for (std::size_t k = 0; k < inst.producers.size(); ++k) {
             const int pi = inst.producers[k];
             const bool redistributed = k < inst.redistribute.size() && inst.redistribute[k];
             const bool inGb = ig.instances[static_cast<std::size_t>(pi)].scopeGB;
             if (!redistributed && !inGb && (!outputLevel || (*outputLevel)[static_cast<std::size_t>(pi)] == 0))
                 inLb += inst.producerBytes[k];
+            else
+                loads = true;
         }
-        items.push_back({at, at, std::max<std::int64_t>(0, inst.footprint - inst.outputBytes - inLb), cores,
+        if (static_cast<std::size_t>(order[p]) < ig.reads.size())
+            for (const auto &[t, region] : ig.reads[static_cast<std::size_t>(order[p])])
+                loads = loads || g.tensor(t).kind == Tensor::Kind::Input;
+        // §4.4 (full variant): a working set with loads is loaded while the previous instance
+        // computes (double-buffered LB), so it is live from the position before.
+        const int loadFrom = ctx.overlap() && loads && at > 0 ? at - 1 : at;
+        items.push_back({loadFrom, at, std::max<std::int64_t>(0, inst.footprint - inst.outputBytes - inLb), cores,
                          inst.footprint > ctx.lbBytes ? 1 : 0});
         const TensorId out = outputOf(g, sg);
         const bool graphOutput =

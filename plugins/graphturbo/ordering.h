@@ -29,7 +29,10 @@ std::vector<int> dfsOrder(const InstanceGraph &ig, const std::vector<int> &visit
 // producers' output items); slices in GB/DDR are promoted into it. So it
 // depends on where producers' outputs live: `outputLevel` per instance, null
 // = all in LB. itemOfOutput[instance] = index of its output item (the working
-// set is the item before it).
+// set is the item before it). In the full variant (§4.4) a working set with
+// loads (producer slices not in LB, graph-input slices) is live from the
+// position before its own: its loads run while the previous instance computes
+// (double-buffered LB), and the allocation counts both.
 std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,
                                    const std::vector<int> &order, const std::vector<int> *outputLevel = nullptr,
                                    std::vector<int> *itemOfOutput = nullptr);

@@ -4,7 +4,9 @@
 #include "core/plan/tiles.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace tessera::graphturbo {
@@ -190,26 +192,95 @@ std::int64_t clusterPeak(const SubGraph &sg)
     return (sg.peakBytes + sg.clusterParts - 1) / sg.clusterParts;
 }
 
-RecomputeVerdict recomputeCheck(Context &ctx, const SubGraph &sg, std::int64_t stitchedBytes)
+namespace {
+
+// The instances of a sub-graph as §3.3 will cut it (one cluster's share): its best factor
+// when instances are split (§5.3 variants without split run it whole).
+std::int64_t instancesOf(const Context &ctx, const SubGraph &sg)
 {
-    const Graph &g = ctx.graph;
-    RecomputeVerdict v;
-    const MemoryLevel &lb = ctx.device.levels.front();
-    const MemoryLevel &gb = ctx.device.levels.size() > 1 ? ctx.device.levels[1] : ctx.device.levels.back();
-    v.savedNs = 2 * ctx.cost.transferCost(stitchedBytes, lb.name, gb.name).timeNs;
     const std::int64_t f = sg.best.factor;
-    if (!sg.splittable || f <= 1 || f == kNoFit)
-        return v;
-    const Shape shape = clusterShape(g.tensor(outputOf(g, sg)).shape, sg.clusterParts);
-    // Interior instances are alike: compute the first, second and last, weigh the second by f - 2.
+    return !ctx.split() || !sg.splittable || f <= 1 || f == kNoFit ? 1 : f;
+}
+
+// The instances recomputeCheck samples: all of them up to 16, else the first, second and
+// last with the second weighed by f - 2 (interior instances are alike).
+std::vector<std::pair<std::int64_t, double>> sampledInstances(std::int64_t f)
+{
     std::vector<std::pair<std::int64_t, double>> picks;
     if (f <= 16)
         for (std::int64_t i = 0; i < f; ++i)
             picks.push_back({i, 1.0});
     else
         picks = {{0, 1.0}, {1, double(f - 2)}, {f - 1, 1.0}};
+    return picks;
+}
+
+} // namespace
+
+WeightReads weightReads(const Context &ctx, const SubGraph &sg)
+{
+    const Graph &g = ctx.graph;
+    std::set<TensorId> constants;
+    std::int64_t whole = 0;
+    for (NodeId n : sg.nodes)
+        for (TensorId t : g.node(n).inputs)
+            if (t != kInvalidId && g.tensor(t).isConstant() && constants.insert(t).second)
+                whole += g.tensor(t).bytes();
+    WeightReads out;
+    out.level =
+        whole <= ctx.weightBudget && ctx.device.levels.size() > 1 ? 1 : static_cast<int>(ctx.device.levels.size()) - 1;
+    if (whole == 0)
+        return out;
+    const std::int64_t f = instancesOf(ctx, sg);
+    out.bytes = double(whole); // unsplit: each cluster's part reads them once
+    if (f > 1) {
+        const Shape shape = clusterShape(g.tensor(outputOf(g, sg)).shape, sg.clusterParts);
+        out.bytes = 0;
+        for (const auto &[i, w] : sampledInstances(f)) {
+            auto r = regionsFor(g, sg.nodes, sg.exit, instanceTile(shape, sg.best.dim, f, i));
+            if (!r)
+                return {out.level, double(whole)};
+            for (const auto &[t, region] : r->read)
+                if (constants.count(t))
+                    out.bytes += w * double(regionBytes(g.tensor(t), region));
+        }
+    }
+    out.bytes *= sg.clusterParts;
+    return out;
+}
+
+RecomputeVerdict recomputeCheck(Context &ctx, const SubGraph &sg, const std::vector<const SubGraph *> &parts,
+                                std::int64_t stitchedBytes)
+{
+    const Graph &g = ctx.graph;
+    RecomputeVerdict v;
+    const MemoryLevel &lb = ctx.device.levels.front();
+    const MemoryLevel &gb = ctx.device.levels.size() > 1 ? ctx.device.levels[1] : ctx.device.levels.back();
+    v.savedNs = 2 * ctx.cost.transferCost(stitchedBytes, lb.name, gb.name).timeNs;
+    // S2: the weights every instance reads again, against what the parts apart read, per level
+    // (bytes, so that the transfers' fixed costs do not count once per part).
+    std::map<int, double> moreBytes;
+    const WeightReads merged = weightReads(ctx, sg);
+    moreBytes[merged.level] += merged.bytes;
+    for (const SubGraph *part : parts) {
+        const WeightReads apart = weightReads(ctx, *part);
+        moreBytes[apart.level] -= apart.bytes;
+    }
+    for (const auto &[level, bytes] : moreBytes) {
+        const std::string &from = ctx.device.levels[static_cast<std::size_t>(level)].name;
+        const double ns = ctx.cost.transferCost(static_cast<std::int64_t>(std::abs(bytes)), from, lb.name).timeNs;
+        v.reloadNs += bytes >= 0.5 ? ns : bytes <= -0.5 ? -ns : 0.0;
+    }
+    v.reloadNs = std::max(0.0, v.reloadNs);
+    v.extraNs = v.reloadNs;
+    v.ok = v.extraNs <= v.savedNs;
+    const std::int64_t f = sg.best.factor;
+    if (!sg.splittable || f <= 1 || f == kNoFit)
+        return v;
+    // S1: recomputed regions of intermediates (halos, unsplit producers).
+    const Shape shape = clusterShape(g.tensor(outputOf(g, sg)).shape, sg.clusterParts);
     std::map<TensorId, double> elems;
-    for (const auto &[i, w] : picks) {
+    for (const auto &[i, w] : sampledInstances(f)) {
         auto r = regionsFor(g, sg.nodes, sg.exit, instanceTile(shape, sg.best.dim, f, i));
         if (!r)
             return v;
@@ -230,8 +301,9 @@ RecomputeVerdict recomputeCheck(Context &ctx, const SubGraph &sg, std::int64_t s
         double &c = ctx.nodeComputeNs[static_cast<std::size_t>(n)];
         if (c < 0)
             c = ctx.cost.kernelCost(g, {n}, {}).computeNs;
-        v.extraNs += (ratio - 1.0) * c;
+        v.recomputeNs += (ratio - 1.0) * c;
     }
+    v.extraNs = v.recomputeNs + v.reloadNs;
     v.ok = v.extraNs <= v.savedNs;
     return v;
 }

@@ -26,9 +26,19 @@
 //   - LB is the local buffers of the cores an instance runs on together
 //     (Context::lbBytes), since an instance is spread over a cluster's cores.
 // bestSplit is Eq. (1): lexmax (n_d, -f_d, -d).
-// recomputeCheck: the "simple cost model" of §3.1: the extra compute of the
-// regions instances recompute (halos, unsplit producers) against the time the
-// fusion saves by not storing and reloading the stitched tensors through GB.
+// recomputeCheck: the "simple cost model" of §3.1 that stops fusion when the
+// "recomputation of intermediate or input tensors" it causes costs more than it
+// saves. Extra: (S1) the compute of the regions instances recompute (halos,
+// unsplit producers) and (S2) the weights the merged sub-graph's instances
+// read again beyond what its parts apart read (weightReads): every instance
+// of a matmul or convolution split along its rows or pixels reads the whole
+// weight, so fusing several of them under one finer split multiplies their
+// weight traffic (ViT's out-projection, LayerNorm and MLP fused into one
+// sub-graph cut into 197 instances per cluster read 21 MB of weights each:
+// 268 GB from DDR, against 0.35 GB of weights in the model). Saved: storing
+// and reloading the stitched tensors through GB. Choice: weights are priced
+// from GB when they fit the GB weight budget (lowering.h's promotion), else
+// from the last level, as the lowering will read them.
 #pragma once
 
 #include "plugins/graphturbo/subgraph.h"
@@ -66,11 +76,24 @@ void analyseSubGraph(const Context &ctx, SubGraph &sg);
 // One cluster's share of a sub-graph's peak.
 std::int64_t clusterPeak(const SubGraph &sg);
 
-struct RecomputeVerdict {
-    double extraNs = 0; // recomputed work
-    double savedNs = 0; // stores and reloads through GB avoided
-    bool ok = true;     // extraNs <= savedNs
+// The bytes a sub-graph's instances (all clusters' parts) read of its constant inputs
+// (weights): per instance the region of each it reads; `level` (a device level index) is
+// GB if they fit Context::weightBudget, else the last level.
+struct WeightReads {
+    int level = 0;
+    double bytes = 0;
 };
-RecomputeVerdict recomputeCheck(Context &ctx, const SubGraph &sg, std::int64_t stitchedBytes);
+WeightReads weightReads(const Context &ctx, const SubGraph &sg);
+
+struct RecomputeVerdict {
+    double recomputeNs = 0; // S1: recomputed work
+    double reloadNs = 0;    // S2: weights read again, merged minus its parts apart
+    double extraNs = 0;     // recomputeNs + reloadNs
+    double savedNs = 0;     // stores and reloads through GB avoided
+    bool ok = true;         // extraNs <= savedNs
+};
+// `parts`: the sub-graphs `sg` merges, as they are apart.
+RecomputeVerdict recomputeCheck(Context &ctx, const SubGraph &sg, const std::vector<const SubGraph *> &parts,
+                                std::int64_t stitchedBytes);
 
 } // namespace tessera::graphturbo

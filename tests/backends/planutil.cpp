@@ -153,6 +153,27 @@ Expected<RunResult> compileAndRun(IBackend &backend, const Graph &g, const Execu
     return backend.run(**compiled, inputs);
 }
 
+Status sameOutputsAsSequential(IBackend &backend, const Graph &g, const ExecutionPlan &plan, std::uint64_t seed)
+{
+    auto seq = baselinePlan(g, "sequential");
+    if (!seq)
+        return seq.status();
+    const auto inputs = makeInputs(g, seed);
+    auto a = compileAndRun(backend, g, *seq, inputs);
+    if (!a)
+        return Status::invalid("the sequential plan failed: " + a.status().str());
+    auto b = compileAndRun(backend, g, plan, inputs);
+    if (!b)
+        return Status::invalid("the plan failed: " + b.status().str());
+    if (a->outputs.size() != b->outputs.size())
+        return Status::invalid("the plan computed " + std::to_string(b->outputs.size()) + " outputs, the sequential " +
+                               std::to_string(a->outputs.size()));
+    for (std::size_t i = 0; i < a->outputs.size(); ++i)
+        if (!bitEqual(a->outputs[i], b->outputs[i]))
+            return Status::invalid("output " + a->outputs[i].name + " differs from the sequential plan's");
+    return Status::ok();
+}
+
 HostTensor floatTensor(const std::string &name, Shape shape, std::vector<float> values)
 {
     HostTensor h{name, DType::Float32, std::move(shape), std::vector<std::uint8_t>(values.size() * 4)};

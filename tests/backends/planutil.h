@@ -37,6 +37,10 @@ std::vector<HostTensor> makeInputs(const Graph &g, std::uint64_t seed, std::int6
 Expected<RunResult> compileAndRun(IBackend &backend, const Graph &g, const ExecutionPlan &plan,
                                   const std::vector<HostTensor> &inputs);
 
+// Runs `plan` and g's sequential plan (baselinePlan) on `backend` with makeInputs(g, seed): ok
+// when both run and every output is bit-equal, else what failed or which output differs.
+Status sameOutputsAsSequential(IBackend &backend, const Graph &g, const ExecutionPlan &plan, std::uint64_t seed);
+
 HostTensor floatTensor(const std::string &name, Shape shape, std::vector<float> values);
 bool bitEqual(const HostTensor &a, const HostTensor &b);
 

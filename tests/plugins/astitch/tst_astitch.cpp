@@ -11,7 +11,6 @@
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
 #include "plugins/astitch/astitch.h"
-#include "plugins/sequential/sequential.h"
 #include "samples/builder.h"
 #include "samples/catalog.h"
 
@@ -59,16 +58,8 @@ Expected<ScheduleRun> schedule(const Graph &g, const Device &d, Overrides overri
 void expectSameOutputs(const Graph &g, const ExecutionPlan &plan)
 {
     auto backend = createReferenceBackend();
-    auto seq = scheduleGraph(g, stcp920(), *createSequentialScheduler(), {});
-    ASSERT_TRUE(seq.isOk()) << seq.status().str();
-    const auto inputs = planutil::makeInputs(g, 11);
-    auto a = planutil::compileAndRun(*backend, g, seq->result.plan, inputs);
-    auto b = planutil::compileAndRun(*backend, g, plan, inputs);
-    ASSERT_TRUE(a.isOk()) << a.status().str();
-    ASSERT_TRUE(b.isOk()) << b.status().str();
-    ASSERT_EQ(a->outputs.size(), b->outputs.size());
-    for (std::size_t i = 0; i < a->outputs.size(); ++i)
-        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
+    const Status same = planutil::sameOutputsAsSequential(*backend, g, plan, 11);
+    EXPECT_TRUE(same.isOk()) << same.str();
 }
 
 double simMs(const Graph &g, const ExecutionPlan &p, const Device &d)

@@ -10,7 +10,6 @@
 #include "plugins/graphturbo/graphturbo.h"
 #include "plugins/graphturbo/memory.h"
 #include "plugins/graphturbo/splitinfo.h"
-#include "plugins/sequential/sequential.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -170,16 +169,8 @@ const DecisionRecord *findRecord(const DecisionContext &d, const std::string &ro
 void expectSameOutputs(const Graph &g, const ExecutionPlan &plan)
 {
     auto backend = createReferenceBackend();
-    auto seq = scheduleGraph(g, stcp920(), *createSequentialScheduler(), {});
-    ASSERT_TRUE(seq.isOk()) << seq.status().str();
-    const auto inputs = planutil::makeInputs(g, 7);
-    auto a = planutil::compileAndRun(*backend, g, seq->result.plan, inputs);
-    auto b = planutil::compileAndRun(*backend, g, plan, inputs);
-    ASSERT_TRUE(a.isOk()) << a.status().str();
-    ASSERT_TRUE(b.isOk()) << b.status().str();
-    ASSERT_EQ(a->outputs.size(), b->outputs.size());
-    for (std::size_t i = 0; i < a->outputs.size(); ++i)
-        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
+    const Status same = planutil::sameOutputsAsSequential(*backend, g, plan, 7);
+    EXPECT_TRUE(same.isOk()) << same.str();
 }
 
 // --- §3.1, Algo. 1 and Eq. (1) ---------------------------------------------
@@ -531,17 +522,193 @@ TEST(GraphTurboRules, RuleOneKeepsDownSamplingStagesApart)
     expectSameOutputs(g, forced->result.plan);
 }
 
+// §3.1's recomputation check counts "input tensors" too: fusing a matmul into a
+// consumer that must be split finer makes every instance read the upstream weight.
+// The chain x [8, k] · W1 [k, m] → y1 · W2 [m, n] → y2 on a 16 KiB-per-core LB
+// (128 KiB per instance over a cluster of 8): the first matmul alone fits
+// (f = 1), the second and the merged pair split rows in two (f = 2), rule (i)
+// holds, and the merge stitches y1.
+Graph matmulChain(std::int64_t rows, std::int64_t k, std::int64_t m, std::int64_t n)
+{
+    Graph g;
+    g.name = "mmchain";
+    const TensorId x = tg::tensor(g, "x", {rows, k}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId y1 = tg::op(g, "mm1", "MatMul", {x, tg::weight(g, "w1", {k, m})}, {rows, m});
+    g.outputs = {tg::op(g, "mm2", "MatMul", {y1, tg::weight(g, "w2", {m, n})}, {rows, n})};
+    return g;
+}
+
+Device lb16kDevice()
+{
+    Device d = stcp920();
+    d.levels[0].capacityBytes = 16 * 1024;
+    return d;
+}
+
+const TraceStep *straightStep(const Trace &t)
+{
+    for (const TraceStep &s : t.steps())
+        if (s.title.rfind("straight pattern", 0) == 0)
+            return &s;
+    return nullptr;
+}
+
+double stepNumber(const TraceStep &s, const std::string &name)
+{
+    for (const auto &[k, v] : s.numbers)
+        if (k == name)
+            return v;
+    return -1;
+}
+
+TEST(GraphTurboRules, RecomputeCheckStopsAMergeThatReloadsALargeWeightPerInstance)
+{
+    // W1 is 4 MiB (over the GB weight budget: read from DDR by each instance), y1 32 KiB:
+    // the merged pair's two instances read W1 twice, which costs far more than stitching y1 saves.
+    const Graph g = matmulChain(8, 1024, 1024, 4096);
+    auto run = schedule(g, lb16kDevice(), {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const TraceStep *step = straightStep(run->trace);
+    ASSERT_NE(step, nullptr);
+    EXPECT_EQ(step->conclusion, "kept apart");
+    EXPECT_NE(step->why.find("rule (i): f(down)=2 >= f(up)=1, f(SG)=2 <= f(down)"), std::string::npos) << step->why;
+    EXPECT_NE(step->why.find("weight reloads"), std::string::npos) << step->why;
+    EXPECT_GT(stepNumber(*step, "reload_ns"), stepNumber(*step, "saved_ns"));
+    EXPECT_EQ(stepNumber(*step, "recompute_ns"), 0.0); // no intermediate is computed twice
+    EXPECT_EQ(run->result.plan.kernels.size(), 2u);
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &stcp920()).isOk());
+}
+
+TEST(GraphTurboRules, RecomputeCheckLetsAMergeWithACheapReloadFuse)
+{
+    // Negative twin: the same chain with a 16 KiB W1 and a 64 KiB y1 (rows 64, k 16,
+    // m 256, n 512): reading W1 once more is cheaper than storing and reloading y1.
+    const Graph g = matmulChain(64, 16, 256, 512);
+    auto run = schedule(g, lb16kDevice(), {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const TraceStep *step = straightStep(run->trace);
+    ASSERT_NE(step, nullptr);
+    EXPECT_EQ(step->conclusion.rfind("merged", 0), 0u) << step->conclusion << ": " << step->why;
+    EXPECT_GT(stepNumber(*step, "reload_ns"), 0.0) << step->why;
+    EXPECT_LE(stepNumber(*step, "reload_ns"), stepNumber(*step, "saved_ns"));
+    EXPECT_EQ(run->result.plan.kernels.size(), 1u);
+    EXPECT_EQ(instancesOf(run->result.plan, 0), 2);
+    expectSameOutputs(g, run->result.plan);
+}
+
+// A producer spread over the clusters (§2.1) whose dim 0 is not the batch: BERT's
+// position embeddings, [seq, hidden], added to every image. pos = Relu(p) is also a
+// graph output (so it stays its own sub-graph) and is spread over STCP920's four
+// clusters by its 16 rows; out = x + pos is spread by its 4 images and, on a 1 KiB
+// per-core LB, split along the sequence: its second instance reads pos rows 8..16,
+// which live on clusters 2 and 3. With `batched`, pos is [4, 16, 64] (its dim 0 the batch).
+Graph positionAdd(bool batched)
+{
+    Graph g;
+    g.name = "posadd";
+    const TensorId x = tg::tensor(g, "x", {4, 16, 64}, Tensor::Kind::Input);
+    const Shape ps = batched ? Shape{4, 16, 64} : Shape{16, 64};
+    const TensorId p = tg::tensor(g, "p", ps, Tensor::Kind::Input);
+    g.inputs = {x, p};
+    const TensorId pos = tg::op(g, "pos", "Relu", {p}, ps);
+    g.outputs = {tg::op(g, "add", "Add", {x, pos}, {4, 16, 64}), pos};
+    return g;
+}
+
+Device lb1kDevice()
+{
+    Device d = stcp920();
+    d.levels[0].capacityBytes = 1024;
+    return d;
+}
+
+// Pairs (consumer cluster, producer cluster) of the add's compute tasks and the pos
+// compute tasks they wait for, directly or through data movement.
+std::set<std::pair<int, int>> clusterEdges(const Graph &g, const ExecutionPlan &p)
+{
+    auto kernelOf = [&](const std::string &node) {
+        for (const Kernel &k : p.kernels)
+            if (k.nodes.size() == 1 && g.node(k.nodes.front()).name == node)
+                return k.id;
+        return KernelId(-1);
+    };
+    const KernelId add = kernelOf("add"), pos = kernelOf("pos");
+    std::set<std::pair<int, int>> out;
+    for (const Task &t : p.tasks) {
+        if (t.kind != TaskKind::Compute || t.kernel != add)
+            continue;
+        std::vector<TaskId> stack = t.deps;
+        std::set<TaskId> seen;
+        while (!stack.empty()) {
+            const Task &d = p.tasks[static_cast<std::size_t>(stack.back())];
+            stack.pop_back();
+            if (!seen.insert(d.id).second)
+                continue;
+            if (d.kind == TaskKind::Compute) {
+                if (d.kernel == pos)
+                    out.insert({t.binding.cluster, d.binding.cluster});
+                continue;
+            }
+            stack.insert(stack.end(), d.deps.begin(), d.deps.end());
+        }
+    }
+    return out;
+}
+
+TEST(GraphTurboClusters, ConsumerReadsTheOtherClustersPartsOfANonBatchProducer)
+{
+    const Graph g = positionAdd(false);
+    auto run = schedule(g, lb1kDevice());
+    ASSERT_TRUE(run.isOk()) << run.status().str(); // scheduleGraph verifies the plan
+    EXPECT_EQ(run->result.stats.at("clusters_used"), 4.0);
+    const auto edges = clusterEdges(g, run->result.plan);
+    // Cluster 0's add reads pos rows from every cluster (its second instance from 2 and 3).
+    for (int c = 0; c < 4; ++c)
+        EXPECT_EQ(edges.count({0, c}), 1u) << "cluster 0 does not wait for pos on cluster " << c;
+    expectSameOutputs(g, run->result.plan);
+}
+
+TEST(GraphTurboClusters, ConsumerOfABatchProducerWaitsOnlyForItsOwnCluster)
+{
+    // Negative twin: pos has the batch as its dim 0, so each cluster's add reads only its own share.
+    const Graph g = positionAdd(true);
+    auto run = schedule(g, lb1kDevice());
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const auto edges = clusterEdges(g, run->result.plan);
+    ASSERT_FALSE(edges.empty());
+    for (const auto &[consumer, producer] : edges)
+        EXPECT_EQ(consumer, producer);
+    expectSameOutputs(g, run->result.plan);
+}
+
 // --- overrides of the split --------------------------------------------------
+
+// `g` on `d` (one cluster) as preferred, and again with the decision of `role` whose preferred
+// option is `preferredId` answered `forcedId`.
+struct Replay {
+    Expected<ScheduleRun> base;
+    Expected<ScheduleRun> forced;
+};
+Replay replayWith(const Graph &g, const Device &d, const std::string &role, const std::string &preferredId,
+                  const std::string &forcedId)
+{
+    auto base = schedule(g, d, {}, kOneCluster);
+    const DecisionRecord *r = base ? findRecord(base->decisions, role, preferredId) : nullptr;
+    if (!r) {
+        Status why = base ? Status::invalid("no " + role + " decision prefers " + preferredId) : base.status();
+        return {std::move(base), std::move(why)};
+    }
+    auto forced = schedule(g, d, {{r->key, forcedId}}, kOneCluster);
+    return {std::move(base), std::move(forced)};
+}
 
 TEST(GraphTurboOverride, SplitAlongRowsReplaysIntoAVerifiedPlan)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto base = schedule(g, d, {}, kOneCluster);
+    auto [base, rows] = replayWith(g, d, "graphturbo.split", "d0/f8", "d2/f8");
     ASSERT_TRUE(base.isOk());
-    const DecisionRecord *split = findRecord(base->decisions, "graphturbo.split", "d0/f8");
-    ASSERT_NE(split, nullptr);
-    auto rows = schedule(g, d, {{split->key, "d2/f8"}}, kOneCluster);
     ASSERT_TRUE(rows.isOk()) << rows.status().str();
     EXPECT_EQ(rows->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
     EXPECT_NE(computeKernels(rows->result.plan), computeKernels(base->result.plan));
@@ -553,11 +720,8 @@ TEST(GraphTurboOverride, SplitThatExceedsLbIsRejectedWithTheReason)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto base = schedule(g, d, {}, kOneCluster);
+    auto [base, whole] = replayWith(g, d, "graphturbo.split", "d0/f8", "whole");
     ASSERT_TRUE(base.isOk());
-    const DecisionRecord *split = findRecord(base->decisions, "graphturbo.split", "d0/f8");
-    ASSERT_NE(split, nullptr);
-    auto whole = schedule(g, d, {{split->key, "whole"}}, kOneCluster);
     ASSERT_TRUE(whole.isOk()) << whole.status().str();
     ASSERT_EQ(whole->overrideReports.size(), 1u);
     EXPECT_EQ(whole->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
@@ -570,11 +734,8 @@ TEST(GraphTurboOverride, BindingOnFewerCoresReplays)
 {
     const Graph g = fig3Stages();
     const Device d = fig3Device();
-    auto base = schedule(g, d, {}, kOneCluster);
+    auto [base, four] = replayWith(g, d, "graphturbo.bind", "cores8", "cores4");
     ASSERT_TRUE(base.isOk());
-    const DecisionRecord *bind = findRecord(base->decisions, "graphturbo.bind", "cores8");
-    ASSERT_NE(bind, nullptr);
-    auto four = schedule(g, d, {{bind->key, "cores4"}}, kOneCluster);
     ASSERT_TRUE(four.isOk()) << four.status().str();
     EXPECT_EQ(four->overrideReports[0].outcome, OverrideReport::Outcome::Applied);
     int onFour = 0;
@@ -584,7 +745,7 @@ TEST(GraphTurboOverride, BindingOnFewerCoresReplays)
     EXPECT_TRUE(verifyPlan(four->result.plan, g, &d).isOk());
     expectSameOutputs(g, four->result.plan);
     // Negative twin: three cores is no option (8, 4, 2, 1 balance the load).
-    auto three = schedule(g, d, {{bind->key, "cores3"}}, kOneCluster);
+    auto three = replayWith(g, d, "graphturbo.bind", "cores8", "cores3").forced;
     ASSERT_TRUE(three.isOk());
     EXPECT_EQ(three->overrideReports[0].outcome, OverrideReport::Outcome::Rejected);
 }

@@ -18,7 +18,6 @@
 #include "core/hw/deviceregistry.h"
 #include "core/sched/session.h"
 #include "plugins/graphturbo/graphturbo.h"
-#include "plugins/sequential/sequential.h"
 
 #include <gtest/gtest.h>
 #include <set>
@@ -79,16 +78,8 @@ std::set<std::pair<int, std::string>> clusterIterations(const ExecutionPlan &p)
 void expectSameOutputs(const Graph &g, const ExecutionPlan &plan)
 {
     auto backend = createReferenceBackend();
-    auto seq = scheduleGraph(g, stcp920(), *createSequentialScheduler(), {});
-    ASSERT_TRUE(seq.isOk()) << seq.status().str();
-    const auto inputs = planutil::makeInputs(g, 3);
-    auto a = planutil::compileAndRun(*backend, g, seq->result.plan, inputs);
-    auto b = planutil::compileAndRun(*backend, g, plan, inputs);
-    ASSERT_TRUE(a.isOk()) << a.status().str();
-    ASSERT_TRUE(b.isOk()) << b.status().str();
-    ASSERT_EQ(a->outputs.size(), b->outputs.size());
-    for (std::size_t i = 0; i < a->outputs.size(); ++i)
-        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
+    const Status same = planutil::sameOutputsAsSequential(*backend, g, plan, 3);
+    EXPECT_TRUE(same.isOk()) << same.str();
 }
 
 TEST(GraphTurboTable1, BatchesPerClusterGiveTheClustersAndIterationsOfTable1)

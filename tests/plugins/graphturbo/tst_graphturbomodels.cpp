@@ -11,7 +11,6 @@
 #include "core/sched/session.h"
 #include "plugins/graphturbo/graphturbo.h"
 #include "plugins/layerfusion/layerfusion.h"
-#include "plugins/sequential/sequential.h"
 #include "samples/builder.h"
 #include "samples/catalog.h"
 
@@ -71,17 +70,9 @@ TEST(GraphTurboModels, ResNet50GroupsSplitsAndComputesTheSequentialOutputs)
               << " tasks; schedule " << gt->searchMs << " ms, verify " << gt->verifyMs << " ms, est. "
               << p.estimatedLatencyNs() / 1e6 << " ms\n";
 
-    auto seq = scheduleGraph(*g, d, *createSequentialScheduler(), {});
-    ASSERT_TRUE(seq.isOk()) << seq.status().str();
     auto backend = createReferenceBackend();
-    const auto inputs = planutil::makeInputs(*g, 21);
-    auto a = planutil::compileAndRun(*backend, *g, seq->result.plan, inputs);
-    auto b = planutil::compileAndRun(*backend, *g, p, inputs);
-    ASSERT_TRUE(a.isOk()) << a.status().str();
-    ASSERT_TRUE(b.isOk()) << b.status().str();
-    ASSERT_EQ(a->outputs.size(), b->outputs.size());
-    for (std::size_t i = 0; i < a->outputs.size(); ++i)
-        EXPECT_TRUE(planutil::bitEqual(a->outputs[i], b->outputs[i])) << "output " << a->outputs[i].name;
+    const Status same = planutil::sameOutputsAsSequential(*backend, *g, p, 21);
+    EXPECT_TRUE(same.isOk()) << same.str();
 }
 
 } // namespace
@@ -223,7 +214,9 @@ TEST(GraphTurboModels, Fig15VariantsKeepMoreOnTheCoresInTurn)
     }
     EXPECT_LT(r["llb"].lbShare, r["l1"].lbShare);
     EXPECT_LT(r["l1"].lbShare, r["split"].lbShare);
-    EXPECT_EQ(r["split"].lbShare, r["full"].lbShare);
+    // §4.4 double-buffers the working sets (loads run while the instance before computes), so
+    // full keeps two of them in LB at a time and may keep less of the rest there than split.
+    EXPECT_LE(r["full"].lbShare, r["split"].lbShare);
     EXPECT_GE(r["llb"].offCore, r["l1"].offCore);
     EXPECT_GT(r["l1"].offCore, r["split"].offCore);
     EXPECT_LE(r["full"].ms, r["split"].ms);
