@@ -91,10 +91,12 @@ inline Latency measureCancel(const CancellableTask &task, double afterMs, bool a
 
 // The task's uncancelled twin, then the cancel measured: a fixed delay
 // lands after the end of a task on a fast machine and before its work on a
-// slow one, so the cancel comes at `fraction` of the time the twin took.
+// slow one, so the cancel comes at `fraction` of the time the twin took. The
+// twin runs twice and the faster run counts: the first may fill caches the
+// cancelled run then finds warm (oneDNN's primitives, the page cache).
 struct MidwayCancel {
     Status whole;       // how the uncancelled twin ended (it must complete)
-    double wholeMs = 0; // and how long it took
+    double wholeMs = 0; // and how long its faster run took
     double afterMs = 0; // when the cancel came
     Latency latency;
 };
@@ -103,9 +105,12 @@ inline MidwayCancel measureCancelMidway(const CancellableTask &task, double frac
 {
     MidwayCancel m;
     const std::atomic<bool> never{false};
-    const auto t0 = CancelClock::now();
-    m.whole = task(never);
-    m.wholeMs = std::chrono::duration<double, std::milli>(CancelClock::now() - t0).count();
+    for (int run = 0; run < 2 && m.whole.isOk(); ++run) {
+        const auto t0 = CancelClock::now();
+        m.whole = task(never);
+        const double ms = std::chrono::duration<double, std::milli>(CancelClock::now() - t0).count();
+        m.wholeMs = run == 0 ? ms : std::min(m.wholeMs, ms);
+    }
     m.afterMs = m.wholeMs * fraction;
     m.latency = measureCancel(task, m.afterMs, allThreads);
     return m;
