@@ -1,0 +1,259 @@
+// Data movement compiled as copies (issue 13, "data movement ... compiled"):
+// Concat (any element type) and constant-mode Pad (float32), whole tensors.
+//
+// Concat along axis a of inputs x_i is, per index of the dims before a (the
+// outer count), one contiguous copy of each input's row of C_i·inner elements
+// to its offset in the output's row: memcpy at the memory system's speed,
+// where the reference kernel walks element by element. On the blocked layout
+// (layout.h) a channel Concat whose inputs all hold whole channel blocks is
+// the same copy: per image, input i's blocks are contiguous (C_i/b · H·W·b =
+// C_i·H·W elements) and land at channel offset Σ C_j·H·W of the output, so
+// the op takes its inputs and output blocked together and runs unchanged.
+// Channels-last (nhwc) makes the rows one pixel's channels.
+//
+// Pad (mode constant, no negative pads): the output filled with the constant,
+// then each innermost row of the input copied to its place. On a blocked
+// layout with no pad along the channels the same loops run over the storage
+// order's dims ([N][C/b][H][W][b] or [N][H][W][C]); the filled pixels' padded
+// channel lanes hold the constant, which is finite.
+// Assumes static shapes that agree off the axis (the importer checked them).
+#include "backends/cpu/cpuop.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tessera::cpu {
+
+namespace {
+
+class ConcatOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        std::uint8_t *out = tensors[m_out];
+        for (std::int64_t o = 0; o < m_outer; ++o) {
+            std::uint8_t *row = out + o * m_outRow;
+            for (const Part &p : m_parts)
+                if (p.row > 0)
+                    std::memcpy(row + p.offset, tensors[p.tensor] + o * p.row, static_cast<std::size_t>(p.row));
+        }
+        return Status::ok();
+    }
+
+    std::vector<std::vector<TensorId>> blockedGroups(const Graph &g, int block) const override
+    {
+        const Shape &y = g.tensor(m_out).shape;
+        if (block <= 0 || m_axis != 1 || y.size() != 4 || g.tensor(m_out).dtype != DType::Float32)
+            return {};
+        std::vector<TensorId> group{m_out};
+        for (const Part &p : m_parts) {
+            if (g.tensor(p.tensor).shape[1] % block != 0)
+                return {};
+            group.push_back(p.tensor);
+        }
+        return {group};
+    }
+
+    // nhwc (block 1): per pixel, each input's C_i channels to their offset.
+    Status useLayouts(const LayoutContext &ctx) override
+    {
+        if (ctx.block != 1 || !ctx.isBlocked(m_out))
+            return Status::ok();
+        const Shape &y = ctx.graph.tensor(m_out).shape;
+        const auto elem = static_cast<std::int64_t>(dtypeSize(ctx.graph.tensor(m_out).dtype));
+        m_outer = y[0] * y[2] * y[3];
+        m_outRow = y[1] * elem;
+        std::int64_t at = 0;
+        for (Part &p : m_parts) {
+            p.row = ctx.graph.tensor(p.tensor).shape[1] * elem;
+            p.offset = at;
+            at += p.row;
+        }
+        impl = "nhwc";
+        return Status::ok();
+    }
+
+    struct Part {
+        TensorId tensor;
+        std::int64_t row;    // bytes per outer index
+        std::int64_t offset; // bytes into the output's row
+    };
+    std::vector<Part> m_parts;
+    std::int64_t m_outer = 1, m_outRow = 0;
+    std::size_t m_axis = 0;
+    TensorId m_out = kInvalidId;
+};
+
+class PadOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        auto *out = reinterpret_cast<float *>(tensors[m_out]);
+        const auto *in = reinterpret_cast<const float *>(tensors[m_in]);
+        std::fill(out, out + m_outElements, m_value);
+        const std::size_t rank = m_inDims.size();
+        const std::int64_t row = m_inDims.back();
+        std::vector<std::int64_t> idx(rank, 0);
+        std::vector<std::int64_t> outStride(rank, 1);
+        for (std::size_t d = rank; d-- > 1;)
+            outStride[d - 1] = outStride[d] * m_outDims[d];
+        std::int64_t rows = 1;
+        for (std::size_t d = 0; d + 1 < rank; ++d)
+            rows *= m_inDims[d];
+        for (std::int64_t r = 0; r < rows; ++r) {
+            std::int64_t o = m_begin[rank - 1];
+            for (std::size_t d = 0; d + 1 < rank; ++d)
+                o += (idx[d] + m_begin[d]) * outStride[d];
+            std::memcpy(out + o, in + r * row, static_cast<std::size_t>(row) * sizeof(float));
+            for (std::size_t d = rank - 1; d-- > 0;) { // odometer over the rows
+                if (++idx[d] < m_inDims[d])
+                    break;
+                idx[d] = 0;
+            }
+        }
+        return Status::ok();
+    }
+
+    std::vector<std::vector<TensorId>> blockedGroups(const Graph &g, int block) const override
+    {
+        const Shape &x = g.tensor(m_in).shape, &y = g.tensor(m_out).shape;
+        if (block <= 0 || x.size() != 4 || x[1] != y[1])
+            return {};
+        return {{m_in, m_out}};
+    }
+
+    Status useLayouts(const LayoutContext &ctx) override
+    {
+        if (!ctx.isBlocked(m_out))
+            return Status::ok();
+        const Shape &x = ctx.graph.tensor(m_in).shape, &y = ctx.graph.tensor(m_out).shape;
+        const std::vector<std::int64_t> b = m_begin;
+        if (ctx.block == 1) {
+            m_inDims = {x[0], x[2], x[3], x[1]};
+            m_outDims = {y[0], y[2], y[3], y[1]};
+            m_begin = {b[0], b[2], b[3], 0};
+            impl = "nhwc";
+        } else {
+            const std::int64_t cb = (x[1] + ctx.block - 1) / ctx.block;
+            m_inDims = {x[0], cb, x[2], x[3], ctx.block};
+            m_outDims = {y[0], cb, y[2], y[3], ctx.block};
+            m_begin = {b[0], 0, b[2], b[3], 0};
+            impl = "blocked";
+        }
+        m_outElements = 1;
+        for (std::int64_t v : m_outDims)
+            m_outElements *= v;
+        return Status::ok();
+    }
+
+    std::vector<std::int64_t> m_inDims, m_outDims, m_begin; // in storage order
+    std::int64_t m_outElements = 0;
+    float m_value = 0;
+    TensorId m_in = kInvalidId, m_out = kInvalidId;
+};
+
+} // namespace
+
+CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Pad" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    if (x.dtype != DType::Float32 || y.dtype != DType::Float32 || x.shape.empty() || x.shape.size() != y.shape.size() ||
+        node.attrString("mode", "constant") != "constant")
+        return nullptr;
+    const std::size_t rank = x.shape.size();
+    std::vector<std::int64_t> pads = node.attrInts("pads");
+    auto input = [&](std::size_t i) { return i < node.inputs.size() && node.inputs[i] != kInvalidId; };
+    if (input(3))
+        return nullptr; // axes: left to the reference kernel
+    if (input(1)) {
+        const auto &data = constants.data[static_cast<std::size_t>(node.inputs[1])];
+        if (!data || g.tensor(node.inputs[1]).dtype != DType::Int64)
+            return nullptr;
+        pads.assign(reinterpret_cast<const std::int64_t *>(data->bytes.data()),
+                    reinterpret_cast<const std::int64_t *>(data->bytes.data()) + data->bytes.size() / 8);
+    }
+    if (pads.size() != 2 * rank)
+        return nullptr;
+    auto op = std::make_unique<PadOp>();
+    op->m_value = static_cast<float>(node.attrFloat("value", 0.0));
+    if (input(2)) {
+        const float *v = constants.f32(node.inputs[2]);
+        if (!v || g.tensor(node.inputs[2]).dtype != DType::Float32)
+            return nullptr;
+        if (g.tensor(node.inputs[2]).elements() > 0)
+            op->m_value = *v;
+    }
+    op->m_outElements = y.elements();
+    for (std::size_t d = 0; d < rank; ++d) {
+        if (pads[d] < 0 || pads[d + rank] < 0 || x.shape[d] + pads[d] + pads[d + rank] != y.shape[d])
+            return nullptr;
+        if (x.shape[d] == 0)
+            return nullptr;
+    }
+    op->m_inDims = x.shape;
+    op->m_outDims = y.shape;
+    op->m_begin.assign(pads.begin(), pads.begin() + static_cast<long>(rank));
+    op->m_in = node.inputs[0];
+    op->m_out = node.outputs[0];
+    op->reads = {op->m_in};
+    for (std::size_t i = 1; i < node.inputs.size(); ++i)
+        if (node.inputs[i] != kInvalidId)
+            op->reads.push_back(node.inputs[i]);
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = "Pad";
+    op->engine = Engine::Copy;
+    return op;
+}
+
+CpuOpPtr makeConcatOp(const Graph &g, NodeId n)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Concat" || node.outputs.size() != 1 || node.inputs.empty())
+        return nullptr;
+    const Tensor &y = g.tensor(node.outputs[0]);
+    const auto rank = static_cast<std::int64_t>(y.shape.size());
+    std::int64_t axis = node.attrInt("axis", 0);
+    if (axis < 0)
+        axis += rank;
+    if (rank == 0 || axis < 0 || axis >= rank)
+        return nullptr;
+    const auto a = static_cast<std::size_t>(axis);
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t d = 0; d < a; ++d)
+        outer *= y.shape[d];
+    for (std::size_t d = a + 1; d < y.shape.size(); ++d)
+        inner *= y.shape[d];
+    const auto elem = static_cast<std::int64_t>(dtypeSize(y.dtype));
+    auto op = std::make_unique<ConcatOp>();
+    std::int64_t at = 0;
+    for (TensorId t : node.inputs) {
+        if (t == kInvalidId)
+            return nullptr;
+        const Tensor &x = g.tensor(t);
+        if (x.dtype != y.dtype || x.shape.size() != y.shape.size())
+            return nullptr;
+        const std::int64_t row = x.shape[a] * inner * elem;
+        op->m_parts.push_back({t, row, at});
+        op->reads.push_back(t);
+        at += row;
+    }
+    if (at != y.shape[a] * inner * elem || elem <= 0)
+        return nullptr;
+    op->m_outer = outer;
+    op->m_outRow = at;
+    op->m_axis = a;
+    op->m_out = node.outputs[0];
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = "Concat";
+    op->engine = Engine::Copy;
+    return op;
+}
+
+} // namespace tessera::cpu
