@@ -400,6 +400,15 @@ private:
         if (!layouts)
             return layouts.status();
         out->bytes = std::move(layouts->bytes);
+        // Plain readers of blocked tensors get their plain copies.
+        std::size_t at = 0;
+        for (TaskProgram &p : out->tasks)
+            for (CpuOpPtr &op : p.ops) {
+                std::vector<TensorId> &views = layouts->plainViews[at];
+                if (!views.empty())
+                    op = cpu::withPlainViews(std::move(op), graph, std::move(views), layouts->block);
+                allOps[at++] = op.get();
+            }
 
         placeArena(*out);
         TS_TRY(checkMemory(*out));

@@ -19,6 +19,7 @@
 #include "core/ops/ops.h"
 #include "core/support/status.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,12 +41,19 @@ class JitCache;
 //                  with zeros to a multiple of b (direct JIT kernels);
 //   block 1:       channels-last nhwc, [N][H][W][C] (brgemm kernels; the
 //                  innermost block is one pixel's channels).
+// An op sees as blocked only the tensors it listed in its blockedGroups();
+// a blocked tensor it did not list reaches it as a plain copy (layout.h).
 struct LayoutContext {
     const Graph &graph;
-    const std::vector<bool> &blocked; // per TensorId
-    int block = 0;                    // 16, 8, 1 as above; 0: the host has none
-    JitCache *jit = nullptr;          // for ops that regenerate code (null: none)
-    bool isBlocked(TensorId t) const { return t != kInvalidId && blocked[static_cast<std::size_t>(t)]; }
+    const std::vector<bool> &blocked;  // per TensorId
+    int block = 0;                     // 16, 8, 1 as above; 0: the host has none
+    JitCache *jit = nullptr;           // for ops that regenerate code (null: none)
+    std::vector<TensorId> listed = {}; // the op's blockedGroups() members (set per op)
+    bool isBlocked(TensorId t) const
+    {
+        return t != kInvalidId && blocked[static_cast<std::size_t>(t)] &&
+               std::find(listed.begin(), listed.end(), t) != listed.end();
+    }
 };
 
 class CpuOp
@@ -152,6 +160,11 @@ bool dnnlPrimitiveOpType(std::string_view opType);
 NativeAttempt makeDnnlPrimitiveOp(const FusionScope &scope, std::size_t pos);
 
 // jit.cpp: see jit.h.
+
+// onednn.cpp: `inner` reading the blocked tensors `views` (which it did not
+// list in its blockedGroups) through plain copies: each run reorders them
+// into this thread's scratch and hands `inner` a tensor table pointing there.
+CpuOpPtr withPlainViews(CpuOpPtr inner, const Graph &g, std::vector<TensorId> views, int block);
 
 // datamove.cpp: Concat and constant-mode Pad as block copies (null when the
 // node is not one they take: the caller falls back).

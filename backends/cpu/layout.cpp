@@ -27,7 +27,7 @@ Expected<Layouts> assignLayouts(const Graph &g, const std::vector<CpuOp *> &ops,
     if (out.block > 0) {
         // S1: candidates.
         std::vector<bool> cand(nt, false);
-        std::vector<int> writers(nt, 0), touches(nt, 0), grouped(nt, 0);
+        std::vector<int> writers(nt, 0), writerListed(nt, 0), readers(nt, 0), readersListed(nt, 0);
         for (std::size_t t = 0; t < nt; ++t) {
             const Tensor &tensor = g.tensor(static_cast<TensorId>(t));
             cand[t] = tensor.shape.size() == 4 && tensor.dtype == DType::Float32 && !tensor.isConstant() &&
@@ -38,28 +38,31 @@ Expected<Layouts> assignLayouts(const Graph &g, const std::vector<CpuOp *> &ops,
         for (TensorId t : g.outputs)
             cand[static_cast<std::size_t>(t)] = false;
         std::vector<std::vector<std::vector<TensorId>>> groups(ops.size());
+        std::vector<std::vector<TensorId>> listed(ops.size());
+        auto sortedUnique = [](std::vector<TensorId> v) {
+            std::sort(v.begin(), v.end());
+            v.erase(std::unique(v.begin(), v.end()), v.end());
+            return v;
+        };
         for (std::size_t i = 0; i < ops.size(); ++i) {
             const CpuOp &op = *ops[i];
-            std::vector<TensorId> touched(op.reads);
-            touched.insert(touched.end(), op.writes.begin(), op.writes.end());
-            std::sort(touched.begin(), touched.end());
-            touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-            for (TensorId t : touched)
-                ++touches[static_cast<std::size_t>(t)];
-            for (TensorId t : op.writes)
-                ++writers[static_cast<std::size_t>(t)];
             groups[i] = op.blockedGroups(g, out.block);
-            std::vector<TensorId> listed;
             for (const auto &group : groups[i])
-                listed.insert(listed.end(), group.begin(), group.end());
-            std::sort(listed.begin(), listed.end());
-            listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
-            for (TensorId t : listed)
-                if (std::binary_search(touched.begin(), touched.end(), t))
-                    ++grouped[static_cast<std::size_t>(t)];
+                listed[i].insert(listed[i].end(), group.begin(), group.end());
+            listed[i] = sortedUnique(std::move(listed[i]));
+            auto isListed = [&](TensorId t) { return std::binary_search(listed[i].begin(), listed[i].end(), t); };
+            for (TensorId t : sortedUnique(op.writes)) {
+                ++writers[static_cast<std::size_t>(t)];
+                writerListed[static_cast<std::size_t>(t)] += isListed(t) ? 1 : 0;
+            }
+            for (TensorId t : sortedUnique(op.reads)) {
+                ++readers[static_cast<std::size_t>(t)];
+                readersListed[static_cast<std::size_t>(t)] += isListed(t) ? 1 : 0;
+            }
         }
         for (std::size_t t = 0; t < nt; ++t)
-            cand[t] = cand[t] && writers[t] == 1 && touches[t] == grouped[t];
+            cand[t] = cand[t] && writers[t] == 1 && writerListed[t] == 1 && readersListed[t] >= 1 &&
+                      2 * readersListed[t] >= readers[t];
 
         // S2: plain spreads through groups.
         for (bool changed = true; changed;) {
@@ -89,10 +92,21 @@ Expected<Layouts> assignLayouts(const Graph &g, const std::vector<CpuOp *> &ops,
     }
 
     // S3: every op adapts (also when nothing is blocked: an op may have been
-    // made for either).
-    const LayoutContext ctx{g, out.blocked, out.block, jit};
-    for (CpuOp *op : ops)
-        TS_TRY(op->useLayouts(ctx));
+    // made for either), seeing blocked only what it listed.
+    LayoutContext ctx{g, out.blocked, out.block, jit};
+    out.plainViews.resize(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        CpuOp &op = *ops[i];
+        ctx.listed.clear();
+        if (out.block > 0)
+            for (const auto &group : op.blockedGroups(g, out.block))
+                ctx.listed.insert(ctx.listed.end(), group.begin(), group.end());
+        TS_TRY(op.useLayouts(ctx));
+        for (TensorId t : op.reads)
+            if (out.blocked[static_cast<std::size_t>(t)] && !ctx.isBlocked(t) &&
+                std::find(out.plainViews[i].begin(), out.plainViews[i].end(), t) == out.plainViews[i].end())
+                out.plainViews[i].push_back(t);
+    }
     return out;
 }
 

@@ -2,12 +2,13 @@
 //
 // After every task is lowered, chooses per tensor plain row-major storage or
 // oneDNN's channel-blocked layout, so that consecutive convolutions, poolings,
-// element-wise chains and channel concatenations pass blocked activations to
-// each other with no reorder between them (issue 13: before, every blocked
-// convolution reordered its source in and its result out). A reorder is left
-// only where a blocked producer meets a consumer that needs plain storage (a
-// reference kernel, a matrix product, a graph output): the producing
-// convolution then writes plain through its own reorder, once.
+// element-wise chains, channel concatenations and paddings pass blocked
+// activations to each other with no reorder between them (issue 13: before,
+// every blocked convolution reordered its source in and its result out). A
+// reorder is left only where blocked meets plain: the graph's inputs and
+// outputs (a convolution reorders its own source in or result out), and a
+// consumer that needs plain storage (a reference kernel, a matrix product),
+// which reads a plain copy made for it (one reorder per such consumer).
 #pragma once
 
 #include "backends/cpu/cpuop.h"
@@ -19,12 +20,19 @@ struct Layouts {
     std::vector<std::int64_t> bytes; // per TensorId: storage in its layout (padded channels)
     int block = 0;                   // LayoutContext::block; 0: no blocked layout on this host
     int blockedTensors = 0;
+    // Per op (in the order given): the blocked tensors it reads without
+    // having listed them, which it must get as plain copies (withPlainViews).
+    std::vector<std::vector<TensorId>> plainViews;
 };
 
 // S1: candidates are rank-4 float32 activations (not graph inputs, outputs or
-// constants) that every op touching them lists in one of its blockedGroups();
+// constants) whose one writer lists them in one of its blockedGroups() and
+// whose readers that list them are at least as many as those that do not
+// (each of those pays one reorder to a plain copy, where a plain tensor
+// would cost the writer's reorder out and every blocked reader's in);
 // S2: a group with one plain member makes every member plain, to a fixed
-// point; S3: every op is told (useLayouts). `block` is the host's channel
+// point; S3: every op is told (useLayouts), and the plain readers of blocked
+// tensors are listed (plainViews). `block` is the host's channel
 // block (dnnlBlockSize()); 0 or `enabled` false leaves everything plain.
 Expected<Layouts> assignLayouts(const Graph &g, const std::vector<CpuOp *> &ops, int block, bool enabled,
                                 JitCache *jit);

@@ -688,6 +688,74 @@ bool blockedLayoutsEnabled()
     return enabled && dnnlBlockSize() > 0;
 }
 
+namespace {
+
+class PlainViewOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        thread_local std::vector<std::uint8_t *> table;
+        thread_local std::vector<std::vector<std::uint8_t>> copies;
+        table.assign(tensors, tensors + m_tensorCount);
+        if (copies.size() < m_views.size())
+            copies.resize(m_views.size());
+        try {
+            dnnl::stream stream(dnnlEngine());
+            for (std::size_t i = 0; i < m_views.size(); ++i) {
+                const View &v = m_views[i];
+                std::vector<std::uint8_t> &copy = copies[i];
+                if (copy.size() < v.plain.get_size())
+                    copy.resize(v.plain.get_size());
+                memory from(v.blocked, dnnlEngine(), tensors[v.tensor]), to(v.plain, dnnlEngine(), copy.data());
+                v.reorder.execute(stream, from, to);
+                table[static_cast<std::size_t>(v.tensor)] = copy.data();
+            }
+            stream.wait();
+        } catch (const dnnl::error &e) {
+            return Status::error(ErrorCode::Internal, "oneDNN failed on a plain copy for '" + label + "': " + e.what());
+        }
+        return m_inner->run(table.data());
+    }
+
+    int reorders() const override { return m_inner->reorders() + static_cast<int>(m_views.size()); }
+
+    struct View {
+        TensorId tensor;
+        memory::desc blocked, plain;
+        dnnl::reorder reorder;
+    };
+    CpuOpPtr m_inner;
+    std::vector<View> m_views;
+    std::size_t m_tensorCount = 0;
+};
+
+} // namespace
+
+CpuOpPtr withPlainViews(CpuOpPtr inner, const Graph &g, std::vector<TensorId> views, int block)
+{
+    if (views.empty())
+        return inner;
+    auto op = std::make_unique<PlainViewOp>();
+    op->m_tensorCount = g.tensorCount();
+    for (TensorId t : views) {
+        const Shape &shape = g.tensor(t).shape;
+        const memory::desc blocked = blockedDesc(shape, block), plain = plainDesc(shape);
+        op->m_views.push_back(
+            {t, blocked, plain,
+             dnnl::reorder(dnnl::reorder::primitive_desc(dnnlEngine(), blocked, dnnlEngine(), plain))});
+    }
+    op->engine = inner->engine;
+    op->nodes = inner->nodes;
+    op->reads = inner->reads;
+    op->writes = inner->writes;
+    op->label = inner->label;
+    op->impl = inner->impl;
+    op->declined = inner->declined;
+    op->m_inner = std::move(inner);
+    return op;
+}
+
 bool dnnlAnchor(std::string_view opType)
 {
     return opType == "Conv" || opType == "MatMul" || opType == "Gemm";
