@@ -166,10 +166,12 @@ NativeAttempt makeDnnlPrimitiveOp(const FusionScope &scope, std::size_t pos);
 // into this thread's scratch and hands `inner` a tensor table pointing there.
 CpuOpPtr withPlainViews(CpuOpPtr inner, const Graph &g, std::vector<TensorId> views, int block);
 
-// datamove.cpp: Concat and constant-mode Pad as block copies (null when the
-// node is not one they take: the caller falls back).
+// datamove.cpp: data movement as block copies (null when the node is not one
+// they take: the caller falls back).
 CpuOpPtr makeConcatOp(const Graph &g, NodeId n);
 CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants);
+CpuOpPtr makeTransposeOp(const Graph &g, NodeId n);
+CpuOpPtr makeReshapeOp(const Graph &g, NodeId n); // Reshape, Flatten, Squeeze, Unsqueeze
 
 // reffallback.cpp: node n on the reference kernel over `regions` of output
 // `output` (a whole-tensor op when `regions` is empty: every output, whole).

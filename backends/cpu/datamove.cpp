@@ -1,5 +1,7 @@
 // Data movement compiled as copies (issue 13, "data movement ... compiled"):
-// Concat (any element type) and constant-mode Pad (float32), whole tensors.
+// Concat (any element type), constant-mode Pad (float32), Transpose (4- and
+// 8-byte elements) and the reshapes (Reshape, Flatten, Squeeze, Unsqueeze:
+// the same bytes, one memcpy), whole tensors, plain layouts but where said.
 //
 // Concat along axis a of inputs x_i is, per index of the dims before a (the
 // outer count), one contiguous copy of each input's row of C_i·inner elements
@@ -16,6 +18,12 @@
 // layout with no pad along the channels the same loops run over the storage
 // order's dims ([N][C/b][H][W][b] or [N][H][W][C]); the filled pixels' padded
 // channel lanes hold the constant, which is finite.
+//
+// Transpose: dims the permutation keeps adjacent are merged first (BERT's
+// [1,128,12,64] by (0,2,1,3) is [128,12,64] by (1,0,2)); the output is then
+// walked in order, the innermost run copied with memcpy when the permutation
+// keeps the last dim in place, element by element at the input's stride
+// otherwise.
 // Assumes static shapes that agree off the axis (the importer checked them).
 #include "backends/cpu/cpuop.h"
 
@@ -154,7 +162,143 @@ public:
     TensorId m_in = kInvalidId, m_out = kInvalidId;
 };
 
+class TransposeOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        if (m_elem == 4)
+            walk<std::uint32_t>(tensors);
+        else
+            walk<std::uint64_t>(tensors);
+        return Status::ok();
+    }
+
+    template <class T> void walk(std::uint8_t *const *tensors) const
+    {
+        T *out = reinterpret_cast<T *>(tensors[m_out]);
+        const T *in = reinterpret_cast<const T *>(tensors[m_in]);
+        const std::size_t rank = m_outDims.size();
+        const std::int64_t inner = m_outDims.back(), innerStride = m_inStrides.back();
+        std::int64_t rows = 1;
+        for (std::size_t d = 0; d + 1 < rank; ++d)
+            rows *= m_outDims[d];
+        std::vector<std::int64_t> idx(rank, 0);
+        std::int64_t src = 0;
+        for (std::int64_t r = 0; r < rows; ++r, out += inner) {
+            if (innerStride == 1)
+                std::memcpy(out, in + src, static_cast<std::size_t>(inner) * sizeof(T));
+            else
+                for (std::int64_t i = 0; i < inner; ++i)
+                    out[i] = in[src + i * innerStride];
+            for (std::size_t d = rank - 1; d-- > 0;) { // odometer over the output's rows
+                src += m_inStrides[d];
+                if (++idx[d] < m_outDims[d])
+                    break;
+                src -= idx[d] * m_inStrides[d];
+                idx[d] = 0;
+            }
+        }
+    }
+
+    std::vector<std::int64_t> m_outDims;   // merged
+    std::vector<std::int64_t> m_inStrides; // per output dim: the input's element stride
+    std::int64_t m_elem = 4;
+    TensorId m_in = kInvalidId, m_out = kInvalidId;
+};
+
+// Reshape, Flatten, Squeeze, Unsqueeze: the input's bytes, unchanged.
+class ReshapeOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        if (tensors[m_out] != tensors[m_in])
+            std::memcpy(tensors[m_out], tensors[m_in], m_bytes);
+        return Status::ok();
+    }
+    std::size_t m_bytes = 0;
+    TensorId m_in = kInvalidId, m_out = kInvalidId;
+};
+
 } // namespace
+
+CpuOpPtr makeTransposeOp(const Graph &g, NodeId n)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Transpose" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    const auto elem = static_cast<std::int64_t>(dtypeSize(x.dtype));
+    const std::size_t rank = x.shape.size();
+    if ((elem != 4 && elem != 8) || y.dtype != x.dtype || y.shape.size() != rank || rank == 0 || x.elements() <= 0)
+        return nullptr;
+    std::vector<std::int64_t> perm = node.attrInts("perm");
+    if (perm.empty())
+        for (std::size_t d = rank; d-- > 0;)
+            perm.push_back(static_cast<std::int64_t>(d));
+    if (perm.size() != rank)
+        return nullptr;
+    std::vector<std::int64_t> inStride(rank, 1);
+    for (std::size_t d = rank; d-- > 1;)
+        inStride[d - 1] = inStride[d] * x.shape[d];
+    // Output dims with their input strides; unit dims dropped, then output
+    // dims merged where the input walks them contiguously too.
+    std::vector<std::int64_t> dims, strides;
+    for (std::size_t d = 0; d < rank; ++d) {
+        const auto p = static_cast<std::size_t>(perm[d]);
+        if (p >= rank || x.shape[p] != y.shape[d])
+            return nullptr;
+        if (y.shape[d] == 1)
+            continue;
+        if (!dims.empty() && strides.back() == inStride[p] * y.shape[d]) {
+            dims.back() *= y.shape[d];
+            strides.back() = inStride[p];
+        } else {
+            dims.push_back(y.shape[d]);
+            strides.push_back(inStride[p]);
+        }
+    }
+    if (dims.empty()) {
+        dims = {1};
+        strides = {1};
+    }
+    auto op = std::make_unique<TransposeOp>();
+    op->m_outDims = std::move(dims);
+    op->m_inStrides = std::move(strides);
+    op->m_elem = elem;
+    op->m_in = node.inputs[0];
+    op->m_out = node.outputs[0];
+    op->reads = {op->m_in};
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = "Transpose";
+    op->engine = Engine::Copy;
+    return op;
+}
+
+CpuOpPtr makeReshapeOp(const Graph &g, NodeId n)
+{
+    const Node &node = g.node(n);
+    static const char *const types[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"};
+    if (std::find(std::begin(types), std::end(types), node.opType) == std::end(types) || node.inputs.empty() ||
+        node.outputs.empty() || node.inputs[0] == kInvalidId || node.outputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    if (x.dtype != y.dtype || x.bytes() != y.bytes() || x.bytes() < 0)
+        return nullptr;
+    auto op = std::make_unique<ReshapeOp>();
+    op->m_bytes = static_cast<std::size_t>(x.bytes());
+    op->m_in = node.inputs[0];
+    op->m_out = node.outputs[0];
+    op->reads.assign(node.inputs.begin(), node.inputs.end());
+    op->reads.erase(std::remove(op->reads.begin(), op->reads.end(), kInvalidId), op->reads.end());
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = node.opType;
+    op->engine = Engine::Copy;
+    return op;
+}
 
 CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants)
 {

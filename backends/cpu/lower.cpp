@@ -530,7 +530,10 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
         }
         CpuOpPtr copy;
         if (useCopy)
-            copy = n.opType == "Pad" ? makePadOp(g, k.nodes[pos], constants) : makeConcatOp(g, k.nodes[pos]);
+            copy = n.opType == "Pad"         ? makePadOp(g, k.nodes[pos], constants)
+                   : n.opType == "Transpose" ? makeTransposeOp(g, k.nodes[pos])
+                   : n.opType == "Concat"    ? makeConcatOp(g, k.nodes[pos])
+                                             : makeReshapeOp(g, k.nodes[pos]);
         if (CpuOpPtr op = std::move(copy)) {
             done[pos] = true;
             out.push_back(std::move(op));
