@@ -426,17 +426,8 @@ private:
             }
         }
         int reorders = 0;
-        for (const cpu::CpuOp *op : allOps) {
+        for (const cpu::CpuOp *op : allOps)
             reorders += op->reorders();
-            if (op->reorders() && std::getenv("TESSERA_DEBUG_REORDERS")) {
-                std::fprintf(stderr, "reorder %d %s:", op->reorders(), op->label.c_str());
-                for (TensorId t : op->reads)
-                    std::fprintf(stderr, " r%s", graph.tensor(t).name.c_str());
-                for (TensorId t : op->writes)
-                    std::fprintf(stderr, " w%s", graph.tensor(t).name.c_str());
-                std::fprintf(stderr, "\n");
-            }
-        }
         m["reorders"] = reorders; // layout reorders a run executes (oneDNN ops' own)
         m["blocked_tensors"] = layouts->blockedTensors;
         m["jit_kernels_compiled"] = m_jit.compiled() - compiledBefore;

@@ -47,6 +47,17 @@ memory::format_tag plainTag(std::size_t rank)
     return rank < std::size(tags) ? tags[rank] : F::undef;
 }
 
+// TESSERA_CPU_BLOCK: 16, 8 or 1 forces that activation layout (0: oneDNN's).
+int forcedBlock()
+{
+    static const int forced = [] {
+        const char *v = std::getenv("TESSERA_CPU_BLOCK");
+        const std::string_view s = v ? v : "";
+        return s == "16" ? 16 : s == "8" ? 8 : s == "1" ? 1 : 0;
+    }();
+    return forced;
+}
+
 bool isF32(const Graph &g, TensorId t)
 {
     return t != kInvalidId && g.tensor(t).dtype == DType::Float32;
@@ -179,6 +190,14 @@ std::optional<Anchor> convAnchor(const FusionScope &s, const Node &n)
     const auto tag = (pointwise && !blockedLayoutsEnabled()) || plainOnly ? plainTag(rank) : memory::format_tag::any;
     a.src = memory::desc(Dims(x.begin(), x.end()), memory::data_type::f32, tag);
     a.dst = memory::desc(Dims(y.begin(), y.end()), memory::data_type::f32, tag);
+    // TESSERA_CPU_BLOCK=16|8|1 (forcedBlock()) asks for that layout instead of
+    // oneDNN's choice (a source of fewer channels than a block keeps its
+    // choice): to test every layout's code path on one host.
+    if (const int forced = forcedBlock(); forced > 0 && tag == memory::format_tag::any && rank == 4) {
+        a.dst = blockedDesc(y, forced);
+        if (x[1] >= forced)
+            a.src = blockedDesc(x, forced);
+    }
     Dims wd(w.begin(), w.end());
     if (group > 1) {
         wd[0] /= group;
@@ -659,6 +678,8 @@ int dnnlBlockSize()
     // brgemm kernels' channels-last (nhwc: 1; oneDNN 2.6 on AVX-512 cores
     // with brgemm support), or none.
     static const int block = [] {
+        if (forcedBlock() > 0)
+            return forcedBlock();
         try {
             const memory::desc any({1, 64, 14, 14}, memory::data_type::f32, memory::format_tag::any);
             const memory::desc w({64, 64, 3, 3}, memory::data_type::f32, memory::format_tag::any);
