@@ -979,6 +979,54 @@ TEST_F(CpuBackendTest, ReflectPadStaysOnTheReferenceKernel)
     EXPECT_EQ(r.metrics["fallback/Pad"], 1);
 }
 
+// x[8,1,16] x W[16,12] + bias + r: one constant matrix for every batch, so
+// the batches are folded into the rows of one product (PyTorch's
+// in-projection shape); `residual` is r's shape.
+Graph batchedRows(const Shape &residual)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {8, 1, 16}, Tensor::Kind::Input);
+    const TensorId r = testgraphs::tensor(g, "r", residual, Tensor::Kind::Input);
+    g.inputs = {x, r};
+    const TensorId mm = op(g, "mm", "MatMul", {x, testgraphs::weight(g, "w", {16, 12})}, {8, 1, 12});
+    const TensorId biased = op(g, "bias", "Add", {mm, testgraphs::weight(g, "b", {12})}, {8, 1, 12});
+    g.outputs = {op(g, "res", "Add", {biased, r}, {8, 1, 12})};
+    return g;
+}
+
+// The three nodes as one kernel on both backends; the cpu run.
+RunResult fusedMatchesReference(IBackend &cpu, IBackend &reference, const Graph &g)
+{
+    const ExecutionPlan p = planutil::wholePlan(g, {{0, 1, 2}});
+    const auto inputs = planutil::makeInputs(g, 6);
+    auto got = planutil::compileAndRun(cpu, g, p, inputs);
+    auto expected = planutil::compileAndRun(reference, g, p, inputs);
+    EXPECT_TRUE(got.isOk() && expected.isOk()) << got.status().str();
+    if (!got.isOk() || !expected.isOk())
+        return {};
+    EXPECT_LT(relativeL2(got->outputs[0], expected->outputs[0]), kTolerance);
+    return std::move(*got);
+}
+
+// Folded into rows, the product keeps its bias and a full-size residual as
+// post-ops (one oneDNN op) and matches the reference.
+TEST_F(CpuBackendTest, BatchesOfOneMatrixAreRowsOfOneProduct)
+{
+    RunResult r = fusedMatchesReference(*cpu, *reference, batchedRows({8, 1, 12}));
+    EXPECT_EQ(r.metrics["ops/onednn"], 1);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+}
+
+// Negative twin: an operand broadcast along the folded batches ([8,1,1])
+// does not fold with the rows: that post-op is refused and the Add runs as
+// an LLVM chain after the product, still matching.
+TEST_F(CpuBackendTest, OperandBroadcastAcrossFoldedBatchesIsNotAPostOp)
+{
+    RunResult r = fusedMatchesReference(*cpu, *reference, batchedRows({8, 1, 1}));
+    EXPECT_EQ(r.metrics["ops/onednn"], 1);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 1);
+}
+
 // DenseNet-121's dense blocks (Concat of every earlier layer, BatchNorm+Relu
 // chains before the convolutions, transition poolings) under every
 // scheduler, blocked end to end.
