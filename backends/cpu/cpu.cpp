@@ -396,7 +396,8 @@ private:
         for (TaskProgram &p : out->tasks)
             for (CpuOpPtr &op : p.ops)
                 allOps.push_back(op.get());
-        auto layouts = cpu::assignLayouts(graph, allOps, cpu::dnnlBlockSize(), cpu::blockedLayoutsEnabled(), &m_jit);
+        auto layouts =
+            cpu::assignLayouts(graph, allOps, cpu::dnnlBlockSize(), cpu::blockedLayoutsEnabled(), &m_jit, cancel);
         if (!layouts)
             return layouts.status();
         out->bytes = std::move(layouts->bytes);

@@ -14,7 +14,8 @@
 
 namespace tessera::cpu {
 
-Expected<Layouts> assignLayouts(const Graph &g, const std::vector<CpuOp *> &ops, int block, bool enabled, JitCache *jit)
+Expected<Layouts> assignLayouts(const Graph &g, const std::vector<CpuOp *> &ops, int block, bool enabled, JitCache *jit,
+                                const std::atomic<bool> *cancel)
 {
     const std::size_t nt = g.tensorCount();
     Layouts out;
@@ -96,6 +97,8 @@ Expected<Layouts> assignLayouts(const Graph &g, const std::vector<CpuOp *> &ops,
     LayoutContext ctx{g, out.blocked, out.block, jit};
     out.plainViews.resize(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return Status::error(ErrorCode::Cancelled, "compiling the plan was cancelled");
         CpuOp &op = *ops[i];
         ctx.listed.clear();
         if (out.block > 0)

@@ -13,6 +13,8 @@
 
 #include "backends/cpu/cpuop.h"
 
+#include <atomic>
+
 namespace tessera::cpu {
 
 struct Layouts {
@@ -34,7 +36,9 @@ struct Layouts {
 // point; S3: every op is told (useLayouts), and the plain readers of blocked
 // tensors are listed (plainViews). `block` is the host's channel
 // block (dnnlBlockSize()); 0 or `enabled` false leaves everything plain.
-Expected<Layouts> assignLayouts(const Graph &g, const std::vector<CpuOp *> &ops, int block, bool enabled,
-                                JitCache *jit);
+// `cancel` (may be null) is looked at before each op adapts (an op may
+// regenerate its code): set, the pass stops with ErrorCode::Cancelled.
+Expected<Layouts> assignLayouts(const Graph &g, const std::vector<CpuOp *> &ops, int block, bool enabled, JitCache *jit,
+                                const std::atomic<bool> *cancel = nullptr);
 
 } // namespace tessera::cpu
