@@ -5,7 +5,10 @@
 // through the reference-kernel path and matches too. Also: the kernel cache
 // (re-compiling an identical plan generates nothing, an override regenerates
 // only what changed), which engine runs what, an opaque op refused by name,
-// a plan compiled by another backend refused, capabilities and timing.
+// a plan compiled by another backend refused, capabilities and timing; the
+// activation layout pass (tensors kept blocked between the ops that take
+// them, one reorder per plain consumer), data movement as copies, MatMul
+// batches folded into rows, each beside a negative twin.
 #include "backends/cpu/cpu.h"
 #include "backends/cpu/cpuop.h"
 #include "backends/cpu/jit.h"
