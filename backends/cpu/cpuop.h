@@ -171,6 +171,7 @@ CpuOpPtr withPlainViews(CpuOpPtr inner, const Graph &g, std::vector<TensorId> vi
 CpuOpPtr makeConcatOp(const Graph &g, NodeId n);
 CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants);
 CpuOpPtr makeTransposeOp(const Graph &g, NodeId n);
+CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants);
 CpuOpPtr makeReshapeOp(const Graph &g, NodeId n); // Reshape, Flatten, Squeeze, Unsqueeze
 
 // reffallback.cpp: node n on the reference kernel over `regions` of output

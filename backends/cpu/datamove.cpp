@@ -1,7 +1,8 @@
 // Data movement compiled as copies (issue 13, "data movement ... compiled"):
-// Concat (any element type), constant-mode Pad (float32), Transpose (4- and
-// 8-byte elements) and the reshapes (Reshape, Flatten, Squeeze, Unsqueeze:
-// the same bytes, one memcpy), whole tensors, plain layouts but where said.
+// Concat (any element type), constant-mode Pad (float32), Transpose and Slice
+// with constant bounds (4- and 8-byte elements) and the reshapes (Reshape,
+// Flatten, Squeeze, Unsqueeze: the same bytes, one memcpy), whole tensors,
+// plain layouts but where said.
 //
 // Concat along axis a of inputs x_i is, per index of the dims before a (the
 // outer count), one contiguous copy of each input's row of C_i·inner elements
@@ -19,16 +20,17 @@
 // order's dims ([N][C/b][H][W][b] or [N][H][W][C]); the filled pixels' padded
 // channel lanes hold the constant, which is finite.
 //
-// Transpose: dims the permutation keeps adjacent are merged first (BERT's
-// [1,128,12,64] by (0,2,1,3) is [128,12,64] by (1,0,2)); the output is then
-// walked in order, the innermost run copied with memcpy when the permutation
-// keeps the last dim in place, element by element at the input's stride
-// otherwise.
+// Transpose and Slice are one strided copy: output dims the input walks as
+// one are merged first (BERT's [1,128,12,64] by (0,2,1,3) is [128,12,64] by
+// (1,0,2)); the output is then walked in order, the innermost run copied with
+// memcpy when the input walks it contiguously too, element by element at the
+// input's stride otherwise.
 // Assumes static shapes that agree off the axis (the importer checked them).
 #include "backends/cpu/cpuop.h"
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace tessera::cpu {
 
@@ -184,7 +186,7 @@ public:
         for (std::size_t d = 0; d + 1 < rank; ++d)
             rows *= m_outDims[d];
         std::vector<std::int64_t> idx(rank, 0);
-        std::int64_t src = 0;
+        std::int64_t src = m_base;
         for (std::int64_t r = 0; r < rows; ++r, out += inner) {
             if (innerStride == 1)
                 std::memcpy(out, in + src, static_cast<std::size_t>(inner) * sizeof(T));
@@ -202,7 +204,8 @@ public:
     }
 
     std::vector<std::int64_t> m_outDims;   // merged
-    std::vector<std::int64_t> m_inStrides; // per output dim: the input's element stride
+    std::vector<std::int64_t> m_inStrides; // per output dim: the input's element stride (negative: backwards)
+    std::int64_t m_base = 0;               // the input element of output element 0
     std::int64_t m_elem = 4;
     TensorId m_in = kInvalidId, m_out = kInvalidId;
 };
@@ -223,40 +226,26 @@ public:
 
 } // namespace
 
-CpuOpPtr makeTransposeOp(const Graph &g, NodeId n)
+namespace {
+
+// out[i] = in[base + Σ_d i_d · strides[d]] over the output's dims (Transpose,
+// Slice): unit dims dropped, adjacent dims merged where the input walks them
+// as one.
+CpuOpPtr stridedCopy(const Graph &g, NodeId n, const Shape &outDims, const std::vector<std::int64_t> &inStrides,
+                     std::int64_t base)
 {
     const Node &node = g.node(n);
-    if (node.opType != "Transpose" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
-        return nullptr;
-    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
-    const auto elem = static_cast<std::int64_t>(dtypeSize(x.dtype));
-    const std::size_t rank = x.shape.size();
-    if ((elem != 4 && elem != 8) || y.dtype != x.dtype || y.shape.size() != rank || rank == 0 || x.elements() <= 0)
-        return nullptr;
-    std::vector<std::int64_t> perm = node.attrInts("perm");
-    if (perm.empty())
-        for (std::size_t d = rank; d-- > 0;)
-            perm.push_back(static_cast<std::int64_t>(d));
-    if (perm.size() != rank)
-        return nullptr;
-    std::vector<std::int64_t> inStride(rank, 1);
-    for (std::size_t d = rank; d-- > 1;)
-        inStride[d - 1] = inStride[d] * x.shape[d];
-    // Output dims with their input strides; unit dims dropped, then output
-    // dims merged where the input walks them contiguously too.
+    const Tensor &x = g.tensor(node.inputs[0]);
     std::vector<std::int64_t> dims, strides;
-    for (std::size_t d = 0; d < rank; ++d) {
-        const auto p = static_cast<std::size_t>(perm[d]);
-        if (p >= rank || x.shape[p] != y.shape[d])
-            return nullptr;
-        if (y.shape[d] == 1)
+    for (std::size_t d = 0; d < outDims.size(); ++d) {
+        if (outDims[d] == 1)
             continue;
-        if (!dims.empty() && strides.back() == inStride[p] * y.shape[d]) {
-            dims.back() *= y.shape[d];
-            strides.back() = inStride[p];
+        if (!dims.empty() && strides.back() == inStrides[d] * outDims[d]) {
+            dims.back() *= outDims[d];
+            strides.back() = inStrides[d];
         } else {
-            dims.push_back(y.shape[d]);
-            strides.push_back(inStride[p]);
+            dims.push_back(outDims[d]);
+            strides.push_back(inStrides[d]);
         }
     }
     if (dims.empty()) {
@@ -266,15 +255,140 @@ CpuOpPtr makeTransposeOp(const Graph &g, NodeId n)
     auto op = std::make_unique<TransposeOp>();
     op->m_outDims = std::move(dims);
     op->m_inStrides = std::move(strides);
-    op->m_elem = elem;
+    op->m_base = base;
+    op->m_elem = static_cast<std::int64_t>(dtypeSize(x.dtype));
     op->m_in = node.inputs[0];
     op->m_out = node.outputs[0];
-    op->reads = {op->m_in};
+    for (TensorId t : node.inputs)
+        if (t != kInvalidId)
+            op->reads.push_back(t);
     op->writes = {op->m_out};
     op->nodes = {n};
-    op->label = "Transpose";
+    op->label = node.opType;
     op->engine = Engine::Copy;
     return op;
+}
+
+std::vector<std::int64_t> rowMajorStrides(const Shape &s)
+{
+    std::vector<std::int64_t> st(s.size(), 1);
+    for (std::size_t d = s.size(); d-- > 1;)
+        st[d - 1] = st[d] * s[d];
+    return st;
+}
+
+bool copyableTypes(const Tensor &x, const Tensor &y)
+{
+    const std::size_t elem = dtypeSize(x.dtype);
+    return (elem == 4 || elem == 8) && y.dtype == x.dtype && y.shape.size() == x.shape.size() && !x.shape.empty() &&
+           x.elements() > 0 && y.elements() > 0;
+}
+
+// A constant int64/int32 input as integers, or nothing.
+std::optional<std::vector<std::int64_t>> constInts(const Graph &g, const Constants &c, const Node &n, std::size_t i)
+{
+    if (i >= n.inputs.size() || n.inputs[i] == kInvalidId)
+        return std::vector<std::int64_t>{};
+    const auto &data = c.data[static_cast<std::size_t>(n.inputs[i])];
+    const DType t = g.tensor(n.inputs[i]).dtype;
+    if (!data || (t != DType::Int64 && t != DType::Int32))
+        return std::nullopt;
+    std::vector<std::int64_t> v;
+    if (t == DType::Int64)
+        v.assign(reinterpret_cast<const std::int64_t *>(data->bytes.data()),
+                 reinterpret_cast<const std::int64_t *>(data->bytes.data()) + data->bytes.size() / 8);
+    else
+        v.assign(reinterpret_cast<const std::int32_t *>(data->bytes.data()),
+                 reinterpret_cast<const std::int32_t *>(data->bytes.data()) + data->bytes.size() / 4);
+    return v;
+}
+
+} // namespace
+
+CpuOpPtr makeTransposeOp(const Graph &g, NodeId n)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Transpose" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    if (!copyableTypes(x, y))
+        return nullptr;
+    const std::size_t rank = x.shape.size();
+    std::vector<std::int64_t> perm = node.attrInts("perm");
+    if (perm.empty())
+        for (std::size_t d = rank; d-- > 0;)
+            perm.push_back(static_cast<std::int64_t>(d));
+    if (perm.size() != rank)
+        return nullptr;
+    const std::vector<std::int64_t> inStride = rowMajorStrides(x.shape);
+    std::vector<std::int64_t> strides(rank);
+    for (std::size_t d = 0; d < rank; ++d) {
+        if (perm[d] < 0 || perm[d] >= static_cast<std::int64_t>(rank))
+            return nullptr;
+        const auto p = static_cast<std::size_t>(perm[d]);
+        if (x.shape[p] != y.shape[d])
+            return nullptr;
+        strides[d] = inStride[p];
+    }
+    return stridedCopy(g, n, y.shape, strides, 0);
+}
+
+// Slice with constant starts, ends, axes and steps (inputs, or attributes
+// before opset 10): starts clamped as ONNX says (negative from the end;
+// [0, dim] going forward, [0, dim - 1] going backward); the output's extent
+// per dim is the graph's (its shape inference applied the ends).
+CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Slice" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    if (!copyableTypes(x, y))
+        return nullptr;
+    std::vector<std::int64_t> starts, ends, axes, steps;
+    if (node.inputs.size() > 1) {
+        auto s = constInts(g, constants, node, 1), e = constInts(g, constants, node, 2),
+             a = constInts(g, constants, node, 3), st = constInts(g, constants, node, 4);
+        if (!s || !e || !a || !st)
+            return nullptr;
+        starts = *s, ends = *e, axes = *a, steps = *st;
+    } else {
+        starts = node.attrInts("starts"), ends = node.attrInts("ends"), axes = node.attrInts("axes");
+    }
+    if (axes.empty())
+        for (std::size_t i = 0; i < starts.size(); ++i)
+            axes.push_back(static_cast<std::int64_t>(i));
+    if (steps.empty())
+        steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+        return nullptr;
+    const auto rank = static_cast<std::int64_t>(x.shape.size());
+    std::vector<std::int64_t> start(x.shape.size(), 0), step(x.shape.size(), 1);
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        const std::int64_t ax = axes[i] < 0 ? axes[i] + rank : axes[i];
+        if (ax < 0 || ax >= rank || steps[i] == 0)
+            return nullptr;
+        const auto d = static_cast<std::size_t>(ax);
+        const std::int64_t dim = x.shape[d];
+        step[d] = std::clamp(steps[i], -(dim + 1), dim + 1);
+        std::int64_t s = starts[i];
+        if (s < 0)
+            s = s < -dim ? -1 : s + dim;
+        start[d] = step[d] > 0 ? std::clamp<std::int64_t>(s, 0, dim)
+                               : std::clamp<std::int64_t>(s, 0, std::max<std::int64_t>(dim - 1, 0));
+    }
+    const std::vector<std::int64_t> st = rowMajorStrides(x.shape);
+    std::vector<std::int64_t> strides(x.shape.size());
+    std::int64_t base = 0;
+    for (std::size_t d = 0; d < x.shape.size(); ++d) {
+        // The last element read must lie inside the input.
+        const std::int64_t last = start[d] + (y.shape[d] - 1) * step[d];
+        if (last < 0 || last >= x.shape[d] || start[d] >= x.shape[d])
+            return nullptr;
+        strides[d] = st[d] * step[d];
+        base += start[d] * st[d];
+    }
+    return stridedCopy(g, n, y.shape, strides, base);
 }
 
 CpuOpPtr makeReshapeOp(const Graph &g, NodeId n)

@@ -532,6 +532,7 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
         if (useCopy)
             copy = n.opType == "Pad"         ? makePadOp(g, k.nodes[pos], constants)
                    : n.opType == "Transpose" ? makeTransposeOp(g, k.nodes[pos])
+                   : n.opType == "Slice"     ? makeSliceOp(g, k.nodes[pos], constants)
                    : n.opType == "Concat"    ? makeConcatOp(g, k.nodes[pos])
                                              : makeReshapeOp(g, k.nodes[pos]);
         if (CpuOpPtr op = std::move(copy)) {

@@ -945,8 +945,9 @@ TEST_F(CpuBackendTest, ConcatAlongHeightStaysPlainAndCostsReorders)
     }
 }
 
-// Transpose (merged dims, a moved last dim, the default reversal), the
-// reshapes and Pad run as compiled copies and match the reference kernels.
+// Transpose (merged dims, a moved last dim, the default reversal), Slice
+// (rows, from the end, the last dim), the reshapes and Pad run as compiled
+// copies and match the reference kernels.
 TEST_F(CpuBackendTest, DataMovementIsCompiledAsCopiesAndMatches)
 {
     using Ints = std::vector<std::int64_t>;
@@ -961,9 +962,23 @@ TEST_F(CpuBackendTest, DataMovementIsCompiledAsCopiesAndMatches)
         {"transpose reversed", "Transpose", {2, 3, 4}, {4, 3, 2}, {}},
         {"flatten", "Flatten", {2, 3, 4, 5}, {2, 60}, {{"axis", {std::int64_t{1}}}}},
         {"pad", "Pad", {1, 2, 3, 4}, {1, 3, 6, 5}, {{"pads", {Ints{0, 1, 2, 0, 0, 0, 1, 1}}}, {"value", {-2.0}}}},
+        {"slice rows", "Slice", {4, 6, 5}, {2, 6, 5}, {{"starts", {Ints{1}}}, {"ends", {Ints{3}}}}},
+        {"slice from the end",
+         "Slice",
+         {4, 6, 5},
+         {2, 4, 5},
+         {{"starts", {Ints{1, -4}}}, {"ends", {Ints{3, 100}}}, {"axes", {Ints{0, 1}}}}},
+        {"slice last dim",
+         "Slice",
+         {4, 6, 5},
+         {4, 6, 2},
+         {{"starts", {Ints{2}}}, {"ends", {Ints{4}}}, {"axes", {Ints{-1}}}}},
     };
     for (const Case &c : cases) {
-        RunResult r = nativeMatchesReference(*cpu, *reference, oneNode(c.opType, c.in, c.out, c.attrs), c.what);
+        // Slice's attribute form (starts/ends/axes) is opset 9's.
+        const std::int64_t opset = c.opType == "Slice" ? 9 : 17;
+        RunResult r =
+            nativeMatchesReference(*cpu, *reference, oneNode(c.opType, c.in, c.out, c.attrs, {}, opset), c.what);
         EXPECT_EQ(r.metrics["ops/copy"], 1) << c.what;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << c.what;
     }
