@@ -3,6 +3,7 @@
 // S4 arena placement; run() executes the task graph on a thread pool.
 #include "backends/cpu/cpu.h"
 
+#include "backends/cpu/layout.h"
 #include "backends/cpu/lower.h"
 #include "backends/cpu/workerpool.h"
 #include "core/onnx/external_data.h"
@@ -62,6 +63,7 @@ public:
     std::vector<TaskProgram> tasks;
     std::vector<std::int64_t> offset; // per tensor: arena offset, -1 if not in the arena
     std::vector<bool> written;        // per tensor: some op writes it
+    std::vector<std::int64_t> bytes;  // per tensor: its storage in the layout chosen (layout.h)
     std::int64_t arenaBytes = 0;
     int width = 1;   // most tasks at one dependency depth
     int threads = 0; // the plan's own cap on workers (compileFor's "threads"); 0: the backend's
@@ -113,7 +115,8 @@ void placeArena(CpuPlan &p)
         return (anc[static_cast<std::size_t>(w)][static_cast<std::size_t>(u) / 64] >> (u % 64)) & 1;
     };
     for (const auto &[firstWriter, t] : order) {
-        const std::int64_t bytes = (std::max<std::int64_t>(g.tensor(t).bytes(), 1) + kAlign - 1) / kAlign * kAlign;
+        const std::int64_t bytes =
+            (std::max<std::int64_t>(p.bytes[static_cast<std::size_t>(t)], 1) + kAlign - 1) / kAlign * kAlign;
         std::vector<std::pair<std::int64_t, std::int64_t>> busy;
         for (const Block &b : blocks) {
             bool free = true;
@@ -388,6 +391,26 @@ private:
                 out->width = std::max(out->width, ++atDepth[depth[i]]);
         }
 
+        // S3b: activation layouts (blocked between the ops that take it).
+        std::vector<cpu::CpuOp *> allOps;
+        for (TaskProgram &p : out->tasks)
+            for (CpuOpPtr &op : p.ops)
+                allOps.push_back(op.get());
+        auto layouts =
+            cpu::assignLayouts(graph, allOps, cpu::dnnlBlockSize(), cpu::blockedLayoutsEnabled(), &m_jit, cancel);
+        if (!layouts)
+            return layouts.status();
+        out->bytes = std::move(layouts->bytes);
+        // Plain readers of blocked tensors get their plain copies.
+        std::size_t at = 0;
+        for (TaskProgram &p : out->tasks)
+            for (CpuOpPtr &op : p.ops) {
+                std::vector<TensorId> &views = layouts->plainViews[at];
+                if (!views.empty())
+                    op = cpu::withPlainViews(std::move(op), graph, std::move(views), layouts->block);
+                allOps[at++] = op.get();
+            }
+
         placeArena(*out);
         TS_TRY(checkMemory(*out));
 
@@ -403,6 +426,11 @@ private:
                              (op->impl.empty() ? "" : "[" + op->impl + "]") + ":" + op->label;
             }
         }
+        int reorders = 0;
+        for (const cpu::CpuOp *op : allOps)
+            reorders += op->reorders();
+        m["reorders"] = reorders; // layout reorders a run executes (oneDNN ops' own)
+        m["blocked_tensors"] = layouts->blockedTensors;
         m["jit_kernels_compiled"] = m_jit.compiled() - compiledBefore;
         m["jit_cache_hits"] = m_jit.hits() - hitsBefore;
         m["dnnl_constants_prepared"] = m_dnnlConstants.prepared() - preparedBefore;

@@ -9,8 +9,9 @@
 // by its epilogue) has no storage at all. Ops are immutable after compile and
 // may run concurrently with other ops of the same plan.
 //
-// The three engines each live behind one file: onednn.cpp (dnnl.hpp),
-// jit.cpp (LLVM ORC), reffallback.cpp (backends/reference kernels). No
+// The engines each live behind one file: onednn.cpp (dnnl.hpp), jit.cpp
+// (LLVM ORC), datamove.cpp (copies), reffallback.cpp (backends/reference
+// kernels). No
 // third-party header is included from here.
 #pragma once
 
@@ -18,6 +19,7 @@
 #include "core/ops/ops.h"
 #include "core/support/status.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,8 +28,33 @@
 
 namespace tessera::cpu {
 
-enum class Engine : std::uint8_t { OneDnn, Jit, Reference };
-std::string_view engineName(Engine e); // "onednn", "llvm-jit", "reference"
+// Copy: data movement compiled as block copies (datamove.cpp).
+enum class Engine : std::uint8_t { OneDnn, Jit, Copy, Reference };
+std::string_view engineName(Engine e); // "onednn", "llvm-jit", "copy", "reference"
+
+class JitCache;
+
+// What the layout pass (layout.h) tells an op after choosing, per tensor,
+// plain row-major storage (NCHW) or the activation layout oneDNN's fastest
+// convolutions use on this host ("blocked" below, whichever it is):
+//   block 16 or 8: nChw16c / nChw8c, [N][ceil(C/b)][H][W][b], channels padded
+//                  with zeros to a multiple of b (direct JIT kernels);
+//   block 1:       channels-last nhwc, [N][H][W][C] (brgemm kernels; the
+//                  innermost block is one pixel's channels).
+// An op sees as blocked only the tensors it listed in its blockedGroups();
+// a blocked tensor it did not list reaches it as a plain copy (layout.h).
+struct LayoutContext {
+    const Graph &graph;
+    const std::vector<bool> &blocked;  // per TensorId
+    int block = 0;                     // 16, 8, 1 as above; 0: the host has none
+    JitCache *jit = nullptr;           // for ops that regenerate code (null: none)
+    std::vector<TensorId> listed = {}; // the op's blockedGroups() members (set per op)
+    bool isBlocked(TensorId t) const
+    {
+        return t != kInvalidId && blocked[static_cast<std::size_t>(t)] &&
+               std::find(listed.begin(), listed.end(), t) != listed.end();
+    }
+};
 
 class CpuOp
 {
@@ -36,6 +63,16 @@ public:
     // Computes the op's outputs; `tensors[t]` is tensor t's storage (null when
     // t has none in this plan). Fails on data-dependent problems only.
     virtual Status run(std::uint8_t *const *tensors) const = 0;
+
+    // Layout hooks (layout.h). blockedGroups(): sets of the tensors this op
+    // touches that it can take in the blocked layout of `block` channels, each
+    // set all blocked or all plain (a pooling's source and destination); a
+    // tensor in no set must stay plain. useLayouts(): adapts the op to the
+    // chosen layouts (called once, before any run, whatever was chosen).
+    virtual std::vector<std::vector<TensorId>> blockedGroups(const Graph &, int /*block*/) const { return {}; }
+    virtual Status useLayouts(const LayoutContext &) { return Status::ok(); }
+    // Reorders between layouts that a run of this op executes (metrics).
+    virtual int reorders() const { return 0; }
 
     Engine engine = Engine::Reference;
     std::vector<NodeId> nodes;    // graph nodes it computes (first: the anchor)
@@ -105,6 +142,11 @@ struct FusionScope {
 // Null when oneDNN does not take the node (the caller falls back).
 CpuOpPtr makeDnnlOp(FusionScope &scope, std::size_t pos);
 bool dnnlAnchor(std::string_view opType); // Conv, MatMul, Gemm
+// The host's activation layout for blocked tensors (LayoutContext::block:
+// 16, 8, 1 for nhwc; 0: none), and whether the layout pass is on (TESSERA_CPU_BLOCKED=0
+// turns it off).
+int dnnlBlockSize();
+bool blockedLayoutsEnabled();
 
 // dnnlprims.cpp: a oneDNN primitive (pooling, softmax, reduction, layer or
 // instance normalisation) for the node at kernel position `pos`, whole
@@ -118,6 +160,19 @@ bool dnnlPrimitiveOpType(std::string_view opType);
 NativeAttempt makeDnnlPrimitiveOp(const FusionScope &scope, std::size_t pos);
 
 // jit.cpp: see jit.h.
+
+// onednn.cpp: `inner` reading the blocked tensors `views` (which it did not
+// list in its blockedGroups) through plain copies: each run reorders them
+// into this thread's scratch and hands `inner` a tensor table pointing there.
+CpuOpPtr withPlainViews(CpuOpPtr inner, const Graph &g, std::vector<TensorId> views, int block);
+
+// datamove.cpp: data movement as block copies (null when the node is not one
+// they take: the caller falls back).
+CpuOpPtr makeConcatOp(const Graph &g, NodeId n);
+CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants);
+CpuOpPtr makeTransposeOp(const Graph &g, NodeId n);
+CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants);
+CpuOpPtr makeReshapeOp(const Graph &g, NodeId n); // Reshape, Flatten, Squeeze, Unsqueeze
 
 // reffallback.cpp: node n on the reference kernel over `regions` of output
 // `output` (a whole-tensor op when `regions` is empty: every output, whole).

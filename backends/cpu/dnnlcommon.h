@@ -21,6 +21,11 @@ dnnl::engine &dnnlEngine();
 // A row-major float32 descriptor of `dims` (rank 1..6; undef tag beyond).
 dnnl::memory::desc plainDesc(const std::vector<std::int64_t> &dims);
 
+// The descriptor of a rank-4 float32 tensor in the activation layout of
+// `block` (LayoutContext): nChw16c for 16, nChw8c for 8, nhwc for 1; a zero
+// descriptor otherwise.
+dnnl::memory::desc blockedDesc(const std::vector<std::int64_t> &dims, int block);
+
 // Per-thread scratch bytes for a primitive's scratchpad or statistics: at
 // least `bytes`, reused by every later call on the same thread (slot 0..3).
 std::uint8_t *threadScratch(int slot, std::size_t bytes);

@@ -38,7 +38,9 @@
 #include "backends/cpu/dnnlcommon.h"
 #include "backends/reference/kernel.h"
 
+#include <cassert>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -68,6 +70,61 @@ public:
             return args;
         });
     }
+
+    // A pooling takes its source and destination blocked together (rank 4):
+    // the primitive is made again for the blocked layout. A destination of
+    // one pixel per channel (a global pooling) whose blocked bytes are its
+    // plain bytes (nhwc, or whole channel blocks) stays plain whatever the
+    // source is: a blocked source then costs no reorder.
+    static bool samePlainAndBlocked(const Shape &y, int block)
+    {
+        return y.size() == 4 && y[2] * y[3] == 1 && (block == 1 || y[1] % block == 0);
+    }
+
+    std::vector<std::vector<TensorId>> blockedGroups(const Graph &g, int block) const override
+    {
+        if (!m_pool || block <= 0)
+            return {};
+        if (samePlainAndBlocked(g.tensor(m_pool->dst).shape, block))
+            return {{m_pool->src}};
+        return {{m_pool->src, m_pool->dst}};
+    }
+
+    Status useLayouts(const LayoutContext &ctx) override
+    {
+        if (!m_pool || !ctx.isBlocked(m_pool->src))
+            return Status::ok();
+        try {
+            const Shape &x = ctx.graph.tensor(m_pool->src).shape, &y = ctx.graph.tensor(m_pool->dst).shape;
+            assert(ctx.isBlocked(m_pool->dst) || samePlainAndBlocked(y, ctx.block));
+            const memory::desc src = blockedDesc(x, ctx.block), dst = blockedDesc(y, ctx.block);
+            const Pool &p = *m_pool;
+            dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, p.alg, src, dst, p.strides, p.kernel,
+                                             p.dilation, p.padL, p.padR);
+            dnnl::primitive_attr attr;
+            attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+            dnnl::pooling_v2_forward::primitive_desc pd(d, attr, dnnlEngine());
+            m_prim = dnnl::pooling_v2_forward(pd);
+            impl = pd.impl_info_str();
+            m_bind = {{DNNL_ARG_SRC, p.src, src}, {DNNL_ARG_DST, p.dst, dst}};
+            m_scratch.clear();
+            m_scratch.push_back({DNNL_ARG_SCRATCHPAD, pd.scratchpad_desc()});
+            const memory::desc ws = pd.query_md(dnnl::query::exec_arg_md, DNNL_ARG_WORKSPACE);
+            if (ws.get_size() > 0)
+                m_scratch.push_back({DNNL_ARG_WORKSPACE, ws});
+        } catch (const dnnl::error &e) {
+            return Status::error(ErrorCode::Internal,
+                                 "oneDNN refused the blocked layout for '" + label + "': " + e.what());
+        }
+        return Status::ok();
+    }
+
+    struct Pool {
+        dnnl::algorithm alg;
+        Dims strides, kernel, dilation, padL, padR;
+        TensorId src, dst;
+    };
+    std::optional<Pool> m_pool; // a rank-4 pooling's geometry
 
     dnnl::primitive m_prim;
     std::vector<std::tuple<int, TensorId, memory::desc>> m_bind; // arguments from the run's tensors
@@ -181,6 +238,8 @@ Made pooling(const Graph &g, const Node &n)
     op->m_prim = dnnl::pooling_v2_forward(pd);
     op->impl = pd.impl_info_str();
     op->m_bind = {{DNNL_ARG_SRC, n.inputs[0], src}, {DNNL_ARG_DST, n.outputs[0], dst}};
+    if (x.size() == 4)
+        op->m_pool = DnnlPrimOp::Pool{alg, strides, kernel, dilation, padL, padR, n.inputs[0], n.outputs[0]};
     finish(*op, pd, {DNNL_ARG_WORKSPACE});
     return {std::move(op), std::string()};
 }

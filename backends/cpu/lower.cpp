@@ -19,6 +19,7 @@ std::string_view engineName(Engine e)
     switch (e) {
     case Engine::OneDnn: return "onednn";
     case Engine::Jit: return "llvm-jit";
+    case Engine::Copy: return "copy";
     case Engine::Reference: return "reference";
     }
     return "?";
@@ -133,6 +134,51 @@ bool chainable(const Graph &g, const Constants &c, const Node &n, const Shape &s
     return false;
 }
 
+// S2 of makeJitOp: merges adjacent dims every operand walks the same way and
+// drops unit dims.
+void collapse(std::vector<std::int64_t> &dims, std::vector<std::vector<std::int64_t>> &strides)
+{
+    for (std::size_t d = dims.size(); d-- > 0;)
+        if (dims[d] == 1 && dims.size() > 1) {
+            dims.erase(dims.begin() + static_cast<long>(d));
+            for (auto &st : strides)
+                st.erase(st.begin() + static_cast<long>(d));
+        }
+    for (std::size_t d = dims.size(); d-- > 1;) {
+        bool merge = true;
+        for (const auto &st : strides)
+            merge = merge && st[d - 1] == st[d] * dims[d];
+        if (merge) {
+            dims[d - 1] *= dims[d];
+            dims.erase(dims.begin() + static_cast<long>(d));
+            for (auto &st : strides) {
+                st[d - 1] = st[d]; // the merged dim walks at the inner stride
+                st.erase(st.begin() + static_cast<long>(d));
+            }
+        }
+    }
+}
+
+// Instructions that map finite values to finite values (so the zero padding
+// of a blocked tensor's last channel block stays finite, as a convolution
+// reading it needs: its padded weights are zero).
+bool finiteOnPadding(const std::vector<EwInstr> &instrs)
+{
+    for (const EwInstr &in : instrs)
+        if (in.op == Op::Log || in.op == Op::Reciprocal || in.op == Op::Div || in.op == Op::Pow || in.op == Op::Exp ||
+            in.op == Op::Sqrt)
+            return false;
+    return true;
+}
+
+std::vector<std::int64_t> rowMajor(const std::vector<std::int64_t> &dims)
+{
+    std::vector<std::int64_t> st(dims.size(), 1);
+    for (std::size_t d = dims.size(); d-- > 1;)
+        st[d - 1] = st[d] * dims[d];
+    return st;
+}
+
 class JitOp final : public CpuOp
 {
 public:
@@ -146,6 +192,67 @@ public:
         return Status::ok();
     }
 
+    // A rank-4 chain whose tensor operands are all full-size takes them and
+    // its output blocked together; its per-channel constants (a
+    // BatchNormalization's) follow the channel blocks.
+    std::vector<std::vector<TensorId>> blockedGroups(const Graph &g, int block) const override
+    {
+        if (block <= 0 || m_shape.size() != 4)
+            return {};
+        if (m_shape[1] % block != 0 && !finiteOnPadding(m_instrs))
+            return {};
+        const std::vector<std::int64_t> full = rowMajor(m_shape);
+        std::vector<TensorId> group{m_out};
+        for (std::size_t i = 0; i < m_operands.size(); ++i) {
+            if (m_operands[i].tensor == kInvalidId)
+                continue;
+            if (g.tensor(m_operands[i].tensor).shape != Shape(m_shape))
+                return {};
+            for (std::size_t d = 0; d < m_shape.size(); ++d)
+                if (m_shape[d] != 1 && m_rawStrides[i][d] != full[d])
+                    return {};
+            group.push_back(m_operands[i].tensor);
+        }
+        return {group};
+    }
+
+    Status useLayouts(const LayoutContext &ctx) override
+    {
+        if (!ctx.isBlocked(m_out))
+            return Status::ok();
+        if (!ctx.jit)
+            return Status::error(ErrorCode::Internal, "a blocked element-wise chain without a JIT");
+        // nChw{b}c: [N][C/b][H][W][b], per-channel constants padded with
+        // zeros; nhwc (block 1): [N][H][W][C].
+        const std::int64_t b = ctx.block, cb = (m_shape[1] + b - 1) / b;
+        const bool nhwc = b == 1;
+        std::vector<std::int64_t> dims = nhwc
+                                             ? std::vector<std::int64_t>{m_shape[0], m_shape[2], m_shape[3], m_shape[1]}
+                                             : std::vector<std::int64_t>{m_shape[0], cb, m_shape[2], m_shape[3], b};
+        std::vector<std::vector<std::int64_t>> strides;
+        for (const Operand &o : m_operands) {
+            if (o.tensor != kInvalidId) {
+                strides.push_back(rowMajor(dims));
+            } else if (nhwc) {
+                strides.push_back({0, 0, 0, 1});
+            } else {
+                strides.push_back({0, b, 0, 0, 1});
+                m_owned[static_cast<std::size_t>(o.owned)].resize(static_cast<std::size_t>(cb * b), 0.f);
+            }
+        }
+        collapse(dims, strides);
+        EwProgram program;
+        program.dims = std::move(dims);
+        program.strides = std::move(strides);
+        program.instrs = m_instrs;
+        auto fn = ctx.jit->get(program);
+        if (!fn)
+            return fn.status();
+        m_fn = *fn;
+        impl = "blocked";
+        return Status::ok();
+    }
+
     struct Operand {
         TensorId tensor = kInvalidId; // or:
         int owned = -1;               // index into m_owned (folded constants)
@@ -154,6 +261,10 @@ public:
     std::vector<std::vector<float>> m_owned;
     EwFunction m_fn = nullptr;
     TensorId m_out = kInvalidId;
+    // The chain before collapsing (for the blocked variant).
+    std::vector<std::int64_t> m_shape;
+    std::vector<std::vector<std::int64_t>> m_rawStrides; // per operand, over m_shape
+    std::vector<EwInstr> m_instrs;
 };
 
 // Row-major strides of `in` broadcast (right-aligned) to `out`; 0 on broadcast dims.
@@ -308,26 +419,11 @@ done:
     }
 
     // S2: merge adjacent dims every operand walks the same way; drop unit dims.
+    op->m_shape.assign(shape.begin(), shape.end());
+    op->m_rawStrides = strides;
+    op->m_instrs = instrs;
     std::vector<std::int64_t> dims(shape.begin(), shape.end());
-    for (std::size_t d = dims.size(); d-- > 0;)
-        if (dims[d] == 1 && dims.size() > 1) {
-            dims.erase(dims.begin() + static_cast<long>(d));
-            for (auto &st : strides)
-                st.erase(st.begin() + static_cast<long>(d));
-        }
-    for (std::size_t d = dims.size(); d-- > 1;) {
-        bool merge = true;
-        for (const auto &st : strides)
-            merge = merge && st[d - 1] == st[d] * dims[d];
-        if (merge) {
-            dims[d - 1] *= dims[d];
-            dims.erase(dims.begin() + static_cast<long>(d));
-            for (auto &st : strides) {
-                st[d - 1] = st[d]; // the merged dim walks at the inner stride
-                st.erase(st.begin() + static_cast<long>(d));
-            }
-        }
-    }
+    collapse(dims, strides);
     p.dims = std::move(dims);
     p.strides = std::move(strides);
     p.instrs = std::move(instrs);
@@ -396,11 +492,12 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     if (!allWhole)
         return lowerTiled(g, k, task, *regions);
 
-    // TESSERA_CPU_ENGINES=reference (or "onednn", "llvm-jit", comma-separated)
+    // TESSERA_CPU_ENGINES=reference (or "onednn", "llvm-jit", "copy", comma-separated)
     // restricts the engines, to bisect a mismatch.
     const char *env = std::getenv("TESSERA_CPU_ENGINES");
-    const std::string engines = env ? env : "onednn,llvm-jit";
+    const std::string engines = env ? env : "onednn,llvm-jit,copy";
     const bool useDnnl = engines.find("onednn") != std::string::npos;
+    const bool useCopy = engines.find("copy") != std::string::npos;
     if (engines.find("llvm-jit") == std::string::npos)
         jit = nullptr;
     std::vector<bool> done(k.nodes.size(), false);
@@ -430,6 +527,18 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
             } else {
                 declined = "oneDNN disabled by TESSERA_CPU_ENGINES";
             }
+        }
+        CpuOpPtr copy;
+        if (useCopy)
+            copy = n.opType == "Pad"         ? makePadOp(g, k.nodes[pos], constants)
+                   : n.opType == "Transpose" ? makeTransposeOp(g, k.nodes[pos])
+                   : n.opType == "Slice"     ? makeSliceOp(g, k.nodes[pos], constants)
+                   : n.opType == "Concat"    ? makeConcatOp(g, k.nodes[pos])
+                                             : makeReshapeOp(g, k.nodes[pos]);
+        if (CpuOpPtr op = std::move(copy)) {
+            done[pos] = true;
+            out.push_back(std::move(op));
+            continue;
         }
         if (jit) {
             auto op = makeJitOp(scope, pos, *jit, stats);

@@ -47,6 +47,17 @@ memory::format_tag plainTag(std::size_t rank)
     return rank < std::size(tags) ? tags[rank] : F::undef;
 }
 
+// TESSERA_CPU_BLOCK: 16, 8 or 1 forces that activation layout (0: oneDNN's).
+int forcedBlock()
+{
+    static const int forced = [] {
+        const char *v = std::getenv("TESSERA_CPU_BLOCK");
+        const std::string_view s = v ? v : "";
+        return s == "16" ? 16 : s == "8" ? 8 : s == "1" ? 1 : 0;
+    }();
+    return forced;
+}
+
 bool isF32(const Graph &g, TensorId t)
 {
     return t != kInvalidId && g.tensor(t).dtype == DType::Float32;
@@ -167,15 +178,26 @@ std::optional<Anchor> convAnchor(const FusionScope &s, const Node &n)
     // A pointwise (1x1, stride 1, one group) convolution on plain NCHW is a
     // matrix product without im2col: it stays plain and saves the two
     // reorders (a choice; not measured apart, BENCHMARKS.md, 2026-11-27).
+    // With the layout pass on (blockedLayoutsEnabled(), the default) a
+    // pointwise convolution takes the blocked layout too: between blocked
+    // neighbours it then needs no reorder at all (layout.h).
     bool pointwise = group == 1;
     for (std::size_t d = 2; d < rank; ++d)
         pointwise = pointwise && w[d] == 1 && a.strides[d - 2] == 1 && a.padL[d - 2] == 0 && a.padR[d - 2] == 0;
     // TESSERA_CPU_CONV_LAYOUT=plain keeps every convolution plain (to bisect).
     const char *layout = std::getenv("TESSERA_CPU_CONV_LAYOUT");
     const bool plainOnly = layout && std::string_view(layout) == "plain";
-    const auto tag = pointwise || plainOnly ? plainTag(rank) : memory::format_tag::any;
+    const auto tag = (pointwise && !blockedLayoutsEnabled()) || plainOnly ? plainTag(rank) : memory::format_tag::any;
     a.src = memory::desc(Dims(x.begin(), x.end()), memory::data_type::f32, tag);
     a.dst = memory::desc(Dims(y.begin(), y.end()), memory::data_type::f32, tag);
+    // TESSERA_CPU_BLOCK=16|8|1 (forcedBlock()) asks for that layout instead of
+    // oneDNN's choice (a source of fewer channels than a block keeps its
+    // choice): to test every layout's code path on one host.
+    if (const int forced = forcedBlock(); forced > 0 && tag == memory::format_tag::any && rank == 4) {
+        a.dst = blockedDesc(y, forced);
+        if (x[1] >= forced)
+            a.src = blockedDesc(x, forced);
+    }
     Dims wd(w.begin(), w.end());
     if (group > 1) {
         wd[0] /= group;
@@ -239,6 +261,20 @@ std::optional<Anchor> matmulAnchor(const FusionScope &s, const Node &n)
     for (std::size_t d = 0; d + 2 < rank; ++d)
         batchOne = batchOne && b[d] == 1;
     an.weightsConst = an.weightPtr && batchOne;
+    // One matrix B for every batch of A (constant weights, batch dims 1): the
+    // batches are rows of one product, [.., M, K] x [K, N] = [rows, K] x [K, N].
+    // A batch of single rows (PyTorch's in-projection exports [128, 1, 512] x
+    // [512, 1536]) as 128 products of one row each is 10x slower in oneDNN
+    // 2.6 than one product of 128 rows.
+    if (an.weightsConst && rank > 2 && !transB) {
+        const std::int64_t rows = y[rank - 2];
+        std::int64_t batches = 1;
+        for (std::size_t d = 0; d + 2 < rank; ++d)
+            batches *= y[d];
+        an.src = plainDesc({batches * rows, a[rank - 1]});
+        an.dst = plainDesc({batches * rows, y[rank - 1]});
+        b = Shape(b.end() - 2, b.end());
+    }
     if (transB) {
         // B is stored [N, K]; describe it as [K, N] with swapped strides.
         std::swap(b[0], b[1]);
@@ -258,28 +294,35 @@ class DnnlOp final : public CpuOp
 public:
     Status run(std::uint8_t *const *tensors) const override
     {
-        if (!m_srcIn && !m_dstOut)
-            return runPrimitive(m_prim, label, [&] { return args(tensors, tensors[m_src], tensors[m_dst]); });
-        // A convolution on blocked activations: the source reordered in, the
-        // residual of a sum post-op reordered into the blocked destination,
-        // the destination reordered out, all on this thread's scratch.
+        // A convolution on blocked activations reorders a plain source in and
+        // its result out to a plain destination, on this thread's scratch; the
+        // residual of a sum post-op is copied (same layout) or reordered into
+        // the destination the primitive accumulates onto. Tensors the layout
+        // pass made blocked are used as they are.
         try {
             dnnl::stream stream(dnnlEngine());
             std::uint8_t *src = tensors[m_src], *dst = tensors[m_dst];
-            if (m_srcIn) {
+            if (m_srcIn && !m_srcBlocked) {
                 src = threadScratch(1, m_srcMd.get_size());
                 memory from(m_plainSrcMd, dnnlEngine(), tensors[m_src]), to(m_srcMd, dnnlEngine(), src);
                 m_srcIn->execute(stream, from, to);
             }
-            if (m_dstOut) {
+            const bool viaScratch = m_dstOut && !m_dstBlocked;
+            if (viaScratch)
                 dst = threadScratch(2, m_dstMd.get_size());
-                if (m_sumFrom != kInvalidId) {
+            if (m_sumFrom != kInvalidId) {
+                // The primitive computes in m_dstMd: blocked when m_dstOut exists.
+                const bool sameLayout = !m_dstOut || m_sumBlocked;
+                if (sameLayout) {
+                    if (tensors[m_sumFrom] != dst)
+                        std::memcpy(dst, tensors[m_sumFrom], m_dstMd.get_size());
+                } else {
                     memory from(m_plainDstMd, dnnlEngine(), tensors[m_sumFrom]), to(m_dstMd, dnnlEngine(), dst);
                     m_sumIn->execute(stream, from, to);
                 }
             }
             m_prim.execute(stream, args(tensors, src, dst));
-            if (m_dstOut) {
+            if (viaScratch) {
                 memory from(m_dstMd, dnnlEngine(), dst), to(m_plainDstMd, dnnlEngine(), tensors[m_dst]);
                 m_dstOut->execute(stream, from, to);
             }
@@ -290,12 +333,44 @@ public:
         return Status::ok();
     }
 
+    // A convolution whose primitive chose the blocked layout for its source
+    // (destination) can take that tensor blocked; the residual of a sum
+    // post-op onto a blocked destination may be either (copied or reordered).
+    std::vector<std::vector<TensorId>> blockedGroups(const Graph &g, int block) const override
+    {
+        std::vector<std::vector<TensorId>> groups;
+        if (!m_conv || block <= 0)
+            return groups;
+        if (m_srcMd == blockedDesc(g.tensor(m_src).shape, block))
+            groups.push_back({m_src});
+        if (m_dstMd == blockedDesc(g.tensor(m_dst).shape, block)) {
+            groups.push_back({m_dst});
+            if (m_sumFrom != kInvalidId)
+                groups.push_back({m_sumFrom});
+        }
+        return groups;
+    }
+
+    Status useLayouts(const LayoutContext &ctx) override
+    {
+        m_srcBlocked = ctx.isBlocked(m_src);
+        m_dstBlocked = ctx.isBlocked(m_dst);
+        m_sumBlocked = ctx.isBlocked(m_sumFrom);
+        return Status::ok();
+    }
+
+    int reorders() const override
+    {
+        int n = m_srcIn && !m_srcBlocked ? 1 : 0;
+        n += m_dstOut && !m_dstBlocked ? 1 : 0;
+        n += m_sumFrom != kInvalidId && m_dstOut && !m_sumBlocked ? 1 : 0;
+        return n;
+    }
+
     // The primitive's arguments with source and destination at `src`, `dst`
     // (the run's tensors, or blocked copies of them).
     std::unordered_map<int, memory> args(std::uint8_t *const *tensors, std::uint8_t *src, std::uint8_t *dst) const
     {
-        if (!m_dstOut && m_sumFrom != kInvalidId && tensors[m_sumFrom] != tensors[m_dst])
-            std::memcpy(tensors[m_dst], tensors[m_sumFrom], m_dstMd.get_size());
         std::unordered_map<int, memory> args;
         args.emplace(DNNL_ARG_SRC, memory(m_srcMd, dnnlEngine(), src));
         args.emplace(DNNL_ARG_WEIGHTS,
@@ -323,12 +398,34 @@ public:
     // reorders from/to the plain tensors the rest of the plan reads.
     memory::desc m_plainSrcMd, m_plainDstMd;
     std::optional<dnnl::reorder> m_srcIn, m_dstOut, m_sumIn;
+    bool m_conv = false;
+    bool m_srcBlocked = false, m_dstBlocked = false, m_sumBlocked = false; // the layout pass's choice
 };
 
 // Binary post-op operand descriptor: the operand right-aligned to dst's rank.
-memory::desc operandDesc(const Shape &operand, std::size_t rank)
+// A matrix product whose leading dims were folded into its rows (see
+// matmulAnchor) has a rank-2 destination: an operand of higher rank is then
+// either the whole destination or a row vector (every dim but the last 1);
+// anything else is refused like any post-op oneDNN rejects.
+memory::desc operandDesc(const Shape &operand, const memory::dims &dst)
 {
+    const std::size_t rank = dst.size();
     Shape s = operand;
+    if (s.size() > rank) {
+        std::int64_t elements = 1, dstElements = 1, leading = 1;
+        for (std::size_t d = 0; d < s.size(); ++d) {
+            elements *= s[d];
+            leading *= d + 1 < s.size() ? s[d] : 1;
+        }
+        for (memory::dim d : dst)
+            dstElements *= d;
+        if (elements == dstElements)
+            s.assign(dst.begin(), dst.end());
+        else if (leading == 1)
+            s = Shape(rank, 1), s.back() = operand.back();
+        else
+            throw dnnl::error(dnnl_invalid_arguments, "a post-op operand that does not fold with the rows");
+    }
     while (s.size() < rank)
         s.insert(s.begin(), 1);
     return plainDesc(s);
@@ -340,7 +437,6 @@ void build(DnnlOp &op, Anchor &a, const std::vector<PostOp> &posts, const Graph 
     dnnl::post_ops po;
     op.m_binary.clear();
     op.m_sumFrom = kInvalidId;
-    const std::size_t rank = static_cast<std::size_t>(a.dst.dims().size());
     for (std::size_t i = 0; i < posts.size(); ++i) {
         const PostOp &p = posts[i];
         if (p.kind == PostOp::Kind::Eltwise) {
@@ -349,7 +445,7 @@ void build(DnnlOp &op, Anchor &a, const std::vector<PostOp> &posts, const Graph 
             po.append_sum(1.0f);
             op.m_sumFrom = p.operand;
         } else {
-            const memory::desc md = operandDesc(g.tensor(p.operand).shape, rank);
+            const memory::desc md = operandDesc(g.tensor(p.operand).shape, a.dst.dims());
             po.append_binary(p.alg, md);
             op.m_binary.emplace_back(static_cast<int>(i), p.operand, md);
         }
@@ -373,6 +469,7 @@ void build(DnnlOp &op, Anchor &a, const std::vector<PostOp> &posts, const Graph 
         op.m_scratchMd = pd.scratchpad_desc();
         op.m_impl = pd.impl_info_str();
         op.m_prim = dnnl::convolution_forward(pd);
+        op.m_conv = true;
         op.m_plainSrcMd = a.plainSrc;
         op.m_plainDstMd = a.plainDst;
         op.m_srcIn.reset();
@@ -596,6 +693,121 @@ std::uint8_t *threadScratch(int slot, std::size_t bytes)
     if (s.size() < bytes)
         s.resize(bytes);
     return s.data();
+}
+
+memory::desc blockedDesc(const std::vector<std::int64_t> &dims, int block)
+{
+    using F = memory::format_tag;
+    if (dims.size() != 4 || (block != 1 && block != 8 && block != 16))
+        return memory::desc();
+    const F tag = block == 16 ? F::aBcd16b : block == 8 ? F::aBcd8b : F::acdb;
+    return memory::desc(Dims(dims.begin(), dims.end()), memory::data_type::f32, tag);
+}
+
+int dnnlBlockSize()
+{
+    // The layout oneDNN picks for a 3x3 convolution of 64 channels: its
+    // blocked direct kernels' (nChw16c on AVX-512, nChw8c on AVX2), its
+    // brgemm kernels' channels-last (nhwc: 1; oneDNN 2.6 on AVX-512 cores
+    // with brgemm support), or none.
+    static const int block = [] {
+        if (forcedBlock() > 0)
+            return forcedBlock();
+        try {
+            const memory::desc any({1, 64, 14, 14}, memory::data_type::f32, memory::format_tag::any);
+            const memory::desc w({64, 64, 3, 3}, memory::data_type::f32, memory::format_tag::any);
+            dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                              any, w, any, {1, 1}, {1, 1}, {1, 1});
+            dnnl::convolution_forward::primitive_desc pd(d, dnnlEngine());
+            for (int b : {16, 8, 1})
+                if (pd.src_desc() == blockedDesc({1, 64, 14, 14}, b) &&
+                    pd.dst_desc() == blockedDesc({1, 64, 14, 14}, b))
+                    return b;
+        } catch (const dnnl::error &) {
+        }
+        return 0;
+    }();
+    return block;
+}
+
+bool blockedLayoutsEnabled()
+{
+    // TESSERA_CPU_BLOCKED=0 turns the layout pass off (every convolution
+    // reorders around itself, pointwise ones stay plain): to bisect, and the
+    // before/after comparison in BENCHMARKS.md.
+    static const bool enabled = [] {
+        const char *v = std::getenv("TESSERA_CPU_BLOCKED");
+        return !(v && std::string_view(v) == "0");
+    }();
+    return enabled && dnnlBlockSize() > 0;
+}
+
+namespace {
+
+class PlainViewOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        thread_local std::vector<std::uint8_t *> table;
+        thread_local std::vector<std::vector<std::uint8_t>> copies;
+        table.assign(tensors, tensors + m_tensorCount);
+        if (copies.size() < m_views.size())
+            copies.resize(m_views.size());
+        try {
+            dnnl::stream stream(dnnlEngine());
+            for (std::size_t i = 0; i < m_views.size(); ++i) {
+                const View &v = m_views[i];
+                std::vector<std::uint8_t> &copy = copies[i];
+                if (copy.size() < v.plain.get_size())
+                    copy.resize(v.plain.get_size());
+                memory from(v.blocked, dnnlEngine(), tensors[v.tensor]), to(v.plain, dnnlEngine(), copy.data());
+                v.reorder.execute(stream, from, to);
+                table[static_cast<std::size_t>(v.tensor)] = copy.data();
+            }
+            stream.wait();
+        } catch (const dnnl::error &e) {
+            return Status::error(ErrorCode::Internal, "oneDNN failed on a plain copy for '" + label + "': " + e.what());
+        }
+        return m_inner->run(table.data());
+    }
+
+    int reorders() const override { return m_inner->reorders() + static_cast<int>(m_views.size()); }
+
+    struct View {
+        TensorId tensor;
+        memory::desc blocked, plain;
+        dnnl::reorder reorder;
+    };
+    CpuOpPtr m_inner;
+    std::vector<View> m_views;
+    std::size_t m_tensorCount = 0;
+};
+
+} // namespace
+
+CpuOpPtr withPlainViews(CpuOpPtr inner, const Graph &g, std::vector<TensorId> views, int block)
+{
+    if (views.empty())
+        return inner;
+    auto op = std::make_unique<PlainViewOp>();
+    op->m_tensorCount = g.tensorCount();
+    for (TensorId t : views) {
+        const Shape &shape = g.tensor(t).shape;
+        const memory::desc blocked = blockedDesc(shape, block), plain = plainDesc(shape);
+        op->m_views.push_back(
+            {t, blocked, plain,
+             dnnl::reorder(dnnl::reorder::primitive_desc(dnnlEngine(), blocked, dnnlEngine(), plain))});
+    }
+    op->engine = inner->engine;
+    op->nodes = inner->nodes;
+    op->reads = inner->reads;
+    op->writes = inner->writes;
+    op->label = inner->label;
+    op->impl = inner->impl;
+    op->declined = inner->declined;
+    op->m_inner = std::move(inner);
+    return op;
 }
 
 bool dnnlAnchor(std::string_view opType)

@@ -5,8 +5,12 @@
 // through the reference-kernel path and matches too. Also: the kernel cache
 // (re-compiling an identical plan generates nothing, an override regenerates
 // only what changed), which engine runs what, an opaque op refused by name,
-// a plan compiled by another backend refused, capabilities and timing.
+// a plan compiled by another backend refused, capabilities and timing; the
+// activation layout pass (tensors kept blocked between the ops that take
+// them, one reorder per plain consumer), data movement as copies, MatMul
+// batches folded into rows, each beside a negative twin.
 #include "backends/cpu/cpu.h"
+#include "backends/cpu/cpuop.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/workerpool.h"
 #include "backends/reference/reference.h"
@@ -208,12 +212,18 @@ TEST_F(CpuBackendTest, ConvolutionsKeepActivationsAsPostOpsUnlessGemmBased)
     }
     EXPECT_EQ(gemmConvs + directConvs, 53);
     EXPECT_EQ(residual, 16); // one per bottleneck block
-    // Pointwise (1x1, stride 1) convolutions stay plain GEMMs; the 3x3 of
-    // every bottleneck block, the 7x7 stem and the strided 1x1 shortcuts take
-    // the blocked direct kernels where the host has them.
-    EXPECT_GE(gemmConvs, 30);
-    if (__builtin_cpu_supports("avx2")) {
-        EXPECT_EQ(directConvs, 20);
+    if (cpu::blockedLayoutsEnabled()) {
+        // With the layout pass every convolution takes the blocked layout,
+        // pointwise ones too (no reorder between them: ActivationsStayBlocked...).
+        EXPECT_EQ(directConvs, 53);
+    } else {
+        // Pointwise (1x1, stride 1) convolutions stay plain GEMMs; the 3x3 of
+        // every bottleneck block, the 7x7 stem and the strided 1x1 shortcuts
+        // take the blocked direct kernels where the host has them.
+        EXPECT_GE(gemmConvs, 30);
+        if (__builtin_cpu_supports("avx2")) {
+            EXPECT_EQ(directConvs, 20);
+        }
     }
 }
 
@@ -819,6 +829,238 @@ TEST_F(CpuBackendTest, MissingInputIsAnErrorNotACrash)
     ASSERT_FALSE(r.isOk());
     EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
     EXPECT_NE(r.status().message().find("missing input"), std::string::npos);
+}
+
+} // namespace
+
+// --- activation layouts (backends/cpu/layout.h) and compiled data movement ---
+
+namespace {
+
+AttrMap convAttrs(std::int64_t k, std::int64_t pad)
+{
+    return {{"kernel_shape", {std::vector<std::int64_t>{k, k}}},
+            {"pads", {std::vector<std::int64_t>{pad, pad, pad, pad}}}};
+}
+
+// x[1,16,14,14] -> conv3x3 (32) -> Relu -> conv3x3 (32) -> conv1x1 (16) -> y;
+// `plainConsumer`: the second convolution's result is also read by a
+// Transpose (plain layouts only) that is a graph output.
+Graph convChain(bool plainConsumer)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 16, 14, 14}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a =
+        op(g, "a", "Conv", {x, testgraphs::weight(g, "a/w", {32, 16, 3, 3})}, {1, 32, 14, 14}, convAttrs(3, 1));
+    const TensorId r = op(g, "r", "Relu", {a}, {1, 32, 14, 14});
+    const TensorId b =
+        op(g, "b", "Conv", {r, testgraphs::weight(g, "b/w", {32, 32, 3, 3})}, {1, 32, 14, 14}, convAttrs(3, 1));
+    const TensorId c =
+        op(g, "c", "Conv", {b, testgraphs::weight(g, "c/w", {16, 32, 1, 1})}, {1, 16, 14, 14}, convAttrs(1, 0));
+    g.outputs = {c};
+    if (plainConsumer)
+        g.outputs.push_back(
+            op(g, "t", "Transpose", {b}, {1, 14, 14, 32}, {{"perm", {std::vector<std::int64_t>{0, 2, 3, 1}}}}));
+    return g;
+}
+
+// A chain of convolutions (and the Relu kernel between two of them, a plan
+// with one kernel per node) passes blocked activations along: the three
+// intermediates are blocked and the only reorders left are at the graph's
+// input and output.
+TEST_F(CpuBackendTest, ActivationsStayBlockedBetweenConvolutions)
+{
+    if (!cpu::blockedLayoutsEnabled())
+        GTEST_SKIP() << "no blocked activation layout on this host";
+    RunResult r = nativeMatchesReference(*cpu, *reference, convChain(false), "conv chain");
+    EXPECT_EQ(r.metrics["ops/onednn"], 3);
+    EXPECT_EQ(r.metrics["blocked_tensors"], 3);
+    EXPECT_GE(r.metrics["reorders"], 1); // y out
+    EXPECT_LE(r.metrics["reorders"], 2); // and x in, unless oneDNN reads a plain source
+}
+
+// Negative twin: a plain-only consumer (a Transpose, compiled as a copy)
+// of the second convolution's result reads a plain copy made for it: exactly
+// one reorder more than the chain alone, and the convolutions' tensors stay
+// blocked.
+TEST_F(CpuBackendTest, PlainConsumerForcesExactlyOneReorder)
+{
+    if (!cpu::blockedLayoutsEnabled())
+        GTEST_SKIP() << "no blocked activation layout on this host";
+    RunResult chain = nativeMatchesReference(*cpu, *reference, convChain(false), "conv chain");
+    RunResult forked = nativeMatchesReference(*cpu, *reference, convChain(true), "conv chain + Transpose");
+    EXPECT_EQ(forked.metrics["ops/copy"], 1); // the Transpose, a plain copy
+    EXPECT_EQ(forked.metrics["blocked_tensors"], 3);
+    EXPECT_EQ(forked.metrics["reorders"], chain.metrics["reorders"] + 1);
+}
+
+// x -> {a: conv3x3 (16), b: conv1x1 (32 or 16)} -> Concat -> Pad (1 on H, W)
+// -> conv3x3 without padding -> y. Along the channels (`channelAxis`) or,
+// for the twin, along H.
+Graph concatPad(bool channelAxis)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 16, 14, 14}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const std::int64_t cb = channelAxis ? 32 : 16, c = channelAxis ? 48 : 16, h = channelAxis ? 14 : 28;
+    const TensorId a =
+        op(g, "a", "Conv", {x, testgraphs::weight(g, "a/w", {16, 16, 3, 3})}, {1, 16, 14, 14}, convAttrs(3, 1));
+    const TensorId b =
+        op(g, "b", "Conv", {x, testgraphs::weight(g, "b/w", {cb, 16, 1, 1})}, {1, cb, 14, 14}, convAttrs(1, 0));
+    const TensorId cat = op(g, "cat", "Concat", {a, b}, {1, c, h, 14}, {{"axis", {std::int64_t{channelAxis ? 1 : 2}}}});
+    const TensorId pad = op(g, "pad", "Pad", {cat}, {1, c, h + 2, 16},
+                            {{"pads", {std::vector<std::int64_t>{0, 0, 1, 1, 0, 0, 1, 1}}}, {"value", {0.5}}});
+    g.outputs = {
+        op(g, "y", "Conv", {pad, testgraphs::weight(g, "y/w", {16, c, 3, 3})}, {1, 16, h, 14}, convAttrs(3, 0))};
+    return g;
+}
+
+// Concat and Pad are compiled copies (no reference kernel); a channel
+// Concat of blocked branches and the Pad after it stay blocked, so the
+// convolutions around them reorder only at the graph's input and output.
+TEST_F(CpuBackendTest, ChannelConcatAndPadAreCompiledCopiesOnBlockedTensors)
+{
+    RunResult r = nativeMatchesReference(*cpu, *reference, concatPad(true), "channel concat + pad");
+    EXPECT_EQ(r.metrics["ops/copy"], 2);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    if (cpu::blockedLayoutsEnabled()) {
+        EXPECT_EQ(r.metrics["blocked_tensors"], 4); // a, b, the Concat's and the Pad's results
+        EXPECT_LE(r.metrics["reorders"], 3);        // x into a and b, y out
+    }
+}
+
+// Negative twin: a Concat along H cannot take the blocked layout; it and the
+// Pad stay plain copies, and the convolutions reorder around them: a and b
+// out, y in, three reorders more than the channel Concat.
+TEST_F(CpuBackendTest, ConcatAlongHeightStaysPlainAndCostsReorders)
+{
+    RunResult channel = nativeMatchesReference(*cpu, *reference, concatPad(true), "channel concat + pad");
+    RunResult height = nativeMatchesReference(*cpu, *reference, concatPad(false), "height concat + pad");
+    EXPECT_EQ(height.metrics["ops/copy"], 2);
+    EXPECT_EQ(height.metrics["ops/reference"], 0);
+    EXPECT_EQ(height.metrics["blocked_tensors"], 0);
+    if (cpu::blockedLayoutsEnabled()) {
+        EXPECT_EQ(height.metrics["reorders"], channel.metrics["reorders"] + 3);
+    }
+}
+
+// Transpose (merged dims, a moved last dim, the default reversal), Slice
+// (rows, from the end, the last dim), the reshapes and Pad run as compiled
+// copies and match the reference kernels.
+TEST_F(CpuBackendTest, DataMovementIsCompiledAsCopiesAndMatches)
+{
+    using Ints = std::vector<std::int64_t>;
+    struct Case {
+        std::string what, opType;
+        Shape in, out;
+        AttrMap attrs;
+    };
+    const std::vector<Case> cases = {
+        {"transpose heads", "Transpose", {1, 6, 3, 8}, {1, 3, 6, 8}, {{"perm", {Ints{0, 2, 1, 3}}}}},
+        {"transpose last dim moved", "Transpose", {2, 3, 4, 5}, {5, 3, 2, 4}, {{"perm", {Ints{3, 1, 0, 2}}}}},
+        {"transpose reversed", "Transpose", {2, 3, 4}, {4, 3, 2}, {}},
+        {"flatten", "Flatten", {2, 3, 4, 5}, {2, 60}, {{"axis", {std::int64_t{1}}}}},
+        {"pad", "Pad", {1, 2, 3, 4}, {1, 3, 6, 5}, {{"pads", {Ints{0, 1, 2, 0, 0, 0, 1, 1}}}, {"value", {-2.0}}}},
+        {"slice rows", "Slice", {4, 6, 5}, {2, 6, 5}, {{"starts", {Ints{1}}}, {"ends", {Ints{3}}}}},
+        {"slice from the end",
+         "Slice",
+         {4, 6, 5},
+         {2, 4, 5},
+         {{"starts", {Ints{1, -4}}}, {"ends", {Ints{3, 100}}}, {"axes", {Ints{0, 1}}}}},
+        {"slice last dim",
+         "Slice",
+         {4, 6, 5},
+         {4, 6, 2},
+         {{"starts", {Ints{2}}}, {"ends", {Ints{4}}}, {"axes", {Ints{-1}}}}},
+    };
+    for (const Case &c : cases) {
+        // Slice's attribute form (starts/ends/axes) is opset 9's.
+        const std::int64_t opset = c.opType == "Slice" ? 9 : 17;
+        RunResult r =
+            nativeMatchesReference(*cpu, *reference, oneNode(c.opType, c.in, c.out, c.attrs, {}, opset), c.what);
+        EXPECT_EQ(r.metrics["ops/copy"], 1) << c.what;
+        EXPECT_EQ(r.metrics["ops/reference"], 0) << c.what;
+    }
+}
+
+// Negative twin: a Pad mode other than constant is not a fill-and-copy; it
+// stays on the reference kernel, reported, and still matches.
+TEST_F(CpuBackendTest, ReflectPadStaysOnTheReferenceKernel)
+{
+    const Graph g =
+        oneNode("Pad", {1, 2, 3, 4}, {1, 2, 5, 6},
+                {{"pads", {std::vector<std::int64_t>{0, 0, 1, 1, 0, 0, 1, 1}}}, {"mode", {std::string("reflect")}}});
+    RunResult r = nativeMatchesReference(*cpu, *reference, g, "reflect pad");
+    EXPECT_EQ(r.metrics["ops/copy"], 0);
+    EXPECT_EQ(r.metrics["ops/reference"], 1);
+    EXPECT_EQ(r.metrics["fallback/Pad"], 1);
+}
+
+// x[8,1,16] x W[16,12] + bias + r: one constant matrix for every batch, so
+// the batches are folded into the rows of one product (PyTorch's
+// in-projection shape); `residual` is r's shape.
+Graph batchedRows(const Shape &residual)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {8, 1, 16}, Tensor::Kind::Input);
+    const TensorId r = testgraphs::tensor(g, "r", residual, Tensor::Kind::Input);
+    g.inputs = {x, r};
+    const TensorId mm = op(g, "mm", "MatMul", {x, testgraphs::weight(g, "w", {16, 12})}, {8, 1, 12});
+    const TensorId biased = op(g, "bias", "Add", {mm, testgraphs::weight(g, "b", {12})}, {8, 1, 12});
+    g.outputs = {op(g, "res", "Add", {biased, r}, {8, 1, 12})};
+    return g;
+}
+
+// The three nodes as one kernel on both backends; the cpu run.
+RunResult fusedMatchesReference(IBackend &cpu, IBackend &reference, const Graph &g)
+{
+    const ExecutionPlan p = planutil::wholePlan(g, {{0, 1, 2}});
+    const auto inputs = planutil::makeInputs(g, 6);
+    auto got = planutil::compileAndRun(cpu, g, p, inputs);
+    auto expected = planutil::compileAndRun(reference, g, p, inputs);
+    EXPECT_TRUE(got.isOk() && expected.isOk()) << got.status().str();
+    if (!got.isOk() || !expected.isOk())
+        return {};
+    EXPECT_LT(relativeL2(got->outputs[0], expected->outputs[0]), kTolerance);
+    return std::move(*got);
+}
+
+// Folded into rows, the product keeps its bias and a full-size residual as
+// post-ops (one oneDNN op) and matches the reference.
+TEST_F(CpuBackendTest, BatchesOfOneMatrixAreRowsOfOneProduct)
+{
+    RunResult r = fusedMatchesReference(*cpu, *reference, batchedRows({8, 1, 12}));
+    EXPECT_EQ(r.metrics["ops/onednn"], 1);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+}
+
+// Negative twin: an operand broadcast along the folded batches ([8,1,1])
+// does not fold with the rows: that post-op is refused and the Add runs as
+// an LLVM chain after the product, still matching.
+TEST_F(CpuBackendTest, OperandBroadcastAcrossFoldedBatchesIsNotAPostOp)
+{
+    RunResult r = fusedMatchesReference(*cpu, *reference, batchedRows({8, 1, 1}));
+    EXPECT_EQ(r.metrics["ops/onednn"], 1);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 1);
+}
+
+// DenseNet-121's dense blocks (Concat of every earlier layer, BatchNorm+Relu
+// chains before the convolutions, transition poolings) under every
+// scheduler, blocked end to end.
+TEST_F(CpuBackendTest, DenseNet121MatchesReferenceUnderEveryScheduler)
+{
+    const Graph g = sample("densenet121", 64, false);
+    matchesReference(g, {"sequential", "greedy", "layer-fusion", "ios"});
+    auto p = plan(g, "layer-fusion");
+    ASSERT_TRUE(p.isOk());
+    auto r = planutil::compileAndRun(*cpu, g, *p, planutil::makeInputs(g, 5));
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_EQ(r->metrics["ops/reference"], 0);
+    if (cpu::blockedLayoutsEnabled()) {
+        EXPECT_GT(r->metrics["blocked_tensors"], 100);
+        EXPECT_LE(r->metrics["reorders"], 2);
+    }
 }
 
 } // namespace

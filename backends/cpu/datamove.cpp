@@ -1,0 +1,517 @@
+// Data movement compiled as copies (issue 13, "data movement ... compiled"):
+// Concat (any element type), constant-mode Pad (float32), Transpose and Slice
+// with constant bounds (4- and 8-byte elements) and the reshapes (Reshape,
+// Flatten, Squeeze, Unsqueeze: the same bytes, one memcpy), whole tensors,
+// plain layouts but where said.
+//
+// Concat along axis a of inputs x_i is, per index of the dims before a (the
+// outer count), one contiguous copy of each input's row of C_i·inner elements
+// to its offset in the output's row: memcpy at the memory system's speed,
+// where the reference kernel walks element by element. On the blocked layout
+// (layout.h) a channel Concat whose inputs all hold whole channel blocks is
+// the same copy: per image, input i's blocks are contiguous (C_i/b · H·W·b =
+// C_i·H·W elements) and land at channel offset Σ C_j·H·W of the output, so
+// the op takes its inputs and output blocked together and runs unchanged.
+// Channels-last (nhwc) makes the rows one pixel's channels.
+//
+// Pad (mode constant, no negative pads): the output filled with the constant,
+// then each innermost row of the input copied to its place. On a blocked
+// layout with no pad along the channels the same loops run over the storage
+// order's dims ([N][C/b][H][W][b] or [N][H][W][C]); the filled pixels' padded
+// channel lanes hold the constant, which is finite.
+//
+// Transpose and Slice are one strided copy: output dims the input walks as
+// one are merged first (BERT's [1,128,12,64] by (0,2,1,3) is [128,12,64] by
+// (1,0,2)); the output is then walked in order, the innermost run copied with
+// memcpy when the input walks it contiguously too, element by element at the
+// input's stride otherwise.
+// Assumes static shapes that agree off the axis (the importer checked them).
+#include "backends/cpu/cpuop.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+namespace tessera::cpu {
+
+namespace {
+
+class ConcatOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        std::uint8_t *out = tensors[m_out];
+        for (std::int64_t o = 0; o < m_outer; ++o) {
+            std::uint8_t *row = out + o * m_outRow;
+            for (const Part &p : m_parts)
+                if (p.row > 0)
+                    std::memcpy(row + p.offset, tensors[p.tensor] + o * p.row, static_cast<std::size_t>(p.row));
+        }
+        return Status::ok();
+    }
+
+    std::vector<std::vector<TensorId>> blockedGroups(const Graph &g, int block) const override
+    {
+        const Shape &y = g.tensor(m_out).shape;
+        if (block <= 0 || m_axis != 1 || y.size() != 4 || g.tensor(m_out).dtype != DType::Float32)
+            return {};
+        std::vector<TensorId> group{m_out};
+        for (const Part &p : m_parts) {
+            if (g.tensor(p.tensor).shape[1] % block != 0)
+                return {};
+            group.push_back(p.tensor);
+        }
+        return {group};
+    }
+
+    // nhwc (block 1): per pixel, each input's C_i channels to their offset.
+    Status useLayouts(const LayoutContext &ctx) override
+    {
+        if (ctx.block != 1 || !ctx.isBlocked(m_out))
+            return Status::ok();
+        const Shape &y = ctx.graph.tensor(m_out).shape;
+        const auto elem = static_cast<std::int64_t>(dtypeSize(ctx.graph.tensor(m_out).dtype));
+        m_outer = y[0] * y[2] * y[3];
+        m_outRow = y[1] * elem;
+        std::int64_t at = 0;
+        for (Part &p : m_parts) {
+            p.row = ctx.graph.tensor(p.tensor).shape[1] * elem;
+            p.offset = at;
+            at += p.row;
+        }
+        impl = "nhwc";
+        return Status::ok();
+    }
+
+    struct Part {
+        TensorId tensor;
+        std::int64_t row;    // bytes per outer index
+        std::int64_t offset; // bytes into the output's row
+    };
+    std::vector<Part> m_parts;
+    std::int64_t m_outer = 1, m_outRow = 0;
+    std::size_t m_axis = 0;
+    TensorId m_out = kInvalidId;
+};
+
+class PadOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        auto *out = reinterpret_cast<float *>(tensors[m_out]);
+        const auto *in = reinterpret_cast<const float *>(tensors[m_in]);
+        std::fill(out, out + m_outElements, m_value);
+        const std::size_t rank = m_inDims.size();
+        const std::int64_t row = m_inDims.back();
+        std::vector<std::int64_t> idx(rank, 0);
+        std::vector<std::int64_t> outStride(rank, 1);
+        for (std::size_t d = rank; d-- > 1;)
+            outStride[d - 1] = outStride[d] * m_outDims[d];
+        std::int64_t rows = 1;
+        for (std::size_t d = 0; d + 1 < rank; ++d)
+            rows *= m_inDims[d];
+        for (std::int64_t r = 0; r < rows; ++r) {
+            std::int64_t o = m_begin[rank - 1];
+            for (std::size_t d = 0; d + 1 < rank; ++d)
+                o += (idx[d] + m_begin[d]) * outStride[d];
+            std::memcpy(out + o, in + r * row, static_cast<std::size_t>(row) * sizeof(float));
+            for (std::size_t d = rank - 1; d-- > 0;) { // odometer over the rows
+                if (++idx[d] < m_inDims[d])
+                    break;
+                idx[d] = 0;
+            }
+        }
+        return Status::ok();
+    }
+
+    std::vector<std::vector<TensorId>> blockedGroups(const Graph &g, int block) const override
+    {
+        const Shape &x = g.tensor(m_in).shape, &y = g.tensor(m_out).shape;
+        if (block <= 0 || x.size() != 4 || x[1] != y[1])
+            return {};
+        return {{m_in, m_out}};
+    }
+
+    Status useLayouts(const LayoutContext &ctx) override
+    {
+        if (!ctx.isBlocked(m_out))
+            return Status::ok();
+        const Shape &x = ctx.graph.tensor(m_in).shape, &y = ctx.graph.tensor(m_out).shape;
+        const std::vector<std::int64_t> b = m_begin;
+        if (ctx.block == 1) {
+            m_inDims = {x[0], x[2], x[3], x[1]};
+            m_outDims = {y[0], y[2], y[3], y[1]};
+            m_begin = {b[0], b[2], b[3], 0};
+            impl = "nhwc";
+        } else {
+            const std::int64_t cb = (x[1] + ctx.block - 1) / ctx.block;
+            m_inDims = {x[0], cb, x[2], x[3], ctx.block};
+            m_outDims = {y[0], cb, y[2], y[3], ctx.block};
+            m_begin = {b[0], 0, b[2], b[3], 0};
+            impl = "blocked";
+        }
+        m_outElements = 1;
+        for (std::int64_t v : m_outDims)
+            m_outElements *= v;
+        return Status::ok();
+    }
+
+    std::vector<std::int64_t> m_inDims, m_outDims, m_begin; // in storage order
+    std::int64_t m_outElements = 0;
+    float m_value = 0;
+    TensorId m_in = kInvalidId, m_out = kInvalidId;
+};
+
+class TransposeOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        if (m_elem == 4)
+            walk<std::uint32_t>(tensors);
+        else
+            walk<std::uint64_t>(tensors);
+        return Status::ok();
+    }
+
+    template <class T> void walk(std::uint8_t *const *tensors) const
+    {
+        T *out = reinterpret_cast<T *>(tensors[m_out]);
+        const T *in = reinterpret_cast<const T *>(tensors[m_in]);
+        const std::size_t rank = m_outDims.size();
+        const std::int64_t inner = m_outDims.back(), innerStride = m_inStrides.back();
+        std::int64_t rows = 1;
+        for (std::size_t d = 0; d + 1 < rank; ++d)
+            rows *= m_outDims[d];
+        std::vector<std::int64_t> idx(rank, 0);
+        std::int64_t src = m_base;
+        for (std::int64_t r = 0; r < rows; ++r, out += inner) {
+            if (innerStride == 1)
+                std::memcpy(out, in + src, static_cast<std::size_t>(inner) * sizeof(T));
+            else
+                for (std::int64_t i = 0; i < inner; ++i)
+                    out[i] = in[src + i * innerStride];
+            for (std::size_t d = rank - 1; d-- > 0;) { // odometer over the output's rows
+                src += m_inStrides[d];
+                if (++idx[d] < m_outDims[d])
+                    break;
+                src -= idx[d] * m_inStrides[d];
+                idx[d] = 0;
+            }
+        }
+    }
+
+    std::vector<std::int64_t> m_outDims;   // merged
+    std::vector<std::int64_t> m_inStrides; // per output dim: the input's element stride (negative: backwards)
+    std::int64_t m_base = 0;               // the input element of output element 0
+    std::int64_t m_elem = 4;
+    TensorId m_in = kInvalidId, m_out = kInvalidId;
+};
+
+// Reshape, Flatten, Squeeze, Unsqueeze: the input's bytes, unchanged.
+class ReshapeOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        if (tensors[m_out] != tensors[m_in])
+            std::memcpy(tensors[m_out], tensors[m_in], m_bytes);
+        return Status::ok();
+    }
+    std::size_t m_bytes = 0;
+    TensorId m_in = kInvalidId, m_out = kInvalidId;
+};
+
+} // namespace
+
+namespace {
+
+// out[i] = in[base + Σ_d i_d · strides[d]] over the output's dims (Transpose,
+// Slice): unit dims dropped, adjacent dims merged where the input walks them
+// as one.
+CpuOpPtr stridedCopy(const Graph &g, NodeId n, const Shape &outDims, const std::vector<std::int64_t> &inStrides,
+                     std::int64_t base)
+{
+    const Node &node = g.node(n);
+    const Tensor &x = g.tensor(node.inputs[0]);
+    std::vector<std::int64_t> dims, strides;
+    for (std::size_t d = 0; d < outDims.size(); ++d) {
+        if (outDims[d] == 1)
+            continue;
+        if (!dims.empty() && strides.back() == inStrides[d] * outDims[d]) {
+            dims.back() *= outDims[d];
+            strides.back() = inStrides[d];
+        } else {
+            dims.push_back(outDims[d]);
+            strides.push_back(inStrides[d]);
+        }
+    }
+    if (dims.empty()) {
+        dims = {1};
+        strides = {1};
+    }
+    auto op = std::make_unique<TransposeOp>();
+    op->m_outDims = std::move(dims);
+    op->m_inStrides = std::move(strides);
+    op->m_base = base;
+    op->m_elem = static_cast<std::int64_t>(dtypeSize(x.dtype));
+    op->m_in = node.inputs[0];
+    op->m_out = node.outputs[0];
+    for (TensorId t : node.inputs)
+        if (t != kInvalidId)
+            op->reads.push_back(t);
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = node.opType;
+    op->engine = Engine::Copy;
+    return op;
+}
+
+std::vector<std::int64_t> rowMajorStrides(const Shape &s)
+{
+    std::vector<std::int64_t> st(s.size(), 1);
+    for (std::size_t d = s.size(); d-- > 1;)
+        st[d - 1] = st[d] * s[d];
+    return st;
+}
+
+bool copyableTypes(const Tensor &x, const Tensor &y)
+{
+    const std::size_t elem = dtypeSize(x.dtype);
+    return (elem == 4 || elem == 8) && y.dtype == x.dtype && y.shape.size() == x.shape.size() && !x.shape.empty() &&
+           x.elements() > 0 && y.elements() > 0;
+}
+
+// A constant int64/int32 input as integers, or nothing.
+std::optional<std::vector<std::int64_t>> constInts(const Graph &g, const Constants &c, const Node &n, std::size_t i)
+{
+    if (i >= n.inputs.size() || n.inputs[i] == kInvalidId)
+        return std::vector<std::int64_t>{};
+    const auto &data = c.data[static_cast<std::size_t>(n.inputs[i])];
+    const DType t = g.tensor(n.inputs[i]).dtype;
+    if (!data || (t != DType::Int64 && t != DType::Int32))
+        return std::nullopt;
+    std::vector<std::int64_t> v;
+    if (t == DType::Int64)
+        v.assign(reinterpret_cast<const std::int64_t *>(data->bytes.data()),
+                 reinterpret_cast<const std::int64_t *>(data->bytes.data()) + data->bytes.size() / 8);
+    else
+        v.assign(reinterpret_cast<const std::int32_t *>(data->bytes.data()),
+                 reinterpret_cast<const std::int32_t *>(data->bytes.data()) + data->bytes.size() / 4);
+    return v;
+}
+
+} // namespace
+
+CpuOpPtr makeTransposeOp(const Graph &g, NodeId n)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Transpose" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    if (!copyableTypes(x, y))
+        return nullptr;
+    const std::size_t rank = x.shape.size();
+    std::vector<std::int64_t> perm = node.attrInts("perm");
+    if (perm.empty())
+        for (std::size_t d = rank; d-- > 0;)
+            perm.push_back(static_cast<std::int64_t>(d));
+    if (perm.size() != rank)
+        return nullptr;
+    const std::vector<std::int64_t> inStride = rowMajorStrides(x.shape);
+    std::vector<std::int64_t> strides(rank);
+    for (std::size_t d = 0; d < rank; ++d) {
+        if (perm[d] < 0 || perm[d] >= static_cast<std::int64_t>(rank))
+            return nullptr;
+        const auto p = static_cast<std::size_t>(perm[d]);
+        if (x.shape[p] != y.shape[d])
+            return nullptr;
+        strides[d] = inStride[p];
+    }
+    return stridedCopy(g, n, y.shape, strides, 0);
+}
+
+// Slice with constant starts, ends, axes and steps (inputs, or attributes
+// before opset 10): starts clamped as ONNX says (negative from the end;
+// [0, dim] going forward, [0, dim - 1] going backward); the output's extent
+// per dim is the graph's (its shape inference applied the ends).
+CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Slice" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    if (!copyableTypes(x, y))
+        return nullptr;
+    std::vector<std::int64_t> starts, ends, axes, steps;
+    if (node.inputs.size() > 1) {
+        auto s = constInts(g, constants, node, 1), e = constInts(g, constants, node, 2),
+             a = constInts(g, constants, node, 3), st = constInts(g, constants, node, 4);
+        if (!s || !e || !a || !st)
+            return nullptr;
+        starts = *s, ends = *e, axes = *a, steps = *st;
+    } else {
+        starts = node.attrInts("starts"), ends = node.attrInts("ends"), axes = node.attrInts("axes");
+    }
+    if (axes.empty())
+        for (std::size_t i = 0; i < starts.size(); ++i)
+            axes.push_back(static_cast<std::int64_t>(i));
+    if (steps.empty())
+        steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+        return nullptr;
+    const auto rank = static_cast<std::int64_t>(x.shape.size());
+    std::vector<std::int64_t> start(x.shape.size(), 0), step(x.shape.size(), 1);
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        const std::int64_t ax = axes[i] < 0 ? axes[i] + rank : axes[i];
+        if (ax < 0 || ax >= rank || steps[i] == 0)
+            return nullptr;
+        const auto d = static_cast<std::size_t>(ax);
+        const std::int64_t dim = x.shape[d];
+        step[d] = std::clamp(steps[i], -(dim + 1), dim + 1);
+        std::int64_t s = starts[i];
+        if (s < 0)
+            s = s < -dim ? -1 : s + dim;
+        start[d] = step[d] > 0 ? std::clamp<std::int64_t>(s, 0, dim)
+                               : std::clamp<std::int64_t>(s, 0, std::max<std::int64_t>(dim - 1, 0));
+    }
+    const std::vector<std::int64_t> st = rowMajorStrides(x.shape);
+    std::vector<std::int64_t> strides(x.shape.size());
+    std::int64_t base = 0;
+    for (std::size_t d = 0; d < x.shape.size(); ++d) {
+        // The last element read must lie inside the input.
+        const std::int64_t last = start[d] + (y.shape[d] - 1) * step[d];
+        if (last < 0 || last >= x.shape[d] || start[d] >= x.shape[d])
+            return nullptr;
+        strides[d] = st[d] * step[d];
+        base += start[d] * st[d];
+    }
+    return stridedCopy(g, n, y.shape, strides, base);
+}
+
+CpuOpPtr makeReshapeOp(const Graph &g, NodeId n)
+{
+    const Node &node = g.node(n);
+    static const char *const types[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"};
+    if (std::find(std::begin(types), std::end(types), node.opType) == std::end(types) || node.inputs.empty() ||
+        node.outputs.empty() || node.inputs[0] == kInvalidId || node.outputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    if (x.dtype != y.dtype || x.bytes() != y.bytes() || x.bytes() < 0)
+        return nullptr;
+    auto op = std::make_unique<ReshapeOp>();
+    op->m_bytes = static_cast<std::size_t>(x.bytes());
+    op->m_in = node.inputs[0];
+    op->m_out = node.outputs[0];
+    op->reads.assign(node.inputs.begin(), node.inputs.end());
+    op->reads.erase(std::remove(op->reads.begin(), op->reads.end(), kInvalidId), op->reads.end());
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = node.opType;
+    op->engine = Engine::Copy;
+    return op;
+}
+
+CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Pad" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    if (x.dtype != DType::Float32 || y.dtype != DType::Float32 || x.shape.empty() || x.shape.size() != y.shape.size() ||
+        node.attrString("mode", "constant") != "constant")
+        return nullptr;
+    const std::size_t rank = x.shape.size();
+    std::vector<std::int64_t> pads = node.attrInts("pads");
+    auto input = [&](std::size_t i) { return i < node.inputs.size() && node.inputs[i] != kInvalidId; };
+    if (input(3))
+        return nullptr; // axes: left to the reference kernel
+    if (input(1)) {
+        const auto &data = constants.data[static_cast<std::size_t>(node.inputs[1])];
+        if (!data || g.tensor(node.inputs[1]).dtype != DType::Int64)
+            return nullptr;
+        pads.assign(reinterpret_cast<const std::int64_t *>(data->bytes.data()),
+                    reinterpret_cast<const std::int64_t *>(data->bytes.data()) + data->bytes.size() / 8);
+    }
+    if (pads.size() != 2 * rank)
+        return nullptr;
+    auto op = std::make_unique<PadOp>();
+    op->m_value = static_cast<float>(node.attrFloat("value", 0.0));
+    if (input(2)) {
+        const float *v = constants.f32(node.inputs[2]);
+        if (!v || g.tensor(node.inputs[2]).dtype != DType::Float32)
+            return nullptr;
+        if (g.tensor(node.inputs[2]).elements() > 0)
+            op->m_value = *v;
+    }
+    op->m_outElements = y.elements();
+    for (std::size_t d = 0; d < rank; ++d) {
+        if (pads[d] < 0 || pads[d + rank] < 0 || x.shape[d] + pads[d] + pads[d + rank] != y.shape[d])
+            return nullptr;
+        if (x.shape[d] == 0)
+            return nullptr;
+    }
+    op->m_inDims = x.shape;
+    op->m_outDims = y.shape;
+    op->m_begin.assign(pads.begin(), pads.begin() + static_cast<long>(rank));
+    op->m_in = node.inputs[0];
+    op->m_out = node.outputs[0];
+    op->reads = {op->m_in};
+    for (std::size_t i = 1; i < node.inputs.size(); ++i)
+        if (node.inputs[i] != kInvalidId)
+            op->reads.push_back(node.inputs[i]);
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = "Pad";
+    op->engine = Engine::Copy;
+    return op;
+}
+
+CpuOpPtr makeConcatOp(const Graph &g, NodeId n)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Concat" || node.outputs.size() != 1 || node.inputs.empty())
+        return nullptr;
+    const Tensor &y = g.tensor(node.outputs[0]);
+    const auto rank = static_cast<std::int64_t>(y.shape.size());
+    std::int64_t axis = node.attrInt("axis", 0);
+    if (axis < 0)
+        axis += rank;
+    if (rank == 0 || axis < 0 || axis >= rank)
+        return nullptr;
+    const auto a = static_cast<std::size_t>(axis);
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t d = 0; d < a; ++d)
+        outer *= y.shape[d];
+    for (std::size_t d = a + 1; d < y.shape.size(); ++d)
+        inner *= y.shape[d];
+    const auto elem = static_cast<std::int64_t>(dtypeSize(y.dtype));
+    auto op = std::make_unique<ConcatOp>();
+    std::int64_t at = 0;
+    for (TensorId t : node.inputs) {
+        if (t == kInvalidId)
+            return nullptr;
+        const Tensor &x = g.tensor(t);
+        if (x.dtype != y.dtype || x.shape.size() != y.shape.size())
+            return nullptr;
+        const std::int64_t row = x.shape[a] * inner * elem;
+        op->m_parts.push_back({t, row, at});
+        op->reads.push_back(t);
+        at += row;
+    }
+    if (at != y.shape[a] * inner * elem || elem <= 0)
+        return nullptr;
+    op->m_outer = outer;
+    op->m_outRow = at;
+    op->m_axis = a;
+    op->m_out = node.outputs[0];
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = "Concat";
+    op->engine = Engine::Copy;
+    return op;
+}
+
+} // namespace tessera::cpu
