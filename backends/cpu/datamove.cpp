@@ -27,6 +27,7 @@
 // input's stride otherwise.
 // Assumes static shapes that agree off the axis (the importer checked them).
 #include "backends/cpu/cpuop.h"
+#include "core/ops/slice.h"
 
 #include <algorithm>
 #include <cstring>
@@ -369,13 +370,9 @@ CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants)
         if (ax < 0 || ax >= rank || steps[i] == 0)
             return nullptr;
         const auto d = static_cast<std::size_t>(ax);
-        const std::int64_t dim = x.shape[d];
-        step[d] = std::clamp(steps[i], -(dim + 1), dim + 1);
-        std::int64_t s = starts[i];
-        if (s < 0)
-            s = s < -dim ? -1 : s + dim;
-        start[d] = step[d] > 0 ? std::clamp<std::int64_t>(s, 0, dim)
-                               : std::clamp<std::int64_t>(s, 0, std::max<std::int64_t>(dim - 1, 0));
+        const ops::SliceAxis a = ops::sliceAxis(starts[i], ends[i], steps[i], x.shape[d]);
+        start[d] = a.start;
+        step[d] = a.step;
     }
     const std::vector<std::int64_t> st = rowMajorStrides(x.shape);
     std::vector<std::int64_t> strides(x.shape.size());

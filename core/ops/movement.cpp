@@ -22,8 +22,10 @@
 //   two the region is the hull of the raw positions and the ones read.
 // FLOPs: zero for all of them.
 #include "core/ops/opdef.h"
+#include "core/ops/slice.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <numeric>
 
@@ -207,10 +209,6 @@ void axesSplit(const OpContext &c, int output, std::vector<InputAxes> &in)
 
 // --- Slice ----------------------------------------------------------------------------
 
-struct SliceAxis {
-    std::int64_t start = 0, step = 1, out = 0;
-};
-
 Expected<std::vector<SliceAxis>> sliceGeom(const OpContext &c)
 {
     const Shape &x = c.shape(0);
@@ -267,29 +265,7 @@ Expected<std::vector<SliceAxis>> sliceGeom(const OpContext &c)
         std::int64_t step = steps[i];
         if (step == 0)
             return c.fail("step of axis " + std::to_string((*ax)[i]) + " is 0");
-        SliceAxis &a = g[static_cast<std::size_t>((*ax)[i])];
-        if (dim == 0) {
-            a = {0, step > 0 ? 1 : -1, 0};
-            continue;
-        }
-        // |step| beyond dim + 1 selects at most the first element: clamp it.
-        step = std::clamp(step, -(dim + 1), dim + 1);
-        std::int64_t s = starts[i], e = ends[i];
-        if (s < 0)
-            s = s < -dim ? -1 : s + dim; // avoids overflow near INT64_MIN; clamped below
-        if (e < 0)
-            e = e < -dim - 1 ? -2 : e + dim;
-        if (step > 0) {
-            s = std::clamp<std::int64_t>(s, 0, dim);
-            e = std::clamp<std::int64_t>(e, 0, dim);
-        } else {
-            s = std::clamp<std::int64_t>(s, 0, dim - 1);
-            e = std::clamp<std::int64_t>(e, -1, dim - 1);
-        }
-        a.start = s;
-        a.step = step;
-        a.out = step > 0 ? std::max<std::int64_t>(0, ceilDiv(e - s, step))
-                         : std::max<std::int64_t>(0, ceilDiv(s - e, -step));
+        g[static_cast<std::size_t>((*ax)[i])] = sliceAxis(starts[i], ends[i], step, dim);
     }
     return g;
 }
@@ -605,3 +581,28 @@ std::span<const OpDef> movementOps()
 }
 
 } // namespace tessera::ops::detail
+
+namespace tessera::ops {
+
+SliceAxis sliceAxis(std::int64_t start, std::int64_t end, std::int64_t step, std::int64_t dim)
+{
+    assert(step != 0 && dim >= 0);
+    if (dim == 0)
+        return {0, step > 0 ? 1 : -1, 0};
+    step = std::clamp(step, -(dim + 1), dim + 1);
+    if (start < 0)
+        start = start < -dim ? -1 : start + dim; // avoids overflow near INT64_MIN; clamped below
+    if (end < 0)
+        end = end < -dim - 1 ? -2 : end + dim;
+    if (step > 0) {
+        start = std::clamp<std::int64_t>(start, 0, dim);
+        end = std::clamp<std::int64_t>(end, 0, dim);
+    } else {
+        start = std::clamp<std::int64_t>(start, 0, dim - 1);
+        end = std::clamp<std::int64_t>(end, -1, dim - 1);
+    }
+    const std::int64_t out = step > 0 ? (end - start + step - 1) / step : (start - end - step - 1) / -step;
+    return {start, step, std::max<std::int64_t>(0, out)};
+}
+
+} // namespace tessera::ops

@@ -2,6 +2,7 @@
 // decoders, transformer reshapes), each next to its negative twin: the error a
 // malformed variant must produce, with the node it names.
 #include "core/ops/ops.h"
+#include "core/ops/slice.h"
 
 #include <gtest/gtest.h>
 #include <limits>
@@ -323,6 +324,31 @@ TEST(Shapes, SliceNegativesAndClamping)
     EXPECT_EQ(o9.shapeOf(o9.node("Slice", {o9.input({4, 10})},
                                  {{"starts", ints({1})}, {"ends", ints({1000})}, {"axes", ints({0})}})),
               (Shape{3, 10}));
+}
+
+// The one normalisation of a Slice axis that shape inference, the reference
+// kernel and the CPU backend share (core/ops/slice.h), on ONNX's own cases.
+TEST(Shapes, SliceAxisNormalisesAsOnnxDefines)
+{
+    const auto expect = [](SliceAxis a, std::int64_t start, std::int64_t step, std::int64_t out) {
+        EXPECT_EQ(a.start, start);
+        EXPECT_EQ(a.step, step);
+        EXPECT_EQ(a.out, out);
+    };
+    expect(sliceAxis(1, 1000, 1, 10), 1, 1, 9);         // end clamped to the axis
+    expect(sliceAxis(-1, -1000, -1, 10), 9, -1, 10);    // the whole axis reversed
+    expect(sliceAxis(0, -1, 1, 10), 0, 1, 9);           // negative end counts from the end
+    expect(sliceAxis(-1000, 1000, 1000, 10), 0, 11, 1); // huge step: the first element only
+    expect(sliceAxis(std::numeric_limits<std::int64_t>::min(), 3, 2, 10), 0, 2, 2);
+    expect(sliceAxis(20, 1000, 1, 10), 10, 1, 0); // start past the end: empty
+    expect(sliceAxis(0, 5, 1, 0), 0, 1, 0);       // an empty axis
+}
+
+// Negative twin: the same bounds on a shorter axis select other elements.
+TEST(Shapes, SliceAxisDependsOnTheAxisLength)
+{
+    EXPECT_NE(sliceAxis(-1, -1000, -1, 10).start, sliceAxis(-1, -1000, -1, 4).start);
+    EXPECT_NE(sliceAxis(0, -1, 1, 10).out, sliceAxis(0, -1, 1, 4).out);
 }
 
 TEST(Shapes, SliceInvalid)

@@ -9,6 +9,7 @@
 // mirrors repeatedly like numpy.pad. Every kernel walks the tile row by row
 // and copies each row with one memcpy when it is contiguous in the source.
 #include "backends/reference/kernel.h"
+#include "core/ops/slice.h"
 
 #include <algorithm>
 #include <cstring>
@@ -211,12 +212,9 @@ Expected<KernelPtr> makeSlice(const Graph &g, const Node &n)
         const std::int64_t dim = x[d];
         if (steps[i] == 0)
             return Status::invalid("slice: step is 0", {.node = n.name});
-        step[d] = std::clamp(steps[i], -(dim + 1), dim + 1);
-        std::int64_t s = starts[i];
-        if (s < 0)
-            s = s < -dim ? -1 : s + dim;
-        start[d] = step[d] > 0 ? std::clamp<std::int64_t>(s, 0, dim)
-                               : std::clamp<std::int64_t>(s, 0, std::max<std::int64_t>(dim - 1, 0));
+        const ops::SliceAxis a = ops::sliceAxis(starts[i], ends[i], steps[i], dim);
+        start[d] = a.start;
+        step[d] = a.step;
     }
     const auto st = stridesOf(x);
     std::vector<std::int64_t> strides(x.size());
