@@ -166,13 +166,10 @@ NativeAttempt makeDnnlPrimitiveOp(const FusionScope &scope, std::size_t pos);
 // into this thread's scratch and hands `inner` a tensor table pointing there.
 CpuOpPtr withPlainViews(CpuOpPtr inner, const Graph &g, std::vector<TensorId> views, int block);
 
-// datamove.cpp: data movement as block copies (null when the node is not one
-// they take: the caller falls back).
-CpuOpPtr makeConcatOp(const Graph &g, NodeId n);
-CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants);
-CpuOpPtr makeTransposeOp(const Graph &g, NodeId n);
-CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants);
-CpuOpPtr makeReshapeOp(const Graph &g, NodeId n); // Reshape, Flatten, Squeeze, Unsqueeze
+// datamove.cpp: node n as block copies when it is data movement they take
+// (Concat, Split, Gather, Pad, Transpose, Slice, the reshapes); null
+// otherwise: the caller falls back.
+CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants);
 
 // reffallback.cpp: node n on the reference kernel over `regions` of output
 // `output` (a whole-tensor op when `regions` is empty: every output, whole).

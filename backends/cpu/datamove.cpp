@@ -1,14 +1,21 @@
 // Data movement compiled as copies (issue 13, "data movement ... compiled"):
-// Concat (any element type), constant-mode Pad (float32), Transpose and Slice
+// Concat and Split (any element type), Gather (any element type, int32/int64
+// indices read at run time), constant-mode Pad (float32), Transpose and Slice
 // with constant bounds (4- and 8-byte elements) and the reshapes (Reshape,
 // Flatten, Squeeze, Unsqueeze: the same bytes, one memcpy), whole tensors,
-// plain layouts but where said.
+// plain layouts but where said. One entry, makeCopyOp.
 //
 // Concat along axis a of inputs x_i is, per index of the dims before a (the
 // outer count), one contiguous copy of each input's row of C_i·inner elements
 // to its offset in the output's row: memcpy at the memory system's speed,
-// where the reference kernel walks element by element. On the blocked layout
-// (layout.h) a channel Concat whose inputs all hold whole channel blocks is
+// where the reference kernel walks element by element. Split is the same
+// copies the other way (its outputs' extents along a are its sizes).
+//
+// Gather along a is, per index i of the indices and per outer index, one
+// row of the data's dims after a (BERT's word embedding: one 768-float row
+// per token); the index is checked per gathered row as the reference kernel
+// does (an out-of-range index fails the run, naming it). On the blocked layout
+// (layout.h) a channel Concat (Split) whose parts all hold whole channel blocks is
 // the same copy: per image, input i's blocks are contiguous (C_i/b · H·W·b =
 // C_i·H·W elements) and land at channel offset Σ C_j·H·W of the output, so
 // the op takes its inputs and output blocked together and runs unchanged.
@@ -37,27 +44,35 @@ namespace tessera::cpu {
 
 namespace {
 
-class ConcatOp final : public CpuOp
+// Concat and Split: per outer index, each part's row at its offset in the
+// whole tensor's row, gathered into it (Concat) or scattered from it (Split).
+class RowsOp final : public CpuOp
 {
 public:
     Status run(std::uint8_t *const *tensors) const override
     {
-        std::uint8_t *out = tensors[m_out];
+        std::uint8_t *whole = tensors[m_whole];
         for (std::int64_t o = 0; o < m_outer; ++o) {
-            std::uint8_t *row = out + o * m_outRow;
-            for (const Part &p : m_parts)
-                if (p.row > 0)
-                    std::memcpy(row + p.offset, tensors[p.tensor] + o * p.row, static_cast<std::size_t>(p.row));
+            std::uint8_t *row = whole + o * m_wholeRow;
+            for (const Part &p : m_parts) {
+                if (p.row <= 0)
+                    continue;
+                std::uint8_t *part = tensors[p.tensor] + o * p.row;
+                if (m_split)
+                    std::memcpy(part, row + p.offset, static_cast<std::size_t>(p.row));
+                else
+                    std::memcpy(row + p.offset, part, static_cast<std::size_t>(p.row));
+            }
         }
         return Status::ok();
     }
 
     std::vector<std::vector<TensorId>> blockedGroups(const Graph &g, int block) const override
     {
-        const Shape &y = g.tensor(m_out).shape;
-        if (block <= 0 || m_axis != 1 || y.size() != 4 || g.tensor(m_out).dtype != DType::Float32)
+        const Shape &y = g.tensor(m_whole).shape;
+        if (block <= 0 || m_axis != 1 || y.size() != 4 || g.tensor(m_whole).dtype != DType::Float32)
             return {};
-        std::vector<TensorId> group{m_out};
+        std::vector<TensorId> group{m_whole};
         for (const Part &p : m_parts) {
             if (g.tensor(p.tensor).shape[1] % block != 0)
                 return {};
@@ -66,15 +81,15 @@ public:
         return {group};
     }
 
-    // nhwc (block 1): per pixel, each input's C_i channels to their offset.
+    // nhwc (block 1): per pixel, each part's C_i channels at their offset.
     Status useLayouts(const LayoutContext &ctx) override
     {
-        if (ctx.block != 1 || !ctx.isBlocked(m_out))
+        if (ctx.block != 1 || !ctx.isBlocked(m_whole))
             return Status::ok();
-        const Shape &y = ctx.graph.tensor(m_out).shape;
-        const auto elem = static_cast<std::int64_t>(dtypeSize(ctx.graph.tensor(m_out).dtype));
+        const Shape &y = ctx.graph.tensor(m_whole).shape;
+        const auto elem = static_cast<std::int64_t>(dtypeSize(ctx.graph.tensor(m_whole).dtype));
         m_outer = y[0] * y[2] * y[3];
-        m_outRow = y[1] * elem;
+        m_wholeRow = y[1] * elem;
         std::int64_t at = 0;
         for (Part &p : m_parts) {
             p.row = ctx.graph.tensor(p.tensor).shape[1] * elem;
@@ -88,12 +103,45 @@ public:
     struct Part {
         TensorId tensor;
         std::int64_t row;    // bytes per outer index
-        std::int64_t offset; // bytes into the output's row
+        std::int64_t offset; // bytes into the whole tensor's row
     };
     std::vector<Part> m_parts;
-    std::int64_t m_outer = 1, m_outRow = 0;
+    std::int64_t m_outer = 1, m_wholeRow = 0;
     std::size_t m_axis = 0;
-    TensorId m_out = kInvalidId;
+    bool m_split = false;          // Split: the whole tensor is read, the parts written
+    TensorId m_whole = kInvalidId; // Concat's output, Split's input
+};
+
+// Gather along axis a: per index of the data's dims before a, per index in
+// the indices tensor (read at run time; negative ones count from the end,
+// out of range is a run-time error as on the reference kernel), one
+// contiguous row of the dims after a.
+class GatherOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        std::uint8_t *out = tensors[m_out];
+        const std::uint8_t *data = tensors[m_data];
+        const std::uint8_t *indices = tensors[m_indices];
+        const auto row = static_cast<std::size_t>(m_row);
+        for (std::int64_t k = 0; k < m_count; ++k) {
+            std::int64_t v = m_index64 ? reinterpret_cast<const std::int64_t *>(indices)[k]
+                                       : reinterpret_cast<const std::int32_t *>(indices)[k];
+            if (v < -m_extent || v >= m_extent)
+                return Status::invalid("gather: index " + std::to_string(v) +
+                                       " is out of range for an axis of extent " + std::to_string(m_extent));
+            if (v < 0)
+                v += m_extent;
+            for (std::int64_t o = 0; o < m_outer; ++o)
+                std::memcpy(out + (o * m_count + k) * m_row, data + (o * m_extent + v) * m_row, row);
+        }
+        return Status::ok();
+    }
+
+    std::int64_t m_outer = 1, m_extent = 0, m_count = 0, m_row = 0; // m_row in bytes
+    bool m_index64 = true;
+    TensorId m_data = kInvalidId, m_indices = kInvalidId, m_out = kInvalidId;
 };
 
 class PadOp final : public CpuOp
@@ -304,8 +352,6 @@ std::optional<std::vector<std::int64_t>> constInts(const Graph &g, const Constan
     return v;
 }
 
-} // namespace
-
 CpuOpPtr makeTransposeOp(const Graph &g, NodeId n)
 {
     const Node &node = g.node(n);
@@ -466,12 +512,15 @@ CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants)
     return op;
 }
 
-CpuOpPtr makeConcatOp(const Graph &g, NodeId n)
+// Concat (`split` false) or Split (true) along `axis` of the whole tensor
+// (Concat's output, Split's input); the parts are the other side's tensors,
+// in order. Null when a shape or type does not add up.
+CpuOpPtr makeRowsOp(const Graph &g, NodeId n, TensorId whole, const std::vector<TensorId> &parts, bool split)
 {
     const Node &node = g.node(n);
-    if (node.opType != "Concat" || node.outputs.size() != 1 || node.inputs.empty())
+    if (whole == kInvalidId || parts.empty())
         return nullptr;
-    const Tensor &y = g.tensor(node.outputs[0]);
+    const Tensor &y = g.tensor(whole);
     const auto rank = static_cast<std::int64_t>(y.shape.size());
     std::int64_t axis = node.attrInt("axis", 0);
     if (axis < 0)
@@ -485,30 +534,118 @@ CpuOpPtr makeConcatOp(const Graph &g, NodeId n)
     for (std::size_t d = a + 1; d < y.shape.size(); ++d)
         inner *= y.shape[d];
     const auto elem = static_cast<std::int64_t>(dtypeSize(y.dtype));
-    auto op = std::make_unique<ConcatOp>();
+    auto op = std::make_unique<RowsOp>();
     std::int64_t at = 0;
-    for (TensorId t : node.inputs) {
+    for (TensorId t : parts) {
         if (t == kInvalidId)
             return nullptr;
         const Tensor &x = g.tensor(t);
         if (x.dtype != y.dtype || x.shape.size() != y.shape.size())
             return nullptr;
+        for (std::size_t d = 0; d < y.shape.size(); ++d)
+            if (d != a && x.shape[d] != y.shape[d])
+                return nullptr;
         const std::int64_t row = x.shape[a] * inner * elem;
         op->m_parts.push_back({t, row, at});
-        op->reads.push_back(t);
         at += row;
     }
     if (at != y.shape[a] * inner * elem || elem <= 0)
         return nullptr;
     op->m_outer = outer;
-    op->m_outRow = at;
+    op->m_wholeRow = at;
     op->m_axis = a;
-    op->m_out = node.outputs[0];
-    op->writes = {op->m_out};
+    op->m_split = split;
+    op->m_whole = whole;
+    if (split) {
+        op->reads = {whole};
+        op->writes = parts;
+    } else {
+        op->reads = parts;
+        op->writes = {whole};
+    }
+    for (std::size_t i = split ? 1 : node.inputs.size(); i < node.inputs.size(); ++i)
+        if (node.inputs[i] != kInvalidId)
+            op->reads.push_back(node.inputs[i]); // Split's sizes: its outputs' shapes already say them
     op->nodes = {n};
-    op->label = "Concat";
+    op->label = node.opType;
     op->engine = Engine::Copy;
     return op;
+}
+
+CpuOpPtr makeConcatOp(const Graph &g, NodeId n)
+{
+    const Node &node = g.node(n);
+    if (node.outputs.size() != 1)
+        return nullptr;
+    return makeRowsOp(g, n, node.outputs[0], node.inputs, false);
+}
+
+CpuOpPtr makeSplitOp(const Graph &g, NodeId n)
+{
+    const Node &node = g.node(n);
+    if (node.inputs.empty())
+        return nullptr;
+    return makeRowsOp(g, n, node.inputs[0], node.outputs, true);
+}
+
+// Gather with int32/int64 indices of any shape, data of any element type.
+CpuOpPtr makeGatherOp(const Graph &g, NodeId n)
+{
+    const Node &node = g.node(n);
+    if (node.inputs.size() != 2 || node.outputs.size() != 1 || node.inputs[0] == kInvalidId ||
+        node.inputs[1] == kInvalidId || node.outputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(node.inputs[0]), &idx = g.tensor(node.inputs[1]), &y = g.tensor(node.outputs[0]);
+    if ((idx.dtype != DType::Int64 && idx.dtype != DType::Int32) || x.dtype != y.dtype || x.shape.empty())
+        return nullptr;
+    const auto rank = static_cast<std::int64_t>(x.shape.size());
+    std::int64_t axis = node.attrInt("axis", 0);
+    if (axis < 0)
+        axis += rank;
+    if (axis < 0 || axis >= rank)
+        return nullptr;
+    const auto a = static_cast<std::size_t>(axis);
+    auto op = std::make_unique<GatherOp>();
+    std::int64_t inner = 1;
+    for (std::size_t d = 0; d < a; ++d)
+        op->m_outer *= x.shape[d];
+    for (std::size_t d = a + 1; d < x.shape.size(); ++d)
+        inner *= x.shape[d];
+    op->m_extent = x.shape[a];
+    op->m_count = idx.elements();
+    op->m_row = inner * static_cast<std::int64_t>(dtypeSize(x.dtype));
+    if (op->m_row <= 0 || op->m_extent <= 0 || op->m_count < 0 || op->m_outer * op->m_count * inner != y.elements())
+        return nullptr;
+    op->m_index64 = idx.dtype == DType::Int64;
+    op->m_data = node.inputs[0];
+    op->m_indices = node.inputs[1];
+    op->m_out = node.outputs[0];
+    op->reads = {op->m_data, op->m_indices};
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = "Gather";
+    op->engine = Engine::Copy;
+    return op;
+}
+
+} // namespace
+
+CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants)
+{
+    const std::string &type = g.node(n).opType;
+    if (type == "Pad")
+        return makePadOp(g, n, constants);
+    if (type == "Transpose")
+        return makeTransposeOp(g, n);
+    if (type == "Slice")
+        return makeSliceOp(g, n, constants);
+    if (type == "Concat")
+        return makeConcatOp(g, n);
+    if (type == "Split")
+        return makeSplitOp(g, n);
+    if (type == "Gather")
+        return makeGatherOp(g, n);
+    return makeReshapeOp(g, n);
 }
 
 } // namespace tessera::cpu

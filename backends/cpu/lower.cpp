@@ -530,11 +530,7 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
         }
         CpuOpPtr copy;
         if (useCopy)
-            copy = n.opType == "Pad"         ? makePadOp(g, k.nodes[pos], constants)
-                   : n.opType == "Transpose" ? makeTransposeOp(g, k.nodes[pos])
-                   : n.opType == "Slice"     ? makeSliceOp(g, k.nodes[pos], constants)
-                   : n.opType == "Concat"    ? makeConcatOp(g, k.nodes[pos])
-                                             : makeReshapeOp(g, k.nodes[pos]);
+            copy = makeCopyOp(g, k.nodes[pos], constants);
         if (CpuOpPtr op = std::move(copy)) {
             done[pos] = true;
             out.push_back(std::move(op));

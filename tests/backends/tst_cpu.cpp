@@ -997,6 +997,173 @@ TEST_F(CpuBackendTest, ReflectPadStaysOnTheReferenceKernel)
     EXPECT_EQ(r.metrics["fallback/Pad"], 1);
 }
 
+// An int32 initializer holding `values`.
+TensorId int32Constant(Graph &g, const std::string &name, Shape shape, const std::vector<std::int32_t> &values)
+{
+    auto data = std::make_shared<TensorData>();
+    data->dtype = DType::Int32;
+    data->shape = shape;
+    data->bytes.resize(values.size() * 4);
+    std::memcpy(data->bytes.data(), values.data(), data->bytes.size());
+    Tensor t;
+    t.name = name;
+    t.shape = std::move(shape);
+    t.dtype = DType::Int32;
+    t.kind = Tensor::Kind::Initializer;
+    t.data = std::move(data);
+    return g.addTensor(std::move(t));
+}
+
+// A Gather of x[rows, 6] by an int64 graph input `ids` [2, 3] (BERT's word
+// embedding: rows of the table per token, read at run time) and of that
+// result along its last dim by constant int32 indices, one of them
+// negative; `rows` is the table's row count.
+Graph gathers(std::int64_t rows)
+{
+    Graph g;
+    g.opsetVersion = 17;
+    const TensorId table = testgraphs::tensor(g, "table", {rows, 6}, Tensor::Kind::Input);
+    const TensorId ids = testgraphs::tensor(g, "ids", {2, 3}, Tensor::Kind::Input);
+    g.tensor(ids).dtype = DType::Int64;
+    g.inputs = {table, ids};
+    const TensorId emb = op(g, "emb", "Gather", {table, ids}, {2, 3, 6});
+    const TensorId cols = int32Constant(g, "cols", {4}, {5, 0, -2, 1});
+    g.outputs = {op(g, "pick", "Gather", {emb, cols}, {2, 3, 4}, {{"axis", {std::int64_t{-1}}}})};
+    return g;
+}
+
+// x[1,4,6,5] split along `axis` into `sizes` (opset 13: the sizes as an
+// input), each part through a Relu so the Split's outputs are intermediates.
+Graph split(std::int64_t axis, const std::vector<std::int64_t> &sizes)
+{
+    Graph g;
+    g.opsetVersion = 13;
+    const Shape in{1, 4, 6, 5};
+    const TensorId x = testgraphs::tensor(g, "x", in, Tensor::Kind::Input);
+    g.inputs = {x};
+    auto data = std::make_shared<TensorData>();
+    data->dtype = DType::Int64;
+    data->shape = {static_cast<std::int64_t>(sizes.size())};
+    data->bytes.resize(sizes.size() * 8);
+    std::memcpy(data->bytes.data(), sizes.data(), data->bytes.size());
+    Tensor st;
+    st.name = "sizes";
+    st.shape = data->shape;
+    st.dtype = DType::Int64;
+    st.kind = Tensor::Kind::Initializer;
+    st.data = std::move(data);
+    Node n;
+    n.name = "split";
+    n.opType = "Split";
+    n.attrs = {{"axis", {axis}}};
+    n.inputs = {x, g.addTensor(std::move(st))};
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        Shape s = in;
+        s[static_cast<std::size_t>(axis)] = sizes[i];
+        n.outputs.push_back(testgraphs::tensor(g, "part" + std::to_string(i), s));
+    }
+    const std::vector<TensorId> parts = n.outputs;
+    g.addNode(std::move(n));
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        g.outputs.push_back(op(g, "relu" + std::to_string(i), "Relu", {parts[i]}, g.tensor(parts[i]).shape));
+    return g;
+}
+
+// Gather (run-time and constant indices, a negative one, along the last
+// dim) and Split (along channels and along the last dim, unequal parts) are
+// compiled copies and match the reference kernels.
+TEST_F(CpuBackendTest, GatherAndSplitAreCompiledCopiesAndMatch)
+{
+    RunResult r = nativeMatchesReference(*cpu, *reference, gathers(10), "gathers");
+    EXPECT_EQ(r.metrics["ops/copy"], 2);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    for (const auto &[axis, sizes] :
+         std::vector<std::pair<std::int64_t, std::vector<std::int64_t>>>{{1, {1, 3}}, {3, {2, 2, 1}}}) {
+        const std::string what = "split along " + std::to_string(axis);
+        RunResult s = nativeMatchesReference(*cpu, *reference, split(axis, sizes), what);
+        EXPECT_EQ(s.metrics["ops/copy"], 1) << what;
+        EXPECT_EQ(s.metrics["ops/reference"], 0) << what;
+    }
+}
+
+// ShuffleNetV2's channel split: x -> conv (32 channels) -> Split into two
+// halves along `axis` -> a convolution on each half.
+Graph convSplitConv(bool channelAxis)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 16, 14, 14}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a =
+        op(g, "a", "Conv", {x, testgraphs::weight(g, "a/w", {32, 16, 1, 1})}, {1, 32, 14, 14}, convAttrs(1, 0));
+    Node n;
+    n.name = "split";
+    n.opType = "Split";
+    n.attrs = {{"axis", {std::int64_t{channelAxis ? 1 : 2}}}};
+    n.inputs = {a};
+    const Shape half = channelAxis ? Shape{1, 16, 14, 14} : Shape{1, 32, 7, 14};
+    n.outputs = {testgraphs::tensor(g, "s0", half), testgraphs::tensor(g, "s1", half)};
+    const std::vector<TensorId> parts = n.outputs;
+    g.addNode(std::move(n));
+    for (std::size_t i = 0; i < 2; ++i) {
+        const std::string name = "c" + std::to_string(i);
+        Shape out = half;
+        out[1] = 16;
+        g.outputs.push_back(op(g, name, "Conv", {parts[i], testgraphs::weight(g, name + "/w", {16, half[1], 3, 3})},
+                               out, convAttrs(3, 1)));
+    }
+    return g;
+}
+
+// A channel Split of a blocked convolution output hands each half on
+// blocked, so the convolutions around it reorder only at the graph's input
+// and outputs.
+TEST_F(CpuBackendTest, ChannelSplitOfBlockedTensorsStaysBlocked)
+{
+    RunResult r = nativeMatchesReference(*cpu, *reference, convSplitConv(true), "channel split");
+    EXPECT_EQ(r.metrics["ops/copy"], 1);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    if (cpu::blockedLayoutsEnabled()) {
+        EXPECT_EQ(r.metrics["blocked_tensors"], 3); // a and its two halves
+        EXPECT_LE(r.metrics["reorders"], 3);        // x in, the two outputs out
+    }
+}
+
+// Negative twin: split along H, the halves cannot take the blocked layout:
+// the convolution's output and both halves reorder.
+TEST_F(CpuBackendTest, SplitAlongHeightStaysPlainAndCostsReorders)
+{
+    RunResult channel = nativeMatchesReference(*cpu, *reference, convSplitConv(true), "channel split");
+    RunResult height = nativeMatchesReference(*cpu, *reference, convSplitConv(false), "height split");
+    EXPECT_EQ(height.metrics["ops/copy"], 1);
+    EXPECT_EQ(height.metrics["blocked_tensors"], 0);
+    if (cpu::blockedLayoutsEnabled()) {
+        EXPECT_GT(height.metrics["reorders"], channel.metrics["reorders"]);
+    }
+}
+
+// Negative twin: an index past the table's end fails the run on the
+// compiled Gather as on the reference kernel, naming the index, instead of
+// reading past the table. makeInputs draws ids in [0, 8): a table of 4 rows
+// gets some out of range.
+TEST_F(CpuBackendTest, GatherIndexOutOfRangeFailsTheRunNamingIt)
+{
+    const Graph g = gathers(4);
+    const ExecutionPlan p = planutil::wholePlan(g, perNode(g));
+    const auto inputs = planutil::makeInputs(g, 13, 8);
+    bool outOfRange = false;
+    for (std::size_t i = 0; i < 6; ++i)
+        outOfRange = outOfRange || reinterpret_cast<const std::int64_t *>(inputs[1].bytes.data())[i] >= 4;
+    ASSERT_TRUE(outOfRange) << "seed 13 draws no id past 3";
+    auto got = planutil::compileAndRun(*cpu, g, p, inputs);
+    auto expected = planutil::compileAndRun(*reference, g, p, inputs);
+    ASSERT_FALSE(got.isOk());
+    ASSERT_FALSE(expected.isOk());
+    EXPECT_NE(got.status().message().find("is out of range for an axis of extent 4"), std::string::npos)
+        << got.status().str();
+    // In range, the same graph runs.
+    EXPECT_TRUE(planutil::compileAndRun(*cpu, g, p, planutil::makeInputs(g, 13, 4)).isOk());
+}
+
 // x[8,1,16] x W[16,12] + bias + r: one constant matrix for every batch, so
 // the batches are folded into the rows of one product (PyTorch's
 // in-projection shape); `residual` is r's shape.
