@@ -8,6 +8,7 @@
 // go to <build>/screenshots/stepper.png and runcomparison.png.
 #include "app/gui/schedulecontroller.h"
 #include "app/registerbuiltins.h"
+#include "backends/cpu/cpu.h"
 #include "core/hw/deviceregistry.h"
 #include "core/ir/analysis.h"
 #include "core/sched/planbuilder.h"
@@ -131,6 +132,7 @@ class TestStepper : public QObject
     SchedulerRegistry m_registry;
     Device m_device;
     std::shared_ptr<const Graph> m_graph;
+    std::unique_ptr<IBackend> m_cpu = createCpuBackend();
 
     std::unique_ptr<ScheduleController> makeController(const QString &algorithm = QStringLiteral("layer-fusion"))
     {
@@ -541,6 +543,84 @@ private slots:
         compare.clearPinned();
         QCOMPARE(compare.pinnedCount(), 0);
         QVERIFY(std::isnan(m->value(kernelRow, 1)));
+    }
+
+    // Runs `run`'s plan on the CPU backend and reports it to the state as the
+    // app's RunController does; the result.
+    std::shared_ptr<const RunResult> measureOnCpu(WorkbenchState &state, const std::shared_ptr<const ScheduleRun> &run)
+    {
+        auto compiled = m_cpu->compile(*m_graph, run->result.plan);
+        if (!compiled)
+            return nullptr;
+        std::vector<HostTensor> inputs;
+        for (TensorId id : m_graph->inputs) {
+            const Tensor &t = m_graph->tensor(id);
+            inputs.push_back(
+                {t.name, t.dtype, t.shape, std::vector<std::uint8_t>(static_cast<std::size_t>(t.bytes()))});
+        }
+        auto result = m_cpu->run(**compiled, inputs);
+        if (!result)
+            return nullptr;
+        auto shared = std::make_shared<const RunResult>(std::move(*result));
+        state.beginBackendRun(run, QStringLiteral("cpu"), static_cast<int>(run->result.plan.tasks.size()));
+        state.finishBackendRun(shared);
+        return shared;
+    }
+
+    // Two plans run on the CPU backend: the comparison lines up their measured
+    // latencies (and time per engine) beside the estimates, the pin keeping its
+    // own measurement. Screenshot: screenshots/comparison-measured.png.
+    void comparisonLinesUpMeasuredRuns()
+    {
+        auto c = makeController();
+        RunComparisonWidget compare(c->state());
+        auto t = tester(compare.model());
+        RunComparisonModel *m = compare.model();
+        const QString latencyKey = QStringLiteral("measured:cpu:latency");
+        auto fused = runAfter(*c, [] {});
+        QVERIFY(fused);
+        auto fusedMeasured = measureOnCpu(*c->state(), fused);
+        QVERIFY(fusedMeasured);
+        QVERIFY(compare.pinCurrent());
+        auto separate = runAfter(*c, [&] { c->setOverride(kRelu1Key.toStdString(), "separate"); });
+        QVERIFY(separate);
+        auto separateMeasured = measureOnCpu(*c->state(), separate);
+        QVERIFY(separateMeasured);
+
+        const int latency = m->rowOfKey(latencyKey);
+        QVERIFY(latency >= 0);
+        QCOMPARE(m->index(latency, 0).data(RunComparisonModel::SectionRole).toInt(),
+                 static_cast<int>(SummaryRow::Section::Measured));
+        QCOMPARE(m->value(latency, 0), fusedMeasured->latencyMs * 1e6); // the pin: the fused plan's run
+        QCOMPARE(m->value(latency, 1), separateMeasured->latencyMs * 1e6);
+        QVERIFY(m->winner(latency) == (fusedMeasured->latencyMs < separateMeasured->latencyMs ? 0 : 1));
+        QVERIFY(m->rowOfKey(QStringLiteral("measured:cpu:op_ms/onednn")) >= 0);
+        // Measured rows come right after the plan's shape, before the estimates.
+        QVERIFY(latency < m->rowOfKey(QStringLiteral("latency")));
+        compare.resize(720, 620);
+        const QString path = testshots::screenshotPath(QStringLiteral("comparison-measured.png"));
+        QVERIFY2(compare.grab().toImage().save(path), qPrintable(path));
+    }
+
+    // Negative twin: a plan nobody ran has no measured cells; a new schedule
+    // does not inherit the last one's run, while the pin keeps its own.
+    void comparisonMeasuresOnlyPlansThatRan()
+    {
+        auto c = makeController();
+        RunComparisonWidget compare(c->state());
+        RunComparisonModel *m = compare.model();
+        auto fused = runAfter(*c, [] {});
+        QVERIFY(fused);
+        QCOMPARE(m->rowOfKey(QStringLiteral("measured:cpu:latency")), -1);
+        QVERIFY(measureOnCpu(*c->state(), fused));
+        QVERIFY(compare.pinCurrent());
+        QVERIFY(runAfter(*c, [&] { c->setOverride(kRelu1Key.toStdString(), "separate"); }));
+        const int latency = m->rowOfKey(QStringLiteral("measured:cpu:latency"));
+        QVERIFY(latency >= 0);
+        QVERIFY(m->value(latency, 0) > 0);
+        QVERIFY(std::isnan(m->value(latency, 1)));
+        QCOMPARE(m->index(latency, RunComparisonModel::SecondColumn).data().toString(), QStringLiteral("—"));
+        QCOMPARE(m->winner(latency), -1);
     }
 
     void comparisonUnionsRowsOfDifferentRuns()

@@ -1,6 +1,7 @@
 // PlanSummary (see plansummary.h).
 #include "views/models/plansummary.h"
 
+#include "core/backend/backend.h"
 #include "core/sched/scheduler.h"
 #include "core/support/units.h"
 #include "views/models/format.h"
@@ -52,7 +53,36 @@ int compareValues(double a, double b, Better better)
     return (a < b) == (better == Better::Lower) ? -1 : 1;
 }
 
-PlanSummary summarizeRun(const ScheduleRun &run)
+namespace {
+
+// Rows of what `m.backend` measured (keys "measured:<backend>:…", so a cpu
+// run never lines up against a simulated one). No ratio to the estimate:
+// the plan's device need not be the machine the backend ran on (a plan for
+// STCP920 run on the CPU), the run panel sets the two side by side.
+void addMeasured(PlanSummary &s, const Measurement &m)
+{
+    using S = SummaryRow::Section;
+    const RunResult &r = *m.result;
+    const QString key = QStringLiteral("measured:") + m.backend + QLatin1Char(':');
+    const QString on = QStringLiteral(" (") + m.backend + QLatin1Char(')');
+    add(s, S::Measured, key + QStringLiteral("latency"), QStringLiteral("Measured latency") + on, r.latencyMs * 1e6,
+        formatMs(r.latencyMs), Better::Lower);
+    for (const auto &[name, value] : r.metrics) {
+        if (name.rfind("op_ms/", 0) == 0) {
+            const QString engine = QString::fromStdString(name.substr(6));
+            add(s, S::Measured, key + QString::fromStdString(name),
+                QStringLiteral("Measured time, ") + engine + QStringLiteral(" ops") + on, value * 1e6, formatMs(value),
+                Better::Lower);
+        } else if (name == "energy_j") {
+            add(s, S::Measured, key + QStringLiteral("energy"), QStringLiteral("Measured energy") + on, value,
+                formatEnergy(value), Better::Lower);
+        }
+    }
+}
+
+} // namespace
+
+PlanSummary summarizeRun(const ScheduleRun &run, const Measurement &measured)
 {
     using S = SummaryRow::Section;
     const ExecutionPlan &plan = run.result.plan;
@@ -76,6 +106,8 @@ PlanSummary summarizeRun(const ScheduleRun &run)
         QString::number(plan.buffers.size()), Better::None);
 
     const double latency = plan.estimatedLatencyNs();
+    if (measured.result)
+        addMeasured(s, measured);
     add(s, S::Cost, QStringLiteral("latency"), QStringLiteral("Estimated latency"), latency, formatDurationNs(latency),
         Better::Lower);
     // Energy beside time: the two targets a scheduler may optimise (e.g. PCGC's target=time|power).

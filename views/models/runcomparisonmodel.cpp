@@ -9,14 +9,14 @@ namespace tessera::views {
 
 RunComparisonModel::RunComparisonModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void RunComparisonModel::setRun(int side, std::shared_ptr<const ScheduleRun> run, QString title)
+void RunComparisonModel::setRun(int side, std::shared_ptr<const ScheduleRun> run, QString title, Measurement measured)
 {
     Q_ASSERT(side == 0 || side == 1);
     beginResetModel();
     Side &s = m_sides[side];
     s.summary.reset();
     if (run)
-        s.summary = summarizeRun(*run);
+        s.summary = summarizeRun(*run, measured);
     s.run = std::move(run);
     s.title = std::move(title);
     rebuild();
@@ -24,7 +24,8 @@ void RunComparisonModel::setRun(int side, std::shared_ptr<const ScheduleRun> run
 }
 
 void RunComparisonModel::setRuns(std::shared_ptr<const ScheduleRun> first, QString firstTitle,
-                                 std::shared_ptr<const ScheduleRun> second, QString secondTitle)
+                                 std::shared_ptr<const ScheduleRun> second, QString secondTitle,
+                                 Measurement firstMeasured, Measurement secondMeasured)
 {
     beginResetModel();
     for (int side : {0, 1}) {
@@ -33,7 +34,7 @@ void RunComparisonModel::setRuns(std::shared_ptr<const ScheduleRun> first, QStri
         s.title = side == 0 ? std::move(firstTitle) : std::move(secondTitle);
         s.summary.reset();
         if (s.run)
-            s.summary = summarizeRun(*s.run);
+            s.summary = summarizeRun(*s.run, side == 0 ? firstMeasured : secondMeasured);
     }
     rebuild();
     endResetModel();

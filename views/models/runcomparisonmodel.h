@@ -29,10 +29,12 @@ public:
 
     explicit RunComparisonModel(QObject *parent = nullptr);
 
-    // side 0 = first column, 1 = second. A null run empties that side.
-    void setRun(int side, std::shared_ptr<const ScheduleRun> run, QString title);
+    // side 0 = first column, 1 = second. A null run empties that side;
+    // `measured`, a backend's run of its plan, adds the Measured rows.
+    void setRun(int side, std::shared_ptr<const ScheduleRun> run, QString title, Measurement measured = {});
     void setRuns(std::shared_ptr<const ScheduleRun> first, QString firstTitle,
-                 std::shared_ptr<const ScheduleRun> second, QString secondTitle);
+                 std::shared_ptr<const ScheduleRun> second, QString secondTitle, Measurement firstMeasured = {},
+                 Measurement secondMeasured = {});
     std::shared_ptr<const ScheduleRun> run(int side) const { return m_sides[side].run; }
 
     int rowOfKey(const QString &key) const; // -1 if absent

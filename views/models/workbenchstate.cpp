@@ -176,7 +176,27 @@ void WorkbenchState::finishBackendRun(std::shared_ptr<const RunResult> result)
     m_runPaused = false;
     m_runSoFar.reset();
     m_lastResult = result;
+    recordMeasurement(m_runSchedule, m_runBackend, result);
     emit backendRunFinished(std::move(result));
+}
+
+void WorkbenchState::recordMeasurement(const std::shared_ptr<const ScheduleRun> &schedule, const QString &backend,
+                                       const std::shared_ptr<const RunResult> &result)
+{
+    std::erase_if(m_measured, [&](const Measured &m) {
+        const auto s = m.schedule.lock();
+        return !s || s == schedule;
+    });
+    if (schedule && result)
+        m_measured.push_back({schedule, {backend, result}});
+}
+
+Measurement WorkbenchState::measurementOf(const std::shared_ptr<const ScheduleRun> &schedule) const
+{
+    for (const Measured &m : m_measured)
+        if (schedule && m.schedule.lock() == schedule)
+            return m.measurement;
+    return {};
 }
 
 void WorkbenchState::restoreBackendRun(std::shared_ptr<const ScheduleRun> schedule, QString backend,
@@ -188,6 +208,7 @@ void WorkbenchState::restoreBackendRun(std::shared_ptr<const ScheduleRun> schedu
     m_runBackend = std::move(backend);
     m_lastResult = result;
     m_resultRestored = true;
+    recordMeasurement(m_runSchedule, m_runBackend, result);
     m_tasksDone = m_tasksTotal = static_cast<int>(result ? result->timeline.size() : 0);
     emit backendRunRestored(std::move(result), when);
 }

@@ -25,6 +25,7 @@
 #include "core/sched/scheduler.h"
 #include "core/sched/searchspace.h"
 #include "views/models/modeldata.h"
+#include "views/models/plansummary.h"    // Measurement
 #include "views/models/runresultmodel.h" // Q_DECLARE_METATYPE(std::shared_ptr<const RunResult>)
 
 #include <QMetaType>
@@ -124,6 +125,10 @@ public:
     void restoreBackendRun(std::shared_ptr<const ScheduleRun> schedule, QString backend,
                            std::shared_ptr<const RunResult> result, QString when);
     bool lastResultRestored() const { return m_resultRestored; }
+    // The last finished (or restored) backend run of `schedule`'s plan, kept
+    // while the schedule lives (a pinned run keeps its own): what the
+    // comparison lines up as measured. Empty when that plan never ran.
+    Measurement measurementOf(const std::shared_ptr<const ScheduleRun> &schedule) const;
 
     // --- selection and highlight -----------------------------------------------------
     // One node or one group, or nothing. `reveal`: the graph should select and
@@ -190,6 +195,13 @@ private:
     std::shared_ptr<const ScheduleRun> m_runSchedule;
     std::shared_ptr<const RunResult> m_lastResult;
     bool m_resultRestored = false;
+    struct Measured {
+        std::weak_ptr<const ScheduleRun> schedule;
+        Measurement measurement;
+    };
+    std::vector<Measured> m_measured; // one per schedule, the latest run
+    void recordMeasurement(const std::shared_ptr<const ScheduleRun> &schedule, const QString &backend,
+                           const std::shared_ptr<const RunResult> &result);
 
     NodeId m_selectedNode = kInvalidId;
     GroupId m_selectedGroup = -1;

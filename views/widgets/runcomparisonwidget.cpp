@@ -79,6 +79,9 @@ RunComparisonWidget::RunComparisonWidget(WorkbenchState *state, QWidget *parent)
         m_pinAction->setEnabled(true);
         refresh();
     });
+    // A backend run of either side's plan adds its measured rows.
+    connect(m_state, &WorkbenchState::backendRunFinished, this, &RunComparisonWidget::refresh);
+    connect(m_state, &WorkbenchState::backendRunRestored, this, &RunComparisonWidget::refresh);
     m_pinAction->setEnabled(m_state->lastRun() != nullptr);
     rebuildChoices();
     setSides(1, 0);
@@ -104,7 +107,9 @@ void RunComparisonWidget::refresh()
     QString titles[2];
     auto first = runOf(m_first->currentIndex(), &titles[0]);
     auto second = runOf(m_second->currentIndex(), &titles[1]);
-    m_model->setRuns(std::move(first), titles[0], std::move(second), titles[1]);
+    Measurement measured[2] = {m_state->measurementOf(first), m_state->measurementOf(second)};
+    m_model->setRuns(std::move(first), titles[0], std::move(second), titles[1], std::move(measured[0]),
+                     std::move(measured[1]));
 }
 
 void RunComparisonWidget::rebuildChoices()
