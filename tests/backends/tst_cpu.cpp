@@ -1014,6 +1014,25 @@ TensorId int32Constant(Graph &g, const std::string &name, Shape shape, const std
     return g.addTensor(std::move(t));
 }
 
+// A Split node of `in` along `axis` into tensors of `parts`' shapes (and the
+// sizes input `sizes` when valid); its outputs.
+std::vector<TensorId> addSplit(Graph &g, TensorId in, std::int64_t axis, const std::vector<Shape> &parts,
+                               TensorId sizes = kInvalidId)
+{
+    Node n;
+    n.name = "split";
+    n.opType = "Split";
+    n.attrs = {{"axis", {axis}}};
+    n.inputs = {in};
+    if (sizes != kInvalidId)
+        n.inputs.push_back(sizes);
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        n.outputs.push_back(testgraphs::tensor(g, "part" + std::to_string(i), parts[i]));
+    std::vector<TensorId> out = n.outputs;
+    g.addNode(std::move(n));
+    return out;
+}
+
 // A Gather of x[rows, 6] by an int64 graph input `ids` [2, 3] (BERT's word
 // embedding: rows of the table per token, read at run time) and of that
 // result along its last dim by constant int32 indices, one of them
@@ -1052,18 +1071,12 @@ Graph split(std::int64_t axis, const std::vector<std::int64_t> &sizes)
     st.dtype = DType::Int64;
     st.kind = Tensor::Kind::Initializer;
     st.data = std::move(data);
-    Node n;
-    n.name = "split";
-    n.opType = "Split";
-    n.attrs = {{"axis", {axis}}};
-    n.inputs = {x, g.addTensor(std::move(st))};
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-        Shape s = in;
-        s[static_cast<std::size_t>(axis)] = sizes[i];
-        n.outputs.push_back(testgraphs::tensor(g, "part" + std::to_string(i), s));
+    std::vector<Shape> shapes;
+    for (std::int64_t size : sizes) {
+        shapes.push_back(in);
+        shapes.back()[static_cast<std::size_t>(axis)] = size;
     }
-    const std::vector<TensorId> parts = n.outputs;
-    g.addNode(std::move(n));
+    const std::vector<TensorId> parts = addSplit(g, x, axis, shapes, g.addTensor(std::move(st)));
     for (std::size_t i = 0; i < parts.size(); ++i)
         g.outputs.push_back(op(g, "relu" + std::to_string(i), "Relu", {parts[i]}, g.tensor(parts[i]).shape));
     return g;
@@ -1095,15 +1108,8 @@ Graph convSplitConv(bool channelAxis)
     g.inputs = {x};
     const TensorId a =
         op(g, "a", "Conv", {x, testgraphs::weight(g, "a/w", {32, 16, 1, 1})}, {1, 32, 14, 14}, convAttrs(1, 0));
-    Node n;
-    n.name = "split";
-    n.opType = "Split";
-    n.attrs = {{"axis", {std::int64_t{channelAxis ? 1 : 2}}}};
-    n.inputs = {a};
     const Shape half = channelAxis ? Shape{1, 16, 14, 14} : Shape{1, 32, 7, 14};
-    n.outputs = {testgraphs::tensor(g, "s0", half), testgraphs::tensor(g, "s1", half)};
-    const std::vector<TensorId> parts = n.outputs;
-    g.addNode(std::move(n));
+    const std::vector<TensorId> parts = addSplit(g, a, channelAxis ? 1 : 2, {half, half});
     for (std::size_t i = 0; i < 2; ++i) {
         const std::string name = "c" + std::to_string(i);
         Shape out = half;
