@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/common/onenodemeter.h"
 #include "tests/common/testgraphs.h"
 
 using namespace tessera;
@@ -354,27 +355,6 @@ TEST(DeviceCostModel, EveryPresetStatesItsCalibration)
     }
 }
 
-namespace {
-
-// Times one named node's kernel; everything else "cannot be measured".
-class FakeMeter final : public KernelMeter
-{
-public:
-    std::string node;
-    double ns = 0;
-    int calls = 0;
-    CostKind kind() const override { return CostKind::Measured; }
-    Expected<double> kernelNs(const Graph &g, const std::vector<NodeId> &nodes) override
-    {
-        ++calls;
-        if (nodes.size() == 1 && g.node(nodes[0]).name == node)
-            return ns;
-        return Status::error(ErrorCode::Unavailable, "no timer for this kernel");
-    }
-};
-
-} // namespace
-
 // Measured beats modelled: the measured kernel's time replaces the estimate,
 // the plan says which numbers are measured, the rest stay estimates.
 TEST(DeviceCostModel, MeasuredKernelsReplaceEstimates)
@@ -384,7 +364,7 @@ TEST(DeviceCostModel, MeasuredKernelsReplaceEstimates)
     auto modelled = scheduleGraph(g, v100(), *sequential, {});
     ASSERT_TRUE(modelled.isOk());
 
-    FakeMeter meter;
+    test::OneNodeMeter meter;
     meter.node = "c1";
     meter.ns = 1e6; // 1 ms: far slower than the model's estimate
     ScheduleSetup setup;

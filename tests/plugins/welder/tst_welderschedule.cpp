@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "tests/backends/planutil.h"
+#include "tests/common/onenodemeter.h"
 #include "tests/common/testsamples.h"
 #include "tests/plugins/welder/welderrun.h"
 
@@ -442,25 +443,6 @@ TEST(WelderSection42, OtherDeviceOrSearchDoesNotReuse)
     EXPECT_GT(fresh->result.stats.at("tilings_searched"), 0.0);
 }
 
-namespace {
-
-// A backend that times one node (the meter of core/cost/measuredcost.h), nothing else.
-struct OneNodeMeter final : KernelMeter {
-    std::string node;
-    double ns = 0;
-    int calls = 0;
-    CostKind kind() const override { return CostKind::Measured; }
-    Expected<double> kernelNs(const Graph &g, const std::vector<NodeId> &nodes) override
-    {
-        ++calls;
-        if (nodes.size() == 1 && g.node(nodes[0]).name == node)
-            return ns;
-        return Status::error(ErrorCode::Unavailable, "no timer for this kernel");
-    }
-};
-
-} // namespace
-
 // §3.2 "costs from the analytic model, or measured by a backend that can measure": with a meter
 // in the schedule setup, a kernel the backend times (here the opaque Softmax, a whole kernel) is
 // costed by the measurement — in its SetConnect trial and in the plan — and the rest by the model.
@@ -468,7 +450,7 @@ TEST(WelderSection32, MeasuredKernelsReplaceTheModelsEstimates)
 {
     Graph g = matmulSoftmax(512);
     g.node(g.findNode("softmax")).opaque = true;
-    OneNodeMeter meter;
+    test::OneNodeMeter meter;
     meter.node = "softmax";
     meter.ns = 1e6; // 1 ms: far slower than the model's estimate
     ScheduleSetup s;
