@@ -21,8 +21,12 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "tests/onnx/graphquery.h"
+
 namespace tessera {
 namespace {
+
+using onnxtest::countOps;
 
 using MB = ModelBuilder;
 constexpr int kInt64 = 7, kBool = 9, kFloat = 1;
@@ -66,14 +70,6 @@ Built finish(MB &b, ImportOptions options = {})
 Expected<ImportResult> import(const Built &m, const std::string &name)
 {
     return importModelFromBytes(m.bytes, name, m.options);
-}
-
-int countOps(const Graph &g, std::string_view op)
-{
-    int n = 0;
-    for (const Node &node : g.nodes())
-        n += node.opType == op;
-    return n;
 }
 
 const Tensor &tensorNamed(const Graph &g, const std::string &name)

@@ -9,10 +9,14 @@
 #include <cstring>
 #include <gtest/gtest.h>
 
+#include "tests/onnx/graphquery.h"
 #include "tests/onnx/proto_builder.h"
 
 namespace tessera {
 namespace {
+
+using onnxtest::countOps;
+using onnxtest::valuesOf;
 
 using onnxtest::ProtoBuilder;
 using TP = ::onnx::TensorProto;
@@ -50,25 +54,6 @@ void typed(::google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> *list, c
     for (auto &o : out)
         n->add_output(o);
     return *n;
-}
-
-int countOps(const Graph &g, std::string_view op)
-{
-    int n = 0;
-    for (const Node &node : g.nodes())
-        n += node.opType == op;
-    return n;
-}
-
-std::vector<double> valuesOf(const Graph &g, const std::string &name)
-{
-    std::vector<double> v;
-    const TensorId id = g.findTensor(name);
-    if (id == kInvalidId || !g.tensor(id).data)
-        return v;
-    for (std::int64_t i = 0; i < g.tensor(id).elements(); ++i)
-        v.push_back(g.tensor(id).data->floatAt(i).value_or(-999));
-    return v;
 }
 
 bool warned(const ImportResult &r, const std::string &node, const std::string &text)

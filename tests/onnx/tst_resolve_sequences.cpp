@@ -9,33 +9,18 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/onnx/graphquery.h"
 #include "tests/onnx/proto_builder.h"
 
 namespace tessera {
 namespace {
 
+using onnxtest::countOps;
+using onnxtest::valuesOf;
+
 using onnxtest::ProtoBuilder;
 
 [[maybe_unused]] const bool kEvaluator = (setConstantEvaluator(evaluateConstantNode), true);
-
-std::vector<double> valuesOf(const Graph &g, const std::string &name)
-{
-    std::vector<double> v;
-    const TensorId id = g.findTensor(name);
-    if (id == kInvalidId || !g.tensor(id).data)
-        return v;
-    for (std::int64_t i = 0; i < g.tensor(id).elements(); ++i)
-        v.push_back(g.tensor(id).data->floatAt(i).value_or(-999));
-    return v;
-}
-
-int countOps(const Graph &g, std::string_view op)
-{
-    int n = 0;
-    for (const Node &node : g.nodes())
-        n += node.opType == op;
-    return n;
-}
 
 // Construct(a, b, c) → Erase(pos) → Insert(a, at 0) → At(-1) and Length.
 ProtoBuilder constructEraseInsertAt(bool constantPosition)
