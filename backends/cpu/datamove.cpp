@@ -2,7 +2,8 @@
 // Concat and Split (any element type), Gather (any element type, int32/int64
 // indices read at run time), constant-mode Pad (float32), Transpose and Slice
 // with constant bounds (4- and 8-byte elements) and the reshapes (Reshape,
-// Flatten, Squeeze, Unsqueeze: the same bytes, one memcpy), whole tensors,
+// Flatten, Squeeze, Unsqueeze, and an Identity no element-wise chain took:
+// the same bytes, one memcpy), whole tensors,
 // plain layouts but where said. One entry, makeCopyOp.
 //
 // Concat along axis a of inputs x_i is, per index of the dims before a (the
@@ -259,7 +260,7 @@ public:
     TensorId m_in = kInvalidId, m_out = kInvalidId;
 };
 
-// Reshape, Flatten, Squeeze, Unsqueeze: the input's bytes, unchanged.
+// Reshape, Flatten, Squeeze, Unsqueeze, Identity: the input's bytes, unchanged.
 class ReshapeOp final : public CpuOp
 {
 public:
@@ -437,7 +438,7 @@ CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants)
 CpuOpPtr makeReshapeOp(const Graph &g, NodeId n)
 {
     const Node &node = g.node(n);
-    static const char *const types[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"};
+    static const char *const types[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
     if (std::find(std::begin(types), std::end(types), node.opType) == std::end(types) || node.inputs.empty() ||
         node.outputs.empty() || node.inputs[0] == kInvalidId || node.outputs[0] == kInvalidId)
         return nullptr;

@@ -78,9 +78,16 @@ std::optional<Op> unaryOp(std::string_view t)
 
 std::optional<Op> binaryOp(std::string_view t)
 {
-    static const std::map<std::string_view, Op> ops = {{"Add", Op::Add}, {"Sub", Op::Sub}, {"Mul", Op::Mul},
-                                                       {"Div", Op::Div}, {"Max", Op::Max}, {"Min", Op::Min},
-                                                       {"Pow", Op::Pow}};
+    static const std::map<std::string_view, Op> ops = {
+        {"Add", Op::Add}, {"Sub", Op::Sub}, {"Mul", Op::Mul}, {"Div", Op::Div}, {"Pow", Op::Pow}};
+    auto it = ops.find(t);
+    return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
+}
+
+// Variadic ops (two or more inputs), folded left to right into binary steps.
+std::optional<Op> variadicOp(std::string_view t)
+{
+    static const std::map<std::string_view, Op> ops = {{"Sum", Op::Add}, {"Max", Op::Max}, {"Min", Op::Min}};
     auto it = ops.find(t);
     return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
 }
@@ -115,8 +122,8 @@ bool chainable(const Graph &g, const Constants &c, const Node &n, const Shape &s
         return (n.attr("min") || constScalar(g, c, n, 1, 0)) && (n.attr("max") || constScalar(g, c, n, 2, 0));
     if (unaryOp(n.opType) || n.opType == "Identity")
         return n.inputs.size() >= 1;
-    if (binaryOp(n.opType)) {
-        if (n.inputs.size() != 2)
+    if (binaryOp(n.opType) || variadicOp(n.opType)) {
+        if (binaryOp(n.opType) ? n.inputs.size() != 2 : n.inputs.size() < 2)
             return false;
         for (TensorId t : n.inputs) // numpy broadcast to the output only
             if (t == kInvalidId || g.tensor(t).shape.size() > shape.size())
@@ -348,6 +355,14 @@ Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, Low
                 in.a = ref(n.inputs[0]);
                 in.b = ref(n.inputs[1]);
                 instrs.push_back(in);
+            } else if (auto v = variadicOp(n.opType)) {
+                in.op = *v;
+                in.a = ref(n.inputs[0]);
+                for (std::size_t i = 1; i < n.inputs.size(); ++i) {
+                    in.b = ref(n.inputs[i]);
+                    instrs.push_back(in);
+                    in.a = -static_cast<int>(instrs.size()); // the step's result, resolved below
+                }
             } else { // BatchNormalization: x * k + (B - mean * k), k = scale / sqrt(var + eps)
                 const std::int64_t c = shape[1];
                 const float *scale = s.constants.f32(n.inputs[1]), *bias = s.constants.f32(n.inputs[2]),
@@ -529,7 +544,7 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
             }
         }
         CpuOpPtr copy;
-        if (useCopy)
+        if (useCopy && n.opType != "Identity") // an Identity inside a chain costs nothing there
             copy = makeCopyOp(g, k.nodes[pos], constants);
         if (CpuOpPtr op = std::move(copy)) {
             done[pos] = true;
@@ -545,6 +560,12 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
                 continue;
             }
         }
+        if (useCopy && n.opType == "Identity")
+            if (CpuOpPtr op = makeCopyOp(g, k.nodes[pos], constants)) {
+                done[pos] = true;
+                out.push_back(std::move(op));
+                continue;
+            }
         auto op = makeReferenceOp(g, k.nodes[pos]);
         if (!op)
             return op.status();

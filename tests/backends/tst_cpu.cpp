@@ -1170,6 +1170,41 @@ TEST_F(CpuBackendTest, GatherIndexOutOfRangeFailsTheRunNamingIt)
     EXPECT_TRUE(planutil::compileAndRun(*cpu, g, p, planutil::makeInputs(g, 13, 4)).isOk());
 }
 
+// RandWire's node: `opType` over three inputs of x's shape (two of them
+// graph inputs, one a constant), then an Identity that ends the graph.
+Graph variadic(const std::string &opType)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {2, 3, 4, 5}, Tensor::Kind::Input);
+    const TensorId y = testgraphs::tensor(g, "y", {2, 3, 4, 5}, Tensor::Kind::Input);
+    g.inputs = {x, y};
+    const TensorId v = op(g, "v", opType, {x, y, testgraphs::weight(g, "w", {2, 3, 4, 5})}, {2, 3, 4, 5});
+    g.outputs = {op(g, "id", "Identity", {v}, {2, 3, 4, 5})};
+    return g;
+}
+
+// Sum, Max and Min of three inputs are LLVM chains of two binary steps; an
+// Identity no chain took is a copy: nothing on reference kernels.
+TEST_F(CpuBackendTest, VariadicElementwiseOpsAreJitChainsAndIdentityACopy)
+{
+    for (const char *type : {"Sum", "Max", "Min"}) {
+        RunResult r = nativeMatchesReference(*cpu, *reference, variadic(type), type);
+        EXPECT_EQ(r.metrics["ops/llvm-jit"], 1) << type;
+        EXPECT_EQ(r.metrics["ops/copy"], 1) << type; // the Identity, a kernel of its own
+        EXPECT_EQ(r.metrics["ops/reference"], 0) << type;
+    }
+}
+
+// Negative twin: Mean (a Sum scaled by 1/n, no instruction for it) stays on
+// the reference kernel, reported, and still matches.
+TEST_F(CpuBackendTest, MeanStaysOnTheReferenceKernel)
+{
+    RunResult r = nativeMatchesReference(*cpu, *reference, variadic("Mean"), "Mean");
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+    EXPECT_EQ(r.metrics["ops/reference"], 1);
+    EXPECT_EQ(r.metrics["fallback/Mean"], 1);
+}
+
 // x[8,1,16] x W[16,12] + bias + r: one constant matrix for every batch, so
 // the batches are folded into the rows of one product (PyTorch's
 // in-projection shape); `residual` is r's shape.
