@@ -42,10 +42,10 @@ SAMPLES = {
     "darknet53": ["--image-size", "64"],
     "nerf-mlp": [],
     "conformer": ["--seq-len", "32"],
-    "inception-v3": ["--image-size", "128"],
+    "inception-v3": [],
     "squeezenet": [],
-    "randwire": ["--image-size", "64"],
-    "nasnet-a": ["--image-size", "64"],
+    "randwire": [],
+    "nasnet-a": [],
 }
 
 
@@ -104,10 +104,13 @@ def main():
         path = os.path.join(work, name + ".onnx")
         if not os.path.exists(path):
             p = subprocess.run([a.cli, "sample", name, "--out", path] + extra, capture_output=True, text=True)
-            if p.returncode != 0:  # a network that takes only its own size (VGG-16: 224)
+            if p.returncode != 0:  # a network that takes only its own size (VGG-16: 224, NasNet-A: 331)
                 extra = []
                 subprocess.check_call([a.cli, "sample", name, "--out", path], stdout=subprocess.DEVNULL)
-        models.append((name + " " + " ".join(extra), path))
+            with open(path + ".args", "w") as f:
+                f.write(" ".join(extra))
+        with open(path + ".args") as f:
+            models.append(((name + " " + f.read()).strip(), path))
     corpus = corpus_dir(a.corpus)
     if os.path.isdir(corpus):
         for name in sorted(os.listdir(corpus)):

@@ -214,6 +214,22 @@ TEST_F(Cli, RunWritesOutputsAndAgreesAcrossSchedules)
     EXPECT_EQ(run("run " + model + " --backend warp-drive").code, 2);
 }
 
+// `run` schedules what `schedule` schedules: the model's metadata reaches the
+// scheduler (NasNet-A's IOS units and blocks; without them IOS cut the graph
+// into its own, larger blocks and `run` refused the model: "more than
+// 20000000 stage candidates").
+TEST_F(Cli, RunSchedulesWithTheModelsMetadataAsScheduleDoes)
+{
+    const std::string model = sample("nasnet-a");
+    Result scheduled = run("schedule " + model + " --algo ios --device host --json");
+    ASSERT_EQ(scheduled.code, 0) << scheduled.err;
+    Result ran = run("run " + model + " --algo ios --device host --backend sim --json");
+    ASSERT_EQ(ran.code, 0) << ran.err;
+    const QJsonObject a = json(scheduled), b = json(ran);
+    EXPECT_EQ(a["kernels"].toInt(), b["kernels"].toInt());
+    EXPECT_DOUBLE_EQ(a["est_latency_ms"].toDouble(), b["est_latency_ms"].toDouble());
+}
+
 // The null backend runs any plan through the same command: zero-filled outputs of
 // the reference backend's names and shapes, in zero time. Its twin: an unknown
 // backend is a usage error naming the registered ones.
