@@ -75,6 +75,15 @@ llvm::Value *emitInstr(llvm::IRBuilder<> &b, llvm::Module &m, const EwInstr &in,
         return b.CreateSelect(b.CreateFCmpOGT(lo, llvm::ConstantFP::get(f, in.beta)), llvm::ConstantFP::get(f, in.beta),
                               lo);
     }
+    case Op::HardSigmoid:
+    case Op::HardSwish: {
+        const bool swish = in.op == Op::HardSwish;
+        llvm::Value *t = b.CreateFAdd(b.CreateFMul(a, llvm::ConstantFP::get(f, swish ? 1.0f / 6.0f : in.alpha)),
+                                      llvm::ConstantFP::get(f, swish ? 0.5f : in.beta));
+        t = b.CreateSelect(b.CreateFCmpOLT(t, zero), zero, t);
+        t = b.CreateSelect(b.CreateFCmpOGT(t, one), one, t);
+        return swish ? b.CreateFMul(a, t) : t;
+    }
     default: break;
     }
     llvm::Value *c = v[static_cast<std::size_t>(in.b)];

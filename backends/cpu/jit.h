@@ -40,6 +40,8 @@ struct EwInstr {
         Floor,
         Ceil,
         Clip,
+        HardSigmoid, // clamp(alpha·a + beta, 0, 1)
+        HardSwish,   // a · clamp(a / 6 + 1/2, 0, 1)
         // binary (a, b)
         Add,
         Sub,
@@ -53,7 +55,7 @@ struct EwInstr {
     };
     Op op = Op::Add;
     int a = 0, b = 0, c = 0;   // value numbers: operands 0..n-1, then instructions in order
-    float alpha = 0, beta = 0; // LeakyRelu slope, Clip bounds
+    float alpha = 0, beta = 0; // LeakyRelu slope, Clip bounds, HardSigmoid slope and offset
 };
 
 struct EwProgram {

@@ -65,13 +65,22 @@ using Op = EwInstr::Op;
 
 std::optional<Op> unaryOp(std::string_view t)
 {
-    static const std::map<std::string_view, Op> ops = {{"Relu", Op::Relu},       {"LeakyRelu", Op::LeakyRelu},
-                                                       {"Sigmoid", Op::Sigmoid}, {"Tanh", Op::Tanh},
-                                                       {"Exp", Op::Exp},         {"Log", Op::Log},
-                                                       {"Sqrt", Op::Sqrt},       {"Neg", Op::Neg},
-                                                       {"Abs", Op::Abs},         {"Reciprocal", Op::Reciprocal},
-                                                       {"Erf", Op::Erf},         {"Floor", Op::Floor},
-                                                       {"Ceil", Op::Ceil},       {"Clip", Op::Clip}};
+    static const std::map<std::string_view, Op> ops = {{"Relu", Op::Relu},
+                                                       {"LeakyRelu", Op::LeakyRelu},
+                                                       {"Sigmoid", Op::Sigmoid},
+                                                       {"Tanh", Op::Tanh},
+                                                       {"Exp", Op::Exp},
+                                                       {"Log", Op::Log},
+                                                       {"Sqrt", Op::Sqrt},
+                                                       {"Neg", Op::Neg},
+                                                       {"Abs", Op::Abs},
+                                                       {"Reciprocal", Op::Reciprocal},
+                                                       {"Erf", Op::Erf},
+                                                       {"Floor", Op::Floor},
+                                                       {"Ceil", Op::Ceil},
+                                                       {"Clip", Op::Clip},
+                                                       {"HardSigmoid", Op::HardSigmoid},
+                                                       {"HardSwish", Op::HardSwish}};
     auto it = ops.find(t);
     return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
 }
@@ -343,6 +352,10 @@ Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, Low
                 in.a = ref(n.inputs[0]);
                 if (*u == Op::LeakyRelu)
                     in.alpha = static_cast<float>(n.attrFloat("alpha", 0.01));
+                if (*u == Op::HardSigmoid) {
+                    in.alpha = static_cast<float>(n.attrFloat("alpha", 0.2));
+                    in.beta = static_cast<float>(n.attrFloat("beta", 0.5));
+                }
                 if (*u == Op::Clip) {
                     in.alpha = n.attr("min") ? static_cast<float>(n.attrFloat("min", 0))
                                              : *constScalar(g, s.constants, n, 1, -INFINITY);

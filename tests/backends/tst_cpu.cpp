@@ -1195,6 +1195,29 @@ TEST_F(CpuBackendTest, VariadicElementwiseOpsAreJitChainsAndIdentityACopy)
     }
 }
 
+// MobileNetV3's activations: x / -0.125 (to [-8, 8], past both clamps) ->
+// HardSwish -> HardSigmoid(alpha 0.3, beta 0.4), one LLVM chain matching the
+// reference kernels, the upper clamp reached.
+TEST_F(CpuBackendTest, HardSwishAndHardSigmoidAreJitChains)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {2, 8, 5, 5}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId wide = op(g, "wide", "Div", {x, testgraphs::weight(g, "w", {1})}, {2, 8, 5, 5});
+    const TensorId swish = op(g, "swish", "HardSwish", {wide}, {2, 8, 5, 5});
+    g.outputs = {op(g, "gate", "HardSigmoid", {swish}, {2, 8, 5, 5}, {{"alpha", {0.3}}, {"beta", {0.4}}})};
+    const ExecutionPlan p = planutil::wholePlan(g, {{0, 1, 2}});
+    const auto inputs = planutil::makeInputs(g, 3);
+    auto got = planutil::compileAndRun(*cpu, g, p, inputs);
+    auto expected = planutil::compileAndRun(*reference, g, p, inputs);
+    ASSERT_TRUE(got.isOk() && expected.isOk()) << got.status().str();
+    EXPECT_EQ(got->metrics["ops/llvm-jit"], 1);
+    EXPECT_EQ(got->metrics["ops/reference"], 0);
+    EXPECT_LT(relativeL2(got->outputs[0], expected->outputs[0]), kTolerance);
+    const auto *y = reinterpret_cast<const float *>(got->outputs[0].bytes.data());
+    EXPECT_TRUE(std::count(y, y + g.tensor(g.outputs[0]).elements(), 1.0f) > 0);
+}
+
 // Negative twin: Mean (a Sum scaled by 1/n, no instruction for it) stays on
 // the reference kernel, reported, and still matches.
 TEST_F(CpuBackendTest, MeanStaysOnTheReferenceKernel)
