@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -267,13 +268,20 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         const MemoryLevel *inLevel = p.inputLevel.empty() ? nullptr : m_device.level(p.inputLevel);
         std::unordered_set<TensorId> counted;
         double bytes = 0, innerBytes = 0, inputBytes = 0;
+        std::map<const MemoryLevel *, double> weightBytes; // weights read at a named level
         for (NodeId n : grp.nodes) {
             const Node &node = g.node(n);
             for (TensorId t : node.inputs) {
                 if (t == kInvalidId || inside.count(g.tensor(t).producer) || !counted.insert(t).second)
                     continue;
                 const Tensor &tt = g.tensor(t);
-                if (tt.isConstant())
+                const auto named = tt.isConstant() ? p.weightReads.find(t) : p.weightReads.end();
+                const MemoryLevel *at = named == p.weightReads.end() ? nullptr : m_device.level(named->second.level);
+                if (at)
+                    weightBytes[at] += std::max(0.0, named->second.bytes);
+                else if (named != p.weightReads.end())
+                    bytes += std::max(0.0, named->second.bytes);
+                else if (tt.isConstant())
                     bytes += p.includeWeights ? static_cast<double>(tt.bytes()) : 0.0;
                 else if (splitLevels && inKernel.count(tt.producer))
                     innerBytes += static_cast<double>(tt.bytes()) * wf;
@@ -330,6 +338,13 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
             effSeconds += inputBytes / inLevel->bandwidthBytesPerSec / cal.memoryEfficiencyFor(inLevel->name);
             k.bytes += inputBytes;
         }
+        for (const auto &[wl, wb] : weightBytes) {
+            if (wb <= 0)
+                continue;
+            seconds += wb / wl->bandwidthBytesPerSec;
+            effSeconds += wb / wl->bandwidthBytesPerSec / cal.memoryEfficiencyFor(wl->name);
+            k.bytes += wb;
+        }
         const double bandwidth = k.bytes > 0 && seconds > 0 ? k.bytes / seconds : level.bandwidthBytesPerSec;
         const double memoryEfficiency = cal.memoryEfficiencyByLevel.empty() || !(effSeconds > 0)
                                             ? cal.memoryEfficiencyFor(level.name)
@@ -348,6 +363,10 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         if (inLevel && inputBytes > 0) {
             est.cost.bytesByLevel[inLevel->name] += static_cast<std::int64_t>(inputBytes);
             est.cost.energyJ += inputBytes * inLevel->energyPerBytePj * 1e-12;
+        }
+        for (const auto &[wl, wb] : weightBytes) {
+            est.cost.bytesByLevel[wl->name] += static_cast<std::int64_t>(wb);
+            est.cost.energyJ += wb * wl->energyPerBytePj * 1e-12;
         }
         double pj = unit ? (unit->energyPerOpPj.count(dt) ? unit->energyPerOpPj.at(dt) : 0.0) : 0.0;
         if (pj <= 0)

@@ -258,6 +258,59 @@ TEST(DeviceCostModel, InputsMoveAtTheNamedInputLevel)
     EXPECT_DOUBLE_EQ(m.estimateKernel(g, {1}, unknown).cost.timeNs, slow.cost.timeNs);
 }
 
+// A kernel that reads its weight from a nearer level, and only its slice (a GraphTurbo instance
+// whose weight was promoted into GB, or whose tile partitions the weight): the weight's bytes move
+// at the named level, its other inputs as before.
+TEST(DeviceCostModel, WeightsMoveAtTheNamedLevelInTheNamedAmount)
+{
+    auto stcp = DeviceRegistry::standard().lookup("stcp920");
+    ASSERT_TRUE(stcp.isOk());
+    const DeviceCostModel m(*stcp);
+    const Graph g = convChain();
+    const TensorId w = g.node(1).inputs.at(1);
+    ASSERT_TRUE(g.tensor(w).isConstant());
+    const auto wBytes = g.tensor(w).bytes();
+    KernelPlacement ddr;
+    ddr.ioLevel = "DDR";
+    KernelPlacement resident = ddr;
+    resident.weightReads[w] = {"LLB", double(wBytes) / 4};
+    const KernelEstimate slow = m.estimateKernel(g, {1}, ddr);
+    const KernelEstimate fast = m.estimateKernel(g, {1}, resident);
+    ASSERT_EQ(fast.cost.bytesByLevel.count("LLB"), 1u);
+    EXPECT_EQ(fast.cost.bytesByLevel.at("LLB"), wBytes / 4);
+    EXPECT_EQ(fast.cost.bytesByLevel.at("DDR"), slow.cost.bytesByLevel.at("DDR") - wBytes);
+    EXPECT_LE(fast.cost.timeNs, slow.cost.timeNs);
+    EXPECT_LT(fast.cost.energyJ, slow.cost.energyJ);
+    // The slice alone, at the I/O level: a quarter of the weight's bytes there.
+    KernelPlacement slice = ddr;
+    slice.weightReads[w] = {"DDR", double(wBytes) / 4};
+    EXPECT_EQ(m.estimateKernel(g, {1}, slice).cost.bytesByLevel.at("DDR"),
+              slow.cost.bytesByLevel.at("DDR") - wBytes + wBytes / 4);
+}
+
+// Negative twin: an unknown level reads the named bytes at the I/O level; an activation listed
+// as a weight, or a weight of another node, changes nothing.
+TEST(DeviceCostModel, WeightReadsOfUnknownLevelsOrOtherTensorsFallBack)
+{
+    auto stcp = DeviceRegistry::standard().lookup("stcp920");
+    ASSERT_TRUE(stcp.isOk());
+    const DeviceCostModel m(*stcp);
+    const Graph g = convChain();
+    const TensorId w = g.node(1).inputs.at(1);
+    const auto wBytes = g.tensor(w).bytes();
+    KernelPlacement ddr;
+    ddr.ioLevel = "DDR";
+    const KernelEstimate slow = m.estimateKernel(g, {1}, ddr);
+    KernelPlacement unknown = ddr;
+    unknown.weightReads[w] = {"no-such-level", double(wBytes)};
+    EXPECT_EQ(m.estimateKernel(g, {1}, unknown).cost.bytesByLevel, slow.cost.bytesByLevel);
+    KernelPlacement others = ddr;
+    others.weightReads[g.node(1).inputs.at(0)] = {"LLB", 1.0}; // an activation
+    others.weightReads[g.node(2).inputs.at(1)] = {"LLB", 1.0}; // another node's weight
+    EXPECT_EQ(m.estimateKernel(g, {1}, others).cost.bytesByLevel, slow.cost.bytesByLevel);
+    EXPECT_DOUBLE_EQ(m.estimateKernel(g, {1}, others).cost.timeNs, slow.cost.timeNs);
+}
+
 // Done-when (issue 10): two schedulers producing the same plan get the same number.
 TEST(DeviceCostModel, SamePlanSameNumberWhicheverScheduler)
 {
