@@ -216,9 +216,10 @@ private:
             ctx.lbBytes = ctx.lbPerCore * ctx.cores;
         else
             ctx.lbPerCore = std::min(ctx.lbPerCore, (ctx.lbBytes + ctx.cores - 1) / ctx.cores);
-        // A quarter of GB holds promoted weights (§4.4: DDR → GB once per sub-graph), the rest activations.
-        ctx.weightBudget = &gb != &lb ? gb.capacityBytes / 4 : 0;
-        ctx.gbBytes = gb.capacityBytes - ctx.weightBudget;
+        // GB holds the activations §4.3 spills there and the weights promoted DDR → GB once per
+        // sub-graph and cluster (§4.4) in what the activations leave free (lowering.h).
+        ctx.weightBudget = &gb != &lb ? gb.capacityBytes : 0;
+        ctx.gbBytes = gb.capacityBytes;
         ctx.recomputeCheck = req.options.getBool("recompute_check");
         ctx.hoist = req.options.getBool("hoist");
         const std::string &variant = req.options.getString("variant");

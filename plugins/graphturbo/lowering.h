@@ -31,14 +31,16 @@
 //             the consumer inferred for it (Algo. 4 L16) is exchanged between
 //             the cores into the working set (Fig. 9 right): LB → LB plus a sync;
 // each spill of §4.3 is a trace record. Costs: the device cost model per
-// sub-graph instance (workFraction 1/f, the instance's cores, its output level)
+// sub-graph instance (workFraction 1/f, the instance's cores, its output level,
+// and per weight where it reads it and how much: KernelPlacement::weightReads)
 // and transferCost for data movement.
-//   promote   (§4.4) a sub-graph's weights DDR → GB once per cluster, kept in a
-//             quarter of GB reserved for weights while they fit beside the
-//             weights of the sub-graphs whose instances interleave with it; its
-//             instances then read no weights from their I/O level (GB → LB
-//             hoisting is inside the kernel, §4.1, part of its traffic).
-//             Sub-graphs whose weights do not fit read them in every instance.
+//   promote   (§4.4) the weights a sub-graph keeps in GB (weights.h: W1 before
+//             §4.3's allocation, W2 in what it leaves free) DDR → GB once per
+//             cluster; its instances read them from GB (the GB → LB hoisting
+//             is inside the kernel, §4.1, part of its traffic). Weights not
+//             kept are read from DDR by every instance. Either way an instance
+//             reads its region of each weight (its slice when the split
+//             partitions the weight, e.g. a MatMul's output columns).
 //   hoist     (option hoist, off by default) a part whose sub-graph's
 //             weights are in GB gets a copy GB → LB of them on its cores
 //             before it runs, into per-core LB buffers, when they fit beside

@@ -442,10 +442,10 @@ TEST(GraphTurboWeights, PromotedOncePerSubGraphIntoGlobalBuffer)
     ASSERT_TRUE(run.isOk()) << run.status().str();
     EXPECT_EQ(promotions(run->result.plan), 4);
     EXPECT_EQ(run->result.stats.at("weight_promotions"), 4);
-    // Negative twin: an 8 KiB GB leaves a 2 KiB weight budget, too small for
-    // any stage's weights, so every instance reads its own.
+    // Negative twin: a 2 KiB GB holds none of the weights (the smallest is 2.25 KiB), so
+    // every instance reads its own.
     Device small = d;
-    small.levels[1].capacityBytes = 8192;
+    small.levels[1].capacityBytes = 2048;
     auto tight = schedule(g, small, {}, kOneCluster);
     ASSERT_TRUE(tight.isOk()) << tight.status().str();
     EXPECT_EQ(promotions(tight->result.plan), 0);
@@ -594,6 +594,88 @@ TEST(GraphTurboRules, RecomputeCheckLetsAMergeWithACheapReloadFuse)
     EXPECT_LE(stepNumber(*step, "reload_ns"), stepNumber(*step, "saved_ns"));
     EXPECT_EQ(run->result.plan.kernels.size(), 1u);
     EXPECT_EQ(instancesOf(run->result.plan, 0), 2);
+    expectSameOutputs(g, run->result.plan);
+}
+
+// weights.h W1 (§4.4): a weight every instance of a split MatMul reads is kept in GB across
+// the instances (promoted once), and each instance reads it there. x [64, 256] · W [256, 512]
+// on a 16 KiB-per-core LB splits rows in two; W is 512 KiB.
+Graph oneMatmul(std::int64_t rows, std::int64_t k, std::int64_t n)
+{
+    Graph g;
+    g.name = "mm";
+    const TensorId x = tg::tensor(g, "x", {rows, k}, Tensor::Kind::Input);
+    g.inputs = {x};
+    g.outputs = {tg::op(g, "mm", "MatMul", {x, tg::weight(g, "w", {k, n})}, {rows, n})};
+    return g;
+}
+
+std::int64_t computeBytesAt(const Task &t, const std::string &level)
+{
+    auto it = t.cost.bytesByLevel.find(level);
+    return it == t.cost.bytesByLevel.end() ? 0 : it->second;
+}
+
+TEST(GraphTurboWeights, WeightReadByEveryInstanceIsKeptInGbAcrossThem)
+{
+    const Graph g = oneMatmul(64, 256, 512);
+    const std::int64_t w = 256 * 512 * 4;
+    const Device d = lb16kDevice();
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(instancesOf(run->result.plan, 0), 2);
+    EXPECT_EQ(promotions(run->result.plan), 1);
+    int computes = 0;
+    for (const Task &t : run->result.plan.tasks)
+        if (t.kind == TaskKind::Compute) {
+            ++computes;
+            EXPECT_GE(computeBytesAt(t, "LLB"), w) << t.label; // the whole weight, from GB
+            EXPECT_LT(computeBytesAt(t, "DDR"), w) << t.label;
+        }
+    EXPECT_EQ(computes, 2);
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
+    expectSameOutputs(g, run->result.plan);
+}
+
+TEST(GraphTurboWeights, WeightLargerThanGbIsReadFromDdrByEveryInstance)
+{
+    // Negative twin: a 256 KiB GB cannot hold W; no promotion, each instance reads it from DDR.
+    const Graph g = oneMatmul(64, 256, 512);
+    const std::int64_t w = 256 * 512 * 4;
+    Device d = lb16kDevice();
+    d.levels[1].capacityBytes = 256 * 1024;
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(instancesOf(run->result.plan, 0), 2);
+    EXPECT_EQ(promotions(run->result.plan), 0);
+    for (const Task &t : run->result.plan.tasks)
+        if (t.kind == TaskKind::Compute) {
+            EXPECT_GE(computeBytesAt(t, "DDR"), w) << t.label;
+            EXPECT_LT(computeBytesAt(t, "LLB"), w) << t.label;
+        }
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
+    expectSameOutputs(g, run->result.plan);
+}
+
+// A split along the MatMul's output columns partitions its weight: each instance reads its
+// slice. x [1, 16] · W [16, 65536] (4 MiB): only dim 1 splits, in four.
+TEST(GraphTurboWeights, SplitThatPartitionsTheWeightReadsItsSliceOnly)
+{
+    const Graph g = oneMatmul(1, 16, 65536);
+    const std::int64_t w = 16 * 65536 * 4;
+    const Device d = lb16kDevice();
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const int f = instancesOf(run->result.plan, 0);
+    ASSERT_GT(f, 1);
+    std::int64_t read = 0;
+    for (const Task &t : run->result.plan.tasks)
+        if (t.kind == TaskKind::Compute) {
+            EXPECT_EQ(computeBytesAt(t, "LLB"), w / f) << t.label;
+            read += computeBytesAt(t, "LLB");
+        }
+    EXPECT_EQ(read, w); // the weight once in all, not f times
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
     expectSameOutputs(g, run->result.plan);
 }
 
