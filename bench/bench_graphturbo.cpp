@@ -17,9 +17,14 @@
 // levels counts at each. For layer-fusion that is every kernel output (in
 // DDR).
 //
-// Usage: bench_graphturbo [--dtype f32|f16] [--gt-option K=V]... [network...]
+// Usage: bench_graphturbo [--dtype f32|f16] [--size-f32] [--breakdown] [--gt-option K=V]... [network...]
 //   default dtype f16 (the MME's type; in f32 STCP920 runs convolutions on
-//   the VME), default networks: all five (names as `tessera-cli sample --list`);
+//   the VME); every scheduler is handed the graph at that precision
+//   (core/ir/precision.h), so its plan's buffers, capacities and traffic are
+//   the run's bytes; --size-f32 hands it the f32 graph instead and lets the
+//   simulator scale the bytes it moves (sim option dtype: what this bench did
+//   before 2026-11-27; buffers and capacities then count f32 bytes);
+//   default networks: all five (names as `tessera-cli sample --list`);
 //   --gt-option is passed to every GraphTurbo variant (e.g. batches_per_cluster=4,
 //   §5.1's allocation; default: the batch spread over the four clusters).
 //   --breakdown prints, under each row, where the simulated time went: per
@@ -35,6 +40,7 @@
 #include "app/registerbuiltins.h"
 #include "core/backend/backend.h"
 #include "core/hw/deviceregistry.h"
+#include "core/ir/precision.h"
 #include "core/onnx/importer.h"
 #include "core/ops/ops.h"
 #include "core/plan/tiles.h"
@@ -195,10 +201,13 @@ int main(int argc, char **argv)
     std::vector<std::string> wanted;
     std::map<std::string, std::string> gtOptions;
     bool breakdown = false;
+    bool sizeF32 = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--breakdown") {
             breakdown = true;
+        } else if (a == "--size-f32") {
+            sizeF32 = true;
         } else if (a == "--dtype" && i + 1 < argc) {
             dtype = argv[++i];
         } else if (a == "--gt-option" && i + 1 < argc) {
@@ -212,6 +221,11 @@ int main(int argc, char **argv)
         } else {
             wanted.push_back(a);
         }
+    }
+    const std::optional<DType> runType = dtypeFromName(dtype);
+    if (!runType || (*runType != DType::Float16 && *runType != DType::BFloat16 && *runType != DType::Float32)) {
+        std::fprintf(stderr, "bench_graphturbo: --dtype expects f16, bf16 or f32, got '%s'\n", dtype.c_str());
+        return 2;
     }
     SchedulerRegistry schedulers;
     registerBuiltinSchedulers(schedulers);
@@ -238,8 +252,10 @@ int main(int argc, char **argv)
     std::string gt;
     for (const auto &[k, v] : gtOptions)
         gt += " " + k + "=" + v;
-    std::printf("dtype %s; GraphTurbo options:%s; scope counts %s (distinct tensors with a buffer at each level)\n\n",
-                dtype.c_str(), gt.empty() ? " defaults" : gt.c_str(), levels.c_str());
+    std::printf("dtype %s (%s); GraphTurbo options:%s; scope counts %s (distinct tensors with a buffer at each "
+                "level)\n\n",
+                dtype.c_str(), sizeF32 ? "plans sized at f32, bytes scaled by the simulator" : "plans sized at it",
+                gt.empty() ? " defaults" : gt.c_str(), levels.c_str());
     std::printf("| network | batch | scheduler | tasks | schedule ms | sim ms | items/s | speedup over layer-fusion | "
                 "paper mean over TVM | scopes %s | paper Table 3 (TVM DDR; GT DDR/LLB/L1) |\n",
                 levels.c_str());
@@ -258,7 +274,9 @@ int main(int argc, char **argv)
             status = 1;
             continue;
         }
-        const Graph &g = imported->graph;
+        // Every scheduler sees the graph at the run's precision (core/ir/precision.h), so its plan's
+        // bytes are the run's; with --size-f32 it sees the f32 graph and the simulator scales bytes.
+        const Graph g = sizeF32 ? imported->graph : atPrecision(imported->graph, *runType);
         std::vector<HostTensor> inputs;
         for (TensorId id : g.inputs)
             inputs.push_back({.name = g.tensor(id).name});
@@ -276,7 +294,9 @@ int main(int argc, char **argv)
                 status = 1;
                 continue;
             }
-            CompileContext ctx{&*device, {{"dtype", dtype}}};
+            CompileContext ctx{&*device, {}};
+            if (sizeF32)
+                ctx.options["dtype"] = dtype;
             auto compiled = sim->compileFor(g, run->result.plan, ctx);
             Expected<RunResult> r = compiled ? sim->run(**compiled, inputs) : Expected<RunResult>(compiled.status());
             if (!r) {
