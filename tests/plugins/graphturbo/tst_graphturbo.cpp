@@ -679,6 +679,47 @@ TEST(GraphTurboWeights, SplitThatPartitionsTheWeightReadsItsSliceOnly)
     expectSameOutputs(g, run->result.plan);
 }
 
+// splitinfo.h's ragged split: a prime extent (ViT's 197 tokens) has no divisor between 1 and
+// itself, so a divisor split cuts 197 one-row instances, each reading the weight again. x [197,
+// 256] · W [256, 512] on a 16 KiB-per-core LB: seven instances of 25 rows and a last one of 22.
+std::vector<std::int64_t> computeRows(const ExecutionPlan &p)
+{
+    std::vector<std::int64_t> rows;
+    for (const Task &t : p.tasks)
+        if (t.kind == TaskKind::Compute && !t.tiles.empty())
+            rows.push_back(t.tiles.front().region.front().size());
+    return rows;
+}
+
+TEST(GraphTurboSplitInfo, PrimeExtentIsCutIntoRaggedInstancesNotOneRowEach)
+{
+    const Graph g = oneMatmul(197, 256, 512);
+    const Device d = lb16kDevice();
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const std::vector<std::int64_t> rows = computeRows(run->result.plan);
+    ASSERT_EQ(rows.size(), 8u);
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), 25), 7);
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), 22), 1);
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
+    expectSameOutputs(g, run->result.plan);
+}
+
+TEST(GraphTurboSplitInfo, ExtentWithAFittingDivisorIsCutEvenly)
+{
+    // Negative twin: 196 rows: the divisor 14 fits and is within twice the ragged 8, so 14
+    // instances of 14 rows.
+    const Graph g = oneMatmul(196, 256, 512);
+    const Device d = lb16kDevice();
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const std::vector<std::int64_t> rows = computeRows(run->result.plan);
+    ASSERT_EQ(rows.size(), 14u);
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), 14), 14);
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
+    expectSameOutputs(g, run->result.plan);
+}
+
 // A producer spread over the clusters (§2.1) whose dim 0 is not the batch: BERT's
 // position embeddings, [seq, hidden], added to every image. pos = Relu(p) is also a
 // graph output (so it stays its own sub-graph) and is spread over STCP920's four
