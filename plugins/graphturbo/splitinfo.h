@@ -43,8 +43,8 @@
 // sub-graph cut into 197 instances per cluster read 21 MB of weights each:
 // 268 GB from DDR, against 0.35 GB of weights in the model). Saved: storing
 // and reloading the stitched tensors through GB. Choice: weights are priced
-// from GB when they fit the GB weight budget (lowering.h's promotion), else
-// from the last level, as the lowering will read them.
+// from GB when they fit GB (Context::weightBudget; weights.h keeps them there
+// where the space is free at that position), else from the last level.
 #pragma once
 
 #include "plugins/graphturbo/subgraph.h"

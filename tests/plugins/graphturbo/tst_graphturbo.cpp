@@ -564,7 +564,7 @@ double stepNumber(const TraceStep &s, const std::string &name)
 
 TEST(GraphTurboRules, RecomputeCheckStopsAMergeThatReloadsALargeWeightPerInstance)
 {
-    // W1 is 4 MiB (over the GB weight budget: read from DDR by each instance), y1 32 KiB:
+    // W1 is 4 MiB (the merged pair's weights, 20 MiB, exceed GB: priced from DDR), y1 32 KiB:
     // the merged pair's two instances read W1 twice, which costs far more than stitching y1 saves.
     const Graph g = matmulChain(8, 1024, 1024, 4096);
     auto run = schedule(g, lb16kDevice(), {}, kOneCluster);
