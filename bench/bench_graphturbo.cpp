@@ -33,7 +33,8 @@
 //   compute tasks × the device's kernel launch (the host's issue time if
 //   every task were its own launch; instances of one kernel share one), the
 //   FLOPs the plan computes against the graph's (above 1: recomputation) and
-//   the bytes the simulator moved at each level.
+//   the bytes the simulator moved at each level, and the plan's own estimate of
+//   its last level's (DDR) bytes per task kind, weight promotions apart.
 // Re-runnable after a device recalibration: everything comes from the
 // stcp920 preset the build ships.
 // Links: tessera_app_common tessera_samples onnx_proto (besides tessera_core).
@@ -186,11 +187,28 @@ void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, 
             traffic += buf;
         }
     }
+    // The plan's own estimate of its last level's bytes per task kind (weight promotions apart):
+    // where the DDR traffic comes from.
+    std::map<std::string, double> ddrByKind;
+    const std::string &ddr = d.levels.back().name;
+    for (const Task &t : p.tasks) {
+        const auto it = t.cost.bytesByLevel.find(ddr);
+        if (it == t.cost.bytesByLevel.end() || it->second <= 0)
+            continue;
+        const bool promote = t.kind == TaskKind::Copy && t.label.rfind("promote", 0) == 0;
+        ddrByKind[promote ? "promote" : std::string(taskKindName(t.kind))] += double(it->second);
+    }
+    std::string planDdr;
+    for (const auto &[kind, bytes] : ddrByKind) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " %s %.2f GB", kind.c_str(), bytes / 1e9);
+        planDdr += buf;
+    }
     std::printf("|  | breakdown |%s compute tasks × launch %.2f ms (%zu); FLOPs: graph %.1f G, plan %.1f G (× %.2f), "
-                "simulated %.1f G; moved:%s |\n",
+                "simulated %.1f G; moved:%s; plan's %s estimate by kind:%s |\n",
                 line.c_str(), static_cast<double>(launched) * d.overheads.kernelLaunchNs / 1e6, launched,
                 graphFlops / 1e9, planFlops / 1e9, graphFlops > 0 ? planFlops / graphFlops : 0.0, simFlops / 1e9,
-                traffic.c_str());
+                traffic.c_str(), ddr.c_str(), planDdr.c_str());
 }
 
 } // namespace
