@@ -147,7 +147,8 @@ double computedFlops(const Graph &g, const ExecutionPlan &p)
 
 // The simulated FLOPs (tile fractions included) against the graph's own: above 1 the
 // plan recomputes.
-void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, const Device &d)
+void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, const Device &d,
+                    const std::map<std::string, double> &stats)
 {
     std::map<std::string, std::vector<std::pair<double, double>>> byKind;
     std::size_t launched = 0;
@@ -202,6 +203,14 @@ void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, 
     for (const auto &[kind, bytes] : ddrByKind) {
         char buf[64];
         std::snprintf(buf, sizeof buf, " %s %.2f GB", kind.c_str(), bytes / 1e9);
+        planDdr += buf;
+    }
+    // GraphTurbo's statistics: weights its instances read from GB (kept) and from DDR.
+    const auto fromGb = stats.find("weight_mb_from_gb"), fromDdr = stats.find("weight_mb_from_ddr");
+    if (fromGb != stats.end() && fromDdr != stats.end()) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " (weights read from GB %.2f GB, from DDR %.2f GB)", fromGb->second / 1e3,
+                      fromDdr->second / 1e3);
         planDdr += buf;
     }
     std::printf("|  | breakdown |%s compute tasks × launch %.2f ms (%zu); FLOPs: graph %.1f G, plan %.1f G (× %.2f), "
@@ -335,7 +344,7 @@ int main(int argc, char **argv)
                         baselineMs > 0 ? std::to_string(baselineMs / simMs).substr(0, 5).c_str() : "-", v.paper,
                         scopes.c_str(), n.table3);
             if (breakdown)
-                printBreakdown(g, run->result.plan, *r, *device);
+                printBreakdown(g, run->result.plan, *r, *device, run->result.stats);
             std::fflush(stdout);
         }
     }

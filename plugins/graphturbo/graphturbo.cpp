@@ -105,6 +105,9 @@ public:
              {"concats", "concatenation tasks inserted"},
              {"weight_promotions", "weight promotions DDR → GB (once per sub-graph and cluster)"},
              {"weight_hoists", "weight hoists GB → LB as tasks (option hoist)"},
+             {"weight_mb_from_gb", "MB of weights the compute tasks read from GB, kept there across instances"},
+             {"weight_mb_from_ddr", "MB of weights the compute tasks read from DDR (not kept in GB; a Gather table "
+                                    "counted by its region, whole)"},
              {"spills", "tensors spilled from LB or GB"},
              {"lb_share", "share of instance bytes kept in LB"},
              {"batch", "the graph's batch (dim 0 of its first input)"},
@@ -271,6 +274,8 @@ private:
         result.stats["overlapped_promotions"] = lowered->overlappedPromotions;
         result.stats["weight_promotions"] = lowered->promotions;
         result.stats["weight_hoists"] = lowered->hoists;
+        result.stats["weight_mb_from_gb"] = lowered->weightBytesFromGb / 1e6;
+        result.stats["weight_mb_from_ddr"] = lowered->weightBytesFromDdr / 1e6;
         result.stats["spills"] = double(lowered->memory.spills.size());
         result.stats["lb_share"] = lowered->memory.lbShare();
         // §5.1, Table 1: the allocation, and throughput and latency of the plan's estimate.

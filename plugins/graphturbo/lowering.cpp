@@ -440,6 +440,8 @@ private:
         std::int64_t fromGb = 0, fromDdr = 0;
         for (const auto &[t, wr] : weights)
             (wr.level == levelName(1) ? fromGb : fromDdr) += static_cast<std::int64_t>(wr.bytes);
+        m_out->weightBytesFromGb += fromGb;
+        m_out->weightBytesFromDdr += fromDdr;
         const auto key = std::make_tuple(inst.subgraph, level, workLevel, cores, fromGb, fromDdr);
         auto cost = m_costs.find(key);
         if (cost == m_costs.end()) {

@@ -78,9 +78,11 @@ struct Lowered {
     int copies = 0;
     int concats = 0;
     int redistributes = 0;
-    int promotions = 0;           // weight promotions DDR → GB
-    int overlappedPromotions = 0; // of them, issued one sub-graph ahead (§4.4)
-    int hoists = 0;               // weight hoists GB → LB as tasks (option hoist)
+    int promotions = 0;            // weight promotions DDR → GB
+    int overlappedPromotions = 0;  // of them, issued one sub-graph ahead (§4.4)
+    int hoists = 0;                // weight hoists GB → LB as tasks (option hoist)
+    double weightBytesFromGb = 0;  // weight bytes the compute tasks read from GB (kept there)
+    double weightBytesFromDdr = 0; // and from DDR (not kept)
 };
 
 Expected<Lowered> lowerToPlan(Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,

@@ -633,6 +633,8 @@ TEST(GraphTurboWeights, WeightReadByEveryInstanceIsKeptInGbAcrossThem)
             EXPECT_LT(computeBytesAt(t, "DDR"), w) << t.label;
         }
     EXPECT_EQ(computes, 2);
+    EXPECT_DOUBLE_EQ(run->result.stats.at("weight_mb_from_gb"), 2.0 * double(w) / 1e6);
+    EXPECT_DOUBLE_EQ(run->result.stats.at("weight_mb_from_ddr"), 0.0);
     EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
     expectSameOutputs(g, run->result.plan);
 }
@@ -653,6 +655,8 @@ TEST(GraphTurboWeights, WeightLargerThanGbIsReadFromDdrByEveryInstance)
             EXPECT_GE(computeBytesAt(t, "DDR"), w) << t.label;
             EXPECT_LT(computeBytesAt(t, "LLB"), w) << t.label;
         }
+    EXPECT_DOUBLE_EQ(run->result.stats.at("weight_mb_from_gb"), 0.0);
+    EXPECT_DOUBLE_EQ(run->result.stats.at("weight_mb_from_ddr"), 2.0 * double(w) / 1e6);
     EXPECT_TRUE(verifyPlan(run->result.plan, g, &d).isOk());
     expectSameOutputs(g, run->result.plan);
 }
