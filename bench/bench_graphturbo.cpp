@@ -17,9 +17,14 @@
 // levels counts at each. For layer-fusion that is every kernel output (in
 // DDR).
 //
-// Usage: bench_graphturbo [--dtype f32|f16] [--gt-option K=V]... [network...]
+// Usage: bench_graphturbo [--dtype f32|f16] [--size-f32] [--breakdown] [--gt-option K=V]... [network...]
 //   default dtype f16 (the MME's type; in f32 STCP920 runs convolutions on
-//   the VME), default networks: all five (names as `tessera-cli sample --list`);
+//   the VME); every scheduler is handed the graph at that precision
+//   (core/ir/precision.h), so its plan's buffers, capacities and traffic are
+//   the run's bytes; --size-f32 hands it the f32 graph instead and lets the
+//   simulator scale the bytes it moves (sim option dtype: what this bench did
+//   before 2026-11-27; buffers and capacities then count f32 bytes);
+//   default networks: all five (names as `tessera-cli sample --list`);
 //   --gt-option is passed to every GraphTurbo variant (e.g. batches_per_cluster=4,
 //   §5.1's allocation; default: the batch spread over the four clusters).
 //   --breakdown prints, under each row, where the simulated time went: per
@@ -28,13 +33,15 @@
 //   compute tasks × the device's kernel launch (the host's issue time if
 //   every task were its own launch; instances of one kernel share one), the
 //   FLOPs the plan computes against the graph's (above 1: recomputation) and
-//   the bytes the simulator moved at each level.
+//   the bytes the simulator moved at each level, and the plan's own estimate of
+//   its last level's (DDR) bytes per task kind, weight promotions apart.
 // Re-runnable after a device recalibration: everything comes from the
 // stcp920 preset the build ships.
 // Links: tessera_app_common tessera_samples onnx_proto (besides tessera_core).
 #include "app/registerbuiltins.h"
 #include "core/backend/backend.h"
 #include "core/hw/deviceregistry.h"
+#include "core/ir/precision.h"
 #include "core/onnx/importer.h"
 #include "core/ops/ops.h"
 #include "core/plan/tiles.h"
@@ -140,7 +147,8 @@ double computedFlops(const Graph &g, const ExecutionPlan &p)
 
 // The simulated FLOPs (tile fractions included) against the graph's own: above 1 the
 // plan recomputes.
-void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, const Device &d)
+void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, const Device &d,
+                    const std::map<std::string, double> &stats)
 {
     std::map<std::string, std::vector<std::pair<double, double>>> byKind;
     std::size_t launched = 0;
@@ -180,11 +188,36 @@ void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, 
             traffic += buf;
         }
     }
+    // The plan's own estimate of its last level's bytes per task kind (weight promotions apart):
+    // where the DDR traffic comes from.
+    std::map<std::string, double> ddrByKind;
+    const std::string &ddr = d.levels.back().name;
+    for (const Task &t : p.tasks) {
+        const auto it = t.cost.bytesByLevel.find(ddr);
+        if (it == t.cost.bytesByLevel.end() || it->second <= 0)
+            continue;
+        const bool promote = t.kind == TaskKind::Copy && t.label.rfind("promote", 0) == 0;
+        ddrByKind[promote ? "promote" : std::string(taskKindName(t.kind))] += double(it->second);
+    }
+    std::string planDdr;
+    for (const auto &[kind, bytes] : ddrByKind) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " %s %.2f GB", kind.c_str(), bytes / 1e9);
+        planDdr += buf;
+    }
+    // GraphTurbo's statistics: weights its instances read from GB (kept) and from DDR.
+    const auto fromGb = stats.find("weight_mb_from_gb"), fromDdr = stats.find("weight_mb_from_ddr");
+    if (fromGb != stats.end() && fromDdr != stats.end()) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " (weights read from GB %.2f GB, from DDR %.2f GB)", fromGb->second / 1e3,
+                      fromDdr->second / 1e3);
+        planDdr += buf;
+    }
     std::printf("|  | breakdown |%s compute tasks × launch %.2f ms (%zu); FLOPs: graph %.1f G, plan %.1f G (× %.2f), "
-                "simulated %.1f G; moved:%s |\n",
+                "simulated %.1f G; moved:%s; plan's %s estimate by kind:%s |\n",
                 line.c_str(), static_cast<double>(launched) * d.overheads.kernelLaunchNs / 1e6, launched,
                 graphFlops / 1e9, planFlops / 1e9, graphFlops > 0 ? planFlops / graphFlops : 0.0, simFlops / 1e9,
-                traffic.c_str());
+                traffic.c_str(), ddr.c_str(), planDdr.c_str());
 }
 
 } // namespace
@@ -195,10 +228,13 @@ int main(int argc, char **argv)
     std::vector<std::string> wanted;
     std::map<std::string, std::string> gtOptions;
     bool breakdown = false;
+    bool sizeF32 = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--breakdown") {
             breakdown = true;
+        } else if (a == "--size-f32") {
+            sizeF32 = true;
         } else if (a == "--dtype" && i + 1 < argc) {
             dtype = argv[++i];
         } else if (a == "--gt-option" && i + 1 < argc) {
@@ -212,6 +248,11 @@ int main(int argc, char **argv)
         } else {
             wanted.push_back(a);
         }
+    }
+    const std::optional<DType> runType = dtypeFromName(dtype);
+    if (!runType || (*runType != DType::Float16 && *runType != DType::BFloat16 && *runType != DType::Float32)) {
+        std::fprintf(stderr, "bench_graphturbo: --dtype expects f16, bf16 or f32, got '%s'\n", dtype.c_str());
+        return 2;
     }
     SchedulerRegistry schedulers;
     registerBuiltinSchedulers(schedulers);
@@ -238,8 +279,10 @@ int main(int argc, char **argv)
     std::string gt;
     for (const auto &[k, v] : gtOptions)
         gt += " " + k + "=" + v;
-    std::printf("dtype %s; GraphTurbo options:%s; scope counts %s (distinct tensors with a buffer at each level)\n\n",
-                dtype.c_str(), gt.empty() ? " defaults" : gt.c_str(), levels.c_str());
+    std::printf("dtype %s (%s); GraphTurbo options:%s; scope counts %s (distinct tensors with a buffer at each "
+                "level)\n\n",
+                dtype.c_str(), sizeF32 ? "plans sized at f32, bytes scaled by the simulator" : "plans sized at it",
+                gt.empty() ? " defaults" : gt.c_str(), levels.c_str());
     std::printf("| network | batch | scheduler | tasks | schedule ms | sim ms | items/s | speedup over layer-fusion | "
                 "paper mean over TVM | scopes %s | paper Table 3 (TVM DDR; GT DDR/LLB/L1) |\n",
                 levels.c_str());
@@ -258,7 +301,9 @@ int main(int argc, char **argv)
             status = 1;
             continue;
         }
-        const Graph &g = imported->graph;
+        // Every scheduler sees the graph at the run's precision (core/ir/precision.h), so its plan's
+        // bytes are the run's; with --size-f32 it sees the f32 graph and the simulator scales bytes.
+        const Graph g = sizeF32 ? imported->graph : atPrecision(imported->graph, *runType);
         std::vector<HostTensor> inputs;
         for (TensorId id : g.inputs)
             inputs.push_back({.name = g.tensor(id).name});
@@ -276,7 +321,9 @@ int main(int argc, char **argv)
                 status = 1;
                 continue;
             }
-            CompileContext ctx{&*device, {{"dtype", dtype}}};
+            CompileContext ctx{&*device, {}};
+            if (sizeF32)
+                ctx.options["dtype"] = dtype;
             auto compiled = sim->compileFor(g, run->result.plan, ctx);
             Expected<RunResult> r = compiled ? sim->run(**compiled, inputs) : Expected<RunResult>(compiled.status());
             if (!r) {
@@ -297,7 +344,7 @@ int main(int argc, char **argv)
                         baselineMs > 0 ? std::to_string(baselineMs / simMs).substr(0, 5).c_str() : "-", v.paper,
                         scopes.c_str(), n.table3);
             if (breakdown)
-                printBreakdown(g, run->result.plan, *r, *device);
+                printBreakdown(g, run->result.plan, *r, *device, run->result.stats);
             std::fflush(stdout);
         }
     }

@@ -26,6 +26,15 @@ struct KernelPlacement {
                                    // data-movement task brought them there, and paid the slower level
     double workFraction = 1.0;     // fraction of the kernel's outputs computed (a tile or an instance)
     bool includeWeights = true;    // weights read from ioLevel (false when already resident)
+    // Per constant input (weight) the kernel reads: the level it reads it from and the bytes it
+    // reads of it (a tile that partitions a weight reads its slice; a weight kept resident in a
+    // nearer level is read there). Constants not listed follow includeWeights: whole, at ioLevel.
+    // A listed level the device does not have is ignored (the constant is read at ioLevel).
+    struct WeightRead {
+        std::string level;
+        double bytes = 0;
+    };
+    std::map<TensorId, WeightRead> weightReads;
 };
 
 // One launch on the device. A plan kernel is one or more launches: a heavy op

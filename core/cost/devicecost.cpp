@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -267,20 +268,54 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         const MemoryLevel *inLevel = p.inputLevel.empty() ? nullptr : m_device.level(p.inputLevel);
         std::unordered_set<TensorId> counted;
         double bytes = 0, innerBytes = 0, inputBytes = 0;
+        std::map<const MemoryLevel *, double> weightBytes; // weights read at a named level
+        // A tensor the launch reads only as a Gather's data reads at most the gathered elements
+        // (one per output element), not its whole table: BERT's 94 MB word embeddings for 128
+        // tokens a sentence. Per such tensor, the launch's gathered bytes (its outputs', whole).
+        std::unordered_map<TensorId, double> gathered;
+        for (NodeId n : grp.nodes)
+            for (TensorId t : g.node(n).inputs)
+                if (t != kInvalidId && !gathered.count(t)) {
+                    double sum = 0;
+                    bool onlyGathered = true;
+                    for (NodeId c : g.tensor(t).consumers) {
+                        if (!inside.count(c))
+                            continue;
+                        const Node &cn = g.node(c);
+                        const Tensor *o = g.output(cn, 0);
+                        if (cn.opType != "Gather" || cn.inputs.empty() || cn.inputs[0] != t || !o ||
+                            std::count(cn.inputs.begin(), cn.inputs.end(), t) != 1) {
+                            onlyGathered = false;
+                            break;
+                        }
+                        sum += static_cast<double>(o->elements()) * static_cast<double>(dtypeSize(g.tensor(t).dtype));
+                    }
+                    gathered[t] = onlyGathered ? sum : -1.0;
+                }
+        const auto readOf = [&](TensorId t, double full) {
+            const double cap = gathered.at(t);
+            return cap >= 0 ? std::min(full, cap * wf) : full;
+        };
         for (NodeId n : grp.nodes) {
             const Node &node = g.node(n);
             for (TensorId t : node.inputs) {
                 if (t == kInvalidId || inside.count(g.tensor(t).producer) || !counted.insert(t).second)
                     continue;
                 const Tensor &tt = g.tensor(t);
-                if (tt.isConstant())
-                    bytes += p.includeWeights ? static_cast<double>(tt.bytes()) : 0.0;
+                const auto named = tt.isConstant() ? p.weightReads.find(t) : p.weightReads.end();
+                const MemoryLevel *at = named == p.weightReads.end() ? nullptr : m_device.level(named->second.level);
+                if (at)
+                    weightBytes[at] += readOf(t, std::max(0.0, named->second.bytes));
+                else if (named != p.weightReads.end())
+                    bytes += readOf(t, std::max(0.0, named->second.bytes));
+                else if (tt.isConstant())
+                    bytes += p.includeWeights ? readOf(t, static_cast<double>(tt.bytes())) : 0.0;
                 else if (splitLevels && inKernel.count(tt.producer))
-                    innerBytes += static_cast<double>(tt.bytes()) * wf;
+                    innerBytes += readOf(t, static_cast<double>(tt.bytes()) * wf);
                 else if (inLevel)
-                    inputBytes += static_cast<double>(tt.bytes()) * wf;
+                    inputBytes += readOf(t, static_cast<double>(tt.bytes()) * wf);
                 else
-                    bytes += static_cast<double>(tt.bytes()) * wf;
+                    bytes += readOf(t, static_cast<double>(tt.bytes()) * wf);
             }
             for (TensorId t : node.outputs) {
                 if (t == kInvalidId)
@@ -330,6 +365,13 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
             effSeconds += inputBytes / inLevel->bandwidthBytesPerSec / cal.memoryEfficiencyFor(inLevel->name);
             k.bytes += inputBytes;
         }
+        for (const auto &[wl, wb] : weightBytes) {
+            if (wb <= 0)
+                continue;
+            seconds += wb / wl->bandwidthBytesPerSec;
+            effSeconds += wb / wl->bandwidthBytesPerSec / cal.memoryEfficiencyFor(wl->name);
+            k.bytes += wb;
+        }
         const double bandwidth = k.bytes > 0 && seconds > 0 ? k.bytes / seconds : level.bandwidthBytesPerSec;
         const double memoryEfficiency = cal.memoryEfficiencyByLevel.empty() || !(effSeconds > 0)
                                             ? cal.memoryEfficiencyFor(level.name)
@@ -348,6 +390,10 @@ KernelEstimate DeviceCostModel::estimateKernel(const Graph &g, const std::vector
         if (inLevel && inputBytes > 0) {
             est.cost.bytesByLevel[inLevel->name] += static_cast<std::int64_t>(inputBytes);
             est.cost.energyJ += inputBytes * inLevel->energyPerBytePj * 1e-12;
+        }
+        for (const auto &[wl, wb] : weightBytes) {
+            est.cost.bytesByLevel[wl->name] += static_cast<std::int64_t>(wb);
+            est.cost.energyJ += wb * wl->energyPerBytePj * 1e-12;
         }
         double pj = unit ? (unit->energyPerOpPj.count(dt) ? unit->energyPerOpPj.at(dt) : 0.0) : 0.0;
         if (pj <= 0)

@@ -10,8 +10,8 @@ namespace tessera {
 namespace {
 
 // One level's sweep: spills the longest-lived item while the live sum exceeds `cap`.
-void sweep(const std::vector<LiveItem> &items, int positions, int lvl, std::int64_t cap, bool perCore,
-           LevelAssignment &a, const VictimChooser &choose)
+void sweep(const std::vector<LiveItem> &items, int positions, int lvl, std::int64_t capacity, bool perCore,
+           LevelAssignment &a, const VictimChooser &choose, const std::vector<std::int64_t> *reserved)
 {
     std::vector<std::vector<int>> starting(static_cast<std::size_t>(positions));
     for (std::size_t i = 0; i < items.size(); ++i)
@@ -36,6 +36,9 @@ void sweep(const std::vector<LiveItem> &items, int positions, int lvl, std::int6
             live.push_back(i);
             used += size(i);
         }
+        const std::int64_t cap = reserved && static_cast<std::size_t>(t) < reserved->size()
+                                     ? capacity - (*reserved)[static_cast<std::size_t>(t)]
+                                     : capacity;
         while (used > cap && !live.empty()) {
             auto victim = std::max_element(live.begin(), live.end(), [&](int x, int y) {
                 const LiveItem &a1 = items[static_cast<std::size_t>(x)];
@@ -91,14 +94,15 @@ std::vector<std::size_t> victimCandidates(const std::vector<LiveItem> &items, co
 }
 
 LevelAssignment assignLevels(const std::vector<LiveItem> &items, int positions, std::int64_t lbPerCore,
-                             std::int64_t gbBytes, const VictimChooser &choose)
+                             std::int64_t gbBytes, const VictimChooser &choose,
+                             const std::vector<std::int64_t> *gbReserved)
 {
     LevelAssignment a;
     a.level.resize(items.size());
     for (std::size_t i = 0; i < items.size(); ++i)
         a.level[i] = std::clamp(items[i].minLevel, 0, 2);
-    sweep(items, positions, 0, lbPerCore, true, a, choose);
-    sweep(items, positions, 1, gbBytes, false, a, choose);
+    sweep(items, positions, 0, lbPerCore, true, a, choose, nullptr);
+    sweep(items, positions, 1, gbBytes, false, a, choose, gbReserved);
     for (std::size_t i = 0; i < items.size(); ++i) {
         a.totalBytes += items[i].bytes;
         if (a.level[i] == 0)

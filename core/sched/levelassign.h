@@ -66,8 +66,12 @@ std::vector<std::size_t> victimCandidates(const std::vector<LiveItem> &items, co
                                           std::size_t preferred, std::size_t most = 8);
 
 // lbPerCore: level 0's capacity per core; gbBytes: level 1's capacity. Without
-// a chooser the longest-lived item is spilled.
+// a chooser the longest-lived item is spilled. `gbReserved`, if given (one entry
+// per position; missing entries 0), is level 1's space something else holds at
+// each position (weights kept there across a sub-graph's instances): the items
+// get gbBytes less it there.
 LevelAssignment assignLevels(const std::vector<LiveItem> &items, int positions, std::int64_t lbPerCore,
-                             std::int64_t gbBytes, const VictimChooser &choose = {});
+                             std::int64_t gbBytes, const VictimChooser &choose = {},
+                             const std::vector<std::int64_t> *gbReserved = nullptr);
 
 } // namespace tessera

@@ -105,6 +105,9 @@ public:
              {"concats", "concatenation tasks inserted"},
              {"weight_promotions", "weight promotions DDR → GB (once per sub-graph and cluster)"},
              {"weight_hoists", "weight hoists GB → LB as tasks (option hoist)"},
+             {"weight_mb_from_gb", "MB of weights the compute tasks read from GB, kept there across instances"},
+             {"weight_mb_from_ddr", "MB of weights the compute tasks read from DDR (not kept in GB; a Gather table "
+                                    "counted by its region, whole)"},
              {"spills", "tensors spilled from LB or GB"},
              {"lb_share", "share of instance bytes kept in LB"},
              {"batch", "the graph's batch (dim 0 of its first input)"},
@@ -216,9 +219,10 @@ private:
             ctx.lbBytes = ctx.lbPerCore * ctx.cores;
         else
             ctx.lbPerCore = std::min(ctx.lbPerCore, (ctx.lbBytes + ctx.cores - 1) / ctx.cores);
-        // A quarter of GB holds promoted weights (§4.4: DDR → GB once per sub-graph), the rest activations.
-        ctx.weightBudget = &gb != &lb ? gb.capacityBytes / 4 : 0;
-        ctx.gbBytes = gb.capacityBytes - ctx.weightBudget;
+        // GB holds the activations §4.3 spills there and the weights promoted DDR → GB once per
+        // sub-graph and cluster (§4.4) in what the activations leave free (lowering.h).
+        ctx.weightBudget = &gb != &lb ? gb.capacityBytes : 0;
+        ctx.gbBytes = gb.capacityBytes;
         ctx.recomputeCheck = req.options.getBool("recompute_check");
         ctx.hoist = req.options.getBool("hoist");
         const std::string &variant = req.options.getString("variant");
@@ -270,6 +274,8 @@ private:
         result.stats["overlapped_promotions"] = lowered->overlappedPromotions;
         result.stats["weight_promotions"] = lowered->promotions;
         result.stats["weight_hoists"] = lowered->hoists;
+        result.stats["weight_mb_from_gb"] = lowered->weightBytesFromGb / 1e6;
+        result.stats["weight_mb_from_ddr"] = lowered->weightBytesFromDdr / 1e6;
         result.stats["spills"] = double(lowered->memory.spills.size());
         result.stats["lb_share"] = lowered->memory.lbShare();
         // §5.1, Table 1: the allocation, and throughput and latency of the plan's estimate.

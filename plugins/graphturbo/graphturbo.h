@@ -7,7 +7,9 @@
 //   S3 instances.h  split into instances, redundant-edge elimination (§3.3)
 //   S4 ordering.h   Algo. 3 BFS and DFS orders, the better LB utilisation (§3.3)
 //   S4b scopes.h    Algo. 4 core bindings (binding.h) and buffer scopes (§3.4)
-//   S5 memory.h     allocation, reuse and longest-liveness spilling (§4.3)
+//   S5 weights.h    weights kept in GB across a sub-graph's instances (§4.4)
+//      memory.h     allocation, reuse and longest-liveness spilling (§4.3),
+//                   GB less the kept weights
 //   S6 lowering.h   instances bound to cores, buffers at LB/GB/DDR, concat,
 //                   copy and redistribution tasks (§3.5, Fig. 9), weight
 //                   promotion and across-layer overlap (§4.4, Fig. 13)

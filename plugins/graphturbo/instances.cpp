@@ -48,10 +48,16 @@ void decideSplit(Context &ctx, SubGraph &sg)
             opsOfDim[s.dim] = std::max(opsOfDim[s.dim], s.ops);
         for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
             int listed = 0;
-            for (std::int64_t v : splitFactorCandidates(shape[static_cast<std::size_t>(d)])) {
+            std::vector<std::int64_t> candidates = splitFactorCandidates(shape[static_cast<std::size_t>(d)]);
+            if (sg.best.dim == d && sg.best.factor != kNoFit &&
+                std::find(candidates.begin(), candidates.end(), sg.best.factor) == candidates.end())
+                candidates.insert(std::upper_bound(candidates.begin(), candidates.end(), sg.best.factor),
+                                  sg.best.factor); // a ragged best split (splitinfo.h)
+            for (std::int64_t v : candidates) {
                 if (v < 2)
                     continue;
-                const std::int64_t share = instanceFootprint(peak, unsplitOf(sg, d), v);
+                const std::int64_t share =
+                    instanceFootprint(peak, unsplitOf(sg, d), v, shape[static_cast<std::size_t>(d)]);
                 const bool fits = share <= ctx.lbBytes;
                 const bool isBest = sg.best.dim == d && sg.best.factor == v;
                 if (!isBest && listed >= 6)
@@ -150,7 +156,11 @@ Expected<InstanceGraph> splitInstances(Context &ctx, std::vector<SubGraph> &subg
                                          sg.splitFactor, i); // cluster 0's coordinates
                 inst.outputBytes = regionBytes(g.tensor(out), inst.tile);
             }
-            inst.footprint = instanceFootprint(clusterPeak(sg), unsplitOf(sg, sg.splitDim), sg.splitFactor);
+            inst.footprint = instanceFootprint(
+                clusterPeak(sg), unsplitOf(sg, sg.splitDim), sg.splitFactor,
+                out != kInvalidId && sg.splitDim >= 0
+                    ? clusterShape(g.tensor(out).shape, sg.clusterParts)[static_cast<std::size_t>(sg.splitDim)]
+                    : 0);
             ig.ofSubgraph[s].push_back(static_cast<int>(ig.instances.size()));
             ig.instances.push_back(std::move(inst));
         }

@@ -39,11 +39,12 @@ public:
         const std::vector<MemItem> &items = mem.items;
         // The final allocation asks for every spill victim (§4.3's choice is preferred).
         std::map<int, int> spillsAt;
-        out.memory =
-            assignLevels(items, static_cast<int>(m_order.size()), m_ctx.lbPerCore, m_ctx.gbBytes,
-                         [&](const std::vector<int> &live, std::size_t preferred, int at, int level) {
-                             return chooseVictim(items, live, preferred, at, level, spillsAt[at * 4 + level]++);
-                         });
+        out.memory = assignLevels(
+            items, static_cast<int>(m_order.size()), m_ctx.lbPerCore, m_ctx.gbBytes,
+            [&](const std::vector<int> &live, std::size_t preferred, int at, int level) {
+                return chooseVictim(items, live, preferred, at, level, spillsAt[at * 4 + level]++);
+            },
+            &mem.weights.reserved);
         m_items = &items;
         m_itemOfOutput = &itemOfOutput;
         m_memory = &out.memory;
@@ -72,13 +73,12 @@ public:
         m_overlap = overlapWithNext(m_ctx, m_sgs, m_ig.instances, m_order);
         m_chain.assign(static_cast<std::size_t>(m_dev.topology.clusters), {});
 
-        // S0 (§4.4): weights promoted DDR → GB once per sub-graph and cluster
-        // while they fit the GB weight budget beside the weights of the
-        // sub-graphs whose instances interleave with it; otherwise every
-        // instance reads them itself. In the full variant a sub-graph's
-        // promotion is issued when the sub-graph before it starts, so the DMA
-        // runs beside that sub-graph's compute.
-        decideWeightResidency();
+        // S0 (§4.4, weights.h): weights promoted DDR → GB once per sub-graph and
+        // cluster where they fit; otherwise every instance reads them from DDR.
+        // In the full variant a sub-graph's promotion is issued when the
+        // sub-graph before it starts, so the DMA runs beside that sub-graph's
+        // compute.
+        decideWeightResidency(std::move(mem.weights));
         m_parts.assign(m_ig.instances.size(), {});
         // §5.1: the in-cluster loop is outermost, each iteration runs every instance on its part of
         // the batch (part k on cluster k % clusters in iteration k / clusters), so one iteration's
@@ -435,8 +435,15 @@ private:
             part.buffers = addBuffers(plan, outT, part.tile, inst.outputBytes, level, cores, c);
         task.writes = part.buffers;
         task.writes.insert(task.writes.end(), work.begin(), work.end());
-        // Instances of a sub-graph are alike: one estimate per sub-graph, levels and cores.
-        auto cost = m_costs.find({inst.subgraph, level, workLevel, cores});
+        // Instances of a sub-graph are alike: one estimate per sub-graph, levels, cores and weight reads.
+        auto weights = weightReadsOf(inst.subgraph, *regions);
+        std::int64_t fromGb = 0, fromDdr = 0;
+        for (const auto &[t, wr] : weights)
+            (wr.level == levelName(1) ? fromGb : fromDdr) += static_cast<std::int64_t>(wr.bytes);
+        m_out->weightBytesFromGb += fromGb;
+        m_out->weightBytesFromDdr += fromDdr;
+        const auto key = std::make_tuple(inst.subgraph, level, workLevel, cores, fromGb, fromDdr);
+        auto cost = m_costs.find(key);
         if (cost == m_costs.end()) {
             KernelPlacement placement;
             placement.cores = cores;
@@ -445,11 +452,8 @@ private:
             // Producer slices are read in place from LB or were copied into the working set.
             placement.inputLevel = levelName(workLevel);
             placement.workFraction = 1.0 / double(sg.splitFactor * sg.clusterParts);
-            placement.includeWeights = !m_resident[static_cast<std::size_t>(inst.subgraph)];
-            cost = m_costs
-                       .emplace(std::make_tuple(inst.subgraph, level, workLevel, cores),
-                                m_ctx.cost.kernelCost(m_g, sg.nodes, placement))
-                       .first;
+            placement.weightReads = std::move(weights);
+            cost = m_costs.emplace(key, m_ctx.cost.kernelCost(m_g, sg.nodes, placement)).first;
         }
         task.cost = cost->second;
         task.label = name + " " + shapeOf(inst) + " " + levelName(level) + " bind " + bindingStr(binding);
@@ -459,54 +463,38 @@ private:
         return Status::ok();
     }
 
-    // Bytes of constant inputs per sub-graph, and which keep their weights in GB.
-    void decideWeightResidency()
+    // S0 (§4.4, weights.h): W1 decided for the order (the allocation above gave GB less its
+    // weights), W2 into what is left.
+    void decideWeightResidency(WeightPlan weights)
     {
+        addWeightsInFreeSpace(m_ctx, m_sgs, *m_items, *m_memory, weights);
         const std::size_t n = m_sgs.size();
-        m_weightBytes.assign(n, 0);
+        m_weightBytes = weights.bytes;
+        m_residentWeights = std::move(weights.resident);
         m_resident.assign(n, false);
-        for (std::size_t s = 0; s < n; ++s) {
-            std::set<TensorId> seen;
-            for (NodeId node : m_sgs[s].nodes)
-                for (TensorId t : m_g.node(node).inputs)
-                    if (t != kInvalidId && m_g.tensor(t).isConstant() && seen.insert(t).second)
-                        m_weightBytes[s] += m_g.tensor(t).bytes();
-        }
-        std::vector<int> first(n, -1), last(n, -1);
-        for (std::size_t p = 0; p < m_order.size(); ++p) {
-            const auto s = static_cast<std::size_t>(m_ig.instances[static_cast<std::size_t>(m_order[p])].subgraph);
-            if (first[s] < 0)
-                first[s] = static_cast<int>(p);
-            last[s] = static_cast<int>(p);
-        }
-        std::vector<std::size_t> byFirst(n);
         for (std::size_t s = 0; s < n; ++s)
-            byFirst[s] = s;
-        std::sort(byFirst.begin(), byFirst.end(), [&](std::size_t a, std::size_t b) { return first[a] < first[b]; });
-        m_first = first;
-        m_next.assign(n, -1);
-        for (std::size_t i = 0; i + 1 < n; ++i)
-            if (first[byFirst[i]] >= 0)
-                m_next[byFirst[i]] = static_cast<int>(byFirst[i + 1]);
-        // Full variant: a promotion issued when the sub-graph before starts holds its GB from there.
-        if (m_ctx.overlap())
-            for (std::size_t i = n; i-- > 1;)
-                if (first[byFirst[i]] >= 0 && first[byFirst[i - 1]] >= 0)
-                    first[byFirst[i]] = first[byFirst[i - 1]];
-        // Weight bytes already kept at each position (intervals of the kept sub-graphs added up).
-        std::vector<std::int64_t> keptAt(m_order.size(), 0);
-        for (std::size_t s : byFirst) {
-            if (m_weightBytes[s] == 0 || m_weightBytes[s] > m_ctx.weightBudget || first[s] < 0)
-                continue;
-            std::int64_t worst = 0;
-            for (int p = first[s]; p <= last[s]; ++p)
-                worst = std::max(worst, keptAt[static_cast<std::size_t>(p)]);
-            if (worst + m_weightBytes[s] <= m_ctx.weightBudget) {
-                m_resident[s] = true;
-                for (int p = first[s]; p <= last[s]; ++p)
-                    keptAt[static_cast<std::size_t>(p)] += m_weightBytes[s];
+            m_resident[s] = !m_residentWeights[s].empty();
+        m_first = weights.firstInstance;
+        m_next = weights.next;
+    }
+
+    // §4.4: per weight the instance at `id` reads, where from and how much — its region of the
+    // weight (a split that partitions it reads its slice), from GB when its sub-graph keeps it
+    // there, else from DDR.
+    std::map<TensorId, KernelPlacement::WeightRead> weightReadsOf(int s, const std::map<TensorId, ops::Region> &regions)
+    {
+        std::map<TensorId, KernelPlacement::WeightRead> out;
+        for (NodeId node : m_sgs[static_cast<std::size_t>(s)].nodes)
+            for (TensorId t : m_g.node(node).inputs) {
+                if (t == kInvalidId || !m_g.tensor(t).isConstant() || out.count(t))
+                    continue;
+                auto r = regions.find(t);
+                const double bytes =
+                    double(r == regions.end() || r->second.empty() ? m_g.tensor(t).bytes()
+                                                                   : regionBytes(m_g.tensor(t), r->second));
+                out[t] = {levelName(m_residentWeights[static_cast<std::size_t>(s)].count(t) ? 1 : 2), bytes};
             }
-        }
+        return out;
     }
 
     // Item i is the working set (even) or the output (odd) of the instance at position items[i].start.
@@ -624,16 +612,18 @@ private:
     const std::vector<SubGraph> &m_sgs;
     const InstanceGraph &m_ig;
     const std::vector<int> &m_order;
-    std::vector<Kernel> m_kernels;                              // node lists of the sub-graphs, for taskRegions
-    std::map<std::tuple<int, int, int, int>, TaskCost> m_costs; // (sub-graph, output level, working level, cores)
-    std::vector<std::int64_t> m_weightBytes;                    // per sub-graph
-    std::vector<std::int64_t> m_lbUsed;                         // per position: LB bytes per core kept live
-    std::vector<bool> m_resident;                               // weights promoted to GB once per cluster
-    std::vector<int> m_first;                                   // per sub-graph: position of its first instance
-    std::vector<int> m_next;                                    // per sub-graph: the one whose first instance follows
-    std::vector<char> m_overlap;                                // per position: may overlap the next (§4.4)
-    std::vector<std::vector<std::pair<int, TaskId>>> m_chain;   // per cluster: (position, compute task) so far
-    std::vector<std::vector<Part>> m_parts;                     // per instance
+    std::vector<Kernel> m_kernels; // node lists of the sub-graphs, for taskRegions
+    // (sub-graph, output level, working level, cores, weight bytes read from GB, from DDR)
+    std::map<std::tuple<int, int, int, int, std::int64_t, std::int64_t>, TaskCost> m_costs;
+    std::vector<std::int64_t> m_weightBytes;                  // per sub-graph: bytes of its weights kept in GB
+    std::vector<std::set<TensorId>> m_residentWeights;        // per sub-graph: its weights kept in GB
+    std::vector<std::int64_t> m_lbUsed;                       // per position: LB bytes per core kept live
+    std::vector<bool> m_resident;                             // weights promoted to GB once per cluster
+    std::vector<int> m_first;                                 // per sub-graph: position of its first instance
+    std::vector<int> m_next;                                  // per sub-graph: the one whose first instance follows
+    std::vector<char> m_overlap;                              // per position: may overlap the next (§4.4)
+    std::vector<std::vector<std::pair<int, TaskId>>> m_chain; // per cluster: (position, compute task) so far
+    std::vector<std::vector<Part>> m_parts;                   // per instance
     std::map<std::pair<int, int>, std::pair<TaskId, BufferId>> m_promoted; // (sub-graph, cluster) -> task, buffer
     std::map<std::pair<TensorId, std::vector<std::int64_t>>, BufferId> m_inputSlices;
     std::map<std::pair<int, int>, bool> m_shiftOk; // (sub-graph, cluster): regions are cluster 0's shifted

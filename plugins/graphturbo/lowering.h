@@ -31,14 +31,16 @@
 //             the consumer inferred for it (Algo. 4 L16) is exchanged between
 //             the cores into the working set (Fig. 9 right): LB → LB plus a sync;
 // each spill of §4.3 is a trace record. Costs: the device cost model per
-// sub-graph instance (workFraction 1/f, the instance's cores, its output level)
+// sub-graph instance (workFraction 1/f, the instance's cores, its output level,
+// and per weight where it reads it and how much: KernelPlacement::weightReads)
 // and transferCost for data movement.
-//   promote   (§4.4) a sub-graph's weights DDR → GB once per cluster, kept in a
-//             quarter of GB reserved for weights while they fit beside the
-//             weights of the sub-graphs whose instances interleave with it; its
-//             instances then read no weights from their I/O level (GB → LB
-//             hoisting is inside the kernel, §4.1, part of its traffic).
-//             Sub-graphs whose weights do not fit read them in every instance.
+//   promote   (§4.4) the weights a sub-graph keeps in GB (weights.h: W1 before
+//             §4.3's allocation, W2 in what it leaves free) DDR → GB once per
+//             cluster; its instances read them from GB (the GB → LB hoisting
+//             is inside the kernel, §4.1, part of its traffic). Weights not
+//             kept are read from DDR by every instance. Either way an instance
+//             reads its region of each weight (its slice when the split
+//             partitions the weight, e.g. a MatMul's output columns).
 //   hoist     (option hoist, off by default) a part whose sub-graph's
 //             weights are in GB gets a copy GB → LB of them on its cores
 //             before it runs, into per-core LB buffers, when they fit beside
@@ -76,9 +78,11 @@ struct Lowered {
     int copies = 0;
     int concats = 0;
     int redistributes = 0;
-    int promotions = 0;           // weight promotions DDR → GB
-    int overlappedPromotions = 0; // of them, issued one sub-graph ahead (§4.4)
-    int hoists = 0;               // weight hoists GB → LB as tasks (option hoist)
+    int promotions = 0;            // weight promotions DDR → GB
+    int overlappedPromotions = 0;  // of them, issued one sub-graph ahead (§4.4)
+    int hoists = 0;                // weight hoists GB → LB as tasks (option hoist)
+    double weightBytesFromGb = 0;  // weight bytes the compute tasks read from GB (kept there)
+    double weightBytesFromDdr = 0; // and from DDR (not kept)
 };
 
 Expected<Lowered> lowerToPlan(Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,

@@ -142,10 +142,12 @@ OrderMemory evaluateOrder(const Context &ctx, const std::vector<SubGraph> &subgr
 {
     const int positions = static_cast<int>(order.size());
     OrderMemory m;
+    m.weights = keepWeights(ctx, subgraphs, ig, order);
+    const std::vector<std::int64_t> *reserved = &m.weights.reserved;
     std::vector<int> levels; // per instance output, from the previous round
     for (int round = 0; round < 4; ++round) {
         m.items = orderMemItems(ctx, subgraphs, ig, order, round ? &levels : nullptr, &m.itemOfOutput);
-        m.levels = assignLevels(m.items, positions, ctx.lbPerCore, ctx.gbBytes);
+        m.levels = assignLevels(m.items, positions, ctx.lbPerCore, ctx.gbBytes, {}, reserved);
         std::vector<int> now(ig.instances.size(), 0);
         for (std::size_t i = 0; i < now.size(); ++i)
             now[i] = m.levels.level[static_cast<std::size_t>(m.itemOfOutput[i])];
@@ -156,7 +158,7 @@ OrderMemory evaluateOrder(const Context &ctx, const std::vector<SubGraph> &subgr
     // Not settled: every producer slice counted in LB-less working sets.
     const std::vector<int> allSpilled(ig.instances.size(), 1);
     m.items = orderMemItems(ctx, subgraphs, ig, order, &allSpilled, &m.itemOfOutput);
-    m.levels = assignLevels(m.items, positions, ctx.lbPerCore, ctx.gbBytes);
+    m.levels = assignLevels(m.items, positions, ctx.lbPerCore, ctx.gbBytes, {}, reserved);
     return m;
 }
 

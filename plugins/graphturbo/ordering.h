@@ -16,6 +16,7 @@
 
 #include "plugins/graphturbo/instances.h"
 #include "plugins/graphturbo/memory.h"
+#include "plugins/graphturbo/weights.h"
 
 namespace tessera::graphturbo {
 
@@ -40,11 +41,13 @@ std::vector<MemItem> orderMemItems(const Context &ctx, const std::vector<SubGrap
 // §4.3's allocation for an order: assign, recompute working sets from where
 // producer slices ended up, and repeat until the levels settle (at most four
 // rounds; otherwise every producer slice is counted in its consumer's working
-// set, which is always safe).
+// set, which is always safe). GB is what the weights kept across instances
+// (weights.h W1) leave at each position.
 struct OrderMemory {
     std::vector<MemItem> items;
     std::vector<int> itemOfOutput;
     LevelAssignment levels;
+    WeightPlan weights; // W1 for the order
 };
 OrderMemory evaluateOrder(const Context &ctx, const std::vector<SubGraph> &subgraphs, const InstanceGraph &ig,
                           const std::vector<int> &order);

@@ -23,13 +23,31 @@ std::vector<std::int64_t> splitFactorCandidates(std::int64_t size)
     return v;
 }
 
+bool raggedSplitOk(std::int64_t size, std::int64_t factor)
+{
+    if (factor < 2 || factor > size)
+        return false;
+    const std::int64_t step = (size + factor - 1) / factor;
+    return (factor - 1) * step < size; // the last instance keeps at least one row
+}
+
+std::vector<std::int64_t> raggedFactorCandidates(std::int64_t size)
+{
+    std::vector<std::int64_t> v;
+    for (std::int64_t c = 8; c <= size; ++c)
+        if (size % c != 0 && raggedSplitOk(size, c))
+            v.push_back(c);
+    return v;
+}
+
 ops::Region instanceTile(const Shape &shape, int dim, std::int64_t factor, std::int64_t index)
 {
     ops::Region r = ops::fullRegion(shape);
     if (dim < 0 || factor <= 1)
         return r;
-    const std::int64_t step = shape[static_cast<std::size_t>(dim)] / factor;
-    r[static_cast<std::size_t>(dim)] = {index * step, (index + 1) * step};
+    const std::int64_t size = shape[static_cast<std::size_t>(dim)];
+    const std::int64_t step = (size + factor - 1) / factor; // size / factor for a divisor
+    r[static_cast<std::size_t>(dim)] = {std::min(size, index * step), std::min(size, (index + 1) * step)};
     return r;
 }
 
@@ -88,10 +106,15 @@ std::int64_t unsplitInputBytes(const Graph &g, const std::vector<NodeId> &nodes,
     return bytes;
 }
 
-std::int64_t instanceFootprint(std::int64_t peakBytes, std::int64_t unsplitBytes, std::int64_t factor)
+std::int64_t instanceFootprint(std::int64_t peakBytes, std::int64_t unsplitBytes, std::int64_t factor,
+                               std::int64_t extent)
 {
     const std::int64_t u = std::clamp<std::int64_t>(unsplitBytes, 0, peakBytes);
     const std::int64_t v = std::max<std::int64_t>(1, factor);
+    if (extent > 0 && v > 1 && extent % v != 0) { // ragged: the largest instance has ceil(extent / v) rows
+        const std::int64_t step = (extent + v - 1) / v;
+        return u + static_cast<std::int64_t>(std::ceil(double(peakBytes - u) * double(step) / double(extent)));
+    }
     return u + (peakBytes - u + v - 1) / v;
 }
 
@@ -112,10 +135,19 @@ std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<N
         const std::int64_t u = unsplitInputBytes(g, nodes, exit, d, clusterParts);
         if (unsplit)
             (*unsplit)[static_cast<std::size_t>(d)] = u;
+        const std::int64_t extent = share[static_cast<std::size_t>(d)];
         std::int64_t f = 0;
-        for (std::int64_t v : splitFactorCandidates(share[static_cast<std::size_t>(d)]))
+        for (std::int64_t v : splitFactorCandidates(extent))
             if (instanceFootprint(peakBytes, u, v) <= ctx.lbBytes) {
                 f = v;
+                break;
+            }
+        // A ragged split (the last instance smaller) where the extent's divisors force more than
+        // twice its instances (ViT's 197 tokens: 197 one-row instances or none).
+        for (std::int64_t v : raggedFactorCandidates(extent))
+            if (instanceFootprint(peakBytes, u, v, extent) <= ctx.lbBytes) {
+                if (f == 0 || f > 2 * v)
+                    f = v;
                 break;
             }
         if (f == 0)
@@ -143,7 +175,10 @@ std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<N
             const std::int64_t extent =
                 g.tensor(t).shape.empty() || e < 0 ? 0 : g.tensor(t).shape[static_cast<std::size_t>(e)];
             const std::int64_t parts = e == 0 ? clusterParts : 1;
-            if (e >= 0 && extent % parts == 0 && (extent / parts) % f == 0)
+            // Line 10; a ragged f matches an intermediate cut the same way (the same extent).
+            const bool ragged = share[static_cast<std::size_t>(d)] % f != 0;
+            if (e >= 0 && extent % parts == 0 &&
+                (ragged ? extent / parts == share[static_cast<std::size_t>(d)] : (extent / parts) % f == 0))
                 info.push_back({true, ++n, f, d});
         }
     }

@@ -16,8 +16,14 @@
 //          intermediate tensor t matches d when a split of O along d splits
 //          exactly one dim of t (line 10's match_dim) whose extent f_d divides.
 // Choices where the paper is loose (each written down here):
-//   - v runs over divisors of |O_d| only: instances of one sub-graph are
-//     homogeneous (§3.3) and tile the output exactly;
+//   - v runs over divisors of |O_d|: instances of one sub-graph are
+//     homogeneous (§3.3) and tile the output exactly; except where the
+//     smallest divisor that fits is more than twice the smallest non-divisor
+//     that does (a prime extent such as ViT's 197 tokens leaves 197 one-row
+//     instances, each reading every weight again): then that non-divisor, cut
+//     into ceil(|O_d| / v)-row instances and a smaller last one (ragged), an
+//     intermediate matching d when its extent along the matched dim is |O_d|
+//     (line 10's divisibility does not apply to a ragged cut);
 //   - n_d counts the ops the split reaches, i.e. the output op plus each
 //     matched intermediate (the paper's own definition of n_d, "the number of
 //     ops split by it"); the tuple with the output alone is added too, so a
@@ -37,8 +43,8 @@
 // sub-graph cut into 197 instances per cluster read 21 MB of weights each:
 // 268 GB from DDR, against 0.35 GB of weights in the model). Saved: storing
 // and reloading the stitched tensors through GB. Choice: weights are priced
-// from GB when they fit the GB weight budget (lowering.h's promotion), else
-// from the last level, as the lowering will read them.
+// from GB when they fit GB (Context::weightBudget; weights.h keeps them there
+// where the space is free at that position), else from the last level.
 #pragma once
 
 #include "plugins/graphturbo/subgraph.h"
@@ -47,7 +53,12 @@ namespace tessera::graphturbo {
 
 // Line 4's sequence: 1, 2, 4, then 8..size, divisors of size only.
 std::vector<std::int64_t> splitFactorCandidates(std::int64_t size);
-// The region instance `index` of `factor` computes along `dim` of `shape`.
+// The rest of line 4's 8..size: factors that do not divide size, whose ceil(size / v)-row
+// instances leave a smaller but non-empty last one.
+std::vector<std::int64_t> raggedFactorCandidates(std::int64_t size);
+bool raggedSplitOk(std::int64_t size, std::int64_t factor);
+// The region instance `index` of `factor` computes along `dim` of `shape`: ceil(size / factor)
+// rows, the last instance the rest.
 ops::Region instanceTile(const Shape &shape, int dim, std::int64_t factor, std::int64_t index);
 
 // `clusterParts` > 1: the batch is spread over that many clusters (§2.1), so
@@ -63,8 +74,10 @@ std::vector<SplitTuple> computeSplitInfo(const Context &ctx, const std::vector<N
 // out too). 0 when dim cannot split.
 std::int64_t unsplitInputBytes(const Graph &g, const std::vector<NodeId> &nodes, NodeId exit, int dim,
                                int clusterParts = 1);
-// One instance's footprint: U + ceil((P - U) / v), U capped at P.
-std::int64_t instanceFootprint(std::int64_t peakBytes, std::int64_t unsplitBytes, std::int64_t factor);
+// One instance's footprint: U + ceil((P - U) / v), U capped at P; with the split dim's `extent`
+// and a v that does not divide it, the largest (first) instance's: U + (P - U) × ceil(extent / v) / extent.
+std::int64_t instanceFootprint(std::int64_t peakBytes, std::int64_t unsplitBytes, std::int64_t factor,
+                               std::int64_t extent = 0);
 // Eq. (1); a tuple with factor kNoFit when the set is empty.
 SplitTuple bestSplit(const std::vector<SplitTuple> &splitInfo);
 

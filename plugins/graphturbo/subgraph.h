@@ -94,8 +94,9 @@ struct Context {
     int clusterOfPart(int k) const { return k % clusters; }
     int iterationOfPart(int k) const { return k / clusters; }
     std::int64_t lbPerCore = 0;    // LB of one core (the device's fastest level)
-    std::int64_t gbBytes = 0;      // GB of one cluster for activations (the next level, less weightBudget)
-    std::int64_t weightBudget = 0; // GB of one cluster kept for promoted weights (§4.4)
+    std::int64_t gbBytes = 0;      // GB of one cluster for activations (the next level)
+    std::int64_t weightBudget = 0; // GB of one cluster promoted weights may take (§4.4): what the
+                                   // activations leave free, at most this (lowering.h)
     bool recomputeCheck = true;
     bool hoist = false; // weights GB → LB as tasks of their own (lowering.h)
     Variant variant = Variant::Full;

