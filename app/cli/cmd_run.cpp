@@ -167,6 +167,10 @@ int run(const Args &args, const Extensions &extensions, bool bench)
         plan = std::move(doc->plan);
         algorithm = plan.algorithm;
     } else {
+        auto meter = costMeter(args, backends, *device);
+        if (!meter)
+            return fail(meter.status());
+        setup.meter = meter->get();
         auto schedule = scheduleGraph(g, *device, **scheduler, setup);
         if (!schedule)
             return fail(schedule.status());
@@ -383,6 +387,8 @@ int run(const Args &args, const Extensions &extensions, bool bench)
 std::vector<ArgSpec> runOptions(bool bench)
 {
     auto options = schedulingOptions("sequential", "host");
+    const auto cost = costOptions();
+    options.insert(options.end(), cost.begin(), cost.end());
     options.insert(
         options.end(),
         {{"backend", true, false, "--backend NAME   backend (default reference; see 'tessera-cli backends')",

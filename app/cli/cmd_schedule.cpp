@@ -2,6 +2,7 @@
 //   [--override FILE] [--out PLAN.json] [--trace TRACE.json] [--json]
 #include "app/cli/command.h"
 #include "app/cli/runsummary.h"
+#include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/plugin/extensions.h"
@@ -79,6 +80,12 @@ int run(const Args &args, const Extensions &extensions)
         return fail(model.status());
     const Graph &g = model->graph;
     setup.modelProperties = model->metadata.properties;
+    BackendRegistry backends;
+    registerBuiltinBackends(backends);
+    auto meter = costMeter(args, backends, *device);
+    if (!meter)
+        return fail(meter.status());
+    setup.meter = meter->get();
     auto run = scheduleGraph(g, *device, **scheduler, setup);
     if (!run)
         return fail(run.status());
@@ -105,10 +112,17 @@ int run(const Args &args, const Extensions &extensions)
     const TaskCost total = plan.totalCost();
     const double latencyMs = plan.estimatedLatencyNs() / 1e6;
     if (args.has("json")) {
-        const QJsonObject root = runSummaryJson(*run, (*scheduler)->info().name, device->id, args.positional().front());
+        QJsonObject root = runSummaryJson(*run, (*scheduler)->info().name, device->id, args.positional().front());
+        if (const BackendMeter *m = meter->get())
+            root["meter"] = QJsonObject{{"backend", QString::fromStdString(m->backendName())},
+                                        {"kernels_measured", m->measured()},
+                                        {"cache_hits", m->cacheHits()}};
         std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
     } else {
         std::printf("algorithm      %s on %s\n", (*scheduler)->info().name.c_str(), device->id.c_str());
+        if (const BackendMeter *m = meter->get())
+            std::printf("cost           measured on %s: %d kernels timed, %d asked again\n", m->backendName().c_str(),
+                        m->measured(), m->cacheHits());
         std::printf("kernels        %zu (%zu tasks)\n", plan.kernels.size(), plan.tasks.size());
         std::printf("steps          %zu, decisions %zu\n", run->trace.size(), run->decisions.records().size());
         std::printf("search         %s (verify %s)\n", units::durationMs(run->searchMs).c_str(),
@@ -130,6 +144,8 @@ int run(const Args &args, const Extensions &extensions)
 Command scheduleCommand()
 {
     auto options = schedulingOptions({}, "stcp920");
+    const auto cost = costOptions();
+    options.insert(options.end(), cost.begin(), cost.end());
     options.insert(options.end(),
                    {{"override", true, false, "--override FILE  decision overrides (JSON)"},
                     {"out", true, false, "--out PLAN.json   write the schedule document"},

@@ -37,10 +37,14 @@ KernelEstimate MeasuredCostModel::estimateKernel(const Graph &g, const std::vect
 StageEstimate MeasuredCostModel::estimateStage(const std::vector<std::vector<const KernelEstimate *>> &streams) const
 {
     StageEstimate out = m_model.estimateStage(streams);
-    for (auto &stream : out.costs)
-        for (TaskCost &c : stream)
-            if (c.contentionNs > 0)
-                c.kind = CostKind::Estimated; // the sharing of cores is modelled, not measured
+    for (std::size_t s = 0; s < out.costs.size(); ++s)
+        for (std::size_t t = 0; t < out.costs[s].size(); ++t) {
+            TaskCost &c = out.costs[s][t];
+            // The kernel's own kind (measured, simulated or estimated), unless
+            // the stage added contention (beyond rounding: under half a
+            // nanosecond is none): the sharing of cores is modelled.
+            c.kind = c.contentionNs >= 0.5 ? CostKind::Estimated : streams[s][t]->cost.kind;
+        }
     return out;
 }
 

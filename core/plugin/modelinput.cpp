@@ -79,4 +79,38 @@ Expected<std::map<std::string, std::string>> algorithmOptions(const Args &args)
     return out;
 }
 
+std::vector<ArgSpec> costOptions()
+{
+    return {{"cost", true, false,
+             "--cost KIND      estimated (the device's cost model, default) or measured (kernels timed by a backend)",
+             "estimated"},
+            {"meter", true, false,
+             "--meter NAME     the backend --cost measured times kernels on (default: cpu for a CPU device, sim "
+             "otherwise)"}};
+}
+
+Expected<std::unique_ptr<BackendMeter>> costMeter(const Args &args, BackendRegistry &backends, const Device &device)
+{
+    const std::string cost = args.value("cost").value_or("estimated");
+    if (cost == "estimated") {
+        if (args.has("meter"))
+            return usageError("--meter needs --cost measured");
+        return std::unique_ptr<BackendMeter>();
+    }
+    if (cost != "measured")
+        return usageError("--cost expects estimated or measured, got '" + cost + "'");
+    const std::string name = args.value("meter").value_or(device.kind == DeviceKind::Cpu ? "cpu" : "sim");
+    auto backend = backends.get(name);
+    if (!backend)
+        return backend.status();
+    const BackendInfo &info = (*backend)->info();
+    if (!info.available)
+        return Status::error(ErrorCode::Unavailable,
+                             "--cost measured: backend '" + name + "' is unavailable: " + info.unavailableReason);
+    if (!info.capabilities.measured && !info.capabilities.timing)
+        return usageError("--cost measured: backend '" + name +
+                          "' reports no time (pick one that measures or simulates)");
+    return std::make_unique<BackendMeter>(**backend, device);
+}
+
 } // namespace tessera::cli

@@ -4,10 +4,12 @@
 // through that format. Shared by the built-in commands and plugin commands.
 #pragma once
 
+#include "core/backend/kernelmeter.h"
 #include "core/onnx/importer.h"
 #include "core/plugin/command.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,5 +29,13 @@ Expected<ImportResult> loadModel(const std::string &path, const Args &args, cons
 Expected<ImportOptions> importOptions(const Args &args);
 // The repeatable --option K=V arguments as a key -> text map.
 Expected<std::map<std::string, std::string>> algorithmOptions(const Args &args);
+
+// --cost estimated|measured and --meter NAME, for the commands that schedule.
+std::vector<ArgSpec> costOptions();
+// The meter --cost measured asks for (null for estimated): --meter's
+// backend, else the CPU backend for a CPU device and the simulator for any
+// other; refused naming the backend when it is unavailable or measures
+// nothing. `backends` must outlive the meter.
+Expected<std::unique_ptr<BackendMeter>> costMeter(const Args &args, BackendRegistry &backends, const Device &device);
 
 } // namespace tessera::cli

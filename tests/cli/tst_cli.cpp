@@ -230,6 +230,40 @@ TEST_F(Cli, RunSchedulesWithTheModelsMetadataAsScheduleDoes)
     EXPECT_DOUBLE_EQ(a["est_latency_ms"].toDouble(), b["est_latency_ms"].toDouble());
 }
 
+// --cost measured: every kernel of the plan timed on the CPU backend (the
+// host's meter), the plan's costs measured, the meter reported.
+TEST_F(Cli, ScheduleWithMeasuredCostsTimesEveryKernelOnTheCpuBackend)
+{
+    const std::string model = sample("nerf-mlp", "--batch 4");
+    Result r = run("schedule " + model + " --algo sequential --device host --cost measured --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const QJsonObject o = json(r);
+    EXPECT_EQ(o["cost_kind"].toString(), "measured");
+    const QJsonObject meter = o["meter"].toObject();
+    EXPECT_EQ(meter["backend"].toString(), "cpu");
+    EXPECT_EQ(meter["kernels_measured"].toInt(), o["kernels"].toInt());
+    Result estimated = run("schedule " + model + " --algo sequential --device host --json");
+    ASSERT_EQ(estimated.code, 0) << estimated.err;
+    EXPECT_EQ(json(estimated)["cost_kind"].toString(), "estimated");
+    EXPECT_FALSE(json(estimated).contains("meter"));
+}
+
+// Twins: an unknown cost kind, a meter that reports no time and --meter
+// without --cost measured are usage errors naming the problem.
+TEST_F(Cli, MeasuredCostsNeedABackendThatTimes)
+{
+    const std::string model = sample("nerf-mlp", "--batch 4");
+    Result bogus = run("schedule " + model + " --algo sequential --device host --cost guessed");
+    EXPECT_EQ(bogus.code, 2);
+    EXPECT_NE(bogus.err.find("--cost expects estimated or measured"), std::string::npos) << bogus.err;
+    Result null = run("schedule " + model + " --algo sequential --device host --cost measured --meter null");
+    EXPECT_EQ(null.code, 2);
+    EXPECT_NE(null.err.find("reports no time"), std::string::npos) << null.err;
+    Result lonely = run("schedule " + model + " --algo sequential --device host --meter cpu");
+    EXPECT_EQ(lonely.code, 2);
+    EXPECT_NE(lonely.err.find("--meter needs --cost measured"), std::string::npos) << lonely.err;
+}
+
 // The null backend runs any plan through the same command: zero-filled outputs of
 // the reference backend's names and shapes, in zero time. Its twin: an unknown
 // backend is a usage error naming the registered ones.
