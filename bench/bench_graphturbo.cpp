@@ -44,6 +44,7 @@
 #include "core/ir/precision.h"
 #include "core/onnx/importer.h"
 #include "core/ops/ops.h"
+#include "core/plan/taskwork.h"
 #include "core/plan/tiles.h"
 #include "core/sched/scheduler.h"
 #include "core/sched/session.h"
@@ -123,25 +124,8 @@ std::vector<int> scopeCounts(const Graph &g, const ExecutionPlan &p, const Devic
 double computedFlops(const Graph &g, const ExecutionPlan &p)
 {
     double sum = 0;
-    for (const Task &t : p.tasks) {
-        if (t.kind != TaskKind::Compute || t.kernel < 0)
-            continue;
-        const Kernel &k = p.kernels[static_cast<std::size_t>(t.kernel)];
-        auto regions = taskRegions(g, k, t.tiles);
-        for (NodeId n : k.nodes) {
-            const Node &node = g.node(n);
-            double fraction = 1.0;
-            if (regions && !node.outputs.empty() && node.outputs.front() != kInvalidId) {
-                const Tensor &out = g.tensor(node.outputs.front());
-                auto it = regions->computed.find(node.outputs.front());
-                fraction =
-                    it == regions->computed.end() || it->second.empty()
-                        ? 1.0
-                        : double(ops::regionElements(it->second)) / double(std::max<std::int64_t>(1, out.elements()));
-            }
-            sum += ops::opCost(g, node).flops * fraction;
-        }
-    }
+    for (const Task &t : p.tasks)
+        sum += taskWork(g, p, t).flops;
     return sum;
 }
 

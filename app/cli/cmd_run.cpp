@@ -358,6 +358,12 @@ int run(const Args &args, const Extensions &extensions, bool bench)
             auto it = result->metrics.find(key);
             return it == result->metrics.end() ? std::optional<double>() : std::optional<double>(it->second);
         };
+        if (auto v = metric("achieved_gflops")) {
+            std::printf("achieved   %.1f GFLOP/s, %.2f GB/s", *v, metric("achieved_gbps").value_or(0));
+            if (auto share = metric("peak_share"))
+                std::printf(", %.1f %% of the device's f32 peak", *share * 100);
+            std::printf("\n");
+        }
         if (auto v = metric("throughput"))
             std::printf("throughput %s\n", units::rate(*v, "items/s").c_str());
         if (auto v = metric("energy_j"))

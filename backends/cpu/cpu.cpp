@@ -6,7 +6,9 @@
 #include "backends/cpu/layout.h"
 #include "backends/cpu/lower.h"
 #include "backends/cpu/workerpool.h"
+#include "core/hw/device.h"
 #include "core/onnx/external_data.h"
+#include "core/plan/taskwork.h"
 #include "core/plan/verify.h"
 
 #include <algorithm>
@@ -51,6 +53,7 @@ struct TaskProgram {
     std::vector<int> deps;       // task indices that must finish first
     std::vector<int> dependents; // the reverse
     std::string summary;         // "onednn[x64:gemm:jit]:Conv+Add, llvm-jit:Relu" (engine[impl]:label per op)
+    TaskWork work;               // FLOPs and bytes of the task's regions (core/plan/taskwork.h)
 };
 
 class CpuPlan final : public CompiledPlan
@@ -65,8 +68,9 @@ public:
     std::vector<bool> written;        // per tensor: some op writes it
     std::vector<std::int64_t> bytes;  // per tensor: its storage in the layout chosen (layout.h)
     std::int64_t arenaBytes = 0;
-    int width = 1;   // most tasks at one dependency depth
-    int threads = 0; // the plan's own cap on workers (compileFor's "threads"); 0: the backend's
+    int width = 1;        // most tasks at one dependency depth
+    int threads = 0;      // the plan's own cap on workers (compileFor's "threads"); 0: the backend's
+    double peakFlops = 0; // f32 FLOP/s of the CPU device the plan was compiled for (0: not known)
     std::map<std::string, double> compileMetrics;
     // The arena of the last finished run, handed to the next one: a fresh
     // allocation of this size is mmap()ed and page-faulted in on every run.
@@ -251,6 +255,8 @@ public:
         auto compiled = compileCancellable(g, plan, context.cancel);
         if (compiled && threads > 0)
             static_cast<CpuPlan &>(**compiled).threads = threads;
+        if (compiled && context.device && context.device->kind == DeviceKind::Cpu)
+            static_cast<CpuPlan &>(**compiled).peakFlops = context.device->peakFlops(DType::Float32);
         return compiled;
     }
 
@@ -343,6 +349,7 @@ private:
             TS_TRY(cancelled());
             TaskProgram p;
             p.id = t.id;
+            p.work = taskWork(graph, plan, t);
             if (t.kind == TaskKind::Compute) {
                 auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, &m_dnnlConstants, stats, cancel);
                 if (!ops)
@@ -593,11 +600,35 @@ private:
         result.metrics["arena_bytes"] = static_cast<double>(p.arenaBytes);
         for (const auto &[k, ns] : engineNs)
             result.metrics["op_ms/" + k] = ns / 1e6;
-        // Per kernel: which engine runs each of its ops, and its wall time.
-        for (std::size_t i = 0; i < n; ++i)
-            if (!p.tasks[i].ops.empty())
-                result.metrics["kernel/" + std::to_string(p.tasks[i].id) + " " + p.tasks[i].summary + "/wall_ms"] =
-                    (result.timeline[i].endNs - result.timeline[i].startNs) / 1e6;
+        // Per kernel: which engine runs each of its ops, its wall time and
+        // achieved rates (FLOPs and bytes of its regions over its wall time:
+        // GFLOP/s and GB/s are both per ns).
+        double flops = 0, bytes = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const TaskProgram &t = p.tasks[i];
+            flops += t.work.flops;
+            bytes += t.work.bytesRead + t.work.bytesWritten;
+            if (t.ops.empty())
+                continue;
+            const std::string key = "kernel/" + std::to_string(t.id) + " " + t.summary;
+            const double ns = result.timeline[i].endNs - result.timeline[i].startNs;
+            result.metrics[key + "/wall_ms"] = ns / 1e6;
+            if (ns > 0 && t.work.flops > 0)
+                result.metrics[key + "/gflops"] = t.work.flops / ns;
+            if (ns > 0)
+                result.metrics[key + "/gbps"] = (t.work.bytesRead + t.work.bytesWritten) / ns;
+        }
+        // The whole run: FLOPs, bytes, achieved rates and the share of the
+        // host preset's f32 peak (when the plan was compiled for it).
+        const double runNs = result.latencyMs * 1e6;
+        result.metrics["flops"] = flops;
+        result.metrics["moved_bytes"] = bytes;
+        if (runNs > 0) {
+            result.metrics["achieved_gflops"] = flops / runNs;
+            result.metrics["achieved_gbps"] = bytes / runNs;
+            if (p.peakFlops > 0)
+                result.metrics["peak_share"] = flops / runNs * 1e9 / p.peakFlops;
+        }
         return result;
     }
 

@@ -14,7 +14,9 @@
 #include "backends/cpu/jit.h"
 #include "backends/cpu/workerpool.h"
 #include "backends/reference/reference.h"
+#include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
+#include "core/plan/taskwork.h"
 #include "core/sched/session.h"
 #include "plugins/greedy/greedy.h"
 #include "plugins/ios/ios.h"
@@ -260,6 +262,63 @@ TEST_F(CpuBackendTest, TiledPlanRunsOnReferenceKernelsAndMatches)
     EXPECT_GT(got->metrics["ops/reference"], 0);
     EXPECT_EQ(got->metrics["ops/onednn"], 0);
     EXPECT_LT(relativeL2(got->outputs[0], expected->outputs[0]), kTolerance);
+}
+
+// Achieved rates (issue 13, "live metrics"): the run reports the plan's FLOPs
+// (the graph's, for a plan of whole tensors), its GFLOP/s and GB/s, per
+// kernel too, and its share of the host preset's f32 peak when compiled for
+// that device. Twin: compiled without a device, no share is claimed.
+TEST_F(CpuBackendTest, RunReportsAchievedRatesAndTheShareOfTheHostsPeak)
+{
+    const Graph g = sample("squeezenet", 0, false);
+    auto p = plan(g, "layer-fusion");
+    ASSERT_TRUE(p.isOk());
+    double graphFlops = 0;
+    for (const Node &n : g.nodes())
+        graphFlops += ops::opCost(g, n).flops;
+    auto host = DeviceRegistry::standard().lookup("host");
+    ASSERT_TRUE(host.isOk());
+    CompileContext context;
+    context.device = &*host;
+    auto compiled = cpu->compileFor(g, *p, context);
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+    auto r = cpu->run(**compiled, planutil::makeInputs(g, 5));
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_NEAR(r->metrics["flops"], graphFlops, graphFlops * 1e-9);
+    EXPECT_GT(r->metrics["achieved_gflops"], 0);
+    EXPECT_GT(r->metrics["achieved_gbps"], 0);
+    ASSERT_TRUE(r->metrics.count("peak_share"));
+    EXPECT_NEAR(r->metrics["peak_share"], r->metrics["achieved_gflops"] * 1e9 / host->peakFlops(DType::Float32), 1e-12);
+    int kernelRates = 0;
+    for (const auto &[key, value] : r->metrics)
+        kernelRates += key.starts_with("kernel/") && key.ends_with("/gflops") && value > 0;
+    EXPECT_GT(kernelRates, 0);
+
+    auto plain = planutil::compileAndRun(*cpu, g, *p, planutil::makeInputs(g, 5));
+    ASSERT_TRUE(plain.isOk());
+    EXPECT_FALSE(plain->metrics.count("peak_share"));
+    EXPECT_NEAR(plain->metrics["flops"], graphFlops, graphFlops * 1e-9);
+}
+
+// A tiled plan's tasks compute fractions of their nodes: the fractions add
+// up to the graph's FLOPs (plus the halos the tiles recompute), each task
+// less than its kernel's whole.
+TEST_F(CpuBackendTest, TiledTasksCountTheirTilesFlops)
+{
+    const Graph g = sample("squeezenet", 0, false);
+    auto fused = plan(g, "layer-fusion");
+    ASSERT_TRUE(fused.isOk());
+    const ExecutionPlan tiled = planutil::tiledPlan(g, *fused, 3, 2);
+    double graphFlops = 0, tiledFlops = 0, wholeFlops = 0;
+    for (const Node &n : g.nodes())
+        graphFlops += ops::opCost(g, n).flops;
+    for (const Task &t : tiled.tasks)
+        tiledFlops += taskWork(g, tiled, t).flops;
+    for (const Task &t : fused->tasks)
+        wholeFlops += taskWork(g, *fused, t).flops;
+    EXPECT_NEAR(wholeFlops, graphFlops, graphFlops * 1e-9);
+    EXPECT_GE(tiledFlops, graphFlops * (1 - 1e-9));
+    EXPECT_LT(tiledFlops, graphFlops * 1.5); // halos, not whole kernels per tile
 }
 
 TEST_F(CpuBackendTest, KernelCacheRecompilesOnlyWhatChanged)

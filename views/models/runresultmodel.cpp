@@ -43,7 +43,8 @@ QString metricLabel(const std::string &key)
 // Run-wide rows in this order, then any other key alphabetically.
 int keyRank(const std::string &key)
 {
-    static const char *const kOrder[] = {"total_ms", "tasks", "peak_host_bytes", "weight_bytes"};
+    static const char *const kOrder[] = {"total_ms", "achieved_gflops", "peak_share",  "achieved_gbps",
+                                         "tasks",    "peak_host_bytes", "weight_bytes"};
     for (int i = 0; i < static_cast<int>(std::size(kOrder)); ++i)
         if (key == kOrder[i])
             return i;
@@ -106,6 +107,12 @@ QString formatRunMetric(const std::string &key, double value)
         return formatMs(value);
     if (endsWith(key, "_bytes"))
         return formatBytes(static_cast<std::int64_t>(value));
+    if (endsWith(key, "gflops"))
+        return QString::number(value, 'f', value < 10 ? 2 : 1) + QStringLiteral(" GFLOP/s");
+    if (endsWith(key, "gbps"))
+        return QString::number(value, 'f', value < 10 ? 2 : 1) + QStringLiteral(" GB/s");
+    if (endsWith(key, "_share"))
+        return QString::number(value * 100, 'f', 1) + QStringLiteral(" %");
     if (value == std::floor(value) && std::fabs(value) < 1e15)
         return QString::number(static_cast<qint64>(value));
     return formatValue(value);

@@ -27,7 +27,9 @@
 namespace tessera::views {
 
 // A backend metric's value as text, by the key's unit convention:
-// "total_ms" 12.3 → "12.3 ms", "peak_host_bytes" → "784 KiB", "tasks" → "42".
+// "total_ms" 12.3 → "12.3 ms", "peak_host_bytes" → "784 KiB", "…gflops" →
+// "41.2 GFLOP/s", "…gbps" → "3.10 GB/s", "…_share" 0.125 → "12.5 %",
+// "tasks" → "42".
 QString formatRunMetric(const std::string &key, double value);
 
 // A tensor's checksum and a preview of its values.
