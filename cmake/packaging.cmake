@@ -14,6 +14,12 @@ foreach(program tessera tessera-cli)
   endif()
 endforeach()
 
+# The CPU backend's LLVM module (backends/cpu/jitcache.cpp looks for it in
+# ../lib/tessera from the executable): without it every element-wise chain
+# runs on the reference kernels.
+if(TARGET tessera_cpu_jit)
+  install(TARGETS tessera_cpu_jit LIBRARY DESTINATION lib/tessera)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/resources/desktop/tessera.desktop
   DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
 install(FILES ${PROJECT_SOURCE_DIR}/resources/desktop/tessera.svg

@@ -41,6 +41,14 @@ sample="$root/usr/share/tessera/samples/squeezenet.ios.json"
   || fail "schedule of the bundled sample"
 [[ -s "$root/plan.json" ]] || fail "no schedule document written"
 "$cli" run "$sample" --algo sequential --backend reference >"$root/run.txt" || fail "run on the reference backend"
+# The CPU backend's LLVM module is in the package where the backend looks
+# (../lib/tessera from the program) and compiles the element-wise kernels;
+# TESSERA_CPU_JIT points at the unpacked copy only, not at the build tree's.
+jit="$root/usr/lib/tessera/libtessera_cpu_jit.so"
+[[ -f "$jit" ]] || fail "the CPU backend's LLVM module is not in the package"
+TESSERA_CPU_JIT="$jit" "$cli" run "$sample" --algo sequential --option epilogues=false --backend cpu --json \
+  >"$root/cpu.json" || fail "run on the cpu backend"
+grep -q '"llvm-jit"' "$root/cpu.json" || fail "the packaged LLVM module compiled no element-wise kernel"
 env -u DISPLAY -u WAYLAND_DISPLAY QT_QPA_PLATFORM=xcb "$root/usr/bin/tessera" --version | grep -q '^Tessera ' \
   || fail "tessera --version without a display"
 # The negative twin: a model that does not exist is a clear error, exit 3.
