@@ -17,6 +17,10 @@ endforeach()
 # The CPU backend's LLVM module (backends/cpu/jitcache.cpp looks for it in
 # ../lib/tessera from the executable): without it every element-wise chain
 # runs on the reference kernels.
+# The importer's helper process (core/onnx/onnx_checks.cpp looks for it there too).
+if(TARGET tessera-onnx-check)
+  install(TARGETS tessera-onnx-check RUNTIME DESTINATION lib/tessera)
+endif()
 if(TARGET tessera_cpu_jit)
   install(TARGETS tessera_cpu_jit LIBRARY DESTINATION lib/tessera)
 endif()

@@ -1,10 +1,10 @@
 // S6: libonnx's checker and shape inference. libonnx reports problems by
 // throwing, and libonnx 1.12's shape inference also crashes on some malformed
 // models (a ConvTranspose weight of lower rank than its input reads past the
-// end of a dims list). So by default both run in a forked child process: its
-// exceptions become messages, its death by a signal or a timeout becomes a
-// Status, and only the inferred value infos travel back through a pipe. The
-// node named in libonnx's message goes into the Location.
+// end of a dims list). So by default both run in another process (see "Where
+// they run" below): its exceptions become messages, its death by a signal or
+// a timeout becomes a Status, and only the inferred value infos travel back
+// through a pipe. The node named in libonnx's message goes into the Location.
 //
 // Three accommodations keep valid-but-unusual models importable:
 //  - default-domain ops with no ONNX schema (made-up or newer ops) would stop
@@ -22,31 +22,39 @@
 // it if it matters) with data propagation, so Shape→Gather→Concat chains give
 // static shapes.
 //
-// The child only runs libonnx, protobuf and malloc before _exit(); the schema
-// registry is initialised in the parent first (hideUnknownOps), so no lock
-// another thread might hold at fork() time is needed in the child: glibc's
-// malloc takes its arena locks around fork() (its atfork handlers). Not so
-// under GCC 12's AddressSanitizer, whose allocator has no fork handling: a
-// child forked while another thread of the parent held an allocator lock
-// waits for it forever, and the import fails at the timeout (seen in the
-// workbench tests under the asan preset, about one load in three while a
-// layout thread allocates; docs/fuzzing.md). The remedy is to spawn a fresh
-// helper process instead of forking (posix_spawn, the model through a
-// memory file, large initializers left out); not done yet.
+// Where they run: in the helper executable tessera-onnx-check (app/onnxcheck),
+// spawned fresh with posix_spawn — the model through a memory file as its
+// standard input, initializers over 64 KiB replaced by graph inputs of the
+// same type and shape (values the checks do not need; Tessera's S4 checked
+// their sizes), the progress tags and the result on its standard output
+// (libonnx_run.h). A fresh process holds no lock: a child *forked* from this
+// multi-threaded program may find one taken forever — glibc's malloc guards
+// its own around fork(), GCC 12's AddressSanitizer allocator does not, and
+// the workbench tests under the asan preset hung about one load in three
+// (docs/fuzzing.md). Where the helper is not found (a program built without
+// it), the checks run in a forked child as before: fine with glibc's malloc,
+// the registry initialised in the parent first (hideUnknownOps).
 #include "core/onnx/internal.h"
+#include "core/onnx/libonnx_run.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 #include <poll.h>
+#include <set>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace tessera::onnximport {
 
@@ -135,86 +143,175 @@ Status fromException(const char *what, std::string_view stage, const ImportConte
     return Status::invalid(std::string(stage) + ": " + line, ctx.at(node));
 }
 
-// What runLibonnx() reports, as the first byte of its output. Progress bytes
-// name the stage that was running if the child dies.
-enum Tag : char {
-    CheckerStarted = 'c',
-    InferenceStarted = 'i',
-    CheckerFailed = 'C',
-    InferenceFailed = 'I',
-    Done = 'K'
+// The helper executable (app/onnxcheck): $TESSERA_ONNX_CHECK when set (the
+// only place looked at), else beside the running program, in ../lib/tessera
+// from it (the package), or where the build put it; empty when none exists.
+std::string onnxCheckHelper()
+{
+    if (const char *env = std::getenv("TESSERA_ONNX_CHECK"); env && *env)
+        return ::access(env, X_OK) == 0 ? std::string(env) : std::string();
+    static const std::string found = [] {
+        std::vector<std::filesystem::path> candidates;
+        std::error_code ec;
+        const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+        if (!ec) {
+            candidates.push_back(exe.parent_path() / "tessera-onnx-check");
+            candidates.push_back(exe.parent_path() / ".." / "lib" / "tessera" / "tessera-onnx-check");
+        }
+#ifdef TESSERA_ONNX_CHECK_BUILD_PATH
+        candidates.emplace_back(TESSERA_ONNX_CHECK_BUILD_PATH);
+#endif
+        for (const auto &c : candidates)
+            if (::access(c.c_str(), X_OK) == 0)
+                return c.string();
+        return std::string();
+    }();
+    return found;
+}
+
+// Initializers of more than this many bytes stay out of what the helper
+// gets: a graph input of the same type and shape stands for each (the
+// checker and inference need their types and shapes, not their values; data
+// propagation needs only small ones), so a 346 MB model does not travel
+// whole. Tessera's own S4 has checked their sizes.
+constexpr std::size_t kHelperInitializerBytes = 64 << 10;
+
+// For the time it lives: the model's large initializers moved out of the
+// graph (their places kept) and a graph input added for each that is not one
+// already; the destructor puts everything back as it was.
+class LargeInitializersSetAside
+{
+public:
+    explicit LargeInitializersSetAside(::onnx::GraphProto &g) : m_graph(g)
+    {
+        std::set<std::string> inputs;
+        for (const auto &in : g.input())
+            inputs.insert(in.name());
+        auto *inits = g.mutable_initializer();
+        const int n = inits->size();
+        m_all.resize(static_cast<std::size_t>(n), nullptr);
+        for (int i = n; i-- > 0;)
+            m_all[static_cast<std::size_t>(i)] = inits->ReleaseLast();
+        for (::onnx::TensorProto *t : m_all) {
+            const bool large =
+                t->data_location() == ::onnx::TensorProto::EXTERNAL || t->raw_data().size() > kHelperInitializerBytes;
+            if (!large) {
+                inits->AddAllocated(t);
+                continue;
+            }
+            m_aside.push_back(t);
+            if (inputs.count(t->name()))
+                continue;
+            ::onnx::ValueInfoProto *v = g.add_input();
+            v->set_name(t->name());
+            auto *tensor = v->mutable_type()->mutable_tensor_type();
+            tensor->set_elem_type(t->data_type());
+            auto *shape = tensor->mutable_shape();
+            for (std::int64_t d : t->dims())
+                shape->add_dim()->set_dim_value(d);
+            ++m_addedInputs;
+        }
+    }
+    ~LargeInitializersSetAside()
+    {
+        for (int i = 0; i < m_addedInputs; ++i)
+            m_graph.mutable_input()->RemoveLast();
+        auto *inits = m_graph.mutable_initializer();
+        while (!inits->empty())
+            inits->ReleaseLast(); // each is in m_all
+        for (::onnx::TensorProto *t : m_all)
+            inits->AddAllocated(t);
+    }
+    LargeInitializersSetAside(const LargeInitializersSetAside &) = delete;
+    LargeInitializersSetAside &operator=(const LargeInitializersSetAside &) = delete;
+
+private:
+    ::onnx::GraphProto &m_graph;
+    std::vector<::onnx::TensorProto *> m_all; // every initializer, in order
+    std::vector<::onnx::TensorProto *> m_aside;
+    int m_addedInputs = 0;
 };
 
-void writeAll(int fd, const char *data, std::size_t size)
+// Starts the helper on the model (through a memory file as its standard
+// input, large initializers set aside); its standard output on *readFd.
+Expected<pid_t> spawnHelper(const std::string &helper, ::onnx::ModelProto &model, int *readFd)
 {
-    while (size > 0) {
-        const ssize_t n = ::write(fd, data, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        data += n;
-        size -= static_cast<std::size_t>(n);
+    std::string bytes;
+    {
+        const LargeInitializersSetAside aside(*model.mutable_graph());
+        if (!model.SerializeToString(&bytes))
+            return Status::error(ErrorCode::Internal, "cannot serialize the model for the onnx check");
     }
+    const int mem = ::memfd_create("tessera-onnx-model", MFD_CLOEXEC);
+    if (mem < 0)
+        return Status::error(ErrorCode::Internal, std::string("cannot create a memory file: ") + std::strerror(errno));
+    writeAll(mem, bytes.data(), bytes.size());
+    bytes = std::string();
+    if (::lseek(mem, 0, SEEK_SET) != 0) {
+        ::close(mem);
+        return Status::error(ErrorCode::Internal,
+                             std::string("cannot rewind the memory file: ") + std::strerror(errno));
+    }
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+        ::close(mem);
+        return Status::error(ErrorCode::Internal, std::string("cannot create a pipe: ") + std::strerror(errno));
+    }
+    posix_spawn_file_actions_t actions;
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawn_file_actions_adddup2(&actions, mem, 0);
+    ::posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    char *argv[] = {const_cast<char *>(helper.c_str()), nullptr};
+    pid_t pid = -1;
+    const int rc = ::posix_spawn(&pid, helper.c_str(), &actions, nullptr, argv, environ);
+    ::posix_spawn_file_actions_destroy(&actions);
+    ::close(mem);
+    ::close(fds[1]);
+    if (rc != 0) {
+        ::close(fds[0]);
+        return Status::error(ErrorCode::Internal, "cannot start " + helper + ": " + std::strerror(rc));
+    }
+    *readFd = fds[0];
+    return pid;
 }
 
-// Checker then inference; returns Done + a GraphProto holding the inferred
-// value_info and outputs, or a failure tag + libonnx's message. Progress tags
-// go to `progressFd` first when it is valid.
-std::string runLibonnx(::onnx::ModelProto &model, int progressFd)
-{
-    auto progress = [progressFd](Tag t) {
-        if (progressFd >= 0)
-            writeAll(progressFd, reinterpret_cast<const char *>(&t), 1);
-    };
-    auto failure = [](Tag t, const char *what) { return std::string(1, t) + (what ? what : "unknown error"); };
-    progress(CheckerStarted);
-    try {
-        ::onnx::checker::check_model(model);
-    } catch (const std::exception &e) {
-        return failure(CheckerFailed, e.what());
-    } catch (...) {
-        return failure(CheckerFailed, nullptr);
-    }
-    progress(InferenceStarted);
-    try {
-        const ::onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0, /*data_prop=*/true);
-        ::onnx::shape_inference::InferShapes(model, ::onnx::OpSchemaRegistry::Instance(), options);
-    } catch (const std::exception &e) {
-        return failure(InferenceFailed, e.what());
-    } catch (...) {
-        return failure(InferenceFailed, nullptr);
-    }
-    ::onnx::GraphProto inferred;
-    inferred.mutable_value_info()->Swap(model.mutable_graph()->mutable_value_info());
-    inferred.mutable_output()->Swap(model.mutable_graph()->mutable_output());
-    return std::string(1, Done) + inferred.SerializeAsString();
-}
-
-// runLibonnx() in a child process. The output ends with the result, or with
-// the last progress tag when the child died.
+// runLibonnx() in another process: the helper, spawned fresh, where it is
+// found; else a forked child of this one (safe with glibc's malloc, not under
+// GCC 12's AddressSanitizer: see the file's header). The output ends with the
+// result, or with the last progress tag when the process died.
 Status runIsolated(::onnx::ModelProto &model, const ImportContext &ctx, std::string &output)
 {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0)
-        return Status::error(ErrorCode::Internal, std::string("cannot create a pipe: ") + std::strerror(errno));
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
+    int readFd = -1;
+    pid_t pid = -1;
+    if (const std::string helper = onnxCheckHelper(); !helper.empty()) {
+        auto spawned = spawnHelper(helper, model, &readFd);
+        if (!spawned)
+            return spawned.status().at(ctx.at());
+        pid = *spawned;
+    } else {
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0)
+            return Status::error(ErrorCode::Internal, std::string("cannot create a pipe: ") + std::strerror(errno));
+        pid = ::fork();
+        if (pid < 0) {
+            ::close(fds[0]);
+            ::close(fds[1]);
+            return Status::error(ErrorCode::Internal,
+                                 std::string("cannot fork the onnx check: ") + std::strerror(errno));
+        }
+        if (pid == 0) {
+            // A libonnx crash should just end the child: no sanitizer or fuzzer
+            // handler inherited from the parent should report it as the parent's.
+            for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+                ::signal(sig, SIG_DFL);
+            ::close(fds[0]);
+            const std::string result = runLibonnx(model, fds[1]);
+            writeAll(fds[1], result.data(), result.size());
+            ::_exit(0);
+        }
         ::close(fds[1]);
-        return Status::error(ErrorCode::Internal, std::string("cannot fork the onnx check: ") + std::strerror(errno));
+        readFd = fds[0];
     }
-    if (pid == 0) {
-        // A libonnx crash should just end the child: no sanitizer or fuzzer
-        // handler inherited from the parent should report it as the parent's.
-        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
-            ::signal(sig, SIG_DFL);
-        ::close(fds[0]);
-        const std::string result = runLibonnx(model, fds[1]);
-        writeAll(fds[1], result.data(), result.size());
-        ::_exit(0);
-    }
-    ::close(fds[1]);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(ctx.options.onnxTimeoutSeconds);
     bool timedOut = false, cancelled = false;
     char buf[1 << 16];
@@ -233,17 +330,17 @@ Status runIsolated(::onnx::ModelProto &model, const ImportContext &ctx, std::str
             ::kill(pid, SIGKILL);
             break;
         }
-        pollfd p{fds[0], POLLIN, 0};
+        pollfd p{readFd, POLLIN, 0};
         if (::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), wakeMs))) <= 0)
             continue;
-        const ssize_t n = ::read(fds[0], buf, sizeof buf);
+        const ssize_t n = ::read(readFd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
         output.append(buf, static_cast<std::size_t>(n));
     }
-    ::close(fds[0]);
+    ::close(readFd);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

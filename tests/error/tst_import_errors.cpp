@@ -6,6 +6,7 @@
 #include "core/onnx/importer.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <gtest/gtest.h>
 #include <random>
 
@@ -197,6 +198,37 @@ TEST_F(ImportErrors, ModelThatCrashesOnnxShapeInferenceIsContained)
     m.node("ConvTranspose", {"X", "W"}, {"Y"}, "deconv");
     m.output("Y", {1, 2, 5, 5});
     expectFailure(write("crash.onnx", m.bytes()), {"onnx shape inference crashed ("});
+}
+
+// S6 runs libonnx in the helper process tessera-onnx-check, spawned fresh (a
+// child forked from a multi-threaded program may wait forever for a lock
+// another thread held: core/onnx/onnx_checks.cpp). A model whose 1 MiB weight
+// stays out of what the helper gets still checks and infers: its output
+// shape comes back. Twin: a helper that is not libonnx (/bin/false, exiting
+// 1 with nothing written) is reported as the check's crash, so the import
+// does ask the helper.
+TEST_F(ImportErrors, OnnxChecksRunInTheSpawnedHelper)
+{
+    ProtoBuilder m;
+    m.input("x", {4, 512});
+    m.floats("W", {512, 512}, std::vector<float>(512 * 512, 0.5f)); // 1 MiB: set aside for the helper
+    m.node("MatMul", {"x", "W"}, {"y"}, "mm");
+    m.output("y", {4, 512});
+    const std::string path = write("large-weight.onnx", m.bytes());
+    auto ok = importModel(path);
+    ASSERT_TRUE(ok.isOk()) << ok.status().str();
+    const TensorId w = ok->graph.findTensor("W");
+    ASSERT_NE(w, kInvalidId);
+    ASSERT_TRUE(ok->graph.tensor(w).isConstant()); // the weight is back, with its data
+    EXPECT_EQ(ok->graph.tensor(w).data->bytes.size(), std::size_t{512 * 512 * 4});
+    EXPECT_EQ(ok->graph.tensor(ok->graph.outputs[0]).shape, (Shape{4, 512}));
+
+    ::setenv("TESSERA_ONNX_CHECK", "/bin/false", 1);
+    auto broken = importModel(path);
+    ::unsetenv("TESSERA_ONNX_CHECK");
+    ASSERT_FALSE(broken.isOk());
+    EXPECT_NE(broken.status().message().find("onnx checker crashed (exit status 1)"), std::string::npos)
+        << broken.status().str();
 }
 
 // --- structure ------------------------------------------------------------------
