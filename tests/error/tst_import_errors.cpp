@@ -5,10 +5,14 @@
 // imports, as an opaque node with a warning.
 #include "core/onnx/importer.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <memory>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "tests/onnx/proto_builder.h"
 
@@ -229,6 +233,42 @@ TEST_F(ImportErrors, OnnxChecksRunInTheSpawnedHelper)
     ASSERT_FALSE(broken.isOk());
     EXPECT_NE(broken.status().message().find("onnx checker crashed (exit status 1)"), std::string::npos)
         << broken.status().str();
+}
+
+// The hazard the helper removes: imports while other threads of the program
+// allocate (the workbench lays out a graph while a model loads). A child
+// forked then could inherit an allocator lock a thread held and wait for it
+// forever (GCC 12's ASan allocator has no fork handling); a spawned helper
+// cannot. Twenty imports beside two allocating threads each finish, well
+// inside a 20 s libonnx timeout (a hang would fail them at that timeout, not
+// hang the test). Run under the asan preset by .ci/asan-subset.
+TEST_F(ImportErrors, ImportsBesideAllocatingThreadsNeverWaitForALock)
+{
+    ProtoBuilder m;
+    m.input("x", {2, 8});
+    m.node("Relu", {"x"}, {"y"}, "relu");
+    m.output("y", {2, 8});
+    const std::string path = write("small.onnx", m.bytes());
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> churn;
+    for (int t = 0; t < 2; ++t)
+        churn.emplace_back([&] {
+            std::vector<std::unique_ptr<std::vector<char>>> held(64);
+            for (std::size_t i = 0; !stop.load(std::memory_order_relaxed); ++i)
+                held[i % held.size()] = std::make_unique<std::vector<char>>(32 + (i * 7919) % 4096);
+        });
+    ImportOptions options;
+    options.onnxTimeoutSeconds = 20;
+    int ok = 0;
+    for (int i = 0; i < 20; ++i) {
+        auto r = importModel(path, options);
+        EXPECT_TRUE(r.isOk()) << "import " << i << ": " << r.status().str();
+        ok += r.isOk();
+    }
+    stop = true;
+    for (std::thread &t : churn)
+        t.join();
+    EXPECT_EQ(ok, 20);
 }
 
 // --- structure ------------------------------------------------------------------
