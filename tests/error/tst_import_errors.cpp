@@ -253,9 +253,16 @@ TEST_F(ImportErrors, ImportsBesideAllocatingThreadsNeverWaitForALock)
     std::vector<std::thread> churn;
     for (int t = 0; t < 2; ++t)
         churn.emplace_back([&] {
-            std::vector<std::unique_ptr<std::vector<char>>> held(64);
-            for (std::size_t i = 0; !stop.load(std::memory_order_relaxed); ++i)
-                held[i % held.size()] = std::make_unique<std::vector<char>>(32 + (i * 7919) % 4096);
+            // Bursts of small blocks of every size class up to 1 KiB, so the
+            // allocator's shared free lists (and their locks) are taken all
+            // the time, not only the thread's own cache.
+            std::vector<char *> burst(512);
+            for (std::size_t round = 0; !stop.load(std::memory_order_relaxed); ++round) {
+                for (std::size_t i = 0; i < burst.size(); ++i)
+                    burst[i] = new char[16 + (round * 16 + i) % 1024];
+                for (char *p : burst)
+                    delete[] p;
+            }
         });
     ImportOptions options;
     options.onnxTimeoutSeconds = 20;
