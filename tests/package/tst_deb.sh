@@ -41,6 +41,13 @@ sample="$root/usr/share/tessera/samples/squeezenet.ios.json"
   || fail "schedule of the bundled sample"
 [[ -s "$root/plan.json" ]] || fail "no schedule document written"
 "$cli" run "$sample" --algo sequential --backend reference >"$root/run.txt" || fail "run on the reference backend"
+# The importer's helper process is in the package and checks an ONNX model
+# (TESSERA_ONNX_CHECK: the unpacked copy only, not the build tree's).
+helper="$root/usr/lib/tessera/tessera-onnx-check"
+[[ -x "$helper" ]] || fail "the importer's helper is not in the package"
+"$cli" sample squeezenet --out "$root/squeezenet.onnx" >/dev/null || fail "tessera-cli sample"
+TESSERA_ONNX_CHECK="$helper" "$cli" inspect "$root/squeezenet.onnx" | grep -q 'Conv' \
+  || fail "import through the packaged helper"
 # The CPU backend's LLVM module is in the package where the backend looks
 # (../lib/tessera from the program) and compiles the element-wise kernels;
 # TESSERA_CPU_JIT points at the unpacked copy only, not at the build tree's.
