@@ -130,7 +130,8 @@ int run(const Args &args, const Extensions &extensions, bool bench)
     if (!model)
         return fail(model.status());
     const Graph &g = model->graph;
-    setup.modelProperties = model->metadata.properties; // e.g. IOS's units and blocks, as `schedule` passes them
+    setup.modelProperties =
+        model->metadata.properties; // what the model carries for schedulers, as `schedule` passes it
     std::vector<HostTensor> inputs;
     std::uint64_t seed = 1;
     for (TensorId id : g.inputs) {

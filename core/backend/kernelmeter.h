@@ -1,9 +1,9 @@
 // BackendMeter: the measured cost source of issue 13 (item 3) — any backend
 // that measures (the CPU backend's wall clock) or simulates (the simulator's
 // clock) times kernels for the schedulers, through core's KernelMeter
-// (core/cost/measuredcost.h): IOS's stage latencies, Welder's candidate
-// kernels (welder-osdi23 §3.2: "measured by a backend"), PCGC's fused groups
-// (pcgc §3.5's labels). `scheduleGraph` takes it as ScheduleSetup::meter;
+// (core/cost/measuredcost.h): whatever kernel a scheduler costs — a stage, a
+// candidate tile kernel, a fused group (welder-osdi23 §3.2 "measured by a
+// backend", pcgc §3.5's labels). `scheduleGraph` takes it as ScheduleSetup::meter;
 // `tessera-cli schedule|run --cost measured` sets one up.
 //
 // kernelNs(g, nodes): the nodes as a graph of their own (kernelGraph:
@@ -17,7 +17,7 @@
 // the device's model instead. Results, errors included, are cached by the
 // kernel graph's structure hash (op types, attributes, names, shapes: not
 // weight values, which do not change a kernel's time), so a scheduler asking
-// again — IOS's DP visits a stage from many states, a replay after an
+// again — a dynamic program visits a stage from many states, a replay after an
 // override asks for the same kernels — costs a lookup.
 //
 // Not thread-safe (schedulers ask from one thread); the backend must outlive it.
