@@ -17,7 +17,7 @@
 // levels counts at each. For layer-fusion that is every kernel output (in
 // DDR).
 //
-// Usage: bench_graphturbo [--dtype f32|f16] [--size-f32] [--breakdown] [--gt-option K=V]... [network...]
+// Usage: bench_graphturbo [--dtype f32|f16] [--size-f32] [--breakdown] [--where] [--gt-option K=V]... [network...]
 //   default dtype f16 (the MME's type; in f32 STCP920 runs convolutions on
 //   the VME); every scheduler is handed the graph at that precision
 //   (core/ir/precision.h), so its plan's buffers, capacities and traffic are
@@ -35,6 +35,9 @@
 //   FLOPs the plan computes against the graph's (above 1: recomputation) and
 //   the bytes the simulator moved at each level, and the plan's own estimate of
 //   its last level's (DDR) bytes per task kind, weight promotions apart.
+//   --where prints the plan's DDR bytes and summed simulated time by task
+//   shape (compute by output and working-set level; data movement by the
+//   levels it reads and writes) and the twelve kernels with the most DDR bytes.
 // Re-runnable after a device recalibration: everything comes from the
 // stcp920 preset the build ships.
 // Links: tessera_app_common tessera_samples onnx_proto (besides tessera_core).
@@ -204,6 +207,105 @@ void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, 
                 traffic.c_str(), ddr.c_str(), planDdr.c_str());
 }
 
+// --where: where the plan's last-level (DDR) bytes go, by task shape: compute tasks by the
+// level of their output and of their working set (scratch buffers), data movement by the levels
+// it reads and writes and whether it reads a graph input; per group tasks, DDR GB and summed
+// simulated ms. Then the sub-graphs (kernels) with the most DDR bytes.
+void printWhere(const Graph &g, const ExecutionPlan &p, const RunResult &r, const Device &d)
+{
+    const std::string &ddr = d.levels.back().name;
+    std::vector<double> simNs(p.tasks.size(), 0.0);
+    for (const TaskTiming &t : r.timeline)
+        simNs[static_cast<std::size_t>(t.task)] += t.endNs - t.startNs;
+    auto levelsOf = [&](const std::vector<BufferId> &ids, bool scratch) {
+        std::set<std::string> ls;
+        for (BufferId b : ids) {
+            const Buffer &buf = p.buffers[static_cast<std::size_t>(b)];
+            if ((buf.tensor == kInvalidId) == scratch)
+                ls.insert(buf.level.empty() ? ddr : buf.level);
+        }
+        std::string out;
+        for (const std::string &l : ls)
+            out += (out.empty() ? "" : "+") + l;
+        return out.empty() ? std::string("-") : out;
+    };
+    struct Sum {
+        std::size_t tasks = 0;
+        double ddr = 0, ns = 0;
+    };
+    std::map<std::string, Sum> byShape;
+    std::map<KernelId, Sum> byKernel;
+    for (const Task &t : p.tasks) {
+        const auto it = t.cost.bytesByLevel.find(ddr);
+        const double bytes = it == t.cost.bytesByLevel.end() ? 0.0 : double(it->second);
+        std::string key;
+        if (t.kind == TaskKind::Compute) {
+            key = "compute out " + levelsOf(t.writes, false) + " work " + levelsOf(t.writes, true);
+        } else {
+            bool input = false;
+            for (BufferId b : t.reads) {
+                const TensorId tt = p.buffers[static_cast<std::size_t>(b)].tensor;
+                input = input || (tt != kInvalidId && g.tensor(tt).kind == Tensor::Kind::Input);
+            }
+            const bool promote = t.label.rfind("promote", 0) == 0;
+            key = std::string(taskKindName(t.kind)) +
+                  (promote ? " promote"
+                   : input ? " input"
+                           : "") +
+                  " " + levelsOf(t.reads, false) +
+                  (levelsOf(t.reads, true) == "-" ? "" : "+" + levelsOf(t.reads, true)) + "→" +
+                  levelsOf(t.writes, true) + (levelsOf(t.writes, false) == "-" ? "" : "+" + levelsOf(t.writes, false));
+        }
+        Sum &s = byShape[key];
+        ++s.tasks;
+        s.ddr += bytes;
+        s.ns += simNs[static_cast<std::size_t>(&t - p.tasks.data())];
+        Sum &k = byKernel[t.kind == TaskKind::Compute ? t.kernel : t.stage];
+        ++k.tasks;
+        k.ddr += bytes;
+        k.ns += simNs[static_cast<std::size_t>(&t - p.tasks.data())];
+    }
+    // Copies out of DDR against the tensors they read: above 1, slices read more than once (halos,
+    // several consumers).
+    std::map<TensorId, double> copiedFrom;
+    for (const Task &t : p.tasks) {
+        if (t.kind == TaskKind::Compute || t.label.rfind("promote", 0) == 0)
+            continue;
+        const auto it = t.cost.bytesByLevel.find(ddr);
+        if (it == t.cost.bytesByLevel.end())
+            continue;
+        for (BufferId b : t.reads) {
+            const Buffer &buf = p.buffers[static_cast<std::size_t>(b)];
+            if (buf.tensor != kInvalidId && (buf.level.empty() || buf.level == ddr)) {
+                copiedFrom[buf.tensor] += double(it->second);
+                break;
+            }
+        }
+    }
+    double copied = 0, tensors = 0;
+    for (const auto &[t, bytes] : copiedFrom) {
+        copied += bytes;
+        tensors += double(g.tensor(t).bytes());
+    }
+    std::printf("|  | where | copies out of %s: %.3f GB for %zu tensors of %.3f GB (× %.2f) |\n", ddr.c_str(),
+                copied / 1e9, copiedFrom.size(), tensors / 1e9, tensors > 0 ? copied / tensors : 0.0);
+    for (const auto &[key, s] : byShape)
+        std::printf("|  | where | %s | %zu tasks | %s %.3f GB | %.2f ms summed |\n", key.c_str(), s.tasks, ddr.c_str(),
+                    s.ddr / 1e9, s.ns / 1e6);
+    std::vector<std::pair<double, KernelId>> top;
+    for (const auto &[k, s] : byKernel)
+        top.push_back({s.ddr, k});
+    std::sort(top.rbegin(), top.rend());
+    for (std::size_t i = 0; i < std::min<std::size_t>(12, top.size()); ++i) {
+        const KernelId k = top[i].second;
+        const Sum &s = byKernel[k];
+        const std::string name =
+            k >= 0 && k < static_cast<KernelId>(p.kernels.size()) ? p.kernels[static_cast<std::size_t>(k)].name : "?";
+        std::printf("|  | top | %s | %zu tasks | %s %.3f GB | %.2f ms summed |\n", name.substr(0, 90).c_str(), s.tasks,
+                    ddr.c_str(), s.ddr / 1e9, s.ns / 1e6);
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -212,11 +314,14 @@ int main(int argc, char **argv)
     std::vector<std::string> wanted;
     std::map<std::string, std::string> gtOptions;
     bool breakdown = false;
+    bool where = false;
     bool sizeF32 = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--breakdown") {
             breakdown = true;
+        } else if (a == "--where") {
+            where = true;
         } else if (a == "--size-f32") {
             sizeF32 = true;
         } else if (a == "--dtype" && i + 1 < argc) {
@@ -329,6 +434,8 @@ int main(int argc, char **argv)
                         scopes.c_str(), n.table3);
             if (breakdown)
                 printBreakdown(g, run->result.plan, *r, *device, run->result.stats);
+            if (where)
+                printWhere(g, run->result.plan, *r, *device);
             std::fflush(stdout);
         }
     }
