@@ -29,7 +29,10 @@
 //             the slices' buffers and writes the working set's; only where
 //             it promotes: a slice in GB/DDR that a working set at the same
 //             level or a slower one (spilled by §4.3) reads is read in place,
-//             as is a graph input's slice by a working set in DDR;
+//             as is a graph input's slice by a working set in DDR (the
+//             kernel's inputs are charged at its working set's level, so a GB
+//             slice read by a working set in DDR is charged at DDR: an
+//             overcharge left as is, KernelPlacement has one input level);
 //   redistribute  an LB slice whose producer ended with another binding than
 //             the consumer inferred for it (Algo. 4 L16) is exchanged between
 //             the cores into the working set (Fig. 9 right): LB → LB plus a sync;
