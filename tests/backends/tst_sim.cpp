@@ -621,9 +621,9 @@ TEST_F(SimTiming, DtypeOptionUsesItsPeaksAndBytes)
     EXPECT_NEAR(endOf(*r, mm), 50, 1e-6);
     EXPECT_NEAR(endOf(*r, c), 50 + 512, 1e-6);
     EXPECT_EQ(r->metrics.at("bytes_by_level/DDR"), 512);
-    auto bad = run(p, {{"dtype", "i8"}});
+    auto bad = run(p, {{"dtype", "i64"}});
     ASSERT_FALSE(bad.isOk());
-    EXPECT_EQ(bad.status().message(), "sim option dtype expects a float type (f16, bf16, f32), got 'i8'");
+    EXPECT_EQ(bad.status().message(), "sim option dtype expects a precision (fp32, fp16, bf16, int8), got 'i64'");
 }
 
 TEST(SimRegistry, RegisteredAsSimAndDsa)
