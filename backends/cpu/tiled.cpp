@@ -37,6 +37,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <omp.h>
 #include <optional>
 #include <tuple>
 
@@ -112,6 +113,21 @@ PreparedWeights &preparedWeights()
     return cache;
 }
 
+// One tile runs on its calling thread: the plan's tiles are its units of
+// parallelism (the worker pool runs independent tasks at once), and an OpenMP
+// team per small tile on top of them oversubscribes the cores (4-25x slower
+// on SqueezeNet's GraphTurbo plan, 2 cores). oneDNN sizes a primitive's
+// partition by the team size when it is created and runs it with that team,
+// so tiled primitives are created and run under this guard: one thread for
+// the calling thread's OpenMP regions (its own setting, restored after).
+struct OneThread {
+    int before = omp_get_max_threads();
+    OneThread() { omp_set_num_threads(1); }
+    ~OneThread() { omp_set_num_threads(before); }
+    OneThread(const OneThread &) = delete;
+    OneThread &operator=(const OneThread &) = delete;
+};
+
 // One box of one node: a primitive on views of the run's tensors.
 struct Piece {
     dnnl::primitive prim;
@@ -131,6 +147,7 @@ public:
         auto at = [&](TensorId t, std::int64_t off) {
             return static_cast<void *>(reinterpret_cast<float *>(tensors[t]) + off);
         };
+        const OneThread oneThread;
         try {
             dnnl::stream stream(dnnlEngine());
             const dnnl::engine &e = dnnlEngine();
@@ -514,6 +531,7 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
                 if (!useDnnl) {
                     why = "oneDNN disabled by TESSERA_CPU_ENGINES";
                 } else {
+                    const OneThread oneThread;
                     Attempt a = makeDnnlTileOp(g, constants, w.node, w.regions);
                     if (a.op) {
                         done[static_cast<std::size_t>(pos)] = true;
