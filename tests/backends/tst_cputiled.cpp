@@ -1,0 +1,265 @@
+// Tiled tasks on the CPU backend (backends/cpu/tiled.cpp): plans whose tasks
+// compute tiles (GraphTurbo instances, Welder tiles, BrickDL bricks, and the
+// test planner's row/channel tiles) run oneDNN and LLVM code over their boxes
+// and match the reference backend (relative L2 under 1e-4); what cannot be
+// expressed exactly (a channel tile across convolution groups, a Gemm with
+// alpha != 1) stays on the reference kernel, reported as a fallback, and still
+// matches. Each positive test beside its negative twin.
+#include "backends/cpu/cpu.h"
+#include "backends/reference/reference.h"
+#include "core/onnx/importer.h"
+#include "core/sched/session.h"
+#include "plugins/brickdl/brickdl.h"
+#include "plugins/graphturbo/graphturbo.h"
+#include "plugins/layerfusion/layerfusion.h"
+#include "plugins/welder/welder.h"
+#include "samples/builder.h"
+#include "samples/catalog.h"
+
+#include <cmath>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include "tests/backends/planutil.h"
+#include "tests/common/testgraphs.h"
+#include "tests/common/testsamples.h"
+
+namespace fs = std::filesystem;
+using namespace tessera;
+using tessera::testgraphs::op;
+
+namespace {
+
+constexpr double kTolerance = 1e-4;
+
+double relativeL2(const HostTensor &a, const HostTensor &b)
+{
+    double num = 0, den = 0;
+    for (std::int64_t i = 0; i < a.elements(); ++i) {
+        const double d = double(a.f32()[i]) - b.f32()[i];
+        num += d * d;
+        den += double(b.f32()[i]) * b.f32()[i];
+    }
+    return std::sqrt(num / std::max(den, 1e-30));
+}
+
+std::unique_ptr<IScheduler> scheduler(const std::string &name)
+{
+    if (name == "graphturbo")
+        return createGraphTurboScheduler();
+    if (name == "welder")
+        return createWelderScheduler();
+    if (name == "brickdl")
+        return createBrickdlScheduler();
+    return createLayerFusionScheduler();
+}
+
+Expected<ExecutionPlan> plan(const Graph &g, const std::string &algorithm)
+{
+    auto run = scheduleGraph(g, planutil::testDevice(), *scheduler(algorithm), ScheduleSetup{});
+    if (!run)
+        return run.status();
+    return run->result.plan;
+}
+
+bool tiled(const ExecutionPlan &p)
+{
+    for (const Task &t : p.tasks)
+        for (const NodeTile &tile : t.tiles)
+            if (!tile.region.empty())
+                return true;
+    return false;
+}
+
+// Reference fallbacks of op type `opType` in a run's metrics.
+double fallbacks(const RunResult &r, const std::string &opType)
+{
+    double n = 0;
+    for (const auto &[key, value] : r.metrics)
+        if (key.starts_with("fallback/" + opType + ":") || key == "fallback/" + opType)
+            n += value;
+    return n;
+}
+
+class CpuTiledTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        dir = fs::temp_directory_path() / ("tessera-cputiled-" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+
+    Graph sample(const std::string &name, int imageSize)
+    {
+        samples::SampleOptions o;
+        if (imageSize > 0)
+            o.imageSize = imageSize;
+        auto m = test::buildRegisteredSample(name, o);
+        EXPECT_TRUE(m.isOk()) << m.status().str();
+        const std::string path = (dir / (name + ".onnx")).string();
+        EXPECT_TRUE(samples::saveModel(**m, path, false).isOk());
+        auto r = importModel(path);
+        EXPECT_TRUE(r.isOk()) << r.status().str();
+        return std::move(r->graph);
+    }
+
+    // `p` on the cpu backend against the reference backend running `p`.
+    RunResult matches(const Graph &g, const ExecutionPlan &p, const std::string &what)
+    {
+        const auto inputs = planutil::makeInputs(g, 13);
+        auto expected = planutil::compileAndRun(*reference, g, p, inputs);
+        EXPECT_TRUE(expected.isOk()) << what << ": " << expected.status().str();
+        auto got = planutil::compileAndRun(*cpu, g, p, inputs);
+        EXPECT_TRUE(got.isOk()) << what << ": " << got.status().str();
+        if (!expected || !got)
+            return {};
+        EXPECT_EQ(got->outputs.size(), expected->outputs.size());
+        for (std::size_t i = 0; i < got->outputs.size() && i < expected->outputs.size(); ++i)
+            EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance)
+                << what << " output '" << got->outputs[i].name << "'";
+        return std::move(*got);
+    }
+
+    fs::path dir;
+    std::unique_ptr<IBackend> cpu = createCpuBackend();
+    std::unique_ptr<IBackend> reference = createReferenceBackend();
+};
+
+// SqueezeNet (224x224: convolutions with halos, MaxPool, Relu, Concat) under
+// the three tiling schedulers: the tiles' Conv, MaxPool and Relu nodes all
+// run compiled; only the Concats stay on the reference kernel, named as
+// fallbacks.
+TEST_F(CpuTiledTest, SqueezeNetTilesRunCompiledUnderTilingSchedulers)
+{
+    const Graph g = sample("squeezenet", 0);
+    for (const std::string algo : {"graphturbo", "welder", "brickdl"}) {
+        auto p = plan(g, algo);
+        ASSERT_TRUE(p.isOk()) << algo << ": " << p.status().str();
+        ASSERT_TRUE(tiled(*p)) << algo;
+        RunResult r = matches(g, *p, algo);
+        EXPECT_GT(r.metrics["ops/onednn"], 0) << algo;
+        EXPECT_GT(r.metrics["ops/llvm-jit"], 0) << algo;
+        EXPECT_EQ(fallbacks(r, "Conv") + fallbacks(r, "Relu") + fallbacks(r, "MaxPool"), 0) << algo;
+        EXPECT_EQ(r.metrics["ops/reference"], fallbacks(r, "Concat")) << algo;
+    }
+}
+
+// Twin: with oneDNN and the JIT switched off, the same tiled plan runs every
+// tile on the reference kernels (each counted as a fallback) and matches.
+TEST_F(CpuTiledTest, SqueezeNetTilesOnReferenceKernelsWhenEnginesAreOff)
+{
+    const Graph g = sample("squeezenet", 0);
+    auto p = plan(g, "welder");
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    ::setenv("TESSERA_CPU_ENGINES", "copy", 1);
+    RunResult r = matches(g, *p, "welder, copies only");
+    ::unsetenv("TESSERA_CPU_ENGINES");
+    EXPECT_EQ(r.metrics["ops/onednn"], 0);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+    EXPECT_GT(fallbacks(r, "Conv"), 0);
+    EXPECT_GT(r.metrics["ops/reference"], 0);
+}
+
+// A residual block (conv3x3 -> relu -> conv3x3 -> add(x) -> relu, twice) tiled
+// along rows: interior tiles read their halo rows, padding only at the true
+// borders; the Add+Relu chains run as LLVM code over the row boxes.
+TEST_F(CpuTiledTest, ResidualBlockRowTilesRunCompiled)
+{
+    const Graph g = testgraphs::residualChain(2);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    const ExecutionPlan p = planutil::tiledPlan(g, *base, 3, 2);
+    ASSERT_TRUE(tiled(p));
+    RunResult r = matches(g, p, "residual rows");
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    EXPECT_GE(r.metrics["ops/onednn"], 4 * 3);
+    EXPECT_GT(r.metrics["ops/llvm-jit"], 0);
+}
+
+// x[1,4,8,8] -> Conv (4 outputs, 2 groups, 3x3, pad 1) -> Relu.
+Graph groupedConv()
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 4, 8, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId c = op(g, "c", "Conv", {x, testgraphs::weight(g, "c/w", {4, 2, 3, 3})}, {1, 4, 8, 8},
+                          {{"kernel_shape", {std::vector<std::int64_t>{3, 3}}},
+                           {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}},
+                           {"group", {std::int64_t{2}}}});
+    g.outputs = {op(g, "r", "Relu", {c}, {1, 4, 8, 8})};
+    return g;
+}
+
+// Channel tiles of a grouped convolution that cover whole groups (two tiles
+// of two channels) run on oneDNN.
+TEST_F(CpuTiledTest, GroupAlignedChannelTilesRunOnOneDnn)
+{
+    const Graph g = groupedConv();
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 2, 1), "two channel tiles");
+    EXPECT_EQ(r.metrics["ops/onednn"], 2);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+}
+
+// Twin: one-channel tiles cut the groups; the convolution tiles fall back to
+// the reference kernel, say why, and still match.
+TEST_F(CpuTiledTest, ChannelTilesAcrossGroupsFallBackAndMatch)
+{
+    const Graph g = groupedConv();
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 4, 1), "four channel tiles");
+    EXPECT_EQ(r.metrics["ops/onednn"], 0);
+    EXPECT_EQ(r.metrics["ops/reference"], 4);
+    EXPECT_EQ(r.metrics["fallback/Conv: tiled: a channel box across groups"], 4);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 4); // the Relu tiles
+}
+
+// x[16,32] -> Gemm (w[24,32] transposed, bias c[24], alpha) -> Relu ->
+// MatMul (w2[24,8]) -> Add (b[8]).
+Graph mlp(double alpha)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {16, 32}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a =
+        op(g, "fc1", "Gemm", {x, testgraphs::weight(g, "fc1/w", {24, 32}), testgraphs::weight(g, "fc1/b", {24})},
+           {16, 24}, {{"transB", {std::int64_t{1}}}, {"alpha", {alpha}}});
+    const TensorId r = op(g, "relu", "Relu", {a}, {16, 24});
+    const TensorId m = op(g, "fc2", "MatMul", {r, testgraphs::weight(g, "fc2/w", {24, 8})}, {16, 8});
+    g.outputs = {op(g, "bias", "Add", {m, testgraphs::weight(g, "bias/b", {8})}, {16, 8})};
+    return g;
+}
+
+// Row tiles of matrix products (the second reads the first's rows only):
+// every tile's Gemm and MatMul on oneDNN, the Relu and Add on the JIT.
+TEST_F(CpuTiledTest, MatrixProductRowTilesRunOnOneDnn)
+{
+    const Graph g = mlp(1.0);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    const ExecutionPlan p = planutil::tiledPlan(g, *base, 4, 0);
+    ASSERT_TRUE(tiled(p));
+    RunResult r = matches(g, p, "mlp rows");
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    EXPECT_GE(r.metrics["ops/onednn"], 8);
+}
+
+// Twin: a Gemm with alpha != 1 is not expressed over tiles; its tiles fall
+// back (named) while the MatMul tiles stay on oneDNN, and the result matches.
+TEST_F(CpuTiledTest, GemmWithAlphaFallsBackOverTilesAndMatches)
+{
+    const Graph g = mlp(0.5);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 4, 0), "mlp rows, alpha 0.5");
+    EXPECT_GT(r.metrics["fallback/Gemm: tiled: alpha or beta other than 1"], 0);
+    EXPECT_GT(r.metrics["ops/onednn"], 0);
+}
+
+} // namespace
