@@ -262,4 +262,48 @@ TEST_F(CpuTiledTest, GemmWithAlphaFallsBackOverTilesAndMatches)
     EXPECT_GT(r.metrics["ops/onednn"], 0);
 }
 
+// A single-head transformer layer: x[1,16,32] -> q, k, v projections ->
+// softmax(q·kᵀ)·v -> + x -> FFN (MatMul + bias + Relu, MatMul + bias) -> + .
+Graph transformerLayer()
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 16, 32}, Tensor::Kind::Input);
+    g.inputs = {x};
+    auto proj = [&](const std::string &name, TensorId in, std::int64_t k, std::int64_t n) {
+        const TensorId m = op(g, name, "MatMul", {in, testgraphs::weight(g, name + "/w", {k, n})}, {1, 16, n});
+        return op(g, name + "/add", "Add", {m, testgraphs::weight(g, name + "/b", {n})}, {1, 16, n});
+    };
+    const TensorId q = proj("q", x, 32, 32), k = proj("k", x, 32, 32), v = proj("v", x, 32, 32);
+    const TensorId kt = op(g, "kt", "Transpose", {k}, {1, 32, 16}, {{"perm", {std::vector<std::int64_t>{0, 2, 1}}}});
+    const TensorId s = op(g, "scores", "MatMul", {q, kt}, {1, 16, 16});
+    const TensorId p = op(g, "softmax", "Softmax", {s}, {1, 16, 16}, {{"axis", {std::int64_t{-1}}}});
+    const TensorId a = op(g, "attend", "MatMul", {p, v}, {1, 16, 32});
+    const TensorId h = op(g, "residual", "Add", {a, x}, {1, 16, 32});
+    const TensorId f = op(g, "ffn1/relu", "Relu", {proj("ffn1", h, 32, 64)}, {1, 16, 64});
+    g.outputs = {op(g, "out", "Add", {proj("ffn2", f, 64, 32), h}, {1, 16, 32})};
+    return g;
+}
+
+// The transformer layer under Welder and BrickDL (GraphTurbo keeps this small
+// layer whole): every MatMul tile on
+// oneDNN (runtime operands q, kᵀ, p, v included), the element-wise tiles on
+// the JIT; what stays on the reference kernel (the Softmax, the Transpose
+// when tiled) is named as a fallback.
+TEST_F(CpuTiledTest, TransformerLayerTilesRunCompiled)
+{
+    const Graph g = transformerLayer();
+    for (const std::string algo : {"welder", "brickdl"}) {
+        auto p = plan(g, algo);
+        ASSERT_TRUE(p.isOk()) << algo << ": " << p.status().str();
+        ASSERT_TRUE(tiled(*p)) << algo;
+        RunResult r = matches(g, *p, algo);
+        EXPECT_GT(r.metrics["ops/onednn"], 0) << algo;
+        EXPECT_EQ(fallbacks(r, "MatMul") + fallbacks(r, "Add") + fallbacks(r, "Relu"), 0) << algo;
+        double named = 0;
+        for (const auto &[key, value] : r.metrics)
+            named += key.starts_with("fallback/") ? value : 0;
+        EXPECT_EQ(named, r.metrics["ops/reference"]) << algo;
+    }
+}
+
 } // namespace
