@@ -617,7 +617,7 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     if (engines.find("llvm-jit") == std::string::npos)
         jit = nullptr;
     if (!allWhole)
-        return lowerTiledTask(g, k, task, *regions, constants, jit, useDnnl, stats, cancel);
+        return lowerTiledTask(g, k, task, *regions, constants, jit, useDnnl, useCopy, stats, cancel);
     std::vector<bool> done(k.nodes.size(), false);
     FusionScope scope{g, k.nodes, done, constants, dnnlCache};
     std::vector<CpuOpPtr> out;

@@ -38,7 +38,8 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
 // core/plan/tiles.h taskWrites lists its writes.
 Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, const Task &task,
                                                const TaskRegions &regions, const Constants &constants, JitCache *jit,
-                                               bool useDnnl, LowerStats &stats, const std::atomic<bool> *cancel);
+                                               bool useDnnl, bool useCopy, LowerStats &stats,
+                                               const std::atomic<bool> *cancel);
 
 // lower.cpp: the LLVM element-wise chain starting at kernel position `pos`
 // (null when none starts there; its nodes marked done in `s` otherwise).

@@ -5,10 +5,12 @@
 // The task is executed as core/plan/tiles.h taskWrites lists it — per node
 // output, the boxes it writes, in kernel order, halos included — and each
 // write becomes, in turn:
-//   S1  Conv, MaxPool/AveragePool (and their Global forms), MatMul, Gemm with
-//       one output: one oneDNN primitive per box (makeDnnlTileOp below) on
-//       views of the run's row-major tensors (strided memory descriptors with
-//       an element offset). A convolution or pooling box reads the input
+//   S1  Conv, MaxPool/AveragePool (and their Global forms), MatMul, Gemm,
+//       Softmax/LogSoftmax (a box covering the normalised axis) with one
+//       output: one oneDNN primitive per box (makeDnnlTileOp below) on views
+//       of the run's row-major tensors (strided memory descriptors with an
+//       element offset); Concat and Transpose: oneDNN reorders from views of
+//       the inputs to the box (makeReorderTileOp, the "copy" engine). A convolution or pooling box reads the input
 //       window its outputs need, the halo included; only the part of the
 //       window outside the tensor is padding (the node's own padding at the
 //       true borders, none inside). The window is reordered into the layout
@@ -376,6 +378,84 @@ std::string productPiece(const Graph &g, const Node &n, const Product &m, const 
     return {};
 }
 
+// S1, Softmax and LogSoftmax: a box that covers the normalised axis (opset
+// 13) or every axis from it on (earlier opsets, which flatten them).
+std::string softmaxPiece(const Graph &g, const Node &n, const ops::Region &r, Piece &p)
+{
+    const Shape &x = g.tensor(n.inputs[0]).shape;
+    const bool coerce2d = g.opsetVersion < 13;
+    auto axis = reference::normAxis(n, n.attrInt("axis", coerce2d ? 1 : -1), static_cast<std::int64_t>(x.size()));
+    if (!axis)
+        return axis.status().message();
+    const auto a = static_cast<std::size_t>(*axis);
+    const Dims xs = rowMajor(x);
+    Dims dims, strides;
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < x.size(); ++d) {
+        off += r[d].begin * xs[d];
+        if (d == a || (coerce2d && d > a))
+            if (r[d].begin != 0 || r[d].end != x[d])
+                return "a box that splits the normalised axis";
+    }
+    const std::size_t kept = coerce2d ? a : x.size();
+    for (std::size_t d = 0; d < kept; ++d) {
+        dims.push_back(r[d].size());
+        strides.push_back(xs[d]);
+    }
+    if (coerce2d) {
+        std::int64_t L = 1;
+        for (std::size_t d = a; d < x.size(); ++d)
+            L *= x[d];
+        dims.push_back(L);
+        strides.push_back(1);
+    }
+    if (dims.size() > 6)
+        return "rank " + std::to_string(dims.size());
+    p.srcView = p.dstView = view(dims, strides);
+    p.srcOff = p.dstOff = off;
+    const memory::desc dense = plainDesc(std::vector<std::int64_t>(dims.begin(), dims.end()));
+    const dnnl::algorithm alg =
+        n.opType == "LogSoftmax" ? dnnl::algorithm::softmax_log : dnnl::algorithm::softmax_accurate;
+    dnnl::softmax_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, dense, dense, static_cast<int>(a));
+    dnnl::softmax_v2_forward::primitive_desc pd(d, userScratchpad(), dnnlEngine());
+    p.prim = dnnl::softmax_v2_forward(pd);
+    finish(p, pd);
+    return {};
+}
+
+// S1, Concat and Transpose: each box of the output as oneDNN reorders from
+// views of the input(s) to the view of the box (block copies at any strides).
+class ReorderTileOp final : public CpuOp
+{
+public:
+    struct Move {
+        dnnl::reorder prim;
+        memory::desc from, to;
+        TensorId src = kInvalidId;
+        std::int64_t srcOff = 0, dstOff = 0;
+    };
+
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        const OneThread oneThread;
+        try {
+            dnnl::stream stream(dnnlEngine());
+            for (const Move &m : m_moves) {
+                memory from(m.from, dnnlEngine(), reinterpret_cast<float *>(tensors[m.src]) + m.srcOff);
+                memory to(m.to, dnnlEngine(), reinterpret_cast<float *>(tensors[m_dst]) + m.dstOff);
+                m.prim.execute(stream, from, to);
+            }
+            stream.wait();
+        } catch (const dnnl::error &err) {
+            return Status::error(ErrorCode::Internal, "oneDNN failed on tiled '" + label + "': " + err.what());
+        }
+        return Status::ok();
+    }
+
+    TensorId m_dst = kInvalidId;
+    std::vector<Move> m_moves;
+};
+
 struct Attempt {
     CpuOpPtr op;
     std::string declined;
@@ -384,6 +464,101 @@ struct Attempt {
 Attempt declined(std::string why)
 {
     return {nullptr, std::move(why)};
+}
+
+Attempt makeReorderTileOp(const Graph &g, NodeId id, const std::vector<ops::Region> &boxes)
+{
+    const Node &n = g.node(id);
+    if (n.outputs.size() != 1 || !isF32(g, n.outputs[0]))
+        return declined("not float32");
+    for (TensorId t : n.inputs)
+        if (!isF32(g, t))
+            return declined("not float32");
+    const Shape &y = g.tensor(n.outputs[0]).shape;
+    const auto rank = static_cast<std::int64_t>(y.size());
+    if (rank == 0 || rank > 6)
+        return declined("rank " + std::to_string(rank));
+    const Dims ys = rowMajor(y);
+    auto op = std::make_unique<ReorderTileOp>();
+    op->m_dst = n.outputs[0];
+    auto move = [&](TensorId src, const Dims &dims, const Dims &srcStrides, std::int64_t srcOff, std::int64_t dstOff) {
+        ReorderTileOp::Move m;
+        m.from = view(dims, srcStrides);
+        m.to = view(dims, Dims(ys.begin(), ys.end()));
+        m.prim = dnnl::reorder(dnnl::reorder::primitive_desc(dnnlEngine(), m.from, dnnlEngine(), m.to));
+        m.src = src;
+        m.srcOff = srcOff;
+        m.dstOff = dstOff;
+        op->m_moves.push_back(std::move(m));
+    };
+    std::vector<std::int64_t> perm;
+    std::int64_t axis = 0;
+    if (n.opType == "Transpose") {
+        perm = n.attrInts("perm");
+        if (perm.empty())
+            for (std::int64_t d = rank; d-- > 0;)
+                perm.push_back(d);
+        if (static_cast<std::int64_t>(perm.size()) != rank)
+            return declined("perm does not match the rank");
+    } else {
+        auto a = reference::normAxis(n, n.attrInt("axis", 0), rank);
+        if (!a)
+            return declined(a.status().message());
+        axis = *a;
+    }
+    try {
+        for (const ops::Region &r : boxes) {
+            if (ops::regionElements(r) == 0)
+                continue;
+            Dims dims;
+            std::int64_t dstOff = 0;
+            for (std::int64_t d = 0; d < rank; ++d) {
+                dims.push_back(r[static_cast<std::size_t>(d)].size());
+                dstOff += r[static_cast<std::size_t>(d)].begin * ys[static_cast<std::size_t>(d)];
+            }
+            if (!perm.empty()) {
+                const Dims xs = rowMajor(g.tensor(n.inputs[0]).shape);
+                Dims st;
+                std::int64_t off = 0;
+                for (std::int64_t d = 0; d < rank; ++d) {
+                    const auto from = static_cast<std::size_t>(perm[static_cast<std::size_t>(d)]);
+                    st.push_back(xs[from]);
+                    off += r[static_cast<std::size_t>(d)].begin * xs[from];
+                }
+                move(n.inputs[0], dims, st, off, dstOff);
+                continue;
+            }
+            // Concat: the part of the box each input covers along the axis.
+            const auto ax = static_cast<std::size_t>(axis);
+            std::int64_t at = 0;
+            for (TensorId t : n.inputs) {
+                const Shape &xi = g.tensor(t).shape;
+                const std::int64_t b = std::max(r[ax].begin, at), e = std::min(r[ax].end, at + xi[ax]);
+                if (b < e) {
+                    const Dims xs = rowMajor(xi);
+                    Dims part = dims;
+                    part[ax] = e - b;
+                    std::int64_t off = 0, to = 0;
+                    for (std::size_t d = 0; d < y.size(); ++d) {
+                        off += (d == ax ? b - at : r[d].begin) * xs[d];
+                        to += (d == ax ? b : r[d].begin) * ys[d];
+                    }
+                    move(t, part, xs, off, to);
+                }
+                at += xi[ax];
+            }
+        }
+    } catch (const dnnl::error &e) {
+        return declined(std::string("oneDNN: ") + e.what());
+    }
+    op->engine = Engine::Copy;
+    op->impl = "tiled:reorder";
+    op->nodes = {id};
+    for (TensorId t : n.inputs)
+        op->reads.push_back(t);
+    op->writes = {n.outputs[0]};
+    op->label = n.opType;
+    return {std::move(op), {}};
 }
 
 Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, const std::vector<ops::Region> &boxes)
@@ -401,7 +576,10 @@ Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, co
     std::function<std::string(const ops::Region &, Piece &)> piece;
     Windowed w;
     Product m;
-    if (n.opType == "MatMul" || n.opType == "Gemm") {
+    if (n.opType == "Softmax" || n.opType == "LogSoftmax") {
+        op->reads = {n.inputs[0]};
+        piece = [&](const ops::Region &r, Piece &p) { return softmaxPiece(g, n, r, p); };
+    } else if (n.opType == "MatMul" || n.opType == "Gemm") {
         if (n.inputs.size() < 2 || !isF32(g, n.inputs[1]))
             return declined("not float32");
         m.a = x;
@@ -494,14 +672,15 @@ Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, co
 bool tiledDnnlType(std::string_view t)
 {
     return t == "Conv" || t == "MatMul" || t == "Gemm" || t == "MaxPool" || t == "AveragePool" ||
-           t == "GlobalAveragePool" || t == "GlobalMaxPool";
+           t == "GlobalAveragePool" || t == "GlobalMaxPool" || t == "Softmax" || t == "LogSoftmax";
 }
 
 } // namespace
 
 Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, const Task &task,
                                                const TaskRegions &regions, const Constants &constants, JitCache *jit,
-                                               bool useDnnl, LowerStats &stats, const std::atomic<bool> *cancel)
+                                               bool useDnnl, bool useCopy, LowerStats &stats,
+                                               const std::atomic<bool> *cancel)
 {
     std::vector<NodeWrite> writes = taskWrites(g, k, task, regions);
     std::map<NodeId, std::vector<ops::Region>> boxes; // output 0 of single-write nodes
@@ -533,6 +712,19 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
                 } else {
                     const OneThread oneThread;
                     Attempt a = makeDnnlTileOp(g, constants, w.node, w.regions);
+                    if (a.op) {
+                        done[static_cast<std::size_t>(pos)] = true;
+                        out.push_back(std::move(a.op));
+                        continue;
+                    }
+                    why = std::move(a.declined);
+                }
+            } else if (n.opType == "Concat" || n.opType == "Transpose") {
+                if (!useCopy) {
+                    why = "copies disabled by TESSERA_CPU_ENGINES";
+                } else {
+                    const OneThread oneThread;
+                    Attempt a = makeReorderTileOp(g, w.node, w.regions);
                     if (a.op) {
                         done[static_cast<std::size_t>(pos)] = true;
                         out.push_back(std::move(a.op));
