@@ -10,7 +10,8 @@
 //       output: one oneDNN primitive per box (makeDnnlTileOp below) on views
 //       of the run's row-major tensors (strided memory descriptors with an
 //       element offset); Concat and Transpose: oneDNN reorders from views of
-//       the inputs to the box (makeReorderTileOp, the "copy" engine). A convolution or pooling box reads the input
+//       the inputs to the box (makeReorderTileOp, the "copy" engine); the
+//       reshapes: the box's contiguous runs copied (makeFlatCopyTileOp). A convolution or pooling box reads the input
 //       window its outputs need, the halo included; only the part of the
 //       window outside the tensor is padding (the node's own padding at the
 //       true borders, none inside). The window is reordered into the layout
@@ -36,6 +37,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -456,6 +458,55 @@ public:
     std::vector<Move> m_moves;
 };
 
+// S1, the reshapes (Reshape, Flatten, Squeeze, Unsqueeze, Identity): a box
+// of the output is a set of contiguous runs whose flat offsets are the
+// input's too (row-major order is what a reshape keeps); one copy per run.
+class FlatCopyTileOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        for (const reference::Run &r : m_runs)
+            std::memcpy(tensors[m_dst] + r.offset * m_bytes, tensors[m_src] + r.offset * m_bytes,
+                        static_cast<std::size_t>(r.length) * m_bytes);
+        return Status::ok();
+    }
+
+    TensorId m_src = kInvalidId, m_dst = kInvalidId;
+    std::int64_t m_bytes = 0;
+    std::vector<reference::Run> m_runs;
+};
+
+bool reshapeType(std::string_view t)
+{
+    return t == "Reshape" || t == "Flatten" || t == "Squeeze" || t == "Unsqueeze" || t == "Identity";
+}
+
+CpuOpPtr makeFlatCopyTileOp(const Graph &g, NodeId id, const std::vector<ops::Region> &boxes)
+{
+    const Node &n = g.node(id);
+    if (n.inputs.empty() || n.inputs[0] == kInvalidId || n.outputs.size() != 1 || n.outputs[0] == kInvalidId)
+        return nullptr;
+    const Tensor &x = g.tensor(n.inputs[0]), &y = g.tensor(n.outputs[0]);
+    if (x.dtype != y.dtype || dtypeSize(y.dtype) == 0 || x.elements() != y.elements())
+        return nullptr;
+    auto op = std::make_unique<FlatCopyTileOp>();
+    op->m_src = n.inputs[0];
+    op->m_dst = n.outputs[0];
+    op->m_bytes = static_cast<std::int64_t>(dtypeSize(y.dtype));
+    for (const ops::Region &r : boxes)
+        for (const reference::Run &run : reference::contiguousRuns(r, y.shape))
+            if (run.length > 0)
+                op->m_runs.push_back(run);
+    op->engine = Engine::Copy;
+    op->impl = "tiled:runs";
+    op->nodes = {id};
+    op->reads = {n.inputs[0]};
+    op->writes = {n.outputs[0]};
+    op->label = n.opType;
+    return op;
+}
+
 struct Attempt {
     CpuOpPtr op;
     std::string declined;
@@ -732,15 +783,23 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
                     }
                     why = std::move(a.declined);
                 }
-            } else if (jit) {
-                // S2.
-                auto op = makeJitOp(scope, static_cast<std::size_t>(pos), *jit, stats, &boxes);
-                if (!op)
-                    return op.status();
-                if (*op) {
-                    out.push_back(std::move(*op));
-                    continue;
+            } else {
+                // S2 (an Identity alone computes nothing there: a copy).
+                if (jit) {
+                    auto op = makeJitOp(scope, static_cast<std::size_t>(pos), *jit, stats, &boxes);
+                    if (!op)
+                        return op.status();
+                    if (*op) {
+                        out.push_back(std::move(*op));
+                        continue;
+                    }
                 }
+                if (useCopy && reshapeType(n.opType))
+                    if (CpuOpPtr op = makeFlatCopyTileOp(g, w.node, w.regions)) {
+                        done[static_cast<std::size_t>(pos)] = true;
+                        out.push_back(std::move(op));
+                        continue;
+                    }
             }
         }
         // S3.
