@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cfloat>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -218,7 +219,8 @@ struct Windowed {
     const float *weights = nullptr;
 };
 
-std::string windowedPiece(const Graph &g, const Node &n, const Windowed &w, const ops::Region &r, Piece &p)
+std::string windowedPiece(const Graph &g, const Node &n, const Windowed &w, const ops::Region &r, Piece &p,
+                          const dnnl::primitive_attr &attr)
 {
     const Shape &x = g.tensor(n.inputs[0]).shape, &y = g.tensor(n.outputs[0]).shape;
     const Dims xs = rowMajor(x), ys = rowMajor(y);
@@ -304,7 +306,7 @@ std::string windowedPiece(const Graph &g, const Node &n, const Windowed &w, cons
     }
     auto d = bias ? CF::desc(prop, alg, srcAny, wAny, p.biasView, dstAny, strides, dilation, padL, padR)
                   : CF::desc(prop, alg, srcAny, wAny, dstAny, strides, dilation, padL, padR);
-    CF::primitive_desc pd(d, userScratchpad(), dnnlEngine());
+    CF::primitive_desc pd(d, attr, dnnlEngine());
     p.prim = CF(pd);
     finish(p, pd);
     const std::int64_t perOut = g.tensor(n.inputs[1]).elements() / y[1];
@@ -321,7 +323,8 @@ struct Product {
     TensorId c = kInvalidId; // Gemm's C (a bias broadcast to [M, N])
 };
 
-std::string productPiece(const Graph &g, const Node &n, const Product &m, const ops::Region &r, Piece &p)
+std::string productPiece(const Graph &g, const Node &n, const Product &m, const ops::Region &r, Piece &p,
+                         const dnnl::primitive_attr &attr)
 {
     const Shape &y = g.tensor(n.outputs[0]).shape;
     const std::size_t rank = y.size();
@@ -374,7 +377,7 @@ std::string productPiece(const Graph &g, const Node &n, const Product &m, const 
     } else {
         d.emplace(p.srcView, p.weightsView, p.dstView);
     }
-    dnnl::matmul::primitive_desc pd(*d, userScratchpad(), dnnlEngine());
+    dnnl::matmul::primitive_desc pd(*d, attr, dnnlEngine());
     p.prim = dnnl::matmul(pd);
     finish(p, pd);
     return {};
@@ -612,7 +615,76 @@ Attempt makeReorderTileOp(const Graph &g, NodeId id, const std::vector<ops::Regi
     return {std::move(op), {}};
 }
 
-Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, const std::vector<ops::Region> &boxes)
+// Activations right after a tiled Conv/MatMul/Gemm that write the same
+// boxes: oneDNN eltwise post-ops of its primitives (the tile's result passes
+// through them before it is stored; the intermediate is never written).
+struct Epilogue {
+    dnnl::post_ops ops;
+    std::vector<NodeId> nodes;
+    TensorId out = kInvalidId; // the last absorbed node's output (kInvalidId: none)
+};
+
+std::optional<std::tuple<dnnl::algorithm, float, float>> eltwiseOf(const Graph &g, const Constants &c, const Node &n)
+{
+    using A = dnnl::algorithm;
+    if (n.opType == "Relu")
+        return std::tuple{A::eltwise_relu, 0.f, 0.f};
+    if (n.opType == "LeakyRelu")
+        return std::tuple{A::eltwise_relu, static_cast<float>(n.attrFloat("alpha", 0.01)), 0.f};
+    if (n.opType == "Sigmoid")
+        return std::tuple{A::eltwise_logistic, 0.f, 0.f};
+    if (n.opType == "Tanh")
+        return std::tuple{A::eltwise_tanh, 0.f, 0.f};
+    if (n.opType != "Clip")
+        return std::nullopt;
+    auto bound = [&](const char *attr, std::size_t input, float absent) -> std::optional<float> {
+        if (n.attr(attr))
+            return static_cast<float>(n.attrFloat(attr, absent));
+        if (input >= n.inputs.size() || n.inputs[input] == kInvalidId)
+            return absent;
+        const float *v = c.f32(n.inputs[input]);
+        if (!v || g.tensor(n.inputs[input]).elements() != 1)
+            return std::nullopt;
+        return *v;
+    };
+    const auto lo = bound("min", 1, -FLT_MAX), hi = bound("max", 2, FLT_MAX);
+    if (!lo || !hi)
+        return std::nullopt;
+    return std::tuple{A::eltwise_clip, *lo, *hi};
+}
+
+Epilogue epilogueOf(const FusionScope &s, NodeId anchor, const std::map<NodeId, std::vector<ops::Region>> &boxes)
+{
+    const Graph &g = s.graph;
+    Epilogue e;
+    const auto anchorBoxes = boxes.find(anchor);
+    TensorId t = g.node(anchor).outputs[0];
+    for (;;) {
+        const Tensor &tensor = g.tensor(t);
+        if (tensor.consumers.size() != 1 || std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end())
+            break;
+        const NodeId c = tensor.consumers.front();
+        const int pos = s.position(c);
+        const auto cBoxes = boxes.find(c);
+        if (pos < 0 || s.done[static_cast<std::size_t>(pos)] || cBoxes == boxes.end() ||
+            cBoxes->second != anchorBoxes->second)
+            break;
+        const Node &n = g.node(c);
+        if (n.inputs.empty() || n.inputs[0] != t || n.outputs.empty() || !isF32(g, n.outputs[0]) ||
+            g.tensor(n.outputs[0]).shape != tensor.shape)
+            break;
+        auto elt = eltwiseOf(g, s.constants, n);
+        if (!elt)
+            break;
+        e.ops.append_eltwise(1.0f, std::get<0>(*elt), std::get<1>(*elt), std::get<2>(*elt));
+        e.nodes.push_back(c);
+        e.out = t = n.outputs[0];
+    }
+    return e;
+}
+
+Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, const std::vector<ops::Region> &boxes,
+                       const Epilogue &epilogue)
 {
     const Node &n = g.node(id);
     if (n.inputs.empty() || !isF32(g, n.inputs[0]) || n.outputs.empty() || !isF32(g, n.outputs[0]))
@@ -624,6 +696,12 @@ Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, co
     auto op = std::make_unique<DnnlTileOp>();
     op->m_src = n.inputs[0];
     op->m_dst = n.outputs[0];
+    dnnl::primitive_attr attr = userScratchpad();
+    const bool fused = epilogue.out != kInvalidId;
+    if (fused) {
+        attr.set_post_ops(epilogue.ops);
+        op->m_dst = epilogue.out;
+    }
     std::function<std::string(const ops::Region &, Piece &)> piece;
     Windowed w;
     Product m;
@@ -657,7 +735,7 @@ Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, co
         op->reads = {n.inputs[0], n.inputs[1]};
         if (m.c != kInvalidId)
             op->reads.push_back(m.c);
-        piece = [&](const ops::Region &r, Piece &p) { return productPiece(g, n, m, r, p); };
+        piece = [&](const ops::Region &r, Piece &p) { return productPiece(g, n, m, r, p, attr); };
     } else {
         if (x.size() < 3 || x.size() > 5 || y.size() != x.size())
             return declined("rank " + std::to_string(x.size()));
@@ -697,7 +775,7 @@ Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, co
         for (TensorId t : n.inputs)
             if (t != kInvalidId)
                 op->reads.push_back(t);
-        piece = [&](const ops::Region &r, Piece &p) { return windowedPiece(g, n, w, r, p); };
+        piece = [&](const ops::Region &r, Piece &p) { return windowedPiece(g, n, w, r, p, attr); };
     }
     for (const ops::Region &r : boxes) {
         if (ops::regionElements(r) == 0)
@@ -715,8 +793,16 @@ Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, co
     }
     op->engine = Engine::OneDnn;
     op->nodes = {id};
-    op->writes = {n.outputs[0]};
+    op->writes = {op->m_dst};
     op->label = n.opType;
+    if (fused)
+        for (NodeId e : epilogue.nodes) {
+            op->nodes.push_back(e);
+            op->label += "+" + g.node(e).opType;
+            for (std::size_t i = 1; i < g.node(e).inputs.size(); ++i)
+                if (g.node(e).inputs[i] != kInvalidId)
+                    op->reads.push_back(g.node(e).inputs[i]);
+        }
     return {std::move(op), {}};
 }
 
@@ -762,7 +848,15 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
                     why = "oneDNN disabled by TESSERA_CPU_ENGINES";
                 } else {
                     const OneThread oneThread;
-                    Attempt a = makeDnnlTileOp(g, constants, w.node, w.regions);
+                    // With the epilogue as post-ops; if oneDNN refuses them, alone.
+                    const bool anchor = n.opType == "Conv" || n.opType == "MatMul" || n.opType == "Gemm";
+                    const Epilogue epilogue = anchor ? epilogueOf(scope, w.node, boxes) : Epilogue{};
+                    Attempt a = makeDnnlTileOp(g, constants, w.node, w.regions, epilogue);
+                    if (!a.op && epilogue.out != kInvalidId)
+                        a = makeDnnlTileOp(g, constants, w.node, w.regions, Epilogue{});
+                    else
+                        for (NodeId e : a.op ? epilogue.nodes : std::vector<NodeId>{})
+                            done[static_cast<std::size_t>(scope.position(e))] = true;
                     if (a.op) {
                         done[static_cast<std::size_t>(pos)] = true;
                         out.push_back(std::move(a.op));

@@ -194,7 +194,7 @@ Graph groupedConv()
 }
 
 // Channel tiles of a grouped convolution that cover whole groups (two tiles
-// of two channels) run on oneDNN.
+// of two channels) run on oneDNN, the Relu tiles as their post-op.
 TEST_F(CpuTiledTest, GroupAlignedChannelTilesRunOnOneDnn)
 {
     const Graph g = groupedConv();
@@ -203,10 +203,11 @@ TEST_F(CpuTiledTest, GroupAlignedChannelTilesRunOnOneDnn)
     RunResult r = matches(g, planutil::tiledPlan(g, *base, 2, 1), "two channel tiles");
     EXPECT_EQ(r.metrics["ops/onednn"], 2);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
 }
 
 // Twin: one-channel tiles cut the groups; the convolution tiles fall back to
-// the reference kernel, say why, and still match.
+// the reference kernel, say why, and still match; the Relu tiles are JIT code.
 TEST_F(CpuTiledTest, ChannelTilesAcrossGroupsFallBackAndMatch)
 {
     const Graph g = groupedConv();
