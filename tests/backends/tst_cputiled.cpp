@@ -17,6 +17,7 @@
 #include "samples/catalog.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -218,6 +219,66 @@ TEST_F(CpuTiledTest, ChannelTilesAcrossGroupsFallBackAndMatch)
     EXPECT_EQ(r.metrics["ops/reference"], 4);
     EXPECT_EQ(r.metrics["fallback/Conv: tiled: a channel box across groups"], 4);
     EXPECT_EQ(r.metrics["ops/llvm-jit"], 4); // the Relu tiles
+}
+
+// A constant f32 [n] with values 0.5, 0.6, ... (a valid variance).
+TensorId positive(Graph &g, const std::string &name, std::int64_t n)
+{
+    const TensorId t = testgraphs::weight(g, name, {n});
+    auto data = std::make_shared<TensorData>(*g.tensor(t).data);
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float v = 0.5f + 0.1f * static_cast<float>(i);
+        std::memcpy(data->bytes.data() + i * 4, &v, 4);
+    }
+    g.tensor(t).data = std::move(data);
+    return t;
+}
+
+// x[1,8,12,12] -> Conv 3x3 (pad 1) -> BatchNormalization -> Relu; the
+// normalisation's scale a constant, or a graph input (`runtimeScale`).
+Graph convBnRelu(bool runtimeScale)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 8, 12, 12}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId scale = runtimeScale ? testgraphs::tensor(g, "scale", {8}, Tensor::Kind::Input)
+                                        : testgraphs::weight(g, "bn/scale", {8});
+    if (runtimeScale)
+        g.inputs.push_back(scale);
+    const TensorId c =
+        op(g, "c", "Conv", {x, testgraphs::weight(g, "c/w", {8, 8, 3, 3})}, {1, 8, 12, 12},
+           {{"kernel_shape", {std::vector<std::int64_t>{3, 3}}}, {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}});
+    const TensorId bn = op(
+        g, "bn", "BatchNormalization",
+        {c, scale, testgraphs::weight(g, "bn/b", {8}), testgraphs::weight(g, "bn/mean", {8}), positive(g, "bn/var", 8)},
+        {1, 8, 12, 12});
+    g.outputs = {op(g, "r", "Relu", {bn}, {1, 8, 12, 12})};
+    return g;
+}
+
+// Row tiles of Conv+BatchNormalization+Relu: one oneDNN primitive per tile,
+// the normalisation a per-channel multiply-add post-op, the Relu an eltwise one.
+TEST_F(CpuTiledTest, ConvTilesTakeBatchNormAndReluAsPostOps)
+{
+    const Graph g = convBnRelu(false);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 3, 2), "conv+bn+relu rows");
+    EXPECT_EQ(r.metrics["ops/onednn"], 3);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+}
+
+// Twin: a normalisation whose scale is only known at run time is not folded;
+// the convolution tiles stay on oneDNN alone and the result matches.
+TEST_F(CpuTiledTest, RuntimeBatchNormStaysOutOfTheConvTiles)
+{
+    const Graph g = convBnRelu(true);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 3, 2), "conv, runtime bn, relu rows");
+    EXPECT_EQ(r.metrics["ops/onednn"], 3);
+    EXPECT_GT(r.metrics["ops/llvm-jit"] + r.metrics["ops/reference"], 0);
 }
 
 // x[16,32] -> Gemm (w[24,32] transposed, bias c[24], alpha) -> Relu ->
