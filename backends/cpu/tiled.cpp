@@ -7,19 +7,21 @@
 // write becomes, in turn:
 //   S1  Conv, MaxPool/AveragePool (and their Global forms), MatMul, Gemm,
 //       Softmax/LogSoftmax (a box covering the normalised axis) with one
-//       output: one oneDNN primitive per box (makeDnnlTileOp below) on views
-//       of the run's row-major tensors (strided memory descriptors with an
-//       element offset); Concat and Transpose: oneDNN reorders from views of
-//       the inputs to the box (makeReorderTileOp, the "copy" engine); the
-//       reshapes: the box's contiguous runs copied (makeFlatCopyTileOp). A convolution or pooling box reads the input
-//       window its outputs need, the halo included; only the part of the
-//       window outside the tensor is padding (the node's own padding at the
-//       true borders, none inside). The window is reordered into the layout
-//       the primitive prefers (a tile-sized buffer on the thread's scratch)
-//       and the result reordered into the box. A channel box of a grouped
+//       output: one oneDNN primitive per box (makeDnnlTileOp) on views of
+//       the run's row-major tensors (strided memory descriptors with an
+//       element offset). A convolution or pooling box reads the input window
+//       its outputs need, the halo included; only the part of the window
+//       outside the tensor is padding (the node's own padding at the true
+//       borders, none inside). The window is reordered into the layout the
+//       primitive prefers (a tile-sized buffer on the thread's scratch) and
+//       the result reordered into the box. A channel box of a grouped
 //       convolution must cover whole groups; constant weights are sliced to
 //       the box's output channels and prepared once per slice (shared by the
-//       plan's tasks).
+//       plan's tasks). The activations (and, after a Conv, a constant
+//       BatchNormalization) that follow over the same boxes are post-ops
+//       (Epilogue). Concat and Transpose: oneDNN reorders from views of the
+//       inputs to the box (makeReorderTileOp, the "copy" engine); the
+//       reshapes: the box's contiguous runs copied (makeFlatCopyTileOp).
 //   S2  an element-wise chain (lower.cpp makeJitOp with the task's writes):
 //       the chain's last node's boxes as LLVM-compiled loops over their
 //       contiguous runs; chain intermediates stay in registers.
@@ -121,8 +123,8 @@ PreparedWeights &preparedWeights()
 
 // One tile runs on its calling thread: the plan's tiles are its units of
 // parallelism (the worker pool runs independent tasks at once), and an OpenMP
-// team per small tile on top of them oversubscribes the cores (4-25x slower
-// on SqueezeNet's GraphTurbo plan, 2 cores). oneDNN sizes a primitive's
+// team per small tile on top of them oversubscribes the cores (SqueezeNet's
+// GraphTurbo plan ran 4x slower than on the reference kernels, 2 cores). oneDNN sizes a primitive's
 // partition by the team size when it is created and runs it with that team,
 // so tiled primitives are created and run under this guard: one thread for
 // the calling thread's OpenMP regions (its own setting, restored after).
