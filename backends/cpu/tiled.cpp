@@ -229,7 +229,8 @@ template <class Pd> void finish(Piece &p, const Pd &pd)
 // them before it is stored; the chain's intermediates are never written):
 // Relu, LeakyRelu, Sigmoid, Tanh, Clip (constant bounds) as eltwise steps; a
 // BatchNormalization with constant parameters after a Conv as a per-channel
-// multiply and add (x·k + (B - mean·k), k = scale / sqrt(var + eps)). Not a
+// multiply and add (x·k + (B - mean·k), k = scale / sqrt(var + eps)); after
+// a MatMul/Gemm an Add of a constant row (a bias over the last dim). Not a
 // residual Add: as a binary post-op on the strided view of its box it moves
 // oneDNN 2.6 to its GEMM-based convolution (ResNet-50 at 128², Welder's
 // plan: 0.43 s a run against 0.06 s without); it stays an LLVM chain.
@@ -238,7 +239,8 @@ struct Epilogue {
         dnnl::algorithm alg = dnnl::algorithm::undef;
         float alpha = 0, beta = 0;
         bool binary = false;
-        std::shared_ptr<const std::vector<float>> perChannel; // binary: per-channel constants
+        std::shared_ptr<const std::vector<float>> perChannel; // binary: constants along `axis`
+        std::size_t axis = 1;                                 // channels (Conv) or the last dim
     };
     struct Link {
         NodeId node = kInvalidId;
@@ -250,9 +252,9 @@ struct Epilogue {
 };
 
 // The primitive attributes of one piece (its post-ops), recording in `p` the
-// second operands of the binary steps: the piece writes dims `dstDims` of the
-// anchor's output, channels from `c0`.
-dnnl::primitive_attr pieceAttr(const Epilogue &e, const Dims &dstDims, std::int64_t c0, Piece &p)
+// second operands of the binary steps: the piece writes box `r` (dims
+// `dstDims`) of the anchor's output.
+dnnl::primitive_attr pieceAttr(const Epilogue &e, const ops::Region &r, const Dims &dstDims, Piece &p)
 {
     dnnl::primitive_attr attr = userScratchpad();
     if (e.links.empty())
@@ -267,10 +269,10 @@ dnnl::primitive_attr pieceAttr(const Epilogue &e, const Dims &dstDims, std::int6
                 Piece::Binary b;
                 b.index = index;
                 Dims dims(dstDims.size(), 1);
-                dims[1] = dstDims[1];
+                dims[step.axis] = dstDims[step.axis];
                 b.md = view(dims, rowMajor(Shape(dims.begin(), dims.end())));
                 b.constants = step.perChannel;
-                b.off = c0;
+                b.off = r[step.axis].begin;
                 po.append_binary(step.alg, b.md);
                 p.binaries.push_back(std::move(b));
             }
@@ -344,6 +346,27 @@ std::optional<std::vector<Epilogue::Step>> batchNormOf(const Graph &g, const Con
     return std::vector<Epilogue::Step>{mul, add};
 }
 
+// Add(t, c) or Add(c, t) with c a constant broadcast along the last dim only
+// ([N], [1, N], ...): a binary add of constants along the last dim.
+std::optional<Epilogue::Step> rowBiasOf(const Graph &g, const Constants &c, const Node &n, TensorId t)
+{
+    if (n.opType != "Add" || n.inputs.size() != 2 || (n.inputs[0] != t) == (n.inputs[1] != t))
+        return std::nullopt;
+    const TensorId other = n.inputs[0] == t ? n.inputs[1] : n.inputs[0];
+    const Shape &y = g.tensor(t).shape, &b = g.tensor(other).shape;
+    if (!isF32(g, other) || !c.f32(other) || b.empty() || b.size() > y.size() || b.back() != y.back())
+        return std::nullopt;
+    for (std::size_t d = 0; d + 1 < b.size(); ++d)
+        if (b[d] != 1)
+            return std::nullopt;
+    const float *v = c.f32(other);
+    Epilogue::Step step{dnnl::algorithm::binary_add};
+    step.binary = true;
+    step.perChannel = std::make_shared<const std::vector<float>>(v, v + y.back());
+    step.axis = y.size() - 1;
+    return step;
+}
+
 Epilogue epilogueOf(const FusionScope &s, NodeId anchor, const std::map<NodeId, std::vector<ops::Region>> &boxes)
 {
     const Graph &g = s.graph;
@@ -370,6 +393,8 @@ Epilogue epilogueOf(const FusionScope &s, NodeId anchor, const std::map<NodeId, 
             link.steps = {*elt};
         } else if (auto bn = conv && n.inputs[0] == t ? batchNormOf(g, s.constants, n) : std::nullopt) {
             link.steps = std::move(*bn);
+        } else if (auto bias = !conv ? rowBiasOf(g, s.constants, n, t) : std::nullopt) {
+            link.steps = {*bias};
         } else {
             break;
         }
@@ -475,7 +500,7 @@ std::string windowedPiece(const Graph &g, const Node &n, const Windowed &w, cons
     }
     auto d = bias ? CF::desc(prop, alg, srcAny, wAny, p.biasView, dstAny, strides, dilation, padL, padR)
                   : CF::desc(prop, alg, srcAny, wAny, dstAny, strides, dilation, padL, padR);
-    CF::primitive_desc pd(d, pieceAttr(e, dstDims, c0, p), dnnlEngine());
+    CF::primitive_desc pd(d, pieceAttr(e, r, dstDims, p), dnnlEngine());
     p.prim = CF(pd);
     finish(p, pd);
     const std::int64_t perOut = g.tensor(n.inputs[1]).elements() / y[1];
@@ -546,7 +571,7 @@ std::string productPiece(const Graph &g, const Node &n, const Product &m, const 
     } else {
         d.emplace(p.srcView, p.weightsView, p.dstView);
     }
-    dnnl::matmul::primitive_desc pd(*d, pieceAttr(e, dDims, 0, p), dnnlEngine());
+    dnnl::matmul::primitive_desc pd(*d, pieceAttr(e, r, dDims, p), dnnlEngine());
     p.prim = dnnl::matmul(pd);
     finish(p, pd);
     return {};

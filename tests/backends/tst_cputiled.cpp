@@ -298,7 +298,8 @@ Graph mlp(double alpha)
 }
 
 // Row tiles of matrix products (the second reads the first's rows only):
-// every tile's Gemm and MatMul on oneDNN, the Relu and Add on the JIT.
+// every tile's Gemm and MatMul on oneDNN, the Relu and the bias Add as their
+// post-ops.
 TEST_F(CpuTiledTest, MatrixProductRowTilesRunOnOneDnn)
 {
     const Graph g = mlp(1.0);
@@ -309,10 +310,26 @@ TEST_F(CpuTiledTest, MatrixProductRowTilesRunOnOneDnn)
     RunResult r = matches(g, p, "mlp rows");
     EXPECT_EQ(r.metrics["ops/reference"], 0);
     EXPECT_GE(r.metrics["ops/onednn"], 8);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+}
+
+// Column tiles: B's columns and the bias's entries from the tile's first column.
+TEST_F(CpuTiledTest, MatrixProductColumnTilesRunOnOneDnn)
+{
+    const Graph g = mlp(1.0);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    const ExecutionPlan p = planutil::tiledPlan(g, *base, 2, 1);
+    ASSERT_TRUE(tiled(p));
+    RunResult r = matches(g, p, "mlp columns");
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    EXPECT_GT(r.metrics["ops/onednn"], 0);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
 }
 
 // Twin: a Gemm with alpha != 1 is not expressed over tiles; its tiles fall
-// back (named) while the MatMul tiles stay on oneDNN, and the result matches.
+// back (named), the Relu tiles run as LLVM chains, the MatMul tiles stay on
+// oneDNN, and the result matches.
 TEST_F(CpuTiledTest, GemmWithAlphaFallsBackOverTilesAndMatches)
 {
     const Graph g = mlp(0.5);
@@ -321,6 +338,7 @@ TEST_F(CpuTiledTest, GemmWithAlphaFallsBackOverTilesAndMatches)
     RunResult r = matches(g, planutil::tiledPlan(g, *base, 4, 0), "mlp rows, alpha 0.5");
     EXPECT_GT(r.metrics["fallback/Gemm: tiled: alpha or beta other than 1"], 0);
     EXPECT_GT(r.metrics["ops/onednn"], 0);
+    EXPECT_GT(r.metrics["ops/llvm-jit"], 0); // the Relu tiles, no anchor to join
 }
 
 // A single-head transformer layer: x[1,16,32] -> q, k, v projections ->
