@@ -17,7 +17,8 @@
 // levels counts at each. For layer-fusion that is every kernel output (in
 // DDR).
 //
-// Usage: bench_graphturbo [--dtype f32|f16] [--size-f32] [--breakdown] [--gt-option K=V]... [network...]
+// Usage: bench_graphturbo [--dtype f32|f16] [--size-f32] [--breakdown] [--where] [--tune-batches] [--gt-option K=V]...
+// [network...]
 //   default dtype f16 (the MME's type; in f32 STCP920 runs convolutions on
 //   the VME); every scheduler is handed the graph at that precision
 //   (core/ir/precision.h), so its plan's buffers, capacities and traffic are
@@ -35,6 +36,14 @@
 //   FLOPs the plan computes against the graph's (above 1: recomputation) and
 //   the bytes the simulator moved at each level, and the plan's own estimate of
 //   its last level's (DDR) bytes per task kind, weight promotions apart.
+//   --where prints the plan's DDR bytes and summed simulated time by task
+//   shape (compute by output and working-set level; data movement by the
+//   levels it reads and writes) and the twelve kernels with the most DDR bytes.
+//   --tune-batches adds, under each GraphTurbo variant, its row at the fastest
+//   §5.1 allocation (batches per cluster, the rest as in-cluster iterations)
+//   found by simulating every one that divides a cluster's share: the paper's
+//   Fig. 14/15 numbers are each scheduler at its autotuned allocation (§5.1).
+//   layer-fusion has no allocation to tune (its kernels span the batch).
 // Re-runnable after a device recalibration: everything comes from the
 // stcp920 preset the build ships.
 // Links: tessera_app_common tessera_samples onnx_proto (besides tessera_core).
@@ -204,6 +213,144 @@ void printBreakdown(const Graph &g, const ExecutionPlan &p, const RunResult &r, 
                 traffic.c_str(), ddr.c_str(), planDdr.c_str());
 }
 
+// --where: where the plan's last-level (DDR) bytes go, by task shape: compute tasks by the
+// level of their output and of their working set (scratch buffers), data movement by the levels
+// it reads and writes and whether it reads a graph input; per group tasks, DDR GB and summed
+// simulated ms. Then the sub-graphs (kernels) with the most DDR bytes.
+void printWhere(const Graph &g, const ExecutionPlan &p, const RunResult &r, const Device &d)
+{
+    const std::string &ddr = d.levels.back().name;
+    std::vector<double> simNs(p.tasks.size(), 0.0);
+    for (const TaskTiming &t : r.timeline)
+        simNs[static_cast<std::size_t>(t.task)] += t.endNs - t.startNs;
+    auto levelsOf = [&](const std::vector<BufferId> &ids, bool scratch) {
+        std::set<std::string> ls;
+        for (BufferId b : ids) {
+            const Buffer &buf = p.buffers[static_cast<std::size_t>(b)];
+            if ((buf.tensor == kInvalidId) == scratch)
+                ls.insert(buf.level.empty() ? ddr : buf.level);
+        }
+        std::string out;
+        for (const std::string &l : ls)
+            out += (out.empty() ? "" : "+") + l;
+        return out.empty() ? std::string("-") : out;
+    };
+    struct Sum {
+        std::size_t tasks = 0;
+        double ddr = 0, ns = 0;
+    };
+    std::map<std::string, Sum> byShape;
+    std::map<KernelId, Sum> byKernel;
+    for (const Task &t : p.tasks) {
+        const auto it = t.cost.bytesByLevel.find(ddr);
+        const double bytes = it == t.cost.bytesByLevel.end() ? 0.0 : double(it->second);
+        std::string key;
+        if (t.kind == TaskKind::Compute) {
+            key = "compute out " + levelsOf(t.writes, false) + " work " + levelsOf(t.writes, true);
+        } else {
+            bool input = false;
+            for (BufferId b : t.reads) {
+                const TensorId tt = p.buffers[static_cast<std::size_t>(b)].tensor;
+                input = input || (tt != kInvalidId && g.tensor(tt).kind == Tensor::Kind::Input);
+            }
+            const bool promote = t.label.rfind("promote", 0) == 0;
+            key = std::string(taskKindName(t.kind)) +
+                  (promote ? " promote"
+                   : input ? " input"
+                           : "") +
+                  " " + levelsOf(t.reads, false) +
+                  (levelsOf(t.reads, true) == "-" ? "" : "+" + levelsOf(t.reads, true)) + "→" +
+                  levelsOf(t.writes, true) + (levelsOf(t.writes, false) == "-" ? "" : "+" + levelsOf(t.writes, false));
+        }
+        Sum &s = byShape[key];
+        ++s.tasks;
+        s.ddr += bytes;
+        s.ns += simNs[static_cast<std::size_t>(&t - p.tasks.data())];
+        Sum &k = byKernel[t.kind == TaskKind::Compute ? t.kernel : t.stage];
+        ++k.tasks;
+        k.ddr += bytes;
+        k.ns += simNs[static_cast<std::size_t>(&t - p.tasks.data())];
+    }
+    // Per cluster: the union of its compute tasks' and of its data movements' intervals, their
+    // overlap, and when its last task ends (clusters in step contend for DDR at the same time).
+    auto unionOf = [](std::vector<std::pair<double, double>> v) {
+        std::sort(v.begin(), v.end());
+        std::vector<std::pair<double, double>> out;
+        for (const auto &iv : v)
+            if (!out.empty() && iv.first <= out.back().second)
+                out.back().second = std::max(out.back().second, iv.second);
+            else
+                out.push_back(iv);
+        return out;
+    };
+    auto length = [](const std::vector<std::pair<double, double>> &v) {
+        double sum = 0;
+        for (const auto &[a, b] : v)
+            sum += b - a;
+        return sum;
+    };
+    std::map<int, std::pair<std::vector<std::pair<double, double>>, std::vector<std::pair<double, double>>>> perCluster;
+    for (const TaskTiming &t : r.timeline) {
+        const Task &task = p.tasks[static_cast<std::size_t>(t.task)];
+        auto &[compute, moves] = perCluster[task.binding.cluster];
+        (task.kind == TaskKind::Compute ? compute : moves).push_back({t.startNs, t.endNs});
+    }
+    std::string clusters;
+    for (auto &[c, cm] : perCluster) {
+        const auto compute = unionOf(cm.first), moves = unionOf(cm.second);
+        auto both = compute;
+        both.insert(both.end(), moves.begin(), moves.end());
+        const double busy = length(unionOf(both));
+        const double end =
+            std::max(compute.empty() ? 0.0 : compute.back().second, moves.empty() ? 0.0 : moves.back().second);
+        char buf[200];
+        std::snprintf(buf, sizeof buf, " c%d: compute %.2f, moves %.2f, overlap %.2f, ends %.2f;", c,
+                      length(compute) / 1e6, length(moves) / 1e6, (length(compute) + length(moves) - busy) / 1e6,
+                      end / 1e6);
+        clusters += buf;
+    }
+    std::printf("|  | where | per cluster (ms):%s |\n", clusters.c_str());
+    // Copies out of DDR against the tensors they read: above 1, slices read more than once (halos,
+    // several consumers).
+    std::map<TensorId, double> copiedFrom;
+    for (const Task &t : p.tasks) {
+        if (t.kind == TaskKind::Compute || t.label.rfind("promote", 0) == 0)
+            continue;
+        const auto it = t.cost.bytesByLevel.find(ddr);
+        if (it == t.cost.bytesByLevel.end())
+            continue;
+        for (BufferId b : t.reads) {
+            const Buffer &buf = p.buffers[static_cast<std::size_t>(b)];
+            if (buf.tensor != kInvalidId && (buf.level.empty() || buf.level == ddr)) {
+                copiedFrom[buf.tensor] += double(it->second);
+                break;
+            }
+        }
+    }
+    double copied = 0, tensors = 0;
+    for (const auto &[t, bytes] : copiedFrom) {
+        copied += bytes;
+        tensors += double(g.tensor(t).bytes());
+    }
+    std::printf("|  | where | copies out of %s: %.3f GB for %zu tensors of %.3f GB (× %.2f) |\n", ddr.c_str(),
+                copied / 1e9, copiedFrom.size(), tensors / 1e9, tensors > 0 ? copied / tensors : 0.0);
+    for (const auto &[key, s] : byShape)
+        std::printf("|  | where | %s | %zu tasks | %s %.3f GB | %.2f ms summed |\n", key.c_str(), s.tasks, ddr.c_str(),
+                    s.ddr / 1e9, s.ns / 1e6);
+    std::vector<std::pair<double, KernelId>> top;
+    for (const auto &[k, s] : byKernel)
+        top.push_back({s.ddr, k});
+    std::sort(top.rbegin(), top.rend());
+    for (std::size_t i = 0; i < std::min<std::size_t>(12, top.size()); ++i) {
+        const KernelId k = top[i].second;
+        const Sum &s = byKernel[k];
+        const std::string name =
+            k >= 0 && k < static_cast<KernelId>(p.kernels.size()) ? p.kernels[static_cast<std::size_t>(k)].name : "?";
+        std::printf("|  | top | %s | %zu tasks | %s %.3f GB | %.2f ms summed |\n", name.substr(0, 90).c_str(), s.tasks,
+                    ddr.c_str(), s.ddr / 1e9, s.ns / 1e6);
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -212,11 +359,17 @@ int main(int argc, char **argv)
     std::vector<std::string> wanted;
     std::map<std::string, std::string> gtOptions;
     bool breakdown = false;
+    bool where = false;
+    bool tuneBatches = false;
     bool sizeF32 = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--breakdown") {
             breakdown = true;
+        } else if (a == "--where") {
+            where = true;
+        } else if (a == "--tune-batches") {
+            tuneBatches = true;
         } else if (a == "--size-f32") {
             sizeF32 = true;
         } else if (a == "--dtype" && i + 1 < argc) {
@@ -292,18 +445,24 @@ int main(int argc, char **argv)
         for (TensorId id : g.inputs)
             inputs.push_back({.name = g.tensor(id).name});
         double baselineMs = 0;
-        for (const Variant &v : kVariants) {
+        // One scheduler run on the simulator; printed as a row (and its breakdowns) when `label`
+        // is given. Returns the simulated ms, or a negative number when it failed.
+        auto runOne = [&](const Variant &v, const std::map<std::string, std::string> &extra,
+                          const std::string &label) -> double {
             ScheduleSetup setup;
             setup.options = v.options;
-            if (std::string(v.scheduler) == "graphturbo")
+            if (std::string(v.scheduler) == "graphturbo") {
                 setup.options.insert(gtOptions.begin(), gtOptions.end());
+                for (const auto &[k, val] : extra)
+                    setup.options[k] = val;
+            }
             auto t0 = std::chrono::steady_clock::now();
             auto run = scheduleGraph(g, *device, *schedulers.find(v.scheduler), setup);
             const double scheduleMs = bench::msSince(t0);
             if (!run) {
-                std::fprintf(stderr, "%s %s: %s\n", n.sample, v.label, run.status().str().c_str());
-                status = 1;
-                continue;
+                if (!label.empty())
+                    std::fprintf(stderr, "%s %s: %s\n", n.sample, label.c_str(), run.status().str().c_str());
+                return -1;
             }
             CompileContext ctx{&*device, {}};
             if (sizeF32)
@@ -311,25 +470,62 @@ int main(int argc, char **argv)
             auto compiled = sim->compileFor(g, run->result.plan, ctx);
             Expected<RunResult> r = compiled ? sim->run(**compiled, inputs) : Expected<RunResult>(compiled.status());
             if (!r) {
-                std::fprintf(stderr, "%s %s: %s\n", n.sample, v.label, r.status().str().c_str());
-                status = 1;
-                continue;
+                if (!label.empty())
+                    std::fprintf(stderr, "%s %s: %s\n", n.sample, label.c_str(), r.status().str().c_str());
+                return -1;
             }
             const double simMs = r->metrics.at("sim_time_ms");
             if (std::string(v.scheduler) == "layer-fusion")
                 baselineMs = simMs;
+            if (label.empty())
+                return simMs;
             std::string scopes;
             const std::vector<int> counts = scopeCounts(g, run->result.plan, *device);
             for (std::size_t i = counts.size(); i-- > 0;)
                 scopes += std::to_string(counts[i]) + (i ? "/" : "");
             std::printf("| %s | %lld | %s | %zu | %.0f | %.2f | %.0f | %s | %s | %s | %s |\n", n.title,
-                        static_cast<long long>(n.batch), v.label, run->result.plan.tasks.size(), scheduleMs, simMs,
-                        r->metrics.at("throughput"),
+                        static_cast<long long>(n.batch), label.c_str(), run->result.plan.tasks.size(), scheduleMs,
+                        simMs, r->metrics.at("throughput"),
                         baselineMs > 0 ? std::to_string(baselineMs / simMs).substr(0, 5).c_str() : "-", v.paper,
                         scopes.c_str(), n.table3);
             if (breakdown)
                 printBreakdown(g, run->result.plan, *r, *device, run->result.stats);
+            if (where)
+                printWhere(g, run->result.plan, *r, *device);
             std::fflush(stdout);
+            return simMs;
+        };
+        for (const Variant &v : kVariants) {
+            const double simMs = runOne(v, {}, v.label);
+            if (simMs < 0) {
+                status = 1;
+                continue;
+            }
+            if (!tuneBatches || std::string(v.scheduler) != "graphturbo")
+                continue;
+            // §5.1: "both optimal batch allocation strategies are obtained after a round of
+            // beforehand autotuning executions": every batches_per_cluster that divides one
+            // cluster's share of the batch, simulated, the fastest kept (the default above is the
+            // largest, one iteration).
+            const std::int64_t share = n.batch / std::max(1, device->topology.clusters);
+            std::int64_t best = 0;
+            double bestMs = simMs;
+            for (std::int64_t b = 1; b < share; ++b) {
+                if (share % b)
+                    continue;
+                const double ms = runOne(v, {{"batches_per_cluster", std::to_string(b)}}, {});
+                if (ms > 0 && ms < bestMs) {
+                    bestMs = ms;
+                    best = b;
+                }
+            }
+            if (best > 0)
+                runOne(v, {{"batches_per_cluster", std::to_string(best)}},
+                       std::string(v.label) + " §5.1 tuned: " + std::to_string(best) + "/cluster × " +
+                           std::to_string(share / best) + " iter.");
+            else
+                std::printf("|  | tuned | %s: the default allocation (%lld per cluster) is the fastest |\n", v.label,
+                            static_cast<long long>(share));
         }
     }
     std::filesystem::remove_all(dir);

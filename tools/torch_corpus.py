@@ -208,10 +208,12 @@ def export_one(name, group, root, force):
     model.eval()
     torch.manual_seed(1)
     x = torch.randn(*shape)
-    # nn.TransformerEncoderLayer takes a fused fast path (aten::_transformer_encoder_layer_fwd, which the
-    # exporter cannot export) when autograd is off: the transformer keeps autograd on for the reference
+    # nn.TransformerEncoderLayer and nn.MultiheadAttention (ViT's) take fused fast paths
+    # (aten::_transformer_encoder_layer_fwd, aten::_native_multi_head_attention, which the exporter
+    # cannot export) when autograd is off: models with either keep autograd on for the reference
     # output and the export, so both run the same ONNX-exportable layers.
-    grad = group == "transformer"
+    fused = (torch.nn.TransformerEncoderLayer, torch.nn.MultiheadAttention)
+    grad = any(isinstance(m, fused) for m in model.modules())
     with torch.set_grad_enabled(grad):
         y = model(x)
     ys = list(y) if isinstance(y, (tuple, list)) else [y]

@@ -12,6 +12,7 @@
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
+#include "core/ir/precision.h"
 #include "core/plugin/extensions.h"
 #include "core/plugin/modelinput.h"
 #include "core/store/replay.h"
@@ -63,6 +64,10 @@ int create(const std::string &path, const Args &args, const Extensions &extensio
     if (!userOptions)
         return fail(userOptions.status());
     request.setup.options = std::move(*userOptions);
+    auto precision = precisionOf(args);
+    if (!precision)
+        return fail(precision.status());
+    request.setup.precision = *precision;
     // The model options as loadModel() reads them, kept so replay imports alike.
     const ImportOptions defaults;
     auto batch = args.intValue("batch", defaults.batchSize, 1, 1 << 20);
@@ -157,6 +162,7 @@ int show(const std::string &path, const Args &args)
                          {"model_hash", qs(model->structureHash)},
                          {"algorithm", qs(setup->algorithm)},
                          {"device", qs(setup->device)},
+                         {"precision", qs(std::string(precisionName(setup->precision)))},
                          {"options", options},
                          {"overrides", overrideObj},
                          {"plans", planList},
@@ -172,7 +178,8 @@ int show(const std::string &path, const Args &args)
         std::printf("model          %s (content %s, structure %s%s)\n", model->relativePath.c_str(),
                     model->contentHash.empty() ? "not recorded" : model->contentHash.c_str(),
                     model->structureHash.c_str(), model->embed ? ", embedded" : "");
-    std::printf("setup          %s on %s\n", setup->algorithm.c_str(), setup->device.c_str());
+    std::printf("setup          %s on %s at %s\n", setup->algorithm.c_str(), setup->device.c_str(),
+                std::string(precisionName(setup->precision)).c_str());
     for (const auto &[k, v] : setup->options)
         std::printf("option         %s=%s\n", k.c_str(), v.c_str());
     std::printf("overrides      %zu\n", overrides->size());
@@ -196,6 +203,7 @@ int run(const Args &args, const Extensions &extensions)
 Command projectCommand()
 {
     auto options = schedulingOptions({}, "stcp920", "(create) ");
+    options.push_back(precisionOption("(create) "));
     options.insert(
         options.end(),
         {{"model", true, false, "--model FILE      (create) the ONNX model, by a path relative to the project"},

@@ -27,6 +27,7 @@
 #include "core/backend/tensorio.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
+#include "core/ir/precision.h"
 #include "core/plugin/extensions.h"
 #include "core/plugin/modelinput.h"
 #include "core/sched/session.h"
@@ -117,6 +118,12 @@ int run(const Args &args, const Extensions &extensions, bool bench)
     if (!userOptions)
         return fail(userOptions.status());
     setup.options = std::move(*userOptions);
+    auto precision = precisionOf(args);
+    if (!precision)
+        return fail(precision.status());
+    setup.precision = *precision;
+    if (args.has("plan") && args.has("precision"))
+        return fail(usageError("--precision schedules the model; a --plan file keeps the precision it was made at"));
 
     std::map<std::string, std::string> inputFiles;
     for (const std::string &spec : args.values("input")) {
@@ -307,6 +314,7 @@ int run(const Args &args, const Extensions &extensions, bool bench)
         QJsonObject root{{"backend", QString::fromStdString((*backend)->info().name)},
                          {"algorithm", QString::fromStdString(algorithm)},
                          {"device", QString::fromStdString(device->id)},
+                         {"precision", QString::fromUtf8(precisionName(plan.precision).data())},
                          {"kernels", static_cast<qint64>(plan.kernels.size())},
                          {"est_latency_ms", plan.estimatedLatencyNs() / 1e6},
                          {"latency_ms", result->latencyMs},
@@ -332,8 +340,10 @@ int run(const Args &args, const Extensions &extensions, bool bench)
         }
         std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
     } else {
-        std::printf("backend    %s (%s on %s, %zu kernels)\n", (*backend)->info().name.c_str(), algorithm.c_str(),
-                    device->id.c_str(), plan.kernels.size());
+        const std::string at =
+            plan.precision == DType::Float32 ? "" : " at " + std::string(precisionName(plan.precision));
+        std::printf("backend    %s (%s on %s%s, %zu kernels)\n", (*backend)->info().name.c_str(), algorithm.c_str(),
+                    device->id.c_str(), at.c_str(), plan.kernels.size());
         std::printf("latency    %s %s, %s estimated", units::durationMs(result->latencyMs).c_str(),
                     (*backend)->info().capabilities.timing ? "simulated" : "measured",
                     units::durationNs(plan.estimatedLatencyNs()).c_str());
@@ -394,6 +404,7 @@ int run(const Args &args, const Extensions &extensions, bool bench)
 std::vector<ArgSpec> runOptions(bool bench)
 {
     auto options = schedulingOptions("sequential", "host");
+    options.push_back(precisionOption());
     const auto cost = costOptions();
     options.insert(options.end(), cost.begin(), cost.end());
     options.insert(
@@ -404,7 +415,8 @@ std::vector<ArgSpec> runOptions(bool bench)
          {"output-dir", true, false, "--output-dir DIR write outputs as DIR/output_N.pb"},
          {"plan", true, false, "--plan FILE      run a stored schedule ('schedule --out') instead of scheduling"},
          {"functional", false, false, "--functional     timing backends (sim) also compute the outputs"},
-         {"dtype", true, false, "--dtype T        time float32 tensors as T, the deployment precision (sim: f16)"},
+         {"dtype", true, false,
+          "--dtype T        time a plan sized at fp32 as T (sim; --precision sizes the plan too)"},
          {"threads", true, false, "--threads N      most worker threads for concurrent tasks (cpu backend)"},
          {"repeat", true, false,
           bench ? "--repeat N       measured runs (default 10)"

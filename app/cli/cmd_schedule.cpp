@@ -5,6 +5,7 @@
 #include "app/registerbuiltins.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
+#include "core/ir/precision.h"
 #include "core/plugin/extensions.h"
 #include "core/plugin/modelinput.h"
 #include "core/sched/session.h"
@@ -65,6 +66,10 @@ int run(const Args &args, const Extensions &extensions)
     if (!userOptions)
         return fail(userOptions.status());
     setup.options = std::move(*userOptions);
+    auto precision = precisionOf(args);
+    if (!precision)
+        return fail(precision.status());
+    setup.precision = *precision;
     if (auto file = args.value("override")) {
         auto text = readFile(*file, 64 << 20);
         if (!text)
@@ -119,7 +124,9 @@ int run(const Args &args, const Extensions &extensions)
                                         {"cache_hits", m->cacheHits()}};
         std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
     } else {
-        std::printf("algorithm      %s on %s\n", (*scheduler)->info().name.c_str(), device->id.c_str());
+        std::printf("algorithm      %s on %s%s\n", (*scheduler)->info().name.c_str(), device->id.c_str(),
+                    plan.precision == DType::Float32 ? ""
+                                                     : (" at " + std::string(precisionName(plan.precision))).c_str());
         if (const BackendMeter *m = meter->get())
             std::printf("cost           measured on %s: %d kernels timed, %d asked again\n", m->backendName().c_str(),
                         m->measured(), m->cacheHits());
@@ -144,6 +151,7 @@ int run(const Args &args, const Extensions &extensions)
 Command scheduleCommand()
 {
     auto options = schedulingOptions({}, "stcp920");
+    options.push_back(precisionOption());
     const auto cost = costOptions();
     options.insert(options.end(), cost.begin(), cost.end());
     options.insert(options.end(),

@@ -727,8 +727,10 @@ void MainWindow::updateScheduleActions()
         updateTitle();
 }
 
-void MainWindow::selectSetup(const QString &algorithm, const QString &deviceId)
+void MainWindow::selectSetup(const QString &algorithm, const QString &deviceId, const QString &precision)
 {
+    if (const int i = m_precisionBox->findData(precision); !precision.isEmpty() && i >= 0)
+        m_precisionBox->setCurrentIndex(i);
     if (const int i = m_algorithmBox->findData(algorithm); i >= 0)
         m_algorithmBox->setCurrentIndex(i);
     if (const int i = m_deviceBox->findData(deviceId); i >= 0)

@@ -131,6 +131,7 @@ public:
     views::StepperWidget *stepper() const { return m_stepper; }
     QComboBox *algorithmCombo() const { return m_algorithmBox; }
     QComboBox *deviceCombo() const { return m_deviceBox; }
+    QComboBox *precisionCombo() const { return m_precisionBox; }
     const Extensions &extensions() const { return m_extensions; }
     // File ▸ Export's entry for a plugin's schedule format; null for an unknown name.
     QAction *exportFormatAction(const QString &format) const;
@@ -205,7 +206,8 @@ private:
     void connectSession();
     void updateTitle();
     void updateScheduleActions();
-    void selectSetup(const QString &algorithm, const QString &deviceId);
+    // An empty `precision` leaves the precision box as it is.
+    void selectSetup(const QString &algorithm, const QString &deviceId, const QString &precision = {});
     void chooseProjectFile(bool saveAs);
     void chooseExportFile(ScheduleExport kind);
     void chooseFormatExportFile(const ScheduleFormat &format);
@@ -276,6 +278,7 @@ private:
     void onBackendRunFinished(const std::shared_ptr<const RunResult> &result);
     QComboBox *m_algorithmBox = nullptr;
     QComboBox *m_deviceBox = nullptr;
+    QComboBox *m_precisionBox = nullptr;
     void createScheduling();
 
     ProjectSession *m_session = nullptr;

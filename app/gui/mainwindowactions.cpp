@@ -7,6 +7,7 @@
 #include "app/gui/recentfiles.h"
 #include "app/gui/schedulecontroller.h"
 #include "core/hw/deviceregistry.h"
+#include "core/ir/precision.h"
 #include "core/plugin/extensions.h"
 #include "views/models/metrics.h"
 #include "views/widgets/graphview.h"
@@ -300,6 +301,10 @@ void MainWindow::createToolBar()
     deviceLabel->setContentsMargins(4, 0, 4, 0);
     bar->addWidget(deviceLabel);
     bar->addWidget(m_deviceBox);
+    auto *precisionLabel = new QLabel(tr("at"), bar);
+    precisionLabel->setContentsMargins(4, 0, 4, 0);
+    bar->addWidget(precisionLabel);
+    bar->addWidget(m_precisionBox);
     m_viewMenu->addAction(bar->toggleViewAction());
 }
 
@@ -313,6 +318,18 @@ void MainWindow::createScheduling()
     for (const Device &d : m_devices.devices())
         m_deviceBox->addItem(QString::fromStdString(d.id), QVariant::fromValue(QString::fromStdString(d.id)));
     m_deviceBox->setToolTip(tr("Target device model"));
+    m_precisionBox = new QComboBox(this);
+    for (DType t : {DType::Float32, DType::Float16, DType::BFloat16, DType::Int8}) {
+        const QString name = QString::fromUtf8(precisionName(t).data());
+        m_precisionBox->addItem(name, name);
+    }
+    m_precisionBox->setToolTip(tr("Deployment precision: the scheduler sizes buffers and traffic, and the cost model "
+                                  "and the simulator pick units and peaks, with float32 tensors as this type "
+                                  "(functional backends still compute in float32)"));
+    const auto applyPrecision = [this] {
+        if (auto t = precisionFromName(m_precisionBox->currentData().toString().toStdString()))
+            m_schedule->setPrecision(*t);
+    };
     const auto applyDevice = [this] {
         if (auto d = m_devices.lookup(m_deviceBox->currentData().toString().toStdString()))
             m_schedule->setDevice(*d);
@@ -324,12 +341,21 @@ void MainWindow::createScheduling()
     const int dev = m_deviceBox->findData(settings.value(QStringLiteral("schedule/device"), QStringLiteral("stcp920")));
     m_deviceBox->setCurrentIndex(std::max(0, dev));
     applyDevice();
+    m_precisionBox->setCurrentIndex(std::max(
+        0, m_precisionBox->findData(settings.value(QStringLiteral("schedule/precision"), QStringLiteral("fp32")))));
+    applyPrecision();
     m_schedule->setScheduler(m_algorithmBox->currentData().toString());
     connect(m_algorithmBox, &QComboBox::currentIndexChanged, this, [this] {
         QSettings().setValue(QStringLiteral("schedule/algorithm"), m_algorithmBox->currentData());
         m_schedule->loadOverrides({}); // overrides and options belong to one algorithm
         m_schedule->setOptions({});
         m_schedule->setScheduler(m_algorithmBox->currentData().toString());
+        if (m_session)
+            m_session->syncSetup();
+    });
+    connect(m_precisionBox, &QComboBox::currentIndexChanged, this, [this, applyPrecision] {
+        QSettings().setValue(QStringLiteral("schedule/precision"), m_precisionBox->currentData());
+        applyPrecision();
         if (m_session)
             m_session->syncSetup();
     });

@@ -18,6 +18,7 @@
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
+#include "core/ir/precision.h"
 #include "core/plugin/extensions.h"
 #include "core/store/replay.h"
 #include "core/support/activity.h"
@@ -333,12 +334,14 @@ void ProjectSession::commit()
 
     if (auto it = data.state.find(kDockState); it != data.state.end())
         m_views.window->restoreState(QByteArray::fromBase64(QByteArray::fromStdString(it->second)), kDockStateVersion);
-    emit setupRestored(qs(data.setup.algorithm), qs(data.setup.device));
+    emit setupRestored(qs(data.setup.algorithm), qs(data.setup.device),
+                       qs(std::string(precisionName(data.setup.precision))));
     ScheduleController *controller = m_views.controller;
     controller->setScheduler(qs(data.setup.algorithm));
     if (auto device = m_views.devices->lookup(data.setup.device)) // checked in open()
         controller->setDevice(*device);
     controller->setOptions(data.setup.options);
+    controller->setPrecision(data.setup.precision);
     controller->loadOverrides(data.overrides);
     if (auto it = data.state.find(kExpandedGroups); it != data.state.end())
         applyExpansion(it->second);
@@ -527,7 +530,8 @@ Status ProjectSession::saveAs(const QString &path, bool overwrite)
     ScheduleController *controller = m_views.controller;
     ProjectSetup current = *setup;
     if (controller->device() && !controller->schedulerName().isEmpty())
-        current = {controller->schedulerName().toStdString(), controller->device()->id, controller->options()};
+        current = {controller->schedulerName().toStdString(), controller->device()->id, controller->options(),
+                   controller->precision()};
     auto created = Project::create(path.toStdString(), {ref, current, controller->overrides()}, overwrite,
                                    {.busyTimeoutMs = m_busyTimeoutMs});
     if (!created)
@@ -781,9 +785,10 @@ void ProjectSession::syncSetup()
     const ScheduleController *controller = m_views.controller;
     if (!writable() || !controller->device() || controller->schedulerName().isEmpty())
         return;
-    ProjectSetup setup{controller->schedulerName().toStdString(), controller->device()->id, controller->options()};
+    ProjectSetup setup{controller->schedulerName().toStdString(), controller->device()->id, controller->options(),
+                       controller->precision()};
     if (setup.algorithm == m_savedSetup.algorithm && setup.device == m_savedSetup.device &&
-        setup.options == m_savedSetup.options)
+        setup.options == m_savedSetup.options && setup.precision == m_savedSetup.precision)
         return;
     if (reportSave(m_project->setSetup(setup)).isOk())
         m_savedSetup = std::move(setup);

@@ -163,7 +163,7 @@ signals:
     void restored(); // selected step and view applied after opened()
     void closed(const QString &path);
     // The window selects these in its pickers; the session sets the controller itself.
-    void setupRestored(const QString &algorithm, const QString &deviceId);
+    void setupRestored(const QString &algorithm, const QString &deviceId, const QString &precision);
     void notice(const QString &message);                              // status bar: read-only, upgraded, ...
     void errorReported(const QString &title, const QString &message); // a refused open or command
     void saveFailed(const QString &message);

@@ -82,6 +82,11 @@ void ScheduleController::setOptions(std::map<std::string, std::string> options)
     m_state->setOptions(std::move(options));
 }
 
+void ScheduleController::setPrecision(DType precision)
+{
+    m_state->setPrecision(precision);
+}
+
 void ScheduleController::setSearchSpaceRequest(std::optional<SearchSpaceRequest> request)
 {
     m_state->setSearchSpaceRequest(std::move(request));
@@ -188,6 +193,7 @@ void ScheduleController::launch()
 
     ScheduleSetup setup;
     setup.options = m_state->options();
+    setup.precision = m_state->precision();
     setup.modelProperties = m_state->modelProperties();
     setup.searchSpace = m_state->searchSpaceRequest();
     setup.overrides = m_state->overrides();

@@ -56,12 +56,14 @@ public:
     void setDevice(Device device);
     void setScheduler(const QString &name);
     void setOptions(std::map<std::string, std::string> options);
+    void setPrecision(DType precision);
     void setSearchSpaceRequest(std::optional<SearchSpaceRequest> request);
     const std::optional<SearchSpaceRequest> &searchSpaceRequest() const { return m_state->searchSpaceRequest(); }
     std::shared_ptr<const Graph> graph() const { return m_state->graph(); }
     const Device *device() const { return m_state->device(); }
     QString schedulerName() const { return m_state->schedulerName(); }
     const std::map<std::string, std::string> &options() const { return m_state->options(); }
+    DType precision() const { return m_state->precision(); }
     const SchedulerRegistry &registry() const { return m_registry; }
 
     // Undoable edits of the overrides; each replays the schedule. Setting an

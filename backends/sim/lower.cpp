@@ -314,6 +314,8 @@ private:
                     !n.outputs.empty() && n.outputs[0] != kInvalidId ? m_g.tensor(n.outputs[0]).dtype : DType::Float32;
                 if (dt == DType::Float32 && m_opts.computeDtype)
                     dt = *m_opts.computeDtype;
+                if (dt == DType::UInt8) // devices quote one "i8" rate (devicecost's launch type)
+                    dt = DType::Int8;
                 const ComputeUnit *u = unitFor(n, dt, bd.unit);
                 if (!u)
                     continue;

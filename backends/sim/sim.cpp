@@ -3,8 +3,10 @@
 #include "backends/sim/simulator.h"
 #include "core/hw/deviceregistry.h"
 #include "core/ir/graphhash.h"
+#include "core/ir/precision.h"
 
 #include <charconv>
+#include <optional>
 
 namespace tessera {
 
@@ -93,10 +95,15 @@ Expected<std::unique_ptr<CompiledPlan>> SimBackend::compileFor(const Graph &g, c
                                      "sim option batch expects a positive integer, got '" + value + "'");
             out->batch = static_cast<double>(n);
         } else if (key == "dtype") {
-            const auto t = dtypeFromName(value);
-            if (!t || !isFloat(*t))
-                return Status::error(ErrorCode::Usage,
-                                     "sim option dtype expects a float type (f16, bf16, f32), got '" + value + "'");
+            auto t = precisionFromName(value);
+            if (!t)
+                return Status::error(ErrorCode::Usage, "sim option dtype expects a precision (" +
+                                                           std::string(precisionNames()) + "), got '" + value + "'");
+            if (plan.precision != DType::Float32)
+                return Status::error(ErrorCode::Usage, "sim option dtype times a plan sized at fp32; this plan is "
+                                                       "sized and timed at " +
+                                                           std::string(precisionName(plan.precision)) +
+                                                           " already (schedule it at fp32 to use dtype)");
             lowerOptions.computeDtype = *t;
         } else if (key == "functional") {
             if (!truthy(value))
@@ -114,7 +121,12 @@ Expected<std::unique_ptr<CompiledPlan>> SimBackend::compileFor(const Graph &g, c
             return Status::error(ErrorCode::Usage, "unknown sim option '" + key + "'; known: batch, dtype, functional");
         }
     }
-    auto lowered = sim::lowerPlan(g, plan, out->device, lowerOptions);
+    // A plan sized at a deployment precision (ExecutionPlan::precision) is
+    // timed at it: the model's float32 tensors count as that type.
+    std::optional<Graph> retyped;
+    if (plan.precision != DType::Float32)
+        retyped.emplace(atPrecision(g, plan.precision));
+    auto lowered = sim::lowerPlan(retyped ? *retyped : g, plan, out->device, lowerOptions);
     if (!lowered)
         return lowered.status();
     out->lowered = std::move(*lowered);

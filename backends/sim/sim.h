@@ -12,8 +12,12 @@
 //   functional=1  also compute the graph's outputs (see below);
 //   batch=N       items per run for the throughput metric (default: the first
 //                 dimension of the first graph input, else 1);
-//   dtype=f16     time float32 tensors as this float type (units, peaks and
-//                 bytes of the deployment precision; simulator.h LowerOptions).
+//   dtype=f16     time float32 tensors as this precision (f16, bf16, i8:
+//                 units, peaks and bytes of the deployment precision;
+//                 simulator.h LowerOptions) — for a plan sized at f32.
+// A plan sized at a deployment precision (ExecutionPlan::precision, from
+// `--precision`) is timed at it without options: the graph's float32 tensors
+// are retyped (core/ir/precision.h) before lowering.
 // Timing-only runs (the default) return no outputs.
 //
 // Functional mode delegates the values to the functional backend given at

@@ -70,10 +70,20 @@ std::optional<ConvKey> mergeKey(const Graph &g, const Node &n)
     return k;
 }
 
+// The type a launch computes in, which picks the unit and its peak: a float
+// output's own type; int8 for 8-bit integer outputs (quantized ops, a graph at
+// int8 precision: the devices quote one "i8" rate for signed and unsigned);
+// float32 for the rest (index and shape arithmetic).
 DType launchDtype(const Graph &g, const Node &n)
 {
     const Tensor *out = g.output(n, 0);
-    return out && isFloat(out->dtype) ? out->dtype : DType::Float32;
+    if (!out)
+        return DType::Float32;
+    if (isFloat(out->dtype))
+        return out->dtype;
+    if (out->dtype == DType::Int8 || out->dtype == DType::UInt8)
+        return DType::Int8;
+    return DType::Float32;
 }
 
 } // namespace

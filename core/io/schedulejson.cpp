@@ -1,6 +1,7 @@
 #include "core/io/schedulejson.h"
 
 #include "core/ir/graphhash.h"
+#include "core/ir/precision.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -118,6 +119,7 @@ QJsonObject planJson(const ExecutionPlan &p, const Graph &g)
             {"algorithm", qs(p.algorithm)},
             {"device", qs(p.device)},
             {"model_hash", qs(p.modelHash)},
+            {"precision", qs(std::string(precisionName(p.precision)))},
             {"kernels", kernels},
             {"tasks", tasks},
             {"buffers", buffers},
@@ -242,6 +244,14 @@ Expected<ExecutionPlan> readPlan(const Reader &r, const QJsonObject &o, const Gr
     p.algorithm = algorithm;
     p.device = device;
     p.modelHash = hash;
+    TS_READ(precision, r.string(o, "precision", "plan.", true)); // absent before: fp32
+    if (!precision.empty()) {
+        const auto t = precisionFromName(precision);
+        if (!t)
+            return r.error("plan.precision", "unknown precision '" + precision + "' (expected one of " +
+                                                 std::string(precisionNames()) + ")");
+        p.precision = *t;
+    }
 
     TS_READ(kernels, r.array(o, "kernels", "plan."));
     for (qsizetype i = 0; i < kernels.size(); ++i) {

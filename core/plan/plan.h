@@ -149,6 +149,11 @@ struct ExecutionPlan {
     std::string device;    // device id
     std::string modelHash; // hash of the model the plan was made for
     std::string graphName;
+    // The deployment precision the plan is sized and timed at
+    // (core/ir/precision.h, ScheduleSetup::precision): the model's float32
+    // tensors count as this type in its buffers and costs. A timing backend
+    // runs the plan at it; a functional one computes the model's own types.
+    DType precision = DType::Float32;
     std::vector<Kernel> kernels;
     std::vector<Task> tasks; // issue order; a topological order of deps
     std::vector<Buffer> buffers;

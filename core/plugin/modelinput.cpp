@@ -1,5 +1,6 @@
 #include "core/plugin/modelinput.h"
 
+#include "core/ir/precision.h"
 #include "core/plugin/extensions.h"
 #include "core/sched/options.h"
 
@@ -77,6 +78,23 @@ Expected<std::map<std::string, std::string>> algorithmOptions(const Args &args)
         out[kv->first] = kv->second;
     }
     return out;
+}
+
+ArgSpec precisionOption(const std::string &scope)
+{
+    return {"precision", true, false,
+            "--precision P    " + scope + "schedule at this deployment precision: " + std::string(precisionNames()) +
+                " (default fp32; float32 tensors sized and timed as P)",
+            "fp32"};
+}
+
+Expected<DType> precisionOf(const Args &args)
+{
+    const std::string name = args.value("precision").value_or("fp32");
+    const auto t = precisionFromName(name);
+    if (!t)
+        return usageError("--precision expects one of " + std::string(precisionNames()) + ", got '" + name + "'");
+    return *t;
 }
 
 std::vector<ArgSpec> costOptions()

@@ -30,6 +30,11 @@ Expected<ImportOptions> importOptions(const Args &args);
 // The repeatable --option K=V arguments as a key -> text map.
 Expected<std::map<std::string, std::string>> algorithmOptions(const Args &args);
 
+// --precision fp32|fp16|bf16|int8 (ScheduleSetup::precision), for the commands
+// that schedule; `scope` as for schedulingOptions.
+ArgSpec precisionOption(const std::string &scope = {});
+Expected<DType> precisionOf(const Args &args);
+
 // --cost estimated|measured and --meter NAME, for the commands that schedule.
 std::vector<ArgSpec> costOptions();
 // The meter --cost measured asks for (null for estimated): --meter's

@@ -4,6 +4,7 @@
 #include "core/cost/measuredcost.h"
 #include "core/ir/graphhash.h"
 #include "core/ir/hierarchy.h"
+#include "core/ir/precision.h"
 
 namespace tessera {
 
@@ -13,14 +14,21 @@ Expected<ScheduleRun> scheduleGraph(const Graph &graph, const Device &device, co
     auto options = OptionValues::resolve(scheduler.info().options, setup.options);
     if (!options)
         return options.status();
-    const Hierarchy hierarchy = inferHierarchy(graph);
+    if (!isDeploymentPrecision(setup.precision))
+        return Status::error(ErrorCode::Usage, "precision " + std::string(dtypeName(setup.precision)) +
+                                                   " is not one a device runs (" + std::string(precisionNames()) + ")");
+    std::optional<Graph> retyped;
+    if (setup.precision != DType::Float32)
+        retyped.emplace(atPrecision(graph, setup.precision));
+    const Graph &scheduled = retyped ? *retyped : graph;
+    const Hierarchy hierarchy = inferHierarchy(scheduled);
     const DeviceCostModel model(device);
     std::optional<MeasuredCostModel> measured;
     if (setup.meter)
         measured.emplace(model, *setup.meter);
     const CostModel &cost = measured ? static_cast<const CostModel &>(*measured) : model;
     ScheduleRequest request;
-    request.graph = &graph;
+    request.graph = &scheduled;
     request.hierarchy = &hierarchy;
     request.device = &device;
     request.cost = &cost;
@@ -31,8 +39,10 @@ Expected<ScheduleRun> scheduleGraph(const Graph &graph, const Device &device, co
     request.cancel = setup.cancel;
     request.progress = setup.progress;
     auto run = runSchedule(scheduler, request, setup.overrides);
-    if (run)
+    if (run) {
         run->result.plan.device = device.id;
+        run->result.plan.precision = setup.precision;
+    }
     return run;
 }
 

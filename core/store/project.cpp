@@ -11,6 +11,7 @@
 //   S5 migrate   an older schema: in the file, or in memory when read-only
 #include "core/store/project.h"
 
+#include "core/ir/precision.h"
 #include "core/store/schema.h"
 #include "core/store/sqlite.h"
 
@@ -718,10 +719,14 @@ Status Project::setSetup(const ProjectSetup &setup)
 {
     std::lock_guard lock(m_d->mutex);
     return m_d->write("saving the scheduler setup", [&]() -> Status {
-        auto set = Stmt::prepare(m_d->db, "UPDATE project SET algorithm = ?1, device = ?2 WHERE id = 1");
+        auto set =
+            Stmt::prepare(m_d->db, "UPDATE project SET algorithm = ?1, device = ?2, precision = ?3 WHERE id = 1");
         if (!set)
             return set.status();
-        TS_TRY(set->bind(1, setup.algorithm).bind(2, setup.device).run());
+        TS_TRY(set->bind(1, setup.algorithm)
+                   .bind(2, setup.device)
+                   .bind(3, std::string(precisionName(setup.precision)))
+                   .run());
         TS_TRY(m_d->db.exec("DELETE FROM scheduler_options"));
         auto add = Stmt::prepare(m_d->db, "INSERT INTO scheduler_options(key, value) VALUES (?1, ?2)");
         if (!add)
@@ -737,13 +742,18 @@ Status Project::setSetup(const ProjectSetup &setup)
 Expected<ProjectSetup> Project::setup() const
 {
     return m_d->query<ProjectSetup>([&]() -> Expected<ProjectSetup> {
-        auto q = Stmt::prepare(m_d->db, "SELECT algorithm, device FROM project WHERE id = 1");
+        auto q = Stmt::prepare(m_d->db, "SELECT algorithm, device, precision FROM project WHERE id = 1");
         if (!q)
             return q.status();
         auto row = q->step();
         if (!row)
             return row.status();
         ProjectSetup s{q->text(0), q->text(1), {}};
+        const auto precision = precisionFromName(q->text(2));
+        if (!precision)
+            return Status::invalid("unknown scheduling precision '" + q->text(2) + "' (expected one of " +
+                                   std::string(precisionNames()) + ")");
+        s.precision = *precision;
         auto opts = Stmt::prepare(m_d->db, "SELECT key, value FROM scheduler_options");
         if (!opts)
             return opts.status();

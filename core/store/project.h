@@ -29,6 +29,7 @@
 // the GUI thread may share one Project. Qt-free (plain SQLite).
 #pragma once
 
+#include "core/ir/types.h"
 #include "core/sched/decision.h"
 #include "core/support/status.h"
 
@@ -86,6 +87,7 @@ struct ProjectSetup {
     std::string algorithm;                      // scheduler registry name
     std::string device;                         // device registry id
     std::map<std::string, std::string> options; // scheduler options as text
+    DType precision = DType::Float32;           // ScheduleSetup::precision
 };
 
 struct ProjectInfo {

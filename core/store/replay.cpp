@@ -111,6 +111,7 @@ Expected<ProjectSchedule> scheduleProjectSetup(const ModelRef &model, const Proj
     request.options = setup.options;
     request.overrides = overrides;
     request.modelProperties = imported->metadata.properties;
+    request.precision = setup.precision;
     auto run = scheduleGraph(imported->graph, *device, **scheduler, request);
     if (!run)
         return run.status();

@@ -87,6 +87,11 @@ CREATE TABLE model_files(
   is_model INTEGER NOT NULL,
   content BLOB NOT NULL) WITHOUT ROWID;
 )sql"},
+    // v4: the deployment precision the project schedules at (ScheduleSetup::precision,
+    // precisionName()); files of v3 scheduled at float32.
+    {4, "scheduling precision", R"sql(
+ALTER TABLE project ADD COLUMN precision TEXT NOT NULL DEFAULT 'fp32';
+)sql"},
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration step per schema version");
 

@@ -13,6 +13,7 @@
 //       metrics moved out of runs.metrics_json into a run_metrics table.
 //   v3  model reference by sample name and version or by path plus content
 //       hash; model_files holds an embedded model and its external data.
+//   v4  project.precision, the deployment precision the project schedules at.
 // A file whose user_version is newer than kSchemaVersion is refused, never
 // "migrated"; one without the application id is not ours.
 #pragma once
@@ -26,7 +27,7 @@
 namespace tessera::store {
 
 inline constexpr std::int32_t kApplicationId = 0x54455353; // "TESS"
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct Migration {
     int version;              // the version this step produces

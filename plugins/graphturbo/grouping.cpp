@@ -1,5 +1,6 @@
 #include "plugins/graphturbo/grouping.h"
 
+#include "core/hw/device.h"
 #include "core/ir/analysis.h"
 #include "core/sched/decision.h"
 #include "core/sched/trace.h"
@@ -113,6 +114,16 @@ private:
         return true;
     }
 
+    // Every node of the sub-graph is elementwise (BN, activations, residual adds: what a layer's
+    // loop nest takes in after its anchor op, §4.1).
+    bool elementwiseOnly(int id) const
+    {
+        const SubGraph &s = sg(id);
+        return std::all_of(s.nodes.begin(), s.nodes.end(), [&](NodeId n) {
+            return !m_g.node(n).opaque && opClassOf(m_g.node(n).opType) == OpClass::Elementwise;
+        });
+    }
+
     enum class Pattern { Straight, Diamond, Branch };
 
     // Asks and, when chosen, applies the merge of `upstream` into `exitSg`.
@@ -147,6 +158,8 @@ private:
         std::int64_t fUp = 0;
         for (int id : upstream)
             fUp = std::max(fUp, sg(id).best.factor);
+        const bool withinLayer = pattern != Pattern::Diamond && fSg == kNoFit && fUp == kNoFit &&
+                                 upstream.size() == 1 && elementwiseOnly(exitSg);
         bool rule = false;
         std::string ruleText;
         const char *name = pattern == Pattern::Straight  ? "straight"
@@ -156,6 +169,13 @@ private:
             const std::int64_t fMax = std::max(fUp, fDown);
             rule = fSg != kNoFit && fSg <= fMax;
             ruleText = "rule (ii): f(SG)=" + factorStr(fSg) + (rule ? " <= " : " > ") + "max f=" + factorStr(fMax);
+        } else if (withinLayer) {
+            // §4.1: the producer fits LB with no factor, so its whole output leaves LB anyway; the
+            // kernel generator fuses an elementwise follower into its producer's loop nest (TVM's
+            // fusion within a layer, the baseline being "a special case of our work", §5.1) rather
+            // than store and reload that output.
+            rule = true;
+            ruleText = "f(up)=none, f(SG)=none: an elementwise follower fused within its layer (§4.1)";
         } else {
             const bool first = fDown >= fUp;
             const bool second = fSg != kNoFit && fSg <= fDown;
@@ -178,9 +198,9 @@ private:
                                    std::to_string(std::lround(rc.savedNs)) + " ns";
         std::vector<DecisionOption> options{
             {"merge", std::string("merge (") + name + ")", rc.extraNs - rc.savedNs, detail,
-             fSg == kNoFit ? "merged peak " + std::to_string(merged.peakBytes) + " B exceeds LB " +
-                                 std::to_string(m_ctx.lbBytes) + " B with every splitting factor"
-                           : std::string()},
+             fSg == kNoFit && !withinLayer ? "merged peak " + std::to_string(merged.peakBytes) + " B exceeds LB " +
+                                                 std::to_string(m_ctx.lbBytes) + " B with every splitting factor"
+                                           : std::string()},
             {"keep", "keep apart", 0.0, ruleText, {}}};
         const std::int32_t pick = m_ctx.decisions.decide(key, "graphturbo.merge", options, preferMerge ? 0 : 1);
         auto &step = m_ctx.trace.add("S2: group sub-graphs (Algo. 2)",

@@ -14,7 +14,14 @@
 // Rules: (i) straight/branch: f(SG2) >= f(SG1) and f(SG) <= f(SG2) (branch:
 // SG2, SG3 in these roles); (ii) diamond: f(SG) <= max f of SG2, SG3, SG4.
 // Choices: a merged sub-graph that fits LB with no factor is rejected (it would
-// never terminate grouping otherwise) and is an illegal option; the merge must
+// never terminate grouping otherwise) and is an illegal option — except a
+// straight/branch merge of an all-elementwise SG2 (SG3) into its one producer
+// when neither that producer nor the merge fits LB with any factor (whatever
+// the follower's own factor: rule (i) with "none" read as infinite would keep
+// it apart): the producer's whole output leaves LB anyway, and §4.1's loop
+// fusion within a layer (TVM's, of which GraphTurbo is a superset, §5.1)
+// fuses such a follower, so that output does not go through GB/DDR where
+// layer-fusion's would not; the merge must
 // also pass the recomputation check (splitinfo.h); the merged parts never
 // expose a graph output or hold an opaque op, so every sub-graph keeps one
 // output. Each merge is the decision "graphturbo.merge" keyed by the merged

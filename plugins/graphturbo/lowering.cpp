@@ -153,6 +153,17 @@ private:
         return out;
     }
 
+    // §3.5, Fig. 9 left: a copy is inserted where the scopes mismatch, promoting a producer slice
+    // into the consumer's working set in faster memory. A slice already in GB or DDR that the
+    // working set does not sit above (the working set spilled to the same level or a slower one,
+    // §4.3) has no scope to be promoted to: the kernel reads it in place (its own tiles' DMA,
+    // §4.1), as it reads an LB slice. Choice: GB is per cluster, so only a slice in this part's
+    // cluster's GB, or in DDR, is read in place.
+    static bool readInPlace(const Part &q, int cluster, int workLevel)
+    {
+        return q.level >= 1 && q.level <= workLevel && (q.cluster == cluster || q.level >= 2);
+    }
+
     // The regions part (instance, cluster) reads from outside its sub-graph. Cluster 0's come
     // from the instance graph (S3 computed them). Another cluster's part computes the same
     // slice of the next share of the batch: its regions are cluster 0's with dim 0 of every
@@ -337,7 +348,7 @@ private:
             for (const Src &src : srcs) {
                 const Part *q = src.part;
                 const int pl = q->cluster == c ? q->level : std::max(q->level, 1);
-                if (pl == 0 && !src.redistribute) {
+                if ((pl == 0 && !src.redistribute) || readInPlace(*q, c, workLevel)) {
                     srcBufs.insert(srcBufs.end(), q->buffers.begin(), q->buffers.end());
                     srcDeps.push_back(q->task);
                     continue;
@@ -395,11 +406,16 @@ private:
                 deps.insert(srcDeps.begin(), srcDeps.end());
             }
         }
-        // Graph inputs this part reads: their slices copied DDR → the working set.
+        // Graph inputs this part reads: their slices copied DDR → the working set (read in place
+        // when the working set is in DDR too: no scope mismatch, §3.5).
         for (const auto &[t, region] : *regions) {
             if (m_g.tensor(t).kind != Tensor::Kind::Input || regionEmpty(region))
                 continue;
             const BufferId b = inputSlice(plan, t, region);
+            if (workLevel >= 2) {
+                task.reads.push_back(b);
+                continue;
+            }
             deps.insert(addCopy(plan, {b}, work, gated, regionBytes(m_g.tensor(t), region), 2, workLevel,
                                 "copy input " + m_g.tensor(t).name + " → " + levelName(workLevel) + " for " + name,
                                 onCores, inst.subgraph));

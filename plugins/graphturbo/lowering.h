@@ -26,7 +26,13 @@
 //   copy      moves producer slices that live in GB/DDR (or another cluster)
 //             or a graph input's slice into the consumer's working set
 //             (Fig. 9 left), one per producer sub-graph and level: it reads
-//             the slices' buffers and writes the working set's;
+//             the slices' buffers and writes the working set's; only where
+//             it promotes: a slice in GB/DDR that a working set at the same
+//             level or a slower one (spilled by §4.3) reads is read in place,
+//             as is a graph input's slice by a working set in DDR (the
+//             kernel's inputs are charged at its working set's level, so a GB
+//             slice read by a working set in DDR is charged at DDR: an
+//             overcharge left as is, KernelPlacement has one input level);
 //   redistribute  an LB slice whose producer ended with another binding than
 //             the consumer inferred for it (Algo. 4 L16) is exchanged between
 //             the cores into the working set (Fig. 9 right): LB → LB plus a sync;

@@ -153,6 +153,102 @@ TEST_F(SimModels, APlanForAnotherDeviceIsRefused)
     EXPECT_EQ(r.status().message(), "the plan was made for device 'stcp920', not for 'nvidia-v100'");
 }
 
+// ScheduleSetup::precision: a plan scheduled at f16 is sized at f16 (every
+// float buffer half its f32 size), keeps the model's hash, and the simulator
+// times it at f16 without options: the same traffic and time as the f32 plan
+// of the same schedule timed with dtype=f16. Its functional run computes the
+// model's float32 outputs, equal to the reference backend's.
+TEST_F(SimModels, APlanAtAPrecisionIsSizedAndTimedAtIt)
+{
+    auto g = sample("squeezenet", 0);
+    ASSERT_TRUE(g.isOk()) << g.status().str();
+    const DeviceRegistry devices = DeviceRegistry::standard();
+    const Device &d = *devices.find("stcp920");
+    const IScheduler &sequential = *schedulers.find("sequential");
+    const auto inputs = planutil::makeInputs(*g, 3);
+    ScheduleSetup half;
+    half.precision = DType::Float16;
+    auto f32 = scheduleGraph(*g, d, sequential, {});
+    auto f16 = scheduleGraph(*g, d, sequential, half);
+    ASSERT_TRUE(f32.isOk() && f16.isOk());
+    const ExecutionPlan &p32 = f32->result.plan, &p16 = f16->result.plan;
+    EXPECT_EQ(p32.precision, DType::Float32);
+    EXPECT_EQ(p16.precision, DType::Float16);
+    EXPECT_EQ(p16.modelHash, p32.modelHash);
+    ASSERT_EQ(p16.buffers.size(), p32.buffers.size());
+    for (std::size_t i = 0; i < p32.buffers.size(); ++i) {
+        const TensorId t = p32.buffers[i].tensor;
+        if (t != kInvalidId && g->tensor(t).dtype == DType::Float32) {
+            EXPECT_EQ(p16.buffers[i].bytes * 2, p32.buffers[i].bytes) << g->tensor(t).name;
+        }
+    }
+
+    CompileContext scaled;
+    scaled.device = &d;
+    scaled.options["dtype"] = "f16";
+    auto c32 = sim->compileFor(*g, p32, scaled);
+    ASSERT_TRUE(c32.isOk()) << c32.status().str();
+    auto a = sim->run(**c32, inputs);
+    auto b = simulate(*g, p16, d, inputs, true);
+    ASSERT_TRUE(a.isOk() && b.isOk());
+    EXPECT_DOUBLE_EQ(b->metrics.at("bytes_by_level/DDR"), a->metrics.at("bytes_by_level/DDR"));
+    EXPECT_NEAR(b->metrics.at("sim_time_ms"), a->metrics.at("sim_time_ms"), 1e-9 * a->metrics.at("sim_time_ms"));
+    auto ref = planutil::compileAndRun(*reference, *g, p32, inputs);
+    ASSERT_TRUE(ref.isOk()) << ref.status().str();
+    ASSERT_EQ(b->outputs.size(), ref->outputs.size());
+    for (std::size_t i = 0; i < ref->outputs.size(); ++i)
+        EXPECT_EQ(b->outputs[i].bytes, ref->outputs[i].bytes);
+}
+
+// Negative twin: a plan already at a precision refuses dtype= (it would count
+// its bytes twice), naming the precision.
+TEST_F(SimModels, DtypeOnAPlanAtAPrecisionIsRefused)
+{
+    auto g = sample("squeezenet", 0);
+    ASSERT_TRUE(g.isOk()) << g.status().str();
+    const DeviceRegistry devices = DeviceRegistry::standard();
+    const Device &d = *devices.find("stcp920");
+    ScheduleSetup half;
+    half.precision = DType::Float16;
+    auto run = scheduleGraph(*g, d, *schedulers.find("sequential"), half);
+    ASSERT_TRUE(run.isOk());
+    CompileContext ctx;
+    ctx.device = &d;
+    ctx.options["dtype"] = "f16";
+    auto c = sim->compileFor(*g, run->result.plan, ctx);
+    ASSERT_FALSE(c.isOk());
+    EXPECT_EQ(c.status().code(), ErrorCode::Usage);
+    EXPECT_NE(c.status().message().find("sized and timed at fp16 already"), std::string::npos) << c.status().str();
+}
+
+// int8 (a fully quantized deployment): one byte per element, and STCP920's
+// matrix unit at its int8 rate — the cost model and the simulator both faster
+// than at f16, the simulated DDR traffic half of f16's.
+TEST_F(SimModels, Int8HalvesTrafficAndRunsAtTheInt8Rate)
+{
+    auto g = sample("resnet50", 64);
+    ASSERT_TRUE(g.isOk()) << g.status().str();
+    const DeviceRegistry devices = DeviceRegistry::standard();
+    const Device &d = *devices.find("stcp920");
+    const auto inputs = planutil::makeInputs(*g, 3);
+    const IScheduler &sequential = *schedulers.find("sequential");
+    ScheduleSetup half, quarter;
+    half.precision = DType::Float16;
+    quarter.precision = DType::Int8;
+    auto f16 = scheduleGraph(*g, d, sequential, half);
+    auto i8 = scheduleGraph(*g, d, sequential, quarter);
+    ASSERT_TRUE(f16.isOk() && i8.isOk());
+    const TaskCost c16 = f16->result.plan.totalCost(), c8 = i8->result.plan.totalCost();
+    EXPECT_NEAR(c8.computeNs * 2, c16.computeNs, 0.2 * c16.computeNs); // MME: 256 TOP/s int8, 128 TFLOP/s f16
+    EXPECT_LT(c8.timeNs, c16.timeNs);
+    auto a = simulate(*g, f16->result.plan, d, inputs);
+    auto b = simulate(*g, i8->result.plan, d, inputs);
+    ASSERT_TRUE(a.isOk() && b.isOk());
+    EXPECT_LT(b->metrics.at("sim_time_ms"), a->metrics.at("sim_time_ms"));
+    EXPECT_NEAR(b->metrics.at("bytes_by_level/DDR") * 2, a->metrics.at("bytes_by_level/DDR"),
+                0.01 * a->metrics.at("bytes_by_level/DDR"));
+}
+
 // Layer fusion beats one kernel per op on the simulator as on the cost model:
 // fewer launches, less DDR traffic (ResNet-50 64×64 on stcp920).
 TEST_F(SimModels, FusionIsNotSlowerThanOneKernelPerOp)

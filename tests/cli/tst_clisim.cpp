@@ -83,8 +83,8 @@ TEST_F(CliSim, RunReportsMetricsAndWritesATrace)
 }
 
 // --dtype f16 times float32 tensors as the deployment precision (issue 12 item 6: STCP920's MME has
-// f16 rates only, so the convolutions move from the VME to the MME and the run is faster); twin: an
-// integer dtype is refused in one line, exit 2 (usage).
+// f16 rates only, so the convolutions move from the VME to the MME and the run is faster); twin: a
+// type no device runs at is refused in one line, exit 2 (usage).
 TEST_F(CliSim, DtypeOptionReachesTheSimulator)
 {
     const std::string model = sample("squeezenet");
@@ -97,9 +97,46 @@ TEST_F(CliSim, DtypeOptionReachesTheSimulator)
     const double t16 = json(f16.out)["metrics"].toObject()["sim_time_ms"].toDouble();
     EXPECT_GT(t32, 0);
     EXPECT_LT(t16, t32);
-    Result bad = run(base + " --dtype i8");
+    Result bad = run(base + " --dtype i64");
     EXPECT_EQ(bad.code, 2) << bad.err;
-    EXPECT_NE(bad.err.find("sim option dtype expects a float type"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("sim option dtype expects a precision (fp32, fp16, bf16, int8)"), std::string::npos)
+        << bad.err;
+}
+
+// --precision sizes the plan as well as timing it: the summary names it, a
+// stored plan keeps it (run --plan times it the same without options), and
+// the plan at fp16 is faster on stcp920 than at fp32. Twins: an unknown
+// precision, and --precision beside --plan, are usage errors (exit 2).
+TEST_F(CliSim, PrecisionSizesAndTimesThePlan)
+{
+    const std::string model = sample("squeezenet");
+    const std::string base = "run " + model + " --algo graphturbo --backend sim --device stcp920 --json";
+    Result f32 = run(base);
+    Result f16 = run(base + " --precision fp16");
+    ASSERT_EQ(f32.code, 0) << f32.err;
+    ASSERT_EQ(f16.code, 0) << f16.err;
+    EXPECT_EQ(json(f32.out)["precision"].toString(), "fp32");
+    EXPECT_EQ(json(f16.out)["precision"].toString(), "fp16");
+    const double t16 = json(f16.out)["latency_ms"].toDouble();
+    EXPECT_LT(t16, json(f32.out)["latency_ms"].toDouble());
+
+    const fs::path stored = s_dir / "plan-f16.json";
+    Result sched =
+        run("schedule " + model + " --algo graphturbo --device stcp920 --precision fp16 --out " + stored.string());
+    ASSERT_EQ(sched.code, 0) << sched.err;
+    EXPECT_NE(sched.out.find("graphturbo on stcp920 at fp16"), std::string::npos) << sched.out;
+    EXPECT_EQ(json(slurp(stored))["plan"].toObject()["precision"].toString(), "fp16");
+    Result replay = run("run " + model + " --plan " + stored.string() + " --backend sim --device stcp920 --json");
+    ASSERT_EQ(replay.code, 0) << replay.err;
+    EXPECT_DOUBLE_EQ(json(replay.out)["latency_ms"].toDouble(), t16);
+
+    Result unknown = run(base + " --precision int4");
+    EXPECT_EQ(unknown.code, 2) << unknown.err;
+    EXPECT_NE(unknown.err.find("--precision expects one of fp32, fp16, bf16, int8, got 'int4'"), std::string::npos)
+        << unknown.err;
+    Result both =
+        run("run " + model + " --plan " + stored.string() + " --backend sim --device stcp920 --precision fp16");
+    EXPECT_EQ(both.code, 2) << both.err;
 }
 
 // Issue 18 item 5: the text summary's numbers go through the one formatting

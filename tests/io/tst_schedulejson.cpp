@@ -241,6 +241,40 @@ TEST_F(ScheduleJson, RefusesUnknownNodesKindsAndFutureVersions)
     EXPECT_NE(forwardDep.status().message().find("plan.tasks[0].deps[0]"), std::string::npos);
 }
 
+// The plan's deployment precision is written and read back; a document
+// written before precision existed reads as fp32.
+TEST_F(ScheduleJson, PrecisionRoundTripsAndDefaultsToFp32)
+{
+    ScheduleDocument at16 = doc;
+    at16.plan.precision = DType::Int8;
+    const std::string text = scheduleToJson(at16, graph);
+    auto back = scheduleFromJson(text, graph, "doc.json");
+    ASSERT_TRUE(back.isOk()) << back.status().str();
+    EXPECT_EQ(back->plan.precision, DType::Int8);
+    QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
+    EXPECT_EQ(validateJson(o, schema()), QString());
+    QJsonObject plan = o["plan"].toObject();
+    plan.remove("precision");
+    o["plan"] = plan;
+    auto old = scheduleFromJson(QJsonDocument(o).toJson().toStdString(), graph, "old.json");
+    ASSERT_TRUE(old.isOk()) << old.status().str();
+    EXPECT_EQ(old->plan.precision, DType::Float32);
+}
+
+// Negative twin: a precision no device runs is refused with its path; the schema refuses it too.
+TEST_F(ScheduleJson, UnknownPrecisionIsRefused)
+{
+    QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
+    QJsonObject plan = o["plan"].toObject();
+    plan["precision"] = "int4";
+    o["plan"] = plan;
+    auto r = scheduleFromJson(QJsonDocument(o).toJson().toStdString(), graph, "doc.json");
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.status().message().find("plan.precision: unknown precision 'int4'"), std::string::npos)
+        << r.status().str();
+    EXPECT_NE(validateJson(o, schema()), QString());
+}
+
 TEST(Overrides, PlainObjectAndDocumentForms)
 {
     auto plain = overridesFromJson(R"({"k1": "a", "k2": "b"})");

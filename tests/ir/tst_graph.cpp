@@ -167,13 +167,46 @@ TEST(Precision, Float32TensorsTakeTheRunsType)
     EXPECT_EQ(h.tensor(y).producer, g.tensor(y).producer);
 }
 
-// Negative twin: a non-float precision changes nothing.
-TEST(Precision, NonFloatPrecisionLeavesTheGraph)
+// int8, as a fully quantized deployment runs it: one byte per element.
+TEST(Precision, Int8IsADeploymentPrecision)
 {
     Graph g;
     TensorId x = g.addTensor({.name = "x", .shape = {2, 4}, .kind = Tensor::Kind::Input});
     g.inputs = {x};
     const Graph h = atPrecision(g, DType::Int8);
-    EXPECT_EQ(h.tensor(x).dtype, DType::Float32);
-    EXPECT_EQ(h.tensor(x).bytes(), 32);
+    EXPECT_EQ(h.tensor(x).dtype, DType::Int8);
+    EXPECT_EQ(h.tensor(x).bytes(), 8);
+}
+
+// Negative twin: a type no deployment runs at (int64, bool) changes nothing.
+TEST(Precision, NonDeploymentTypeLeavesTheGraph)
+{
+    Graph g;
+    TensorId x = g.addTensor({.name = "x", .shape = {2, 4}, .kind = Tensor::Kind::Input});
+    g.inputs = {x};
+    for (DType t : {DType::Int64, DType::Bool}) {
+        const Graph h = atPrecision(g, t);
+        EXPECT_EQ(h.tensor(x).dtype, DType::Float32);
+        EXPECT_EQ(h.tensor(x).bytes(), 32);
+    }
+}
+
+TEST(Precision, NamesAsUsersWriteThem)
+{
+    EXPECT_EQ(precisionFromName("fp16"), DType::Float16);
+    EXPECT_EQ(precisionFromName("f16"), DType::Float16);
+    EXPECT_EQ(precisionFromName("bf16"), DType::BFloat16);
+    EXPECT_EQ(precisionFromName("int8"), DType::Int8);
+    EXPECT_EQ(precisionFromName("fp32"), DType::Float32);
+    for (DType t : {DType::Float16, DType::BFloat16, DType::Int8, DType::Float32})
+        EXPECT_EQ(precisionFromName(precisionName(t)), t);
+}
+
+// Negative twin: unknown names and non-deployment types are refused.
+TEST(Precision, UnknownNamesAreRefused)
+{
+    EXPECT_FALSE(precisionFromName("int4"));
+    EXPECT_FALSE(precisionFromName("i64"));
+    EXPECT_FALSE(precisionFromName(""));
+    EXPECT_FALSE(precisionFromName("FP16 "));
 }

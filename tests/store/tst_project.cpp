@@ -562,13 +562,15 @@ TEST_F(Store, AVersionOneFileIsMigrated)
     {
         auto p = Project::open(file().string());
         ASSERT_TRUE(p.isOk()) << p.status().str();
-        EXPECT_EQ(p->schemaVersion(), 3);
+        EXPECT_EQ(p->schemaVersion(), 4);
         ASSERT_EQ(p->notes().size(), 1u);
-        EXPECT_EQ(p->notes()[0].message, "upgraded the project from schema v1 to v3");
+        EXPECT_EQ(p->notes()[0].message, "upgraded the project from schema v1 to v4");
         // v3: the path reference stays, with no sample and no content hash recorded yet.
         EXPECT_TRUE(p->model()->sample.empty());
         EXPECT_TRUE(p->model()->contentHash.empty());
         EXPECT_TRUE(p->checkModelContent((m_dir / "models" / "net.onnx").string()).isOk());
+        // v4: a project from before the scheduling precision schedules at fp32.
+        EXPECT_EQ(p->setup()->precision, DType::Float32);
         EXPECT_EQ(*p->overrides(), (Overrides{{"fuse:a|b", "fused"}}));
         auto runs = p->runs(1);
         ASSERT_TRUE(runs.isOk()) << runs.status().str();
@@ -576,12 +578,43 @@ TEST_F(Store, AVersionOneFileIsMigrated)
         EXPECT_EQ(runs->front().metrics, (std::map<std::string, double>{{"dram_mb", 0.5}, {"l2_hits", 12}}));
         ASSERT_TRUE(p->setState("selected_step", "4").isOk()); // the v2 table exists
     }
-    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "3\n");
-    EXPECT_EQ(rawQuery(file(), "SELECT version FROM schema_history ORDER BY version"), "1\n2\n3\n");
+    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "4\n");
+    EXPECT_EQ(rawQuery(file(), "SELECT version FROM schema_history ORDER BY version"), "1\n2\n3\n4\n");
     auto again = Project::open(file().string());
     ASSERT_TRUE(again.isOk());
     EXPECT_TRUE(again->notes().empty()) << "migrates once";
     EXPECT_EQ(again->state("selected_step")->value_or(""), "4");
+}
+
+// The deployment precision is part of the setup: saved, reopened, replaced.
+TEST_F(Store, SetupKeepsTheSchedulingPrecision)
+{
+    {
+        Project p = make();
+        ProjectSetup setup = *p.setup();
+        EXPECT_EQ(setup.precision, DType::Float32);
+        setup.precision = DType::Int8;
+        ASSERT_TRUE(p.setSetup(setup).isOk());
+    }
+    EXPECT_EQ(rawQuery(file(), "SELECT precision FROM project"), "int8\n");
+    auto p = Project::open(file().string());
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    EXPECT_EQ(p->setup()->precision, DType::Int8);
+}
+
+// Negative twin: a precision this build does not know is refused by name, not read as fp32.
+TEST_F(Store, AnUnknownPrecisionIsRefused)
+{
+    {
+        Project p = make();
+    }
+    rawQuery(file(), "UPDATE project SET precision = 'int4'");
+    auto p = Project::open(file().string());
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    auto setup = p->setup();
+    ASSERT_FALSE(setup.isOk());
+    EXPECT_NE(setup.status().message().find("unknown scheduling precision 'int4'"), std::string::npos)
+        << setup.status().str();
 }
 
 TEST_F(Store, AFileFromTheFutureIsRefusedNotMigrated)
@@ -589,15 +622,15 @@ TEST_F(Store, AFileFromTheFutureIsRefusedNotMigrated)
     {
         Project p = make();
     }
-    rawQuery(file(), "PRAGMA user_version = 4");
+    rawQuery(file(), "PRAGMA user_version = 5");
     const std::string before = slurp(file());
     auto p = Project::open(file().string());
     ASSERT_FALSE(p.isOk());
     EXPECT_EQ(p.status().code(), ErrorCode::InvalidInput);
     EXPECT_EQ(p.status().location().file, file().string());
-    EXPECT_EQ(p.status().message(), "project was saved by a newer Tessera (schema v4; this build reads up to v3)");
+    EXPECT_EQ(p.status().message(), "project was saved by a newer Tessera (schema v5; this build reads up to v4)");
     EXPECT_EQ(slurp(file()), before);
-    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "4\n");
+    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "5\n");
 }
 
 TEST_F(Store, AReadOnlyVersionOneFileIsMigratedInMemoryOnly)
@@ -607,7 +640,7 @@ TEST_F(Store, AReadOnlyVersionOneFileIsMigratedInMemoryOnly)
     auto p = Project::open(file().string(), OpenMode::ReadOnly);
     ASSERT_TRUE(p.isOk()) << p.status().str();
     EXPECT_TRUE(p->readOnly());
-    EXPECT_EQ(p->schemaVersion(), 3);
+    EXPECT_EQ(p->schemaVersion(), 4);
     EXPECT_EQ(p->runs(1)->front().metrics.at("l2_hits"), 12);
     ASSERT_FALSE(p->notes().empty());
     EXPECT_TRUE(contains(p->notes().back().message, "in memory only")) << p->notes().back().message;

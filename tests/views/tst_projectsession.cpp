@@ -208,6 +208,8 @@ TEST_F(ProjectSessionTest, CreateCloseReopenRestoresTheSession)
         selectAlgorithm(w, "ios");
         w.deviceCombo()->setCurrentIndex((w.deviceCombo()->currentIndex() + 1) % w.deviceCombo()->count());
         device = w.deviceCombo()->currentData().toString();
+        w.precisionCombo()->setCurrentIndex(w.precisionCombo()->findData(QStringLiteral("fp16")));
+        EXPECT_EQ(w.scheduleController()->precision(), DType::Float16);
         w.scheduleController()->setOptions({{"r", "2"}, {"strategy", "parallel"}});
         ASSERT_TRUE(scheduled(w));
         override1 = someOverride(w);
@@ -244,6 +246,7 @@ TEST_F(ProjectSessionTest, CreateCloseReopenRestoresTheSession)
         EXPECT_EQ(*disk->overrides(), both);
         EXPECT_EQ(disk->setup()->algorithm, "ios");
         EXPECT_EQ(disk->setup()->device, device.toStdString());
+        EXPECT_EQ(disk->setup()->precision, DType::Float16);
         EXPECT_EQ(disk->setup()->options, (std::map<std::string, std::string>{{"r", "2"}, {"strategy", "parallel"}}));
         EXPECT_EQ(disk->state("selected_step")->value_or(""), std::to_string(step));
         EXPECT_GE(disk->plans()->size(), 2u) << "the first plan and the one after the second override";
@@ -265,6 +268,10 @@ TEST_F(ProjectSessionTest, CreateCloseReopenRestoresTheSession)
     EXPECT_EQ(w.scheduleController()->schedulerName(), "ios");
     EXPECT_EQ(w.deviceCombo()->currentData().toString(), device);
     EXPECT_EQ(QString::fromStdString(w.scheduleController()->device()->id), device);
+    EXPECT_EQ(w.precisionCombo()->currentData().toString(), QStringLiteral("fp16"));
+    EXPECT_EQ(w.scheduleController()->precision(), DType::Float16);
+    ASSERT_TRUE(w.scheduleController()->state()->lastRun());
+    EXPECT_EQ(w.scheduleController()->state()->lastRun()->result.plan.precision, DType::Float16);
     EXPECT_EQ(w.scheduleController()->options(),
               (std::map<std::string, std::string>{{"r", "2"}, {"strategy", "parallel"}}));
     EXPECT_EQ(w.scheduleController()->overrides(), (Overrides{override1, override2}));

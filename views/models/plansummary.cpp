@@ -2,6 +2,7 @@
 #include "views/models/plansummary.h"
 
 #include "core/backend/backend.h"
+#include "core/ir/precision.h"
 #include "core/sched/scheduler.h"
 #include "core/support/units.h"
 #include "views/models/format.h"
@@ -93,6 +94,8 @@ PlanSummary summarizeRun(const ScheduleRun &run, const Measurement &measured)
 
     add(s, S::Plan, QStringLiteral("algorithm"), QStringLiteral("Algorithm"), std::nan(""), s.algorithm, Better::None);
     add(s, S::Plan, QStringLiteral("device"), QStringLiteral("Device"), std::nan(""), s.device, Better::None);
+    add(s, S::Plan, QStringLiteral("precision"), QStringLiteral("Precision"), std::nan(""),
+        QString::fromUtf8(precisionName(plan.precision).data()), Better::None);
     const auto count = [](std::size_t n) { return static_cast<double>(n); };
     const auto movement = static_cast<std::size_t>(
         std::count_if(plan.tasks.begin(), plan.tasks.end(), [](const Task &t) { return t.kind != TaskKind::Compute; }));

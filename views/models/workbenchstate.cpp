@@ -52,6 +52,15 @@ void WorkbenchState::setOptions(std::map<std::string, std::string> options)
     emit inputsChanged();
 }
 
+void WorkbenchState::setPrecision(DType precision)
+{
+    const bool changed = precision != m_precision;
+    m_precision = precision;
+    if (changed)
+        emit setupChanged();
+    emit inputsChanged();
+}
+
 void WorkbenchState::setSearchSpaceRequest(std::optional<SearchSpaceRequest> request)
 {
     const bool changed = request.has_value() != m_searchSpace.has_value() ||

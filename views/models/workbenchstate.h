@@ -67,6 +67,9 @@ public:
     void setDevice(Device device);
     void setScheduler(const QString &name);                      // setupChanged() when it differs
     void setOptions(std::map<std::string, std::string> options); // setupChanged() when they differ
+    // The deployment precision schedules are made at (ScheduleSetup::precision);
+    // setupChanged() when it differs.
+    void setPrecision(DType precision);
     // Ask schedulers for their explored search space (the DP explorer); nullopt: do not.
     void setSearchSpaceRequest(std::optional<SearchSpaceRequest> request);
     // Replaces the overrides; the orchestrator's undo commands call it, panels
@@ -78,6 +81,7 @@ public:
     const Device *device() const { return m_device ? &*m_device : nullptr; }
     QString schedulerName() const { return m_scheduler; }
     const std::map<std::string, std::string> &options() const { return m_options; }
+    DType precision() const { return m_precision; }
     const std::optional<SearchSpaceRequest> &searchSpaceRequest() const { return m_searchSpace; }
     const Overrides &overrides() const { return m_overrides; }
     bool isReady() const; // graph, device and scheduler name set
@@ -180,6 +184,7 @@ private:
     std::optional<Device> m_device;
     QString m_scheduler;
     std::map<std::string, std::string> m_options;
+    DType m_precision = DType::Float32;
     std::optional<SearchSpaceRequest> m_searchSpace;
     Overrides m_overrides;
 

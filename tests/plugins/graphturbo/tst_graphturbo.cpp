@@ -984,6 +984,136 @@ TEST(GraphTurboPlans, OpaqueOperatorStaysAloneAndWhole)
     EXPECT_TRUE(verifyPlan(p, g, &tiny).isOk());
 }
 
+// --- §4.1: loop fusion within a layer when nothing splits ------------------
+
+// A device whose 64 B of L1 per core holds no row of any tile: no sub-graph fits LB with any factor.
+Device noRowFitsDevice()
+{
+    Device d = stcp920();
+    d.levels[0].capacityBytes = 64;
+    return d;
+}
+
+KernelId kernelOfNode(const ExecutionPlan &p, NodeId n)
+{
+    for (const Kernel &k : p.kernels)
+        if (std::find(k.nodes.begin(), k.nodes.end(), n) != k.nodes.end())
+            return k.id;
+    return -1;
+}
+
+int withinLayerMerges(const Trace &t)
+{
+    return static_cast<int>(std::count_if(t.steps().begin(), t.steps().end(), [](const TraceStep &s) {
+        return s.conclusion.rfind("merged", 0) == 0 && s.why.find("fused within its layer") != std::string::npos;
+    }));
+}
+
+TEST(GraphTurboSec41, ElementwiseFollowersOfAConvThatFitsNoFactorFuseWithinItsLayer)
+{
+    // Each convolution fits LB with no factor, so its whole output leaves LB; its ReLU (straight)
+    // and its residual Add + ReLU (branch) are fused into its loop nest as TVM's layer fusion
+    // would (§4.1), instead of a store and reload of the convolution's output through GB/DDR.
+    const Graph g = tg::residualChain(2);
+    const Device d = noRowFitsDevice();
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    for (const std::string b : {"block0/", "block1/"}) {
+        const KernelId conv1 = kernelOfNode(p, g.findNode(b + "conv1"));
+        const KernelId conv2 = kernelOfNode(p, g.findNode(b + "conv2"));
+        EXPECT_EQ(kernelOfNode(p, g.findNode(b + "relu1")), conv1) << b;
+        EXPECT_EQ(kernelOfNode(p, g.findNode(b + "add")), conv2) << b;
+        EXPECT_EQ(kernelOfNode(p, g.findNode(b + "relu2")), conv2) << b;
+        // Twin inside: a convolution is no elementwise follower; the layers stay apart.
+        EXPECT_NE(conv1, conv2) << b;
+    }
+    EXPECT_EQ(p.kernels.size(), 4u);
+    EXPECT_EQ(withinLayerMerges(run->trace), 6);
+    const Status st = verifyPlan(p, g, &d);
+    EXPECT_TRUE(st.isOk()) << st.str();
+    expectSameOutputs(g, p);
+}
+
+TEST(GraphTurboSec41, WhereAProducerFitsLbRuleOneDecidesAsBefore)
+{
+    // Twin: with STCP920's own L1 every convolution splits, so no merge is taken for the
+    // within-layer reason; rule (i) and the recomputation check decide each one.
+    const Graph g = tg::residualChain(2);
+    auto run = schedule(g, stcp920(), {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(withinLayerMerges(run->trace), 0);
+    EXPECT_TRUE(verifyPlan(run->result.plan, g, &stcp920()).isOk());
+}
+
+// --- §3.5, Fig. 9 left: a copy only where the scopes mismatch ---------------
+
+// The levels a data-movement task reads and writes.
+std::pair<std::set<std::string>, std::set<std::string>> copyLevels(const ExecutionPlan &p, const Task &t)
+{
+    std::set<std::string> from, to;
+    for (BufferId b : t.reads)
+        from.insert(p.buffers[static_cast<std::size_t>(b)].level);
+    for (BufferId b : t.writes)
+        to.insert(p.buffers[static_cast<std::size_t>(b)].level);
+    return {from, to};
+}
+
+TEST(GraphTurboFig9, SliceInDdrIsReadInPlaceByAWorkingSetInDdr)
+{
+    // No row fits L1 and GB holds 64 B: every working set and output lives in DDR. A producer's
+    // output in DDR read by a working set in DDR has no scope to be promoted to, so no copy is
+    // inserted (it was a DDR → DDR copy of the slice, then read again by the kernel); the
+    // consumer's compute task reads the producer's buffer itself.
+    const Graph g = tg::residualChain(2);
+    Device d = noRowFitsDevice();
+    d.levels[1].capacityBytes = 64;
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    EXPECT_EQ(run->result.stats.at("copies"), 0.0);
+    int inPlace = 0;
+    for (const Task &t : p.tasks) {
+        EXPECT_NE(t.kind, TaskKind::Copy) << t.label;
+        if (t.kind == TaskKind::Compute)
+            for (BufferId b : t.reads) {
+                const Buffer &buf = p.buffers[static_cast<std::size_t>(b)];
+                inPlace += buf.level == "DDR" && buf.tensor != kInvalidId &&
+                           g.tensor(buf.tensor).kind == Tensor::Kind::Intermediate;
+            }
+    }
+    EXPECT_GT(inPlace, 0);
+    const Status st = verifyPlan(p, g, &d);
+    EXPECT_TRUE(st.isOk()) << st.str();
+    expectSameOutputs(g, p);
+}
+
+TEST(GraphTurboFig9, SliceInDdrIsCopiedIntoAWorkingSetInLb)
+{
+    // Twin: Fig. 3's stages with an 8 KiB GB spill stage-1 tensors to DDR while the working sets
+    // are in L1: those slices are copied up (DDR → L1), and no copy moves a slice sideways or down.
+    const Graph g = fig3Stages();
+    const Device d = withL3(8192);
+    auto run = schedule(g, d, {}, kOneCluster);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    const ExecutionPlan &p = run->result.plan;
+    auto rank = [&](const std::string &level) { return d.levelIndex(level); };
+    int up = 0;
+    for (const Task &t : p.tasks) {
+        if (t.kind != TaskKind::Copy || t.label.rfind("promote", 0) == 0)
+            continue;
+        const auto [from, to] = copyLevels(p, t);
+        ASSERT_EQ(to.size(), 1u) << t.label;
+        for (const std::string &l : from)
+            EXPECT_GT(rank(l), rank(*to.begin())) << t.label;
+        up += from.count("DDR") && *to.begin() == "L1";
+    }
+    EXPECT_GT(up, 0);
+    const Status st = verifyPlan(p, g, &d);
+    EXPECT_TRUE(st.isOk()) << st.str();
+    expectSameOutputs(g, p);
+}
+
 TEST(GraphTurboPlans, DeterministicReplay)
 {
     const Graph g = tg::residualChain(3);
