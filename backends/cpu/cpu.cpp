@@ -205,7 +205,8 @@ public:
         m_info.summary = "compiles the plan to native code: Conv/MatMul/Gemm and their fused epilogues on oneDNN, "
                          "element-wise chains by LLVM's ORC JIT for the host (" +
                          cpu::JitCache::hostCpu() +
-                         "), every other op on the reference kernels; concurrent tasks on a thread pool";
+                         "), over whole tensors or a tiled task's tiles; every other op on the reference kernels; "
+                         "concurrent tasks on a thread pool";
     }
 
     const BackendInfo &info() const override { return m_info; }

@@ -20,8 +20,10 @@
 // Then the layout pass (layout.h) keeps activations in oneDNN's blocked
 // layout between the ops that take it, so reorders are left only where
 // blocked meets plain ("reorders", "blocked_tensors" in the metrics).
-// Tasks whose tiles cover part of a tensor run every node of the kernel on the
-// reference kernels over the task's regions. The compiled plan keeps the
+// Tasks whose tiles cover part of a tensor run over the task's regions the
+// same engines per tile (tiled.cpp: oneDNN primitives and reorders on views of
+// the tensors, LLVM chains over the boxes' runs), the reference kernels for
+// what those cannot express (reported as fallbacks). The compiled plan keeps the
 // plan's tasks and dependencies (plus those the data implies), so a plan's
 // fusion decides which intermediates ever reach memory and its concurrent
 // groups (IOS stages' streams, independent branches) run on a thread pool.

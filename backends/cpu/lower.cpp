@@ -1,10 +1,11 @@
 // Lowering one compute task to CpuOps (see lower.h): oneDNN anchors, LLVM
-// element-wise chains, reference kernels; tiled tasks on reference kernels.
+// element-wise chains, reference kernels; tiled tasks in tiled.cpp.
 #include "backends/cpu/lower.h"
 
 #include "core/plan/tiles.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -204,16 +205,94 @@ public:
         for (std::size_t i = 0; i < m_operands.size(); ++i)
             ins[i] = m_operands[i].tensor != kInvalidId ? reinterpret_cast<const float *>(tensors[m_operands[i].tensor])
                                                         : m_owned[static_cast<std::size_t>(m_operands[i].owned)].data();
-        m_fn(reinterpret_cast<float *>(tensors[m_out]), ins.data());
+        float *out = reinterpret_cast<float *>(tensors[m_out]);
+        if (!m_tiled) {
+            m_fn(out, ins.data());
+            return Status::ok();
+        }
+        std::vector<const float *> at(ins.size());
+        for (const Box &b : m_boxes) {
+            // Odometer over the box's outer dims; one call per contiguous run.
+            std::vector<std::int64_t> idx(b.outer.size(), 0);
+            for (;;) {
+                std::int64_t o = b.outBase;
+                for (std::size_t d = 0; d < idx.size(); ++d)
+                    o += idx[d] * b.outStride[d];
+                for (std::size_t i = 0; i < ins.size(); ++i) {
+                    std::int64_t off = b.operandBase[i];
+                    for (std::size_t d = 0; d < idx.size(); ++d)
+                        off += idx[d] * b.operandStride[i][d];
+                    at[i] = ins[i] + off;
+                }
+                b.fn(out + o, at.data());
+                std::size_t d = idx.size();
+                while (d > 0 && ++idx[d - 1] == b.outer[d - 1])
+                    idx[--d] = 0;
+                if (d == 0)
+                    break;
+            }
+        }
+        return Status::ok();
+    }
+
+    // A tiled chain: compiles one function per box (its contiguous runs).
+    // Each box of the row-major output is walked as runs: the dims from the
+    // last one the box cuts short inward are contiguous in the output (a run,
+    // one call of the compiled function, operands at their own strides); the
+    // dims outside it are counted by run().
+    Status tile(std::vector<ops::Region> boxes, JitCache &jit)
+    {
+        m_tiled = true;
+        const std::vector<std::int64_t> outRm = rowMajor(m_shape);
+        const std::size_t rank = m_shape.size();
+        for (const ops::Region &r : boxes) {
+            assert(r.size() == rank);
+            bool empty = false;
+            for (const ops::Interval &x : r)
+                empty = empty || x.end <= x.begin;
+            if (empty)
+                continue;
+            std::size_t k = rank - 1;
+            while (k > 0 && r[k].begin == 0 && r[k].end == m_shape[k])
+                --k;
+            Box b;
+            b.outBase = 0;
+            b.operandBase.assign(m_operands.size(), 0);
+            b.operandStride.assign(m_operands.size(), {});
+            for (std::size_t d = 0; d < rank; ++d) {
+                b.outBase += r[d].begin * outRm[d];
+                for (std::size_t i = 0; i < m_operands.size(); ++i)
+                    b.operandBase[i] += r[d].begin * m_rawStrides[i][d];
+                if (d < k) {
+                    b.outer.push_back(r[d].end - r[d].begin);
+                    b.outStride.push_back(outRm[d]);
+                    for (std::size_t i = 0; i < m_operands.size(); ++i)
+                        b.operandStride[i].push_back(m_rawStrides[i][d]);
+                }
+            }
+            EwProgram p;
+            for (std::size_t d = k; d < rank; ++d)
+                p.dims.push_back(r[d].end - r[d].begin);
+            for (const auto &st : m_rawStrides)
+                p.strides.emplace_back(st.begin() + static_cast<long>(k), st.end());
+            collapse(p.dims, p.strides);
+            p.instrs = m_instrs;
+            auto fn = jit.get(p);
+            if (!fn)
+                return fn.status();
+            b.fn = *fn;
+            m_boxes.push_back(std::move(b));
+        }
+        impl = "tiled";
         return Status::ok();
     }
 
     // A rank-4 chain whose tensor operands are all full-size takes them and
     // its output blocked together; its per-channel constants (a
-    // BatchNormalization's) follow the channel blocks.
+    // BatchNormalization's) follow the channel blocks. A tiled chain stays plain.
     std::vector<std::vector<TensorId>> blockedGroups(const Graph &g, int block) const override
     {
-        if (block <= 0 || m_shape.size() != 4)
+        if (block <= 0 || m_shape.size() != 4 || m_tiled)
             return {};
         if (m_shape[1] % block != 0 && !finiteOnPadding(m_instrs))
             return {};
@@ -281,6 +360,17 @@ public:
     std::vector<std::int64_t> m_shape;
     std::vector<std::vector<std::int64_t>> m_rawStrides; // per operand, over m_shape
     std::vector<EwInstr> m_instrs;
+    // Tiled (tile()): the boxes of m_out it writes, as runs.
+    struct Box {
+        EwFunction fn = nullptr;
+        std::vector<std::int64_t> outer;                      // extents of the dims outside a run
+        std::vector<std::int64_t> outStride;                  // output elements per step of each
+        std::vector<std::vector<std::int64_t>> operandStride; // per operand, the same
+        std::int64_t outBase = 0;                             // the box's first element
+        std::vector<std::int64_t> operandBase;                // per operand
+    };
+    bool m_tiled = false;
+    std::vector<Box> m_boxes;
 };
 
 // Row-major strides of `in` broadcast (right-aligned) to `out`; 0 on broadcast dims.
@@ -297,12 +387,15 @@ std::vector<std::int64_t> bcastStrides(const Shape &out, const Shape &in)
     return s;
 }
 
-Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats)
+} // namespace
+
+Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats,
+                             const std::map<NodeId, std::vector<ops::Region>> *tiles)
 {
     const Graph &g = s.graph;
     const Node &first = g.node(s.kernelNodes[pos]);
     const Shape shape = first.outputs.empty() ? Shape{} : g.tensor(first.outputs[0]).shape;
-    if (!chainable(g, s.constants, first, shape) || numElements(shape).value_or(0) == 0)
+    if (!chainable(g, s.constants, first, shape) || numElements(shape).value_or(0) == 0 || (tiles && shape.empty()))
         return CpuOpPtr();
 
     auto op = std::make_unique<JitOp>();
@@ -456,10 +549,19 @@ done:
     p.strides = std::move(strides);
     p.instrs = std::move(instrs);
 
-    // S3: compile (or find) the function.
+    // S3: compile (or find) the function; a tiled chain one per box of the
+    // regions its last node writes (its intermediates stay in registers).
     // An unavailable JIT (its module missing) leaves the chain to the
     // reference kernels; the compile metrics say so ("jit_unavailable").
-    auto fn = jit.get(p);
+    Expected<EwFunction> fn = EwFunction(nullptr);
+    if (tiles) {
+        auto it = tiles->find(s.kernelNodes[chain.back()]);
+        Status st = op->tile(it == tiles->end() ? std::vector<ops::Region>{} : it->second, jit);
+        if (!st.isOk())
+            fn = st;
+    } else {
+        fn = jit.get(p);
+    }
     if (!fn && fn.status().code() == ErrorCode::Unavailable) {
         for (std::size_t c : chain)
             s.done[c] = false;
@@ -479,6 +581,8 @@ done:
     return CpuOpPtr(std::move(op));
 }
 
+namespace {
+
 // --- tasks ----------------------------------------------------------------------
 
 bool whole(const ops::Region &r, const Shape &s)
@@ -489,19 +593,6 @@ bool whole(const ops::Region &r, const Shape &s)
         if (r[d].begin != 0 || r[d].end != s[d])
             return false;
     return true;
-}
-
-// A tiled task: its node writes (core/plan/tiles.h taskWrites), one reference op each.
-Expected<std::vector<CpuOpPtr>> lowerTiled(const Graph &g, const Kernel &k, const Task &t, const TaskRegions &regions)
-{
-    std::vector<CpuOpPtr> out;
-    for (NodeWrite &w : taskWrites(g, k, t, regions)) {
-        auto op = makeReferenceTileOp(g, w.node, w.output, std::move(w.regions));
-        if (!op)
-            return op.status();
-        out.push_back(std::move(*op));
-    }
-    return out;
 }
 
 } // namespace
@@ -517,9 +608,6 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     bool allWhole = regions->exact;
     for (const auto &[tensor, region] : regions->computed)
         allWhole = allWhole && whole(region, g.tensor(tensor).shape);
-    if (!allWhole)
-        return lowerTiled(g, k, task, *regions);
-
     // TESSERA_CPU_ENGINES=reference (or "onednn", "llvm-jit", "copy", comma-separated)
     // restricts the engines, to bisect a mismatch.
     const char *env = std::getenv("TESSERA_CPU_ENGINES");
@@ -528,6 +616,8 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     const bool useCopy = engines.find("copy") != std::string::npos;
     if (engines.find("llvm-jit") == std::string::npos)
         jit = nullptr;
+    if (!allWhole)
+        return lowerTiledTask(g, k, task, *regions, constants, jit, useDnnl, useCopy, stats, cancel);
     std::vector<bool> done(k.nodes.size(), false);
     FusionScope scope{g, k.nodes, done, constants, dnnlCache};
     std::vector<CpuOpPtr> out;

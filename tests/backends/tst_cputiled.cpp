@@ -1,0 +1,416 @@
+// Tiled tasks on the CPU backend (backends/cpu/tiled.cpp): plans whose tasks
+// compute tiles (GraphTurbo instances, Welder tiles, BrickDL bricks, and the
+// test planner's row/channel tiles) run oneDNN and LLVM code over their boxes
+// and match the reference backend (relative L2 under 1e-4); what cannot be
+// expressed exactly (a channel tile across convolution groups, a Gemm with
+// alpha != 1) stays on the reference kernel, reported as a fallback, and still
+// matches. Each positive test beside its negative twin.
+#include "backends/cpu/cpu.h"
+#include "backends/reference/reference.h"
+#include "core/onnx/importer.h"
+#include "core/sched/session.h"
+#include "plugins/brickdl/brickdl.h"
+#include "plugins/graphturbo/graphturbo.h"
+#include "plugins/layerfusion/layerfusion.h"
+#include "plugins/welder/welder.h"
+#include "samples/builder.h"
+#include "samples/catalog.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include "tests/backends/planutil.h"
+#include "tests/common/testgraphs.h"
+#include "tests/common/testsamples.h"
+
+namespace fs = std::filesystem;
+using namespace tessera;
+using tessera::testgraphs::op;
+
+namespace {
+
+constexpr double kTolerance = 1e-4;
+
+double relativeL2(const HostTensor &a, const HostTensor &b)
+{
+    double num = 0, den = 0;
+    for (std::int64_t i = 0; i < a.elements(); ++i) {
+        const double d = double(a.f32()[i]) - b.f32()[i];
+        num += d * d;
+        den += double(b.f32()[i]) * b.f32()[i];
+    }
+    return std::sqrt(num / std::max(den, 1e-30));
+}
+
+std::unique_ptr<IScheduler> scheduler(const std::string &name)
+{
+    if (name == "graphturbo")
+        return createGraphTurboScheduler();
+    if (name == "welder")
+        return createWelderScheduler();
+    if (name == "brickdl")
+        return createBrickdlScheduler();
+    return createLayerFusionScheduler();
+}
+
+Expected<ExecutionPlan> plan(const Graph &g, const std::string &algorithm)
+{
+    auto run = scheduleGraph(g, planutil::testDevice(), *scheduler(algorithm), ScheduleSetup{});
+    if (!run)
+        return run.status();
+    return run->result.plan;
+}
+
+bool tiled(const ExecutionPlan &p)
+{
+    for (const Task &t : p.tasks)
+        for (const NodeTile &tile : t.tiles)
+            if (!tile.region.empty())
+                return true;
+    return false;
+}
+
+// Reference fallbacks of op type `opType` in a run's metrics.
+double fallbacks(const RunResult &r, const std::string &opType)
+{
+    double n = 0;
+    for (const auto &[key, value] : r.metrics)
+        if (key.starts_with("fallback/" + opType + ":") || key == "fallback/" + opType)
+            n += value;
+    return n;
+}
+
+class CpuTiledTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        dir = fs::temp_directory_path() / ("tessera-cputiled-" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+
+    Graph sample(const std::string &name, int imageSize)
+    {
+        samples::SampleOptions o;
+        if (imageSize > 0)
+            o.imageSize = imageSize;
+        auto m = test::buildRegisteredSample(name, o);
+        EXPECT_TRUE(m.isOk()) << m.status().str();
+        const std::string path = (dir / (name + ".onnx")).string();
+        EXPECT_TRUE(samples::saveModel(**m, path, false).isOk());
+        auto r = importModel(path);
+        EXPECT_TRUE(r.isOk()) << r.status().str();
+        return std::move(r->graph);
+    }
+
+    // `p` on the cpu backend against the reference backend running `p`.
+    RunResult matches(const Graph &g, const ExecutionPlan &p, const std::string &what)
+    {
+        const auto inputs = planutil::makeInputs(g, 13);
+        auto expected = planutil::compileAndRun(*reference, g, p, inputs);
+        EXPECT_TRUE(expected.isOk()) << what << ": " << expected.status().str();
+        auto got = planutil::compileAndRun(*cpu, g, p, inputs);
+        EXPECT_TRUE(got.isOk()) << what << ": " << got.status().str();
+        if (!expected || !got)
+            return {};
+        EXPECT_EQ(got->outputs.size(), expected->outputs.size());
+        for (std::size_t i = 0; i < got->outputs.size() && i < expected->outputs.size(); ++i)
+            EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance)
+                << what << " output '" << got->outputs[i].name << "'";
+        return std::move(*got);
+    }
+
+    fs::path dir;
+    std::unique_ptr<IBackend> cpu = createCpuBackend();
+    std::unique_ptr<IBackend> reference = createReferenceBackend();
+};
+
+// SqueezeNet (224x224: convolutions with halos, MaxPool, Relu, Concat) under
+// the three tiling schedulers: the tiles' Conv, MaxPool, Relu and Concat
+// nodes all run compiled, none on the reference kernels.
+TEST_F(CpuTiledTest, SqueezeNetTilesRunCompiledUnderTilingSchedulers)
+{
+    const Graph g = sample("squeezenet", 0);
+    for (const std::string algo : {"graphturbo", "welder", "brickdl"}) {
+        auto p = plan(g, algo);
+        ASSERT_TRUE(p.isOk()) << algo << ": " << p.status().str();
+        ASSERT_TRUE(tiled(*p)) << algo;
+        RunResult r = matches(g, *p, algo);
+        EXPECT_GT(r.metrics["ops/onednn"], 0) << algo;
+        EXPECT_GT(r.metrics["ops/llvm-jit"], 0) << algo;
+        EXPECT_GT(r.metrics["ops/copy"], 0) << algo; // the Concats' tiles
+        EXPECT_EQ(r.metrics["ops/reference"], 0) << algo;
+    }
+}
+
+// Twin: with oneDNN and the JIT switched off, the same tiled plan runs every
+// tile on the reference kernels (each counted as a fallback) and matches.
+TEST_F(CpuTiledTest, SqueezeNetTilesOnReferenceKernelsWhenEnginesAreOff)
+{
+    const Graph g = sample("squeezenet", 0);
+    auto p = plan(g, "welder");
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    ::setenv("TESSERA_CPU_ENGINES", "copy", 1);
+    RunResult r = matches(g, *p, "welder, copies only");
+    ::unsetenv("TESSERA_CPU_ENGINES");
+    EXPECT_EQ(r.metrics["ops/onednn"], 0);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+    EXPECT_GT(fallbacks(r, "Conv"), 0);
+    EXPECT_GT(r.metrics["ops/reference"], 0);
+}
+
+// A residual block (conv3x3 -> relu -> conv3x3 -> add(x) -> relu, twice) tiled
+// along rows: interior tiles read their halo rows, padding only at the true
+// borders; the Add+Relu chains run as LLVM code over the row boxes.
+TEST_F(CpuTiledTest, ResidualBlockRowTilesRunCompiled)
+{
+    const Graph g = testgraphs::residualChain(2);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    const ExecutionPlan p = planutil::tiledPlan(g, *base, 3, 2);
+    ASSERT_TRUE(tiled(p));
+    RunResult r = matches(g, p, "residual rows");
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    EXPECT_GE(r.metrics["ops/onednn"], 4 * 3);
+    EXPECT_GT(r.metrics["ops/llvm-jit"], 0);
+}
+
+// x[1,4,8,8] -> Conv (4 outputs, 2 groups, 3x3, pad 1) -> Relu.
+Graph groupedConv()
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 4, 8, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId c = op(g, "c", "Conv", {x, testgraphs::weight(g, "c/w", {4, 2, 3, 3})}, {1, 4, 8, 8},
+                          {{"kernel_shape", {std::vector<std::int64_t>{3, 3}}},
+                           {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}},
+                           {"group", {std::int64_t{2}}}});
+    g.outputs = {op(g, "r", "Relu", {c}, {1, 4, 8, 8})};
+    return g;
+}
+
+// Channel tiles of a grouped convolution that cover whole groups (two tiles
+// of two channels) run on oneDNN, the Relu tiles as their post-op.
+TEST_F(CpuTiledTest, GroupAlignedChannelTilesRunOnOneDnn)
+{
+    const Graph g = groupedConv();
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 2, 1), "two channel tiles");
+    EXPECT_EQ(r.metrics["ops/onednn"], 2);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+}
+
+// Twin: one-channel tiles cut the groups; the convolution tiles fall back to
+// the reference kernel, say why, and still match; the Relu tiles are JIT code.
+TEST_F(CpuTiledTest, ChannelTilesAcrossGroupsFallBackAndMatch)
+{
+    const Graph g = groupedConv();
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 4, 1), "four channel tiles");
+    EXPECT_EQ(r.metrics["ops/onednn"], 0);
+    EXPECT_EQ(r.metrics["ops/reference"], 4);
+    EXPECT_EQ(r.metrics["fallback/Conv: tiled: a channel box across groups"], 4);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 4); // the Relu tiles
+}
+
+// A constant f32 [n] with values 0.5, 0.6, ... (a valid variance).
+TensorId positive(Graph &g, const std::string &name, std::int64_t n)
+{
+    const TensorId t = testgraphs::weight(g, name, {n});
+    auto data = std::make_shared<TensorData>(*g.tensor(t).data);
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float v = 0.5f + 0.1f * static_cast<float>(i);
+        std::memcpy(data->bytes.data() + i * 4, &v, 4);
+    }
+    g.tensor(t).data = std::move(data);
+    return t;
+}
+
+// x[1,8,12,12] -> Conv 3x3 (pad 1) -> BatchNormalization -> Relu; the
+// normalisation's scale a constant, or a graph input (`runtimeScale`).
+Graph convBnRelu(bool runtimeScale)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 8, 12, 12}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId scale = runtimeScale ? testgraphs::tensor(g, "scale", {8}, Tensor::Kind::Input)
+                                        : testgraphs::weight(g, "bn/scale", {8});
+    if (runtimeScale)
+        g.inputs.push_back(scale);
+    const TensorId c =
+        op(g, "c", "Conv", {x, testgraphs::weight(g, "c/w", {8, 8, 3, 3})}, {1, 8, 12, 12},
+           {{"kernel_shape", {std::vector<std::int64_t>{3, 3}}}, {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}});
+    const TensorId bn = op(
+        g, "bn", "BatchNormalization",
+        {c, scale, testgraphs::weight(g, "bn/b", {8}), testgraphs::weight(g, "bn/mean", {8}), positive(g, "bn/var", 8)},
+        {1, 8, 12, 12});
+    g.outputs = {op(g, "r", "Relu", {bn}, {1, 8, 12, 12})};
+    return g;
+}
+
+// Row tiles of Conv+BatchNormalization+Relu: one oneDNN primitive per tile,
+// the normalisation a per-channel multiply-add post-op, the Relu an eltwise one.
+TEST_F(CpuTiledTest, ConvTilesTakeBatchNormAndReluAsPostOps)
+{
+    const Graph g = convBnRelu(false);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 3, 2), "conv+bn+relu rows");
+    EXPECT_EQ(r.metrics["ops/onednn"], 3);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+}
+
+// Twin: a normalisation whose scale is only known at run time is not folded;
+// the convolution tiles stay on oneDNN alone and the result matches.
+TEST_F(CpuTiledTest, RuntimeBatchNormStaysOutOfTheConvTiles)
+{
+    const Graph g = convBnRelu(true);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 3, 2), "conv, runtime bn, relu rows");
+    EXPECT_EQ(r.metrics["ops/onednn"], 3);
+    EXPECT_GT(r.metrics["ops/llvm-jit"] + r.metrics["ops/reference"], 0);
+}
+
+// x[16,32] -> Gemm (w[24,32] transposed, bias c[24], alpha) -> Relu ->
+// MatMul (w2[24,8]) -> Add (b[8]).
+Graph mlp(double alpha)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {16, 32}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId a =
+        op(g, "fc1", "Gemm", {x, testgraphs::weight(g, "fc1/w", {24, 32}), testgraphs::weight(g, "fc1/b", {24})},
+           {16, 24}, {{"transB", {std::int64_t{1}}}, {"alpha", {alpha}}});
+    const TensorId r = op(g, "relu", "Relu", {a}, {16, 24});
+    const TensorId m = op(g, "fc2", "MatMul", {r, testgraphs::weight(g, "fc2/w", {24, 8})}, {16, 8});
+    g.outputs = {op(g, "bias", "Add", {m, testgraphs::weight(g, "bias/b", {8})}, {16, 8})};
+    return g;
+}
+
+// Row tiles of matrix products (the second reads the first's rows only):
+// every tile's Gemm and MatMul on oneDNN, the Relu and the bias Add as their
+// post-ops.
+TEST_F(CpuTiledTest, MatrixProductRowTilesRunOnOneDnn)
+{
+    const Graph g = mlp(1.0);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    const ExecutionPlan p = planutil::tiledPlan(g, *base, 4, 0);
+    ASSERT_TRUE(tiled(p));
+    RunResult r = matches(g, p, "mlp rows");
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    EXPECT_GE(r.metrics["ops/onednn"], 8);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+}
+
+// Column tiles: B's columns and the bias's entries from the tile's first column.
+TEST_F(CpuTiledTest, MatrixProductColumnTilesRunOnOneDnn)
+{
+    const Graph g = mlp(1.0);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    const ExecutionPlan p = planutil::tiledPlan(g, *base, 2, 1);
+    ASSERT_TRUE(tiled(p));
+    RunResult r = matches(g, p, "mlp columns");
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    EXPECT_GT(r.metrics["ops/onednn"], 0);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+}
+
+// Twin: a Gemm with alpha != 1 is not expressed over tiles; its tiles fall
+// back (named), the Relu tiles run as LLVM chains, the MatMul tiles stay on
+// oneDNN, and the result matches.
+TEST_F(CpuTiledTest, GemmWithAlphaFallsBackOverTilesAndMatches)
+{
+    const Graph g = mlp(0.5);
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 4, 0), "mlp rows, alpha 0.5");
+    EXPECT_GT(r.metrics["fallback/Gemm: tiled: alpha or beta other than 1"], 0);
+    EXPECT_GT(r.metrics["ops/onednn"], 0);
+    EXPECT_GT(r.metrics["ops/llvm-jit"], 0); // the Relu tiles, no anchor to join
+}
+
+// A single-head transformer layer: x[1,16,32] -> q, k, v projections ->
+// softmax(q·kᵀ)·v -> + x -> FFN (MatMul + bias + Relu, MatMul + bias) -> + .
+Graph transformerLayer()
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 16, 32}, Tensor::Kind::Input);
+    g.inputs = {x};
+    auto proj = [&](const std::string &name, TensorId in, std::int64_t k, std::int64_t n) {
+        const TensorId m = op(g, name, "MatMul", {in, testgraphs::weight(g, name + "/w", {k, n})}, {1, 16, n});
+        return op(g, name + "/add", "Add", {m, testgraphs::weight(g, name + "/b", {n})}, {1, 16, n});
+    };
+    const TensorId q = proj("q", x, 32, 32), k = proj("k", x, 32, 32), v = proj("v", x, 32, 32);
+    const TensorId kt = op(g, "kt", "Transpose", {k}, {1, 32, 16}, {{"perm", {std::vector<std::int64_t>{0, 2, 1}}}});
+    const TensorId s = op(g, "scores", "MatMul", {q, kt}, {1, 16, 16});
+    const TensorId p = op(g, "softmax", "Softmax", {s}, {1, 16, 16}, {{"axis", {std::int64_t{-1}}}});
+    const TensorId a = op(g, "attend", "MatMul", {p, v}, {1, 16, 32});
+    const TensorId h = op(g, "residual", "Add", {a, x}, {1, 16, 32});
+    const TensorId f = op(g, "ffn1/relu", "Relu", {proj("ffn1", h, 32, 64)}, {1, 16, 64});
+    g.outputs = {op(g, "out", "Add", {proj("ffn2", f, 64, 32), h}, {1, 16, 32})};
+    return g;
+}
+
+// The transformer layer under Welder and BrickDL (GraphTurbo keeps this small
+// layer whole): every MatMul and Softmax tile on oneDNN (runtime operands q,
+// kᵀ, p, v included), the Transpose tiles as reorders, the element-wise tiles
+// on the JIT; nothing on the reference kernels.
+TEST_F(CpuTiledTest, TransformerLayerTilesRunCompiled)
+{
+    const Graph g = transformerLayer();
+    for (const std::string algo : {"welder", "brickdl"}) {
+        auto p = plan(g, algo);
+        ASSERT_TRUE(p.isOk()) << algo << ": " << p.status().str();
+        ASSERT_TRUE(tiled(*p)) << algo;
+        RunResult r = matches(g, *p, algo);
+        EXPECT_GT(r.metrics["ops/onednn"], 0) << algo;
+        EXPECT_GT(r.metrics["ops/llvm-jit"], 0) << algo;
+        EXPECT_EQ(r.metrics["ops/reference"], 0) << algo;
+    }
+}
+
+// x[1,8,16] -> Softmax over the last axis.
+Graph softmaxRows()
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 8, 16}, Tensor::Kind::Input);
+    g.inputs = {x};
+    g.outputs = {op(g, "softmax", "Softmax", {x}, {1, 8, 16}, {{"axis", {std::int64_t{-1}}}})};
+    return g;
+}
+
+// Row tiles of a softmax keep each normalised row whole: oneDNN per tile.
+TEST_F(CpuTiledTest, SoftmaxRowTilesRunOnOneDnn)
+{
+    const Graph g = softmaxRows();
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 2, 1), "softmax rows");
+    EXPECT_EQ(r.metrics["ops/onednn"], 2);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+}
+
+// Twin: column tiles split the normalised axis; they fall back, named, and match.
+TEST_F(CpuTiledTest, SoftmaxColumnTilesFallBackAndMatch)
+{
+    const Graph g = softmaxRows();
+    auto base = plan(g, "layer-fusion");
+    ASSERT_TRUE(base.isOk());
+    RunResult r = matches(g, planutil::tiledPlan(g, *base, 2, 2), "softmax columns");
+    EXPECT_EQ(r.metrics["ops/onednn"], 0);
+    EXPECT_EQ(r.metrics["fallback/Softmax: tiled: a box that splits the normalised axis"], 2);
+}
+
+} // namespace
