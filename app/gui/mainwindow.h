@@ -132,6 +132,8 @@ public:
     QComboBox *algorithmCombo() const { return m_algorithmBox; }
     QComboBox *deviceCombo() const { return m_deviceBox; }
     QComboBox *precisionCombo() const { return m_precisionBox; }
+    // Estimated or measured costs (ScheduleController::setCostMeter): the item data is the meter choice.
+    QComboBox *costCombo() const { return m_costBox; }
     const Extensions &extensions() const { return m_extensions; }
     // File ▸ Export's entry for a plugin's schedule format; null for an unknown name.
     QAction *exportFormatAction(const QString &format) const;
@@ -279,6 +281,7 @@ private:
     QComboBox *m_algorithmBox = nullptr;
     QComboBox *m_deviceBox = nullptr;
     QComboBox *m_precisionBox = nullptr;
+    QComboBox *m_costBox = nullptr;
     void createScheduling();
 
     ProjectSession *m_session = nullptr;
