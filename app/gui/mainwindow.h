@@ -39,6 +39,7 @@
 
 class QAction;
 class QComboBox;
+class QToolBar;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -167,6 +168,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
@@ -175,6 +177,9 @@ private:
     void createActions();
     void createMenus();
     void createToolBar();
+    // The scheduling pickers share the main toolbar's row when the window is
+    // wide enough for both, else they get a row of their own (nothing clipped).
+    void fitToolBars();
     void createStatusBar();
     void connectViews();
     void restoreLayout();
@@ -282,6 +287,8 @@ private:
     QComboBox *m_deviceBox = nullptr;
     QComboBox *m_precisionBox = nullptr;
     QComboBox *m_costBox = nullptr;
+    QToolBar *m_mainBar = nullptr;
+    QToolBar *m_scheduleBar = nullptr; // "Schedule with [algorithm] on [device] at [precision] with [costs]"
     void createScheduling();
 
     ProjectSession *m_session = nullptr;

@@ -292,7 +292,12 @@ void MainWindow::createToolBar()
     bar->addWidget(m_colourBy);
     bar->addAction(m_logScaleAction);
     m_logScaleAction->setEnabled(false);
-    bar->addSeparator();
+    m_mainBar = bar;
+    m_viewMenu->addAction(bar->toggleViewAction());
+
+    bar = m_scheduleBar = addToolBar(tr("Scheduling"));
+    bar->setObjectName(QStringLiteral("scheduleToolBar"));
+    bar->setMovable(false);
     createScheduling();
     auto *algoLabel = new QLabel(tr("Schedule with:"), bar);
     algoLabel->setContentsMargins(6, 0, 4, 0);
@@ -311,6 +316,23 @@ void MainWindow::createToolBar()
     bar->addWidget(costLabel);
     bar->addWidget(m_costBox);
     m_viewMenu->addAction(bar->toggleViewAction());
+}
+
+void MainWindow::fitToolBars()
+{
+    if (!m_mainBar || !m_scheduleBar)
+        return;
+    const bool fits = m_mainBar->sizeHint().width() + m_scheduleBar->sizeHint().width() <= width();
+    if (!fits && !toolBarBreak(m_scheduleBar))
+        insertToolBarBreak(m_scheduleBar);
+    else if (fits && toolBarBreak(m_scheduleBar))
+        removeToolBarBreak(m_scheduleBar);
+}
+
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    fitToolBars();
 }
 
 void MainWindow::createScheduling()

@@ -549,6 +549,11 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     m_metricsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_metricsView->horizontalHeader()->setSectionResizeMode(RunMetricsModel::ShareColumn, QHeaderView::Stretch);
     m_metricsView->setItemDelegateForColumn(RunMetricsModel::ShareColumn, new ShareBarDelegate(m_metricsView));
+    // Long per-kernel metric names ("kernel/12 block0/conv1+relu1/wall_ms")
+    // are elided in the middle rather than pushing the values out of view.
+    m_metricsView->horizontalHeader()->setMaximumSectionSize(
+        m_metricsView->fontMetrics().horizontalAdvance(QStringLiteral("kernel/12 block0/conv1+relu/wall_ms")));
+    m_metricsView->setTextElideMode(Qt::ElideMiddle);
     m_outputsView->setObjectName(QStringLiteral("runOutputs"));
     m_outputsView->setModel(m_outputs);
     m_outputsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
