@@ -15,6 +15,11 @@
 // format a plugin adds; File ▸ Import ▸ Overrides applies a file's overrides
 // as one undo step (scheduleexport.h).
 //
+// The scheduling pickers — algorithm, device, precision and cost source
+// (estimated, or kernels measured on a backend: ScheduleController::
+// setCostMeter) — persist in QSettings and sit on a toolbar that shares the
+// main toolbar's row when the window is wide enough, else takes its own.
+//
 // Plugins (docs/plugins.md): the window registers a PluginSet at construction
 // — schedulers, model and schedule formats (core/plugin/extensions.h), and
 // dock views and actions shown with their plans (views/widgets/planextensions.h)
