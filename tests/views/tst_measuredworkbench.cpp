@@ -31,6 +31,7 @@
 #include "views/widgets/graphview.h"
 #include "views/widgets/runpanel.h"
 
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
@@ -265,6 +266,8 @@ TEST_F(MeasuredWorkbench, CpuRunStreamsPerKernelTimesBeforeItFinishes)
 {
     MainWindow w;
     ASSERT_NO_FATAL_FAILURE(openOnHost(w, ScheduleController::kEstimated));
+    QAbstractItemModelTester tester(w.runPanel()->kernelTimingModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
     const ExecutionPlan &plan = w.scheduleController()->lastRun()->result.plan;
     const int kernels = countKind(plan, CostKind::Estimated);
     ASSERT_GE(plan.kernels.size(), 3u) << "a run with several kernels";
@@ -301,6 +304,62 @@ TEST_F(MeasuredWorkbench, ReferenceRunFillsTheKernelTableOnlyWhenFinished)
     const auto [streamed, rows] = runAndCountStreamedRows(w, QStringLiteral("reference"));
     EXPECT_EQ(streamed, 0) << "the reference backend streams no timeline";
     EXPECT_GT(rows, 0);
+}
+
+// The table's bookkeeping on a made-up plan: rows in finishing order, the
+// median over committed runs, a dropped (cancelled) run's spans forgotten.
+TEST(KernelTimingModel, MedianOverCommittedRunsAndDroppedRunsForgotten)
+{
+    auto plan = std::make_shared<ExecutionPlan>();
+    for (int i = 0; i < 3; ++i) {
+        Task t;
+        t.id = i;
+        t.kind = i == 1 ? TaskKind::Copy : TaskKind::Compute;
+        t.cost.timeNs = 100;
+        t.label = "k" + std::to_string(i);
+        plan->tasks.push_back(t);
+    }
+    views::KernelTimingModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setPlan(plan);
+    const auto run = [](std::vector<TaskTiming> timeline) {
+        RunResult r;
+        r.timeline = std::move(timeline);
+        return r;
+    };
+    const auto measured = [&](int row) {
+        return model.index(row, views::KernelTimingModel::MeasuredColumn).data(views::KernelTimingModel::ValueRole);
+    };
+    model.setRun(run({{2, 0, 50, 0}}));
+    ASSERT_EQ(model.rowCount(), 1);
+    EXPECT_EQ(model.index(0, 0).data().toString(), QStringLiteral("k2")) << "in finishing order";
+    model.setRun(run({{2, 0, 50, 0}, {1, 50, 60, 0}, {0, 60, 260, 0}})); // the copy has no row
+    ASSERT_EQ(model.rowCount(), 2);
+    EXPECT_EQ(model.rowOfTask(0), 1);
+    EXPECT_EQ(model.rowOfTask(1), -1);
+    model.commitRun();
+    model.setRun(run({{2, 0, 150, 0}, {0, 150, 250, 0}}));
+    model.commitRun();
+    model.setRun(run({{2, 0, 100, 0}}));
+    model.commitRun();
+    EXPECT_EQ(model.committedRuns(), 3);
+    EXPECT_DOUBLE_EQ(measured(0).toDouble(), 100); // median of 50, 150, 100
+    EXPECT_DOUBLE_EQ(measured(1).toDouble(), 150); // median of 200, 100
+    EXPECT_DOUBLE_EQ(
+        model.index(1, views::KernelTimingModel::RatioColumn).data(views::KernelTimingModel::ValueRole).toDouble(),
+        1.5);
+    // A cancelled run's spans count while it streams and are forgotten when dropped.
+    model.setRun(run({{2, 0, 10000, 0}, {0, 0, 10000, 0}}));
+    model.setRun(run({{2, 0, 10000, 0}, {0, 0, 10000, 0}}));
+    EXPECT_DOUBLE_EQ(measured(0).toDouble(), 125); // 50, 100, 150, 10000
+    model.dropRun();
+    EXPECT_EQ(model.rowCount(), 2);
+    EXPECT_DOUBLE_EQ(measured(0).toDouble(), 100);
+    EXPECT_EQ(model.committedRuns(), 3);
+    // Another plan: no rows, no samples.
+    model.setPlan(std::make_shared<ExecutionPlan>(*plan));
+    EXPECT_EQ(model.rowCount(), 0);
+    EXPECT_EQ(model.committedRuns(), 0);
 }
 
 TEST_F(MeasuredWorkbench, BackendMeterUnderACancelMeasuresNothingAndCachesNothing)

@@ -85,6 +85,8 @@ void KernelTimingModel::commitRun()
 void KernelTimingModel::dropRun()
 {
     // Rows that only the dropped run had go; the others show their samples again.
+    if (std::none_of(m_rows.begin(), m_rows.end(), [](const Row &r) { return r.current >= 0; }))
+        return;
     std::vector<Row> kept;
     for (Row &row : m_rows) {
         row.current = -1;

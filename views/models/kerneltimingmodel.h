@@ -15,8 +15,8 @@
 //
 // setPlan with another plan forgets the rows and every sample; setRun shows
 // the run under way (its timeline so far, or the finished run); commitRun
-// keeps its spans as samples for the median; dropRun (cancelled or failed)
-// forgets them. Qt Core only; checked with QAbstractItemModelTester.
+// keeps its spans as samples for the median; dropRun (cancelled, failed or
+// superseded) forgets them (nothing when no run is under way). Qt Core only; checked with QAbstractItemModelTester.
 #pragma once
 
 #include "core/backend/backend.h"

@@ -822,6 +822,7 @@ void RunPanel::onStarted()
         m_runBackendTitle =
             b && !b->info().title.empty() ? QString::fromStdString(b->info().title) : m_state->backendRunBackend();
     }
+    m_kernels->dropRun();          // a superseded run's spans, if it streamed any
     m_kernels->setPlan(m_runPlan); // the same plan again: its rows stay and gain a sample
     m_tabs->setCurrentWidget(m_kernelsView);
     m_progress->setRange(0, 0); // busy until the first task reports (compiling)
