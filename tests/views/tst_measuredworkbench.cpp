@@ -403,6 +403,12 @@ TEST_F(MeasuredWorkbench, Screenshot)
     }
     runAndCountStreamedRows(w, QStringLiteral("cpu"));
     QTest::qWait(200); // the queued column fits
+    // The cost choice is on screen whole (not in a toolbar's overflow menu).
+    for (QWidget *picker : {static_cast<QWidget *>(w.algorithmCombo()), static_cast<QWidget *>(w.deviceCombo()),
+                            static_cast<QWidget *>(w.precisionCombo()), static_cast<QWidget *>(w.costCombo())}) {
+        EXPECT_TRUE(picker->isVisible());
+        EXPECT_LE(picker->mapTo(&w, QPoint(picker->width(), 0)).x(), w.width());
+    }
     const QString path = testshots::screenshotPath(QStringLiteral("measuredworkbench.png"));
     ASSERT_TRUE(w.grab().toImage().save(path));
     std::printf("screenshot: %s\n", qPrintable(path));
