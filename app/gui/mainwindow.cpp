@@ -97,6 +97,7 @@ MainWindow::MainWindow(QWidget *parent, const PluginSet &plugins)
     registerBuiltinBackends(m_backends);
     m_state = new views::WorkbenchState(this);
     m_schedule = new ScheduleController(m_schedulers, m_state, this);
+    m_schedule->setBackends(&m_backends);
     m_runs = new RunController(m_state, this);
     createActions();
     createDocks();
@@ -663,6 +664,15 @@ void MainWindow::connectSession()
     connect(m_state, &WorkbenchState::scheduleFinished, this, &MainWindow::updateScheduleActions);
     connect(m_state, &WorkbenchState::scheduleFailed, this, &MainWindow::updateScheduleActions);
     connect(m_state, &WorkbenchState::scheduleFinished, this, &MainWindow::showPluginViews);
+    connect(m_schedule, &ScheduleController::finished, this, [this] {
+        const ScheduleController::MeterReport &m = m_schedule->lastMeterReport();
+        if (!m.backend.isEmpty())
+            statusBar()->showMessage(
+                tr("Scheduled with costs measured on %1: %n kernel(s) timed, %2 from the cache", nullptr, m.timed)
+                    .arg(m.backend)
+                    .arg(m.cacheHits),
+                10000);
+    });
     connect(m_state, &WorkbenchState::scheduleFinished, this, [this] {
         if (overlayFacet())
             applyOverlay(); // the plan on the graph follows every re-schedule

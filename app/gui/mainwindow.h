@@ -15,6 +15,11 @@
 // format a plugin adds; File ▸ Import ▸ Overrides applies a file's overrides
 // as one undo step (scheduleexport.h).
 //
+// The scheduling pickers — algorithm, device, precision and cost source
+// (estimated, or kernels measured on a backend: ScheduleController::
+// setCostMeter) — persist in QSettings and sit on a toolbar that shares the
+// main toolbar's row when the window is wide enough, else takes its own.
+//
 // Plugins (docs/plugins.md): the window registers a PluginSet at construction
 // — schedulers, model and schedule formats (core/plugin/extensions.h), and
 // dock views and actions shown with their plans (views/widgets/planextensions.h)
@@ -39,6 +44,7 @@
 
 class QAction;
 class QComboBox;
+class QToolBar;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -132,6 +138,8 @@ public:
     QComboBox *algorithmCombo() const { return m_algorithmBox; }
     QComboBox *deviceCombo() const { return m_deviceBox; }
     QComboBox *precisionCombo() const { return m_precisionBox; }
+    // Estimated or measured costs (ScheduleController::setCostMeter): the item data is the meter choice.
+    QComboBox *costCombo() const { return m_costBox; }
     const Extensions &extensions() const { return m_extensions; }
     // File ▸ Export's entry for a plugin's schedule format; null for an unknown name.
     QAction *exportFormatAction(const QString &format) const;
@@ -165,6 +173,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
@@ -173,6 +182,9 @@ private:
     void createActions();
     void createMenus();
     void createToolBar();
+    // The scheduling pickers share the main toolbar's row when the window is
+    // wide enough for both, else they get a row of their own (nothing clipped).
+    void fitToolBars();
     void createStatusBar();
     void connectViews();
     void restoreLayout();
@@ -279,6 +291,9 @@ private:
     QComboBox *m_algorithmBox = nullptr;
     QComboBox *m_deviceBox = nullptr;
     QComboBox *m_precisionBox = nullptr;
+    QComboBox *m_costBox = nullptr;
+    QToolBar *m_mainBar = nullptr;
+    QToolBar *m_scheduleBar = nullptr; // "Schedule with [algorithm] on [device] at [precision] with [costs]"
     void createScheduling();
 
     ProjectSession *m_session = nullptr;

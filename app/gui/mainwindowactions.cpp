@@ -6,6 +6,7 @@
 #include "app/gui/projectsession.h"
 #include "app/gui/recentfiles.h"
 #include "app/gui/schedulecontroller.h"
+#include "core/backend/kernelmeter.h"
 #include "core/hw/deviceregistry.h"
 #include "core/ir/precision.h"
 #include "core/plugin/extensions.h"
@@ -291,7 +292,12 @@ void MainWindow::createToolBar()
     bar->addWidget(m_colourBy);
     bar->addAction(m_logScaleAction);
     m_logScaleAction->setEnabled(false);
-    bar->addSeparator();
+    m_mainBar = bar;
+    m_viewMenu->addAction(bar->toggleViewAction());
+
+    bar = m_scheduleBar = addToolBar(tr("Scheduling"));
+    bar->setObjectName(QStringLiteral("scheduleToolBar"));
+    bar->setMovable(false);
     createScheduling();
     auto *algoLabel = new QLabel(tr("Schedule with:"), bar);
     algoLabel->setContentsMargins(6, 0, 4, 0);
@@ -305,7 +311,28 @@ void MainWindow::createToolBar()
     precisionLabel->setContentsMargins(4, 0, 4, 0);
     bar->addWidget(precisionLabel);
     bar->addWidget(m_precisionBox);
+    auto *costLabel = new QLabel(tr("with"), bar);
+    costLabel->setContentsMargins(4, 0, 4, 0);
+    bar->addWidget(costLabel);
+    bar->addWidget(m_costBox);
     m_viewMenu->addAction(bar->toggleViewAction());
+}
+
+void MainWindow::fitToolBars()
+{
+    if (!m_mainBar || !m_scheduleBar)
+        return;
+    const bool fits = m_mainBar->sizeHint().width() + m_scheduleBar->sizeHint().width() <= width();
+    if (!fits && !toolBarBreak(m_scheduleBar))
+        insertToolBarBreak(m_scheduleBar);
+    else if (fits && toolBarBreak(m_scheduleBar))
+        removeToolBarBreak(m_scheduleBar);
+}
+
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    fitToolBars();
 }
 
 void MainWindow::createScheduling()
@@ -326,6 +353,30 @@ void MainWindow::createScheduling()
     m_precisionBox->setToolTip(tr("Deployment precision: the scheduler sizes buffers and traffic, and the cost model "
                                   "and the simulator pick units and peaks, with float32 tensors as this type "
                                   "(functional backends still compute in float32)"));
+    // Estimated costs, or kernels timed on a backend that measures or
+    // simulates: the device's default one (named as the device changes) or a
+    // named one (`tessera-cli schedule --cost measured [--meter NAME]`).
+    m_costBox = new QComboBox(this);
+    m_costBox->setObjectName(QStringLiteral("costBox"));
+    m_costBox->addItem(tr("estimated costs"), ScheduleController::kEstimated);
+    m_costBox->addItem(QString(), ScheduleController::kDefaultMeter);
+    for (const IBackend *b : m_backends.all()) {
+        const BackendInfo &info = b->info();
+        if (info.available && (info.capabilities.measured || info.capabilities.timing))
+            m_costBox->addItem(tr("costs %1 on %2")
+                                   .arg(info.capabilities.measured ? tr("measured") : tr("simulated"),
+                                        QString::fromStdString(info.name)),
+                               QString::fromStdString(info.name));
+    }
+    m_costBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_costBox->setToolTip(tr("Where the scheduler's kernel times come from: the device's cost model, or kernels "
+                             "compiled and timed on a backend (slower to schedule; timed kernels are cached, so "
+                             "replays after an override are quick)"));
+    const auto nameDefaultMeter = [this] {
+        const Device *d = m_schedule->device();
+        m_costBox->setItemText(1, d ? tr("costs measured (%1)").arg(QString::fromStdString(defaultMeterBackend(*d)))
+                                    : tr("costs measured"));
+    };
     const auto applyPrecision = [this] {
         if (auto t = precisionFromName(m_precisionBox->currentData().toString().toStdString()))
             m_schedule->setPrecision(*t);
@@ -344,6 +395,10 @@ void MainWindow::createScheduling()
     m_precisionBox->setCurrentIndex(std::max(
         0, m_precisionBox->findData(settings.value(QStringLiteral("schedule/precision"), QStringLiteral("fp32")))));
     applyPrecision();
+    nameDefaultMeter();
+    m_costBox->setCurrentIndex(std::max(
+        0, m_costBox->findData(settings.value(QStringLiteral("schedule/cost"), ScheduleController::kEstimated))));
+    m_schedule->setCostMeter(m_costBox->currentData().toString());
     m_schedule->setScheduler(m_algorithmBox->currentData().toString());
     connect(m_algorithmBox, &QComboBox::currentIndexChanged, this, [this] {
         QSettings().setValue(QStringLiteral("schedule/algorithm"), m_algorithmBox->currentData());
@@ -359,9 +414,14 @@ void MainWindow::createScheduling()
         if (m_session)
             m_session->syncSetup();
     });
-    connect(m_deviceBox, &QComboBox::currentIndexChanged, this, [this, applyDevice] {
+    connect(m_costBox, &QComboBox::currentIndexChanged, this, [this] {
+        QSettings().setValue(QStringLiteral("schedule/cost"), m_costBox->currentData());
+        m_schedule->setCostMeter(m_costBox->currentData().toString());
+    });
+    connect(m_deviceBox, &QComboBox::currentIndexChanged, this, [this, applyDevice, nameDefaultMeter] {
         QSettings().setValue(QStringLiteral("schedule/device"), m_deviceBox->currentData());
         applyDevice();
+        nameDefaultMeter();
         if (m_session)
             m_session->syncSetup();
     });

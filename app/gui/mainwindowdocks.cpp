@@ -142,6 +142,7 @@ void MainWindow::applyDefaultLayout(const QSize &available)
 {
     const QSize size = available.expandedTo(QSize(800, 560));
     resize(size);
+    fitToolBars(); // the scheduling pickers' row, if the width needs one, before the docks share the height
     setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
     const int side = std::clamp(size.width() / 4, 280, 460);
@@ -150,7 +151,8 @@ void MainWindow::applyDefaultLayout(const QSize &available)
     resizeDocks({m_stepperDock}, {bottom}, Qt::Vertical);
     const int sideHeight = size.height() - bottom; // what the side docks share above the bottom ones
     resizeDocks({m_outlineDock, m_searchDock}, {sideHeight * 62 / 100, sideHeight * 38 / 100}, Qt::Vertical);
-    resizeDocks({m_summaryDock, m_miniMapDock}, {sideHeight * 70 / 100, sideHeight * 30 / 100}, Qt::Vertical);
+    // A third to the MiniMap: usable under a second toolbar row at 1366×768.
+    resizeDocks({m_summaryDock, m_miniMapDock}, {sideHeight * 66 / 100, sideHeight * 34 / 100}, Qt::Vertical);
     unclipDockTabs();
 }
 

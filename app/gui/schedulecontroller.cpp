@@ -1,6 +1,7 @@
 // ScheduleController (see schedulecontroller.h).
 #include "app/gui/schedulecontroller.h"
 
+#include "core/backend/kernelmeter.h"
 #include "core/sched/session.h"
 #include "core/support/activity.h"
 #include "core/support/threadpriority.h"
@@ -90,6 +91,47 @@ void ScheduleController::setPrecision(DType precision)
 void ScheduleController::setSearchSpaceRequest(std::optional<SearchSpaceRequest> request)
 {
     m_state->setSearchSpaceRequest(std::move(request));
+}
+
+void ScheduleController::setCostMeter(const QString &meter)
+{
+    if (meter == m_meterChoice)
+        return;
+    m_meterChoice = meter;
+    if (m_autoRun)
+        requestRun();
+}
+
+QString ScheduleController::meterBackend() const
+{
+    if (m_meterChoice.isEmpty() || m_meterChoice == kEstimated)
+        return {};
+    if (m_meterChoice != kDefaultMeter)
+        return m_meterChoice;
+    const Device *device = m_state->device();
+    return device ? QString::fromStdString(defaultMeterBackend(*device)) : QString();
+}
+
+Expected<BackendMeter *> ScheduleController::meter()
+{
+    const std::string name = meterBackend().toStdString();
+    const Device &device = *m_state->device();
+    if (m_meter && m_meter->backendName() == name && m_meter->device().id == device.id)
+        return m_meter.get();
+    m_meter.reset();
+    if (!m_backends)
+        return Status::error(ErrorCode::Unavailable, "measured costs: no backends to measure on");
+    auto backend = m_backends->get(name);
+    if (!backend)
+        return backend.status();
+    const BackendInfo &info = (*backend)->info();
+    if (!info.available)
+        return Status::error(ErrorCode::Unavailable,
+                             "measured costs: backend '" + name + "' is unavailable: " + info.unavailableReason);
+    if (!info.capabilities.measured && !info.capabilities.timing)
+        return Status::error(ErrorCode::Usage, "measured costs: backend '" + name + "' reports no time");
+    m_meter = std::make_unique<BackendMeter>(**backend, device);
+    return m_meter.get();
 }
 
 void ScheduleController::inputsChanged()
@@ -188,8 +230,21 @@ void ScheduleController::launch()
         emit failed(message);
         return;
     }
+    BackendMeter *meter = nullptr;
+    if (!meterBackend().isEmpty()) {
+        auto m = this->meter();
+        if (!m) {
+            const QString message = QString::fromStdString(m.status().message());
+            m_state->failSchedule(message);
+            emit failed(message);
+            return;
+        }
+        meter = *m;
+    }
     const quint64 generation = m_generation;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
+    if (meter)
+        meter->setCancel(m_cancel.get()); // the worker holds m_cancel while it measures
 
     ScheduleSetup setup;
     setup.options = m_state->options();
@@ -198,6 +253,7 @@ void ScheduleController::launch()
     setup.searchSpace = m_state->searchSpaceRequest();
     setup.overrides = m_state->overrides();
     setup.cancel = m_cancel.get();
+    setup.meter = meter;
     // Reports whole per-cent steps only, queued to the GUI thread; a report
     // from a superseded run is dropped there.
     setup.progress = [this, generation, last = std::make_shared<int>(-1)](double fraction) {
@@ -222,12 +278,22 @@ void ScheduleController::launch()
     m_watcher.setFuture(
         QtConcurrent::run(views::workerPool(),
                           [graph = m_state->graph(), device = *m_state->device(), sched = *scheduler,
-                           setup = std::move(setup), cancel = m_cancel, generation]() -> Outcome {
+                           setup = std::move(setup), cancel = m_cancel, generation, meter]() -> Outcome {
                               useBackgroundPriority();
+                              MeterReport report;
+                              if (meter) {
+                                  report.backend = QString::fromStdString(meter->backendName());
+                                  report.timed = -meter->measured();
+                                  report.cacheHits = -meter->cacheHits();
+                              }
                               auto run = scheduleGraph(*graph, device, *sched, setup);
+                              if (meter) {
+                                  report.timed += meter->measured();
+                                  report.cacheHits += meter->cacheHits();
+                              }
                               if (!run)
-                                  return {nullptr, QString::fromStdString(run.status().message()), generation};
-                              return {std::make_shared<const ScheduleRun>(std::move(*run)), {}, generation};
+                                  return {nullptr, QString::fromStdString(run.status().message()), generation, report};
+                              return {std::make_shared<const ScheduleRun>(std::move(*run)), {}, generation, report};
                           }));
 }
 
@@ -251,6 +317,7 @@ void ScheduleController::onFinished()
         return;
     }
     const ActivityScope activity("workbench: show schedule");
+    m_meterReport = outcome.meter;
     m_state->finishSchedule(outcome.run);
     emit finished(outcome.run);
 }

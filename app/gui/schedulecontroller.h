@@ -16,7 +16,19 @@
 // "use this option") become such commands. Changing graph, device, scheduler
 // or options replays too while autoRun() is on (the default).
 //
-// The registry and the state must outlive the controller; the destructor
+// Costs: estimates from the device's model (the default), or kernel times
+// measured on a backend (setCostMeter; `tessera-cli schedule --cost measured
+// [--meter NAME]`): a BackendMeter (core/backend/kernelmeter.h) handed to
+// scheduleGraph as ScheduleSetup::meter. The meter is not thread-safe; it is
+// used by one schedule at a time (a superseding schedule launches only after
+// the cancelled one returned) and lives across reschedules — replaced only
+// when the meter backend or the device changes — so a replay after an
+// override or an undo asks it for kernels it has timed: cache hits. The
+// schedule's cancel token is the meter's too, so a cancel stops the kernel
+// being compiled or run. lastMeterReport() says what the last delivered
+// schedule measured.
+//
+// The registries and the state must outlive the controller; the destructor
 // cancels a running schedule and waits for it.
 #pragma once
 
@@ -37,6 +49,11 @@
 
 class QAction;
 class QUndoStack;
+
+namespace tessera {
+class BackendMeter;
+class BackendRegistry;
+} // namespace tessera
 
 namespace tessera::gui {
 
@@ -65,6 +82,28 @@ public:
     const std::map<std::string, std::string> &options() const { return m_state->options(); }
     DType precision() const { return m_state->precision(); }
     const SchedulerRegistry &registry() const { return m_registry; }
+
+    // The backends a measured cost source may use (null: none; measured
+    // schedules then fail naming the missing backend).
+    void setBackends(BackendRegistry *backends) { m_backends = backends; }
+    // The cost source: kEstimated (the default), kDefaultMeter (the CPU
+    // backend for a CPU device, the simulator otherwise: defaultMeterBackend)
+    // or a backend's name. A change reschedules while autoRun() is on.
+    static inline const QString kEstimated = QStringLiteral("estimated");
+    static inline const QString kDefaultMeter = QStringLiteral("default");
+    void setCostMeter(const QString &meter);
+    QString costMeter() const { return m_meterChoice; }
+    // The backend the current choice measures on for the current device; empty for estimates.
+    QString meterBackend() const;
+    // What the last delivered schedule measured: its meter's backend (empty
+    // for estimates), the kernels it compiled and ran, and the ones it found
+    // in its cache.
+    struct MeterReport {
+        QString backend;
+        int timed = 0;
+        int cacheHits = 0;
+    };
+    const MeterReport &lastMeterReport() const { return m_meterReport; }
 
     // Undoable edits of the overrides; each replays the schedule. Setting an
     // override a key already has, or clearing one it lacks, does nothing.
@@ -113,7 +152,9 @@ private:
         std::shared_ptr<const ScheduleRun> run;
         QString error;
         quint64 generation = 0;
+        MeterReport meter;
     };
+    Expected<BackendMeter *> meter();         // the choice's meter, made when missing or stale
     void applyOverrides(Overrides overrides); // from the undo commands
     void pushOverrides(Overrides after, const QString &text);
     void inputsChanged();
@@ -124,6 +165,10 @@ private:
 
     const SchedulerRegistry &m_registry;
     views::WorkbenchState *m_state;
+    BackendRegistry *m_backends = nullptr;
+    QString m_meterChoice = kEstimated;    // kEstimated, kDefaultMeter or a backend name
+    std::unique_ptr<BackendMeter> m_meter; // only the running schedule's worker touches it
+    MeterReport m_meterReport;
 
     QUndoStack *m_undo;
     QAction *m_undoAction;

@@ -572,6 +572,10 @@ private:
                 for (int d : task.dependents)
                     if (--pending[static_cast<std::size_t>(d)] == 0)
                         ready.push_back(d);
+                // The task's measured span streams as it finishes (the
+                // workbench's per-kernel table fills while the run goes).
+                if (observer.timelinesRecorded)
+                    observer.timelinesRecorded(RunIncrement{{result.timeline[static_cast<std::size_t>(i)]}, {}, {}});
                 if (observer.taskFinished)
                     observer.taskFinished(task.id, static_cast<double>(finished) / static_cast<double>(n));
                 cv.notify_all();

@@ -37,6 +37,8 @@
 // "kernel/<task> <engine>[<impl>]:<label>, .../wall_ms" (per kernel: the
 // engine of each op and the kernel's wall time), "jit_kernels_compiled" and
 // "jit_cache_hits" (of the compile that made the plan), "compile_ms".
+// While it runs, each finished task's timeline entry streams through
+// RunObserver::timelinesRecorded (the workbench's per-kernel table).
 // Nothing throws out of the backend. Compiled plans carry the name "cpu";
 // run() refuses a plan compiled by another backend (checkCompiledBy).
 #pragma once

@@ -23,8 +23,16 @@ CostKind BackendMeter::kind() const
     return m_backend.info().capabilities.measured ? CostKind::Measured : CostKind::Simulated;
 }
 
+std::string defaultMeterBackend(const Device &device)
+{
+    return device.kind == DeviceKind::Cpu ? "cpu" : "sim";
+}
+
 Expected<double> BackendMeter::kernelNs(const Graph &g, const std::vector<NodeId> &nodes)
 {
+    const auto cancelled = [this] { return m_cancel && m_cancel->load(std::memory_order_relaxed); };
+    if (cancelled())
+        return Status::error(ErrorCode::Cancelled, "measuring kernels was cancelled");
     auto kernel = kernelGraph(g, nodes);
     if (!kernel)
         return kernel.status();
@@ -44,13 +52,18 @@ Expected<double> BackendMeter::kernelNs(const Graph &g, const std::vector<NodeId
         plan.device = m_device.id;
         CompileContext context;
         context.device = &m_device;
+        context.cancel = m_cancel;
         auto compiled = m_backend.compileFor(*kernel, plan, context);
         if (!compiled)
             return compiled.status();
         const std::vector<HostTensor> inputs = syntheticInputs(*kernel);
         std::vector<double> ms;
+        RunObserver observer;
+        observer.cancel = m_cancel;
         for (int i = 0; i < m_options.warmup + m_options.repeats; ++i) {
-            auto run = m_backend.run(**compiled, inputs);
+            if (cancelled())
+                return Status::error(ErrorCode::Cancelled, "measuring kernels was cancelled");
+            auto run = m_backend.run(**compiled, inputs, observer);
             if (!run)
                 return run.status();
             if (i < m_options.warmup)
@@ -65,6 +78,8 @@ Expected<double> BackendMeter::kernelNs(const Graph &g, const std::vector<NodeId
         std::nth_element(ms.begin(), ms.begin() + static_cast<long>(ms.size() / 2), ms.end());
         return ms[ms.size() / 2] * 1e6;
     }();
+    if (!time && (time.status().code() == ErrorCode::Cancelled || cancelled()))
+        return time.status(); // not a property of the kernel: asked again next time
     ++m_measured;
     return m_cache.emplace(key, std::move(time)).first->second;
 }

@@ -20,13 +20,24 @@
 // again — a dynamic program visits a stage from many states, a replay after an
 // override asks for the same kernels — costs a lookup.
 //
-// Not thread-safe (schedulers ask from one thread); the backend must outlive it.
+// Not thread-safe: one caller at a time (a scheduler asks from one thread).
+// Callers that schedule on worker threads one schedule after another (the
+// workbench) may hand the same meter to each, as long as one schedule ends
+// (and its end is seen by the next one's launcher) before the next begins;
+// keeping it across schedules is what makes a replay's kernels cache hits.
+// The backend must outlive it.
+//
+// setCancel: a cancel token looked at by the backend's compile and run of
+// each kernel and before each measurement; a cancelled measurement is an
+// error (the model answers, the scheduler then sees the token and stops) and
+// is not cached.
 #pragma once
 
 #include "core/backend/backend.h"
 #include "core/cost/measuredcost.h"
 #include "core/hw/device.h"
 
+#include <atomic>
 #include <map>
 #include <string>
 #include <vector>
@@ -49,6 +60,9 @@ public:
     Expected<double> kernelNs(const Graph &g, const std::vector<NodeId> &nodes) override;
 
     std::string backendName() const { return m_backend.info().name; }
+    const Device &device() const { return m_device; }
+    // Null: never cancelled. The token must outlive the measurements it covers.
+    void setCancel(const std::atomic<bool> *cancel) { m_cancel = cancel; }
     int measured() const { return m_measured; } // kernels compiled and run
     int cacheHits() const { return m_hits; }
 
@@ -57,8 +71,14 @@ private:
     Device m_device;
     Options m_options;
     std::map<std::string, Expected<double>> m_cache;
+    const std::atomic<bool> *m_cancel = nullptr;
     int m_measured = 0;
     int m_hits = 0;
 };
+
+// The backend `--cost measured` times kernels on when none is named: the CPU
+// backend for a CPU device, the simulator for any other (the CLI's costMeter
+// and the workbench's cost choice).
+std::string defaultMeterBackend(const Device &device);
 
 } // namespace tessera

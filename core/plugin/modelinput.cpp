@@ -117,7 +117,7 @@ Expected<std::unique_ptr<BackendMeter>> costMeter(const Args &args, BackendRegis
     }
     if (cost != "measured")
         return usageError("--cost expects estimated or measured, got '" + cost + "'");
-    const std::string name = args.value("meter").value_or(device.kind == DeviceKind::Cpu ? "cpu" : "sim");
+    const std::string name = args.value("meter").value_or(defaultMeterBackend(device));
     auto backend = backends.get(name);
     if (!backend)
         return backend.status();

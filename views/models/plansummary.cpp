@@ -120,6 +120,13 @@ PlanSummary summarizeRun(const ScheduleRun &run, const Measurement &measured)
         formatDurationNs(total.timeNs), Better::Lower);
     add(s, S::Cost, QStringLiteral("kind"), QStringLiteral("Cost kind"), std::nan(""),
         QString::fromUtf8(costKindName(total.kind)), Better::None);
+    // Kernels timed on a backend (ScheduleSetup::meter) rather than estimated.
+    const auto timed = static_cast<std::size_t>(std::count_if(plan.tasks.begin(), plan.tasks.end(), [](const Task &t) {
+        return t.cost.kind == CostKind::Measured || t.cost.kind == CostKind::Simulated;
+    }));
+    if (timed > 0)
+        add(s, S::Cost, QStringLiteral("timedTasks"), QStringLiteral("Tasks with timed kernels"), count(timed),
+            QStringLiteral("%1 of %2").arg(timed).arg(plan.tasks.size()), Better::None);
     // The estimate's parts, summed over tasks (concurrent tasks overlap, so they can exceed the latency).
     const std::pair<const char *, double> parts[] = {{"compute", total.computeNs},
                                                      {"memory", total.memoryNs},

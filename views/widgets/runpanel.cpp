@@ -21,6 +21,7 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QStyledItemDelegate>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTextDocumentFragment>
 #include <QTimer>
@@ -495,6 +496,7 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
       m_cancelButton(new QPushButton(tr("Cancel"), this)), m_pauseButton(new QPushButton(tr("Pause"), this)),
       m_progress(new QProgressBar(this)), m_live(new QLabel(this)), m_status(new QLabel(this)),
       m_timeline(new RunTimelineStrip(this)), m_metricsView(new QTableView(this)), m_outputsView(new QTableView(this)),
+      m_kernels(new KernelTimingModel(this)), m_kernelsView(new QTableView(this)), m_tabs(new QTabWidget(this)),
       m_liveTimer(new QTimer(this)), m_elapsed(new QElapsedTimer)
 {
     setObjectName(QStringLiteral("runPanel"));
@@ -530,7 +532,7 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     top->addWidget(m_progress, 1);
     top->addWidget(m_live);
 
-    for (QTableView *v : {m_metricsView, m_outputsView}) {
+    for (QTableView *v : {m_metricsView, m_outputsView, m_kernelsView}) {
         v->verticalHeader()->hide();
         v->verticalHeader()->setDefaultSectionSize(v->fontMetrics().height() + 6);
         v->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -547,15 +549,30 @@ RunPanel::RunPanel(WorkbenchState *state, QWidget *parent)
     m_metricsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_metricsView->horizontalHeader()->setSectionResizeMode(RunMetricsModel::ShareColumn, QHeaderView::Stretch);
     m_metricsView->setItemDelegateForColumn(RunMetricsModel::ShareColumn, new ShareBarDelegate(m_metricsView));
+    // Long per-kernel metric names ("kernel/12 block0/conv1+relu1/wall_ms")
+    // are elided in the middle rather than pushing the values out of view.
+    m_metricsView->horizontalHeader()->setMaximumSectionSize(
+        m_metricsView->fontMetrics().horizontalAdvance(QStringLiteral("kernel/12 block0/conv1+relu/wall_ms")));
+    m_metricsView->setTextElideMode(Qt::ElideMiddle);
     m_outputsView->setObjectName(QStringLiteral("runOutputs"));
     m_outputsView->setModel(m_outputs);
     m_outputsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_outputsView->horizontalHeader()->setStretchLastSection(true);
     m_outputsView->setTextElideMode(Qt::ElideRight);
 
+    m_kernelsView->setObjectName(QStringLiteral("runKernels"));
+    m_kernelsView->setModel(m_kernels);
+    m_kernelsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_kernelsView->horizontalHeader()->setSectionResizeMode(KernelTimingModel::KernelColumn, QHeaderView::Stretch);
+    m_kernelsView->setTextElideMode(Qt::ElideMiddle);
+    m_tabs->setObjectName(QStringLiteral("runTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_kernelsView, tr("Kernels: predicted vs measured"));
+    m_tabs->addTab(m_outputsView, tr("Outputs"));
+
     auto *tables = new QSplitter(Qt::Horizontal, this);
     tables->addWidget(m_metricsView);
-    tables->addWidget(m_outputsView);
+    tables->addWidget(m_tabs);
     tables->setStretchFactor(0, 2);
     tables->setStretchFactor(1, 3);
     tables->setChildrenCollapsible(false);
@@ -785,6 +802,7 @@ void RunPanel::onUpdated(std::shared_ptr<const RunResult> soFar)
 {
     if (!soFar || soFar->timeline.empty())
         return;
+    m_kernels->setRun(*soFar);
     m_timeline->setGraph(m_graph);
     m_timeline->setResult(std::move(soFar), m_runPlan, !m_firstUpdate); // a new run starts unzoomed
     m_firstUpdate = false;
@@ -804,6 +822,9 @@ void RunPanel::onStarted()
         m_runBackendTitle =
             b && !b->info().title.empty() ? QString::fromStdString(b->info().title) : m_state->backendRunBackend();
     }
+    m_kernels->dropRun();          // a superseded run's spans, if it streamed any
+    m_kernels->setPlan(m_runPlan); // the same plan again: its rows stay and gain a sample
+    m_tabs->setCurrentWidget(m_kernelsView);
     m_progress->setRange(0, 0); // busy until the first task reports (compiling)
     setStatus(tr("Compiling and running the plan on %1…").arg(m_runBackendTitle.toHtmlEscaped()), Tone::Neutral);
     updateLive();
@@ -841,12 +862,15 @@ void RunPanel::showResult(const std::shared_ptr<const RunResult> &result)
     m_progress->setValue(std::max(1, total));
     m_metrics->setResult(result);
     m_outputs->setResult(result);
+    m_kernels->setPlan(m_runPlan);
+    m_kernels->setRun(*result);
+    m_kernels->commitRun();
     m_timeline->setGraph(m_graph);
     m_timeline->setResult(result, m_runPlan);
     fitTimeline();
     // Columns follow their resize modes (to contents; Share and the values
     // stretch) once the new rows and the split's new heights are laid out.
-    for (QTableView *v : {m_metricsView, m_outputsView})
+    for (QTableView *v : {m_metricsView, m_outputsView, m_kernelsView})
         QMetaObject::invokeMethod(v->horizontalHeader(), "resizeSections", Qt::QueuedConnection);
 }
 
@@ -913,6 +937,7 @@ void RunPanel::onRestored(std::shared_ptr<const RunResult> result, const QString
 void RunPanel::onFailed(const QString &message)
 {
     m_liveTimer->stop();
+    m_kernels->dropRun();
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     if (message == QLatin1String("cancelled")) {

@@ -2,8 +2,9 @@
 // backend picker (BackendRegistry::all(); unavailable backends are listed
 // but disabled, their reason as tooltip), Run, Pause and Cancel, live progress while
 // the app runs the plan off the GUI thread (tasks done / total, elapsed time,
-// a progress bar, the Gantt of the tasks finished so far), and after a run: measured latency against
-// the plan's estimate, the backend's metrics (RunMetricsModel), the outputs
+// a progress bar, the Gantt of the tasks finished so far, each kernel's predicted and measured
+// time as its task finishes: KernelTimingModel, the median over this plan's runs), and after a run:
+// measured latency against the plan's estimate, the backend's metrics (RunMetricsModel), the outputs
 // with a checksum and their first values (RunOutputsModel) and a timeline
 // strip of the measured tasks (RunTimelineStrip, a Gantt with zoom and pan).
 //
@@ -16,6 +17,7 @@
 // crash. The registry and the state must outlive the panel.
 #pragma once
 
+#include "views/models/kerneltimingmodel.h"
 #include "views/models/runresultmodel.h"
 
 #include <QWidget>
@@ -30,6 +32,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSplitter;
+class QTabWidget;
 class QTableView;
 class QTimer;
 
@@ -156,6 +159,9 @@ public:
     QString statusText() const; // the one-line status, as plain text
     RunMetricsModel *metricsModel() const { return m_metrics; }
     RunOutputsModel *outputsModel() const { return m_outputs; }
+    // Predicted vs measured per kernel, filled while the run streams.
+    KernelTimingModel *kernelTimingModel() const { return m_kernels; }
+    QTableView *kernelTimingView() const { return m_kernelsView; }
     RunTimelineStrip *timelineStrip() const { return m_timeline; }
     std::shared_ptr<const RunResult> lastResult() const { return m_lastResult; }
 
@@ -206,6 +212,9 @@ private:
     RunTimelineStrip *m_timeline;
     QTableView *m_metricsView;
     QTableView *m_outputsView;
+    KernelTimingModel *m_kernels;
+    QTableView *m_kernelsView;
+    QTabWidget *m_tabs;           // kernels, outputs
     QSplitter *m_split = nullptr; // the Gantt above the tables
     int m_splitLanes = -1;        // lane count the split was last sized for
     QTimer *m_liveTimer;
