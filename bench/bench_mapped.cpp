@@ -115,7 +115,7 @@ bool writeModel(const fs::path &dir, int layers)
 
 struct Sample {
     double importMs = 0, compileMs = 0, runMs = 0, firstRunMs = 0; // firstRunMs: import start to outputs
-    std::int64_t peakHeap = 0;                                       // above the heap before import
+    std::int64_t peakHeap = 0;                                     // above the heap before import
 };
 
 // In the child: import, (copy), compile, run once. 0 on success.

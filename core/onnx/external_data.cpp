@@ -103,8 +103,7 @@ Expected<TensorData::Mapped> mapExternalData(const TensorData::External &ext)
     auto file = mapFile(ext.path);
     if (!file)
         return file.status();
-    if (ext.offset < 0 || ext.length < 0 || (*file)->size() < ext.offset ||
-        (*file)->size() - ext.offset < ext.length)
+    if (ext.offset < 0 || ext.length < 0 || (*file)->size() < ext.offset || (*file)->size() - ext.offset < ext.length)
         return Status::error(ErrorCode::Io, "external data file is shorter than recorded at import",
                              {.file = ext.path});
     return TensorData::Mapped{std::move(*file), ext.offset, ext.length};

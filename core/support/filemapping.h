@@ -40,8 +40,7 @@ private:
     friend Expected<std::shared_ptr<const FileMapping>> mapFile(const std::string &path);
     FileMapping(std::string path, const std::uint8_t *data, std::int64_t size)
         : m_path(std::move(path)), m_data(data), m_size(size)
-    {
-    }
+    {}
     std::string m_path;
     const std::uint8_t *m_data = nullptr;
     std::int64_t m_size = 0;
