@@ -17,8 +17,9 @@
 // ("external data file is shorter than recorded at import"). Residual risk: a
 // file truncated by another process while mapped raises SIGBUS on the next
 // read of a vanished page; nothing short of copying can prevent that.
-// Data at an offset that is not a multiple of its element size is read into
-// the heap instead (typed access to it must be aligned).
+// Data at an offset that is not a multiple of its element size, or in a file
+// that cannot be mapped, is read into the heap instead (pread; typed access
+// to mapped data must be aligned).
 #pragma once
 
 #include "core/ir/graph.h"
