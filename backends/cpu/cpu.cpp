@@ -333,8 +333,8 @@ private:
                 return data.status().at({.tensor = tensor.name});
             if (*data != tensor.data)
                 loaded.emplace(tensor.data, *data);
-            if (static_cast<std::int64_t>((*data)->bytes.size()) != tensor.bytes())
-                return Status::invalid("data of '" + tensor.name + "' holds " + std::to_string((*data)->bytes.size()) +
+            if (static_cast<std::int64_t>((*data)->view().size()) != tensor.bytes())
+                return Status::invalid("data of '" + tensor.name + "' holds " + std::to_string((*data)->view().size()) +
                                            " bytes, its type needs " + std::to_string(tensor.bytes()),
                                        {.tensor = tensor.name});
             out->constants.data[i] = std::move(*data);
@@ -480,7 +480,7 @@ private:
                 return Status::invalid("unknown input '" + h.name + "'", {.tensor = h.name});
         for (std::size_t t = 0; t < g.tensorCount(); ++t)
             if (p.constants.data[t])
-                tensors[t] = const_cast<std::uint8_t *>(p.constants.data[t]->bytes.data());
+                tensors[t] = const_cast<std::uint8_t *>(p.constants.data[t]->view().data());
         for (TensorId id : g.outputs) {
             const Tensor &t = g.tensor(id);
             result.outputs.push_back({t.name, t.dtype, t.shape, {}});

@@ -93,7 +93,7 @@ struct Constants {
     const float *f32(TensorId t) const
     {
         const auto &d = data[static_cast<std::size_t>(t)];
-        return d ? reinterpret_cast<const float *>(d->bytes.data()) : nullptr;
+        return d ? reinterpret_cast<const float *>(d->view().data()) : nullptr;
     }
 };
 

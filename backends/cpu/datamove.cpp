@@ -345,11 +345,11 @@ std::optional<std::vector<std::int64_t>> constInts(const Graph &g, const Constan
         return std::nullopt;
     std::vector<std::int64_t> v;
     if (t == DType::Int64)
-        v.assign(reinterpret_cast<const std::int64_t *>(data->bytes.data()),
-                 reinterpret_cast<const std::int64_t *>(data->bytes.data()) + data->bytes.size() / 8);
+        v.assign(reinterpret_cast<const std::int64_t *>(data->view().data()),
+                 reinterpret_cast<const std::int64_t *>(data->view().data()) + data->view().size() / 8);
     else
-        v.assign(reinterpret_cast<const std::int32_t *>(data->bytes.data()),
-                 reinterpret_cast<const std::int32_t *>(data->bytes.data()) + data->bytes.size() / 4);
+        v.assign(reinterpret_cast<const std::int32_t *>(data->view().data()),
+                 reinterpret_cast<const std::int32_t *>(data->view().data()) + data->view().size() / 4);
     return v;
 }
 
@@ -476,8 +476,8 @@ CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants)
         const auto &data = constants.data[static_cast<std::size_t>(node.inputs[1])];
         if (!data || g.tensor(node.inputs[1]).dtype != DType::Int64)
             return nullptr;
-        pads.assign(reinterpret_cast<const std::int64_t *>(data->bytes.data()),
-                    reinterpret_cast<const std::int64_t *>(data->bytes.data()) + data->bytes.size() / 8);
+        pads.assign(reinterpret_cast<const std::int64_t *>(data->view().data()),
+                    reinterpret_cast<const std::int64_t *>(data->view().data()) + data->view().size() / 8);
     }
     if (pads.size() != 2 * rank)
         return nullptr;

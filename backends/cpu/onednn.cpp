@@ -519,7 +519,7 @@ std::uint64_t contentHash(const void *data, std::size_t bytes, std::uint64_t h =
 std::uint64_t tensorHash(const FusionScope &s, TensorId t, std::uint64_t h)
 {
     const auto &d = s.constants.data[static_cast<std::size_t>(t)];
-    return d ? contentHash(d->bytes.data(), d->bytes.size(), h) : h;
+    return d ? contentHash(d->view().data(), d->view().size(), h) : h;
 }
 
 // The key of an anchor's prepared constants: the content of the weights, the

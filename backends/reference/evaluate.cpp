@@ -23,10 +23,10 @@ Expected<std::vector<std::shared_ptr<const TensorData>>> evaluateConstantNode(co
     for (std::size_t i = 0; i < n.inputs.size(); ++i)
         if (const TensorId t = n.inputs[i]; t != kInvalidId) {
             const Tensor &x = g.tensor(t);
-            if (!x.data || x.data->isExternal() || static_cast<std::int64_t>(x.data->bytes.size()) != x.bytes())
+            if (!x.data || x.data->isExternal() || static_cast<std::int64_t>(x.data->view().size()) != x.bytes())
                 return Status::error(ErrorCode::Unsupported, "input '" + x.name + "' has no inline data",
                                      {.node = n.name, .tensor = x.name});
-            args.in[i] = {x.dtype, &x.shape, x.data->bytes.data()};
+            args.in[i] = {x.dtype, &x.shape, x.data->view().data()};
         }
     std::vector<std::shared_ptr<TensorData>> outs(n.outputs.size());
     for (std::size_t o = 0; o < n.outputs.size(); ++o) {

@@ -133,8 +133,8 @@ Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const Execut
         auto data = loadTensorData(tensor.data);
         if (!data)
             return data.status().at({.tensor = tensor.name});
-        if (static_cast<std::int64_t>((*data)->bytes.size()) != tensor.bytes())
-            return Status::invalid("data of '" + tensor.name + "' holds " + std::to_string((*data)->bytes.size()) +
+        if (static_cast<std::int64_t>((*data)->view().size()) != tensor.bytes())
+            return Status::invalid("data of '" + tensor.name + "' holds " + std::to_string((*data)->view().size()) +
                                        " bytes, its type " + std::string(dtypeName(tensor.dtype)) + " " +
                                        shapeStr(tensor.shape) + " needs " + std::to_string(tensor.bytes()),
                                    {.tensor = tensor.name});
@@ -196,7 +196,7 @@ public:
     {
         for (std::size_t t = 0; t < m_borrowed.size(); ++t)
             if (p.constants[t])
-                borrow(static_cast<TensorId>(t), p.constants[t]->bytes.data());
+                borrow(static_cast<TensorId>(t), p.constants[t]->view().data());
             else if (p.graph.tensor(static_cast<TensorId>(t)).elements() == 0)
                 m_present[t] = true; // nothing to compute: every region of it is empty
     }

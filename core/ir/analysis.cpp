@@ -406,7 +406,7 @@ bool sameComputation(const Graph &g, NodeId a, NodeId b)
             const auto &dx = std::get<std::shared_ptr<const TensorData>>(ix->second.value);
             const auto &dy = std::get<std::shared_ptr<const TensorData>>(iy->second.value);
             if (dx != dy && (!dx || !dy || dx->isExternal() || dy->isExternal() || dx->dtype != dy->dtype ||
-                             dx->shape != dy->shape || dx->bytes != dy->bytes))
+                             dx->shape != dy->shape || !std::ranges::equal(dx->view(), dy->view())))
                 return false;
         } else if (ix->second.value != iy->second.value) {
             return false;

@@ -2,6 +2,7 @@
 
 #include "core/ir/analysis.h"
 #include "core/support/assert.h"
+#include "core/support/filemapping.h"
 
 #include <algorithm>
 #include <cstring>
@@ -52,32 +53,49 @@ std::string Attribute::str() const
 
 // --- TensorData / Tensor -----------------------------------------------------
 
+std::span<const std::uint8_t> TensorData::view() const
+{
+    if (mapped) {
+        if (!mapped->file || mapped->length == 0)
+            return {};
+        TS_ASSERT(mapped->offset >= 0 && mapped->length >= 0 && mapped->offset <= mapped->file->size() &&
+                  mapped->length <= mapped->file->size() - mapped->offset);
+        return {mapped->file->data() + mapped->offset, static_cast<std::size_t>(mapped->length)};
+    }
+    return bytes;
+}
+
 std::int64_t TensorData::byteSize() const
 {
     if (external)
         return external->length;
-    return static_cast<std::int64_t>(bytes.size());
+    return static_cast<std::int64_t>(view().size());
 }
 
 const float *TensorData::f32() const
 {
     auto n = numElements(shape);
-    if (dtype != DType::Float32 || !n || bytes.size() < static_cast<std::size_t>(*n) * 4)
+    const auto v = view();
+    if (dtype != DType::Float32 || !n || v.size() < static_cast<std::size_t>(*n) * 4 ||
+        reinterpret_cast<std::uintptr_t>(v.data()) % alignof(float) != 0)
         return nullptr;
-    return reinterpret_cast<const float *>(bytes.data());
+    return reinterpret_cast<const float *>(v.data());
 }
 
 const std::int64_t *TensorData::i64() const
 {
     auto n = numElements(shape);
-    if (dtype != DType::Int64 || !n || bytes.size() < static_cast<std::size_t>(*n) * 8)
+    const auto v = view();
+    if (dtype != DType::Int64 || !n || v.size() < static_cast<std::size_t>(*n) * 8 ||
+        reinterpret_cast<std::uintptr_t>(v.data()) % alignof(std::int64_t) != 0)
         return nullptr;
-    return reinterpret_cast<const std::int64_t *>(bytes.data());
+    return reinterpret_cast<const std::int64_t *>(v.data());
 }
 
 std::optional<std::int64_t> TensorData::intAt(std::int64_t i) const
 {
     const std::size_t sz = dtypeSize(dtype);
+    const auto bytes = view();
     if (i < 0 || sz == 0 || static_cast<std::size_t>(i + 1) * sz > bytes.size())
         return std::nullopt;
     const std::uint8_t *p = bytes.data() + static_cast<std::size_t>(i) * sz;
@@ -124,6 +142,7 @@ std::optional<std::int64_t> TensorData::intAt(std::int64_t i) const
 std::optional<double> TensorData::floatAt(std::int64_t i) const
 {
     const std::size_t sz = dtypeSize(dtype);
+    const auto bytes = view();
     if (i < 0 || sz == 0 || static_cast<std::size_t>(i + 1) * sz > bytes.size())
         return std::nullopt;
     const std::uint8_t *p = bytes.data() + static_cast<std::size_t>(i) * sz;

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -43,20 +45,35 @@ using AttrMap = std::map<std::string, Attribute, std::less<>>; // sorted: determ
 // Constant data of an initializer or a Constant node, packed little-endian.
 // Large models keep their weights in external files; such data is described by
 // `external` and loaded only when a backend needs it (the viewer never does).
+// Loading maps the file read-only instead of copying it (`mapped`, see
+// loadTensorData() in core/onnx/external_data.h). Read the bytes through
+// view(), which is the same for inline and mapped data; `bytes` is only the
+// inline storage (writers fill it).
+class FileMapping; // core/support/filemapping.h
+
 struct TensorData {
     DType dtype = DType::Undefined;
     Shape shape;
-    std::vector<std::uint8_t> bytes; // empty if external
+    std::vector<std::uint8_t> bytes; // inline storage; empty if external or mapped
     struct External {
         std::string path; // absolute, already checked to lie inside the model's folder
         std::int64_t offset = 0;
         std::int64_t length = 0;
     };
-    std::optional<External> external;
+    std::optional<External> external; // set while not loaded
+    struct Mapped {
+        std::shared_ptr<const FileMapping> file; // shared by every tensor of that file
+        std::int64_t offset = 0;                 // [offset, offset + length) lies inside file->size()
+        std::int64_t length = 0;
+    };
+    std::optional<Mapped> mapped; // loaded external data
 
     bool isExternal() const { return external.has_value(); }
+    bool isMapped() const { return mapped.has_value(); }
+    // The bytes of inline or mapped data; empty if external (not loaded yet).
+    std::span<const std::uint8_t> view() const;
     std::int64_t byteSize() const;
-    // Typed view of inline data; nullptr if external, wrong type or too short.
+    // Typed view of inline or mapped data; nullptr if external, wrong type or too short.
     const float *f32() const;
     const std::int64_t *i64() const;
     // Element i as int64 / double for small integer or float tensors (shape math).

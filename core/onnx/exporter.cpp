@@ -29,7 +29,7 @@ public:
     {}
     bool good() const { return m_out.good(); }
 
-    void append(const std::vector<std::uint8_t> &bytes, ::onnx::TensorProto &t)
+    void append(std::span<const std::uint8_t> bytes, ::onnx::TensorProto &t)
     {
         m_out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
         t.set_data_location(::onnx::TensorProto::EXTERNAL);
@@ -67,7 +67,7 @@ Status fillData(const std::shared_ptr<const TensorData> &data, const std::string
         t.set_data_type(onnxDType(d.dtype));
         for (std::int64_t dim : d.shape)
             t.add_dims(dim);
-        writer->append(d.bytes, t);
+        writer->append(d.view(), t);
     } else {
         onnximport::fillTensorProto(d, t);
     }

@@ -2,8 +2,11 @@
 // The containment check runs on weakly_canonical paths, so "..", "." and
 // symlinks (in every existing component) are resolved before comparing with
 // the canonical model folder; only then is the file's existence and size
-// looked at.
+// looked at. Loading maps the file (see the header) and views into the
+// mapping; only data at a misaligned offset is copied with pread.
 #include "core/onnx/external_data.h"
+
+#include "core/support/filemapping.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -95,18 +98,51 @@ Expected<std::vector<std::uint8_t>> readExternalData(const TensorData::External 
     return bytes;
 }
 
+namespace {
+
+// The view of `ext` in `file`, refused when the file (as mapped) is too short for it.
+Expected<TensorData::Mapped> viewOf(std::shared_ptr<const FileMapping> file, const TensorData::External &ext)
+{
+    if (ext.offset < 0 || ext.length < 0 || file->size() < ext.offset || file->size() - ext.offset < ext.length)
+        return Status::error(ErrorCode::Io, "external data file is shorter than recorded at import",
+                             {.file = ext.path});
+    return TensorData::Mapped{std::move(file), ext.offset, ext.length};
+}
+
+} // namespace
+
+Expected<TensorData::Mapped> mapExternalData(const TensorData::External &ext)
+{
+    auto file = mapFile(ext.path);
+    if (!file)
+        return file.status();
+    return viewOf(std::move(*file), ext);
+}
+
 Expected<std::shared_ptr<const TensorData>> loadTensorData(const std::shared_ptr<const TensorData> &data)
 {
     if (!data || !data->isExternal())
         return data;
+    auto loaded = std::make_shared<TensorData>();
+    loaded->dtype = data->dtype;
+    loaded->shape = data->shape;
+    const std::size_t align = std::max<std::size_t>(dtypeSize(data->dtype), 1);
+    if (data->external->offset % static_cast<std::int64_t>(align) == 0) {
+        // A file that cannot be mapped (open or mmap failed) falls through to
+        // pread, which reports its own error; a short file is refused here.
+        if (auto file = mapFile(data->external->path)) {
+            auto view = viewOf(std::move(*file), *data->external);
+            if (!view)
+                return view.status();
+            loaded->mapped = std::move(*view);
+            return std::shared_ptr<const TensorData>(std::move(loaded));
+        }
+    }
     auto bytes = readExternalData(*data->external);
     if (!bytes)
         return bytes.status();
-    auto inlineData = std::make_shared<TensorData>();
-    inlineData->dtype = data->dtype;
-    inlineData->shape = data->shape;
-    inlineData->bytes = std::move(*bytes);
-    return std::shared_ptr<const TensorData>(std::move(inlineData));
+    loaded->bytes = std::move(*bytes);
+    return std::shared_ptr<const TensorData>(std::move(loaded));
 }
 
 Status loadExternalData(Graph &g)

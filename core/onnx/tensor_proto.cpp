@@ -222,7 +222,7 @@ void fillTensorProto(const TensorData &data, ::onnx::TensorProto &t)
     t.clear_dims();
     for (std::int64_t d : data.shape)
         t.add_dims(d);
-    t.set_raw_data(data.bytes.data(), data.bytes.size());
+    t.set_raw_data(data.view().data(), data.view().size());
 }
 
 } // namespace tessera::onnximport

@@ -34,9 +34,9 @@ Expected<std::string> encodeTensorProto(std::string_view name, const TensorData 
 {
     const auto n = numElements(data.shape);
     if (data.isExternal() || !n ||
-        static_cast<std::int64_t>(data.bytes.size()) != *n * static_cast<std::int64_t>(dtypeSize(data.dtype)))
+        static_cast<std::int64_t>(data.view().size()) != *n * static_cast<std::int64_t>(dtypeSize(data.dtype)))
         return Status::error(ErrorCode::Usage, "tensor '" + std::string(name) + "' holds " +
-                                                   std::to_string(data.bytes.size()) + " bytes, not one " +
+                                                   std::to_string(data.view().size()) + " bytes, not one " +
                                                    std::string(dtypeName(data.dtype)) + " " + shapeStr(data.shape));
     ::onnx::TensorProto p;
     p.set_name(std::string(name));

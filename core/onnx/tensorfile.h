@@ -26,7 +26,7 @@ struct NamedTensorData {
 
 // `sourceName` is the Location::file of every diagnostic.
 Expected<NamedTensorData> decodeTensorProto(std::string_view bytes, std::string_view sourceName = {});
-// A Usage error when data.bytes does not hold exactly one data.dtype data.shape.
+// A Usage error when data.view() does not hold exactly one data.dtype data.shape.
 Expected<std::string> encodeTensorProto(std::string_view name, const TensorData &data);
 
 } // namespace tessera

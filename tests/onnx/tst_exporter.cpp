@@ -19,7 +19,10 @@ std::vector<std::uint8_t> bytesOf(const std::shared_ptr<const TensorData> &d)
 {
     auto loaded = loadTensorData(d);
     EXPECT_TRUE(loaded) << loaded.status().str();
-    return loaded ? (*loaded)->bytes : std::vector<std::uint8_t>{};
+    if (!loaded)
+        return {};
+    const auto view = (*loaded)->view();
+    return {view.begin(), view.end()};
 }
 
 void expectSameGraph(const Graph &a, const Graph &b)

@@ -484,9 +484,9 @@ Expected<KernelPtr> makeConstantOfShape(const Graph &g, const Node &n)
     std::vector<std::uint8_t> value(dtypeSize(y.dtype), 0);
     if (const Attribute *v = n.attr("value")) {
         const auto &data = std::get<std::shared_ptr<const TensorData>>(v->value);
-        if (!data || data->bytes.size() != value.size())
+        if (!data || data->view().size() != value.size())
             return unsupported(n, "attribute 'value' has no inline element of the output's type");
-        value = data->bytes;
+        value.assign(data->view().begin(), data->view().end());
     }
     return make(g, n, [value](const KernelArgs &a, std::span<const std::int64_t>, std::int64_t off) {
         std::memcpy(a.out[0].data + off * static_cast<std::int64_t>(value.size()), value.data(), value.size());

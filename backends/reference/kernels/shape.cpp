@@ -60,7 +60,7 @@ Expected<KernelPtr> makeConstant(const Graph &g, const Node &n)
         const auto *t = std::get_if<std::shared_ptr<const TensorData>>(&a->value);
         if (!t || !*t || (*t)->isExternal())
             return unsupported(n, "value must be a tensor with inline data");
-        bytes = (*t)->bytes;
+        bytes.assign((*t)->view().begin(), (*t)->view().end());
     } else if (n.attr("value_float")) {
         bytes = packed(std::vector<float>{static_cast<float>(n.attrFloat("value_float", 0))});
     } else if (const Attribute *fs = n.attr("value_floats")) {
