@@ -398,7 +398,9 @@ def cmd_report(a):
             else:
                 counts["fail"] += 1
                 cells.append("**fail**")
-                failures.append((n, s, r.get("error", "")))
+                failures.append((n, s, r.get("error") or
+                                 (f"output {r['rel_l2']:.2e} from PyTorch's float64 (relative L2), over 1e-4"
+                                  if "rel_l2" in r else "")))
         if "error" in m:
             failures.append((n, "import", m["error"]))
         nodes = m.get("nodes")
