@@ -108,6 +108,14 @@ protected:
         return std::move(r->graph);
     }
 
+    // `g`'s layer-fusion plan with its tasks cut into tiles (planutil::tiledPlan's `parts`, `dim`).
+    ExecutionPlan fusedTiles(const Graph &g, int parts, int dim)
+    {
+        auto base = plan(g, "layer-fusion");
+        EXPECT_TRUE(base.isOk()) << base.status().str();
+        return base ? planutil::tiledPlan(g, *base, parts, dim) : ExecutionPlan{};
+    }
+
     // `p` on the cpu backend against the reference backend running `p`.
     RunResult matches(const Graph &g, const ExecutionPlan &p, const std::string &what)
     {
@@ -170,9 +178,7 @@ TEST_F(CpuTiledTest, SqueezeNetTilesOnReferenceKernelsWhenEnginesAreOff)
 TEST_F(CpuTiledTest, ResidualBlockRowTilesRunCompiled)
 {
     const Graph g = testgraphs::residualChain(2);
-    auto base = plan(g, "layer-fusion");
-    ASSERT_TRUE(base.isOk());
-    const ExecutionPlan p = planutil::tiledPlan(g, *base, 3, 2);
+    const ExecutionPlan p = fusedTiles(g, 3, 2);
     ASSERT_TRUE(tiled(p));
     RunResult r = matches(g, p, "residual rows");
     EXPECT_EQ(r.metrics["ops/reference"], 0);
@@ -199,9 +205,7 @@ Graph groupedConv()
 TEST_F(CpuTiledTest, GroupAlignedChannelTilesRunOnOneDnn)
 {
     const Graph g = groupedConv();
-    auto base = plan(g, "layer-fusion");
-    ASSERT_TRUE(base.isOk());
-    RunResult r = matches(g, planutil::tiledPlan(g, *base, 2, 1), "two channel tiles");
+    RunResult r = matches(g, fusedTiles(g, 2, 1), "two channel tiles");
     EXPECT_EQ(r.metrics["ops/onednn"], 2);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
     EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
@@ -212,9 +216,7 @@ TEST_F(CpuTiledTest, GroupAlignedChannelTilesRunOnOneDnn)
 TEST_F(CpuTiledTest, ChannelTilesAcrossGroupsFallBackAndMatch)
 {
     const Graph g = groupedConv();
-    auto base = plan(g, "layer-fusion");
-    ASSERT_TRUE(base.isOk());
-    RunResult r = matches(g, planutil::tiledPlan(g, *base, 4, 1), "four channel tiles");
+    RunResult r = matches(g, fusedTiles(g, 4, 1), "four channel tiles");
     EXPECT_EQ(r.metrics["ops/onednn"], 0);
     EXPECT_EQ(r.metrics["ops/reference"], 4);
     EXPECT_EQ(r.metrics["fallback/Conv: tiled: a channel box across groups"], 4);
@@ -261,9 +263,7 @@ Graph convBnRelu(bool runtimeScale)
 TEST_F(CpuTiledTest, ConvTilesTakeBatchNormAndReluAsPostOps)
 {
     const Graph g = convBnRelu(false);
-    auto base = plan(g, "layer-fusion");
-    ASSERT_TRUE(base.isOk());
-    RunResult r = matches(g, planutil::tiledPlan(g, *base, 3, 2), "conv+bn+relu rows");
+    RunResult r = matches(g, fusedTiles(g, 3, 2), "conv+bn+relu rows");
     EXPECT_EQ(r.metrics["ops/onednn"], 3);
     EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
@@ -274,9 +274,7 @@ TEST_F(CpuTiledTest, ConvTilesTakeBatchNormAndReluAsPostOps)
 TEST_F(CpuTiledTest, RuntimeBatchNormStaysOutOfTheConvTiles)
 {
     const Graph g = convBnRelu(true);
-    auto base = plan(g, "layer-fusion");
-    ASSERT_TRUE(base.isOk());
-    RunResult r = matches(g, planutil::tiledPlan(g, *base, 3, 2), "conv, runtime bn, relu rows");
+    RunResult r = matches(g, fusedTiles(g, 3, 2), "conv, runtime bn, relu rows");
     EXPECT_EQ(r.metrics["ops/onednn"], 3);
     EXPECT_GT(r.metrics["ops/llvm-jit"] + r.metrics["ops/reference"], 0);
 }
@@ -303,9 +301,7 @@ Graph mlp(double alpha)
 TEST_F(CpuTiledTest, MatrixProductRowTilesRunOnOneDnn)
 {
     const Graph g = mlp(1.0);
-    auto base = plan(g, "layer-fusion");
-    ASSERT_TRUE(base.isOk());
-    const ExecutionPlan p = planutil::tiledPlan(g, *base, 4, 0);
+    const ExecutionPlan p = fusedTiles(g, 4, 0);
     ASSERT_TRUE(tiled(p));
     RunResult r = matches(g, p, "mlp rows");
     EXPECT_EQ(r.metrics["ops/reference"], 0);
@@ -317,9 +313,7 @@ TEST_F(CpuTiledTest, MatrixProductRowTilesRunOnOneDnn)
 TEST_F(CpuTiledTest, MatrixProductColumnTilesRunOnOneDnn)
 {
     const Graph g = mlp(1.0);
-    auto base = plan(g, "layer-fusion");
-    ASSERT_TRUE(base.isOk());
-    const ExecutionPlan p = planutil::tiledPlan(g, *base, 2, 1);
+    const ExecutionPlan p = fusedTiles(g, 2, 1);
     ASSERT_TRUE(tiled(p));
     RunResult r = matches(g, p, "mlp columns");
     EXPECT_EQ(r.metrics["ops/reference"], 0);
@@ -333,9 +327,7 @@ TEST_F(CpuTiledTest, MatrixProductColumnTilesRunOnOneDnn)
 TEST_F(CpuTiledTest, GemmWithAlphaFallsBackOverTilesAndMatches)
 {
     const Graph g = mlp(0.5);
-    auto base = plan(g, "layer-fusion");
-    ASSERT_TRUE(base.isOk());
-    RunResult r = matches(g, planutil::tiledPlan(g, *base, 4, 0), "mlp rows, alpha 0.5");
+    RunResult r = matches(g, fusedTiles(g, 4, 0), "mlp rows, alpha 0.5");
     EXPECT_GT(r.metrics["fallback/Gemm: tiled: alpha or beta other than 1"], 0);
     EXPECT_GT(r.metrics["ops/onednn"], 0);
     EXPECT_GT(r.metrics["ops/llvm-jit"], 0); // the Relu tiles, no anchor to join
@@ -395,9 +387,7 @@ Graph softmaxRows()
 TEST_F(CpuTiledTest, SoftmaxRowTilesRunOnOneDnn)
 {
     const Graph g = softmaxRows();
-    auto base = plan(g, "layer-fusion");
-    ASSERT_TRUE(base.isOk());
-    RunResult r = matches(g, planutil::tiledPlan(g, *base, 2, 1), "softmax rows");
+    RunResult r = matches(g, fusedTiles(g, 2, 1), "softmax rows");
     EXPECT_EQ(r.metrics["ops/onednn"], 2);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
 }
@@ -406,9 +396,7 @@ TEST_F(CpuTiledTest, SoftmaxRowTilesRunOnOneDnn)
 TEST_F(CpuTiledTest, SoftmaxColumnTilesFallBackAndMatch)
 {
     const Graph g = softmaxRows();
-    auto base = plan(g, "layer-fusion");
-    ASSERT_TRUE(base.isOk());
-    RunResult r = matches(g, planutil::tiledPlan(g, *base, 2, 2), "softmax columns");
+    RunResult r = matches(g, fusedTiles(g, 2, 2), "softmax columns");
     EXPECT_EQ(r.metrics["ops/onednn"], 0);
     EXPECT_EQ(r.metrics["fallback/Softmax: tiled: a box that splits the normalised axis"], 2);
 }
