@@ -375,6 +375,12 @@ int run(const Args &args, const Extensions &extensions, bool bench)
                 std::printf(", %.1f %% of the device's f32 peak", *share * 100);
             std::printf("\n");
         }
+        // Event counters (cpu backend): the counts, or why an event is not counted.
+        for (const auto &[key, value] : result->metrics)
+            if (key.rfind("counters/", 0) == 0)
+                std::printf("counter    %s%s%s\n", key.substr(9).c_str(),
+                            key.rfind("counters/unavailable: ", 0) == 0 ? "" : " ",
+                            key.rfind("counters/unavailable: ", 0) == 0 ? "" : units::count(value).c_str());
         if (auto v = metric("throughput"))
             std::printf("throughput %s\n", units::rate(*v, "items/s").c_str());
         if (auto v = metric("energy_j"))

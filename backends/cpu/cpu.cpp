@@ -5,6 +5,7 @@
 
 #include "backends/cpu/layout.h"
 #include "backends/cpu/lower.h"
+#include "backends/cpu/perfcounters.h"
 #include "backends/cpu/workerpool.h"
 #include "core/hw/device.h"
 #include "core/onnx/external_data.h"
@@ -529,6 +530,7 @@ private:
         bool stop = false;
         std::map<std::string, double> engineNs;
         result.timeline.resize(n);
+        const cpu::PerfCounters counters; // the run's cache misses, instructions, page faults
         const auto t0 = Clock::now();
 
         auto worker = [&](int lane) {
@@ -603,6 +605,7 @@ private:
         result.metrics["tasks"] = static_cast<double>(n);
         result.metrics["threads"] = workers;
         result.metrics["arena_bytes"] = static_cast<double>(p.arenaBytes);
+        counters.report(result.metrics);
         for (const auto &[k, ns] : engineNs)
             result.metrics["op_ms/" + k] = ns / 1e6;
         // Per kernel: which engine runs each of its ops, its wall time and

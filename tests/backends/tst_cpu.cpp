@@ -12,6 +12,7 @@
 #include "backends/cpu/cpu.h"
 #include "backends/cpu/cpuop.h"
 #include "backends/cpu/jit.h"
+#include "backends/cpu/perfcounters.h"
 #include "backends/cpu/workerpool.h"
 #include "backends/reference/reference.h"
 #include "core/hw/deviceregistry.h"
@@ -867,6 +868,55 @@ TEST_F(CpuBackendTest, BuffersBeyondHostMemoryFailBeforeRunning)
         EXPECT_NE(compiled.status().message().find("this host allows"), std::string::npos);
         EXPECT_FALSE(compiled.status().location().tensor.empty());
     }
+}
+
+// Issue 13 item 2: every run reports each event counter (L1D and LLC read
+// misses, instructions, page faults) or, once, why it is not counted (no PMU,
+// perf_event_paranoid, seccomp) — never neither, never both.
+TEST_F(CpuBackendTest, RunReportsEachEventCounterOrWhyNot)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {256, 256}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId r = op(g, "relu", "Relu", {x}, {256, 256});
+    g.outputs = {op(g, "sigmoid", "Sigmoid", {r}, {256, 256})};
+    auto compiled = cpu->compile(g, planutil::wholePlan(g, {{0}, {1}}));
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+    auto run = cpu->run(**compiled, planutil::makeInputs(g, 2));
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    for (const char *event : {"l1d_read_misses", "llc_read_misses", "instructions", "page_faults"}) {
+        const bool counted = run->metrics.count(std::string("counters/") + event) > 0;
+        int reasons = 0;
+        for (const auto &[key, value] : run->metrics)
+            if (key.starts_with("counters/unavailable: ") && key.find(event) != std::string::npos)
+                ++reasons;
+        EXPECT_NE(counted, reasons == 1) << event;
+        if (counted && std::string(event) == "instructions") {
+            EXPECT_GT(run->metrics.at("counters/instructions"), 0);
+        }
+    }
+}
+
+// The counters themselves: touching 8 MiB of fresh pages faults at least once
+// per 4 KiB page; the twin, touching nothing, faults (almost) never.
+TEST(CpuPerfCounters, PageFaultsCountTheRunsFreshPages)
+{
+    constexpr std::size_t kBytes = 8 << 20;
+    std::map<std::string, double> quiet, touched;
+    {
+        const cpu::PerfCounters counters;
+        counters.report(quiet);
+    }
+    if (!quiet.count("counters/page_faults"))
+        GTEST_SKIP() << "perf_event_open refuses even software events here (kernel.perf_event_paranoid or seccomp)";
+    {
+        const cpu::PerfCounters counters;
+        std::vector<char> pages(kBytes); // value-initialised: every page written
+        EXPECT_EQ(pages[kBytes / 2], 0);
+        counters.report(touched);
+    }
+    EXPECT_GE(touched.at("counters/page_faults"), static_cast<double>(kBytes / 4096) * 0.9);
+    EXPECT_LT(quiet.at("counters/page_faults"), 64);
 }
 
 TEST_F(CpuBackendTest, ReportsMeasuredFunctionalCapabilities)

@@ -320,6 +320,10 @@ TEST_F(Cli, RunOnTheCpuBackendRepeatsAndReportsKernels)
     Result text = run("run " + model + " --algo layer-fusion --backend cpu --repeat 2");
     ASSERT_EQ(text.code, 0) << text.err;
     EXPECT_NE(text.out.find("(median of 2 runs, fastest "), std::string::npos) << text.out;
+    // Event counters: counted, or the reason they are not (issue 13 item 2).
+    EXPECT_TRUE(
+        std::regex_search(text.out, std::regex(R"(\ncounter    (page_faults [0-9.]+|unavailable: .*page_faults))")))
+        << text.out;
     // Issue 18 item 5: times through the one helper (four figures, a prefix), not "%.3f ms".
     const std::string latency = text.out.substr(text.out.find("latency    "));
     EXPECT_NE(latency.find(" measured, "), std::string::npos) << latency;
