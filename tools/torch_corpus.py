@@ -83,7 +83,7 @@ def read_list():
 
 
 # Bumped whenever what an export writes changes: a cached model with another stamp is exported again.
-EXPORT_VERSION = "3"  # 3: float64 reference outputs
+EXPORT_VERSION = "4"  # 3: float64 reference outputs; 4: zero-initialised heads given random weights
 
 
 def stamp():
@@ -127,6 +127,20 @@ def build(name, group):
         return Outputs(net), (1, 3, IMAGE, IMAGE), names
     net = torchvision.models.get_model(name, weights=None)
     return net, (1, 3, IMAGE, IMAGE), ["output"]
+
+
+def randomize_zero_weights(model):
+    """torchvision zero-initialises some layers (the ViTs' classification head, heads.head): with random
+    weights elsewhere the model's output is then 0 for every input, and a comparison with it proves
+    nothing. Every Linear or convolution weight that is all zeros gets N(0, 0.02^2) values instead,
+    from its own seeded generator (the other weights stay torchvision's)."""
+    import torch
+
+    gen = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (torch.nn.Linear, torch.nn.Conv2d)) and not m.weight.any():
+                m.weight.copy_(torch.randn(m.weight.shape, generator=gen) * 0.02)
 
 
 def register_symbolics():
@@ -204,6 +218,7 @@ def export_one(name, group, root, force):
     os.makedirs(folder, exist_ok=True)
     t0 = time.time()
     model, shape, out_names = build(name, group)
+    randomize_zero_weights(model)
     calibrate_batchnorm(model, shape)
     model.eval()
     torch.manual_seed(1)

@@ -110,6 +110,21 @@ Expected<double> relativeL2(const HostTensor &got, const HostTensor &want)
     return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
 }
 
+// A reference that is all zeros proves nothing: every model whose last layer
+// computes nothing matches it (torchvision zero-initialises the ViTs' heads;
+// tools/torch_corpus.py gives such layers random weights since export 4).
+Status nonZeroReference(const HostTensor &want)
+{
+    const bool f64 = want.dtype == DType::Float64;
+    const auto *want64 = reinterpret_cast<const double *>(want.bytes.data());
+    for (std::int64_t i = 0; i < want.elements(); ++i)
+        if ((f64 ? want64[i] : want.f32()[i]) != 0)
+            return Status::ok();
+    return Status::invalid("PyTorch's output '" + want.name +
+                           "' is all zeros: a comparison with it proves nothing (export the model again: "
+                           "tools/torch_corpus.py export --force NAME)");
+}
+
 std::string jsonString(const std::string &s)
 {
     std::string out = "\"";
@@ -253,6 +268,12 @@ TEST_P(TorchCorpus, EverySchedulerMatchesPyTorch)
         want.push_back(std::move(*h));
     }
     ASSERT_EQ(want.size(), g.outputs.size()) << "PyTorch's outputs and the model's";
+    for (const HostTensor &w : want)
+        if (Status s = nonZeroReference(w); !s.isOk()) {
+            base.add("error", "reference: " + s.message());
+            base.write();
+            FAIL() << model << ": " << s.message();
+        }
 
     for (const IScheduler *s : schedulers().all())
         runScheduler(g, inputs, want, *s, base);
@@ -280,6 +301,15 @@ TEST(TorchCorpusCompare, CloseOutputsPass)
     auto r = relativeL2(got, want);
     ASSERT_TRUE(r.isOk()) << r.status().str();
     EXPECT_LT(*r, kMaxRelL2);
+}
+
+TEST(TorchCorpusCompare, AnAllZeroReferenceIsRefused)
+{
+    const Status zero = nonZeroReference(floats("y", {2, 2}, {0, 0, 0, 0}));
+    ASSERT_FALSE(zero.isOk());
+    EXPECT_NE(zero.message().find("is all zeros"), std::string::npos) << zero.str();
+    // Twin: one non-zero value is enough.
+    EXPECT_TRUE(nonZeroReference(floats("y", {2, 2}, {0, 0, 0, -1e-30f})).isOk());
 }
 
 TEST(TorchCorpusCompare, DistantOutputsFail)
