@@ -264,7 +264,8 @@ public:
     }
 
     // S1: every down-set, breadth-first by size. A part that cannot fit —
-    // 2^width down-sets at least, or more than maxStates found — sets tooWide().
+    // 2^width down-sets at least, or more than maxStates found — sets tooWide()
+    // (as does S2 on more than maxTransitions).
     Status enumerateStates(const IosPartStats &stats)
     {
         if (stats.width >= 62 || (std::int64_t{1} << stats.width) > m_opt.maxStates)
@@ -333,7 +334,8 @@ public:
                                                                  "' gave no finite latency for any stage of a state");
             m_cost[i] = best;
             m_paths[i] = paths;
-            if (m_transitions > m_opt.maxTransitions)
+            if (m_transitions > m_opt.maxTransitions) {
+                m_tooWide = true;
                 return Status::error(ErrorCode::Unsupported,
                                      blockName() + " part " + std::to_string(m_part.index) + " (" +
                                          std::to_string(m_n) + " units, width " + std::to_string(width) + ", " +
@@ -341,7 +343,10 @@ public:
                                          std::to_string(m_opt.maxTransitions) +
                                          " stage candidates; prune with smaller r and s (e.g. --option r=2 "
                                          "--option s=4), cut smaller parts (--option part_size=" +
-                                         std::to_string(std::max(1, m_n / 2)) + ") or raise --option max_transitions");
+                                         std::to_string(std::max(1, m_n / 2)) +
+                                         "), raise --option max_transitions or let ios cut it (--option "
+                                         "auto_cut=true)");
+            }
             if ((i & 1023) == 0 && cancelled())
                 return Status::error(ErrorCode::Cancelled, "cancelled");
         }
@@ -845,7 +850,10 @@ Status searchPart(const Part &part, const Graph &g, const IosUnitSet &units, con
         tooWide = search.tooWide();
         return s;
     }
-    TS_TRY(search.solve(stats.width));
+    if (Status s = search.solve(stats.width); !s) {
+        tooWide = search.tooWide();
+        return s;
+    }
     const auto steps = search.walk();
 
     stats.states = search.states();

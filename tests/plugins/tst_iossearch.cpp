@@ -449,11 +449,35 @@ TEST(IosPruning, TooManyTransitionsSuggestsRAndS)
     lat.unitNs.assign(units.units.size(), 1);
     IosSearchOptions o = unpruned();
     o.maxTransitions = 1000;
+    o.autoCut = false;
     auto r = iosSearch(g, units, lat, o);
     ASSERT_FALSE(r.isOk());
     EXPECT_NE(r.status().message().find("--option r=2 --option s=4"), std::string::npos) << r.status().str();
+    EXPECT_NE(r.status().message().find("--option auto_cut=true"), std::string::npos) << r.status().str();
     o.maxTransitions = 10'000'000; // negative twin
     EXPECT_TRUE(iosSearch(g, units, lat, o).isOk());
+}
+
+// ViT-H/14's case: a part within max_states (2^12 + 1 states) but over
+// max_transitions is cut too; every part of the result stays under the limit.
+TEST(IosPruning, TooManyTransitionsCutsThePart)
+{
+    const Graph g = testgraphs::fan(12);
+    const IosUnitSet units = unitsPerNode(g);
+    TableLatency lat;
+    lat.unitNs.assign(units.units.size(), 1);
+    IosSearchOptions o = unpruned();
+    o.maxTransitions = 1000;
+    auto r = iosSearch(g, units, lat, o);
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_GE(r->cuts, 1);
+    std::size_t scheduled = 0;
+    for (const IosPartStats &p : r->parts) {
+        EXPECT_LE(p.transitions, o.maxTransitions);
+        scheduled += p.units.size();
+    }
+    EXPECT_EQ(scheduled, units.units.size());
+    EXPECT_EQ(r->parts.size(), static_cast<std::size_t>(r->cuts) + 1);
 }
 
 // ---- overrides of choice[S] -------------------------------------------------------------
@@ -746,12 +770,18 @@ TEST(IosScheduler, ModelPropertiesCarryTheArtifactsUnitsAndParts)
 
     // Without the metadata the units come from node names: the same units,
     // but the cells' explicit parts are gone and runs of 50 units are far
-    // wider — the search stops with its pruning suggestion.
+    // wider — the search stops with its pruning suggestion, or (auto_cut,
+    // the default) cuts those parts until each fits.
     setup.modelProperties.clear();
     setup.options["max_transitions"] = "2000000";
+    setup.options["auto_cut"] = "false";
     auto withoutMetadata = scheduleGraph(model.graph, v100(), *scheduler, setup);
     ASSERT_FALSE(withoutMetadata.isOk());
     EXPECT_NE(withoutMetadata.status().message().find("part_size"), std::string::npos);
+    setup.options.erase("auto_cut");
+    auto cut = scheduleGraph(model.graph, v100(), *scheduler, setup);
+    ASSERT_TRUE(cut.isOk()) << cut.status().str();
+    EXPECT_GT(cut->result.stats.at("cuts"), 0);
 
     setup.modelProperties = model.metadata.properties;
     setup.modelProperties[kIosUnitsKey] = "[{\"name\": \"nope\"";

@@ -14,7 +14,8 @@
 // marked "ci" (the fixture test torchcorpus.export); `tools/torch_corpus.py export --all` exports the
 // rest. With $TESSERA_TORCH_CORPUS_RESULTS set, each test appends one JSON line (import ms, nodes,
 // schedule ms, run ms, rel L2 or the error) that `tools/torch_corpus.py report` turns into the table of
-// docs/torch-corpus.md.
+// docs/torch-corpus.md. $TESSERA_TORCH_CORPUS_SCHEDULERS (names, comma-separated) runs only those
+// schedulers: re-running one scheduler on a model whose reference runs take minutes.
 #include "app/registerbuiltins.h"
 #include "core/backend/backend.h"
 #include "core/backend/tensorio.h"
@@ -90,6 +91,18 @@ const SchedulerRegistry &schedulers()
         return r;
     }();
     return registry;
+}
+
+// $TESSERA_TORCH_CORPUS_SCHEDULERS as a set; empty: every scheduler.
+std::set<std::string> onlySchedulers()
+{
+    std::set<std::string> names;
+    std::istringstream list(
+        std::getenv("TESSERA_TORCH_CORPUS_SCHEDULERS") ? std::getenv("TESSERA_TORCH_CORPUS_SCHEDULERS") : "");
+    for (std::string name; std::getline(list, name, ',');)
+        if (!name.empty())
+            names.insert(name);
+    return names;
 }
 
 // $TESSERA_TORCH_CORPUS, else $XDG_CACHE_HOME/tessera/torch-corpus, else ~/.cache/tessera/torch-corpus
@@ -305,8 +318,10 @@ TEST_P(TorchCorpus, EverySchedulerMatchesPyTorch)
         }
 
     const QJsonObject meta = readMeta(dir / "meta.json");
+    const std::set<std::string> only = onlySchedulers();
     for (const IScheduler *s : schedulers().all())
-        runScheduler(g, inputs, want, meta, *s, base);
+        if (only.empty() || only.count(s->info().name))
+            runScheduler(g, inputs, want, meta, *s, base);
 }
 
 std::string caseName(const ::testing::TestParamInfo<std::string> &info)
