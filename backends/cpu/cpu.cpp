@@ -54,7 +54,11 @@ struct TaskProgram {
     std::vector<int> deps;       // task indices that must finish first
     std::vector<int> dependents; // the reverse
     std::string summary;         // "onednn[x64:gemm:jit]:Conv+Add, llvm-jit:Relu" (engine[impl]:label per op)
-    TaskWork work;               // FLOPs and bytes of the task's regions (core/plan/taskwork.h)
+    // Fused intermediates (lower.h LocalTensors): each at `offset` in the
+    // worker's scratch of `scratchBytes`, the task's ops see them there.
+    std::vector<std::pair<TensorId, std::int64_t>> local;
+    std::int64_t scratchBytes = 0;
+    TaskWork work; // FLOPs and bytes of the task's regions (core/plan/taskwork.h)
 };
 
 class CpuPlan final : public CompiledPlan
@@ -142,6 +146,23 @@ void placeArena(CpuPlan &p)
         p.arenaBytes = std::max(p.arenaBytes, at + bytes);
         blocks.push_back({at, bytes, t});
     }
+}
+
+// The tensor table a task with fused intermediates runs on: the run's, with
+// those tensors in this thread's scratch (kept for the thread's later tasks).
+std::uint8_t *const *localTable(const std::vector<std::uint8_t *> &tensors, const TaskProgram &task)
+{
+    thread_local std::vector<std::uint8_t *> table;
+    thread_local std::vector<std::uint8_t> scratch;
+    table.assign(tensors.begin(), tensors.end());
+    const auto need = static_cast<std::size_t>(task.scratchBytes + kAlign);
+    if (scratch.size() < need)
+        scratch.resize(need);
+    const auto base = (reinterpret_cast<std::uintptr_t>(scratch.data()) + kAlign - 1) / kAlign * kAlign;
+    for (const auto &[t, offset] : task.local)
+        table[static_cast<std::size_t>(t)] =
+            reinterpret_cast<std::uint8_t *>(base + static_cast<std::uintptr_t>(offset));
+    return table.data();
 }
 
 std::string bytesText(double b)
@@ -353,10 +374,18 @@ private:
             p.id = t.id;
             p.work = taskWork(graph, plan, t);
             if (t.kind == TaskKind::Compute) {
-                auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, &m_dnnlConstants, stats, cancel);
+                cpu::LocalTensors local;
+                auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, &m_dnnlConstants, stats, cancel,
+                                          m_options.fuseIntermediates ? &local : nullptr);
                 if (!ops)
                     return ops.status();
                 p.ops = std::move(*ops);
+                for (const auto &[tensor, region] : local) {
+                    p.local.push_back({tensor, p.scratchBytes});
+                    const std::int64_t bytes =
+                        ops::regionElements(region) * static_cast<std::int64_t>(dtypeSize(graph.tensor(tensor).dtype));
+                    p.scratchBytes += (bytes + kAlign - 1) / kAlign * kAlign;
+                }
             }
             std::set<int> deps;
             for (TaskId d : t.deps)
@@ -424,6 +453,21 @@ private:
         TS_TRY(checkMemory(*out));
 
         std::map<std::string, double> &m = out->compileMetrics;
+        // Fused intermediates no task writes whole: no arena storage at all.
+        std::set<TensorId> fused;
+        std::int64_t scratch = 0;
+        for (const TaskProgram &p : out->tasks) {
+            scratch = std::max(scratch, p.scratchBytes);
+            for (const auto &[t, offset] : p.local)
+                if (out->offset[static_cast<std::size_t>(t)] < 0)
+                    fused.insert(t);
+        }
+        double fusedBytes = 0;
+        for (TensorId t : fused)
+            fusedBytes += static_cast<double>(graph.tensor(t).bytes());
+        m["fused_intermediates/tensors"] = static_cast<double>(fused.size());
+        m["fused_intermediates/tensor_bytes"] = fusedBytes;
+        m["fused_intermediates/scratch_bytes"] = static_cast<double>(scratch);
         for (TaskProgram &p : out->tasks) {
             for (const CpuOpPtr &op : p.ops) {
                 m["ops/" + std::string(cpu::engineName(op->engine))] += 1;
@@ -550,6 +594,9 @@ private:
                 if (observer.cancel && observer.cancel->load(std::memory_order_relaxed))
                     st = Status::error(ErrorCode::Cancelled, "run cancelled before task " + std::to_string(task.id));
                 const double start = nsSince(t0);
+                std::uint8_t *const *table = tensors.data();
+                if (!task.local.empty())
+                    table = localTable(tensors, task);
                 for (const CpuOpPtr &op : task.ops) {
                     // Checked before every op too: a fused task may hold many.
                     if (st && observer.cancel && observer.cancel->load(std::memory_order_relaxed))
@@ -557,7 +604,7 @@ private:
                     if (!st)
                         break;
                     const auto s0 = Clock::now();
-                    st = op->run(tensors.data());
+                    st = op->run(table);
                     myNs[std::string(cpu::engineName(op->engine))] += nsSince(s0);
                 }
                 const double end = nsSince(t0);
