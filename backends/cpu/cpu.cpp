@@ -84,8 +84,11 @@ public:
 };
 
 // S4: arena offsets. Tensor B may reuse A's bytes only when every task using A
-// is a strict ancestor of every task writing B (so no interleaving can touch
-// both). Graph outputs are written straight into the result's buffers.
+// is a strict ancestor of every task writing B, or the other way round (so no
+// interleaving can touch both). Graph outputs are written straight into the
+// result's buffers. First fit, in two orders — by first writer, and largest
+// first — keeping the smaller arena (first fit is not monotone: a plan with
+// fewer tensors, its fused intermediates gone, can pack worse in one order).
 void placeArena(CpuPlan &p)
 {
     const std::size_t nTasks = p.tasks.size(), words = (nTasks + 63) / 64;
@@ -108,43 +111,63 @@ void placeArena(CpuPlan &p)
             }
         }
     const std::unordered_set<TensorId> outputs(g.outputs.begin(), g.outputs.end());
+    auto sizeOf = [&](TensorId t) {
+        return (std::max<std::int64_t>(p.bytes[static_cast<std::size_t>(t)], 1) + kAlign - 1) / kAlign * kAlign;
+    };
     std::vector<std::pair<int, TensorId>> order; // by first writer
     for (std::size_t t = 0; t < g.tensorCount(); ++t)
         if (!writers[t].empty() && !outputs.count(static_cast<TensorId>(t)))
             order.push_back({*std::min_element(writers[t].begin(), writers[t].end()), static_cast<TensorId>(t)});
     std::stable_sort(order.begin(), order.end());
+    std::vector<TensorId> byWriter, bySize;
+    for (const auto &[firstWriter, t] : order)
+        byWriter.push_back(t);
+    bySize = byWriter;
+    std::stable_sort(bySize.begin(), bySize.end(), [&](TensorId a, TensorId b) { return sizeOf(a) > sizeOf(b); });
 
+    auto before = [&](int u, int w) {
+        return (anc[static_cast<std::size_t>(w)][static_cast<std::size_t>(u) / 64] >> (u % 64)) & 1;
+    };
+    // Every use of `a` precedes every write of `b`.
+    auto precedes = [&](TensorId a, TensorId b) {
+        for (int u : users[static_cast<std::size_t>(a)])
+            for (int w : writers[static_cast<std::size_t>(b)])
+                if (!before(u, w))
+                    return false;
+        return true;
+    };
     struct Block {
         std::int64_t offset, bytes;
         TensorId tensor;
     };
-    std::vector<Block> blocks;
-    p.offset.assign(g.tensorCount(), -1);
-    auto before = [&](int u, int w) {
-        return (anc[static_cast<std::size_t>(w)][static_cast<std::size_t>(u) / 64] >> (u % 64)) & 1;
+    auto place = [&](const std::vector<TensorId> &tensors, std::vector<std::int64_t> &offset) {
+        std::vector<Block> blocks;
+        std::int64_t arena = 0;
+        offset.assign(g.tensorCount(), -1);
+        for (TensorId t : tensors) {
+            const std::int64_t bytes = sizeOf(t);
+            std::vector<std::pair<std::int64_t, std::int64_t>> busy;
+            for (const Block &b : blocks)
+                if (!precedes(b.tensor, t) && !precedes(t, b.tensor))
+                    busy.push_back({b.offset, b.offset + b.bytes});
+            std::sort(busy.begin(), busy.end());
+            std::int64_t at = 0;
+            for (const auto &[lo, hi] : busy) {
+                if (lo - at >= bytes)
+                    break;
+                at = std::max(at, hi);
+            }
+            offset[static_cast<std::size_t>(t)] = at;
+            arena = std::max(arena, at + bytes);
+            blocks.push_back({at, bytes, t});
+        }
+        return arena;
     };
-    for (const auto &[firstWriter, t] : order) {
-        const std::int64_t bytes =
-            (std::max<std::int64_t>(p.bytes[static_cast<std::size_t>(t)], 1) + kAlign - 1) / kAlign * kAlign;
-        std::vector<std::pair<std::int64_t, std::int64_t>> busy;
-        for (const Block &b : blocks) {
-            bool free = true;
-            for (int u : users[static_cast<std::size_t>(b.tensor)])
-                for (int w : writers[static_cast<std::size_t>(t)])
-                    free = free && before(u, w);
-            if (!free)
-                busy.push_back({b.offset, b.offset + b.bytes});
-        }
-        std::sort(busy.begin(), busy.end());
-        std::int64_t at = 0;
-        for (const auto &[lo, hi] : busy) {
-            if (lo - at >= bytes)
-                break;
-            at = std::max(at, hi);
-        }
-        p.offset[static_cast<std::size_t>(t)] = at;
-        p.arenaBytes = std::max(p.arenaBytes, at + bytes);
-        blocks.push_back({at, bytes, t});
+    std::vector<std::int64_t> other;
+    p.arenaBytes = place(byWriter, p.offset);
+    if (const std::int64_t arena = place(bySize, other); arena < p.arenaBytes) {
+        p.arenaBytes = arena;
+        p.offset = std::move(other);
     }
 }
 
@@ -374,18 +397,14 @@ private:
             p.id = t.id;
             p.work = taskWork(graph, plan, t);
             if (t.kind == TaskKind::Compute) {
-                cpu::LocalTensors local;
+                cpu::TaskScratch scratch;
                 auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, &m_dnnlConstants, stats, cancel,
-                                          m_options.fuseIntermediates ? &local : nullptr);
+                                          m_options.fuseIntermediates ? &scratch : nullptr);
                 if (!ops)
                     return ops.status();
                 p.ops = std::move(*ops);
-                for (const auto &[tensor, region] : local) {
-                    p.local.push_back({tensor, p.scratchBytes});
-                    const std::int64_t bytes =
-                        ops::regionElements(region) * static_cast<std::int64_t>(dtypeSize(graph.tensor(tensor).dtype));
-                    p.scratchBytes += (bytes + kAlign - 1) / kAlign * kAlign;
-                }
+                p.local.assign(scratch.offset.begin(), scratch.offset.end());
+                p.scratchBytes = scratch.bytes;
             }
             std::set<int> deps;
             for (TaskId d : t.deps)
@@ -652,6 +671,12 @@ private:
         result.metrics["tasks"] = static_cast<double>(n);
         result.metrics["threads"] = workers;
         result.metrics["arena_bytes"] = static_cast<double>(p.arenaBytes);
+        // The arena and every worker's scratch of fused intermediates (at most
+        // the largest task's each): the run's buffers besides its outputs.
+        std::int64_t scratch = 0;
+        for (const TaskProgram &t : p.tasks)
+            scratch = std::max(scratch, t.scratchBytes);
+        result.metrics["arena_and_scratch_bytes"] = static_cast<double>(p.arenaBytes + workers * scratch);
         counters.report(result.metrics);
         for (const auto &[k, ns] : engineNs)
             result.metrics["op_ms/" + k] = ns / 1e6;

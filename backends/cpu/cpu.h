@@ -37,7 +37,8 @@
 // worker thread), and metrics: "total_ms", "tasks", "threads", "arena_bytes",
 // "fused_intermediates/tensors" (tensors kept only in tile-sized buffers),
 // "fused_intermediates/tensor_bytes" (their whole size),
-// "fused_intermediates/scratch_bytes" (the largest task's buffers),
+// "fused_intermediates/scratch_bytes" (the largest task's buffers, per worker),
+// "arena_and_scratch_bytes" (the arena plus every worker's scratch),
 // "ops/<engine>", "op_ms/<engine>", "fallback/<op>[: <why>]",
 // "kernel/<task> <engine>[<impl>]:<label>, .../wall_ms" (per kernel: the
 // engine of each op and the kernel's wall time), "jit_kernels_compiled" and

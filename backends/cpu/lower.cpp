@@ -639,7 +639,7 @@ bool whole(const ops::Region &r, const Shape &s)
 
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
                                           const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
-                                          LowerStats &stats, const std::atomic<bool> *cancel, LocalTensors *local)
+                                          LowerStats &stats, const std::atomic<bool> *cancel, TaskScratch *scratch)
 {
     const Kernel &k = plan.kernels[static_cast<std::size_t>(task.kernel)];
     auto regions = taskRegions(g, k, task.tiles);
@@ -656,12 +656,12 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     const bool useCopy = engines.find("copy") != std::string::npos;
     if (engines.find("llvm-jit") == std::string::npos)
         jit = nullptr;
-    if (local)
-        local->clear();
+    if (scratch)
+        *scratch = TaskScratch{};
     if (!allWhole) {
-        if (local)
-            *local = fusedIntermediates(g, plan, k, *regions);
-        return lowerTiledTask(g, k, task, *regions, constants, jit, useDnnl, useCopy, stats, cancel, local);
+        if (scratch)
+            scratch->regions = fusedIntermediates(g, plan, k, *regions);
+        return lowerTiledTask(g, k, task, *regions, constants, jit, useDnnl, useCopy, stats, cancel, scratch);
     }
     std::vector<bool> done(k.nodes.size(), false);
     FusionScope scope{g, k.nodes, done, constants, dnnlCache};

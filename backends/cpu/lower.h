@@ -34,25 +34,30 @@ struct LowerStats {
 // their reads or writes: the tensor has no storage in the run's arena
 // unless another task writes it whole.
 using LocalTensors = std::map<TensorId, ops::Region>;
+struct TaskScratch {
+    LocalTensors regions;                    // fused intermediate -> the region its buffer holds
+    std::map<TensorId, std::int64_t> offset; // its buffer's byte offset in the task's scratch
+    std::int64_t bytes = 0;                  // the task's scratch (buffers share bytes when not live together)
+};
 
 // `cancel` (may be null) is looked at before each node's op is made (a oneDNN
 // primitive, an LLVM chain compile): set, the task's lowering stops with
 // ErrorCode::Cancelled.
-// With `local` (may be null), a tiled task keeps its fused intermediates in
-// tile-sized buffers and lists them there (empty: none, or `local` null).
+// With `scratch` (may be null), a tiled task keeps its fused intermediates in
+// tile-sized buffers and lists them there (none: a task of whole tensors).
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
                                           const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
                                           LowerStats &stats, const std::atomic<bool> *cancel = nullptr,
-                                          LocalTensors *local = nullptr);
+                                          TaskScratch *scratch = nullptr);
 
 // tiled.cpp: a task whose regions are short of whole tensors, as
-// core/plan/tiles.h taskWrites lists its writes. `local` (may be null): in,
-// the candidates for tile-sized buffers (fusedIntermediates); out, those the
-// ops keep there.
+// core/plan/tiles.h taskWrites lists its writes. `scratch` (may be null):
+// in, the candidates for tile-sized buffers in its regions
+// (fusedIntermediates); out, those the ops keep there and where.
 Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, const Task &task,
                                                const TaskRegions &regions, const Constants &constants, JitCache *jit,
                                                bool useDnnl, bool useCopy, LowerStats &stats,
-                                               const std::atomic<bool> *cancel, LocalTensors *local = nullptr);
+                                               const std::atomic<bool> *cancel, TaskScratch *scratch = nullptr);
 
 // fusedintermediates.cpp: the candidates of a tiled task for tile-sized buffers.
 LocalTensors fusedIntermediates(const Graph &g, const ExecutionPlan &plan, const Kernel &k, const TaskRegions &regions);

@@ -1106,8 +1106,9 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
 Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, const Task &task,
                                                const TaskRegions &regions, const Constants &constants, JitCache *jit,
                                                bool useDnnl, bool useCopy, LowerStats &stats,
-                                               const std::atomic<bool> *cancel, LocalTensors *local)
+                                               const std::atomic<bool> *cancel, TaskScratch *scratch)
 {
+    LocalTensors *local = scratch ? &scratch->regions : nullptr;
     // F1: lower with every candidate in a tile-sized buffer; while some op
     // cannot address one there, lower again without those (each round drops
     // at least one, so this ends).
@@ -1129,6 +1130,46 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
         for (const CpuOpPtr &op : *ops)
             written.insert(op->writes.begin(), op->writes.end());
         std::erase_if(*local, [&](const auto &entry) { return !written.count(entry.first); });
+        // F3: their buffers in the task's scratch, first fit in the order
+        // the ops write them; two share bytes when no op lies in both their
+        // spans (first write to last use).
+        std::map<TensorId, std::pair<std::size_t, std::size_t>> span;
+        for (std::size_t i = 0; i < ops->size(); ++i)
+            for (const std::vector<TensorId> *ts : {&(*ops)[i]->writes, &(*ops)[i]->reads})
+                for (TensorId t : *ts)
+                    if (local->count(t)) {
+                        auto [it, first] = span.try_emplace(t, i, i);
+                        it->second.second = i;
+                    }
+        std::vector<std::pair<std::size_t, TensorId>> order;
+        for (const auto &[t, s] : span)
+            order.push_back({s.first, t});
+        std::sort(order.begin(), order.end());
+        struct Placed {
+            std::int64_t offset, bytes;
+            std::size_t first, last;
+        };
+        std::vector<Placed> placed;
+        for (const auto &[first, t] : order) {
+            const auto last = span[t].second;
+            const std::int64_t bytes =
+                (ops::regionElements(local->at(t)) * static_cast<std::int64_t>(dtypeSize(g.tensor(t).dtype)) + 63) /
+                64 * 64;
+            std::vector<std::pair<std::int64_t, std::int64_t>> busy;
+            for (const Placed &p : placed)
+                if (p.first <= last && first <= p.last)
+                    busy.push_back({p.offset, p.offset + p.bytes});
+            std::sort(busy.begin(), busy.end());
+            std::int64_t at = 0;
+            for (const auto &[lo, hi] : busy) {
+                if (lo - at >= bytes)
+                    break;
+                at = std::max(at, hi);
+            }
+            placed.push_back({at, bytes, first, last});
+            scratch->offset[t] = at;
+            scratch->bytes = std::max(scratch->bytes, at + bytes);
+        }
         for (CpuOpPtr &op : *ops)
             for (std::vector<TensorId> *ts : {&op->reads, &op->writes})
                 std::erase_if(*ts, [&](TensorId t) { return local->count(t) > 0; });
