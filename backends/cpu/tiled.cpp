@@ -29,6 +29,18 @@
 //       reference kernel over the same boxes (makeReferenceTileOp), with the
 //       reason in CpuOp::declined, so the run report lists it among the
 //       fallbacks ("fallback/<op>: tiled: <why>").
+// Fused intermediates (fusedintermediates.cpp says which tensors qualify):
+//   F1  the task is lowered with each candidate in a tile-sized buffer (a
+//       Frame: row-major over its region's extents, from the region's
+//       origin) that S1's views, S2's runs and the reorders address; while
+//       an op cannot (S3, a reshape's flat copy, a Gemm's C read whole), the
+//       task is lowered again without the tensors it touches;
+//   F2  candidates some op writes are kept (an epilogue's or a chain's
+//       intermediates are never stored) and taken out of the ops' reads
+//       and writes, so cpu.cpp gives them no arena storage;
+//   F3  their buffers placed in the task's scratch, sharing bytes when no
+//       op lies in both their spans; cpu.cpp points the task's tensor
+//       table at the worker's scratch.
 // Assumes float32 tensors for S1/S2 (else S3) and plain (row-major) storage
 // of every tensor a tiled op touches: the ops list no blocked groups, so the
 // layout pass hands them plain copies of blocked neighbours.
