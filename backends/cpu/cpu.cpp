@@ -54,9 +54,10 @@ struct TaskProgram {
     std::vector<int> deps;       // task indices that must finish first
     std::vector<int> dependents; // the reverse
     std::string summary;         // "onednn[x64:gemm:jit]:Conv+Add, llvm-jit:Relu" (engine[impl]:label per op)
-    // Fused intermediates (lower.h LocalTensors): each at `offset` in the
-    // worker's scratch of `scratchBytes`, the task's ops see them there.
-    std::vector<std::pair<TensorId, std::int64_t>> local;
+    // Fused intermediates (lower.h TaskScratch): per part of the ops (one
+    // per tile when the task runs tile by tile), each at its offset in the
+    // worker's scratch of `scratchBytes`; the part's ops see them there.
+    std::vector<cpu::TaskScratch::Part> parts;
     std::int64_t scratchBytes = 0;
     TaskWork work; // FLOPs and bytes of the task's regions (core/plan/taskwork.h)
 };
@@ -171,9 +172,11 @@ void placeArena(CpuPlan &p)
     }
 }
 
-// The tensor table a task with fused intermediates runs on: the run's, with
-// those tensors in this thread's scratch (kept for the thread's later tasks).
-std::uint8_t *const *localTable(const std::vector<std::uint8_t *> &tensors, const TaskProgram &task)
+// The tensor table a part of a task with fused intermediates runs on: the
+// run's, with the part's in this thread's scratch (kept for the thread's
+// later tasks).
+std::uint8_t *const *localTable(const std::vector<std::uint8_t *> &tensors, const TaskProgram &task,
+                                const cpu::TaskScratch::Part &part)
 {
     thread_local std::vector<std::uint8_t *> table;
     thread_local std::vector<std::uint8_t> scratch;
@@ -182,7 +185,7 @@ std::uint8_t *const *localTable(const std::vector<std::uint8_t *> &tensors, cons
     if (scratch.size() < need)
         scratch.resize(need);
     const auto base = (reinterpret_cast<std::uintptr_t>(scratch.data()) + kAlign - 1) / kAlign * kAlign;
-    for (const auto &[t, offset] : task.local)
+    for (const auto &[t, offset] : part.offset)
         table[static_cast<std::size_t>(t)] =
             reinterpret_cast<std::uint8_t *>(base + static_cast<std::uintptr_t>(offset));
     return table.data();
@@ -403,7 +406,8 @@ private:
                 if (!ops)
                     return ops.status();
                 p.ops = std::move(*ops);
-                p.local.assign(scratch.offset.begin(), scratch.offset.end());
+                if (scratch.bytes > 0)
+                    p.parts = std::move(scratch.parts);
                 p.scratchBytes = scratch.bytes;
             }
             std::set<int> deps;
@@ -477,9 +481,10 @@ private:
         std::int64_t scratch = 0;
         for (const TaskProgram &p : out->tasks) {
             scratch = std::max(scratch, p.scratchBytes);
-            for (const auto &[t, offset] : p.local)
-                if (out->offset[static_cast<std::size_t>(t)] < 0)
-                    fused.insert(t);
+            for (const cpu::TaskScratch::Part &part : p.parts)
+                for (const auto &[t, offset] : part.offset)
+                    if (out->offset[static_cast<std::size_t>(t)] < 0)
+                        fused.insert(t);
         }
         double fusedBytes = 0;
         for (TensorId t : fused)
@@ -614,9 +619,16 @@ private:
                     st = Status::error(ErrorCode::Cancelled, "run cancelled before task " + std::to_string(task.id));
                 const double start = nsSince(t0);
                 std::uint8_t *const *table = tensors.data();
-                if (!task.local.empty())
-                    table = localTable(tensors, task);
+                std::size_t opIndex = 0, part = 0;
                 for (const CpuOpPtr &op : task.ops) {
+                    // A part's fused intermediates from its first op on.
+                    if (part < task.parts.size() && task.parts[part].firstOp == opIndex) {
+                        while (part + 1 < task.parts.size() && task.parts[part + 1].firstOp == opIndex)
+                            ++part; // parts without ops
+                        const cpu::TaskScratch::Part &next = task.parts[part++];
+                        table = next.offset.empty() ? tensors.data() : localTable(tensors, task, next);
+                    }
+                    ++opIndex;
                     // Checked before every op too: a fused task may hold many.
                     if (st && observer.cancel && observer.cancel->load(std::memory_order_relaxed))
                         st = Status::error(ErrorCode::Cancelled, "run cancelled in task " + std::to_string(task.id));

@@ -635,6 +635,32 @@ bool whole(const ops::Region &r, const Shape &s)
     return true;
 }
 
+// A task with m > 1 tiles of each node it tiles (the same m for every
+// node output) as m tasks, the i-th holding the i-th tile of each; none
+// otherwise (one tile each, or uneven counts: the task runs whole, its
+// buffers holding the hull of its tiles).
+std::vector<Task> tileByTile(const Task &task)
+{
+    std::map<std::pair<NodeId, int>, std::vector<const NodeTile *>> byOutput;
+    for (const NodeTile &t : task.tiles)
+        byOutput[{t.node, t.output}].push_back(&t);
+    std::size_t m = 0;
+    for (const auto &[key, tiles] : byOutput) {
+        if (m != 0 && tiles.size() != m)
+            return {};
+        m = tiles.size();
+    }
+    if (m < 2)
+        return {};
+    std::vector<Task> parts(m, task);
+    for (std::size_t i = 0; i < m; ++i) {
+        parts[i].tiles.clear();
+        for (const auto &[key, tiles] : byOutput)
+            parts[i].tiles.push_back(*tiles[i]);
+    }
+    return parts;
+}
+
 } // namespace
 
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
@@ -659,9 +685,25 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     if (scratch)
         *scratch = TaskScratch{};
     if (!allWhole) {
-        if (scratch)
-            scratch->regions = fusedIntermediates(g, plan, k, *regions);
-        return lowerTiledTask(g, k, task, *regions, constants, jit, useDnnl, useCopy, stats, cancel, scratch);
+        if (!scratch)
+            return lowerTiledTask(g, k, task, *regions, constants, jit, useDnnl, useCopy, stats, cancel, nullptr);
+        std::vector<CpuOpPtr> out;
+        std::vector<Task> parts = tileByTile(task);
+        for (const Task &part : parts.empty() ? std::vector<Task>{task} : parts) {
+            auto partRegions = parts.empty() ? regions : taskRegions(g, k, part.tiles);
+            if (!partRegions)
+                return partRegions.status();
+            TaskScratch s;
+            s.regions = fusedIntermediates(g, plan, k, *partRegions);
+            auto ops = lowerTiledTask(g, k, part, *partRegions, constants, jit, useDnnl, useCopy, stats, cancel, &s);
+            if (!ops)
+                return ops.status();
+            scratch->parts.push_back({out.size(), std::move(s.offset)});
+            scratch->bytes = std::max(scratch->bytes, s.bytes);
+            for (CpuOpPtr &op : *ops)
+                out.push_back(std::move(op));
+        }
+        return out;
     }
     std::vector<bool> done(k.nodes.size(), false);
     FusionScope scope{g, k.nodes, done, constants, dnnlCache};

@@ -38,13 +38,23 @@ struct TaskScratch {
     LocalTensors regions;                    // fused intermediate -> the region its buffer holds
     std::map<TensorId, std::int64_t> offset; // its buffer's byte offset in the task's scratch
     std::int64_t bytes = 0;                  // the task's scratch (buffers share bytes when not live together)
+    // lowerTask: the task's ops in parts run one after the other (one per
+    // tile when it runs tile by tile), each with its buffers from the
+    // scratch's start; `bytes` is the largest part's.
+    struct Part {
+        std::size_t firstOp = 0;
+        std::map<TensorId, std::int64_t> offset;
+    };
+    std::vector<Part> parts;
 };
 
 // `cancel` (may be null) is looked at before each node's op is made (a oneDNN
 // primitive, an LLVM chain compile): set, the task's lowering stops with
 // ErrorCode::Cancelled.
 // With `scratch` (may be null), a tiled task keeps its fused intermediates in
-// tile-sized buffers and lists them there (none: a task of whole tensors).
+// tile-sized buffers and lists them there (none: a task of whole tensors); a
+// task with m > 1 tiles of each tiled node runs tile by tile (m parts: the
+// i-th tile of each), so its scratch holds one tile's intermediates at a time.
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
                                           const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
                                           LowerStats &stats, const std::atomic<bool> *cancel = nullptr,

@@ -9,6 +9,7 @@
 #include "backends/cpu/cpu.h"
 #include "backends/reference/reference.h"
 #include "core/onnx/importer.h"
+#include "core/plan/tiles.h"
 #include "core/sched/session.h"
 #include "plugins/brickdl/brickdl.h"
 #include "plugins/graphturbo/graphturbo.h"
@@ -204,6 +205,64 @@ TEST_F(CpuFusedTest, IntermediateReadOutsideTheKernelKeepsItsTensor)
     EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 0);
     EXPECT_EQ(fused.metrics["fused_intermediates/scratch_bytes"], 0);
     EXPECT_EQ(fused.metrics["arena_bytes"], whole.metrics["arena_bytes"]);
+}
+
+// x -> Conv 3x3 -> Relu -> Conv 3x3, and beside it x -> Sigmoid (a second
+// output node of the same kernel).
+Graph convReluConvAndSigmoid()
+{
+    Graph g = convActConv("Relu", false);
+    g.outputs.push_back(op(g, "sig", "Sigmoid", {g.inputs[0]}, {1, 16, 56, 56}));
+    return g;
+}
+
+// rowTiles(g) with tasks 0+1 and 2+3 merged: two tasks of two row tiles of
+// each output node; `hullSigmoid` gives each task one Sigmoid tile, the hull
+// of its two.
+ExecutionPlan twoTilesPerTask(const Graph &g, bool hullSigmoid)
+{
+    const ExecutionPlan four = rowTiles(g);
+    ExecutionPlan p = four;
+    p.tasks.clear();
+    for (std::size_t i = 0; i + 1 < four.tasks.size(); i += 2) {
+        Task t = four.tasks[i];
+        t.deps.clear();
+        for (const NodeTile &tile : four.tasks[i + 1].tiles) {
+            auto it =
+                std::find_if(t.tiles.begin(), t.tiles.end(), [&](const NodeTile &x) { return x.node == tile.node; });
+            if (hullSigmoid && g.node(tile.node).opType == "Sigmoid")
+                it->region = regionHull(it->region, tile.region);
+            else
+                t.tiles.push_back(tile);
+        }
+        p.addTask(std::move(t));
+    }
+    return p;
+}
+
+// A task with two tiles of each output node runs tile by tile: its scratch
+// holds one tile's intermediates at a time, as much as with one tile per task.
+TEST_F(CpuFusedTest, TwoTilesPerTaskRunTileByTile)
+{
+    const Graph g = convReluConvAndSigmoid();
+    run(g, rowTiles(g), "four tasks of one tile");
+    const double oneTile = fused.metrics["fused_intermediates/scratch_bytes"];
+    ASSERT_GT(oneTile, 0);
+    run(g, twoTilesPerTask(g, false), "two tasks of two tiles");
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 1);
+    EXPECT_EQ(fused.metrics["fused_intermediates/scratch_bytes"], oneTile);
+}
+
+// Twin: with one Sigmoid tile beside two convolution tiles the tiles do not
+// pair up; the task runs whole, its buffer the hull of both tiles' rows.
+TEST_F(CpuFusedTest, UnevenTilesKeepTheirHull)
+{
+    const Graph g = convReluConvAndSigmoid();
+    run(g, rowTiles(g), "four tasks of one tile");
+    const double oneTile = fused.metrics["fused_intermediates/scratch_bytes"];
+    run(g, twoTilesPerTask(g, true), "two tasks, uneven tiles");
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 1);
+    EXPECT_GT(fused.metrics["fused_intermediates/scratch_bytes"], oneTile * 1.5);
 }
 
 // Twin: an activation no engine compiles over tiles (Elu) runs on the
