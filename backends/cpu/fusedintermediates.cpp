@@ -31,8 +31,10 @@
 // buffer holds a task's whole computed region — every task of the Welder,
 // GraphTurbo and BrickDL plans has one tile per output node, so a task's
 // region is one tile's; a task with several tiles of a node keeps their hull
-// (their intermediates all at once, not one tile at a time). The scratch is
-// per worker thread and reused by every task it runs.
+// — unless it has the same number m of tiles of every node it tiles: then
+// lowerTask (lower.cpp) runs it tile by tile, as m parts each holding the
+// i-th tile of every node, so the scratch holds one tile's intermediates at a
+// time. The scratch is per worker thread and reused by every task it runs.
 #include "backends/cpu/lower.h"
 
 #include <algorithm>
