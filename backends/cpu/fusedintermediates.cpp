@@ -35,6 +35,11 @@
 // lowerTask (lower.cpp) runs it tile by tile, as m parts each holding the
 // i-th tile of every node, so the scratch holds one tile's intermediates at a
 // time. The scratch is per worker thread and reused by every task it runs.
+// Not weighed: every worker holds the largest task's scratch, so a plan of
+// few, large tiles can hold more bytes than its whole-tensor arena did
+// (Darknet-53 at 64×64 under Welder: arena 1.0 → 0.38 MiB, plus 2 × 0.34 MiB
+// of scratch; BENCHMARKS.md) — a rule trading the two would need the worker
+// count, which only the run knows.
 #include "backends/cpu/lower.h"
 
 #include <algorithm>
