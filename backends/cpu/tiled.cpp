@@ -33,8 +33,9 @@
 //   F1  the task is lowered with each candidate in a tile-sized buffer (a
 //       Frame: row-major over its region's extents, from the region's
 //       origin) that S1's views, S2's runs and the reorders address; while
-//       an op cannot (S3, a reshape's flat copy, a Gemm's C read whole), the
-//       task is lowered again without the tensors it touches;
+//       an op cannot (S3, a reshape's flat copy, a Gemm's C read whole, any
+//       op not made on Frames), the task is lowered again without the
+//       tensors it touches;
 //   F2  candidates some op writes are kept (an epilogue's or a chain's
 //       intermediates are never stored) and taken out of the ops' reads
 //       and writes, so cpu.cpp gives them no arena storage;
@@ -1024,6 +1025,7 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
     std::vector<bool> done(k.nodes.size(), false);
     FusionScope scope{g, k.nodes, done, constants, nullptr};
     std::vector<CpuOpPtr> out;
+    std::set<const CpuOp *> framed; // ops made on the Frames of `local`
     NodeId previous = kInvalidId;
     for (NodeWrite &w : writes) {
         const int pos = scope.position(w.node);
@@ -1056,6 +1058,7 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
                             done[static_cast<std::size_t>(scope.position(link.node))] = true;
                     if (a.op) {
                         done[static_cast<std::size_t>(pos)] = true;
+                        framed.insert(a.op.get());
                         out.push_back(std::move(a.op));
                         continue;
                     }
@@ -1069,6 +1072,7 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
                     Attempt a = makeReorderTileOp(g, w.node, w.regions, local);
                     if (a.op) {
                         done[static_cast<std::size_t>(pos)] = true;
+                        framed.insert(a.op.get());
                         out.push_back(std::move(a.op));
                         continue;
                     }
@@ -1081,6 +1085,7 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
                     if (!op)
                         return op.status();
                     if (*op) {
+                        framed.insert(op->get());
                         out.push_back(std::move(*op));
                         continue;
                     }
@@ -1102,14 +1107,18 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
         if (!op)
             return op.status();
         (*op)->declined = why.empty() ? std::string() : "tiled: " + why;
-        // The reference kernels address whole tensors.
-        for (const std::vector<TensorId> *ts : {&(*op)->reads, &(*op)->writes})
-            for (TensorId t : *ts)
-                if (local && local->count(t))
-                    unframed.insert(t);
         done[static_cast<std::size_t>(pos)] = true;
         out.push_back(std::move(*op));
     }
+    // Only the ops made on Frames (S1's primitives and reorders, S2's
+    // chains) address a tile-sized buffer; every other op (the reference
+    // kernels, a flat copy, any op added later) addresses whole tensors.
+    for (const CpuOpPtr &op : out)
+        if (!framed.count(op.get()))
+            for (const std::vector<TensorId> *ts : {&op->reads, &op->writes})
+                for (TensorId t : *ts)
+                    if (local && local->count(t))
+                        unframed.insert(t);
     return out;
 }
 
