@@ -265,6 +265,28 @@ TEST_F(CpuFusedTest, UnevenTilesKeepTheirHull)
     EXPECT_GT(fused.metrics["fused_intermediates/scratch_bytes"], oneTile * 1.5);
 }
 
+// Twin: a second kernel recomputes the last convolution whole from the
+// Relu's output, which it does not compute itself: that output stays in the
+// arena (the row tiles write it), nothing is fused, the run matches.
+TEST_F(CpuFusedTest, IntermediateReadByAnotherKernelKeepsItsTensor)
+{
+    const Graph g = convActConv("Relu", false);
+    ExecutionPlan p = rowTiles(g);
+    NodeId conv2 = kInvalidId;
+    for (std::size_t n = 0; n < g.nodeCount(); ++n)
+        if (g.node(static_cast<NodeId>(n)).name == "conv2")
+            conv2 = static_cast<NodeId>(n);
+    Task again;
+    again.kernel = p.addKernel("conv2 again", {conv2});
+    again.recompute = true;
+    for (const Task &t : p.tasks)
+        again.deps.push_back(t.id);
+    p.addTask(std::move(again));
+    run(g, p, "row tiles, conv2 again whole");
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 0);
+    EXPECT_EQ(fused.metrics["fused_intermediates/scratch_bytes"], 0);
+}
+
 // Twin: an activation no engine compiles over tiles (Elu) runs on the
 // reference kernel, which reads and writes whole tensors: its input and
 // output stay in the arena, and the run still matches.
