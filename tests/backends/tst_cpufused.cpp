@@ -5,7 +5,9 @@
 // run's arena. Each run matches the reference backend (relative L2 under
 // 1e-5) and the arena shrinks against the same plan with the feature off
 // (CpuBackendOptions::fuseIntermediates); the twins keep whole tensors where
-// an intermediate is read outside its kernel or by a reference fallback.
+// an intermediate is read outside its kernel, by another kernel that does not
+// compute it, or by a reference fallback. A task with two tiles of each node
+// runs tile by tile (its scratch one tile's); uneven tiles keep their hull.
 #include "backends/cpu/cpu.h"
 #include "backends/reference/reference.h"
 #include "core/onnx/importer.h"
