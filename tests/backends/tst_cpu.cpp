@@ -32,6 +32,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tests/backends/planutil.h"
@@ -911,9 +912,14 @@ TEST(CpuPerfCounters, PageFaultsCountTheRunsFreshPages)
         GTEST_SKIP() << "perf_event_open refuses even software events here (kernel.perf_event_paranoid or seccomp)";
     {
         const cpu::PerfCounters counters;
-        std::vector<char> pages(kBytes); // value-initialised: every page written
-        EXPECT_EQ(pages[kBytes / 2], 0);
+        // Fresh pages from the kernel, not from malloc (which may hand back pages an earlier test
+        // of this process already faulted in): every one written once.
+        void *pages = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ASSERT_NE(pages, MAP_FAILED);
+        std::memset(pages, 1, kBytes);
+        EXPECT_EQ(static_cast<const char *>(pages)[kBytes / 2], 1);
         counters.report(touched);
+        ::munmap(pages, kBytes);
     }
     EXPECT_GE(touched.at("counters/page_faults"), static_cast<double>(kBytes / 4096) * 0.9);
     EXPECT_LT(quiet.at("counters/page_faults"), 64);
