@@ -33,13 +33,22 @@
 // (1,0,2)); the output is then walked in order, the innermost run copied with
 // memcpy when the input walks it contiguously too, element by element at the
 // input's stride otherwise.
+// Cast between float32/float64 and the 8- to 64-bit integers (makeCastOp,
+// whole tensors or the contiguous runs of a tiled task's boxes): one typed
+// loop per run that the compiler vectorises; float to integer saturates and
+// maps NaN to 0, as the reference kernel does. Bool and the 16-bit floats
+// stay on the reference kernel (it converts them through double).
 // Assumes static shapes that agree off the axis (the importer checked them).
 #include "backends/cpu/cpuop.h"
+#include "backends/reference/kernel.h"
 #include "core/ops/slice.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
+#include <type_traits>
 
 namespace tessera::cpu {
 
@@ -629,7 +638,105 @@ CpuOpPtr makeGatherOp(const Graph &g, NodeId n)
     return op;
 }
 
+// --- Cast -------------------------------------------------------------------------
+
+// Float to integer without undefined behaviour: NaN → 0, saturating.
+template <typename To> To toInteger(double v)
+{
+    if (std::isnan(v))
+        return 0;
+    if (v <= static_cast<double>(std::numeric_limits<To>::lowest()))
+        return std::numeric_limits<To>::lowest();
+    if (v >= static_cast<double>(std::numeric_limits<To>::max()))
+        return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+}
+
+using ConvertFn = void (*)(const std::uint8_t *x, std::uint8_t *y, std::int64_t offset, std::int64_t length);
+
+template <typename From, typename To>
+void convert(const std::uint8_t *x, std::uint8_t *y, std::int64_t offset, std::int64_t length)
+{
+    const From *a = reinterpret_cast<const From *>(x) + offset;
+    To *b = reinterpret_cast<To *>(y) + offset;
+    for (std::int64_t i = 0; i < length; ++i) {
+        if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>)
+            b[i] = toInteger<To>(static_cast<double>(a[i]));
+        else
+            b[i] = static_cast<To>(a[i]); // NOLINT(bugprone-signed-char-misuse): int8 is signed
+    }
+}
+
+// Calls f(T{}) with the C++ type of an element of t; false for the types not taken.
+template <typename F> bool visitType(DType t, F &&f)
+{
+    switch (t) {
+    case DType::Float32: return f(float{}), true;
+    case DType::Float64: return f(double{}), true;
+    case DType::Int8: return f(std::int8_t{}), true;
+    case DType::UInt8: return f(std::uint8_t{}), true;
+    case DType::Int16: return f(std::int16_t{}), true;
+    case DType::Int32: return f(std::int32_t{}), true;
+    case DType::Int64: return f(std::int64_t{}), true;
+    case DType::UInt16: return f(std::uint16_t{}), true;
+    case DType::UInt32: return f(std::uint32_t{}), true;
+    case DType::UInt64: return f(std::uint64_t{}), true;
+    default: return false;
+    }
+}
+
+class CastOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        for (const reference::Run &r : m_runs)
+            m_convert(tensors[m_in], tensors[m_out], r.offset, r.length);
+        return Status::ok();
+    }
+
+    ConvertFn m_convert = nullptr;
+    std::vector<reference::Run> m_runs;
+    TensorId m_in = kInvalidId, m_out = kInvalidId;
+};
+
 } // namespace
+
+CpuOpPtr makeCastOp(const Graph &g, NodeId n, const std::vector<ops::Region> &boxes, std::string &why)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Cast" || node.inputs.empty() || node.outputs.size() != 1 || node.inputs[0] == kInvalidId ||
+        node.outputs[0] == kInvalidId) {
+        why = "not a Cast with one input and one output";
+        return nullptr;
+    }
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    ConvertFn fn = nullptr;
+    const bool typed = visitType(
+        x.dtype, [&]<typename From>(From) { visitType(y.dtype, [&]<typename To>(To) { fn = &convert<From, To>; }); });
+    if (!typed || !fn) {
+        why = "cast from " + std::string(dtypeName(x.dtype)) + " to " + std::string(dtypeName(y.dtype));
+        return nullptr;
+    }
+    auto op = std::make_unique<CastOp>();
+    op->m_convert = fn;
+    if (boxes.empty())
+        op->m_runs.push_back({0, y.elements()});
+    for (const ops::Region &r : boxes)
+        for (const reference::Run &run : reference::contiguousRuns(r, y.shape))
+            if (run.length > 0)
+                op->m_runs.push_back(run);
+    op->m_in = node.inputs[0];
+    op->m_out = node.outputs[0];
+    op->reads = {op->m_in};
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = "Cast";
+    op->engine = Engine::Copy;
+    if (!boxes.empty())
+        op->impl = "tiled:runs";
+    return op;
+}
 
 CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants)
 {
@@ -646,6 +753,10 @@ CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants)
         return makeSplitOp(g, n);
     if (type == "Gather")
         return makeGatherOp(g, n);
+    if (type == "Cast") {
+        std::string why;
+        return makeCastOp(g, n, {}, why);
+    }
     return makeReshapeOp(g, n);
 }
 

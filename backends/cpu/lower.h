@@ -41,7 +41,7 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
                                                bool useDnnl, bool useCopy, LowerStats &stats,
                                                const std::atomic<bool> *cancel);
 
-// tiledops.cpp: the write `w` of a reduction, LayerNormalization, Slice,
+// tiledops.cpp: the write `w` of a reduction, LayerNormalization, Cast, Slice,
 // Split, Gather or Pad (tiledOpType) as oneDNN primitives or copies over its
 // boxes; no op and `declined` saying why when it cannot (the caller runs the
 // reference kernel). `useDnnl`/`useCopy`: the engines TESSERA_CPU_ENGINES allows.

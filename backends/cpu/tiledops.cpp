@@ -1,5 +1,5 @@
-// Tiles of reductions, LayerNormalization and data movement (Slice, Split,
-// Gather, Pad) as compiled code (issue 13: "every other fused kernel ...
+// Tiles of reductions, LayerNormalization, data movement (Slice, Split,
+// Gather, Pad) and Cast as compiled code (issue 13: "every other fused kernel ...
 // compiled"); the entry is makeTiledOp (lower.h), called by tiled.cpp's
 // lowerTiledTask for each write (core/plan/tiles.h NodeWrite) of these types.
 //
@@ -24,6 +24,8 @@
 //       runs contiguous on both sides merged (a box covering whole trailing
 //       dims is one memcpy). A run with an input step other than 1 (a
 //       strided Slice) copies element by element.
+//   Cast (datamove.cpp makeCastOp)
+//       a typed conversion loop over the box's contiguous runs.
 //   Gather (int32/int64 indices, read at run time)
 //       per index of the box's dims before the axis and per entry of the
 //       box's index dims, the index read and range-checked as the reference
@@ -795,7 +797,8 @@ NativeAttempt makeGatherTileOp(const Graph &g, const NodeWrite &w)
 
 bool tiledOpType(std::string_view t)
 {
-    return reductionType(t) || t == "LayerNormalization" || t == "Slice" || t == "Split" || t == "Gather" || t == "Pad";
+    return reductionType(t) || t == "LayerNormalization" || t == "Slice" || t == "Split" || t == "Gather" ||
+           t == "Pad" || t == "Cast";
 }
 
 NativeAttempt makeTiledOp(const Graph &g, const Constants &constants, const NodeWrite &w, bool useDnnl, bool useCopy)
@@ -810,6 +813,11 @@ NativeAttempt makeTiledOp(const Graph &g, const Constants &constants, const Node
         return declined("copies disabled by TESSERA_CPU_ENGINES");
     if (type == "Gather")
         return makeGatherTileOp(g, w);
+    if (type == "Cast") {
+        NativeAttempt a;
+        a.op = makeCastOp(g, w.node, w.regions, a.declined);
+        return a;
+    }
     return makeRunCopyOp(g, constants, w);
 }
 

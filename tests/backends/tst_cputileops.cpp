@@ -1,12 +1,12 @@
-// Tiles of reductions, LayerNormalization, Slice, Split, Gather and Pad on the
+// Tiles of reductions, LayerNormalization, Slice, Split, Gather, Pad and Cast on the
 // CPU backend (backends/cpu/tiledops.cpp): small graphs whose layer-fusion
 // plan is cut into row or column tiles (odd tile edges, negative axes, a
 // halo read by a convolution after a Pad) run those tiles compiled — oneDNN
 // primitives on views or copies of contiguous runs, none listed as a
 // fallback — and match the reference backend running the same plan
-// (relative L2 under 1e-5). Each beside its negative twin: a variant the
+// (relative L2 under 1e-5); Cast also over whole tensors. Each beside its negative twin: a variant the
 // tile lowering does not take (a reduction over an extent-1 axis, a used
-// Mean output, Pad's reflect mode, the copy engine switched off) still falls
+// Mean output, Pad's reflect mode, a cast to bool, the copy engine switched off) still falls
 // back with its reason and still matches.
 #include "backends/cpu/cpu.h"
 #include "backends/reference/reference.h"
@@ -421,6 +421,49 @@ TEST_F(CpuTileOpsTest, ReflectPadTilesFallBackAndMatch)
     RunResult r = matches(g, tiles(g, 3, 2, true), "pad reflect");
     EXPECT_EQ(r.metrics["fallback/Pad: tiled: mode reflect"], 3);
     EXPECT_EQ(r.metrics["ops/copy"], 0);
+}
+
+// idx[4,9] (int64 graph input) -> Cast(to `via`) [-> Cast(to float32)] -> Relu.
+Graph casts(DType via)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "idx", {4, 9}, Tensor::Kind::Input);
+    g.tensor(x).dtype = DType::Int64;
+    g.inputs = {x};
+    TensorId t = op(g, "cast", "Cast", {x}, {4, 9}, {{"to", {std::int64_t{onnxDType(via)}}}});
+    g.tensor(t).dtype = via;
+    if (via != DType::Float32)
+        t = op(g, "cast2", "Cast", {t}, {4, 9}, {{"to", {std::int64_t{onnxDType(DType::Float32)}}}});
+    g.outputs = {op(g, "relu", "Relu", {t}, {4, 9})};
+    return g;
+}
+
+// Casts from int64 to float32 (and through float64) as typed loops, over
+// odd column tiles and over whole tensors.
+TEST_F(CpuTileOpsTest, CastsRunAsCopies)
+{
+    for (DType via : {DType::Float32, DType::Float64}) {
+        const Graph g = casts(via);
+        RunResult r = matches(g, tiles(g, 3, 1), "cast tiles", 100);
+        EXPECT_EQ(fallbacks(r, "Cast"), 0);
+        EXPECT_EQ(r.metrics["ops/reference"], 0);
+        EXPECT_GE(r.metrics["ops/copy"], 3);
+        auto whole = planutil::baselinePlan(g, "layer-fusion");
+        ASSERT_TRUE(whole.isOk()) << whole.status().str();
+        RunResult w = matches(g, *whole, "whole cast", 100);
+        EXPECT_EQ(w.metrics["ops/reference"], 0);
+        EXPECT_GE(w.metrics["ops/copy"], 1);
+    }
+}
+
+// Twin: a cast to bool and back stays on the reference kernel, over tiles
+// with the types named, and matches.
+TEST_F(CpuTileOpsTest, CastsThroughBoolFallBackAndMatch)
+{
+    const Graph g = casts(DType::Bool);
+    RunResult r = matches(g, tiles(g, 3, 1), "cast through bool", 100);
+    EXPECT_EQ(r.metrics["fallback/Cast: tiled: cast from i64 to bool"], 3);
+    EXPECT_EQ(r.metrics["fallback/Cast: tiled: cast from bool to f32"], 3);
 }
 
 } // namespace
