@@ -38,6 +38,12 @@
 // loop per run that the compiler vectorises; float to integer saturates and
 // maps NaN to 0, as the reference kernel does. Bool and the 16-bit floats
 // stay on the reference kernel (it converts them through double).
+// Resize/Upsample (float32; makeResizeOp, whole tensors or a tiled task's
+// boxes): the reference kernel's per-axis taps (reference::resizeTaps: every
+// mode and coordinate transformation it takes), summed per output element
+// in double as it does; taken when only the last two dims interpolate (the
+// others map each output index to one input index), which is NCHW's image
+// resize: per output row one list of row taps, per column its column taps.
 // Assumes static shapes that agree off the axis (the importer checked them).
 #include "backends/cpu/cpuop.h"
 #include "backends/reference/kernel.h"
@@ -47,6 +53,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <optional>
 #include <type_traits>
 
@@ -700,7 +707,135 @@ public:
     TensorId m_in = kInvalidId, m_out = kInvalidId;
 };
 
+// --- Resize -------------------------------------------------------------------------
+
+class ResizeOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        const auto *x = reinterpret_cast<const float *>(tensors[m_in]);
+        auto *y = reinterpret_cast<float *>(tensors[m_out]);
+        const std::size_t rank = m_axes.size();
+        static const std::vector<reference::ResizeTap> one{{0, 1.0}};
+        for (const ops::Region &r : m_boxes) {
+            std::vector<std::int64_t> idx;
+            for (const ops::Interval &i : r)
+                idx.push_back(i.begin);
+            for (;;) { // one output row (the last dim's range) per step
+                std::int64_t base = 0, dst = 0;
+                bool outside = false;
+                for (std::size_t d = 0; d + 2 < rank; ++d) {
+                    const auto o = static_cast<std::size_t>(idx[d]);
+                    base += m_axes[d].taps[o][0].offset;
+                    outside = outside || m_axes[d].outside[o];
+                    dst += idx[d] * m_yStrides[d];
+                }
+                const std::vector<reference::ResizeTap> *rows = &one;
+                if (rank >= 2) {
+                    const auto o = static_cast<std::size_t>(idx[rank - 2]);
+                    rows = &m_axes[rank - 2].taps[o];
+                    outside = outside || m_axes[rank - 2].outside[o];
+                    dst += idx[rank - 2] * m_yStrides[rank - 2];
+                }
+                const reference::ResizeAxis &cols = m_axes[rank - 1];
+                for (std::int64_t o = r.back().begin; o < r.back().end; ++o) {
+                    const auto c = static_cast<std::size_t>(o);
+                    if (outside || cols.outside[c]) {
+                        y[dst + o] = m_extrapolation;
+                        continue;
+                    }
+                    double sum = 0;
+                    for (const reference::ResizeTap &h : *rows)
+                        for (const reference::ResizeTap &w : cols.taps[c])
+                            sum += h.weight * w.weight * x[base + h.offset + w.offset];
+                    y[dst + o] = static_cast<float>(sum);
+                }
+                std::size_t d = rank - 1; // odometer over the dims before the last
+                for (;;) {
+                    if (d == 0)
+                        goto next;
+                    --d;
+                    if (++idx[d] < r[d].end)
+                        break;
+                    idx[d] = r[d].begin;
+                }
+            }
+        next:;
+        }
+        return Status::ok();
+    }
+
+    std::vector<reference::ResizeAxis> m_axes;
+    std::vector<std::int64_t> m_yStrides;
+    float m_extrapolation = 0;
+    std::vector<ops::Region> m_boxes;
+    TensorId m_in = kInvalidId, m_out = kInvalidId;
+};
+
 } // namespace
+
+CpuOpPtr makeResizeOp(const Graph &g, NodeId n, const std::vector<ops::Region> &boxes, std::string &why)
+{
+    const Node &node = g.node(n);
+    if (node.inputs.empty() || node.inputs[0] == kInvalidId || node.outputs.size() != 1 ||
+        node.outputs[0] == kInvalidId) {
+        why = "not a Resize with one output";
+        return nullptr;
+    }
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    if (x.dtype != DType::Float32 || y.dtype != DType::Float32) {
+        why = "not float32";
+        return nullptr;
+    }
+    if (x.shape.empty() || x.shape.size() != y.shape.size() || y.elements() == 0) {
+        why = "a scalar or empty tensor";
+        return nullptr;
+    }
+    auto taps = reference::resizeTaps(g, node);
+    if (!taps) {
+        why = taps.status().message();
+        return nullptr;
+    }
+    const std::size_t rank = x.shape.size();
+    // The dims before the last two must read one input element per output
+    // index: the taps' weights, summed per input offset, are 1 at one offset
+    // and 0 elsewhere (a cubic tap list at an integral coordinate is 0, 1,
+    // 0, 0; an extent-1 axis clamps every tap to its one element).
+    for (std::size_t d = 0; d + 2 < rank; ++d)
+        for (auto &t : taps->axes[d].taps) {
+            std::map<std::int64_t, double> byOffset;
+            for (const reference::ResizeTap &tap : t)
+                byOffset[tap.offset] += tap.weight;
+            std::vector<reference::ResizeTap> kept;
+            for (const auto &[offset, weight] : byOffset)
+                if (weight != 0.0)
+                    kept.push_back({offset, weight});
+            if (kept.size() != 1 || std::abs(kept[0].weight - 1.0) > 1e-12) {
+                why = "interpolation along a dim before the last two";
+                return nullptr;
+            }
+            t = std::move(kept);
+        }
+    auto op = std::make_unique<ResizeOp>();
+    op->m_axes = std::move(taps->axes);
+    op->m_extrapolation = taps->extrapolation;
+    op->m_yStrides = rowMajorStrides(y.shape);
+    op->m_boxes = boxes;
+    if (boxes.empty())
+        op->m_boxes.push_back(ops::fullRegion(y.shape));
+    op->m_in = node.inputs[0];
+    op->m_out = node.outputs[0];
+    for (TensorId t : node.inputs)
+        if (t != kInvalidId)
+            op->reads.push_back(t);
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = node.opType;
+    op->engine = Engine::Copy;
+    op->impl = boxes.empty() ? "taps" : "tiled:taps";
+    return op;
+}
 
 CpuOpPtr makeCastOp(const Graph &g, NodeId n, const std::vector<ops::Region> &boxes, std::string &why)
 {
@@ -756,6 +891,10 @@ CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants)
     if (type == "Cast") {
         std::string why;
         return makeCastOp(g, n, {}, why);
+    }
+    if (type == "Resize" || type == "Upsample") {
+        std::string why;
+        return makeResizeOp(g, n, {}, why);
     }
     return makeReshapeOp(g, n);
 }

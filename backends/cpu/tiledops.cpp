@@ -1,5 +1,5 @@
 // Tiles of reductions, LayerNormalization, data movement (Slice, Split,
-// Gather, Pad) and Cast as compiled code (issue 13: "every other fused kernel ...
+// Gather, Pad), Cast and Resize as compiled code (issue 13: "every other fused kernel ...
 // compiled"); the entry is makeTiledOp (lower.h), called by tiled.cpp's
 // lowerTiledTask for each write (core/plan/tiles.h NodeWrite) of these types.
 //
@@ -24,8 +24,9 @@
 //       runs contiguous on both sides merged (a box covering whole trailing
 //       dims is one memcpy). A run with an input step other than 1 (a
 //       strided Slice) copies element by element.
-//   Cast (datamove.cpp makeCastOp)
-//       a typed conversion loop over the box's contiguous runs.
+//   Cast, Resize/Upsample (datamove.cpp makeCastOp, makeResizeOp)
+//       a typed conversion loop over the box's contiguous runs; the
+//       reference kernel's interpolation taps summed over the box's rows.
 //   Gather (int32/int64 indices, read at run time)
 //       per index of the box's dims before the axis and per entry of the
 //       box's index dims, the index read and range-checked as the reference
@@ -798,7 +799,7 @@ NativeAttempt makeGatherTileOp(const Graph &g, const NodeWrite &w)
 bool tiledOpType(std::string_view t)
 {
     return reductionType(t) || t == "LayerNormalization" || t == "Slice" || t == "Split" || t == "Gather" ||
-           t == "Pad" || t == "Cast";
+           t == "Pad" || t == "Cast" || t == "Resize" || t == "Upsample";
 }
 
 NativeAttempt makeTiledOp(const Graph &g, const Constants &constants, const NodeWrite &w, bool useDnnl, bool useCopy)
@@ -813,9 +814,10 @@ NativeAttempt makeTiledOp(const Graph &g, const Constants &constants, const Node
         return declined("copies disabled by TESSERA_CPU_ENGINES");
     if (type == "Gather")
         return makeGatherTileOp(g, w);
-    if (type == "Cast") {
+    if (type == "Cast" || type == "Resize" || type == "Upsample") {
         NativeAttempt a;
-        a.op = makeCastOp(g, w.node, w.regions, a.declined);
+        a.op = type == "Cast" ? makeCastOp(g, w.node, w.regions, a.declined)
+                              : makeResizeOp(g, w.node, w.regions, a.declined);
         return a;
     }
     return makeRunCopyOp(g, constants, w);

@@ -1,12 +1,13 @@
-// Tiles of reductions, LayerNormalization, Slice, Split, Gather, Pad and Cast on the
+// Tiles of reductions, LayerNormalization, Slice, Split, Gather, Pad, Cast and Resize on the
 // CPU backend (backends/cpu/tiledops.cpp): small graphs whose layer-fusion
 // plan is cut into row or column tiles (odd tile edges, negative axes, a
 // halo read by a convolution after a Pad) run those tiles compiled — oneDNN
 // primitives on views or copies of contiguous runs, none listed as a
 // fallback — and match the reference backend running the same plan
-// (relative L2 under 1e-5); Cast also over whole tensors. Each beside its negative twin: a variant the
+// (relative L2 under 1e-5); Cast and Resize also over whole tensors. Each beside its negative twin: a variant the
 // tile lowering does not take (a reduction over an extent-1 axis, a used
-// Mean output, Pad's reflect mode, a cast to bool, the copy engine switched off) still falls
+// Mean output, Pad's reflect mode, a cast to bool, a resize across channels,
+// the copy engine switched off) still falls
 // back with its reason and still matches.
 #include "backends/cpu/cpu.h"
 #include "backends/reference/reference.h"
@@ -464,6 +465,52 @@ TEST_F(CpuTileOpsTest, CastsThroughBoolFallBackAndMatch)
     RunResult r = matches(g, tiles(g, 3, 1), "cast through bool", 100);
     EXPECT_EQ(r.metrics["fallback/Cast: tiled: cast from i64 to bool"], 3);
     EXPECT_EQ(r.metrics["fallback/Cast: tiled: cast from bool to f32"], 3);
+}
+
+// x[1,4,5,7] -> Relu -> Resize(mode, coordinate mode, sizes `y`) -> Relu.
+Graph resize(const std::string &mode, const std::string &coord, const Shape &y)
+{
+    Graph g;
+    const TensorId in = testgraphs::tensor(g, "x", {1, 4, 5, 7}, Tensor::Kind::Input);
+    g.inputs = {in};
+    const TensorId r = op(g, "relu", "Relu", {in}, {1, 4, 5, 7});
+    const TensorId z = op(g, "resize", "Resize", {r, kInvalidId, kInvalidId, ints(g, "sizes", y)}, y,
+                          {{"mode", {mode}}, {"coordinate_transformation_mode", {coord}}});
+    g.outputs = {op(g, "relu2", "Relu", {z}, y)};
+    return g;
+}
+
+// Linear, nearest and cubic image resizes (up and down, several coordinate
+// modes) over odd row tiles and whole tensors: the reference kernel's taps,
+// compiled.
+TEST_F(CpuTileOpsTest, ResizeRunsCompiled)
+{
+    struct Case {
+        std::string mode, coord;
+        Shape y;
+    };
+    const Case cases[] = {{"linear", "half_pixel", {1, 4, 9, 12}},
+                          {"linear", "align_corners", {1, 4, 3, 11}},
+                          {"nearest", "asymmetric", {1, 4, 10, 14}},
+                          {"cubic", "pytorch_half_pixel", {1, 4, 8, 5}}};
+    for (const Case &c : cases) {
+        const Graph g = resize(c.mode, c.coord, c.y);
+        RunResult r = matches(g, tiles(g, 3, 2), c.mode + " " + c.coord);
+        EXPECT_EQ(fallbacks(r, "Resize"), 0) << c.mode;
+        EXPECT_EQ(r.metrics["ops/reference"], 0) << c.mode;
+        auto whole = planutil::baselinePlan(g, "layer-fusion");
+        ASSERT_TRUE(whole.isOk()) << whole.status().str();
+        RunResult w = matches(g, *whole, "whole " + c.mode);
+        EXPECT_EQ(w.metrics["ops/reference"], 0) << c.mode;
+    }
+}
+
+// Twin: a resize that also interpolates the channels falls back, saying so, and matches.
+TEST_F(CpuTileOpsTest, ResizeAcrossChannelsFallsBackAndMatches)
+{
+    const Graph g = resize("linear", "half_pixel", {1, 6, 9, 12});
+    RunResult r = matches(g, tiles(g, 3, 2), "resize across channels");
+    EXPECT_EQ(r.metrics["fallback/Resize: tiled: interpolation along a dim before the last two"], 3);
 }
 
 } // namespace
