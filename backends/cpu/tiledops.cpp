@@ -1,6 +1,6 @@
 // Tiles of reductions, LayerNormalization, data movement (Slice, Split,
-// Gather, Pad), Cast and Resize as compiled code (issue 13: "every other fused kernel ...
-// compiled"); the entry is makeTiledOp (lower.h), called by tiled.cpp's
+// Gather, Pad), Cast and Resize as compiled code (issue 13: "every other
+// fused kernel ... compiled"); the entry is makeTiledOp (lower.h), called by tiled.cpp's
 // lowerTiledTask for each write (core/plan/tiles.h NodeWrite) of these types.
 //
 // What each write becomes, per box of the output it writes:
@@ -14,8 +14,11 @@
 //       box of a row-major tensor is its own dense view (no reorder).
 //   LayerNormalization
 //       one oneDNN layer_normalization over [outer..., L]: the box's dims
-//       before `axis` (unit dims dropped) and L = the normalised dims, which
-//       the box must cover whole; scale and bias read from the run's tensors.
+//       before `axis` (unit dims dropped) and L = the normalised dims; scale
+//       and bias read from the run's tensors. A box that splits the
+//       normalised dims is normalised over its whole rows into a dense tile
+//       on the thread's scratch and its part reordered out (the other boxes
+//       of those rows compute them again: the price of the plan's split).
 //   Slice (constant starts/ends/axes/steps), Split (output k: the input
 //       from Σ_{j<k} extent_j along the axis), Pad (constant mode)
 //       a list of runs made at compile time: per row of the box (its last
@@ -37,11 +40,12 @@
 // CpuOp::declined ("fallback/<op>: tiled: <why>" in the run report): a
 // type other than float32 for the oneDNN ops and Pad (the copies take any
 // element type), ranks past oneDNN's (6; 5 for LayerNormalization), axes or
-// bounds known only at run time, a reduction over nothing (a copy), a box
-// splitting the normalised dims, LayerNormalization's Mean/InvStdDev outputs
-// in use or a broadcast scale/bias, Pad modes other than constant, negative
-// pads or an `axes` input, a step-0 or out-of-range Slice, the engine
-// switched off by TESSERA_CPU_ENGINES. ReduceLogSum(Exp) and ArgMax/ArgMin
+// bounds known only at run time, a reduction over nothing (a copy),
+// LayerNormalization's Mean/InvStdDev outputs in use or a broadcast
+// scale/bias, Pad modes other than constant, negative pads or an `axes`
+// input, a step-0 or out-of-range Slice, casts from or to bool and the
+// 16-bit floats, a Resize that interpolates a dim before the last two, the
+// engine switched off by TESSERA_CPU_ENGINES. ReduceLogSum(Exp) and ArgMax/ArgMin
 // are not claimed here (no oneDNN primitive; they stay on the reference
 // kernel as over whole tensors).
 #include "backends/cpu/dnnlcommon.h"
