@@ -167,9 +167,17 @@ NativeAttempt makeDnnlPrimitiveOp(const FusionScope &scope, std::size_t pos);
 CpuOpPtr withPlainViews(CpuOpPtr inner, const Graph &g, std::vector<TensorId> views, int block);
 
 // datamove.cpp: node n as block copies when it is data movement they take
-// (Concat, Split, Gather, Pad, Transpose, Slice, the reshapes); null
+// (Concat, Split, Gather, Pad, Transpose, Slice, Cast, Resize, the reshapes); null
 // otherwise: the caller falls back.
 CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants);
+// datamove.cpp: a Cast between float32/float64 and the integer types over
+// the contiguous runs of `boxes` (whole tensors when empty); null and `why`
+// set for the types it does not take.
+CpuOpPtr makeCastOp(const Graph &g, NodeId n, const std::vector<ops::Region> &boxes, std::string &why);
+// datamove.cpp: a float32 Resize/Upsample interpolating along its last two
+// dims only, the same taps as the reference kernel, over `boxes` (whole
+// tensors when empty); null and `why` set otherwise.
+CpuOpPtr makeResizeOp(const Graph &g, NodeId n, const std::vector<ops::Region> &boxes, std::string &why);
 
 // reffallback.cpp: node n on the reference kernel over `regions` of output
 // `output` (a whole-tensor op when `regions` is empty: every output, whole).

@@ -33,13 +33,29 @@
 // (1,0,2)); the output is then walked in order, the innermost run copied with
 // memcpy when the input walks it contiguously too, element by element at the
 // input's stride otherwise.
+// Cast between float32/float64 and the 8- to 64-bit integers (makeCastOp,
+// whole tensors or the contiguous runs of a tiled task's boxes): one typed
+// loop per run that the compiler vectorises; float to integer saturates and
+// maps NaN to 0, as the reference kernel does. Bool and the 16-bit floats
+// stay on the reference kernel (it converts them through double).
+// Resize/Upsample (float32; makeResizeOp, whole tensors or a tiled task's
+// boxes): the reference kernel's per-axis taps (reference::resizeTaps: every
+// mode and coordinate transformation it takes), summed per output element
+// in double as it does; taken when only the last two dims interpolate (the
+// others map each output index to one input index), which is NCHW's image
+// resize: per output row one list of row taps, per column its column taps.
 // Assumes static shapes that agree off the axis (the importer checked them).
 #include "backends/cpu/cpuop.h"
+#include "backends/reference/kernel.h"
 #include "core/ops/slice.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <map>
 #include <optional>
+#include <type_traits>
 
 namespace tessera::cpu {
 
@@ -629,7 +645,233 @@ CpuOpPtr makeGatherOp(const Graph &g, NodeId n)
     return op;
 }
 
+// --- Cast -------------------------------------------------------------------------
+
+// Float to integer without undefined behaviour: NaN → 0, saturating.
+template <typename To> To toInteger(double v)
+{
+    if (std::isnan(v))
+        return 0;
+    if (v <= static_cast<double>(std::numeric_limits<To>::lowest()))
+        return std::numeric_limits<To>::lowest();
+    if (v >= static_cast<double>(std::numeric_limits<To>::max()))
+        return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+}
+
+using ConvertFn = void (*)(const std::uint8_t *x, std::uint8_t *y, std::int64_t offset, std::int64_t length);
+
+template <typename From, typename To>
+void convert(const std::uint8_t *x, std::uint8_t *y, std::int64_t offset, std::int64_t length)
+{
+    const From *a = reinterpret_cast<const From *>(x) + offset;
+    To *b = reinterpret_cast<To *>(y) + offset;
+    for (std::int64_t i = 0; i < length; ++i) {
+        if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>)
+            b[i] = toInteger<To>(static_cast<double>(a[i]));
+        else
+            b[i] = static_cast<To>(a[i]); // NOLINT(bugprone-signed-char-misuse): int8 is signed
+    }
+}
+
+// Calls f(T{}) with the C++ type of an element of t; false for the types not taken.
+template <typename F> bool visitType(DType t, F &&f)
+{
+    switch (t) {
+    case DType::Float32: return f(float{}), true;
+    case DType::Float64: return f(double{}), true;
+    case DType::Int8: return f(std::int8_t{}), true;
+    case DType::UInt8: return f(std::uint8_t{}), true;
+    case DType::Int16: return f(std::int16_t{}), true;
+    case DType::Int32: return f(std::int32_t{}), true;
+    case DType::Int64: return f(std::int64_t{}), true;
+    case DType::UInt16: return f(std::uint16_t{}), true;
+    case DType::UInt32: return f(std::uint32_t{}), true;
+    case DType::UInt64: return f(std::uint64_t{}), true;
+    default: return false;
+    }
+}
+
+class CastOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        for (const reference::Run &r : m_runs)
+            m_convert(tensors[m_in], tensors[m_out], r.offset, r.length);
+        return Status::ok();
+    }
+
+    ConvertFn m_convert = nullptr;
+    std::vector<reference::Run> m_runs;
+    TensorId m_in = kInvalidId, m_out = kInvalidId;
+};
+
+// --- Resize -------------------------------------------------------------------------
+
+class ResizeOp final : public CpuOp
+{
+public:
+    Status run(std::uint8_t *const *tensors) const override
+    {
+        const auto *x = reinterpret_cast<const float *>(tensors[m_in]);
+        auto *y = reinterpret_cast<float *>(tensors[m_out]);
+        const std::size_t rank = m_axes.size();
+        static const std::vector<reference::ResizeTap> one{{0, 1.0}};
+        for (const ops::Region &r : m_boxes) {
+            std::vector<std::int64_t> idx;
+            for (const ops::Interval &i : r)
+                idx.push_back(i.begin);
+            for (;;) { // one output row (the last dim's range) per step
+                std::int64_t base = 0, dst = 0;
+                bool outside = false;
+                for (std::size_t d = 0; d + 2 < rank; ++d) {
+                    const auto o = static_cast<std::size_t>(idx[d]);
+                    base += m_axes[d].taps[o][0].offset;
+                    outside = outside || m_axes[d].outside[o];
+                    dst += idx[d] * m_yStrides[d];
+                }
+                const std::vector<reference::ResizeTap> *rows = &one;
+                if (rank >= 2) {
+                    const auto o = static_cast<std::size_t>(idx[rank - 2]);
+                    rows = &m_axes[rank - 2].taps[o];
+                    outside = outside || m_axes[rank - 2].outside[o];
+                    dst += idx[rank - 2] * m_yStrides[rank - 2];
+                }
+                const reference::ResizeAxis &cols = m_axes[rank - 1];
+                for (std::int64_t o = r.back().begin; o < r.back().end; ++o) {
+                    const auto c = static_cast<std::size_t>(o);
+                    if (outside || cols.outside[c]) {
+                        y[dst + o] = m_extrapolation;
+                        continue;
+                    }
+                    double sum = 0;
+                    for (const reference::ResizeTap &h : *rows)
+                        for (const reference::ResizeTap &w : cols.taps[c])
+                            sum += h.weight * w.weight * x[base + h.offset + w.offset];
+                    y[dst + o] = static_cast<float>(sum);
+                }
+                std::size_t d = rank - 1; // odometer over the dims before the last
+                for (;;) {
+                    if (d == 0)
+                        goto next;
+                    --d;
+                    if (++idx[d] < r[d].end)
+                        break;
+                    idx[d] = r[d].begin;
+                }
+            }
+        next:;
+        }
+        return Status::ok();
+    }
+
+    std::vector<reference::ResizeAxis> m_axes;
+    std::vector<std::int64_t> m_yStrides;
+    float m_extrapolation = 0;
+    std::vector<ops::Region> m_boxes;
+    TensorId m_in = kInvalidId, m_out = kInvalidId;
+};
+
 } // namespace
+
+CpuOpPtr makeResizeOp(const Graph &g, NodeId n, const std::vector<ops::Region> &boxes, std::string &why)
+{
+    const Node &node = g.node(n);
+    if (node.inputs.empty() || node.inputs[0] == kInvalidId || node.outputs.size() != 1 ||
+        node.outputs[0] == kInvalidId) {
+        why = "not a Resize with one output";
+        return nullptr;
+    }
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    if (x.dtype != DType::Float32 || y.dtype != DType::Float32) {
+        why = "not float32";
+        return nullptr;
+    }
+    if (x.shape.empty() || x.shape.size() != y.shape.size() || y.elements() == 0) {
+        why = "a scalar or empty tensor";
+        return nullptr;
+    }
+    auto taps = reference::resizeTaps(g, node);
+    if (!taps) {
+        why = taps.status().message();
+        return nullptr;
+    }
+    const std::size_t rank = x.shape.size();
+    // The dims before the last two must read one input element per output
+    // index: the taps' weights, summed per input offset, are 1 at one offset
+    // and 0 elsewhere (a cubic tap list at an integral coordinate is 0, 1,
+    // 0, 0; an extent-1 axis clamps every tap to its one element).
+    for (std::size_t d = 0; d + 2 < rank; ++d)
+        for (auto &t : taps->axes[d].taps) {
+            std::map<std::int64_t, double> byOffset;
+            for (const reference::ResizeTap &tap : t)
+                byOffset[tap.offset] += tap.weight;
+            std::vector<reference::ResizeTap> kept;
+            for (const auto &[offset, weight] : byOffset)
+                if (weight != 0.0)
+                    kept.push_back({offset, weight});
+            if (kept.size() != 1 || std::abs(kept[0].weight - 1.0) > 1e-12) {
+                why = "interpolation along a dim before the last two";
+                return nullptr;
+            }
+            t = std::move(kept);
+        }
+    auto op = std::make_unique<ResizeOp>();
+    op->m_axes = std::move(taps->axes);
+    op->m_extrapolation = taps->extrapolation;
+    op->m_yStrides = rowMajorStrides(y.shape);
+    op->m_boxes = boxes;
+    if (boxes.empty())
+        op->m_boxes.push_back(ops::fullRegion(y.shape));
+    op->m_in = node.inputs[0];
+    op->m_out = node.outputs[0];
+    for (TensorId t : node.inputs)
+        if (t != kInvalidId)
+            op->reads.push_back(t);
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = node.opType;
+    op->engine = Engine::Copy;
+    op->impl = boxes.empty() ? "taps" : "tiled:taps";
+    return op;
+}
+
+CpuOpPtr makeCastOp(const Graph &g, NodeId n, const std::vector<ops::Region> &boxes, std::string &why)
+{
+    const Node &node = g.node(n);
+    if (node.opType != "Cast" || node.inputs.empty() || node.outputs.size() != 1 || node.inputs[0] == kInvalidId ||
+        node.outputs[0] == kInvalidId) {
+        why = "not a Cast with one input and one output";
+        return nullptr;
+    }
+    const Tensor &x = g.tensor(node.inputs[0]), &y = g.tensor(node.outputs[0]);
+    ConvertFn fn = nullptr;
+    const bool typed = visitType(
+        x.dtype, [&]<typename From>(From) { visitType(y.dtype, [&]<typename To>(To) { fn = &convert<From, To>; }); });
+    if (!typed || !fn) {
+        why = "cast from " + std::string(dtypeName(x.dtype)) + " to " + std::string(dtypeName(y.dtype));
+        return nullptr;
+    }
+    auto op = std::make_unique<CastOp>();
+    op->m_convert = fn;
+    if (boxes.empty())
+        op->m_runs.push_back({0, y.elements()});
+    for (const ops::Region &r : boxes)
+        for (const reference::Run &run : reference::contiguousRuns(r, y.shape))
+            if (run.length > 0)
+                op->m_runs.push_back(run);
+    op->m_in = node.inputs[0];
+    op->m_out = node.outputs[0];
+    op->reads = {op->m_in};
+    op->writes = {op->m_out};
+    op->nodes = {n};
+    op->label = "Cast";
+    op->engine = Engine::Copy;
+    if (!boxes.empty())
+        op->impl = "tiled:runs";
+    return op;
+}
 
 CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants)
 {
@@ -646,6 +888,14 @@ CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants)
         return makeSplitOp(g, n);
     if (type == "Gather")
         return makeGatherOp(g, n);
+    if (type == "Cast") {
+        std::string why;
+        return makeCastOp(g, n, {}, why);
+    }
+    if (type == "Resize" || type == "Upsample") {
+        std::string why;
+        return makeResizeOp(g, n, {}, why);
+    }
     return makeReshapeOp(g, n);
 }
 

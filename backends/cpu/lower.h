@@ -72,6 +72,13 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
 // fusedintermediates.cpp: the candidates of a tiled task for tile-sized buffers.
 LocalTensors fusedIntermediates(const Graph &g, const ExecutionPlan &plan, const Kernel &k, const TaskRegions &regions);
 
+// tiledops.cpp: the write `w` of a reduction, LayerNormalization, Cast, Slice,
+// Split, Gather or Pad (tiledOpType) as oneDNN primitives or copies over its
+// boxes; no op and `declined` saying why when it cannot (the caller runs the
+// reference kernel). `useDnnl`/`useCopy`: the engines TESSERA_CPU_ENGINES allows.
+bool tiledOpType(std::string_view opType);
+NativeAttempt makeTiledOp(const Graph &g, const Constants &constants, const NodeWrite &w, bool useDnnl, bool useCopy);
+
 // lower.cpp: the LLVM element-wise chain starting at kernel position `pos`
 // (null when none starts there; its nodes marked done in `s` otherwise).
 // With `tiles` (a tiled task: the regions each node writes) the chain writes

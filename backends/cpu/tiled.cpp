@@ -1037,7 +1037,16 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
             return Status::error(ErrorCode::Cancelled, "compiling the plan was cancelled");
         const Node &n = g.node(w.node);
         std::string why;
-        if (boxes.count(w.node)) {
+        if (tiledOpType(n.opType)) {
+            // Reductions, LayerNormalization and data movement (tiledops.cpp).
+            NativeAttempt a = makeTiledOp(g, constants, w, useDnnl, useCopy);
+            if (a.op) {
+                done[static_cast<std::size_t>(pos)] = true;
+                out.push_back(std::move(a.op));
+                continue;
+            }
+            why = std::move(a.declined);
+        } else if (boxes.count(w.node)) {
             // S1.
             if (tiledDnnlType(n.opType)) {
                 if (!useDnnl) {

@@ -222,6 +222,27 @@ struct Window {
 Expected<std::vector<Window>> forwardWindows(const Node &n, const Shape &inSpatial, const Shape &outSpatial,
                                              const Shape &kernel);
 
+// --- Resize ---------------------------------------------------------------------
+
+// Resize/Upsample's interpolation per axis (kernels/resize.cpp; the CPU
+// backend computes the same sums): per output index the input taps (index
+// clamped to the axis, times the axis' row-major stride) and their weights,
+// and whether the coordinate leaves the input (tf_crop_and_resize: the
+// output is the extrapolation value).
+struct ResizeTap {
+    std::int64_t offset = 0;
+    double weight = 1;
+};
+struct ResizeAxis {
+    std::vector<std::vector<ResizeTap>> taps; // per output index
+    std::vector<bool> outside;
+};
+struct ResizeTaps {
+    std::vector<ResizeAxis> axes; // per dim
+    float extrapolation = 0;
+};
+Expected<ResizeTaps> resizeTaps(const Graph &g, const Node &n);
+
 // --- element conversion ----------------------------------------------------------
 
 float halfToFloat(std::uint16_t h);

@@ -45,15 +45,8 @@ namespace {
 
 enum class Mode : std::uint8_t { Nearest, Linear, Cubic };
 
-struct Tap {
-    std::int64_t offset = 0; // input index times the axis' stride
-    double weight = 1;
-};
-
-struct AxisTaps {
-    std::vector<std::vector<Tap>> taps; // per output index
-    std::vector<bool> outside;          // tf_crop_and_resize: the coordinate leaves the input
-};
+using Tap = ResizeTap;
+using AxisTaps = ResizeAxis;
 
 struct Params {
     Mode mode = Mode::Nearest;
@@ -192,7 +185,9 @@ private:
     float m_extrapolation;
 };
 
-Expected<KernelPtr> makeResize(const Graph &g, const Node &n)
+} // namespace
+
+Expected<ResizeTaps> resizeTaps(const Graph &g, const Node &n)
 {
     TS_TRY(expectType(g, n, 0, {DType::Float32}));
     const Shape &x = inTensor(g, n, 0).shape, &y = outTensor(g, n, 0).shape;
@@ -233,8 +228,18 @@ Expected<KernelPtr> makeResize(const Graph &g, const Node &n)
         axes.push_back(axisTaps(p, x[d], y[d], static_cast<double>(static_cast<float>(scales[d])),
                                 roi.empty() ? 0 : roi[d], roi.empty() ? 1 : roi[x.size() + d], st[d]));
     }
-    return KernelPtr(std::make_unique<ResizeKernel>(std::move(axes), y,
-                                                    static_cast<float>(n.attrFloat("extrapolation_value", 0.0))));
+    return ResizeTaps{std::move(axes), static_cast<float>(n.attrFloat("extrapolation_value", 0.0))};
+}
+
+namespace {
+
+Expected<KernelPtr> makeResize(const Graph &g, const Node &n)
+{
+    auto taps = resizeTaps(g, n);
+    if (!taps)
+        return taps.status();
+    return KernelPtr(
+        std::make_unique<ResizeKernel>(std::move(taps->axes), outTensor(g, n, 0).shape, taps->extrapolation));
 }
 
 // --- GridSample -------------------------------------------------------------------------
