@@ -5,6 +5,7 @@
 
 #include "backends/cpu/layout.h"
 #include "backends/cpu/lower.h"
+#include "backends/cpu/ompteam.h"
 #include "backends/cpu/perfcounters.h"
 #include "backends/cpu/workerpool.h"
 #include "core/hw/device.h"
@@ -71,6 +72,7 @@ public:
     std::int64_t arenaBytes = 0;
     int width = 1;        // most tasks at one dependency depth
     int threads = 0;      // the plan's own cap on workers (compileFor's "threads"); 0: the backend's
+    int teamThreads = 1;  // OpenMP team of its whole-tensor kernels (ompteam.h), compiled and run with
     double peakFlops = 0; // f32 FLOP/s of the CPU device the plan was compiled for (0: not known)
     std::map<std::string, double> compileMetrics;
     // The arena of the last finished run, handed to the next one: a fresh
@@ -229,11 +231,11 @@ public:
     }
 
     Expected<std::unique_ptr<CompiledPlan>> compileCancellable(const Graph &g, const ExecutionPlan &plan,
-                                                               const std::atomic<bool> *cancel)
+                                                               const std::atomic<bool> *cancel, int threadCap = 0)
     {
         try {
             std::lock_guard lock(m_compileMutex);
-            return compilePlan(g, plan, cancel);
+            return compilePlan(g, plan, cancel, threadCap);
         } catch (const std::bad_alloc &) {
             return Status::error(ErrorCode::Internal, "out of host memory while compiling the plan");
         } catch (const std::exception &e) {
@@ -241,8 +243,9 @@ public:
         }
     }
 
-    // Options: "threads" (a positive count) caps this plan's pool of workers,
-    // as CpuBackendOptions::threads does for the backend (tessera-cli run --threads).
+    // Options: "threads" (a positive count) caps this plan's pool of workers
+    // and its kernels' OpenMP teams, as CpuBackendOptions::threads does for
+    // the backend (tessera-cli run --threads).
     Expected<std::unique_ptr<CompiledPlan>> compileFor(const Graph &g, const ExecutionPlan &plan,
                                                        const CompileContext &context) override
     {
@@ -254,7 +257,7 @@ public:
                 return Status::invalid("threads must be a count from 1 to 1024, got '" + it->second + "'");
             threads = static_cast<int>(v);
         }
-        auto compiled = compileCancellable(g, plan, context.cancel);
+        auto compiled = compileCancellable(g, plan, context.cancel, threads);
         if (compiled && threads > 0)
             static_cast<CpuPlan &>(**compiled).threads = threads;
         if (compiled && context.device && context.device->kind == DeviceKind::Cpu)
@@ -296,7 +299,7 @@ private:
     // oneDNN primitive, an LLVM JIT compile): set, the compile stops with
     // ErrorCode::Cancelled, and the caches keep what was made so far.
     Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const ExecutionPlan &plan,
-                                                        const std::atomic<bool> *cancel)
+                                                        const std::atomic<bool> *cancel, int threadCap)
     {
         const auto t0 = Clock::now();
         const int compiledBefore = m_jit.compiled(), hitsBefore = m_jit.hits();
@@ -343,6 +346,21 @@ private:
 
         m_loaded = std::move(loaded); // only the last compile's: a bounded cache
         const double constantsMs = nsSince(t0) / 1e6;
+        // The OpenMP team of the whole-tensor kernels: one thread in a plan
+        // with tiled tasks (ompteam.h). oneDNN sizes a primitive by it when
+        // the primitive is made, here and when the layouts remake it.
+        bool hasTiledTasks = false;
+        for (const Task &t : plan.tasks) {
+            auto tiled = cpu::taskIsTiled(graph, plan, t);
+            if (!tiled)
+                return tiled.status();
+            hasTiledTasks = hasTiledTasks || *tiled;
+        }
+        // A cap on threads (the plan's, else the backend's) caps the team too.
+        out->teamThreads = cpu::wholeKernelThreads(hasTiledTasks);
+        if (const int cap = threadCap > 0 ? threadCap : m_options.threads; cap > 0)
+            out->teamThreads = std::min(out->teamThreads, cap);
+        const cpu::TeamSize teamSize(out->teamThreads);
         // S2: ops per task; S3: dependencies (plan's, plus writer -> reader).
         cpu::LowerStats stats;
         std::vector<std::vector<int>> writersOf(graph.tensorCount());
@@ -439,6 +457,7 @@ private:
         for (const cpu::CpuOp *op : allOps)
             reorders += op->reorders();
         m["reorders"] = reorders; // layout reorders a run executes (oneDNN ops' own)
+        m["omp_team_threads"] = out->teamThreads;
         m["blocked_tensors"] = layouts->blockedTensors;
         m["jit_kernels_compiled"] = m_jit.compiled() - compiledBefore;
         m["jit_cache_hits"] = m_jit.hits() - hitsBefore;
@@ -534,6 +553,7 @@ private:
         const auto t0 = Clock::now();
 
         auto worker = [&](int lane) {
+            const cpu::TeamSize teamSize(p.teamThreads); // as the kernels were made (ompteam.h)
             std::map<std::string, double> myNs;
             for (;;) {
                 int i = -1;

@@ -50,7 +50,7 @@
 namespace tessera {
 
 struct CpuBackendOptions {
-    int threads = 0; // worker threads for concurrent tasks; 0: the host's cores
+    int threads = 0; // worker threads for concurrent tasks, and at most a kernel's OpenMP team; 0: the host's cores
 };
 
 std::unique_ptr<IBackend> createCpuBackend(CpuBackendOptions options = {});

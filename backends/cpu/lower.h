@@ -34,6 +34,10 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
                                           const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
                                           LowerStats &stats, const std::atomic<bool> *cancel = nullptr);
 
+// Whether lowerTask() lowers `task` as a tiled task (lowerTiledTask: some
+// region short of its whole tensor); false for a task that is no compute task.
+Expected<bool> taskIsTiled(const Graph &g, const ExecutionPlan &plan, const Task &task);
+
 // tiled.cpp: a task whose regions are short of whole tensors, as
 // core/plan/tiles.h taskWrites lists its writes.
 Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, const Task &task,
