@@ -84,9 +84,33 @@ public:
 // S4: arena offsets. Tensor B may reuse A's bytes only when every task using A
 // is a strict ancestor of every task writing B (so no interleaving can touch
 // both). Graph outputs are written straight into the result's buffers.
-void placeArena(CpuPlan &p)
+// Offsets of the intermediates in the run's arena. With at most `maxSharing`
+// tasks two tensors share bytes when every task using one is an ancestor of
+// every task writing the other; a larger plan gives each its own bytes (the
+// ancestor matrix is tasks² bits). Returns whether bytes may be shared.
+bool placeArena(CpuPlan &p, std::size_t maxSharing)
 {
     const std::size_t nTasks = p.tasks.size(), words = (nTasks + 63) / 64;
+    if (nTasks > maxSharing) {
+        p.offset.assign(p.graph.tensorCount(), -1);
+        const std::unordered_set<TensorId> outputs(p.graph.outputs.begin(), p.graph.outputs.end());
+        std::vector<bool> written(p.graph.tensorCount(), false);
+        std::vector<std::pair<int, TensorId>> order; // by first writer, as below
+        for (std::size_t i = 0; i < nTasks; ++i)
+            for (const CpuOpPtr &op : p.tasks[i].ops)
+                for (TensorId t : op->writes)
+                    if (!written[static_cast<std::size_t>(t)] && !outputs.count(t)) {
+                        written[static_cast<std::size_t>(t)] = true;
+                        order.push_back({static_cast<int>(i), t});
+                    }
+        for (const auto &[firstWriter, t] : order) {
+            const std::int64_t bytes =
+                (std::max<std::int64_t>(p.bytes[static_cast<std::size_t>(t)], 1) + kAlign - 1) / kAlign * kAlign;
+            p.offset[static_cast<std::size_t>(t)] = p.arenaBytes;
+            p.arenaBytes += bytes;
+        }
+        return false;
+    }
     std::vector<std::vector<std::uint64_t>> anc(nTasks, std::vector<std::uint64_t>(words, 0));
     for (std::size_t i = 0; i < nTasks; ++i)
         for (int d : p.tasks[i].deps) {
@@ -144,6 +168,7 @@ void placeArena(CpuPlan &p)
         p.arenaBytes = std::max(p.arenaBytes, at + bytes);
         blocks.push_back({at, bytes, t});
     }
+    return true;
 }
 
 std::string bytesText(double b)
@@ -438,7 +463,7 @@ private:
                 allOps[at++] = op.get();
             }
 
-        placeArena(*out);
+        const bool shared = placeArena(*out, m_options.maxTasksSharingArena);
         TS_TRY(checkMemory(*out));
 
         std::map<std::string, double> &m = out->compileMetrics;
@@ -458,6 +483,7 @@ private:
             reorders += op->reorders();
         m["reorders"] = reorders; // layout reorders a run executes (oneDNN ops' own)
         m["omp_team_threads"] = out->teamThreads;
+        m["arena_shared"] = shared ? 1 : 0; // intermediates may share bytes (placeArena)
         m["blocked_tensors"] = layouts->blockedTensors;
         m["jit_kernels_compiled"] = m_jit.compiled() - compiledBefore;
         m["jit_cache_hits"] = m_jit.hits() - hitsBefore;

@@ -29,7 +29,8 @@
 // groups (IOS stages' streams, independent branches) run on a thread pool.
 // Intermediates live in one arena per run, placed at compile time so that two
 // tensors share bytes only when every use of one precedes every write of the
-// other along the dependencies.
+// other along the dependencies (in plans of at most maxTasksSharingArena
+// tasks; larger ones give each its own bytes: metric "arena_shared" 0).
 //
 // run() reports measured wall time: latencyMs, a per-task timeline (lane =
 // worker thread), and metrics: "total_ms", "tasks", "threads", "arena_bytes",
@@ -45,12 +46,18 @@
 
 #include "core/backend/backend.h"
 
+#include <cstddef>
 #include <memory>
 
 namespace tessera {
 
 struct CpuBackendOptions {
     int threads = 0; // worker threads for concurrent tasks, and at most a kernel's OpenMP team; 0: the host's cores
+    // Plans with more tasks give each intermediate its own bytes in the arena
+    // instead of sharing: placing shared bytes needs the tasks' ancestor
+    // matrix (tasks² bits: 2 GiB for BrickDL's ViT plan of 131829 tasks, whose
+    // compile ran past 10 minutes in the placement).
+    std::size_t maxTasksSharingArena = 16384;
 };
 
 std::unique_ptr<IBackend> createCpuBackend(CpuBackendOptions options = {});

@@ -260,6 +260,34 @@ TEST_F(CpuTiledTest, APlanWithoutTilesKeepsTheHostsTeam)
     EXPECT_EQ(run->metrics["threads"], 1);
 }
 
+// Issue 13 sweep (BrickDL's ViT plan, 131829 tasks, compiled past 10 minutes):
+// a plan of more tasks than CpuBackendOptions::maxTasksSharingArena gives each
+// intermediate its own bytes, without the tasks² ancestor matrix, and still
+// matches.
+TEST_F(CpuTiledTest, APlanOfManyTasksGivesEachIntermediateItsOwnBytes)
+{
+    const Graph g = testgraphs::residualChain(2);
+    const ExecutionPlan p = fusedTiles(g, 3, 2);
+    ASSERT_GT(p.tasks.size(), 4u);
+    cpu = createCpuBackend({.maxTasksSharingArena = 4});
+    RunResult own = matches(g, p, "own bytes");
+    EXPECT_EQ(own.metrics["arena_shared"], 0);
+    cpu = createCpuBackend();
+    RunResult shared = matches(g, p, "shared bytes");
+    EXPECT_EQ(shared.metrics["arena_shared"], 1);
+    EXPECT_GT(own.metrics["arena_bytes"], shared.metrics["arena_bytes"]) << "the residual chain reuses bytes";
+}
+
+// Twin: at the limit itself the plan still shares.
+TEST_F(CpuTiledTest, APlanAtTheTaskLimitStillSharesItsArena)
+{
+    const Graph g = testgraphs::residualChain(2);
+    const ExecutionPlan p = fusedTiles(g, 3, 2);
+    cpu = createCpuBackend({.maxTasksSharingArena = p.tasks.size()});
+    RunResult r = matches(g, p, "at the limit");
+    EXPECT_EQ(r.metrics["arena_shared"], 1);
+}
+
 // x[1,4,8,8] -> Conv (4 outputs, 2 groups, 3x3, pad 1) -> Relu.
 Graph groupedConv()
 {
