@@ -31,7 +31,8 @@ cache with the same STAMP is not exported again.
 tests/torchcorpus/models.txt lists the corpus (name, group, "ci" for the few smallest that CI runs);
 the ctest label `torchcorpus` (tests/torchcorpus/tst_torchcorpus.cpp) imports each cached model,
 schedules it with every registered scheduler, verifies and runs each plan on the reference backend
-and compares with output_K.pb (relative L2 under 1e-4). `check` fails when models.txt and
+and compares with output_K.pb (relative L2 under 1e-4, or under torch_f32_rel_l2 where PyTorch's own
+float32 output misses 1e-4: DeepLabV3-ResNet101, 5.3e-4). `check` fails when models.txt and
 torchvision's registry disagree, so the corpus stays "every model".
 
 Usage:
@@ -396,7 +397,7 @@ def cmd_report(a):
     order = [n for n in listed if n in models] + sorted(set(models) - set(listed))
     lines = ["| model | import ms | nodes | GFLOP | " + " | ".join(scheds) + " | max rel L2 |",
              "|---|---:|---:|---:|" + "---|" * len(scheds) + "---:|"]
-    failures, counts = [], {"pass": 0, "sched": 0, "fail": 0}
+    failures, counts, raised = [], {"pass": 0, "sched": 0, "fail": 0}, {}
     for n in order:
         m = models[n]
         cells, worst = [], None
@@ -407,15 +408,18 @@ def cmd_report(a):
             elif r.get("ok"):
                 kind = "sched" if "scheduled_only" in r else "pass"
                 counts[kind] += 1
-                cells.append(f"{kind} {r['schedule_ms'] / 1000:.1f}")
+                star = "*" if "bar" in r else ""
+                if star:
+                    raised[n] = r["bar"]
+                cells.append(f"{kind}{star} {r['schedule_ms'] / 1000:.1f}")
                 if "rel_l2" in r:
                     worst = max(worst or 0.0, r["rel_l2"])
             else:
                 counts["fail"] += 1
                 cells.append("**fail**")
                 failures.append((n, s, r.get("error") or
-                                 (f"output {r['rel_l2']:.2e} from PyTorch's float64 (relative L2), over 1e-4"
-                                  if "rel_l2" in r else "")))
+                                 (f"output {r['rel_l2']:.2e} from PyTorch's float64 (relative L2), over "
+                                  f"{r.get('bar', 1e-4):.1e}" if "rel_l2" in r else "")))
         if "error" in m:
             failures.append((n, "import", m["error"]))
         nodes = m.get("nodes")
@@ -427,6 +431,10 @@ def cmd_report(a):
     text = "\n".join(lines) + "\n"
     text += (f"\n{len(order)} models; model × scheduler: {counts['pass']} pass (run, rel L2 < 1e-4), "
              f"{counts['sched']} scheduled and verified only, {counts['fail']} fail.\n")
+    if raised:
+        text += ("\n\\* PyTorch's own float32 output is further than 1e-4 from its float64 one; the bar is "
+                 "that distance (tst_torchcorpus allowedRelL2): " +
+                 ", ".join(f"{n} {b:.1e}" for n, b in raised.items()) + ".\n")
     if missing:
         text += f"\nNot tried (not exported or not reached): {', '.join(missing)}.\n"
     if failures:

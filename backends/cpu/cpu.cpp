@@ -55,7 +55,12 @@ struct TaskProgram {
     std::vector<int> deps;       // task indices that must finish first
     std::vector<int> dependents; // the reverse
     std::string summary;         // "onednn[x64:gemm:jit]:Conv+Add, llvm-jit:Relu" (engine[impl]:label per op)
-    TaskWork work;               // FLOPs and bytes of the task's regions (core/plan/taskwork.h)
+    // Fused intermediates (lower.h TaskScratch): per part of the ops (one
+    // per tile when the task runs tile by tile), each at its offset in the
+    // worker's scratch of `scratchBytes`; the part's ops see them there.
+    std::vector<cpu::TaskScratch::Part> parts;
+    std::int64_t scratchBytes = 0;
+    TaskWork work; // FLOPs and bytes of the task's regions (core/plan/taskwork.h)
 };
 
 class CpuPlan final : public CompiledPlan
@@ -82,12 +87,14 @@ public:
 };
 
 // S4: arena offsets. Tensor B may reuse A's bytes only when every task using A
-// is a strict ancestor of every task writing B (so no interleaving can touch
-// both). Graph outputs are written straight into the result's buffers.
-// Offsets of the intermediates in the run's arena. With at most `maxSharing`
-// tasks two tensors share bytes when every task using one is an ancestor of
-// every task writing the other; a larger plan gives each its own bytes (the
-// ancestor matrix is tasks² bits). Returns whether bytes may be shared.
+// is a strict ancestor of every task writing B, or the other way round (so no
+// interleaving can touch both). Graph outputs are written straight into the
+// result's buffers. First fit, in two orders — by first writer, and largest
+// first — keeping the smaller arena (first fit is not monotone: a plan with
+// fewer tensors, its fused intermediates gone, can pack worse in one order).
+// That needs the tasks' ancestor matrix (tasks² bits): a plan of more than
+// `maxSharing` tasks gives each intermediate its own bytes instead. Returns
+// whether bytes may be shared.
 bool placeArena(CpuPlan &p, std::size_t maxSharing)
 {
     const std::size_t nTasks = p.tasks.size(), words = (nTasks + 63) / 64;
@@ -130,45 +137,84 @@ bool placeArena(CpuPlan &p, std::size_t maxSharing)
             }
         }
     const std::unordered_set<TensorId> outputs(g.outputs.begin(), g.outputs.end());
+    auto sizeOf = [&](TensorId t) {
+        return (std::max<std::int64_t>(p.bytes[static_cast<std::size_t>(t)], 1) + kAlign - 1) / kAlign * kAlign;
+    };
     std::vector<std::pair<int, TensorId>> order; // by first writer
     for (std::size_t t = 0; t < g.tensorCount(); ++t)
         if (!writers[t].empty() && !outputs.count(static_cast<TensorId>(t)))
             order.push_back({*std::min_element(writers[t].begin(), writers[t].end()), static_cast<TensorId>(t)});
     std::stable_sort(order.begin(), order.end());
+    std::vector<TensorId> byWriter, bySize;
+    for (const auto &[firstWriter, t] : order)
+        byWriter.push_back(t);
+    bySize = byWriter;
+    std::stable_sort(bySize.begin(), bySize.end(), [&](TensorId a, TensorId b) { return sizeOf(a) > sizeOf(b); });
 
+    auto before = [&](int u, int w) {
+        return (anc[static_cast<std::size_t>(w)][static_cast<std::size_t>(u) / 64] >> (u % 64)) & 1;
+    };
+    // Every use of `a` precedes every write of `b`.
+    auto precedes = [&](TensorId a, TensorId b) {
+        for (int u : users[static_cast<std::size_t>(a)])
+            for (int w : writers[static_cast<std::size_t>(b)])
+                if (!before(u, w))
+                    return false;
+        return true;
+    };
     struct Block {
         std::int64_t offset, bytes;
         TensorId tensor;
     };
-    std::vector<Block> blocks;
-    p.offset.assign(g.tensorCount(), -1);
-    auto before = [&](int u, int w) {
-        return (anc[static_cast<std::size_t>(w)][static_cast<std::size_t>(u) / 64] >> (u % 64)) & 1;
+    auto place = [&](const std::vector<TensorId> &tensors, std::vector<std::int64_t> &offset) {
+        std::vector<Block> blocks;
+        std::int64_t arena = 0;
+        offset.assign(g.tensorCount(), -1);
+        for (TensorId t : tensors) {
+            const std::int64_t bytes = sizeOf(t);
+            std::vector<std::pair<std::int64_t, std::int64_t>> busy;
+            for (const Block &b : blocks)
+                if (!precedes(b.tensor, t) && !precedes(t, b.tensor))
+                    busy.push_back({b.offset, b.offset + b.bytes});
+            std::sort(busy.begin(), busy.end());
+            std::int64_t at = 0;
+            for (const auto &[lo, hi] : busy) {
+                if (lo - at >= bytes)
+                    break;
+                at = std::max(at, hi);
+            }
+            offset[static_cast<std::size_t>(t)] = at;
+            arena = std::max(arena, at + bytes);
+            blocks.push_back({at, bytes, t});
+        }
+        return arena;
     };
-    for (const auto &[firstWriter, t] : order) {
-        const std::int64_t bytes =
-            (std::max<std::int64_t>(p.bytes[static_cast<std::size_t>(t)], 1) + kAlign - 1) / kAlign * kAlign;
-        std::vector<std::pair<std::int64_t, std::int64_t>> busy;
-        for (const Block &b : blocks) {
-            bool free = true;
-            for (int u : users[static_cast<std::size_t>(b.tensor)])
-                for (int w : writers[static_cast<std::size_t>(t)])
-                    free = free && before(u, w);
-            if (!free)
-                busy.push_back({b.offset, b.offset + b.bytes});
-        }
-        std::sort(busy.begin(), busy.end());
-        std::int64_t at = 0;
-        for (const auto &[lo, hi] : busy) {
-            if (lo - at >= bytes)
-                break;
-            at = std::max(at, hi);
-        }
-        p.offset[static_cast<std::size_t>(t)] = at;
-        p.arenaBytes = std::max(p.arenaBytes, at + bytes);
-        blocks.push_back({at, bytes, t});
+    std::vector<std::int64_t> other;
+    p.arenaBytes = place(byWriter, p.offset);
+    if (const std::int64_t arena = place(bySize, other); arena < p.arenaBytes) {
+        p.arenaBytes = arena;
+        p.offset = std::move(other);
     }
     return true;
+}
+
+// The tensor table a part of a task with fused intermediates runs on: the
+// run's, with the part's in this thread's scratch (kept for the thread's
+// later tasks).
+std::uint8_t *const *localTable(const std::vector<std::uint8_t *> &tensors, const TaskProgram &task,
+                                const cpu::TaskScratch::Part &part)
+{
+    thread_local std::vector<std::uint8_t *> table;
+    thread_local std::vector<std::uint8_t> scratch;
+    table.assign(tensors.begin(), tensors.end());
+    const auto need = static_cast<std::size_t>(task.scratchBytes + kAlign);
+    if (scratch.size() < need)
+        scratch.resize(need);
+    const auto base = (reinterpret_cast<std::uintptr_t>(scratch.data()) + kAlign - 1) / kAlign * kAlign;
+    for (const auto &[t, offset] : part.offset)
+        table[static_cast<std::size_t>(t)] =
+            reinterpret_cast<std::uint8_t *>(base + static_cast<std::uintptr_t>(offset));
+    return table.data();
 }
 
 std::string bytesText(double b)
@@ -396,10 +442,15 @@ private:
             p.id = t.id;
             p.work = taskWork(graph, plan, t);
             if (t.kind == TaskKind::Compute) {
-                auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, &m_dnnlConstants, stats, cancel);
+                cpu::TaskScratch scratch;
+                auto ops = cpu::lowerTask(graph, plan, t, out->constants, &m_jit, &m_dnnlConstants, stats, cancel,
+                                          m_options.fuseIntermediates ? &scratch : nullptr);
                 if (!ops)
                     return ops.status();
                 p.ops = std::move(*ops);
+                if (scratch.bytes > 0)
+                    p.parts = std::move(scratch.parts);
+                p.scratchBytes = scratch.bytes;
             }
             std::set<int> deps;
             for (TaskId d : t.deps)
@@ -467,6 +518,22 @@ private:
         TS_TRY(checkMemory(*out));
 
         std::map<std::string, double> &m = out->compileMetrics;
+        // Fused intermediates no task writes whole: no arena storage at all.
+        std::set<TensorId> fused;
+        std::int64_t scratch = 0;
+        for (const TaskProgram &p : out->tasks) {
+            scratch = std::max(scratch, p.scratchBytes);
+            for (const cpu::TaskScratch::Part &part : p.parts)
+                for (const auto &[t, offset] : part.offset)
+                    if (out->offset[static_cast<std::size_t>(t)] < 0)
+                        fused.insert(t);
+        }
+        double fusedBytes = 0;
+        for (TensorId t : fused)
+            fusedBytes += static_cast<double>(graph.tensor(t).bytes());
+        m["fused_intermediates/tensors"] = static_cast<double>(fused.size());
+        m["fused_intermediates/tensor_bytes"] = fusedBytes;
+        m["fused_intermediates/scratch_bytes"] = static_cast<double>(scratch);
         for (TaskProgram &p : out->tasks) {
             for (const CpuOpPtr &op : p.ops) {
                 m["ops/" + std::string(cpu::engineName(op->engine))] += 1;
@@ -596,14 +663,24 @@ private:
                 if (observer.cancel && observer.cancel->load(std::memory_order_relaxed))
                     st = Status::error(ErrorCode::Cancelled, "run cancelled before task " + std::to_string(task.id));
                 const double start = nsSince(t0);
+                std::uint8_t *const *table = tensors.data();
+                std::size_t opIndex = 0, part = 0;
                 for (const CpuOpPtr &op : task.ops) {
+                    // A part's fused intermediates from its first op on.
+                    if (part < task.parts.size() && task.parts[part].firstOp == opIndex) {
+                        while (part + 1 < task.parts.size() && task.parts[part + 1].firstOp == opIndex)
+                            ++part; // parts without ops
+                        const cpu::TaskScratch::Part &next = task.parts[part++];
+                        table = next.offset.empty() ? tensors.data() : localTable(tensors, task, next);
+                    }
+                    ++opIndex;
                     // Checked before every op too: a fused task may hold many.
                     if (st && observer.cancel && observer.cancel->load(std::memory_order_relaxed))
                         st = Status::error(ErrorCode::Cancelled, "run cancelled in task " + std::to_string(task.id));
                     if (!st)
                         break;
                     const auto s0 = Clock::now();
-                    st = op->run(tensors.data());
+                    st = op->run(table);
                     myNs[std::string(cpu::engineName(op->engine))] += nsSince(s0);
                 }
                 const double end = nsSince(t0);
@@ -651,6 +728,12 @@ private:
         result.metrics["tasks"] = static_cast<double>(n);
         result.metrics["threads"] = workers;
         result.metrics["arena_bytes"] = static_cast<double>(p.arenaBytes);
+        // The arena and every worker's scratch of fused intermediates (at most
+        // the largest task's each): the run's buffers besides its outputs.
+        std::int64_t scratch = 0;
+        for (const TaskProgram &t : p.tasks)
+            scratch = std::max(scratch, t.scratchBytes);
+        result.metrics["arena_and_scratch_bytes"] = static_cast<double>(p.arenaBytes + workers * scratch);
         counters.report(result.metrics);
         for (const auto &[k, ns] : engineNs)
             result.metrics["op_ms/" + k] = ns / 1e6;

@@ -30,10 +30,17 @@
 // Intermediates live in one arena per run, placed at compile time so that two
 // tensors share bytes only when every use of one precedes every write of the
 // other along the dependencies (in plans of at most maxTasksSharingArena
-// tasks; larger ones give each its own bytes: metric "arena_shared" 0).
+// tasks; larger ones give each its own bytes: metric "arena_shared" 0);
+// the intermediates of a tiled task's fused group live in tile-sized buffers
+// on the worker's scratch instead, and in the arena only when some task
+// writes them whole (fusedintermediates.cpp).
 //
 // run() reports measured wall time: latencyMs, a per-task timeline (lane =
 // worker thread), and metrics: "total_ms", "tasks", "threads", "arena_bytes",
+// "fused_intermediates/tensors" (tensors kept only in tile-sized buffers),
+// "fused_intermediates/tensor_bytes" (their whole size),
+// "fused_intermediates/scratch_bytes" (the largest task's buffers, per worker),
+// "arena_and_scratch_bytes" (the arena plus every worker's scratch),
 // "ops/<engine>", "op_ms/<engine>", "fallback/<op>[: <why>]",
 // "kernel/<task> <engine>[<impl>]:<label>, .../wall_ms" (per kernel: the
 // engine of each op and the kernel's wall time), "jit_kernels_compiled" and
@@ -53,6 +60,10 @@ namespace tessera {
 
 struct CpuBackendOptions {
     int threads = 0; // worker threads for concurrent tasks, and at most a kernel's OpenMP team; 0: the host's cores
+    // A tiled task keeps the intermediates of its fused group in tile-sized
+    // buffers on the worker's scratch (backends/cpu/fusedintermediates.cpp);
+    // false: in whole tensors in the arena, as before issue 13.
+    bool fuseIntermediates = true;
     // Plans with more tasks give each intermediate its own bytes in the arena
     // instead of sharing: placing shared bytes needs the tasks' ancestor
     // matrix (tasks² bits: 2 GiB for BrickDL's ViT plan of 131829 tasks, whose

@@ -243,8 +243,9 @@ public:
     Status tile(std::vector<ops::Region> boxes, JitCache &jit)
     {
         m_tiled = true;
-        const std::vector<std::int64_t> outRm = rowMajor(m_shape);
+        const std::vector<std::int64_t> outRm = m_outStrides.empty() ? rowMajor(m_shape) : m_outStrides;
         const std::size_t rank = m_shape.size();
+        auto origin = [](const std::vector<std::int64_t> &o, std::size_t d) { return o.empty() ? 0 : o[d]; };
         for (const ops::Region &r : boxes) {
             assert(r.size() == rank);
             bool empty = false;
@@ -260,9 +261,9 @@ public:
             b.operandBase.assign(m_operands.size(), 0);
             b.operandStride.assign(m_operands.size(), {});
             for (std::size_t d = 0; d < rank; ++d) {
-                b.outBase += r[d].begin * outRm[d];
+                b.outBase += (r[d].begin - origin(m_outOrigin, d)) * outRm[d];
                 for (std::size_t i = 0; i < m_operands.size(); ++i)
-                    b.operandBase[i] += r[d].begin * m_rawStrides[i][d];
+                    b.operandBase[i] += (r[d].begin - origin(m_rawOrigins[i], d)) * m_rawStrides[i][d];
                 if (d < k) {
                     b.outer.push_back(r[d].end - r[d].begin);
                     b.outStride.push_back(outRm[d]);
@@ -360,6 +361,11 @@ public:
     std::vector<std::int64_t> m_shape;
     std::vector<std::vector<std::int64_t>> m_rawStrides; // per operand, over m_shape
     std::vector<EwInstr> m_instrs;
+    // Tiled operands and output in tile-sized buffers (lower.h LocalTensors):
+    // the index of their first element over m_shape (empty: 0), the output's
+    // strides (empty: row-major over m_shape).
+    std::vector<std::vector<std::int64_t>> m_rawOrigins; // per operand
+    std::vector<std::int64_t> m_outStrides, m_outOrigin;
     // Tiled (tile()): the boxes of m_out it writes, as runs.
     struct Box {
         EwFunction fn = nullptr;
@@ -387,11 +393,31 @@ std::vector<std::int64_t> bcastStrides(const Shape &out, const Shape &in)
     return s;
 }
 
+// Strides and origin over `out` of tensor `t` (right-aligned, 0 along its
+// unit dims) kept in a tile-sized buffer holding `region` of it.
+void localStrides(const Shape &out, const Shape &t, const ops::Region &region, std::vector<std::int64_t> &strides,
+                  std::vector<std::int64_t> &origin)
+{
+    strides.assign(out.size(), 0);
+    origin.assign(out.size(), 0);
+    std::int64_t stride = 1;
+    for (std::size_t k = 0; k < t.size(); ++k) {
+        const std::size_t di = t.size() - 1 - k, dout = out.size() - 1 - k;
+        if (t[di] != 1) {
+            strides[dout] = stride;
+            origin[dout] = region[di].begin;
+        }
+        stride *= region[di].size();
+    }
+}
+
 } // namespace
 
 Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats,
-                             const std::map<NodeId, std::vector<ops::Region>> *tiles)
+                             const std::map<NodeId, std::vector<ops::Region>> *tiles, const LocalTensors *local)
 {
+    if (!tiles)
+        local = nullptr;
     const Graph &g = s.graph;
     const Node &first = g.node(s.kernelNodes[pos]);
     const Shape shape = first.outputs.empty() ? Shape{} : g.tensor(first.outputs[0]).shape;
@@ -407,6 +433,10 @@ Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, Low
         if (auto it = value.find(t); it != value.end())
             return it->second;
         strides.push_back(bcastStrides(shape, g.tensor(t).shape));
+        op->m_rawOrigins.emplace_back();
+        if (local)
+            if (auto it = local->find(t); it != local->end())
+                localStrides(shape, g.tensor(t).shape, it->second, strides.back(), op->m_rawOrigins.back());
         op->m_operands.push_back({t, -1});
         op->reads.push_back(t);
         return value[t] = static_cast<int>(strides.size()) - 1;
@@ -415,6 +445,7 @@ Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, Low
         std::vector<std::int64_t> st(shape.size(), 0);
         st[1] = 1; // per channel (axis 1)
         strides.push_back(st);
+        op->m_rawOrigins.emplace_back();
         op->m_owned.push_back(std::move(data));
         op->m_operands.push_back({kInvalidId, static_cast<int>(op->m_owned.size()) - 1});
         return static_cast<int>(strides.size()) - 1;
@@ -537,6 +568,15 @@ done:
             return CpuOpPtr();
         }
         op->m_out = last.outputs[0];
+        if (local)
+            if (auto it = local->find(op->m_out); it != local->end()) {
+                std::vector<std::int64_t> extents;
+                for (const ops::Interval &i : it->second) {
+                    extents.push_back(i.size());
+                    op->m_outOrigin.push_back(i.begin);
+                }
+                op->m_outStrides = rowMajor(extents);
+            }
     }
 
     // S2: merge adjacent dims every operand walks the same way; drop unit dims.
@@ -603,6 +643,32 @@ bool isTiled(const Graph &g, const TaskRegions &regions)
     return !allWhole;
 }
 
+// A task with m > 1 tiles of each node it tiles (the same m for every
+// node output) as m tasks, the i-th holding the i-th tile of each; none
+// otherwise (one tile each, or uneven counts: the task runs whole, its
+// buffers holding the hull of its tiles).
+std::vector<Task> tileByTile(const Task &task)
+{
+    std::map<std::pair<NodeId, int>, std::vector<const NodeTile *>> byOutput;
+    for (const NodeTile &t : task.tiles)
+        byOutput[{t.node, t.output}].push_back(&t);
+    std::size_t m = 0;
+    for (const auto &[key, tiles] : byOutput) {
+        if (m != 0 && tiles.size() != m)
+            return {};
+        m = tiles.size();
+    }
+    if (m < 2)
+        return {};
+    std::vector<Task> parts(m, task);
+    for (std::size_t i = 0; i < m; ++i) {
+        parts[i].tiles.clear();
+        for (const auto &[key, tiles] : byOutput)
+            parts[i].tiles.push_back(*tiles[i]);
+    }
+    return parts;
+}
+
 } // namespace
 
 Expected<bool> taskIsTiled(const Graph &g, const ExecutionPlan &plan, const Task &task)
@@ -617,7 +683,7 @@ Expected<bool> taskIsTiled(const Graph &g, const ExecutionPlan &plan, const Task
 
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
                                           const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
-                                          LowerStats &stats, const std::atomic<bool> *cancel)
+                                          LowerStats &stats, const std::atomic<bool> *cancel, TaskScratch *scratch)
 {
     const Kernel &k = plan.kernels[static_cast<std::size_t>(task.kernel)];
     auto regions = taskRegions(g, k, task.tiles);
@@ -632,8 +698,29 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     const bool useCopy = engines.find("copy") != std::string::npos;
     if (engines.find("llvm-jit") == std::string::npos)
         jit = nullptr;
-    if (!allWhole)
-        return lowerTiledTask(g, k, task, *regions, constants, jit, useDnnl, useCopy, stats, cancel);
+    if (scratch)
+        *scratch = TaskScratch{};
+    if (!allWhole) {
+        if (!scratch)
+            return lowerTiledTask(g, k, task, *regions, constants, jit, useDnnl, useCopy, stats, cancel, nullptr);
+        std::vector<CpuOpPtr> out;
+        std::vector<Task> parts = tileByTile(task);
+        for (const Task &part : parts.empty() ? std::vector<Task>{task} : parts) {
+            auto partRegions = parts.empty() ? regions : taskRegions(g, k, part.tiles);
+            if (!partRegions)
+                return partRegions.status();
+            TaskScratch s;
+            s.regions = fusedIntermediates(g, plan, k, *partRegions);
+            auto ops = lowerTiledTask(g, k, part, *partRegions, constants, jit, useDnnl, useCopy, stats, cancel, &s);
+            if (!ops)
+                return ops.status();
+            scratch->parts.push_back({out.size(), std::move(s.offset)});
+            scratch->bytes = std::max(scratch->bytes, s.bytes);
+            for (CpuOpPtr &op : *ops)
+                out.push_back(std::move(op));
+        }
+        return out;
+    }
     std::vector<bool> done(k.nodes.size(), false);
     FusionScope scope{g, k.nodes, done, constants, dnnlCache};
     std::vector<CpuOpPtr> out;

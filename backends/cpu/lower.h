@@ -27,29 +27,62 @@ struct LowerStats {
     std::string jitUnavailable; // why the JIT could not be used (empty: it could)
 };
 
+// Fused intermediates of a tiled task (tiled.cpp): tensors a task's ops
+// keep only in a tile-sized buffer on the running thread's scratch — the
+// region the task computes of them, row-major over the region's extents,
+// addressed from the region's origin. The task's ops do not list them in
+// their reads or writes: the tensor has no storage in the run's arena
+// unless another task writes it whole.
+using LocalTensors = std::map<TensorId, ops::Region>;
+struct TaskScratch {
+    LocalTensors regions;                    // fused intermediate -> the region its buffer holds
+    std::map<TensorId, std::int64_t> offset; // its buffer's byte offset in the task's scratch
+    std::int64_t bytes = 0;                  // the task's scratch (buffers share bytes when not live together)
+    // lowerTask: the task's ops in parts run one after the other (one per
+    // tile when it runs tile by tile), each with its buffers from the
+    // scratch's start; `bytes` is the largest part's.
+    struct Part {
+        std::size_t firstOp = 0;
+        std::map<TensorId, std::int64_t> offset;
+    };
+    std::vector<Part> parts;
+};
+
 // `cancel` (may be null) is looked at before each node's op is made (a oneDNN
 // primitive, an LLVM chain compile): set, the task's lowering stops with
 // ErrorCode::Cancelled.
+// With `scratch` (may be null), a tiled task keeps its fused intermediates in
+// tile-sized buffers and lists them there (none: a task of whole tensors); a
+// task with m > 1 tiles of each tiled node runs tile by tile (m parts: the
+// i-th tile of each), so its scratch holds one tile's intermediates at a time.
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
                                           const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
-                                          LowerStats &stats, const std::atomic<bool> *cancel = nullptr);
+                                          LowerStats &stats, const std::atomic<bool> *cancel = nullptr,
+                                          TaskScratch *scratch = nullptr);
 
 // Whether lowerTask() lowers `task` as a tiled task (lowerTiledTask: some
 // region short of its whole tensor); false for a task that is no compute task.
 Expected<bool> taskIsTiled(const Graph &g, const ExecutionPlan &plan, const Task &task);
 
 // tiled.cpp: a task whose regions are short of whole tensors, as
-// core/plan/tiles.h taskWrites lists its writes.
+// core/plan/tiles.h taskWrites lists its writes. `scratch` (may be null):
+// in, the candidates for tile-sized buffers in its regions
+// (fusedIntermediates); out, those the ops keep there and where.
 Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, const Task &task,
                                                const TaskRegions &regions, const Constants &constants, JitCache *jit,
                                                bool useDnnl, bool useCopy, LowerStats &stats,
-                                               const std::atomic<bool> *cancel);
+                                               const std::atomic<bool> *cancel, TaskScratch *scratch = nullptr);
+
+// fusedintermediates.cpp: the candidates of a tiled task for tile-sized buffers.
+LocalTensors fusedIntermediates(const Graph &g, const ExecutionPlan &plan, const Kernel &k, const TaskRegions &regions);
 
 // lower.cpp: the LLVM element-wise chain starting at kernel position `pos`
 // (null when none starts there; its nodes marked done in `s` otherwise).
 // With `tiles` (a tiled task: the regions each node writes) the chain writes
 // only the regions of its last node; its intermediates are never stored.
+// `local` (with `tiles`): operands and the output in tile-sized buffers.
 Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats,
-                             const std::map<NodeId, std::vector<ops::Region>> *tiles = nullptr);
+                             const std::map<NodeId, std::vector<ops::Region>> *tiles = nullptr,
+                             const LocalTensors *local = nullptr);
 
 } // namespace tessera::cpu

@@ -29,6 +29,19 @@
 //       reference kernel over the same boxes (makeReferenceTileOp), with the
 //       reason in CpuOp::declined, so the run report lists it among the
 //       fallbacks ("fallback/<op>: tiled: <why>").
+// Fused intermediates (fusedintermediates.cpp says which tensors qualify):
+//   F1  the task is lowered with each candidate in a tile-sized buffer (a
+//       Frame: row-major over its region's extents, from the region's
+//       origin) that S1's views, S2's runs and the reorders address; while
+//       an op cannot (S3, a reshape's flat copy, a Gemm's C read whole, any
+//       op not made on Frames), the task is lowered again without the
+//       tensors it touches;
+//   F2  candidates some op writes are kept (an epilogue's or a chain's
+//       intermediates are never stored) and taken out of the ops' reads
+//       and writes, so cpu.cpp gives them no arena storage;
+//   F3  their buffers placed in the task's scratch, sharing bytes when no
+//       op lies in both their spans; cpu.cpp points the task's tensor
+//       table at the worker's scratch.
 // Assumes float32 tensors for S1/S2 (else S3) and plain (row-major) storage
 // of every tensor a tiled op touches: the ops list no blocked groups, so the
 // layout pass hands them plain copies of blocked neighbours.
@@ -47,6 +60,7 @@
 #include <mutex>
 #include <omp.h>
 #include <optional>
+#include <set>
 #include <tuple>
 
 namespace tessera::cpu {
@@ -72,6 +86,42 @@ memory::desc view(const Dims &dims, const Dims &strides)
 bool isF32(const Graph &g, TensorId t)
 {
     return t != kInvalidId && g.tensor(t).dtype == DType::Float32;
+}
+
+// Where a tiled op finds a tensor: the run's whole row-major tensor, or a
+// fused intermediate's tile-sized buffer (row-major over its region's
+// extents, index `origin` at its first element).
+struct Frame {
+    Dims strides;
+    Dims origin;
+    std::int64_t at(std::size_t d, std::int64_t i) const { return (i - origin[d]) * strides[d]; }
+};
+
+Frame frameOf(const Graph &g, const LocalTensors *local, TensorId t)
+{
+    const Shape &s = g.tensor(t).shape;
+    if (local)
+        if (auto it = local->find(t); it != local->end()) {
+            Shape extents;
+            Dims origin;
+            for (const ops::Interval &i : it->second) {
+                extents.push_back(i.size());
+                origin.push_back(i.begin);
+            }
+            return {rowMajor(extents), origin};
+        }
+    return {rowMajor(s), Dims(s.size(), 0)};
+}
+
+// The frame seen through `rank - r` leading unit dims (a MatMul operand
+// padded to the output's rank).
+Frame padded(Frame f, std::size_t rank)
+{
+    while (f.strides.size() < rank) {
+        f.strides.insert(f.strides.begin(), 0);
+        f.origin.insert(f.origin.begin(), 0);
+    }
+    return f;
 }
 
 // Convolution weights sliced to output channels [c0, c1) and reordered into
@@ -414,10 +464,10 @@ struct Windowed {
 };
 
 std::string windowedPiece(const Graph &g, const Node &n, const Windowed &w, const ops::Region &r, Piece &p,
-                          const Epilogue &e)
+                          const Epilogue &e, const Frame &fx, const Frame &fy)
 {
     const Shape &x = g.tensor(n.inputs[0]).shape, &y = g.tensor(n.outputs[0]).shape;
-    const Dims xs = rowMajor(x), ys = rowMajor(y);
+    const Dims &xs = fx.strides, &ys = fy.strides;
     const std::size_t rank = x.size();
     const std::int64_t c0 = r[1].begin, c1 = r[1].end, cb = c1 - c0, nb = r[0].size();
     // Input channels the box reads.
@@ -443,12 +493,13 @@ std::string windowedPiece(const Graph &g, const Node &n, const Windowed &w, cons
         }
     }
     Dims srcDims{nb, icb}, dstDims{nb, cb}, strides, kernel, dilation, padL, padR;
-    std::int64_t srcOff = r[0].begin * xs[0] + ic0 * xs[1], dstOff = r[0].begin * ys[0] + c0 * ys[1];
+    std::int64_t srcOff = fx.at(0, r[0].begin) + fx.at(1, ic0), dstOff = fy.at(0, r[0].begin) + fy.at(1, c0);
     for (std::size_t d = 2; d < rank; ++d) {
         const std::int64_t X = x[d];
         dstDims.push_back(r[d].size());
-        dstOff += r[d].begin * ys[d];
+        dstOff += fy.at(d, r[d].begin);
         if (w.global) {
+            srcOff += fx.at(d, 0);
             srcDims.push_back(X);
             strides.push_back(1);
             kernel.push_back(X);
@@ -466,7 +517,7 @@ std::string windowedPiece(const Graph &g, const Node &n, const Windowed &w, cons
         if (std::max<std::int64_t>(in1 - X, 0) > win.padEnd && w.alg == dnnl::algorithm::pooling_avg_include_padding)
             return "a ceil_mode window past the end padding with count_include_pad";
         srcDims.push_back(b - a);
-        srcOff += a * xs[d];
+        srcOff += fx.at(d, a);
         strides.push_back(win.stride);
         kernel.push_back(win.taps);
         dilation.push_back(win.dilation - 1);
@@ -518,12 +569,13 @@ struct Product {
 };
 
 std::string productPiece(const Graph &g, const Node &n, const Product &m, const ops::Region &r, Piece &p,
-                         const Epilogue &e)
+                         const Epilogue &e, const Frame &fa0, const Frame &fb0, const Frame &fy)
 {
     const Shape &y = g.tensor(n.outputs[0]).shape;
     const std::size_t rank = y.size();
-    const Dims as = rowMajor(m.a), bs = rowMajor(m.b), ys = rowMajor(y);
-    const std::int64_t M = y[rank - 2], N = y[rank - 1], K = m.transA ? m.a[rank - 2] : m.a[rank - 1];
+    const Frame fa = padded(fa0, rank), fb = padded(fb0, rank);
+    const Dims &as = fa.strides, &bs = fb.strides, &ys = fy.strides;
+    const std::int64_t K = m.transA ? m.a[rank - 2] : m.a[rank - 1];
     Dims aDims, bDims, aStr, bStr, dDims;
     std::int64_t aOff = 0, bOff = 0, dOff = 0;
     for (std::size_t d = 0; d + 2 < rank; ++d) {
@@ -531,29 +583,31 @@ std::string productPiece(const Graph &g, const Node &n, const Product &m, const 
         bDims.push_back(m.b[d] == 1 ? 1 : r[d].size());
         aStr.push_back(as[d]);
         bStr.push_back(bs[d]);
-        aOff += m.a[d] == 1 ? 0 : r[d].begin * as[d];
-        bOff += m.b[d] == 1 ? 0 : r[d].begin * bs[d];
+        aOff += m.a[d] == 1 ? 0 : fa.at(d, r[d].begin);
+        bOff += m.b[d] == 1 ? 0 : fb.at(d, r[d].begin);
     }
     for (std::size_t d = 0; d < rank; ++d) {
         dDims.push_back(r[d].size());
-        dOff += r[d].begin * ys[d];
+        dOff += fy.at(d, r[d].begin);
     }
     const std::int64_t m0 = r[rank - 2].begin, n0 = r[rank - 1].begin;
     aDims.insert(aDims.end(), {r[rank - 2].size(), K});
     bDims.insert(bDims.end(), {K, r[rank - 1].size()});
+    // A is [M, K] ([K, M] transposed), B [K, N] ([N, K]), at their frames' strides.
+    const std::size_t r2 = rank - 2, r1 = rank - 1;
     if (!m.transA) {
-        aStr.insert(aStr.end(), {K, 1});
-        aOff += m0 * K;
+        aStr.insert(aStr.end(), {as[r2], as[r1]});
+        aOff += fa.at(r2, m0) + fa.at(r1, 0);
     } else {
-        aStr.insert(aStr.end(), {1, M});
-        aOff += m0;
+        aStr.insert(aStr.end(), {as[r1], as[r2]});
+        aOff += fa.at(r1, m0) + fa.at(r2, 0);
     }
     if (!m.transB) {
-        bStr.insert(bStr.end(), {N, 1});
-        bOff += n0;
+        bStr.insert(bStr.end(), {bs[r2], bs[r1]});
+        bOff += fb.at(r1, n0) + fb.at(r2, 0);
     } else {
-        bStr.insert(bStr.end(), {1, K});
-        bOff += n0 * K;
+        bStr.insert(bStr.end(), {bs[r1], bs[r2]});
+        bOff += fb.at(r2, n0) + fb.at(r1, 0);
     }
     p.srcView = view(aDims, aStr);
     p.weightsView = view(bDims, bStr);
@@ -579,7 +633,8 @@ std::string productPiece(const Graph &g, const Node &n, const Product &m, const 
 
 // S1, Softmax and LogSoftmax: a box that covers the normalised axis (opset
 // 13) or every axis from it on (earlier opsets, which flatten them).
-std::string softmaxPiece(const Graph &g, const Node &n, const ops::Region &r, Piece &p)
+std::string softmaxPiece(const Graph &g, const Node &n, const ops::Region &r, Piece &p, const Frame &fx,
+                         const Frame &fy)
 {
     const Shape &x = g.tensor(n.inputs[0]).shape;
     const bool coerce2d = g.opsetVersion < 13;
@@ -587,11 +642,11 @@ std::string softmaxPiece(const Graph &g, const Node &n, const ops::Region &r, Pi
     if (!axis)
         return axis.status().message();
     const auto a = static_cast<std::size_t>(*axis);
-    const Dims xs = rowMajor(x);
-    Dims dims, strides;
-    std::int64_t off = 0;
+    Dims dims, strides, dstStrides;
+    std::int64_t off = 0, dstOff = 0;
     for (std::size_t d = 0; d < x.size(); ++d) {
-        off += r[d].begin * xs[d];
+        off += fx.at(d, r[d].begin);
+        dstOff += fy.at(d, r[d].begin);
         if (d == a || (coerce2d && d > a))
             if (r[d].begin != 0 || r[d].end != x[d])
                 return "a box that splits the normalised axis";
@@ -599,7 +654,8 @@ std::string softmaxPiece(const Graph &g, const Node &n, const ops::Region &r, Pi
     const std::size_t kept = coerce2d ? a : x.size();
     for (std::size_t d = 0; d < kept; ++d) {
         dims.push_back(r[d].size());
-        strides.push_back(xs[d]);
+        strides.push_back(fx.strides[d]);
+        dstStrides.push_back(fy.strides[d]);
     }
     if (coerce2d) {
         std::int64_t L = 1;
@@ -607,11 +663,14 @@ std::string softmaxPiece(const Graph &g, const Node &n, const ops::Region &r, Pi
             L *= x[d];
         dims.push_back(L);
         strides.push_back(1);
+        dstStrides.push_back(1);
     }
     if (dims.size() > 6)
         return "rank " + std::to_string(dims.size());
-    p.srcView = p.dstView = view(dims, strides);
-    p.srcOff = p.dstOff = off;
+    p.srcView = view(dims, strides);
+    p.dstView = view(dims, dstStrides);
+    p.srcOff = off;
+    p.dstOff = dstOff;
     const memory::desc dense = plainDesc(std::vector<std::int64_t>(dims.begin(), dims.end()));
     const dnnl::algorithm alg =
         n.opType == "LogSoftmax" ? dnnl::algorithm::softmax_log : dnnl::algorithm::softmax_accurate;
@@ -679,10 +738,13 @@ bool reshapeType(std::string_view t)
     return t == "Reshape" || t == "Flatten" || t == "Squeeze" || t == "Unsqueeze" || t == "Identity";
 }
 
-CpuOpPtr makeFlatCopyTileOp(const Graph &g, NodeId id, const std::vector<ops::Region> &boxes)
+CpuOpPtr makeFlatCopyTileOp(const Graph &g, NodeId id, const std::vector<ops::Region> &boxes, const LocalTensors *local)
 {
     const Node &n = g.node(id);
     if (n.inputs.empty() || n.inputs[0] == kInvalidId || n.outputs.size() != 1 || n.outputs[0] == kInvalidId)
+        return nullptr;
+    // Flat offsets are the same in both only in whole tensors.
+    if (local && (local->count(n.inputs[0]) || local->count(n.outputs[0])))
         return nullptr;
     const Tensor &x = g.tensor(n.inputs[0]), &y = g.tensor(n.outputs[0]);
     if (x.dtype != y.dtype || dtypeSize(y.dtype) == 0 || x.elements() != y.elements())
@@ -714,7 +776,7 @@ Attempt declined(std::string why)
     return {nullptr, std::move(why)};
 }
 
-Attempt makeReorderTileOp(const Graph &g, NodeId id, const std::vector<ops::Region> &boxes)
+Attempt makeReorderTileOp(const Graph &g, NodeId id, const std::vector<ops::Region> &boxes, const LocalTensors *local)
 {
     const Node &n = g.node(id);
     if (n.outputs.size() != 1 || !isF32(g, n.outputs[0]))
@@ -726,13 +788,14 @@ Attempt makeReorderTileOp(const Graph &g, NodeId id, const std::vector<ops::Regi
     const auto rank = static_cast<std::int64_t>(y.size());
     if (rank == 0 || rank > 6)
         return declined("rank " + std::to_string(rank));
-    const Dims ys = rowMajor(y);
+    const Frame fy = frameOf(g, local, n.outputs[0]);
+    const Dims &ys = fy.strides;
     auto op = std::make_unique<ReorderTileOp>();
     op->m_dst = n.outputs[0];
     auto move = [&](TensorId src, const Dims &dims, const Dims &srcStrides, std::int64_t srcOff, std::int64_t dstOff) {
         ReorderTileOp::Move m;
         m.from = view(dims, srcStrides);
-        m.to = view(dims, Dims(ys.begin(), ys.end()));
+        m.to = view(dims, ys);
         m.prim = dnnl::reorder(dnnl::reorder::primitive_desc(dnnlEngine(), m.from, dnnlEngine(), m.to));
         m.src = src;
         m.srcOff = srcOff;
@@ -762,16 +825,16 @@ Attempt makeReorderTileOp(const Graph &g, NodeId id, const std::vector<ops::Regi
             std::int64_t dstOff = 0;
             for (std::int64_t d = 0; d < rank; ++d) {
                 dims.push_back(r[static_cast<std::size_t>(d)].size());
-                dstOff += r[static_cast<std::size_t>(d)].begin * ys[static_cast<std::size_t>(d)];
+                dstOff += fy.at(static_cast<std::size_t>(d), r[static_cast<std::size_t>(d)].begin);
             }
             if (!perm.empty()) {
-                const Dims xs = rowMajor(g.tensor(n.inputs[0]).shape);
+                const Frame fx = frameOf(g, local, n.inputs[0]);
                 Dims st;
                 std::int64_t off = 0;
                 for (std::int64_t d = 0; d < rank; ++d) {
                     const auto from = static_cast<std::size_t>(perm[static_cast<std::size_t>(d)]);
-                    st.push_back(xs[from]);
-                    off += r[static_cast<std::size_t>(d)].begin * xs[from];
+                    st.push_back(fx.strides[from]);
+                    off += fx.at(from, r[static_cast<std::size_t>(d)].begin);
                 }
                 move(n.inputs[0], dims, st, off, dstOff);
                 continue;
@@ -783,15 +846,15 @@ Attempt makeReorderTileOp(const Graph &g, NodeId id, const std::vector<ops::Regi
                 const Shape &xi = g.tensor(t).shape;
                 const std::int64_t b = std::max(r[ax].begin, at), e = std::min(r[ax].end, at + xi[ax]);
                 if (b < e) {
-                    const Dims xs = rowMajor(xi);
+                    const Frame fx = frameOf(g, local, t);
                     Dims part = dims;
                     part[ax] = e - b;
                     std::int64_t off = 0, to = 0;
                     for (std::size_t d = 0; d < y.size(); ++d) {
-                        off += (d == ax ? b - at : r[d].begin) * xs[d];
-                        to += (d == ax ? b : r[d].begin) * ys[d];
+                        off += fx.at(d, d == ax ? b - at : r[d].begin);
+                        to += fy.at(d, d == ax ? b : r[d].begin);
                     }
-                    move(t, part, xs, off, to);
+                    move(t, part, fx.strides, off, to);
                 }
                 at += xi[ax];
             }
@@ -809,8 +872,10 @@ Attempt makeReorderTileOp(const Graph &g, NodeId id, const std::vector<ops::Regi
     return {std::move(op), {}};
 }
 
+// `unframed`: fused intermediates among the op's tensors that it reads
+// whole (a Gemm's C).
 Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, const std::vector<ops::Region> &boxes,
-                       const Epilogue &epilogue)
+                       const Epilogue &epilogue, const LocalTensors *local, std::set<TensorId> &unframed)
 {
     const Node &n = g.node(id);
     if (n.inputs.empty() || !isF32(g, n.inputs[0]) || n.outputs.empty() || !isF32(g, n.outputs[0]))
@@ -825,12 +890,13 @@ Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, co
     const bool fused = epilogue.out() != kInvalidId;
     if (fused)
         op->m_dst = epilogue.out();
+    const Frame fx = frameOf(g, local, n.inputs[0]), fy = frameOf(g, local, op->m_dst);
     std::function<std::string(const ops::Region &, Piece &)> piece;
     Windowed w;
     Product m;
     if (n.opType == "Softmax" || n.opType == "LogSoftmax") {
         op->reads = {n.inputs[0]};
-        piece = [&](const ops::Region &r, Piece &p) { return softmaxPiece(g, n, r, p); };
+        piece = [&](const ops::Region &r, Piece &p) { return softmaxPiece(g, n, r, p, fx, fy); };
     } else if (n.opType == "MatMul" || n.opType == "Gemm") {
         if (n.inputs.size() < 2 || !isF32(g, n.inputs[1]))
             return declined("not float32");
@@ -858,7 +924,8 @@ Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, co
         op->reads = {n.inputs[0], n.inputs[1]};
         if (m.c != kInvalidId)
             op->reads.push_back(m.c);
-        piece = [&](const ops::Region &r, Piece &p) { return productPiece(g, n, m, r, p, epilogue); };
+        const Frame fb = frameOf(g, local, n.inputs[1]);
+        piece = [&, fb](const ops::Region &r, Piece &p) { return productPiece(g, n, m, r, p, epilogue, fx, fb, fy); };
     } else {
         if (x.size() < 3 || x.size() > 5 || y.size() != x.size())
             return declined("rank " + std::to_string(x.size()));
@@ -898,7 +965,7 @@ Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, co
         for (TensorId t : n.inputs)
             if (t != kInvalidId)
                 op->reads.push_back(t);
-        piece = [&](const ops::Region &r, Piece &p) { return windowedPiece(g, n, w, r, p, epilogue); };
+        piece = [&](const ops::Region &r, Piece &p) { return windowedPiece(g, n, w, r, p, epilogue, fx, fy); };
     }
     for (const ops::Region &r : boxes) {
         if (ops::regionElements(r) == 0)
@@ -914,6 +981,8 @@ Attempt makeDnnlTileOp(const Graph &g, const Constants &constants, NodeId id, co
             op->impl = "tiled:" + p.impl;
         op->m_pieces.push_back(std::move(p));
     }
+    if (local && local->count(op->m_bias))
+        unframed.insert(op->m_bias); // a bias is read whole
     op->engine = Engine::OneDnn;
     op->nodes = {id};
     op->writes = {op->m_dst};
@@ -937,12 +1006,13 @@ bool tiledDnnlType(std::string_view t)
            t == "GlobalAveragePool" || t == "GlobalMaxPool" || t == "Softmax" || t == "LogSoftmax";
 }
 
-} // namespace
-
-Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, const Task &task,
-                                               const TaskRegions &regions, const Constants &constants, JitCache *jit,
-                                               bool useDnnl, bool useCopy, LowerStats &stats,
-                                               const std::atomic<bool> *cancel)
+// The task's ops with the fused intermediates `local` (may be null) in
+// tile-sized buffers; `unframed` gets those an op could not address there.
+Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, const Task &task,
+                                            const TaskRegions &regions, const Constants &constants, JitCache *jit,
+                                            bool useDnnl, bool useCopy, LowerStats &stats,
+                                            const std::atomic<bool> *cancel, const LocalTensors *local,
+                                            std::set<TensorId> &unframed)
 {
     std::vector<NodeWrite> writes = taskWrites(g, k, task, regions);
     std::map<NodeId, std::vector<ops::Region>> boxes; // output 0 of single-write nodes
@@ -955,6 +1025,7 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
     std::vector<bool> done(k.nodes.size(), false);
     FusionScope scope{g, k.nodes, done, constants, nullptr};
     std::vector<CpuOpPtr> out;
+    std::set<const CpuOp *> framed; // ops made on the Frames of `local`
     NodeId previous = kInvalidId;
     for (NodeWrite &w : writes) {
         const int pos = scope.position(w.node);
@@ -977,16 +1048,17 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
                     // with one link fewer.
                     const bool anchor = n.opType == "Conv" || n.opType == "MatMul" || n.opType == "Gemm";
                     Epilogue epilogue = anchor ? epilogueOf(scope, w.node, boxes) : Epilogue{};
-                    Attempt a = makeDnnlTileOp(g, constants, w.node, w.regions, epilogue);
+                    Attempt a = makeDnnlTileOp(g, constants, w.node, w.regions, epilogue, local, unframed);
                     while (!a.op && !epilogue.links.empty()) {
                         epilogue.links.pop_back();
-                        a = makeDnnlTileOp(g, constants, w.node, w.regions, epilogue);
+                        a = makeDnnlTileOp(g, constants, w.node, w.regions, epilogue, local, unframed);
                     }
                     if (a.op)
                         for (const Epilogue::Link &link : epilogue.links)
                             done[static_cast<std::size_t>(scope.position(link.node))] = true;
                     if (a.op) {
                         done[static_cast<std::size_t>(pos)] = true;
+                        framed.insert(a.op.get());
                         out.push_back(std::move(a.op));
                         continue;
                     }
@@ -997,9 +1069,10 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
                     why = "copies disabled by TESSERA_CPU_ENGINES";
                 } else {
                     const OneThread oneThread;
-                    Attempt a = makeReorderTileOp(g, w.node, w.regions);
+                    Attempt a = makeReorderTileOp(g, w.node, w.regions, local);
                     if (a.op) {
                         done[static_cast<std::size_t>(pos)] = true;
+                        framed.insert(a.op.get());
                         out.push_back(std::move(a.op));
                         continue;
                     }
@@ -1008,16 +1081,17 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
             } else {
                 // S2 (an Identity alone computes nothing there: a copy).
                 if (jit) {
-                    auto op = makeJitOp(scope, static_cast<std::size_t>(pos), *jit, stats, &boxes);
+                    auto op = makeJitOp(scope, static_cast<std::size_t>(pos), *jit, stats, &boxes, local);
                     if (!op)
                         return op.status();
                     if (*op) {
+                        framed.insert(op->get());
                         out.push_back(std::move(*op));
                         continue;
                     }
                 }
                 if (useCopy && reshapeType(n.opType))
-                    if (CpuOpPtr op = makeFlatCopyTileOp(g, w.node, w.regions)) {
+                    if (CpuOpPtr op = makeFlatCopyTileOp(g, w.node, w.regions, local)) {
                         done[static_cast<std::size_t>(pos)] = true;
                         out.push_back(std::move(op));
                         continue;
@@ -1036,7 +1110,92 @@ Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, 
         done[static_cast<std::size_t>(pos)] = true;
         out.push_back(std::move(*op));
     }
+    // Only the ops made on Frames (S1's primitives and reorders, S2's
+    // chains) address a tile-sized buffer; every other op (the reference
+    // kernels, a flat copy, any op added later) addresses whole tensors.
+    for (const CpuOpPtr &op : out)
+        if (!framed.count(op.get()))
+            for (const std::vector<TensorId> *ts : {&op->reads, &op->writes})
+                for (TensorId t : *ts)
+                    if (local && local->count(t))
+                        unframed.insert(t);
     return out;
+}
+
+} // namespace
+
+Expected<std::vector<CpuOpPtr>> lowerTiledTask(const Graph &g, const Kernel &k, const Task &task,
+                                               const TaskRegions &regions, const Constants &constants, JitCache *jit,
+                                               bool useDnnl, bool useCopy, LowerStats &stats,
+                                               const std::atomic<bool> *cancel, TaskScratch *scratch)
+{
+    LocalTensors *local = scratch ? &scratch->regions : nullptr;
+    // F1: lower with every candidate in a tile-sized buffer; while some op
+    // cannot address one there, lower again without those (each round drops
+    // at least one, so this ends).
+    for (;;) {
+        std::set<TensorId> unframed;
+        auto ops = lowerWrites(g, k, task, regions, constants, jit, useDnnl, useCopy, stats, cancel,
+                               local && !local->empty() ? local : nullptr, unframed);
+        if (!ops || !local || local->empty())
+            return ops;
+        if (!unframed.empty()) {
+            for (TensorId t : unframed)
+                local->erase(t);
+            continue;
+        }
+        // F2: keep those some op writes (an epilogue's or a chain's
+        // intermediates are never stored), and take every kept one out of
+        // the ops' reads and writes: no other task sees it.
+        std::set<TensorId> written;
+        for (const CpuOpPtr &op : *ops)
+            written.insert(op->writes.begin(), op->writes.end());
+        std::erase_if(*local, [&](const auto &entry) { return !written.count(entry.first); });
+        // F3: their buffers in the task's scratch, first fit in the order
+        // the ops write them; two share bytes when no op lies in both their
+        // spans (first write to last use).
+        std::map<TensorId, std::pair<std::size_t, std::size_t>> span;
+        for (std::size_t i = 0; i < ops->size(); ++i)
+            for (const std::vector<TensorId> *ts : {&(*ops)[i]->writes, &(*ops)[i]->reads})
+                for (TensorId t : *ts)
+                    if (local->count(t)) {
+                        auto [it, first] = span.try_emplace(t, i, i);
+                        it->second.second = i;
+                    }
+        std::vector<std::pair<std::size_t, TensorId>> order;
+        for (const auto &[t, s] : span)
+            order.push_back({s.first, t});
+        std::sort(order.begin(), order.end());
+        struct Placed {
+            std::int64_t offset, bytes;
+            std::size_t first, last;
+        };
+        std::vector<Placed> placed;
+        for (const auto &[first, t] : order) {
+            const auto last = span[t].second;
+            const std::int64_t bytes =
+                (ops::regionElements(local->at(t)) * static_cast<std::int64_t>(dtypeSize(g.tensor(t).dtype)) + 63) /
+                64 * 64;
+            std::vector<std::pair<std::int64_t, std::int64_t>> busy;
+            for (const Placed &p : placed)
+                if (p.first <= last && first <= p.last)
+                    busy.push_back({p.offset, p.offset + p.bytes});
+            std::sort(busy.begin(), busy.end());
+            std::int64_t at = 0;
+            for (const auto &[lo, hi] : busy) {
+                if (lo - at >= bytes)
+                    break;
+                at = std::max(at, hi);
+            }
+            placed.push_back({at, bytes, first, last});
+            scratch->offset[t] = at;
+            scratch->bytes = std::max(scratch->bytes, at + bytes);
+        }
+        for (CpuOpPtr &op : *ops)
+            for (std::vector<TensorId> *ts : {&op->reads, &op->writes})
+                std::erase_if(*ts, [&](TensorId t) { return local->count(t) > 0; });
+        return ops;
+    }
 }
 
 } // namespace tessera::cpu

@@ -43,14 +43,21 @@ public:
                 {"max_states",
                  K::Int,
                  std::int64_t{2'000'000},
-                 "a part with more dp states fails with a message instead of exhausting memory",
+                 "a part with more dp states is cut in two (auto_cut) or fails with a message",
                  1,
                  1e9,
+                 {}},
+                {"auto_cut",
+                 K::Bool,
+                 true,
+                 "cut a part over max_states or max_transitions into halves until each fits (off: such a part fails)",
+                 0,
+                 0,
                  {}},
                 {"max_transitions",
                  K::Int,
                  std::int64_t{20'000'000},
-                 "a part with more (state, stage) pairs fails and suggests smaller r and s",
+                 "a part with more (state, stage) pairs is cut in two (auto_cut) or fails and suggests smaller r and s",
                  1,
                  1e12,
                  {}},
@@ -68,6 +75,7 @@ public:
                 {"dp_latency_ms", "Σ cost[V]: the optimum under the stage latency model"},
                 {"chosen_latency_ms", "latency of the schedule as chosen (overrides included)"},
                 {"largest_part_states", "dp states of the largest part"},
+                {"cuts", "parts cut in two because they were over max_states or max_transitions"},
             },
         };
         return kInfo;
@@ -127,7 +135,8 @@ public:
                         {"kernels", double(result.plan.kernels.size())},
                         {"dp_latency_ms", search->optimumNs / 1e6},
                         {"chosen_latency_ms", search->chosenNs / 1e6},
-                        {"largest_part_states", largest}};
+                        {"largest_part_states", largest},
+                        {"cuts", double(search->cuts)}};
         // Beyond a double's range (NasNet: 10^334) only log10_schedules is reported:
         // JSON has no infinity.
         if (const double schedules = std::pow(10.0, log10Schedules); std::isfinite(schedules))
@@ -151,6 +160,7 @@ IosSearchOptions iosSearchOptions(const OptionValues &values)
     o.maxGroups = static_cast<int>(values.getInt("s"));
     o.partSize = static_cast<int>(values.getInt("part_size"));
     o.maxStates = values.getInt("max_states");
+    o.autoCut = values.getBool("auto_cut");
     o.maxTransitions = values.getInt("max_transitions");
     return o;
 }

@@ -9,10 +9,10 @@
 // a merged convolution as one kernel (strategy "merge"), then a barrier.
 //
 // Options: strategy = merge | parallel | both, r and s (1..64), part_size,
-// max_states, max_transitions. Statistics: states, transitions, schedules
+// max_states, auto_cut, max_transitions. Statistics: states, transitions, schedules
 // (and log10_schedules: the product over parts overflows doubles on NasNet),
 // width, parts, stages, merged_stages, kernels, dp_latency_ms,
-// chosen_latency_ms, largest_part_states.
+// chosen_latency_ms, largest_part_states, cuts.
 #pragma once
 
 #include "core/sched/scheduler.h"

@@ -263,9 +263,13 @@ public:
         }
     }
 
-    // S1: every down-set, breadth-first by size.
+    // S1: every down-set, breadth-first by size. A part that cannot fit —
+    // 2^width down-sets at least, or more than maxStates found — sets tooWide()
+    // (as does S2 on more than maxTransitions).
     Status enumerateStates(const IosPartStats &stats)
     {
+        if (stats.width >= 62 || (std::int64_t{1} << stats.width) > m_opt.maxStates)
+            return overStates(stats);
         m_states.insert(B{});
         for (std::int32_t i = 0; i < static_cast<std::int32_t>(m_states.size()); ++i) {
             const B s = m_states.key(i);
@@ -276,19 +280,27 @@ public:
                 t.set(u);
                 m_states.insert(t);
                 if (static_cast<std::int64_t>(m_states.size()) > m_opt.maxStates)
-                    return Status::error(
-                        ErrorCode::Unsupported,
-                        blockName() + " part " + std::to_string(m_part.index) + " (" + std::to_string(m_n) +
-                            " units) has width " + std::to_string(stats.width) + ": more than " +
-                            std::to_string(m_opt.maxStates) + " dp states (≈" + fmtCount(stats.stateBound) +
-                            " by its chain cover); r and s prune stages, not states: cut the block into smaller "
-                            "parts (--option part_size=" +
-                            std::to_string(std::max(1, m_n / 2)) + ") or raise --option max_states");
+                    return overStates(stats);
             }
             if ((i & 4095) == 0 && cancelled())
                 return Status::error(ErrorCode::Cancelled, "cancelled");
         }
         return {};
+    }
+
+    bool tooWide() const { return m_tooWide; }
+
+    Status overStates(const IosPartStats &stats)
+    {
+        m_tooWide = true;
+        return Status::error(ErrorCode::Unsupported,
+                             blockName() + " part " + std::to_string(m_part.index) + " (" + std::to_string(m_n) +
+                                 " units) has width " + std::to_string(stats.width) + ": more than " +
+                                 std::to_string(m_opt.maxStates) + " dp states (≈" + fmtCount(stats.stateBound) +
+                                 " by its chain cover); r and s prune stages, not states: cut the block into "
+                                 "smaller parts (--option part_size=" +
+                                 std::to_string(std::max(1, m_n / 2)) +
+                                 "), raise --option max_states or let ios cut it (--option auto_cut=true)");
     }
 
     // S2: cost[S] and choice[S] for every state, smallest first.
@@ -322,7 +334,8 @@ public:
                                                                  "' gave no finite latency for any stage of a state");
             m_cost[i] = best;
             m_paths[i] = paths;
-            if (m_transitions > m_opt.maxTransitions)
+            if (m_transitions > m_opt.maxTransitions) {
+                m_tooWide = true;
                 return Status::error(ErrorCode::Unsupported,
                                      blockName() + " part " + std::to_string(m_part.index) + " (" +
                                          std::to_string(m_n) + " units, width " + std::to_string(width) + ", " +
@@ -330,7 +343,10 @@ public:
                                          std::to_string(m_opt.maxTransitions) +
                                          " stage candidates; prune with smaller r and s (e.g. --option r=2 "
                                          "--option s=4), cut smaller parts (--option part_size=" +
-                                         std::to_string(std::max(1, m_n / 2)) + ") or raise --option max_transitions");
+                                         std::to_string(std::max(1, m_n / 2)) +
+                                         "), raise --option max_transitions or let ios cut it (--option "
+                                         "auto_cut=true)");
+            }
             if ((i & 1023) == 0 && cancelled())
                 return Status::error(ErrorCode::Cancelled, "cancelled");
         }
@@ -815,12 +831,13 @@ private:
     std::array<KeyIndex<B>, 2> m_latencyIndex;
     std::array<std::vector<double>, 2> m_latencyValue;
     std::vector<std::vector<std::int32_t>> m_groups; // scratch for stageLatency
+    bool m_tooWide = false;
 };
 
 // Runs one part; appends its stages to `result`.
 template <std::size_t W>
 Status searchPart(const Part &part, const Graph &g, const IosUnitSet &units, const StageLatencyModel &latency,
-                  const IosSearchOptions &options, const IosSearchContext &ctx, IosSearchResult &result)
+                  const IosSearchOptions &options, const IosSearchContext &ctx, IosSearchResult &result, bool &tooWide)
 {
     const auto t0 = std::chrono::steady_clock::now();
     PartSearch<W> search(part, g, units, latency, options, ctx);
@@ -829,8 +846,14 @@ Status searchPart(const Part &part, const Graph &g, const IosUnitSet &units, con
     stats.part = part.index;
     stats.units = part.units;
     search.measure(stats);
-    TS_TRY(search.enumerateStates(stats));
-    TS_TRY(search.solve(stats.width));
+    if (Status s = search.enumerateStates(stats); !s) {
+        tooWide = search.tooWide();
+        return s;
+    }
+    if (Status s = search.solve(stats.width); !s) {
+        tooWide = search.tooWide();
+        return s;
+    }
     const auto steps = search.walk();
 
     stats.states = search.states();
@@ -971,12 +994,16 @@ Expected<IosSearchResult> iosSearch(const Graph &g, const IosUnitSet &units, con
     IosSearchResult result;
     std::size_t done = 0;
     for (std::size_t b = 0; b < units.blocks.size(); ++b) {
-        const auto parts = iosParts(units.blocks[b], options.partSize);
-        for (std::size_t p = 0; p < parts.size(); ++p) {
+        // Parts still to search, front first; a part over maxStates is replaced by its two halves.
+        auto todo = iosParts(units.blocks[b], options.partSize);
+        std::reverse(todo.begin(), todo.end());
+        std::int32_t index = 0;
+        while (!todo.empty()) {
             Part part;
             part.block = static_cast<std::int32_t>(b);
-            part.index = static_cast<std::int32_t>(p);
-            part.units = parts[p];
+            part.index = index;
+            part.units = std::move(todo.back());
+            todo.pop_back();
             const std::size_t n = part.units.size();
             std::map<std::int32_t, int> local;
             for (std::size_t i = 0; i < n; ++i)
@@ -994,20 +1021,40 @@ Expected<IosSearchResult> iosSearch(const Graph &g, const IosUnitSet &units, con
                     }
             }
             Status s;
+            bool tooWide = false;
             if (n <= 64)
-                s = searchPart<1>(part, g, units, latency, options, context, result);
+                s = searchPart<1>(part, g, units, latency, options, context, result, tooWide);
             else if (n <= 128)
-                s = searchPart<2>(part, g, units, latency, options, context, result);
+                s = searchPart<2>(part, g, units, latency, options, context, result, tooWide);
             else if (n <= 256)
-                s = searchPart<4>(part, g, units, latency, options, context, result);
+                s = searchPart<4>(part, g, units, latency, options, context, result, tooWide);
             else if (n <= 1024)
-                s = searchPart<16>(part, g, units, latency, options, context, result);
+                s = searchPart<16>(part, g, units, latency, options, context, result, tooWide);
             else
                 s = Status::error(ErrorCode::Unsupported,
-                                  "block '" + units.blocks[b].name + "' part " + std::to_string(p) + " has " +
+                                  "block '" + units.blocks[b].name + "' part " + std::to_string(index) + " has " +
                                       std::to_string(n) +
                                       " units; the dp takes at most 1024 (use a smaller part size)");
+            if (!s && tooWide && options.autoCut && n > 1) {
+                const std::size_t half = n / 2;
+                if (context.trace) {
+                    auto &t = context.trace->add("S0: cut",
+                                                 "block '" + units.blocks[b].name + "' part " + std::to_string(index) +
+                                                     ": " + std::to_string(n) + " units over max_states",
+                                                 "cut into runs of " + std::to_string(half) + " and " +
+                                                     std::to_string(n - half) + " units",
+                                                 s.message());
+                    for (std::int32_t u : part.units)
+                        for (NodeId node : units.units[static_cast<std::size_t>(u)].nodes)
+                            t.touched.push_back(node);
+                }
+                todo.emplace_back(part.units.begin() + static_cast<std::ptrdiff_t>(half), part.units.end());
+                todo.emplace_back(part.units.begin(), part.units.begin() + static_cast<std::ptrdiff_t>(half));
+                ++result.cuts;
+                continue;
+            }
             TS_TRY(s);
+            ++index;
             done += n;
             if (context.progress)
                 context.progress(static_cast<double>(done) / static_cast<double>(units.units.size()));

@@ -15,8 +15,8 @@
 //     convolutions reading one value, same stride/activation/size, groups 1),
 //     at most s of them; a single sink is always a one-unit stage.
 // Every DP state is a down-set of the part; all of them are enumerated first
-// (bounded by maxStates, so a part too wide fails with a message instead of
-// exhausting memory), then solved bottom-up by size — the memoised recursion
+// (bounded by maxStates, so a part too wide never exhausts memory), then solved
+// bottom-up by size — the memoised recursion
 // of Algorithm 1 visits exactly these states. `transitions` counts the (S, S')
 // pairs evaluated, merge and parallel separately as the artifact counts them;
 // `schedules` the paths from V to ∅ (the number of feasible schedules).
@@ -33,6 +33,17 @@
 // optimum the DP already holds. Option ids are the stage's groups, units by
 // name: "a,b | c". A stage that could run merged or concurrently also asks
 // decide("ios.strategy", names of S') with options "merge" and "concurrent".
+//
+// A part over maxStates (known without enumerating when 2^width > maxStates:
+// every subset of an antichain closes to its own down-set) or over
+// maxTransitions is cut into two runs of its units in list order,
+// recursively, until each fits ("S0: cut" in the trace; `cuts` counts them). The thesis bounds the search by cutting
+// the network into blocks and parts by size (§3.3, the artifact's part size);
+// cutting by state count instead is our choice: it keeps the default part size
+// optimal where it fits and still schedules very wide blocks (ViT-H/14's 16
+// heads × 3 projections). Stages never span two parts, so the cut costs at most
+// the concurrency across it. With autoCut off, such a part fails with a
+// message naming the block, the part, its size and what to change.
 //
 // Trace: one summary step per part (units, width, states, transitions,
 // schedules, cost[V], time) and one per decision on the walked path — never one
@@ -60,6 +71,7 @@ struct IosSearchOptions {
     int maxGroups = 8;    // s
     int partSize = 50;    // blocks without explicit parts are cut into runs of this many units
     std::int64_t maxStates = 2'000'000;
+    bool autoCut = true; // a part over maxStates or maxTransitions is cut in two (list order) until each half fits
     std::int64_t maxTransitions = 20'000'000;
     int decisionOptions = 16; // stages offered per decision (plus the chosen one)
 };
@@ -114,8 +126,9 @@ struct IosSearchLog {
 struct IosSearchResult {
     IosSchedule schedule;
     std::vector<IosPartStats> parts;
-    double optimumNs = 0; // Σ cost[V] over parts
-    double chosenNs = 0;  // Σ of the walked stages' latencies
+    double optimumNs = 0;  // Σ cost[V] over parts
+    double chosenNs = 0;   // Σ of the walked stages' latencies
+    std::int32_t cuts = 0; // parts cut in two because they were over maxStates or maxTransitions
 };
 
 // Optional collaborators of a search; all may be null/empty.

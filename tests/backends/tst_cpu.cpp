@@ -911,13 +911,12 @@ TEST(CpuPerfCounters, PageFaultsCountTheRunsFreshPages)
     if (!quiet.count("counters/page_faults"))
         GTEST_SKIP() << "perf_event_open refuses even software events here (kernel.perf_event_paranoid or seccomp)";
     {
-        // Fresh pages from the kernel: a heap block could reuse pages an
-        // earlier test of this process faulted in already (glibc raises its
-        // mmap threshold after large frees), and count nothing.
         const cpu::PerfCounters counters;
+        // Fresh pages from the kernel, not from malloc (which may hand back pages an earlier test
+        // of this process already faulted in): every one written once.
         void *pages = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         ASSERT_NE(pages, MAP_FAILED);
-        std::memset(pages, 1, kBytes); // every page written
+        std::memset(pages, 1, kBytes);
         EXPECT_EQ(static_cast<const char *>(pages)[kBytes / 2], 1);
         counters.report(touched);
         ::munmap(pages, kBytes);

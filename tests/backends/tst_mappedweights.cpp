@@ -150,17 +150,26 @@ Graph bigMatMul()
     return g;
 }
 
-TEST_F(MappedWeights, CompilingLargeExternalWeightsBarelyGrowsTheHeap)
+// bigMatMul's weights, all 0.25, as a raw float32 file in the fixture's folder.
+class BigMappedWeights : public MappedWeights
+{
+protected:
+    std::string bigWeightsFile() const
+    {
+        const std::string file = (m_dir / "big.bin").string();
+        std::ofstream os(file, std::ios::binary);
+        const std::vector<float> row(kN, 0.25f);
+        for (std::int64_t r = 0; r < kK; ++r)
+            os.write(reinterpret_cast<const char *>(row.data()), static_cast<std::streamsize>(kN * 4));
+        return file;
+    }
+};
+
+TEST_F(BigMappedWeights, CompilingLargeExternalWeightsBarelyGrowsTheHeap)
 {
     if (!heapIsMeasurable())
         GTEST_SKIP() << "mallinfo2 does not see this process's allocator (a sanitizer build)";
-    const std::string file = (m_dir / "big.bin").string();
-    {
-        std::ofstream os(file, std::ios::binary);
-        std::vector<float> row(kN, 0.25f);
-        for (std::int64_t r = 0; r < kK; ++r)
-            os.write(reinterpret_cast<const char *>(row.data()), static_cast<std::streamsize>(kN * 4));
-    }
+    const std::string file = bigWeightsFile();
     Graph g = bigMatMul();
     auto ext = std::make_shared<TensorData>();
     ext->dtype = DType::Float32;
@@ -185,17 +194,11 @@ TEST_F(MappedWeights, CompilingLargeExternalWeightsBarelyGrowsTheHeap)
     EXPECT_NEAR(r->outputs[0].f32()[kN - 1], 0.25 * sum, 1e-3);
 }
 
-TEST_F(MappedWeights, CompilingLargeInlineWeightsDoesGrowTheHeap) // twin: the measure sees heap copies
+TEST_F(BigMappedWeights, CompilingLargeInlineWeightsDoesGrowTheHeap) // twin: the measure sees heap copies
 {
     if (!heapIsMeasurable())
         GTEST_SKIP() << "mallinfo2 does not see this process's allocator (a sanitizer build)";
-    const std::string file = (m_dir / "big.bin").string();
-    {
-        std::ofstream os(file, std::ios::binary);
-        std::vector<float> row(kN, 0.25f);
-        for (std::int64_t r = 0; r < kK; ++r)
-            os.write(reinterpret_cast<const char *>(row.data()), static_cast<std::streamsize>(kN * 4));
-    }
+    const std::string file = bigWeightsFile();
     Graph g = bigMatMul();
     const ExecutionPlan plan = planutil::wholePlan(g, perNode(g));
     auto backend = createReferenceBackend();

@@ -13,6 +13,7 @@
 #include "plugins/sequential/sequential.h"
 
 #include <cmath>
+#include <numeric>
 
 #include "tests/common/testgraphs.h"
 #include "tests/plugins/iostest.h"
@@ -371,7 +372,7 @@ TEST(IosPruning, OptionsOutOfRangeAreUsageErrors)
     EXPECT_TRUE(OptionValues::resolve(scheduler->info().options, {{"s", "64"}, {"r", "1"}}).isOk());
 }
 
-TEST(IosPruning, TooWideBlockGetsAClearMessage)
+TEST(IosPruning, TooWideBlockGetsAClearMessageWithoutAutoCut)
 {
     const Graph g = testgraphs::fan(40); // 40 independent units: 2^40 states
     const IosUnitSet units = unitsPerNode(g);
@@ -379,6 +380,7 @@ TEST(IosPruning, TooWideBlockGetsAClearMessage)
     lat.unitNs.assign(units.units.size(), 1);
     IosSearchOptions o;
     o.maxStates = 100000;
+    o.autoCut = false;
     auto r = iosSearch(g, units, lat, o);
     ASSERT_FALSE(r.isOk());
     EXPECT_EQ(r.status().code(), ErrorCode::Unsupported);
@@ -386,11 +388,57 @@ TEST(IosPruning, TooWideBlockGetsAClearMessage)
     EXPECT_NE(m.find("block 'block0' part 0 (41 units) has width 40"), std::string::npos) << m;
     EXPECT_NE(m.find("more than 100000 dp states"), std::string::npos) << m;
     EXPECT_NE(m.find("--option part_size="), std::string::npos) << m;
+    EXPECT_NE(m.find("--option auto_cut=true"), std::string::npos) << m;
 
     o.partSize = 12; // negative twin: parts of 12 units fit
     auto parts = iosSearch(g, units, lat, o);
     ASSERT_TRUE(parts.isOk()) << parts.status().str();
     EXPECT_EQ(parts->parts.size(), 4u);
+    EXPECT_EQ(parts->cuts, 0);
+}
+
+// 2^16 = 65536 down-sets fit under 100000, 2^17 do not: the 41 units are
+// halved to 20 + 21, then 10 + 10 + 10 + 11 (widths 10 and 11), each searched
+// optimally; every unit is scheduled exactly once, in list order of the parts.
+TEST(IosPruning, TooWidePartIsCutInHalvesUntilEachFits)
+{
+    const Graph g = testgraphs::fan(40);
+    const IosUnitSet units = unitsPerNode(g);
+    TableLatency lat;
+    lat.unitNs.assign(units.units.size(), 1);
+    IosSearchOptions o;
+    o.maxStates = 100000;
+    Trace trace;
+    IosSearchContext ctx;
+    ctx.trace = &trace;
+    auto r = iosSearch(g, units, lat, o, ctx);
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_EQ(r->cuts, 3); // 41 → 20 + 21 → 10 + 10 + 10 + 11
+    ASSERT_EQ(r->parts.size(), 4u);
+    std::vector<std::size_t> sizes;
+    std::vector<std::int32_t> seen;
+    for (std::size_t i = 0; i < r->parts.size(); ++i) {
+        EXPECT_EQ(r->parts[i].part, static_cast<std::int32_t>(i));
+        EXPECT_LE(r->parts[i].states, o.maxStates);
+        sizes.push_back(r->parts[i].units.size());
+        seen.insert(seen.end(), r->parts[i].units.begin(), r->parts[i].units.end());
+    }
+    EXPECT_EQ(sizes, (std::vector<std::size_t>{10, 10, 10, 11}));
+    std::vector<std::int32_t> all(units.units.size());
+    std::iota(all.begin(), all.end(), 0);
+    EXPECT_EQ(seen, all);
+    int cutSteps = 0;
+    for (const auto &step : trace.steps())
+        cutSteps += step.phase == "S0: cut";
+    EXPECT_EQ(cutSteps, 3);
+
+    const Graph narrow = testgraphs::fan(12); // negative twin: 2^12 states fit, nothing is cut
+    const IosUnitSet narrowUnits = unitsPerNode(narrow);
+    lat.unitNs.assign(narrowUnits.units.size(), 1);
+    auto whole = iosSearch(narrow, narrowUnits, lat, o);
+    ASSERT_TRUE(whole.isOk()) << whole.status().str();
+    EXPECT_EQ(whole->cuts, 0);
+    EXPECT_EQ(whole->parts.size(), 1u);
 }
 
 TEST(IosPruning, TooManyTransitionsSuggestsRAndS)
@@ -401,11 +449,35 @@ TEST(IosPruning, TooManyTransitionsSuggestsRAndS)
     lat.unitNs.assign(units.units.size(), 1);
     IosSearchOptions o = unpruned();
     o.maxTransitions = 1000;
+    o.autoCut = false;
     auto r = iosSearch(g, units, lat, o);
     ASSERT_FALSE(r.isOk());
     EXPECT_NE(r.status().message().find("--option r=2 --option s=4"), std::string::npos) << r.status().str();
+    EXPECT_NE(r.status().message().find("--option auto_cut=true"), std::string::npos) << r.status().str();
     o.maxTransitions = 10'000'000; // negative twin
     EXPECT_TRUE(iosSearch(g, units, lat, o).isOk());
+}
+
+// ViT-H/14's case: a part within max_states (2^12 + 1 states) but over
+// max_transitions is cut too; every part of the result stays under the limit.
+TEST(IosPruning, TooManyTransitionsCutsThePart)
+{
+    const Graph g = testgraphs::fan(12);
+    const IosUnitSet units = unitsPerNode(g);
+    TableLatency lat;
+    lat.unitNs.assign(units.units.size(), 1);
+    IosSearchOptions o = unpruned();
+    o.maxTransitions = 1000;
+    auto r = iosSearch(g, units, lat, o);
+    ASSERT_TRUE(r.isOk()) << r.status().str();
+    EXPECT_GE(r->cuts, 1);
+    std::size_t scheduled = 0;
+    for (const IosPartStats &p : r->parts) {
+        EXPECT_LE(p.transitions, o.maxTransitions);
+        scheduled += p.units.size();
+    }
+    EXPECT_EQ(scheduled, units.units.size());
+    EXPECT_EQ(r->parts.size(), static_cast<std::size_t>(r->cuts) + 1);
 }
 
 // ---- overrides of choice[S] -------------------------------------------------------------
@@ -698,12 +770,18 @@ TEST(IosScheduler, ModelPropertiesCarryTheArtifactsUnitsAndParts)
 
     // Without the metadata the units come from node names: the same units,
     // but the cells' explicit parts are gone and runs of 50 units are far
-    // wider — the search stops with its pruning suggestion.
+    // wider — the search stops with its pruning suggestion, or (auto_cut,
+    // the default) cuts those parts until each fits.
     setup.modelProperties.clear();
     setup.options["max_transitions"] = "2000000";
+    setup.options["auto_cut"] = "false";
     auto withoutMetadata = scheduleGraph(model.graph, v100(), *scheduler, setup);
     ASSERT_FALSE(withoutMetadata.isOk());
     EXPECT_NE(withoutMetadata.status().message().find("part_size"), std::string::npos);
+    setup.options.erase("auto_cut");
+    auto cut = scheduleGraph(model.graph, v100(), *scheduler, setup);
+    ASSERT_TRUE(cut.isOk()) << cut.status().str();
+    EXPECT_GT(cut->result.stats.at("cuts"), 0);
 
     setup.modelProperties = model.metadata.properties;
     setup.modelProperties[kIosUnitsKey] = "[{\"name\": \"nope\"";

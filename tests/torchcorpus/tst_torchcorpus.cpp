@@ -3,7 +3,10 @@
 // a model (importModel, default options: constant folding on), scheduled for the host preset by every
 // registered scheduler (scheduleGraph, which verifies the plan), compiled and run on the reference
 // backend with the exported input, and each output compared with PyTorch's (computed in float64 by
-// the export, docs/torch-corpus.md): relative L2 ||got - want|| / ||want|| under 1e-4 (kMaxRelL2). One test per model
+// the export, docs/torch-corpus.md): relative L2 ||got - want|| / ||want|| under 1e-4 (kMaxRelL2), or
+// under PyTorch's own float32 error on that output where PyTorch itself misses 1e-4 (allowedRelL2:
+// a float32 computation cannot be held to more than the float32 reference implementation achieves;
+// DeepLabV3-ResNet101's is 5.3e-4, every other model's under 1e-4). One test per model
 // (Corpus/TorchCorpus. EverySchedulerMatchesPyTorch/<model>), which imports once and tries every scheduler, each
 // failure naming the scheduler and the stage (schedule, compile, run, compare).
 //
@@ -11,7 +14,8 @@
 // marked "ci" (the fixture test torchcorpus.export); `tools/torch_corpus.py export --all` exports the
 // rest. With $TESSERA_TORCH_CORPUS_RESULTS set, each test appends one JSON line (import ms, nodes,
 // schedule ms, run ms, rel L2 or the error) that `tools/torch_corpus.py report` turns into the table of
-// docs/torch-corpus.md.
+// docs/torch-corpus.md. $TESSERA_TORCH_CORPUS_SCHEDULERS (names, comma-separated) runs only those
+// schedulers: re-running one scheduler on a model whose reference runs take minutes.
 #include "app/registerbuiltins.h"
 #include "core/backend/backend.h"
 #include "core/backend/tensorio.h"
@@ -20,6 +24,10 @@
 #include "core/ops/ops.h"
 #include "core/sched/scheduler.h"
 #include "core/sched/session.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <cctype>
 #include <chrono>
@@ -45,6 +53,22 @@ namespace {
 
 constexpr double kMaxRelL2 = 1e-4;
 
+// The bar for one output: kMaxRelL2, or PyTorch's float32 relative L2 from float64 for that output
+// (meta.json "torch_f32_rel_l2", written by the export) when it is larger.
+double allowedRelL2(const QJsonObject &meta, const std::string &output)
+{
+    const QJsonValue f32 = meta.value("torch_f32_rel_l2").toObject().value(QString::fromStdString(output));
+    return std::max(kMaxRelL2, f32.isDouble() ? f32.toDouble() : 0.0);
+}
+
+QJsonObject readMeta(const fs::path &file)
+{
+    QFile f(QString::fromStdString(file.string()));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
 // models.txt: "name group [ci]" per line, '#' starts a comment.
 std::vector<std::string> corpusModels()
 {
@@ -67,6 +91,18 @@ const SchedulerRegistry &schedulers()
         return r;
     }();
     return registry;
+}
+
+// $TESSERA_TORCH_CORPUS_SCHEDULERS as a set; empty: every scheduler.
+std::set<std::string> onlySchedulers()
+{
+    std::set<std::string> names;
+    std::istringstream list(
+        std::getenv("TESSERA_TORCH_CORPUS_SCHEDULERS") ? std::getenv("TESSERA_TORCH_CORPUS_SCHEDULERS") : "");
+    for (std::string name; std::getline(list, name, ',');)
+        if (!name.empty())
+            names.insert(name);
+    return names;
 }
 
 // $TESSERA_TORCH_CORPUS, else $XDG_CACHE_HOME/tessera/torch-corpus, else ~/.cache/tessera/torch-corpus
@@ -171,7 +207,7 @@ class TorchCorpus : public ::testing::TestWithParam<std::string>
 {
 protected:
     void runScheduler(const Graph &g, const std::vector<HostTensor> &inputs, const std::vector<HostTensor> &want,
-                      const IScheduler &scheduler, ResultLine result)
+                      const QJsonObject &meta, const IScheduler &scheduler, ResultLine result)
     {
         const std::string what = GetParam() + ", " + scheduler.info().name;
         result.add("scheduler", scheduler.info().name);
@@ -203,16 +239,22 @@ protected:
         if (out->outputs.size() != want.size())
             return fail("run", Status::invalid(std::to_string(out->outputs.size()) + " outputs, PyTorch returned " +
                                                std::to_string(want.size())));
-        double worst = 0;
+        double worst = 0, bar = kMaxRelL2;
+        bool ok = true;
         for (std::size_t k = 0; k < want.size(); ++k) {
             auto r = relativeL2(out->outputs[k], want[k]);
             if (!r)
                 return fail("compare", r.status());
+            const double allowed = allowedRelL2(meta, want[k].name);
             worst = std::max(worst, *r);
-            EXPECT_LT(*r, kMaxRelL2) << what << ": output '" << want[k].name << "'";
+            bar = std::max(bar, allowed);
+            ok = ok && *r < allowed;
+            EXPECT_LT(*r, allowed) << what << ": output '" << want[k].name << "'";
         }
         result.add("rel_l2", worst);
-        result.add("ok", worst < kMaxRelL2 ? 1.0 : 0.0);
+        if (bar > kMaxRelL2)
+            result.add("bar", bar);
+        result.add("ok", ok ? 1.0 : 0.0);
     }
 
     std::optional<Device> m_device;
@@ -275,8 +317,11 @@ TEST_P(TorchCorpus, EverySchedulerMatchesPyTorch)
             FAIL() << model << ": " << s.message();
         }
 
+    const QJsonObject meta = readMeta(dir / "meta.json");
+    const std::set<std::string> only = onlySchedulers();
     for (const IScheduler *s : schedulers().all())
-        runScheduler(g, inputs, want, *s, base);
+        if (only.empty() || only.count(s->info().name))
+            runScheduler(g, inputs, want, meta, *s, base);
 }
 
 std::string caseName(const ::testing::TestParamInfo<std::string> &info)
@@ -301,6 +346,16 @@ TEST(TorchCorpusCompare, CloseOutputsPass)
     auto r = relativeL2(got, want);
     ASSERT_TRUE(r.isOk()) << r.status().str();
     EXPECT_LT(*r, kMaxRelL2);
+}
+
+TEST(TorchCorpusCompare, PyTorchsOwnFloat32ErrorRaisesTheBarOnlyAboveIt)
+{
+    const QJsonObject meta = QJsonDocument::fromJson(R"({"torch_f32_rel_l2": {"out": 5.3e-4, "aux": 2e-7}})").object();
+    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "out"), 5.3e-4);
+    // Twins: PyTorch within 1e-4, an output it does not list, no meta at all: the bar stays 1e-4.
+    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "aux"), kMaxRelL2);
+    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "logits"), kMaxRelL2);
+    EXPECT_DOUBLE_EQ(allowedRelL2(QJsonObject{}, "out"), kMaxRelL2);
 }
 
 TEST(TorchCorpusCompare, AnAllZeroReferenceIsRefused)

@@ -51,8 +51,8 @@
 #include <onnx/onnx_pb.h>
 #include <set>
 
-#include "tests/common/isolatedhome.h"
 #include "tests/common/testsamples.h"
+#include "tests/common/widgettestmain.h"
 #include "tests/views/smallmodel.h"
 
 using namespace tessera;
@@ -436,18 +436,7 @@ TEST(MainWindowDevices, PickerUsesTheRegistryBuiltAtStart)
 
 int main(int argc, char **argv)
 {
-    const tessera::test::IsolatedHome home; // own cache, settings and data folders
-    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("TesseraTest"));
-    QApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
-    // Settings live in a folder of this process only: ctest may run the tests in parallel.
-    QTemporaryDir settingsDir;
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
-    QStandardPaths::setTestModeEnabled(true);
-    ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
+    return tessera::test::runWidgetTests(argc, argv, "tst_mainwindow");
 }
 
 // The IOS tests' start: SqueezeNet from the samples, scheduled with IOS on the

@@ -49,10 +49,10 @@
 #include <memory>
 #include <onnx/onnx_pb.h>
 
-#include "tests/common/isolatedhome.h"
 #include "tests/common/sanitizers.h"
 #include "tests/common/schedstat.h"
 #include "tests/common/screenshots.h"
+#include "tests/common/widgettestmain.h"
 #include "tests/views/smallmodel.h"
 
 using namespace tessera;
@@ -418,15 +418,5 @@ TEST_F(MeasuredWorkbench, Screenshot)
 
 int main(int argc, char **argv)
 {
-    const tessera::test::IsolatedHome home; // own cache, settings and data folders
-    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("TesseraTest"));
-    QApplication::setApplicationName(QStringLiteral("tst_measuredworkbench"));
-    QTemporaryDir settingsDir; // this process's own settings: ctest may run tests in parallel
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
-    QStandardPaths::setTestModeEnabled(true);
-    ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
+    return tessera::test::runWidgetTests(argc, argv, "tst_measuredworkbench");
 }

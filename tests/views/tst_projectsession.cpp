@@ -63,8 +63,8 @@
 #include <random>
 #include <unistd.h>
 
-#include "tests/common/isolatedhome.h"
 #include "tests/common/testsamples.h"
+#include "tests/common/widgettestmain.h"
 #include "tests/io/jsonschema.h"
 #include "tests/views/smallmodel.h"
 
@@ -1394,15 +1394,5 @@ TEST(CommandLine, ProjectOption)
 
 int main(int argc, char **argv)
 {
-    const tessera::test::IsolatedHome home; // own cache, settings and data folders
-    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("TesseraTest"));
-    QApplication::setApplicationName(QStringLiteral("tst_projectsession"));
-    QTemporaryDir settingsDir; // this process's own settings: ctest may run tests in parallel
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
-    QStandardPaths::setTestModeEnabled(true);
-    ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
+    return tessera::test::runWidgetTests(argc, argv, "tst_projectsession");
 }

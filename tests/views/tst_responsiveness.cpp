@@ -53,9 +53,9 @@
 
 #include "bench/biggraph.h"
 #include "bench/eventwait.h"
-#include "tests/common/isolatedhome.h"
 #include "tests/common/sanitizers.h"
 #include "tests/common/schedstat.h"
+#include "tests/common/widgettestmain.h"
 
 using namespace tessera;
 using gui::MainWindow;
@@ -338,15 +338,5 @@ TEST_F(Responsiveness, CancellingAScheduleAReplayAndAReferenceRunTakesEffectWith
 
 int main(int argc, char **argv)
 {
-    const tessera::test::IsolatedHome home;
-    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("TesseraTest"));
-    QApplication::setApplicationName(QStringLiteral("tst_responsiveness"));
-    QTemporaryDir settingsDir;
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
-    QStandardPaths::setTestModeEnabled(true);
-    ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
+    return tessera::test::runWidgetTests(argc, argv, "tst_responsiveness");
 }

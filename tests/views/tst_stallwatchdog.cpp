@@ -20,7 +20,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
-#include "tests/common/isolatedhome.h"
+#include "tests/common/widgettestmain.h"
 #include "tests/views/smallmodel.h"
 
 using namespace tessera;
@@ -204,15 +204,5 @@ TEST_F(StallWatchdogTest, WorkbenchWorkIsNamed)
 
 int main(int argc, char **argv)
 {
-    const tessera::test::IsolatedHome home;
-    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("TesseraTest"));
-    QApplication::setApplicationName(QStringLiteral("tst_stallwatchdog"));
-    QTemporaryDir settingsDir;
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
-    QStandardPaths::setTestModeEnabled(true);
-    ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
+    return tessera::test::runWidgetTests(argc, argv, "tst_stallwatchdog");
 }

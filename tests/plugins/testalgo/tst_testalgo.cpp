@@ -28,7 +28,7 @@
 
 #include "registeralltestplugins.h"
 #include "registeralltestpluginviews.h"
-#include "tests/common/isolatedhome.h"
+#include "tests/common/widgettestmain.h"
 #include "tests/plugins/testalgo/testalgo.h"
 #include "tests/views/smallmodel.h"
 
@@ -199,15 +199,5 @@ TEST_F(TestPlugin, TheProductionWorkbenchHasNoneOfIt)
 
 int main(int argc, char **argv)
 {
-    const tessera::test::IsolatedHome home; // own cache, settings and data folders
-    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("TesseraTest"));
-    QApplication::setApplicationName(QStringLiteral("tst_testalgo"));
-    QTemporaryDir settingsDir;
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
-    QStandardPaths::setTestModeEnabled(true);
-    ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
+    return tessera::test::runWidgetTests(argc, argv, "tst_testalgo");
 }

@@ -1,0 +1,333 @@
+// Fused intermediates on the CPU backend (backends/cpu/fusedintermediates.cpp,
+// issue 13 item 1): the intermediates of a tiled task's fused group (Welder's
+// conv→relu→conv tile graph, GraphTurbo's sub-graph instances) live in
+// tile-sized buffers on the worker's scratch instead of whole tensors in the
+// run's arena. Each run matches the reference backend (relative L2 under
+// 1e-5) and the arena shrinks against the same plan with the feature off
+// (CpuBackendOptions::fuseIntermediates); the twins keep whole tensors where
+// an intermediate is read outside its kernel, by another kernel that does not
+// compute it, or by a reference fallback. A task with two tiles of each node
+// runs tile by tile (its scratch one tile's); uneven tiles keep their hull.
+#include "backends/cpu/cpu.h"
+#include "backends/reference/reference.h"
+#include "core/onnx/importer.h"
+#include "core/plan/tiles.h"
+#include "core/sched/session.h"
+#include "plugins/brickdl/brickdl.h"
+#include "plugins/graphturbo/graphturbo.h"
+#include "plugins/welder/welder.h"
+#include "samples/builder.h"
+#include "samples/catalog.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include "tests/backends/planutil.h"
+#include "tests/common/testgraphs.h"
+#include "tests/common/testsamples.h"
+
+namespace fs = std::filesystem;
+using namespace tessera;
+using tessera::testgraphs::op;
+
+namespace {
+
+constexpr double kTolerance = 1e-5;
+
+double relativeL2(const HostTensor &a, const HostTensor &b)
+{
+    double num = 0, den = 0;
+    for (std::int64_t i = 0; i < a.elements(); ++i) {
+        const double d = double(a.f32()[i]) - b.f32()[i];
+        num += d * d;
+        den += double(b.f32()[i]) * b.f32()[i];
+    }
+    return std::sqrt(num / std::max(den, 1e-30));
+}
+
+std::unique_ptr<IScheduler> scheduler(const std::string &name)
+{
+    if (name == "graphturbo")
+        return createGraphTurboScheduler();
+    if (name == "brickdl")
+        return createBrickdlScheduler();
+    return createWelderScheduler();
+}
+
+Expected<ExecutionPlan> plan(const Graph &g, const std::string &algorithm)
+{
+    auto run = scheduleGraph(g, planutil::testDevice(), *scheduler(algorithm), ScheduleSetup{});
+    if (!run)
+        return run.status();
+    return run->result.plan;
+}
+
+// x[1,16,56,56] -> Conv 3x3 -> `act` -> Conv 3x3; the activation's output is a
+// graph output too when `exposed`.
+Graph convActConv(const std::string &act, bool exposed)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 16, 56, 56}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const AttrMap conv{{"kernel_shape", {std::vector<std::int64_t>{3, 3}}},
+                       {"pads", {std::vector<std::int64_t>{1, 1, 1, 1}}}};
+    const TensorId c1 = op(g, "conv1", "Conv", {x, testgraphs::weight(g, "w1", {16, 16, 3, 3})}, {1, 16, 56, 56}, conv);
+    const TensorId a = op(g, "act", act, {c1}, {1, 16, 56, 56});
+    const TensorId y = op(g, "conv2", "Conv", {a, testgraphs::weight(g, "w2", {16, 16, 3, 3})}, {1, 16, 56, 56}, conv);
+    g.outputs = {y};
+    if (exposed)
+        g.outputs.push_back(a);
+    return g;
+}
+
+// Whether some tiled task of `p` runs a kernel holding every node named in `names`.
+bool fusedTiles(const Graph &g, const ExecutionPlan &p, const std::vector<std::string> &names)
+{
+    for (const Task &t : p.tasks) {
+        if (t.kind != TaskKind::Compute || t.tiles.empty())
+            continue;
+        const Kernel &k = p.kernels[static_cast<std::size_t>(t.kernel)];
+        bool all = true;
+        for (const std::string &name : names)
+            all = all && std::any_of(k.nodes.begin(), k.nodes.end(), [&](NodeId n) { return g.node(n).name == name; });
+        if (all)
+            return true;
+    }
+    return false;
+}
+
+std::int64_t tensorBytes(const Graph &g, const std::string &name)
+{
+    for (std::size_t t = 0; t < g.tensorCount(); ++t)
+        if (g.tensor(static_cast<TensorId>(t)).name == name)
+            return g.tensor(static_cast<TensorId>(t)).bytes();
+    ADD_FAILURE() << "no tensor '" << name << "'";
+    return 0;
+}
+
+class CpuFusedTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        dir = fs::temp_directory_path() / ("tessera-cpufused-" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+
+    Graph sample(const std::string &name)
+    {
+        auto m = test::buildRegisteredSample(name, samples::SampleOptions{});
+        EXPECT_TRUE(m.isOk()) << m.status().str();
+        const std::string path = (dir / (name + ".onnx")).string();
+        EXPECT_TRUE(samples::saveModel(**m, path, false).isOk());
+        auto r = importModel(path);
+        EXPECT_TRUE(r.isOk()) << r.status().str();
+        return std::move(r->graph);
+    }
+
+    // `p` on the cpu backend with fused intermediates (`fused`) and without
+    // (`whole`), each checked against the reference backend.
+    void run(const Graph &g, const ExecutionPlan &p, const std::string &what)
+    {
+        const auto inputs = planutil::makeInputs(g, 13);
+        auto expected = planutil::compileAndRun(*reference, g, p, inputs);
+        ASSERT_TRUE(expected.isOk()) << what << ": " << expected.status().str();
+        for (auto [backend, result] : {std::pair{fusedCpu.get(), &fused}, std::pair{wholeCpu.get(), &whole}}) {
+            auto got = planutil::compileAndRun(*backend, g, p, inputs);
+            ASSERT_TRUE(got.isOk()) << what << ": " << got.status().str();
+            ASSERT_EQ(got->outputs.size(), expected->outputs.size());
+            for (std::size_t i = 0; i < got->outputs.size(); ++i)
+                EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance)
+                    << what << (backend == fusedCpu.get() ? ", fused" : ", whole") << ": output '"
+                    << got->outputs[i].name << "'";
+            *result = std::move(*got);
+        }
+    }
+
+    fs::path dir;
+    std::unique_ptr<IBackend> reference = createReferenceBackend();
+    std::unique_ptr<IBackend> fusedCpu = createCpuBackend();
+    std::unique_ptr<IBackend> wholeCpu = createCpuBackend({.fuseIntermediates = false});
+    RunResult fused, whole;
+};
+
+// Welder's tile graph conv→relu→conv: the Relu's output (the first
+// convolution's, with the Relu as its post-op) lives in a tile-sized buffer;
+// the arena shrinks by at least that tensor.
+TEST_F(CpuFusedTest, WelderConvReluConvKeepsTheIntermediateInATile)
+{
+    const Graph g = convActConv("Relu", false);
+    auto p = plan(g, "welder");
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    ASSERT_TRUE(fusedTiles(g, *p, {"conv1", "act", "conv2"})) << "welder did not fuse conv→relu→conv into tiles";
+    run(g, *p, "welder conv→relu→conv");
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 1);
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensor_bytes"], tensorBytes(g, "act:0"));
+    EXPECT_GT(fused.metrics["fused_intermediates/scratch_bytes"], 0);
+    EXPECT_LT(fused.metrics["fused_intermediates/scratch_bytes"], tensorBytes(g, "act:0"));
+    EXPECT_EQ(whole.metrics["fused_intermediates/tensors"], 0);
+    EXPECT_LE(fused.metrics["arena_bytes"] + tensorBytes(g, "act:0"), whole.metrics["arena_bytes"]);
+    EXPECT_EQ(fused.metrics["ops/reference"], 0);
+}
+
+// conv→act→conv as one kernel cut into four row tiles (a tile graph by hand;
+// each tile recomputes the halo rows of the activation it reads).
+ExecutionPlan rowTiles(const Graph &g)
+{
+    std::vector<NodeId> kernel;
+    for (std::size_t n = 0; n < g.nodeCount(); ++n)
+        kernel.push_back(static_cast<NodeId>(n));
+    ExecutionPlan p = planutil::tiledPlan(g, planutil::wholePlan(g, {kernel}), 4, 2);
+    for (Task &t : p.tasks)
+        t.recompute = true;
+    return p;
+}
+
+// The same tile graph by hand: four row tiles of conv→relu→conv, each with
+// its halo rows of the Relu's output in a tile-sized buffer.
+TEST_F(CpuFusedTest, RowTilesKeepTheIntermediateInATile)
+{
+    const Graph g = convActConv("Relu", false);
+    run(g, rowTiles(g), "row tiles of conv→relu→conv");
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 1);
+    EXPECT_LE(fused.metrics["arena_bytes"] + tensorBytes(g, "act:0"), whole.metrics["arena_bytes"]);
+}
+
+// Twin: the Relu's output is also a graph output (read outside the kernel):
+// it keeps its whole tensor, nothing is fused, the arena is the same.
+TEST_F(CpuFusedTest, IntermediateReadOutsideTheKernelKeepsItsTensor)
+{
+    const Graph g = convActConv("Relu", true);
+    run(g, rowTiles(g), "row tiles of conv→relu→conv, relu exposed");
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 0);
+    EXPECT_EQ(fused.metrics["fused_intermediates/scratch_bytes"], 0);
+    EXPECT_EQ(fused.metrics["arena_bytes"], whole.metrics["arena_bytes"]);
+}
+
+// x -> Conv 3x3 -> Relu -> Conv 3x3, and beside it x -> Sigmoid (a second
+// output node of the same kernel).
+Graph convReluConvAndSigmoid()
+{
+    Graph g = convActConv("Relu", false);
+    g.outputs.push_back(op(g, "sig", "Sigmoid", {g.inputs[0]}, {1, 16, 56, 56}));
+    return g;
+}
+
+// rowTiles(g) with tasks 0+1 and 2+3 merged: two tasks of two row tiles of
+// each output node; `hullSigmoid` gives each task one Sigmoid tile, the hull
+// of its two.
+ExecutionPlan twoTilesPerTask(const Graph &g, bool hullSigmoid)
+{
+    const ExecutionPlan four = rowTiles(g);
+    ExecutionPlan p = four;
+    p.tasks.clear();
+    for (std::size_t i = 0; i + 1 < four.tasks.size(); i += 2) {
+        Task t = four.tasks[i];
+        t.deps.clear();
+        for (const NodeTile &tile : four.tasks[i + 1].tiles) {
+            auto it =
+                std::find_if(t.tiles.begin(), t.tiles.end(), [&](const NodeTile &x) { return x.node == tile.node; });
+            if (hullSigmoid && g.node(tile.node).opType == "Sigmoid")
+                it->region = regionHull(it->region, tile.region);
+            else
+                t.tiles.push_back(tile);
+        }
+        p.addTask(std::move(t));
+    }
+    return p;
+}
+
+// A task with two tiles of each output node runs tile by tile: its scratch
+// holds one tile's intermediates at a time, as much as with one tile per task.
+TEST_F(CpuFusedTest, TwoTilesPerTaskRunTileByTile)
+{
+    const Graph g = convReluConvAndSigmoid();
+    run(g, rowTiles(g), "four tasks of one tile");
+    const double oneTile = fused.metrics["fused_intermediates/scratch_bytes"];
+    ASSERT_GT(oneTile, 0);
+    run(g, twoTilesPerTask(g, false), "two tasks of two tiles");
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 1);
+    EXPECT_EQ(fused.metrics["fused_intermediates/scratch_bytes"], oneTile);
+}
+
+// Twin: with one Sigmoid tile beside two convolution tiles the tiles do not
+// pair up; the task runs whole, its buffer the hull of both tiles' rows.
+TEST_F(CpuFusedTest, UnevenTilesKeepTheirHull)
+{
+    const Graph g = convReluConvAndSigmoid();
+    run(g, rowTiles(g), "four tasks of one tile");
+    const double oneTile = fused.metrics["fused_intermediates/scratch_bytes"];
+    run(g, twoTilesPerTask(g, true), "two tasks, uneven tiles");
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 1);
+    EXPECT_GT(fused.metrics["fused_intermediates/scratch_bytes"], oneTile * 1.5);
+}
+
+// Twin: a second kernel recomputes the last convolution whole from the
+// Relu's output, which it does not compute itself: that output stays in the
+// arena (the row tiles write it), nothing is fused, the run matches.
+TEST_F(CpuFusedTest, IntermediateReadByAnotherKernelKeepsItsTensor)
+{
+    const Graph g = convActConv("Relu", false);
+    ExecutionPlan p = rowTiles(g);
+    NodeId conv2 = kInvalidId;
+    for (std::size_t n = 0; n < g.nodeCount(); ++n)
+        if (g.node(static_cast<NodeId>(n)).name == "conv2")
+            conv2 = static_cast<NodeId>(n);
+    Task again;
+    again.kernel = p.addKernel("conv2 again", {conv2});
+    again.recompute = true;
+    for (const Task &t : p.tasks)
+        again.deps.push_back(t.id);
+    p.addTask(std::move(again));
+    run(g, p, "row tiles, conv2 again whole");
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 0);
+    EXPECT_EQ(fused.metrics["fused_intermediates/scratch_bytes"], 0);
+}
+
+// Twin: an activation no engine compiles over tiles (Elu) runs on the
+// reference kernel, which reads and writes whole tensors: its input and
+// output stay in the arena, and the run still matches.
+TEST_F(CpuFusedTest, IntermediateOfAReferenceFallbackKeepsItsTensor)
+{
+    const Graph g = convActConv("Elu", false);
+    auto p = plan(g, "welder");
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    ASSERT_TRUE(fusedTiles(g, *p, {"conv1", "act", "conv2"})) << "welder did not fuse conv→elu→conv into tiles";
+    run(g, *p, "welder conv→elu→conv");
+    EXPECT_GT(fused.metrics["ops/reference"], 0);
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 0);
+    EXPECT_EQ(fused.metrics["arena_bytes"], whole.metrics["arena_bytes"]);
+}
+
+// SqueezeNet's fire modules under Welder and GraphTurbo: fused groups keep
+// their intermediates in tiles, the arena shrinks, outputs match.
+TEST_F(CpuFusedTest, SqueezeNetFusedGroupsShrinkTheArena)
+{
+    const Graph g = sample("squeezenet");
+    for (const std::string algo : {"welder", "graphturbo"}) {
+        auto p = plan(g, algo);
+        ASSERT_TRUE(p.isOk()) << algo << ": " << p.status().str();
+        run(g, *p, algo);
+        EXPECT_GT(fused.metrics["fused_intermediates/tensors"], 0) << algo;
+        EXPECT_LT(fused.metrics["arena_bytes"], whole.metrics["arena_bytes"]) << algo;
+    }
+}
+
+// Twin: BrickDL's bricks are single nodes: no intermediate inside a tiled
+// task, so nothing is fused and the arena is the same.
+TEST_F(CpuFusedTest, SqueezeNetBricksHaveNoFusedIntermediates)
+{
+    const Graph g = sample("squeezenet");
+    auto p = plan(g, "brickdl");
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    run(g, *p, "brickdl");
+    EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 0);
+    EXPECT_EQ(fused.metrics["arena_bytes"], whole.metrics["arena_bytes"]);
+}
+
+} // namespace
