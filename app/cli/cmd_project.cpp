@@ -68,6 +68,8 @@ int create(const std::string &path, const Args &args, const Extensions &extensio
     if (!precision)
         return fail(precision.status());
     request.setup.precision = *precision;
+    request.setup.cost = args.value("cost").value_or(std::string(kCostEstimated));
+    request.setup.meter = args.value("meter").value_or("");
     // The model options as loadModel() reads them, kept so replay imports alike.
     const ImportOptions defaults;
     auto batch = args.intValue("batch", defaults.batchSize, 1, 1 << 20);
@@ -97,6 +99,16 @@ int create(const std::string &path, const Args &args, const Extensions &extensio
 
     SchedulerRegistry schedulers;
     registerBuiltinSchedulers(schedulers);
+    // --cost measured: the first plan is scheduled with it, and the project keeps it for replays.
+    auto device = DeviceRegistry::standard().lookup(request.setup.device);
+    if (!device)
+        return fail(device.status());
+    BackendRegistry backends;
+    registerBuiltinBackends(backends);
+    auto meter = costMeter(args, backends, *device);
+    if (!meter)
+        return fail(meter.status());
+    request.meter = meter->get();
     auto created = createProject(request, schedulers, DeviceRegistry::standard());
     if (!created)
         return fail(created.status());
@@ -163,6 +175,8 @@ int show(const std::string &path, const Args &args)
                          {"algorithm", qs(setup->algorithm)},
                          {"device", qs(setup->device)},
                          {"precision", qs(std::string(precisionName(setup->precision)))},
+                         {"cost", qs(setup->cost)},
+                         {"meter", qs(setup->meter)},
                          {"options", options},
                          {"overrides", overrideObj},
                          {"plans", planList},
@@ -178,8 +192,11 @@ int show(const std::string &path, const Args &args)
         std::printf("model          %s (content %s, structure %s%s)\n", model->relativePath.c_str(),
                     model->contentHash.empty() ? "not recorded" : model->contentHash.c_str(),
                     model->structureHash.c_str(), model->embed ? ", embedded" : "");
-    std::printf("setup          %s on %s at %s\n", setup->algorithm.c_str(), setup->device.c_str(),
-                std::string(precisionName(setup->precision)).c_str());
+    std::printf("setup          %s on %s at %s, %s costs%s\n", setup->algorithm.c_str(), setup->device.c_str(),
+                std::string(precisionName(setup->precision)).c_str(), setup->cost.c_str(),
+                setup->cost != kCostMeasured ? ""
+                : setup->meter.empty()       ? " (on the device's default backend)"
+                                             : (" on " + setup->meter).c_str());
     for (const auto &[k, v] : setup->options)
         std::printf("option         %s=%s\n", k.c_str(), v.c_str());
     std::printf("overrides      %zu\n", overrides->size());
@@ -204,6 +221,14 @@ Command projectCommand()
 {
     auto options = schedulingOptions({}, "stcp920", "(create) ");
     options.push_back(precisionOption("(create) "));
+    options.insert(options.end(),
+                   {{"cost", true, false,
+                     "--cost KIND       (create) estimated (default) or measured: the project schedules (and "
+                     "replays) with kernels timed on a backend",
+                     "estimated"},
+                    {"meter", true, false,
+                     "--meter NAME      (create) the backend --cost measured times kernels on (default: cpu for a "
+                     "CPU device, sim otherwise)"}});
     options.insert(
         options.end(),
         {{"model", true, false, "--model FILE      (create) the ONNX model, by a path relative to the project"},

@@ -11,8 +11,10 @@
 #include "app/cli/projectmodel.h"
 #include "app/cli/runsummary.h"
 #include "app/registerbuiltins.h"
+#include "core/backend/kernelmeter.h"
 #include "core/hw/deviceregistry.h"
 #include "core/plugin/extensions.h"
+#include "core/plugin/modelinput.h"
 #include "core/store/replay.h"
 #include "core/support/fileio.h"
 #include "core/support/units.h"
@@ -97,8 +99,18 @@ int run(const Args &args, const Extensions &extensions)
     SchedulerRegistry schedulers;
     registerBuiltinSchedulers(schedulers);
     const ScratchModels scratch(extensions); // a sample is rebuilt, an embedded model written out, here
+    // A project whose costs are measured replays with its meter (cmd_project create --cost measured).
+    BackendRegistry backends;
+    registerBuiltinBackends(backends);
+    const auto makeMeter = [&](const ProjectSetup &setup,
+                               const Device &device) -> Expected<std::unique_ptr<KernelMeter>> {
+        auto meter = costMeter(setup.cost, setup.meter, backends, device);
+        if (!meter)
+            return meter.status();
+        return std::unique_ptr<KernelMeter>(std::move(*meter));
+    };
     auto result = replayProject(*project, schedulers, DeviceRegistry::standard(),
-                                {.force = args.has("force"), .resolver = scratch.resolver()});
+                                {.force = args.has("force"), .resolver = scratch.resolver(), .makeMeter = makeMeter});
     if (!result) {
         Status s = result.status();
         if (s.message().starts_with(kModelChangedMessage))

@@ -423,7 +423,8 @@ std::vector<ArgSpec> runOptions(bool bench)
          {"functional", false, false, "--functional     timing backends (sim) also compute the outputs"},
          {"dtype", true, false,
           "--dtype T        time a plan sized at fp32 as T (sim; --precision sizes the plan too)"},
-         {"threads", true, false, "--threads N      most worker threads for concurrent tasks (cpu backend)"},
+         {"threads", true, false,
+          "--threads N      most threads: workers for concurrent tasks, and each kernel's OpenMP team (cpu backend)"},
          {"repeat", true, false,
           bench ? "--repeat N       measured runs (default 10)"
                 : "--repeat N       run N times; report the run of median latency"},

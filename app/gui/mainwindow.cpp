@@ -737,7 +737,8 @@ void MainWindow::updateScheduleActions()
         updateTitle();
 }
 
-void MainWindow::selectSetup(const QString &algorithm, const QString &deviceId, const QString &precision)
+void MainWindow::selectSetup(const QString &algorithm, const QString &deviceId, const QString &precision,
+                             const QString &cost)
 {
     if (const int i = m_precisionBox->findData(precision); !precision.isEmpty() && i >= 0)
         m_precisionBox->setCurrentIndex(i);
@@ -745,6 +746,8 @@ void MainWindow::selectSetup(const QString &algorithm, const QString &deviceId, 
         m_algorithmBox->setCurrentIndex(i);
     if (const int i = m_deviceBox->findData(deviceId); i >= 0)
         m_deviceBox->setCurrentIndex(i);
+    if (const int i = m_costBox->findData(cost); !cost.isEmpty() && i >= 0)
+        m_costBox->setCurrentIndex(i);
 }
 
 QString MainWindow::currentModelPath() const

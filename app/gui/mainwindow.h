@@ -219,7 +219,8 @@ private:
     void updateTitle();
     void updateScheduleActions();
     // An empty `precision` leaves the precision box as it is.
-    void selectSetup(const QString &algorithm, const QString &deviceId, const QString &precision = {});
+    void selectSetup(const QString &algorithm, const QString &deviceId, const QString &precision = {},
+                     const QString &cost = {});
     void chooseProjectFile(bool saveAs);
     void chooseExportFile(ScheduleExport kind);
     void chooseFormatExportFile(const ScheduleFormat &format);

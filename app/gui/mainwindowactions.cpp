@@ -417,6 +417,8 @@ void MainWindow::createScheduling()
     connect(m_costBox, &QComboBox::currentIndexChanged, this, [this] {
         QSettings().setValue(QStringLiteral("schedule/cost"), m_costBox->currentData());
         m_schedule->setCostMeter(m_costBox->currentData().toString());
+        if (m_session)
+            m_session->syncSetup();
     });
     connect(m_deviceBox, &QComboBox::currentIndexChanged, this, [this, applyDevice, nameDefaultMeter] {
         QSettings().setValue(QStringLiteral("schedule/device"), m_deviceBox->currentData());

@@ -15,6 +15,7 @@
 #include "app/gui/samplecache.h"
 #include "app/gui/schedulecontroller.h"
 #include "app/gui/scheduleexport.h"
+#include "core/backend/kernelmeter.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
@@ -43,6 +44,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <set>
+#include <tuple>
 #include <utility>
 
 namespace tessera::gui {
@@ -55,6 +57,28 @@ constexpr char kExpandedGroups[] = "expanded_groups";
 constexpr char kView[] = "view";
 constexpr char kDockState[] = "dock_state";
 constexpr char kPinnedRuns[] = "pinned_runs";
+
+// The workbench's cost choice (ScheduleController::costMeter: kEstimated,
+// kDefaultMeter or a backend's name) as a project stores it, and back.
+QString costChoiceOf(const ProjectSetup &setup)
+{
+    if (setup.cost != kCostMeasured)
+        return ScheduleController::kEstimated;
+    return setup.meter.empty() ? ScheduleController::kDefaultMeter : QString::fromStdString(setup.meter);
+}
+
+ProjectSetup setupOf(const ScheduleController &controller)
+{
+    ProjectSetup setup{controller.schedulerName().toStdString(), controller.device()->id, controller.options(),
+                       controller.precision()};
+    const QString choice = controller.costMeter();
+    if (!choice.isEmpty() && choice != ScheduleController::kEstimated) {
+        setup.cost = kCostMeasured;
+        if (choice != ScheduleController::kDefaultMeter)
+            setup.meter = choice.toStdString();
+    }
+    return setup;
+}
 
 // A schedule run as a stored document holds it: plan, statistics, trace,
 // decisions (asked again in order, so the overrides apply as they did), search time.
@@ -334,14 +358,30 @@ void ProjectSession::commit()
 
     if (auto it = data.state.find(kDockState); it != data.state.end())
         m_views.window->restoreState(QByteArray::fromBase64(QByteArray::fromStdString(it->second)), kDockStateVersion);
-    emit setupRestored(qs(data.setup.algorithm), qs(data.setup.device),
-                       qs(std::string(precisionName(data.setup.precision))));
     ScheduleController *controller = m_views.controller;
+    // The cost source: a meter this build cannot use (its backend missing or
+    // unavailable here) falls back to estimated costs, said in a note; the
+    // file keeps its choice until another cost source is picked.
+    QString cost = costChoiceOf(data.setup);
+    m_unusableCost.reset();
+    if (auto device = m_views.devices->lookup(data.setup.device); cost != ScheduleController::kEstimated && device) {
+        if (Status s = controller->checkCostMeter(cost, &*device); !s.isOk()) {
+            const QString meter = cost != ScheduleController::kDefaultMeter ? cost : qs(defaultMeterBackend(*device));
+            data.notes << tr("The project schedules with costs measured on %1, which cannot be used here (%2); "
+                             "scheduling with estimated costs.")
+                              .arg(meter, qs(s.message()));
+            cost = ScheduleController::kEstimated;
+            m_unusableCost = {data.setup.cost, data.setup.meter};
+        }
+    }
+    emit setupRestored(qs(data.setup.algorithm), qs(data.setup.device),
+                       qs(std::string(precisionName(data.setup.precision))), cost);
     controller->setScheduler(qs(data.setup.algorithm));
     if (auto device = m_views.devices->lookup(data.setup.device)) // checked in open()
         controller->setDevice(*device);
     controller->setOptions(data.setup.options);
     controller->setPrecision(data.setup.precision);
+    controller->setCostMeter(cost);
     controller->loadOverrides(data.overrides);
     if (auto it = data.state.find(kExpandedGroups); it != data.state.end())
         applyExpansion(it->second);
@@ -530,8 +570,7 @@ Status ProjectSession::saveAs(const QString &path, bool overwrite)
     ScheduleController *controller = m_views.controller;
     ProjectSetup current = *setup;
     if (controller->device() && !controller->schedulerName().isEmpty())
-        current = {controller->schedulerName().toStdString(), controller->device()->id, controller->options(),
-                   controller->precision()};
+        current = setupOf(*controller);
     auto created = Project::create(path.toStdString(), {ref, current, controller->overrides()}, overwrite,
                                    {.busyTimeoutMs = m_busyTimeoutMs});
     if (!created)
@@ -785,10 +824,14 @@ void ProjectSession::syncSetup()
     const ScheduleController *controller = m_views.controller;
     if (!writable() || !controller->device() || controller->schedulerName().isEmpty())
         return;
-    ProjectSetup setup{controller->schedulerName().toStdString(), controller->device()->id, controller->options(),
-                       controller->precision()};
+    ProjectSetup setup = setupOf(*controller);
+    if (m_unusableCost && controller->costMeter() == ScheduleController::kEstimated)
+        std::tie(setup.cost, setup.meter) = *m_unusableCost; // still the file's choice
+    else
+        m_unusableCost.reset();
     if (setup.algorithm == m_savedSetup.algorithm && setup.device == m_savedSetup.device &&
-        setup.options == m_savedSetup.options && setup.precision == m_savedSetup.precision)
+        setup.options == m_savedSetup.options && setup.precision == m_savedSetup.precision &&
+        setup.cost == m_savedSetup.cost && setup.meter == m_savedSetup.meter)
         return;
     if (reportSave(m_project->setSetup(setup)).isOk())
         m_savedSetup = std::move(setup);

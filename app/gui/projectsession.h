@@ -163,7 +163,8 @@ signals:
     void restored(); // selected step and view applied after opened()
     void closed(const QString &path);
     // The window selects these in its pickers; the session sets the controller itself.
-    void setupRestored(const QString &algorithm, const QString &deviceId, const QString &precision);
+    void setupRestored(const QString &algorithm, const QString &deviceId, const QString &precision,
+                       const QString &cost);                          // cost: ScheduleController::costMeter's choice
     void notice(const QString &message);                              // status bar: read-only, upgraded, ...
     void errorReported(const QString &title, const QString &message); // a refused open or command
     void saveFailed(const QString &message);
@@ -234,6 +235,10 @@ private:
     ImportOptions m_import;                          // how it was imported
 
     ProjectSetup m_savedSetup;
+    // The reopened project's measured cost source this build cannot use (its
+    // backend missing here): kept in the file while the workbench schedules
+    // with estimates, until another cost source is picked.
+    std::optional<std::pair<std::string, std::string>> m_unusableCost; // cost, meter
     Overrides m_savedOverrides;
     std::vector<const QUndoCommand *> m_stackCommands; // the QUndoStack as last seen
     int m_stackIndex = 0;

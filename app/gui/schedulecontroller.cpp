@@ -112,13 +112,15 @@ QString ScheduleController::meterBackend() const
     return device ? QString::fromStdString(defaultMeterBackend(*device)) : QString();
 }
 
-Expected<BackendMeter *> ScheduleController::meter()
+Status ScheduleController::checkCostMeter(const QString &choice, const Device *device) const
 {
-    const std::string name = meterBackend().toStdString();
-    const Device &device = *m_state->device();
-    if (m_meter && m_meter->backendName() == name && m_meter->device().id == device.id)
-        return m_meter.get();
-    m_meter.reset();
+    if (choice.isEmpty() || choice == kEstimated)
+        return Status::ok();
+    if (!device)
+        device = m_state->device();
+    const std::string name = choice != kDefaultMeter ? choice.toStdString()
+                             : device                ? defaultMeterBackend(*device)
+                                                     : std::string();
     if (!m_backends)
         return Status::error(ErrorCode::Unavailable, "measured costs: no backends to measure on");
     auto backend = m_backends->get(name);
@@ -130,6 +132,20 @@ Expected<BackendMeter *> ScheduleController::meter()
                              "measured costs: backend '" + name + "' is unavailable: " + info.unavailableReason);
     if (!info.capabilities.measured && !info.capabilities.timing)
         return Status::error(ErrorCode::Usage, "measured costs: backend '" + name + "' reports no time");
+    return Status::ok();
+}
+
+Expected<BackendMeter *> ScheduleController::meter()
+{
+    const std::string name = meterBackend().toStdString();
+    const Device &device = *m_state->device();
+    if (m_meter && m_meter->backendName() == name && m_meter->device().id == device.id)
+        return m_meter.get();
+    m_meter.reset();
+    TS_TRY(checkCostMeter(m_meterChoice));
+    auto backend = m_backends->get(name);
+    if (!backend)
+        return backend.status();
     m_meter = std::make_unique<BackendMeter>(**backend, device);
     return m_meter.get();
 }

@@ -93,6 +93,12 @@ public:
     static inline const QString kDefaultMeter = QStringLiteral("default");
     void setCostMeter(const QString &meter);
     QString costMeter() const { return m_meterChoice; }
+    // Whether `choice` can be used here: kEstimated always; a meter when its
+    // backend (for kDefaultMeter the current device's default) is
+    // registered, available and measures or simulates time. `device` (null:
+    // the current one) decides kDefaultMeter's backend. A reopened project's
+    // stored choice is checked with it.
+    Status checkCostMeter(const QString &choice, const Device *device = nullptr) const;
     // The backend the current choice measures on for the current device; empty for estimates.
     QString meterBackend() const;
     // What the last delivered schedule measured: its meter's backend (empty

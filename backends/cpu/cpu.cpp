@@ -5,6 +5,7 @@
 
 #include "backends/cpu/layout.h"
 #include "backends/cpu/lower.h"
+#include "backends/cpu/ompteam.h"
 #include "backends/cpu/perfcounters.h"
 #include "backends/cpu/workerpool.h"
 #include "core/hw/device.h"
@@ -76,6 +77,7 @@ public:
     std::int64_t arenaBytes = 0;
     int width = 1;        // most tasks at one dependency depth
     int threads = 0;      // the plan's own cap on workers (compileFor's "threads"); 0: the backend's
+    int teamThreads = 1;  // OpenMP team of its whole-tensor kernels (ompteam.h), compiled and run with
     double peakFlops = 0; // f32 FLOP/s of the CPU device the plan was compiled for (0: not known)
     std::map<std::string, double> compileMetrics;
     // The arena of the last finished run, handed to the next one: a fresh
@@ -90,9 +92,32 @@ public:
 // result's buffers. First fit, in two orders — by first writer, and largest
 // first — keeping the smaller arena (first fit is not monotone: a plan with
 // fewer tensors, its fused intermediates gone, can pack worse in one order).
-void placeArena(CpuPlan &p)
+// That needs the tasks' ancestor matrix (tasks² bits): a plan of more than
+// `maxSharing` tasks gives each intermediate its own bytes instead. Returns
+// whether bytes may be shared.
+bool placeArena(CpuPlan &p, std::size_t maxSharing)
 {
     const std::size_t nTasks = p.tasks.size(), words = (nTasks + 63) / 64;
+    if (nTasks > maxSharing) {
+        p.offset.assign(p.graph.tensorCount(), -1);
+        const std::unordered_set<TensorId> outputs(p.graph.outputs.begin(), p.graph.outputs.end());
+        std::vector<bool> written(p.graph.tensorCount(), false);
+        std::vector<std::pair<int, TensorId>> order; // by first writer, as below
+        for (std::size_t i = 0; i < nTasks; ++i)
+            for (const CpuOpPtr &op : p.tasks[i].ops)
+                for (TensorId t : op->writes)
+                    if (!written[static_cast<std::size_t>(t)] && !outputs.count(t)) {
+                        written[static_cast<std::size_t>(t)] = true;
+                        order.push_back({static_cast<int>(i), t});
+                    }
+        for (const auto &[firstWriter, t] : order) {
+            const std::int64_t bytes =
+                (std::max<std::int64_t>(p.bytes[static_cast<std::size_t>(t)], 1) + kAlign - 1) / kAlign * kAlign;
+            p.offset[static_cast<std::size_t>(t)] = p.arenaBytes;
+            p.arenaBytes += bytes;
+        }
+        return false;
+    }
     std::vector<std::vector<std::uint64_t>> anc(nTasks, std::vector<std::uint64_t>(words, 0));
     for (std::size_t i = 0; i < nTasks; ++i)
         for (int d : p.tasks[i].deps) {
@@ -170,6 +195,7 @@ void placeArena(CpuPlan &p)
         p.arenaBytes = arena;
         p.offset = std::move(other);
     }
+    return true;
 }
 
 // The tensor table a part of a task with fused intermediates runs on: the
@@ -276,11 +302,11 @@ public:
     }
 
     Expected<std::unique_ptr<CompiledPlan>> compileCancellable(const Graph &g, const ExecutionPlan &plan,
-                                                               const std::atomic<bool> *cancel)
+                                                               const std::atomic<bool> *cancel, int threadCap = 0)
     {
         try {
             std::lock_guard lock(m_compileMutex);
-            return compilePlan(g, plan, cancel);
+            return compilePlan(g, plan, cancel, threadCap);
         } catch (const std::bad_alloc &) {
             return Status::error(ErrorCode::Internal, "out of host memory while compiling the plan");
         } catch (const std::exception &e) {
@@ -288,8 +314,9 @@ public:
         }
     }
 
-    // Options: "threads" (a positive count) caps this plan's pool of workers,
-    // as CpuBackendOptions::threads does for the backend (tessera-cli run --threads).
+    // Options: "threads" (a positive count) caps this plan's pool of workers
+    // and its kernels' OpenMP teams, as CpuBackendOptions::threads does for
+    // the backend (tessera-cli run --threads).
     Expected<std::unique_ptr<CompiledPlan>> compileFor(const Graph &g, const ExecutionPlan &plan,
                                                        const CompileContext &context) override
     {
@@ -301,7 +328,7 @@ public:
                 return Status::invalid("threads must be a count from 1 to 1024, got '" + it->second + "'");
             threads = static_cast<int>(v);
         }
-        auto compiled = compileCancellable(g, plan, context.cancel);
+        auto compiled = compileCancellable(g, plan, context.cancel, threads);
         if (compiled && threads > 0)
             static_cast<CpuPlan &>(**compiled).threads = threads;
         if (compiled && context.device && context.device->kind == DeviceKind::Cpu)
@@ -343,7 +370,7 @@ private:
     // oneDNN primitive, an LLVM JIT compile): set, the compile stops with
     // ErrorCode::Cancelled, and the caches keep what was made so far.
     Expected<std::unique_ptr<CompiledPlan>> compilePlan(const Graph &g, const ExecutionPlan &plan,
-                                                        const std::atomic<bool> *cancel)
+                                                        const std::atomic<bool> *cancel, int threadCap)
     {
         const auto t0 = Clock::now();
         const int compiledBefore = m_jit.compiled(), hitsBefore = m_jit.hits();
@@ -390,6 +417,21 @@ private:
 
         m_loaded = std::move(loaded); // only the last compile's: a bounded cache
         const double constantsMs = nsSince(t0) / 1e6;
+        // The OpenMP team of the whole-tensor kernels: one thread in a plan
+        // with tiled tasks (ompteam.h). oneDNN sizes a primitive by it when
+        // the primitive is made, here and when the layouts remake it.
+        bool hasTiledTasks = false;
+        for (const Task &t : plan.tasks) {
+            auto tiled = cpu::taskIsTiled(graph, plan, t);
+            if (!tiled)
+                return tiled.status();
+            hasTiledTasks = hasTiledTasks || *tiled;
+        }
+        // A cap on threads (the plan's, else the backend's) caps the team too.
+        out->teamThreads = cpu::wholeKernelThreads(hasTiledTasks);
+        if (const int cap = threadCap > 0 ? threadCap : m_options.threads; cap > 0)
+            out->teamThreads = std::min(out->teamThreads, cap);
+        const cpu::TeamSize teamSize(out->teamThreads);
         // S2: ops per task; S3: dependencies (plan's, plus writer -> reader).
         cpu::LowerStats stats;
         std::vector<std::vector<int>> writersOf(graph.tensorCount());
@@ -472,7 +514,7 @@ private:
                 allOps[at++] = op.get();
             }
 
-        placeArena(*out);
+        const bool shared = placeArena(*out, m_options.maxTasksSharingArena);
         TS_TRY(checkMemory(*out));
 
         std::map<std::string, double> &m = out->compileMetrics;
@@ -507,6 +549,8 @@ private:
         for (const cpu::CpuOp *op : allOps)
             reorders += op->reorders();
         m["reorders"] = reorders; // layout reorders a run executes (oneDNN ops' own)
+        m["omp_team_threads"] = out->teamThreads;
+        m["arena_shared"] = shared ? 1 : 0; // intermediates may share bytes (placeArena)
         m["blocked_tensors"] = layouts->blockedTensors;
         m["jit_kernels_compiled"] = m_jit.compiled() - compiledBefore;
         m["jit_cache_hits"] = m_jit.hits() - hitsBefore;
@@ -602,6 +646,7 @@ private:
         const auto t0 = Clock::now();
 
         auto worker = [&](int lane) {
+            const cpu::TeamSize teamSize(p.teamThreads); // as the kernels were made (ompteam.h)
             std::map<std::string, double> myNs;
             for (;;) {
                 int i = -1;

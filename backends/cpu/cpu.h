@@ -29,9 +29,11 @@
 // groups (IOS stages' streams, independent branches) run on a thread pool.
 // Intermediates live in one arena per run, placed at compile time so that two
 // tensors share bytes only when every use of one precedes every write of the
-// other along the dependencies; the intermediates of a tiled task's fused group
-// live in tile-sized buffers on the worker's scratch instead, and in the arena
-// only when some task writes them whole (fusedintermediates.cpp).
+// other along the dependencies (in plans of at most maxTasksSharingArena
+// tasks; larger ones give each its own bytes: metric "arena_shared" 0);
+// the intermediates of a tiled task's fused group live in tile-sized buffers
+// on the worker's scratch instead, and in the arena only when some task
+// writes them whole (fusedintermediates.cpp).
 //
 // run() reports measured wall time: latencyMs, a per-task timeline (lane =
 // worker thread), and metrics: "total_ms", "tasks", "threads", "arena_bytes",
@@ -51,16 +53,22 @@
 
 #include "core/backend/backend.h"
 
+#include <cstddef>
 #include <memory>
 
 namespace tessera {
 
 struct CpuBackendOptions {
-    int threads = 0; // worker threads for concurrent tasks; 0: the host's cores
+    int threads = 0; // worker threads for concurrent tasks, and at most a kernel's OpenMP team; 0: the host's cores
     // A tiled task keeps the intermediates of its fused group in tile-sized
     // buffers on the worker's scratch (backends/cpu/fusedintermediates.cpp);
     // false: in whole tensors in the arena, as before issue 13.
     bool fuseIntermediates = true;
+    // Plans with more tasks give each intermediate its own bytes in the arena
+    // instead of sharing: placing shared bytes needs the tasks' ancestor
+    // matrix (tasks² bits: 2 GiB for BrickDL's ViT plan of 131829 tasks, whose
+    // compile ran past 10 minutes in the placement).
+    std::size_t maxTasksSharingArena = 16384;
 };
 
 std::unique_ptr<IBackend> createCpuBackend(CpuBackendOptions options = {});

@@ -635,6 +635,14 @@ bool whole(const ops::Region &r, const Shape &s)
     return true;
 }
 
+bool isTiled(const Graph &g, const TaskRegions &regions)
+{
+    bool allWhole = regions.exact;
+    for (const auto &[tensor, region] : regions.computed)
+        allWhole = allWhole && whole(region, g.tensor(tensor).shape);
+    return !allWhole;
+}
+
 // A task with m > 1 tiles of each node it tiles (the same m for every
 // node output) as m tasks, the i-th holding the i-th tile of each; none
 // otherwise (one tile each, or uneven counts: the task runs whole, its
@@ -663,6 +671,16 @@ std::vector<Task> tileByTile(const Task &task)
 
 } // namespace
 
+Expected<bool> taskIsTiled(const Graph &g, const ExecutionPlan &plan, const Task &task)
+{
+    if (task.kind != TaskKind::Compute)
+        return false;
+    auto regions = taskRegions(g, plan.kernels[static_cast<std::size_t>(task.kernel)], task.tiles);
+    if (!regions)
+        return regions.status();
+    return isTiled(g, *regions);
+}
+
 Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &plan, const Task &task,
                                           const Constants &constants, JitCache *jit, DnnlConstantCache *dnnlCache,
                                           LowerStats &stats, const std::atomic<bool> *cancel, TaskScratch *scratch)
@@ -671,9 +689,7 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     auto regions = taskRegions(g, k, task.tiles);
     if (!regions)
         return regions.status();
-    bool allWhole = regions->exact;
-    for (const auto &[tensor, region] : regions->computed)
-        allWhole = allWhole && whole(region, g.tensor(tensor).shape);
+    const bool allWhole = !isTiled(g, *regions);
     // TESSERA_CPU_ENGINES=reference (or "onednn", "llvm-jit", "copy", comma-separated)
     // restricts the engines, to bisect a mismatch.
     const char *env = std::getenv("TESSERA_CPU_ENGINES");

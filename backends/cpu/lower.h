@@ -60,6 +60,10 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
                                           LowerStats &stats, const std::atomic<bool> *cancel = nullptr,
                                           TaskScratch *scratch = nullptr);
 
+// Whether lowerTask() lowers `task` as a tiled task (lowerTiledTask: some
+// region short of its whole tensor); false for a task that is no compute task.
+Expected<bool> taskIsTiled(const Graph &g, const ExecutionPlan &plan, const Task &task);
+
 // tiled.cpp: a task whose regions are short of whole tensors, as
 // core/plan/tiles.h taskWrites lists its writes. `scratch` (may be null):
 // in, the candidates for tile-sized buffers in its regions

@@ -110,14 +110,24 @@ std::vector<ArgSpec> costOptions()
 Expected<std::unique_ptr<BackendMeter>> costMeter(const Args &args, BackendRegistry &backends, const Device &device)
 {
     const std::string cost = args.value("cost").value_or("estimated");
+    if (cost == "estimated" && args.has("meter"))
+        return usageError("--meter needs --cost measured");
+    if (cost != "estimated" && cost != "measured")
+        return usageError("--cost expects estimated or measured, got '" + cost + "'");
+    return costMeter(cost, args.value("meter").value_or(""), backends, device);
+}
+
+Expected<std::unique_ptr<BackendMeter>> costMeter(const std::string &cost, const std::string &meter,
+                                                  BackendRegistry &backends, const Device &device)
+{
     if (cost == "estimated") {
-        if (args.has("meter"))
+        if (!meter.empty())
             return usageError("--meter needs --cost measured");
         return std::unique_ptr<BackendMeter>();
     }
     if (cost != "measured")
         return usageError("--cost expects estimated or measured, got '" + cost + "'");
-    const std::string name = args.value("meter").value_or(defaultMeterBackend(device));
+    const std::string name = meter.empty() ? defaultMeterBackend(device) : meter;
     auto backend = backends.get(name);
     if (!backend)
         return backend.status();

@@ -42,5 +42,9 @@ std::vector<ArgSpec> costOptions();
 // other; refused naming the backend when it is unavailable or measures
 // nothing. `backends` must outlive the meter.
 Expected<std::unique_ptr<BackendMeter>> costMeter(const Args &args, BackendRegistry &backends, const Device &device);
+// The same for a cost source given as values (a project's ProjectSetup::cost
+// and ::meter): `meter` empty for the device's default backend.
+Expected<std::unique_ptr<BackendMeter>> costMeter(const std::string &cost, const std::string &meter,
+                                                  BackendRegistry &backends, const Device &device);
 
 } // namespace tessera::cli

@@ -42,6 +42,20 @@ Location at(const std::string &path)
     return {.file = path};
 }
 
+// ProjectSetup's cost source: estimated (no meter) or measured (any meter
+// name; the backend is looked up by whoever schedules).
+Status checkCost(const std::string &cost, const std::string &meter)
+{
+    if (cost == kCostMeasured)
+        return Status::ok();
+    if (cost != kCostEstimated)
+        return Status::invalid("unknown cost source '" + cost + "' (expected " + std::string(kCostEstimated) + " or " +
+                               std::string(kCostMeasured) + ")");
+    if (!meter.empty())
+        return Status::invalid("estimated costs with a meter ('" + meter + "'): only measured costs have one");
+    return Status::ok();
+}
+
 // S1: look at the bytes ourselves before SQLite opens anything.
 Status checkFile(const std::string &path)
 {
@@ -719,13 +733,16 @@ Status Project::setSetup(const ProjectSetup &setup)
 {
     std::lock_guard lock(m_d->mutex);
     return m_d->write("saving the scheduler setup", [&]() -> Status {
-        auto set =
-            Stmt::prepare(m_d->db, "UPDATE project SET algorithm = ?1, device = ?2, precision = ?3 WHERE id = 1");
+        TS_TRY(checkCost(setup.cost, setup.meter));
+        auto set = Stmt::prepare(m_d->db, "UPDATE project SET algorithm = ?1, device = ?2, precision = ?3, cost = ?4, "
+                                          "cost_meter = ?5 WHERE id = 1");
         if (!set)
             return set.status();
         TS_TRY(set->bind(1, setup.algorithm)
                    .bind(2, setup.device)
                    .bind(3, std::string(precisionName(setup.precision)))
+                   .bind(4, setup.cost)
+                   .bind(5, setup.meter)
                    .run());
         TS_TRY(m_d->db.exec("DELETE FROM scheduler_options"));
         auto add = Stmt::prepare(m_d->db, "INSERT INTO scheduler_options(key, value) VALUES (?1, ?2)");
@@ -742,7 +759,8 @@ Status Project::setSetup(const ProjectSetup &setup)
 Expected<ProjectSetup> Project::setup() const
 {
     return m_d->query<ProjectSetup>([&]() -> Expected<ProjectSetup> {
-        auto q = Stmt::prepare(m_d->db, "SELECT algorithm, device, precision FROM project WHERE id = 1");
+        auto q =
+            Stmt::prepare(m_d->db, "SELECT algorithm, device, precision, cost, cost_meter FROM project WHERE id = 1");
         if (!q)
             return q.status();
         auto row = q->step();
@@ -754,6 +772,9 @@ Expected<ProjectSetup> Project::setup() const
             return Status::invalid("unknown scheduling precision '" + q->text(2) + "' (expected one of " +
                                    std::string(precisionNames()) + ")");
         s.precision = *precision;
+        s.cost = q->text(3);
+        s.meter = q->text(4);
+        TS_TRY(checkCost(s.cost, s.meter));
         auto opts = Stmt::prepare(m_d->db, "SELECT key, value FROM scheduler_options");
         if (!opts)
             return opts.status();

@@ -83,11 +83,20 @@ struct ModelRef {
     std::map<std::string, std::int64_t> dims;
 };
 
+inline constexpr std::string_view kCostEstimated = "estimated";
+inline constexpr std::string_view kCostMeasured = "measured";
+
 struct ProjectSetup {
     std::string algorithm;                      // scheduler registry name
     std::string device;                         // device registry id
     std::map<std::string, std::string> options; // scheduler options as text
     DType precision = DType::Float32;           // ScheduleSetup::precision
+    // Where the scheduler's kernel costs come from (`--cost`, the workbench's
+    // cost box): kCostEstimated (the device's cost model) or kCostMeasured
+    // (kernels timed on the backend `meter`; empty: the device's default,
+    // defaultMeterBackend). An estimated setup has no meter.
+    std::string cost = std::string(kCostEstimated);
+    std::string meter;
 };
 
 struct ProjectInfo {

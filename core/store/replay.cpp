@@ -1,5 +1,6 @@
 #include "core/store/replay.h"
 
+#include "core/cost/measuredcost.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
 #include "core/ir/graphhash.h"
@@ -95,7 +96,7 @@ Expected<ResolvedModel> resolveProjectModel(const Project &project, const ModelR
 
 Expected<ProjectSchedule> scheduleProjectSetup(const ModelRef &model, const ProjectSetup &setup,
                                                const Overrides &overrides, const SchedulerRegistry &schedulers,
-                                               const DeviceRegistry &devices)
+                                               const DeviceRegistry &devices, KernelMeter *meter)
 {
     auto scheduler = schedulers.get(setup.algorithm);
     if (!scheduler)
@@ -112,6 +113,7 @@ Expected<ProjectSchedule> scheduleProjectSetup(const ModelRef &model, const Proj
     request.overrides = overrides;
     request.modelProperties = imported->metadata.properties;
     request.precision = setup.precision;
+    request.meter = meter;
     auto run = scheduleGraph(imported->graph, *device, **scheduler, request);
     if (!run)
         return run.status();
@@ -137,7 +139,8 @@ Expected<ProjectSchedule> scheduleProjectSetup(const ModelRef &model, const Proj
 Expected<CreatedProject> createProject(const CreateProjectRequest &request, const SchedulerRegistry &schedulers,
                                        const DeviceRegistry &devices)
 {
-    auto schedule = scheduleProjectSetup(request.model, request.setup, request.overrides, schedulers, devices);
+    auto schedule =
+        scheduleProjectSetup(request.model, request.setup, request.overrides, schedulers, devices, request.meter);
     if (!schedule)
         return schedule.status();
     ProjectInfo info{request.model, request.setup, request.overrides};
@@ -190,12 +193,31 @@ Expected<ReplayResult> replayProject(Project &project, const SchedulerRegistry &
     ModelRef current = *model;
     current.path = resolved->path;
 
-    auto schedule = scheduleProjectSetup(current, *setup, *overrides, schedulers, devices);
+    // A measured cost source needs a meter made for the setup's device.
+    std::unique_ptr<KernelMeter> meter;
+    std::string estimatedWhy;
+    if (setup->cost == kCostMeasured) {
+        auto device = devices.lookup(setup->device);
+        if (!device)
+            return device.status();
+        const std::string on = setup->meter.empty() ? "the device's default backend" : "'" + setup->meter + "'";
+        if (!options.makeMeter) {
+            estimatedWhy = "the project's costs are measured on " + on + "; replayed with estimated costs";
+        } else if (auto made = options.makeMeter(*setup, *device); !made) {
+            estimatedWhy = "the project's costs are measured on " + on + ", which cannot be used here (" +
+                           made.status().message() + "); replayed with estimated costs";
+        } else {
+            meter = std::move(*made);
+        }
+    }
+    auto schedule = scheduleProjectSetup(current, *setup, *overrides, schedulers, devices, meter.get());
     if (!schedule)
         return schedule.status();
 
     ReplayResult result;
     result.notes = std::move(resolved->notes);
+    if (!estimatedWhy.empty())
+        result.notes.warn(estimatedWhy);
     const std::string &hash = schedule->summary.modelHash;
     const Location modelLoc{.file = current.path};
     if (hash != model->structureHash) {

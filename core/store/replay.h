@@ -22,6 +22,7 @@
 namespace tessera {
 
 class DeviceRegistry;
+class KernelMeter;
 
 struct ProjectSchedule {
     ImportResult model;
@@ -68,10 +69,13 @@ struct ResolvedModel {
 Expected<ResolvedModel> resolveProjectModel(const Project &project, const ModelResolver &resolver);
 
 // Imports the model, schedules it and documents the result. `model.path` is
-// the file to import; its structureHash is not checked here.
+// the file to import; its structureHash is not checked here. `meter` times
+// the kernels of a setup whose cost is measured (ProjectSetup::cost; made by
+// the caller from setup.meter and the device: core/store picks no backend);
+// null schedules with the device's estimates.
 Expected<ProjectSchedule> scheduleProjectSetup(const ModelRef &model, const ProjectSetup &setup,
                                                const Overrides &overrides, const SchedulerRegistry &schedulers,
-                                               const DeviceRegistry &devices);
+                                               const DeviceRegistry &devices, KernelMeter *meter = nullptr);
 
 struct CreateProjectRequest {
     std::string projectPath;
@@ -79,6 +83,7 @@ struct CreateProjectRequest {
     ProjectSetup setup;
     Overrides overrides;
     bool overwrite = false;
+    KernelMeter *meter = nullptr; // setup.cost measured: the first plan's (scheduleProjectSetup)
 };
 
 struct CreatedProject {
@@ -97,6 +102,11 @@ inline constexpr std::string_view kModelChangedMessage = "model changed since th
 struct ReplayOptions {
     bool force = false; // accept a model whose structure changed, and record its new hash
     ModelResolver resolver;
+    // For a project whose cost is measured: makes the meter for its setup
+    // (ProjectSetup::meter, empty for the device's default) on the device.
+    // Without it, or when it fails, the replay schedules with estimated
+    // costs and says so in a note.
+    std::function<Expected<std::unique_ptr<KernelMeter>>(const ProjectSetup &, const Device &)> makeMeter;
 };
 
 struct ReplayResult {

@@ -92,6 +92,13 @@ CREATE TABLE model_files(
     {4, "scheduling precision", R"sql(
 ALTER TABLE project ADD COLUMN precision TEXT NOT NULL DEFAULT 'fp32';
 )sql"},
+    // v5: the cost source the project schedules with (ProjectSetup::cost and
+    // ::meter: `--cost estimated|measured [--meter NAME]`, the workbench's
+    // cost box); files of v4 scheduled with estimated costs.
+    {5, "cost source", R"sql(
+ALTER TABLE project ADD COLUMN cost TEXT NOT NULL DEFAULT 'estimated';
+ALTER TABLE project ADD COLUMN cost_meter TEXT NOT NULL DEFAULT '';
+)sql"},
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration step per schema version");
 

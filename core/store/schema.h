@@ -14,6 +14,8 @@
 //   v3  model reference by sample name and version or by path plus content
 //       hash; model_files holds an embedded model and its external data.
 //   v4  project.precision, the deployment precision the project schedules at.
+//   v5  project.cost and project.cost_meter, where the scheduler's kernel
+//       costs come from (estimated, or measured on a backend).
 // A file whose user_version is newer than kSchemaVersion is refused, never
 // "migrated"; one without the application id is not ours.
 #pragma once
@@ -27,7 +29,7 @@
 namespace tessera::store {
 
 inline constexpr std::int32_t kApplicationId = 0x54455353; // "TESS"
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct Migration {
     int version;              // the version this step produces

@@ -6,6 +6,7 @@
 // alpha != 1) stays on the reference kernel, reported as a fallback, and still
 // matches. Each positive test beside its negative twin.
 #include "backends/cpu/cpu.h"
+#include "backends/cpu/ompteam.h"
 #include "backends/reference/reference.h"
 #include "core/onnx/importer.h"
 #include "core/sched/session.h"
@@ -20,7 +21,9 @@
 #include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <onnx/onnx_pb.h>
+#include <set>
 #include <unistd.h>
 
 #include "tests/backends/planutil.h"
@@ -184,6 +187,105 @@ TEST_F(CpuTiledTest, ResidualBlockRowTilesRunCompiled)
     EXPECT_EQ(r.metrics["ops/reference"], 0);
     EXPECT_GE(r.metrics["ops/onednn"], 4 * 3);
     EXPECT_GT(r.metrics["ops/llvm-jit"], 0);
+}
+
+// Issue 13 (OpenMP spin in mixed plans, backends/cpu/ompteam.h): a plan with
+// tiled tasks compiles and runs its whole-tensor kernels on one OpenMP thread,
+// as its tiles; the caller's own OpenMP team size is left as it was, by the
+// compile and by the run on the calling thread.
+TEST_F(CpuTiledTest, APlanWithTilesRunsItsWholeKernelsOnOneThread)
+{
+    const Graph g = testgraphs::residualChain(2);
+    ExecutionPlan p = fusedTiles(g, 3, 2);
+    ASSERT_TRUE(tiled(p));
+    // Mixed: the last kernel's tile tasks become one task over its whole tensors.
+    const KernelId last = p.tasks.back().kernel;
+    std::vector<Task> tasks;
+    TaskId whole = -1;
+    std::set<TaskId> wholeDeps, dropped;
+    for (const Task &t : p.tasks) {
+        if (t.kind == TaskKind::Compute && t.kernel == last) {
+            wholeDeps.insert(t.deps.begin(), t.deps.end());
+            if (whole < 0) {
+                whole = t.id;
+                tasks.push_back(t);
+                tasks.back().tiles.clear();
+            } else {
+                dropped.insert(t.id);
+            }
+            continue;
+        }
+        tasks.push_back(t);
+    }
+    ASSERT_FALSE(dropped.empty());
+    for (Task &t : tasks) {
+        if (t.id == whole)
+            t.deps.assign(wholeDeps.begin(), wholeDeps.end());
+        std::set<TaskId> deps;
+        for (TaskId d : t.deps)
+            deps.insert(dropped.count(d) ? whole : d);
+        deps.erase(t.id);
+        t.deps.assign(deps.begin(), deps.end());
+    }
+    p.tasks = std::move(tasks);
+    ASSERT_TRUE(tiled(p));
+    omp_set_num_threads(3);
+    RunResult r = matches(g, p, "mixed residual rows");
+    EXPECT_EQ(r.metrics["omp_team_threads"], 1);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    EXPECT_EQ(omp_get_max_threads(), 3) << "the caller's team size is restored";
+    omp_set_num_threads(cpu::wholeKernelThreads(false));
+}
+
+// Twin: the same graph's plan without tiles keeps the host's OpenMP team for
+// its whole-tensor kernels (the calling thread's default).
+TEST_F(CpuTiledTest, APlanWithoutTilesKeepsTheHostsTeam)
+{
+    const Graph g = testgraphs::residualChain(2);
+    auto p = plan(g, "layer-fusion");
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    ASSERT_FALSE(tiled(*p));
+    RunResult r = matches(g, *p, "whole residual");
+    EXPECT_EQ(r.metrics["omp_team_threads"], omp_get_max_threads());
+    EXPECT_EQ(r.metrics["omp_team_threads"], cpu::wholeKernelThreads(false));
+
+    // A cap on the plan's threads (`tessera-cli run --threads 1`) caps its team too.
+    CompileContext capped;
+    capped.options["threads"] = "1";
+    auto compiled = cpu->compileFor(g, *p, capped);
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+    auto run = cpu->run(**compiled, planutil::makeInputs(g, 13), {});
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    EXPECT_EQ(run->metrics["omp_team_threads"], 1);
+    EXPECT_EQ(run->metrics["threads"], 1);
+}
+
+// Issue 13 sweep (BrickDL's ViT plan, 131829 tasks, compiled past 10 minutes):
+// a plan of more tasks than CpuBackendOptions::maxTasksSharingArena gives each
+// intermediate its own bytes, without the tasks² ancestor matrix, and still
+// matches.
+TEST_F(CpuTiledTest, APlanOfManyTasksGivesEachIntermediateItsOwnBytes)
+{
+    const Graph g = testgraphs::residualChain(2);
+    const ExecutionPlan p = fusedTiles(g, 3, 2);
+    ASSERT_GT(p.tasks.size(), 4u);
+    cpu = createCpuBackend({.maxTasksSharingArena = 4});
+    RunResult own = matches(g, p, "own bytes");
+    EXPECT_EQ(own.metrics["arena_shared"], 0);
+    cpu = createCpuBackend();
+    RunResult shared = matches(g, p, "shared bytes");
+    EXPECT_EQ(shared.metrics["arena_shared"], 1);
+    EXPECT_GT(own.metrics["arena_bytes"], shared.metrics["arena_bytes"]) << "the residual chain reuses bytes";
+}
+
+// Twin: at the limit itself the plan still shares.
+TEST_F(CpuTiledTest, APlanAtTheTaskLimitStillSharesItsArena)
+{
+    const Graph g = testgraphs::residualChain(2);
+    const ExecutionPlan p = fusedTiles(g, 3, 2);
+    cpu = createCpuBackend({.maxTasksSharingArena = p.tasks.size()});
+    RunResult r = matches(g, p, "at the limit");
+    EXPECT_EQ(r.metrics["arena_shared"], 1);
 }
 
 // x[1,4,8,8] -> Conv (4 outputs, 2 groups, 3x3, pad 1) -> Relu.

@@ -562,15 +562,18 @@ TEST_F(Store, AVersionOneFileIsMigrated)
     {
         auto p = Project::open(file().string());
         ASSERT_TRUE(p.isOk()) << p.status().str();
-        EXPECT_EQ(p->schemaVersion(), 4);
+        EXPECT_EQ(p->schemaVersion(), 5);
         ASSERT_EQ(p->notes().size(), 1u);
-        EXPECT_EQ(p->notes()[0].message, "upgraded the project from schema v1 to v4");
+        EXPECT_EQ(p->notes()[0].message, "upgraded the project from schema v1 to v5");
         // v3: the path reference stays, with no sample and no content hash recorded yet.
         EXPECT_TRUE(p->model()->sample.empty());
         EXPECT_TRUE(p->model()->contentHash.empty());
         EXPECT_TRUE(p->checkModelContent((m_dir / "models" / "net.onnx").string()).isOk());
         // v4: a project from before the scheduling precision schedules at fp32.
         EXPECT_EQ(p->setup()->precision, DType::Float32);
+        // v5: and with estimated costs.
+        EXPECT_EQ(p->setup()->cost, kCostEstimated);
+        EXPECT_EQ(p->setup()->meter, "");
         EXPECT_EQ(*p->overrides(), (Overrides{{"fuse:a|b", "fused"}}));
         auto runs = p->runs(1);
         ASSERT_TRUE(runs.isOk()) << runs.status().str();
@@ -578,8 +581,8 @@ TEST_F(Store, AVersionOneFileIsMigrated)
         EXPECT_EQ(runs->front().metrics, (std::map<std::string, double>{{"dram_mb", 0.5}, {"l2_hits", 12}}));
         ASSERT_TRUE(p->setState("selected_step", "4").isOk()); // the v2 table exists
     }
-    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "4\n");
-    EXPECT_EQ(rawQuery(file(), "SELECT version FROM schema_history ORDER BY version"), "1\n2\n3\n4\n");
+    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "5\n");
+    EXPECT_EQ(rawQuery(file(), "SELECT version FROM schema_history ORDER BY version"), "1\n2\n3\n4\n5\n");
     auto again = Project::open(file().string());
     ASSERT_TRUE(again.isOk());
     EXPECT_TRUE(again->notes().empty()) << "migrates once";
@@ -617,20 +620,73 @@ TEST_F(Store, AnUnknownPrecisionIsRefused)
         << setup.status().str();
 }
 
+// The cost source is part of the setup: saved, reopened, replaced.
+TEST_F(Store, SetupKeepsTheCostSource)
+{
+    {
+        Project p = make();
+        ProjectSetup setup = *p.setup();
+        EXPECT_EQ(setup.cost, kCostEstimated);
+        EXPECT_EQ(setup.meter, "");
+        setup.cost = kCostMeasured;
+        setup.meter = "sim";
+        ASSERT_TRUE(p.setSetup(setup).isOk());
+    }
+    EXPECT_EQ(rawQuery(file(), "SELECT cost, cost_meter FROM project"), "measured|sim\n");
+    {
+        auto p = Project::open(file().string());
+        ASSERT_TRUE(p.isOk()) << p.status().str();
+        ProjectSetup setup = *p->setup();
+        EXPECT_EQ(setup.cost, kCostMeasured);
+        EXPECT_EQ(setup.meter, "sim");
+        setup.meter.clear(); // measured on the device's default backend
+        ASSERT_TRUE(p->setSetup(setup).isOk());
+    }
+    auto p = Project::open(file().string());
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    EXPECT_EQ(p->setup()->cost, kCostMeasured);
+    EXPECT_EQ(p->setup()->meter, "");
+}
+
+// Negative twin: an unknown cost source, or a meter with estimated costs, is
+// refused on the way in and on the way out, not read as estimated.
+TEST_F(Store, AnUnknownCostSourceIsRefused)
+{
+    {
+        Project p = make();
+        ProjectSetup setup = *p.setup();
+        setup.cost = "guessed";
+        const Status s = p.setSetup(setup);
+        ASSERT_FALSE(s.isOk());
+        EXPECT_NE(s.message().find("unknown cost source 'guessed'"), std::string::npos) << s.str();
+        setup.cost = kCostEstimated;
+        setup.meter = "cpu";
+        EXPECT_FALSE(p.setSetup(setup).isOk());
+    }
+    EXPECT_EQ(rawQuery(file(), "SELECT cost, cost_meter FROM project"), "estimated|\n");
+    rawQuery(file(), "UPDATE project SET cost = 'guessed'");
+    auto p = Project::open(file().string());
+    ASSERT_TRUE(p.isOk()) << p.status().str();
+    auto setup = p->setup();
+    ASSERT_FALSE(setup.isOk());
+    EXPECT_NE(setup.status().message().find("unknown cost source 'guessed'"), std::string::npos)
+        << setup.status().str();
+}
+
 TEST_F(Store, AFileFromTheFutureIsRefusedNotMigrated)
 {
     {
         Project p = make();
     }
-    rawQuery(file(), "PRAGMA user_version = 5");
+    rawQuery(file(), "PRAGMA user_version = 6");
     const std::string before = slurp(file());
     auto p = Project::open(file().string());
     ASSERT_FALSE(p.isOk());
     EXPECT_EQ(p.status().code(), ErrorCode::InvalidInput);
     EXPECT_EQ(p.status().location().file, file().string());
-    EXPECT_EQ(p.status().message(), "project was saved by a newer Tessera (schema v5; this build reads up to v4)");
+    EXPECT_EQ(p.status().message(), "project was saved by a newer Tessera (schema v6; this build reads up to v5)");
     EXPECT_EQ(slurp(file()), before);
-    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "5\n");
+    EXPECT_EQ(rawQuery(file(), "PRAGMA user_version"), "6\n");
 }
 
 TEST_F(Store, AReadOnlyVersionOneFileIsMigratedInMemoryOnly)
@@ -640,7 +696,7 @@ TEST_F(Store, AReadOnlyVersionOneFileIsMigratedInMemoryOnly)
     auto p = Project::open(file().string(), OpenMode::ReadOnly);
     ASSERT_TRUE(p.isOk()) << p.status().str();
     EXPECT_TRUE(p->readOnly());
-    EXPECT_EQ(p->schemaVersion(), 4);
+    EXPECT_EQ(p->schemaVersion(), 5);
     EXPECT_EQ(p->runs(1)->front().metrics.at("l2_hits"), 12);
     ASSERT_FALSE(p->notes().empty());
     EXPECT_TRUE(contains(p->notes().back().message, "in memory only")) << p->notes().back().message;

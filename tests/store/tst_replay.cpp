@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -178,6 +179,65 @@ TEST_F(Replay, ATouchedModelWithTheSameBytesIsNoChange)
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_FALSE(contains(r.err, "changed on disk")) << r.err;
     EXPECT_TRUE(json(r)["reproduced"].toBool());
+}
+
+// Issue 13: a project made with --cost measured keeps its cost source and
+// replays with it: the kernels are timed again on the same backend, so the
+// replay reproduces the first plan and says nothing about estimates.
+TEST_F(Replay, AProjectWithMeasuredCostsReplaysWithItsMeter)
+{
+    const fs::path dir = makeProject("measured", "--cost measured --meter sim");
+    Result show = run("project show " + (dir / "p.tessera").string() + " --json");
+    ASSERT_EQ(show.code, 0) << show.err;
+    EXPECT_EQ(json(show)["cost"].toString(), "measured");
+    EXPECT_EQ(json(show)["meter"].toString(), "sim");
+    Result text = run("project show " + (dir / "p.tessera").string());
+    EXPECT_TRUE(contains(text.out, "measured costs on sim")) << text.out;
+    // The first plan was scheduled with the simulator's times, not the estimates.
+    const fs::path estimated = makeProject("estimated");
+    Result estimatedShow = run("project show " + (estimated / "p.tessera").string() + " --json");
+    ASSERT_EQ(estimatedShow.code, 0) << estimatedShow.err;
+    EXPECT_EQ(json(estimatedShow)["cost"].toString(), "estimated");
+    const double measuredMs = json(show)["plans"].toArray().at(0).toObject()["est_latency_ms"].toDouble();
+    const double estimatedMs = json(estimatedShow)["plans"].toArray().at(0).toObject()["est_latency_ms"].toDouble();
+    EXPECT_GT(std::abs(measuredMs - estimatedMs), 1e-6 * estimatedMs) << measuredMs << " vs " << estimatedMs;
+
+    Result r = run("replay " + (dir / "p.tessera").string() + " --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(json(r)["reproduced"].toBool());
+    EXPECT_FALSE(contains(r.err, "estimated")) << r.err;
+}
+
+// Negative twin: a stored meter this build cannot use (no such backend) is
+// not silently dropped: the replay says it used estimated costs instead, and
+// the project keeps its choice; a bad --cost makes no project at all.
+TEST_F(Replay, AProjectWhoseMeterIsMissingReplaysWithEstimatesAndSaysSo)
+{
+    const fs::path dir = makeProject("unmetered", "--cost measured --meter sim");
+    {
+        auto project = tessera::Project::open((dir / "p.tessera").string());
+        ASSERT_TRUE(project.isOk()) << project.status().str();
+        tessera::ProjectSetup setup = *project->setup();
+        setup.meter = "no-such-backend";
+        ASSERT_TRUE(project->setSetup(setup).isOk());
+    }
+    Result r = run("replay " + (dir / "p.tessera").string() + " --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(contains(r.err, "the project's costs are measured on 'no-such-backend', which cannot be used here"))
+        << r.err;
+    EXPECT_TRUE(contains(r.err, "replayed with estimated costs")) << r.err;
+    EXPECT_FALSE(json(r)["reproduced"].toBool()) << "estimates make another plan than the simulator's times";
+    auto project = tessera::Project::open((dir / "p.tessera").string(), tessera::OpenMode::ReadOnly);
+    ASSERT_TRUE(project.isOk()) << project.status().str();
+    EXPECT_EQ(project->setup()->meter, "no-such-backend");
+
+    const fs::path bad = s_dir / "bad-cost";
+    fs::create_directories(bad);
+    Result guessed = run("project create " + (bad / "p.tessera").string() + " --model " +
+                         (dir / "models" / "net.onnx").string() + " --algo layer-fusion --cost guessed");
+    EXPECT_EQ(guessed.code, 2) << guessed.err;
+    EXPECT_TRUE(contains(guessed.err, "--cost expects estimated or measured")) << guessed.err;
+    EXPECT_FALSE(fs::exists(bad / "p.tessera"));
 }
 
 TEST_F(Replay, BadArgumentsAndFilesAreClearErrors)

@@ -302,6 +302,108 @@ TEST_F(ProjectSessionTest, CreateCloseReopenRestoresTheSession)
     ASSERT_TRUE(shot.save(path));
 }
 
+// Issue 13: the cost box's choice is part of the project's setup (schema v5):
+// saved when it changes, and restored on reopening over the window's own
+// default (QSettings).
+TEST_F(ProjectSessionTest, TheCostSourceIsSavedAndRestored)
+{
+    const QString projectPath = file("cost.tessera");
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        ASSERT_TRUE(load(w, file("small.onnx")));
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        const int sim = w.costCombo()->findData(QStringLiteral("sim"));
+        ASSERT_GE(sim, 0) << "the simulator times kernels";
+        w.costCombo()->setCurrentIndex(sim);
+        EXPECT_EQ(w.scheduleController()->costMeter(), QStringLiteral("sim"));
+        ASSERT_TRUE(scheduled(w));
+        auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+        ASSERT_TRUE(disk.isOk()) << disk.status().str();
+        EXPECT_EQ(disk->setup()->cost, kCostMeasured);
+        EXPECT_EQ(disk->setup()->meter, "sim");
+        ASSERT_TRUE(disk->close().isOk());
+        w.close();
+    }
+    QSettings().clear(); // the new window starts with estimated costs
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    ASSERT_EQ(w.costCombo()->currentData().toString(), gui::ScheduleController::kEstimated);
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    ASSERT_TRUE(openProject(w, projectPath));
+    EXPECT_EQ(errors.count(), 0);
+    EXPECT_EQ(w.costCombo()->currentData().toString(), QStringLiteral("sim"));
+    EXPECT_EQ(w.scheduleController()->costMeter(), QStringLiteral("sim"));
+    EXPECT_EQ(w.scheduleController()->lastMeterReport().backend, QStringLiteral("sim"));
+
+    // Back to estimated costs: saved too.
+    w.costCombo()->setCurrentIndex(w.costCombo()->findData(gui::ScheduleController::kEstimated));
+    ASSERT_TRUE(scheduled(w));
+    ASSERT_TRUE(w.session()->flush().isOk());
+    auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+    ASSERT_TRUE(disk.isOk()) << disk.status().str();
+    EXPECT_EQ(disk->setup()->cost, kCostEstimated);
+    EXPECT_EQ(disk->setup()->meter, "");
+}
+
+// Negative twin: a stored meter this build cannot use is not applied (the
+// box and the controller stay on estimated costs), a note says so, and the
+// file keeps its choice (through other setup changes) until another cost
+// source is picked.
+TEST_F(ProjectSessionTest, AStoredMeterThatIsNotHereFallsBackToEstimatesWithANote)
+{
+    const QString projectPath = file("nometer.tessera");
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.show();
+        ASSERT_TRUE(load(w, file("small.onnx")));
+        ASSERT_TRUE(scheduled(w));
+        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        w.close();
+    }
+    {
+        auto p = Project::open(projectPath.toStdString());
+        ASSERT_TRUE(p.isOk()) << p.status().str();
+        ProjectSetup setup = *p->setup();
+        setup.cost = kCostMeasured;
+        setup.meter = "no-such-backend";
+        ASSERT_TRUE(p->setSetup(setup).isOk());
+        ASSERT_TRUE(p->close().isOk());
+    }
+    QSettings().clear();
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QSignalSpy notices(w.session(), &ProjectSession::notice);
+    ASSERT_TRUE(openProject(w, projectPath));
+    EXPECT_EQ(w.costCombo()->currentData().toString(), gui::ScheduleController::kEstimated);
+    EXPECT_EQ(w.scheduleController()->costMeter(), gui::ScheduleController::kEstimated);
+    bool told = false;
+    for (const QList<QVariant> &n : notices)
+        told = told || n.at(0).toString().contains(QStringLiteral("measured on no-such-backend, which cannot be used"));
+    EXPECT_TRUE(told);
+    w.precisionCombo()->setCurrentIndex(w.precisionCombo()->findData(QStringLiteral("fp16")));
+    ASSERT_TRUE(scheduled(w));
+    ASSERT_TRUE(w.session()->flush().isOk());
+    {
+        auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+        ASSERT_TRUE(disk.isOk()) << disk.status().str();
+        EXPECT_EQ(disk->setup()->precision, DType::Float16);
+        EXPECT_EQ(disk->setup()->cost, kCostMeasured);
+        EXPECT_EQ(disk->setup()->meter, "no-such-backend");
+    }
+    w.costCombo()->setCurrentIndex(w.costCombo()->findData(QStringLiteral("sim")));
+    ASSERT_TRUE(scheduled(w));
+    ASSERT_TRUE(w.session()->flush().isOk());
+    auto disk = Project::open(projectPath.toStdString(), OpenMode::ReadOnly);
+    ASSERT_TRUE(disk.isOk()) << disk.status().str();
+    EXPECT_EQ(disk->setup()->meter, "sim");
+}
+
 TEST_F(ProjectSessionTest, ClosingTheWindowFlushesTheAutosaver)
 {
     const QString projectPath = file("flush.tessera");
