@@ -1038,7 +1038,7 @@ Expected<IosSearchResult> iosSearch(const Graph &g, const IosUnitSet &units, con
             if (!s && tooWide && options.autoCut && n > 1) {
                 const std::size_t half = n / 2;
                 if (context.trace) {
-                    auto &t = context.trace->add("S0: cut",
+                    auto &t = context.trace->add("S1: cut",
                                                  "block '" + units.blocks[b].name + "' part " + std::to_string(index) +
                                                      ": " + std::to_string(n) + " units over max_states",
                                                  "cut into runs of " + std::to_string(half) + " and " +

@@ -37,13 +37,14 @@
 // A part over maxStates (known without enumerating when 2^width > maxStates:
 // every subset of an antichain closes to its own down-set) or over
 // maxTransitions is cut into two runs of its units in list order,
-// recursively, until each fits ("S0: cut" in the trace; `cuts` counts them). The thesis bounds the search by cutting
-// the network into blocks and parts by size (§3.3, the artifact's part size);
-// cutting by state count instead is our choice: it keeps the default part size
-// optimal where it fits and still schedules very wide blocks (ViT-H/14's 16
-// heads × 3 projections). Stages never span two parts, so the cut costs at most
-// the concurrency across it. With autoCut off, such a part fails with a
-// message naming the block, the part, its size and what to change.
+// recursively, until each fits ("S1: cut" in the trace; `cuts` counts them).
+// The thesis bounds the search by cutting the network into blocks and parts
+// by size (§3.3, the artifact's part size); cutting by the search's own size
+// as well is our choice: the default part size stays optimal where it fits
+// and very wide blocks still schedule (ViT-H/14: 50-unit parts of width 50,
+// 12 cuts). Stages never span two parts, so a cut loses at most the
+// concurrency across it. With autoCut off, such a part fails with a message
+// naming the block, the part, its size and what to change.
 //
 // Trace: one summary step per part (units, width, states, transitions,
 // schedules, cost[V], time) and one per decision on the walked path — never one

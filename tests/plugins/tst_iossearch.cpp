@@ -429,7 +429,7 @@ TEST(IosPruning, TooWidePartIsCutInHalvesUntilEachFits)
     EXPECT_EQ(seen, all);
     int cutSteps = 0;
     for (const auto &step : trace.steps())
-        cutSteps += step.phase == "S0: cut";
+        cutSteps += step.phase == "S1: cut";
     EXPECT_EQ(cutSteps, 3);
 
     const Graph narrow = testgraphs::fan(12); // negative twin: 2^12 states fit, nothing is cut
