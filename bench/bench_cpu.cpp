@@ -22,6 +22,7 @@
 #include "app/registerbuiltins.h"
 #include "backends/cpu/cpu.h"
 #include "backends/reference/reference.h"
+#include "core/backend/outputcheck.h"
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
 #include "core/sched/scheduler.h"
@@ -66,17 +67,6 @@ double processCpuMs()
     timespec ts{};
     ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-double relativeL2(const HostTensor &a, const HostTensor &b)
-{
-    double num = 0, den = 0;
-    for (std::int64_t i = 0; i < a.elements(); ++i) {
-        const double d = double(a.f32()[i]) - b.f32()[i];
-        num += d * d;
-        den += double(b.f32()[i]) * b.f32()[i];
-    }
-    return std::sqrt(num / std::max(den, 1e-30));
 }
 
 } // namespace

@@ -24,6 +24,7 @@
 #include "app/registerbuiltins.h"
 #include "core/backend/backend.h"
 #include "core/backend/inputs.h"
+#include "core/backend/outputcheck.h"
 #include "core/backend/tensorio.h"
 #include "core/hw/deviceregistry.h"
 #include "core/io/schedulejson.h"
@@ -55,46 +56,6 @@ double processCpuMs()
     timespec ts{};
     ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-// One output against the reference backend's: relative L2 error and
-// non-finite values where the reference is finite (float32 outputs; other
-// types must match byte for byte).
-struct OutputCheck {
-    std::string name;
-    double relL2 = 0;
-    std::int64_t badValues = 0; // NaN/Inf in the output where the reference is finite
-    bool ok = true;
-};
-
-OutputCheck checkOutput(const HostTensor &got, const HostTensor &want, double tolerance)
-{
-    OutputCheck c{got.name};
-    if (got.shape != want.shape || got.dtype != want.dtype) {
-        c.ok = false;
-        c.relL2 = INFINITY;
-        return c;
-    }
-    if (got.dtype != DType::Float32) {
-        c.ok = got.bytes == want.bytes;
-        c.relL2 = c.ok ? 0 : INFINITY;
-        return c;
-    }
-    double num = 0, den = 0;
-    for (std::int64_t i = 0; i < got.elements(); ++i) {
-        const double a = got.f32()[i], b = want.f32()[i];
-        if (!std::isfinite(a) && std::isfinite(b)) {
-            ++c.badValues;
-            continue;
-        }
-        if (!std::isfinite(b))
-            continue; // the reference's own NaN/Inf: not this backend's fault
-        num += (a - b) * (a - b);
-        den += b * b;
-    }
-    c.relL2 = std::sqrt(num / std::max(den, 1e-30));
-    c.ok = c.badValues == 0 && c.relL2 < tolerance;
-    return c;
 }
 
 int run(const Args &args, const Extensions &extensions, bool bench)

@@ -5,9 +5,13 @@
 #include "app/registerbuiltins.h"
 #include "backends/null/null.h"
 #include "core/backend/backend.h"
+#include "core/backend/outputcheck.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <gtest/gtest.h>
+#include <vector>
 
 #include "tests/backends/planutil.h"
 #include "tests/backends/testbackend/testbackend.h"
@@ -200,6 +204,48 @@ TEST_F(BackendRegistryTest, NullBackendStillRefusesMissingInputs)
     ASSERT_FALSE(r.isOk());
     EXPECT_EQ(r.status().code(), ErrorCode::InvalidInput);
     EXPECT_NE(r.status().message().find("missing input '"), std::string::npos) << r.status().str();
+}
+
+// checkOutput / relativeL2 (core/backend/outputcheck.h): what "matches the reference" means for
+// `run --check`, the backend tests and the benches.
+HostTensor floats(std::vector<float> v)
+{
+    HostTensor h{.name = "y", .dtype = DType::Float32, .shape = {static_cast<std::int64_t>(v.size())}};
+    h.bytes.resize(v.size() * 4);
+    std::memcpy(h.bytes.data(), v.data(), h.bytes.size());
+    return h;
+}
+
+TEST(OutputCheck, CloseValuesPassAndTheErrorIsRelative)
+{
+    const OutputCheck c = checkOutput(floats({3, 4.00004f}), floats({3, 4}), 1e-4);
+    EXPECT_TRUE(c.ok);
+    EXPECT_NEAR(c.relL2, 4e-5 / 5, 1e-7);
+    EXPECT_EQ(c.badValues, 0);
+    // Twin: ten times further is over the tolerance.
+    EXPECT_FALSE(checkOutput(floats({3, 4.004f}), floats({3, 4}), 1e-4).ok);
+}
+
+TEST(OutputCheck, ANanWhereTheReferenceIsFiniteFailsWhateverTheRest)
+{
+    const OutputCheck c = checkOutput(floats({3, std::nanf("")}), floats({3, 4}), 1e-4);
+    EXPECT_FALSE(c.ok);
+    EXPECT_EQ(c.badValues, 1);
+    EXPECT_TRUE(std::isinf(relativeL2(floats({3, std::nanf("")}), floats({3, 4}))));
+    // Twin: the reference's own NaN is not counted against the output.
+    const OutputCheck own = checkOutput(floats({3, 1}), floats({3, std::nanf("")}), 1e-4);
+    EXPECT_TRUE(own.ok);
+    EXPECT_EQ(relativeL2(floats({3, 1}), floats({3, std::nanf("")})), 0);
+}
+
+TEST(OutputCheck, DifferentShapesOrTypesNeverMatch)
+{
+    EXPECT_TRUE(std::isinf(relativeL2(floats({1, 2, 3}), floats({1, 2}))));
+    HostTensor ints{.name = "i", .dtype = DType::Int32, .shape = {1}, .bytes = {1, 0, 0, 0}};
+    HostTensor other = ints;
+    EXPECT_EQ(relativeL2(ints, other), 0);
+    other.bytes[0] = 2;
+    EXPECT_FALSE(checkOutput(ints, other, 1).ok);
 }
 
 } // namespace

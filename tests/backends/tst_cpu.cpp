@@ -15,6 +15,7 @@
 #include "backends/cpu/perfcounters.h"
 #include "backends/cpu/workerpool.h"
 #include "backends/reference/reference.h"
+#include "core/backend/outputcheck.h"
 #include "core/hw/deviceregistry.h"
 #include "core/onnx/importer.h"
 #include "core/plan/taskwork.h"
@@ -46,17 +47,6 @@ using tessera::testgraphs::op;
 namespace {
 
 constexpr double kTolerance = 1e-4; // relative L2 error per output
-
-double relativeL2(const HostTensor &a, const HostTensor &b)
-{
-    double num = 0, den = 0;
-    for (std::int64_t i = 0; i < a.elements(); ++i) {
-        const double d = double(a.f32()[i]) - b.f32()[i];
-        num += d * d;
-        den += double(b.f32()[i]) * b.f32()[i];
-    }
-    return std::sqrt(num / std::max(den, 1e-30));
-}
 
 // Convolutions and matrix products: the oneDNN ops with prepared constants.
 double anchorCount(const Graph &g)

@@ -8,6 +8,7 @@
 #include "backends/cpu/cpu.h"
 #include "backends/cpu/ompteam.h"
 #include "backends/reference/reference.h"
+#include "core/backend/outputcheck.h"
 #include "core/onnx/importer.h"
 #include "core/sched/session.h"
 #include "plugins/brickdl/brickdl.h"
@@ -37,17 +38,6 @@ using tessera::testgraphs::op;
 namespace {
 
 constexpr double kTolerance = 1e-4;
-
-double relativeL2(const HostTensor &a, const HostTensor &b)
-{
-    double num = 0, den = 0;
-    for (std::int64_t i = 0; i < a.elements(); ++i) {
-        const double d = double(a.f32()[i]) - b.f32()[i];
-        num += d * d;
-        den += double(b.f32()[i]) * b.f32()[i];
-    }
-    return std::sqrt(num / std::max(den, 1e-30));
-}
 
 std::unique_ptr<IScheduler> scheduler(const std::string &name)
 {

@@ -11,6 +11,7 @@
 // back with its reason and still matches.
 #include "backends/cpu/cpu.h"
 #include "backends/reference/reference.h"
+#include "core/backend/outputcheck.h"
 #include "core/plan/tiles.h"
 #include "core/sched/session.h"
 #include "plugins/layerfusion/layerfusion.h"
@@ -30,17 +31,6 @@ using Ints = std::vector<std::int64_t>;
 namespace {
 
 constexpr double kTolerance = 1e-5;
-
-double relativeL2(const HostTensor &a, const HostTensor &b)
-{
-    double num = 0, den = 0;
-    for (std::int64_t i = 0; i < a.elements(); ++i) {
-        const double d = double(a.f32()[i]) - b.f32()[i];
-        num += d * d;
-        den += double(b.f32()[i]) * b.f32()[i];
-    }
-    return std::sqrt(num / std::max(den, 1e-30));
-}
 
 // Fallbacks of op type `opType` in a run's metrics, with or without a reason.
 double fallbacks(const RunResult &r, const std::string &opType)
