@@ -16,6 +16,9 @@
 // schedule ms, run ms, rel L2 or the error) that `tools/torch_corpus.py report` turns into the table of
 // docs/torch-corpus.md. $TESSERA_TORCH_CORPUS_SCHEDULERS (names, comma-separated) runs only those
 // schedulers: re-running one scheduler on a model whose reference runs take minutes.
+// $TESSERA_TORCH_CORPUS_BACKEND runs the plans on that backend instead of the reference backend
+// (`cpu`: the compiled plans against PyTorch's float64 outputs, the same bar); each result line
+// then names the backend.
 #include "app/registerbuiltins.h"
 #include "core/backend/backend.h"
 #include "core/backend/tensorio.h"
@@ -229,10 +232,10 @@ protected:
         CompileContext context;
         context.device = &*m_device;
         t0 = std::chrono::steady_clock::now();
-        auto compiled = m_reference->compileFor(g, run->result.plan, context);
+        auto compiled = m_backend->compileFor(g, run->result.plan, context);
         if (!compiled)
             return fail("compile", compiled.status());
-        auto out = m_reference->run(**compiled, inputs);
+        auto out = m_backend->run(**compiled, inputs);
         result.add("run_ms", msSince(t0));
         if (!out)
             return fail("run", out.status());
@@ -258,7 +261,7 @@ protected:
     }
 
     std::optional<Device> m_device;
-    IBackend *m_reference = nullptr;
+    IBackend *m_backend = nullptr; // the reference backend unless $TESSERA_TORCH_CORPUS_BACKEND names another
 };
 
 TEST_P(TorchCorpus, EverySchedulerMatchesPyTorch)
@@ -273,14 +276,19 @@ TEST_P(TorchCorpus, EverySchedulerMatchesPyTorch)
     // evaluator (core/onnx/constant_evaluator.h), as tessera-cli and the workbench do.
     BackendRegistry backends;
     registerBuiltinBackends(backends);
-    m_reference = backends.find("reference");
-    ASSERT_NE(m_reference, nullptr);
+    ASSERT_NE(backends.find("reference"), nullptr);
+    const char *backendName = std::getenv("TESSERA_TORCH_CORPUS_BACKEND");
+    const std::string backend = backendName && *backendName ? backendName : "reference";
+    m_backend = backends.find(backend);
+    ASSERT_NE(m_backend, nullptr) << "no backend '" << backend << "' in this build";
     auto device = DeviceRegistry::standard().lookup("host");
     ASSERT_TRUE(device.isOk()) << device.status().str();
     m_device = std::move(*device);
 
     ResultLine base;
     base.add("model", model);
+    if (backend != "reference")
+        base.add("backend", backend);
     auto t0 = std::chrono::steady_clock::now();
     auto imported = importModel((dir / "model.onnx").string());
     base.add("import_ms", msSince(t0));
