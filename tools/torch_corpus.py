@@ -444,7 +444,7 @@ def cmd_report(a):
     if a.markdown:
         with open(a.markdown) as f:
             doc = f.read()
-        begin, end = "<!-- torchcorpus table begin -->", "<!-- torchcorpus table end -->"
+        begin, end = f"<!-- {a.marker} begin -->", f"<!-- {a.marker} end -->"
         i, j = doc.index(begin) + len(begin), doc.index(end)
         with open(a.markdown, "w") as f:
             f.write(doc[:i] + "\n" + text + doc[j:])
@@ -472,6 +472,8 @@ def main():
     r = sub.add_parser("report")
     r.add_argument("results", nargs="+")
     r.add_argument("--markdown")
+    r.add_argument("--marker", default="torchcorpus table",
+                   help="the page's section between <!-- MARKER begin --> and <!-- MARKER end -->")
     a = p.parse_args()
     if a.cmd == "export":
         return cmd_export(a)
