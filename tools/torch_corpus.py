@@ -31,8 +31,9 @@ cache with the same STAMP is not exported again.
 tests/torchcorpus/models.txt lists the corpus (name, group, "ci" for the few smallest that CI runs);
 the ctest label `torchcorpus` (tests/torchcorpus/tst_torchcorpus.cpp) imports each cached model,
 schedules it with every registered scheduler, verifies and runs each plan on the reference backend
-and compares with output_K.pb (relative L2 under 1e-4, or under torch_f32_rel_l2 where PyTorch's own
-float32 output misses 1e-4: DeepLabV3-ResNet101, 5.3e-4). `check` fails when models.txt and
+and compares with output_K.pb (relative L2 under 1e-4; where PyTorch's own float32 output misses 1e-4 —
+ResNet-152, FCN-ResNet101, DeepLabV3-ResNet101 — under torch_f32_rel_l2, or twice it on a backend that
+sums in float32: docs/torch-corpus.md). `check` fails when models.txt and
 torchvision's registry disagree, so the corpus stays "every model".
 
 Usage:
@@ -408,7 +409,8 @@ def cmd_report(a):
             elif r.get("ok"):
                 kind = "sched" if "scheduled_only" in r else "pass"
                 counts[kind] += 1
-                star = "*" if "bar" in r else ""
+                # * only where the raised bar was needed: the output is 1e-4 or more from float64
+                star = "*" if "bar" in r and r.get("rel_l2", 0.0) >= 1e-4 else ""
                 if star:
                     raised[n] = r["bar"]
                 cells.append(f"{kind}{star} {r['schedule_ms'] / 1000:.1f}")
@@ -433,8 +435,9 @@ def cmd_report(a):
              f"{' or the bar marked *' if raised else ''}), "
              f"{counts['sched']} scheduled and verified only, {counts['fail']} fail.\n")
     if raised:
-        text += ("\n\\* PyTorch's own float32 output is further than 1e-4 from its float64 one; the bar is "
-                 "that distance (tst_torchcorpus allowedRelL2): " +
+        text += ("\n\\* 1e-4 or more from float64, under the raised bar: PyTorch's own float32 output is further "
+                 "than 1e-4 from its float64 one, and the bar is that distance for a backend that sums in "
+                 "float64, twice it for one that sums in float32 (tst_torchcorpus allowedRelL2): " +
                  ", ".join(f"{n} {b:.1e}" for n, b in raised.items()) + ".\n")
     if missing:
         text += f"\nNot tried (not exported or not reached): {', '.join(missing)}.\n"

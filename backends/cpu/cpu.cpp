@@ -275,7 +275,11 @@ class CpuBackend final : public IBackend
 public:
     explicit CpuBackend(CpuBackendOptions options) : m_options(options)
     {
-        m_info.capabilities = {.functional = true, .timing = false, .measured = true, .deviceKinds = {"any"}};
+        m_info.capabilities = {.functional = true,
+                               .timing = false,
+                               .measured = true,
+                               .deviceKinds = {"any"},
+                               .accumulation = BackendCapabilities::Accumulation::Float32};
         m_info.summary = "compiles the plan to native code: Conv/MatMul/Gemm and their fused epilogues on oneDNN, "
                          "element-wise chains by LLVM's ORC JIT for the host (" +
                          cpu::JitCache::hostCpu() +

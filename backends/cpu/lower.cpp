@@ -420,7 +420,9 @@ Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, Low
         local = nullptr;
     const Graph &g = s.graph;
     const Node &first = g.node(s.kernelNodes[pos]);
-    const Shape shape = first.outputs.empty() ? Shape{} : g.tensor(first.outputs[0]).shape;
+    // An omitted first output (an LSTM's Y) makes the node unchainable (allF32).
+    const Shape shape =
+        first.outputs.empty() || first.outputs[0] == kInvalidId ? Shape{} : g.tensor(first.outputs[0]).shape;
     if (!chainable(g, s.constants, first, shape) || numElements(shape).value_or(0) == 0 || (tiles && shape.empty()))
         return CpuOpPtr();
 

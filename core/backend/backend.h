@@ -41,6 +41,14 @@ struct BackendCapabilities {
     // Device kinds whose plans it runs: deviceKindName()s ("cpu", "gpu", "dsa")
     // or "any".
     std::vector<std::string> deviceKinds{"any"};
+    // How a functional backend sums the products of Conv, ConvTranspose,
+    // MatMul and Gemm: in float64 (the reference backend) or in float32
+    // (oneDNN, as PyTorch and ONNX Runtime do). Outputs are float32 either
+    // way; a float32 sum over thousands of terms and a hundred layers can be
+    // several 1e-4 (relative L2) from the float64 truth on a deep network, so
+    // a caller comparing with float64 outputs picks its tolerance by this.
+    enum class Accumulation { Float64, Float32 };
+    Accumulation accumulation = Accumulation::Float64;
 
     bool supportsDeviceKind(std::string_view kind) const;
 };

@@ -11,7 +11,10 @@
 // uint16/uint32/uint64, int64/int32 (indices, shape tensors) or bool (masks,
 // predicates) — Cast
 // tests may also use float16.
-// One data-driven test per folder, named by it.
+// One data-driven test per folder, named by it. The same candidates then run
+// on the CPU backend (NodeTestsOnTheCpuBackend, one test: every node test the
+// reference backend passes must pass there too, compiled or on a reference
+// kernel it falls back to).
 //
 // Tessera's shapes are static: values an op needs at compile time (Reshape's
 // shape, Slice's starts, axes, pads, Resize's scales...) must be constants.
@@ -23,6 +26,7 @@
 // outside the static-shape inference model. The Summary test runs every
 // candidate once more, prints pass/skip counts per op, and checks that every
 // op with a reference kernel has at least one passing node test.
+#include "backends/cpu/cpu.h"
 #include "backends/reference/evaluate.h"
 #include "backends/reference/kernel.h"
 #include "backends/reference/reference.h"
@@ -183,6 +187,7 @@ enum class Outcome { Pass, Skip, Fail };
 struct Result {
     Outcome outcome = Outcome::Fail;
     std::string message;
+    std::map<std::string, double> metrics; // the run's (RunResult::metrics), when it ran
 };
 
 Result fail(std::string m)
@@ -226,7 +231,8 @@ std::string compare(const HostTensor &got, const HostTensor &want, double rtol)
     return {};
 }
 
-Result runNodeTest(const std::string &test)
+// Runs one node test on `backend` (the reference backend when null).
+Result runNodeTest(const std::string &test, IBackend *backend = nullptr)
 {
     // Import folds constants with the reference kernels, as the CLI's does
     // (it registers the reference backend).
@@ -306,10 +312,14 @@ Result runNodeTest(const std::string &test)
             return fail("no test data for input '" + graph.tensor(id).name + "'");
         inputs.push_back(it->second);
     }
-    auto backend = createReferenceBackend();
+    std::unique_ptr<IBackend> reference;
+    if (!backend) {
+        reference = createReferenceBackend();
+        backend = reference.get();
+    }
     auto result = planutil::compileAndRun(*backend, graph, run->result.plan, inputs);
     if (!result)
-        return fail("reference: " + result.status().str());
+        return fail(backend->info().name + ": " + result.status().str());
     if (result->outputs.size() != static_cast<std::size_t>(model.graph().output_size()))
         return fail("produced " + std::to_string(result->outputs.size()) + " outputs");
     for (std::size_t k = 0; k < result->outputs.size(); ++k) {
@@ -317,9 +327,9 @@ Result runNodeTest(const std::string &test)
         if (!want)
             return fail(want.status().str());
         if (std::string diff = compare(result->outputs[k], *want, relTolerance(test)); !diff.empty())
-            return fail(diff);
+            return {Outcome::Fail, diff, result->metrics};
     }
-    return {Outcome::Pass, {}};
+    return {Outcome::Pass, {}, result->metrics};
 }
 
 class NodeTest : public ::testing::TestWithParam<std::string>
@@ -363,6 +373,44 @@ TEST(NodeTestSummary, EveryOpWithAKernelPassesANodeTest)
         }
         EXPECT_GT(perOp[std::string(op)][0], 0) << op << " has no passing node test";
     }
+}
+
+// The CPU backend against the same expected outputs and tolerances: every node
+// test the reference backend passes must pass compiled (oneDNN, LLVM, copies)
+// or on the reference kernel the backend falls back to, never differ. One
+// process, one backend (its kernel cache shared across tests), the failures
+// listed together with the reference backend's outcome; the summary counts
+// how many tests ran entirely compiled.
+TEST(NodeTestsOnTheCpuBackend, EveryTestTheReferencePassesMatches)
+{
+    if (!fs::exists(kNodeDir))
+        GTEST_SKIP() << "libonnx-testdata is not installed";
+    const std::unique_ptr<IBackend> cpu = createCpuBackend({.threads = 2});
+    int pass = 0, skip = 0, compiled = 0;
+    std::ostringstream failures;
+    for (const std::string &test : candidates()) {
+        const Result r = runNodeTest(test, cpu.get());
+        if (r.outcome == Outcome::Skip) {
+            ++skip;
+            continue;
+        }
+        if (r.outcome == Outcome::Pass) {
+            ++pass;
+            bool fallback = false;
+            for (const auto &[name, value] : r.metrics)
+                fallback = fallback || (name.starts_with("fallback/") && value > 0);
+            compiled += fallback ? 0 : 1;
+            continue;
+        }
+        const Result ref = runNodeTest(test);
+        failures << test << ": " << r.message
+                 << " (reference backend: " << (ref.outcome == Outcome::Pass ? "passes" : "fails too: " + ref.message)
+                 << ")\n";
+    }
+    std::cout << "cpu backend: " << pass << " node tests pass (" << compiled << " with no op on a reference kernel), "
+              << skip << " skipped\n";
+    EXPECT_GT(pass, 0);
+    EXPECT_TRUE(failures.str().empty()) << failures.str();
 }
 
 } // namespace

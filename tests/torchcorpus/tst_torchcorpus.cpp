@@ -3,10 +3,15 @@
 // a model (importModel, default options: constant folding on), scheduled for the host preset by every
 // registered scheduler (scheduleGraph, which verifies the plan), compiled and run on the reference
 // backend with the exported input, and each output compared with PyTorch's (computed in float64 by
-// the export, docs/torch-corpus.md): relative L2 ||got - want|| / ||want|| under 1e-4 (kMaxRelL2), or
-// under PyTorch's own float32 error on that output where PyTorch itself misses 1e-4 (allowedRelL2:
-// a float32 computation cannot be held to more than the float32 reference implementation achieves;
-// DeepLabV3-ResNet101's is 5.3e-4, every other model's under 1e-4). One test per model
+// the export, docs/torch-corpus.md): relative L2 ||got - want|| / ||want|| under 1e-4 (kMaxRelL2)
+// wherever PyTorch's own float32 output is within 1e-4 of its float64 one. Where PyTorch itself misses
+// 1e-4 (ResNet-152 3.0e-4, FCN-ResNet101 3.9e-4, DeepLabV3-ResNet101 5.3e-4: float32 rounding over a
+// hundred layers, on this input), no float32 computation can be held to 1e-4, and the bar is PyTorch's
+// own error for a backend that sums products in float64 (the reference backend, which stores float32
+// tensors: its error there is the storage rounding's), twice it for one that sums in float32 as PyTorch
+// does (the CPU backend's oneDNN: "as accurate as PyTorch" within a factor two, the spread two float32
+// summation orders show on these models). allowedRelL2, from BackendCapabilities::accumulation; a
+// judgment written down in docs/torch-corpus.md. One test per model
 // (Corpus/TorchCorpus. EverySchedulerMatchesPyTorch/<model>), which imports once and tries every scheduler, each
 // failure naming the scheduler and the stage (schedule, compile, run, compare).
 //
@@ -56,12 +61,18 @@ namespace {
 
 constexpr double kMaxRelL2 = 1e-4;
 
-// The bar for one output: kMaxRelL2, or PyTorch's float32 relative L2 from float64 for that output
-// (meta.json "torch_f32_rel_l2", written by the export) when it is larger.
-double allowedRelL2(const QJsonObject &meta, const std::string &output)
+using Accumulation = BackendCapabilities::Accumulation;
+
+// The bar for one output: kMaxRelL2 where PyTorch's float32 output is within it of float64 (meta.json
+// "torch_f32_rel_l2", written by the export); else PyTorch's float32 error, or twice it for a backend
+// that accumulates in float32.
+double allowedRelL2(const QJsonObject &meta, const std::string &output, Accumulation accumulation)
 {
     const QJsonValue f32 = meta.value("torch_f32_rel_l2").toObject().value(QString::fromStdString(output));
-    return std::max(kMaxRelL2, f32.isDouble() ? f32.toDouble() : 0.0);
+    const double torchError = f32.isDouble() ? f32.toDouble() : 0.0;
+    if (torchError <= kMaxRelL2)
+        return kMaxRelL2;
+    return accumulation == Accumulation::Float32 ? 2 * torchError : torchError;
 }
 
 QJsonObject readMeta(const fs::path &file)
@@ -248,7 +259,7 @@ protected:
             auto r = relativeL2(out->outputs[k], want[k]);
             if (!r)
                 return fail("compare", r.status());
-            const double allowed = allowedRelL2(meta, want[k].name);
+            const double allowed = allowedRelL2(meta, want[k].name, m_backend->info().capabilities.accumulation);
             worst = std::max(worst, *r);
             bar = std::max(bar, allowed);
             ok = ok && *r < allowed;
@@ -359,11 +370,32 @@ TEST(TorchCorpusCompare, CloseOutputsPass)
 TEST(TorchCorpusCompare, PyTorchsOwnFloat32ErrorRaisesTheBarOnlyAboveIt)
 {
     const QJsonObject meta = QJsonDocument::fromJson(R"({"torch_f32_rel_l2": {"out": 5.3e-4, "aux": 2e-7}})").object();
-    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "out"), 5.3e-4);
+    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "out", Accumulation::Float64), 5.3e-4);
     // Twins: PyTorch within 1e-4, an output it does not list, no meta at all: the bar stays 1e-4.
-    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "aux"), kMaxRelL2);
-    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "logits"), kMaxRelL2);
-    EXPECT_DOUBLE_EQ(allowedRelL2(QJsonObject{}, "out"), kMaxRelL2);
+    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "aux", Accumulation::Float64), kMaxRelL2);
+    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "logits", Accumulation::Float64), kMaxRelL2);
+    EXPECT_DOUBLE_EQ(allowedRelL2(QJsonObject{}, "out", Accumulation::Float64), kMaxRelL2);
+}
+
+TEST(TorchCorpusCompare, AFloat32AccumulatingBackendGetsTwicePyTorchsErrorOnlyWherePyTorchMisses)
+{
+    const QJsonObject meta =
+        QJsonDocument::fromJson(R"({"torch_f32_rel_l2": {"out": 5.3e-4, "aux": 2e-7, "near": 9e-5}})").object();
+    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "out", Accumulation::Float32), 2 * 5.3e-4);
+    // Twins: where PyTorch's float32 meets 1e-4 (even just), a float32 backend is held to 1e-4 too.
+    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "aux", Accumulation::Float32), kMaxRelL2);
+    EXPECT_DOUBLE_EQ(allowedRelL2(meta, "near", Accumulation::Float32), kMaxRelL2);
+    EXPECT_DOUBLE_EQ(allowedRelL2(QJsonObject{}, "out", Accumulation::Float32), kMaxRelL2);
+}
+
+TEST(TorchCorpusCompare, TheBuiltinBackendsSayHowTheyAccumulate)
+{
+    BackendRegistry backends;
+    registerBuiltinBackends(backends);
+    ASSERT_NE(backends.find("reference"), nullptr);
+    EXPECT_EQ(backends.find("reference")->info().capabilities.accumulation, Accumulation::Float64);
+    if (IBackend *cpu = backends.find("cpu"))
+        EXPECT_EQ(cpu->info().capabilities.accumulation, Accumulation::Float32);
 }
 
 TEST(TorchCorpusCompare, AnAllZeroReferenceIsRefused)
