@@ -17,14 +17,8 @@
 #include "backends/reference/reference.h"
 #include "core/backend/outputcheck.h"
 #include "core/hw/deviceregistry.h"
-#include "core/onnx/importer.h"
 #include "core/plan/taskwork.h"
 #include "core/sched/session.h"
-#include "plugins/greedy/greedy.h"
-#include "plugins/ios/ios.h"
-#include "plugins/layerfusion/layerfusion.h"
-#include "plugins/sequential/sequential.h"
-#include "samples/builder.h"
 #include "samples/catalog.h"
 
 #include <atomic>
@@ -32,7 +26,6 @@
 #include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -57,25 +50,10 @@ double anchorCount(const Graph &g)
     return n;
 }
 
-std::unique_ptr<IScheduler> scheduler(const std::string &name)
-{
-    if (name == "sequential")
-        return createSequentialScheduler();
-    if (name == "greedy")
-        return createGreedyScheduler();
-    if (name == "ios")
-        return createIosScheduler();
-    return createLayerFusionScheduler();
-}
-
+// g scheduled by the algorithm tessera registers as `algorithm`, `overrides` forced.
 Expected<ExecutionPlan> plan(const Graph &g, const std::string &algorithm, Overrides overrides = {})
 {
-    ScheduleSetup setup;
-    setup.overrides = std::move(overrides);
-    auto run = scheduleGraph(g, planutil::testDevice(), *scheduler(algorithm), setup);
-    if (!run)
-        return run.status();
-    return run->result.plan;
+    return planutil::schedulePlan(g, test::registeredScheduler(algorithm), std::move(overrides));
 }
 
 class CpuBackendTest : public ::testing::Test
@@ -93,13 +71,9 @@ protected:
         samples::SampleOptions o;
         if (imageSize > 0)
             o.imageSize = imageSize;
-        auto m = test::buildRegisteredSample(name, o);
-        EXPECT_TRUE(m.isOk()) << m.status().str();
-        const std::string path = (dir / (name + ".onnx")).string();
-        EXPECT_TRUE(samples::saveModel(**m, path, external).isOk());
-        auto r = importModel(path);
-        EXPECT_TRUE(r.isOk()) << r.status().str();
-        return std::move(r->graph);
+        auto g = test::importRegisteredSample(name, o, (dir / (name + ".onnx")).string(), external);
+        EXPECT_TRUE(g.isOk()) << g.status().str();
+        return g ? std::move(*g) : Graph{};
     }
 
     // Every scheduler's plan on the cpu backend against the reference backend's
@@ -155,7 +129,7 @@ TEST_F(CpuBackendTest, LayerFusionFusesEpiloguesSequentialDoesNot)
     const Graph g = sample("resnet50", 64, true);
     ScheduleSetup perNode; // the sequential plan with a kernel per node
     perNode.options = {{"epilogues", "false"}};
-    auto seq = scheduleGraph(g, planutil::testDevice(), *scheduler("sequential"), perNode);
+    auto seq = scheduleGraph(g, planutil::testDevice(), test::registeredScheduler("sequential"), perNode);
     auto fused = plan(g, "layer-fusion");
     ASSERT_TRUE(seq.isOk() && fused.isOk());
     const auto inputs = planutil::makeInputs(g, 3);
@@ -571,22 +545,10 @@ Graph oneNode(const std::string &opType, Shape in, Shape out, AttrMap attrs = {}
 // Runs g on both backends; the outputs must match. Returns the cpu run.
 RunResult nativeMatchesReference(IBackend &cpu, IBackend &reference, const Graph &g, const std::string &what)
 {
-    const ExecutionPlan p = planutil::wholePlan(g, perNode(g));
-    const auto inputs = planutil::makeInputs(g, 13);
-    auto expected = planutil::compileAndRun(reference, g, p, inputs);
-    auto got = planutil::compileAndRun(cpu, g, p, inputs);
-    EXPECT_TRUE(expected.isOk()) << what << ": " << expected.status().str();
-    EXPECT_TRUE(got.isOk()) << what << ": " << got.status().str();
-    if (!expected.isOk() || !got.isOk())
-        return {};
-    for (std::size_t i = 0; i < got->outputs.size(); ++i) {
-        EXPECT_EQ(got->outputs[i].shape, expected->outputs[i].shape) << what;
-        if (got->outputs[i].dtype == DType::Float32)
-            EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance) << what;
-        else
-            EXPECT_EQ(got->outputs[i].bytes, expected->outputs[i].bytes) << what;
-    }
-    return std::move(*got);
+    auto r = planutil::runAgainstReference(cpu, reference, g, planutil::wholePlan(g, perNode(g)),
+                                           planutil::makeInputs(g, 13), kTolerance);
+    EXPECT_EQ(r.mismatch, "") << what;
+    return std::move(r.got);
 }
 
 struct PrimCase {

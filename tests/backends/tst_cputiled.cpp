@@ -9,13 +9,7 @@
 #include "backends/cpu/ompteam.h"
 #include "backends/reference/reference.h"
 #include "core/backend/outputcheck.h"
-#include "core/onnx/importer.h"
 #include "core/sched/session.h"
-#include "plugins/brickdl/brickdl.h"
-#include "plugins/graphturbo/graphturbo.h"
-#include "plugins/layerfusion/layerfusion.h"
-#include "plugins/welder/welder.h"
-#include "samples/builder.h"
 #include "samples/catalog.h"
 
 #include <cmath>
@@ -23,7 +17,6 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <omp.h>
-#include <onnx/onnx_pb.h>
 #include <set>
 #include <unistd.h>
 
@@ -39,23 +32,10 @@ namespace {
 
 constexpr double kTolerance = 1e-4;
 
-std::unique_ptr<IScheduler> scheduler(const std::string &name)
-{
-    if (name == "graphturbo")
-        return createGraphTurboScheduler();
-    if (name == "welder")
-        return createWelderScheduler();
-    if (name == "brickdl")
-        return createBrickdlScheduler();
-    return createLayerFusionScheduler();
-}
-
+// g scheduled by the algorithm tessera registers as `algorithm`.
 Expected<ExecutionPlan> plan(const Graph &g, const std::string &algorithm)
 {
-    auto run = scheduleGraph(g, planutil::testDevice(), *scheduler(algorithm), ScheduleSetup{});
-    if (!run)
-        return run.status();
-    return run->result.plan;
+    return planutil::schedulePlan(g, test::registeredScheduler(algorithm));
 }
 
 bool tiled(const ExecutionPlan &p)
@@ -92,13 +72,9 @@ protected:
         samples::SampleOptions o;
         if (imageSize > 0)
             o.imageSize = imageSize;
-        auto m = test::buildRegisteredSample(name, o);
-        EXPECT_TRUE(m.isOk()) << m.status().str();
-        const std::string path = (dir / (name + ".onnx")).string();
-        EXPECT_TRUE(samples::saveModel(**m, path, false).isOk());
-        auto r = importModel(path);
-        EXPECT_TRUE(r.isOk()) << r.status().str();
-        return std::move(r->graph);
+        auto g = test::importRegisteredSample(name, o, (dir / (name + ".onnx")).string());
+        EXPECT_TRUE(g.isOk()) << g.status().str();
+        return g ? std::move(*g) : Graph{};
     }
 
     // `g`'s layer-fusion plan with its tasks cut into tiles (planutil::tiledPlan's `parts`, `dim`).
@@ -112,18 +88,9 @@ protected:
     // `p` on the cpu backend against the reference backend running `p`.
     RunResult matches(const Graph &g, const ExecutionPlan &p, const std::string &what)
     {
-        const auto inputs = planutil::makeInputs(g, 13);
-        auto expected = planutil::compileAndRun(*reference, g, p, inputs);
-        EXPECT_TRUE(expected.isOk()) << what << ": " << expected.status().str();
-        auto got = planutil::compileAndRun(*cpu, g, p, inputs);
-        EXPECT_TRUE(got.isOk()) << what << ": " << got.status().str();
-        if (!expected || !got)
-            return {};
-        EXPECT_EQ(got->outputs.size(), expected->outputs.size());
-        for (std::size_t i = 0; i < got->outputs.size() && i < expected->outputs.size(); ++i)
-            EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance)
-                << what << " output '" << got->outputs[i].name << "'";
-        return std::move(*got);
+        auto r = planutil::runAgainstReference(*cpu, *reference, g, p, planutil::makeInputs(g, 13), kTolerance);
+        EXPECT_EQ(r.mismatch, "") << what;
+        return std::move(r.got);
     }
 
     fs::path dir;

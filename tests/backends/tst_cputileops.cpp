@@ -84,11 +84,11 @@ protected:
                 all.push_back(static_cast<NodeId>(n));
             base = planutil::wholePlan(g, {all});
         } else {
-            auto run = scheduleGraph(g, planutil::testDevice(), *createLayerFusionScheduler(), ScheduleSetup{});
+            auto run = planutil::schedulePlan(g, *createLayerFusionScheduler());
             EXPECT_TRUE(run.isOk()) << run.status().str();
             if (!run)
                 return {};
-            base = run->result.plan;
+            base = std::move(*run);
         }
         ExecutionPlan p = planutil::tiledPlan(g, base, parts, dim);
         EXPECT_GT(tiledTasks(g, p), 1) << "the plan is not tiled";
@@ -98,18 +98,10 @@ protected:
     // `p` on the cpu backend against the reference backend running `p`.
     RunResult matches(const Graph &g, const ExecutionPlan &p, const std::string &what, std::int64_t intRange = 2)
     {
-        const auto inputs = planutil::makeInputs(g, 29, intRange);
-        auto expected = planutil::compileAndRun(*reference, g, p, inputs);
-        EXPECT_TRUE(expected.isOk()) << what << ": " << expected.status().str();
-        auto got = planutil::compileAndRun(*cpu, g, p, inputs);
-        EXPECT_TRUE(got.isOk()) << what << ": " << got.status().str();
-        if (!expected || !got)
-            return {};
-        EXPECT_EQ(got->outputs.size(), expected->outputs.size());
-        for (std::size_t i = 0; i < got->outputs.size() && i < expected->outputs.size(); ++i)
-            EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance)
-                << what << " output '" << got->outputs[i].name << "'";
-        return std::move(*got);
+        auto r =
+            planutil::runAgainstReference(*cpu, *reference, g, p, planutil::makeInputs(g, 29, intRange), kTolerance);
+        EXPECT_EQ(r.mismatch, "") << what;
+        return std::move(r.got);
     }
 
     std::unique_ptr<IBackend> cpu = createCpuBackend();
