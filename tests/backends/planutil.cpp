@@ -209,6 +209,15 @@ ReferenceComparison runAgainstReference(IBackend &backend, IBackend &reference, 
     return {std::move(*got), std::move(mismatch)};
 }
 
+double fallbacks(const RunResult &r, const std::string &opType)
+{
+    double n = 0;
+    for (const auto &[key, value] : r.metrics)
+        if (key.starts_with("fallback/" + opType + ":") || key == "fallback/" + opType)
+            n += value;
+    return n;
+}
+
 HostTensor floatTensor(const std::string &name, Shape shape, std::vector<float> values)
 {
     HostTensor h{name, DType::Float32, std::move(shape), std::vector<std::uint8_t>(values.size() * 4)};

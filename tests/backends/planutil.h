@@ -67,6 +67,10 @@ ReferenceComparison runAgainstReference(IBackend &backend, IBackend &reference, 
                                         const ExecutionPlan &plan, const std::vector<HostTensor> &inputs,
                                         double tolerance);
 
+// How many ops of type `opType` a run reports as fallbacks ("fallback/<op>"
+// and "fallback/<op>: <why>" metrics summed).
+double fallbacks(const RunResult &r, const std::string &opType);
+
 HostTensor floatTensor(const std::string &name, Shape shape, std::vector<float> values);
 bool bitEqual(const HostTensor &a, const HostTensor &b);
 

@@ -47,16 +47,6 @@ bool tiled(const ExecutionPlan &p)
     return false;
 }
 
-// Reference fallbacks of op type `opType` in a run's metrics.
-double fallbacks(const RunResult &r, const std::string &opType)
-{
-    double n = 0;
-    for (const auto &[key, value] : r.metrics)
-        if (key.starts_with("fallback/" + opType + ":") || key == "fallback/" + opType)
-            n += value;
-    return n;
-}
-
 class CpuTiledTest : public ::testing::Test
 {
 protected:
@@ -83,6 +73,12 @@ protected:
         auto base = plan(g, "layer-fusion");
         EXPECT_TRUE(base.isOk()) << base.status().str();
         return base ? planutil::tiledPlan(g, *base, parts, dim) : ExecutionPlan{};
+    }
+
+    // matches() of `g`'s fusedTiles(g, parts, dim).
+    RunResult matchesInTiles(const Graph &g, int parts, int dim, const std::string &what)
+    {
+        return matches(g, fusedTiles(g, parts, dim), what);
     }
 
     // `p` on the cpu backend against the reference backend running `p`.
@@ -128,7 +124,7 @@ TEST_F(CpuTiledTest, SqueezeNetTilesOnReferenceKernelsWhenEnginesAreOff)
     ::unsetenv("TESSERA_CPU_ENGINES");
     EXPECT_EQ(r.metrics["ops/onednn"], 0);
     EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
-    EXPECT_GT(fallbacks(r, "Conv"), 0);
+    EXPECT_GT(planutil::fallbacks(r, "Conv"), 0);
     EXPECT_GT(r.metrics["ops/reference"], 0);
 }
 
@@ -263,8 +259,7 @@ Graph groupedConv()
 // of two channels) run on oneDNN, the Relu tiles as their post-op.
 TEST_F(CpuTiledTest, GroupAlignedChannelTilesRunOnOneDnn)
 {
-    const Graph g = groupedConv();
-    RunResult r = matches(g, fusedTiles(g, 2, 1), "two channel tiles");
+    RunResult r = matchesInTiles(groupedConv(), 2, 1, "two channel tiles");
     EXPECT_EQ(r.metrics["ops/onednn"], 2);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
     EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
@@ -274,8 +269,7 @@ TEST_F(CpuTiledTest, GroupAlignedChannelTilesRunOnOneDnn)
 // the reference kernel, say why, and still match; the Relu tiles are JIT code.
 TEST_F(CpuTiledTest, ChannelTilesAcrossGroupsFallBackAndMatch)
 {
-    const Graph g = groupedConv();
-    RunResult r = matches(g, fusedTiles(g, 4, 1), "four channel tiles");
+    RunResult r = matchesInTiles(groupedConv(), 4, 1, "four channel tiles");
     EXPECT_EQ(r.metrics["ops/onednn"], 0);
     EXPECT_EQ(r.metrics["ops/reference"], 4);
     EXPECT_EQ(r.metrics["fallback/Conv: tiled: a channel box across groups"], 4);
@@ -445,8 +439,7 @@ Graph softmaxRows()
 // Row tiles of a softmax keep each normalised row whole: oneDNN per tile.
 TEST_F(CpuTiledTest, SoftmaxRowTilesRunOnOneDnn)
 {
-    const Graph g = softmaxRows();
-    RunResult r = matches(g, fusedTiles(g, 2, 1), "softmax rows");
+    RunResult r = matchesInTiles(softmaxRows(), 2, 1, "softmax rows");
     EXPECT_EQ(r.metrics["ops/onednn"], 2);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
 }
@@ -454,8 +447,7 @@ TEST_F(CpuTiledTest, SoftmaxRowTilesRunOnOneDnn)
 // Twin: column tiles split the normalised axis; they fall back, named, and match.
 TEST_F(CpuTiledTest, SoftmaxColumnTilesFallBackAndMatch)
 {
-    const Graph g = softmaxRows();
-    RunResult r = matches(g, fusedTiles(g, 2, 2), "softmax columns");
+    RunResult r = matchesInTiles(softmaxRows(), 2, 2, "softmax columns");
     EXPECT_EQ(r.metrics["ops/onednn"], 0);
     EXPECT_EQ(r.metrics["fallback/Softmax: tiled: a box that splits the normalised axis"], 2);
 }

@@ -32,16 +32,6 @@ namespace {
 
 constexpr double kTolerance = 1e-5;
 
-// Fallbacks of op type `opType` in a run's metrics, with or without a reason.
-double fallbacks(const RunResult &r, const std::string &opType)
-{
-    double n = 0;
-    for (const auto &[key, value] : r.metrics)
-        if (key.starts_with("fallback/" + opType + ":") || key == "fallback/" + opType)
-            n += value;
-    return n;
-}
-
 // The number of tasks of `p` whose tiles are short of their whole tensor.
 int tiledTasks(const Graph &g, const ExecutionPlan &p)
 {
@@ -142,7 +132,7 @@ TEST_F(CpuTileOpsTest, ReductionTilesRunOnOneDnn)
         const Graph g = reduction(c.type, c.x, c.axes, c.keep, c.y);
         const ExecutionPlan p = tiles(g, c.parts, c.dim);
         RunResult r = matches(g, p, c.type);
-        EXPECT_EQ(fallbacks(r, c.type), 0) << c.type;
+        EXPECT_EQ(planutil::fallbacks(r, c.type), 0) << c.type;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << c.type;
         EXPECT_GE(r.metrics["ops/onednn"], c.parts) << c.type;
     }
@@ -204,7 +194,7 @@ TEST_F(CpuTileOpsTest, LayerNormTilesRunOnOneDnn)
     for (const Case &c : cases) {
         const Graph g = layerNorm(c.x, c.axis, false);
         RunResult r = matches(g, tiles(g, c.parts, c.dim), c.what);
-        EXPECT_EQ(fallbacks(r, "LayerNormalization"), 0) << c.what;
+        EXPECT_EQ(planutil::fallbacks(r, "LayerNormalization"), 0) << c.what;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << c.what;
         EXPECT_GE(r.metrics["ops/onednn"], c.parts) << c.what;
     }
@@ -248,7 +238,7 @@ TEST_F(CpuTileOpsTest, SliceTilesRunAsCopies)
     for (const Case &c : cases) {
         const Graph g = slice(c.starts, c.ends, c.axes, c.steps, c.y);
         RunResult r = matches(g, tiles(g, 3, 1), "slice");
-        EXPECT_EQ(fallbacks(r, "Slice"), 0);
+        EXPECT_EQ(planutil::fallbacks(r, "Slice"), 0);
         EXPECT_EQ(r.metrics["ops/reference"], 0);
         EXPECT_GE(r.metrics["ops/copy"], 3);
     }
@@ -292,7 +282,7 @@ TEST_F(CpuTileOpsTest, SplitTilesRunAsCopies)
 {
     const Graph g = split();
     RunResult r = matches(g, tiles(g, 3, 2), "split columns");
-    EXPECT_EQ(fallbacks(r, "Split"), 0);
+    EXPECT_EQ(planutil::fallbacks(r, "Split"), 0);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
     EXPECT_GE(r.metrics["ops/copy"], 3 * 3);
 }
@@ -334,7 +324,7 @@ TEST_F(CpuTileOpsTest, GatherTilesRunAsCopies)
           std::tuple{std::int64_t{-1}, DType::Int64, 0}}) {
         const Graph g = gather(axis, type);
         RunResult r = matches(g, tiles(g, 3, dim), "gather", 10);
-        EXPECT_EQ(fallbacks(r, "Gather"), 0);
+        EXPECT_EQ(planutil::fallbacks(r, "Gather"), 0);
         EXPECT_EQ(r.metrics["ops/reference"], 0);
         EXPECT_GE(r.metrics["ops/copy"], 3);
     }
@@ -392,7 +382,7 @@ TEST_F(CpuTileOpsTest, PadTilesRunAsCopies)
     ASSERT_EQ(g.node(0).opType, "Pad");
     EXPECT_GT(computedElements(g, p, padded), g.tensor(padded).elements()); // the halo rows
     RunResult r = matches(g, p, "pad constant");
-    EXPECT_EQ(fallbacks(r, "Pad"), 0);
+    EXPECT_EQ(planutil::fallbacks(r, "Pad"), 0);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
     EXPECT_GE(r.metrics["ops/copy"], 3);
 }
@@ -428,7 +418,7 @@ TEST_F(CpuTileOpsTest, CastsRunAsCopies)
     for (DType via : {DType::Float32, DType::Float64}) {
         const Graph g = casts(via);
         RunResult r = matches(g, tiles(g, 3, 1), "cast tiles", 100);
-        EXPECT_EQ(fallbacks(r, "Cast"), 0);
+        EXPECT_EQ(planutil::fallbacks(r, "Cast"), 0);
         EXPECT_EQ(r.metrics["ops/reference"], 0);
         EXPECT_GE(r.metrics["ops/copy"], 3);
         auto whole = planutil::baselinePlan(g, "layer-fusion");
@@ -478,7 +468,7 @@ TEST_F(CpuTileOpsTest, ResizeRunsCompiled)
     for (const Case &c : cases) {
         const Graph g = resize(c.mode, c.coord, c.y);
         RunResult r = matches(g, tiles(g, 3, 2), c.mode + " " + c.coord);
-        EXPECT_EQ(fallbacks(r, "Resize"), 0) << c.mode;
+        EXPECT_EQ(planutil::fallbacks(r, "Resize"), 0) << c.mode;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << c.mode;
         auto whole = planutil::baselinePlan(g, "layer-fusion");
         ASSERT_TRUE(whole.isOk()) << whole.status().str();
