@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 
 #include "tests/backends/planutil.h"
@@ -823,16 +824,24 @@ TEST_F(CpuBackendTest, BuffersBeyondHostMemoryFailBeforeRunning)
     }
 }
 
+// x -> Relu -> Sigmoid, all of `shape`; planned a task per node, the Relu's
+// output lives in the plan's arena, the Sigmoid's in the run's result.
+Graph reluSigmoid(const Shape &shape)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", shape, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId r = op(g, "relu", "Relu", {x}, shape);
+    g.outputs = {op(g, "sigmoid", "Sigmoid", {r}, shape)};
+    return g;
+}
+
 // Issue 13 item 2: every run reports each event counter (L1D and LLC read
 // misses, instructions, page faults) or, once, why it is not counted (no PMU,
 // perf_event_paranoid, seccomp) — never neither, never both.
 TEST_F(CpuBackendTest, RunReportsEachEventCounterOrWhyNot)
 {
-    Graph g;
-    const TensorId x = testgraphs::tensor(g, "x", {256, 256}, Tensor::Kind::Input);
-    g.inputs = {x};
-    const TensorId r = op(g, "relu", "Relu", {x}, {256, 256});
-    g.outputs = {op(g, "sigmoid", "Sigmoid", {r}, {256, 256})};
+    const Graph g = reluSigmoid({256, 256});
     auto compiled = cpu->compile(g, planutil::wholePlan(g, {{0}, {1}}));
     ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
     auto run = cpu->run(**compiled, planutil::makeInputs(g, 2));
@@ -850,31 +859,135 @@ TEST_F(CpuBackendTest, RunReportsEachEventCounterOrWhyNot)
     }
 }
 
-// The counters themselves: touching 8 MiB of fresh pages faults at least once
-// per 4 KiB page; the twin, touching nothing, faults (almost) never.
+// `bytes` of fresh pages from the kernel, not from malloc (which may hand back
+// pages an earlier test of this process already faulted in), each written once.
+void touchFreshPages(std::size_t bytes)
+{
+    void *pages = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(pages, MAP_FAILED);
+    std::memset(pages, 1, bytes);
+    EXPECT_EQ(static_cast<const char *>(pages)[bytes / 2], 1);
+    ::munmap(pages, bytes);
+}
+
+// One start()..stop() of `counters` around `body`: its metrics.
+template <class Body> std::map<std::string, double> counted(cpu::PerfCounters &counters, Body &&body)
+{
+    std::map<std::string, double> metrics;
+    counters.start();
+    body();
+    counters.stop();
+    counters.report(metrics);
+    return metrics;
+}
+
+constexpr std::size_t kFreshBytes = 8 << 20; // 2048 pages of 4 KiB
+constexpr const char *kNoSoftwareEvents =
+    "perf_event_open refuses even software events here (kernel.perf_event_paranoid or seccomp)";
+
+// The counters themselves, kept open across runs: a run touching 8 MiB of
+// fresh pages faults at least once per 4 KiB page; the run before it, touching
+// nothing, faults (almost) never; the events were opened once.
 TEST(CpuPerfCounters, PageFaultsCountTheRunsFreshPages)
 {
-    constexpr std::size_t kBytes = 8 << 20;
-    std::map<std::string, double> quiet, touched;
-    {
-        const cpu::PerfCounters counters;
-        counters.report(quiet);
-    }
+    cpu::PerfCounters counters;
+    const auto quiet = counted(counters, [] {});
     if (!quiet.count("counters/page_faults"))
-        GTEST_SKIP() << "perf_event_open refuses even software events here (kernel.perf_event_paranoid or seccomp)";
-    {
-        const cpu::PerfCounters counters;
-        // Fresh pages from the kernel, not from malloc (which may hand back pages an earlier test
-        // of this process already faulted in): every one written once.
-        void *pages = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        ASSERT_NE(pages, MAP_FAILED);
-        std::memset(pages, 1, kBytes);
-        EXPECT_EQ(static_cast<const char *>(pages)[kBytes / 2], 1);
-        counters.report(touched);
-        ::munmap(pages, kBytes);
-    }
-    EXPECT_GE(touched.at("counters/page_faults"), static_cast<double>(kBytes / 4096) * 0.9);
+        GTEST_SKIP() << kNoSoftwareEvents;
+    const auto touched = counted(counters, [] { touchFreshPages(kFreshBytes); });
     EXPECT_LT(quiet.at("counters/page_faults"), 64);
+    EXPECT_GE(touched.at("counters/page_faults"), static_cast<double>(kFreshBytes / 4096) * 0.9);
+    EXPECT_EQ(counters.opens(), 1);
+}
+
+// Twin, the other order: after a run whose thread, started after the counters
+// were opened (it inherits them), touched 8 MiB of fresh pages, the next run,
+// touching nothing, reports (almost) no faults, not the sum of both.
+TEST(CpuPerfCounters, AQuietRunAfterAFaultingOneCountsOnlyItsOwn)
+{
+    cpu::PerfCounters counters;
+    const auto touched = counted(counters, [] { std::thread([] { touchFreshPages(kFreshBytes); }).join(); });
+    if (!touched.count("counters/page_faults"))
+        GTEST_SKIP() << kNoSoftwareEvents;
+    const auto quiet = counted(counters, [] {});
+    EXPECT_GE(touched.at("counters/page_faults"), static_cast<double>(kFreshBytes / 4096) * 0.9);
+    EXPECT_LT(quiet.at("counters/page_faults"), 64);
+    EXPECT_EQ(counters.opens(), 1);
+}
+
+// reluSigmoid with a 37.7 MB arena: above glibc's largest mmap threshold
+// (32 MiB), so a fresh arena is fresh pages.
+Graph bigArenaChain()
+{
+    return reluSigmoid({2304, 4096});
+}
+
+// Issue 13 item 2, counters kept across runs: two consecutive runs of one
+// compiled plan each report their own page faults — the first faults its
+// fresh arena in, the second reuses that arena and faults (almost) nothing.
+TEST_F(CpuBackendTest, ConsecutiveRunsOfOnePlanReportTheirOwnPageFaults)
+{
+    const Graph g = bigArenaChain();
+    auto compiled = cpu->compile(g, planutil::wholePlan(g, {{0}, {1}}));
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+    const auto inputs = planutil::makeInputs(g, 2);
+    auto first = cpu->run(**compiled, inputs);
+    ASSERT_TRUE(first.isOk()) << first.status().str();
+    if (!first->metrics.count("counters/page_faults"))
+        GTEST_SKIP() << kNoSoftwareEvents;
+    auto second = cpu->run(**compiled, inputs);
+    ASSERT_TRUE(second.isOk()) << second.status().str();
+    const double arenaPages = first->metrics.at("arena_bytes") / 4096;
+    ASSERT_GT(arenaPages, 8000);
+    EXPECT_GE(first->metrics.at("counters/page_faults"), arenaPages * 0.9);
+    EXPECT_LT(second->metrics.at("counters/page_faults"), arenaPages * 0.1);
+}
+
+// Twin: a second compiled plan of the same graph, run after the first plan's
+// runs on the same backend (its counters already open), has no arena to reuse:
+// its run faults a fresh one in and reports it.
+TEST_F(CpuBackendTest, AnotherPlansFirstRunOnTheKeptCountersReportsItsFreshArena)
+{
+    const Graph g = bigArenaChain();
+    const ExecutionPlan plan = planutil::wholePlan(g, {{0}, {1}});
+    auto a = cpu->compile(g, plan);
+    ASSERT_TRUE(a.isOk()) << a.status().str();
+    const auto inputs = planutil::makeInputs(g, 2);
+    for (int i = 0; i < 2; ++i)
+        ASSERT_TRUE(cpu->run(**a, inputs).isOk());
+    auto b = cpu->compile(g, plan);
+    ASSERT_TRUE(b.isOk()) << b.status().str();
+    auto run = cpu->run(**b, inputs);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    if (!run->metrics.count("counters/page_faults"))
+        GTEST_SKIP() << kNoSoftwareEvents;
+    EXPECT_GE(run->metrics.at("counters/page_faults"), run->metrics.at("arena_bytes") / 4096 * 0.9);
+}
+
+// Two runs of one compiled plan at once (whichever finds the backend's
+// counters taken opens its own): every round both succeed, match, and report
+// the page faults or why not.
+TEST_F(CpuBackendTest, TwoRunsOfOnePlanAtOnceBothReportCounters)
+{
+    const Graph g = reluSigmoid({512, 512});
+    auto compiled = cpu->compile(g, planutil::wholePlan(g, {{0}, {1}}));
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+    const auto inputs = planutil::makeInputs(g, 2);
+    std::vector<Expected<RunResult>> runs(2, Status::error(ErrorCode::Internal, "not run"));
+    for (int round = 0; round < 20; ++round) {
+        std::thread other([&] { runs[1] = cpu->run(**compiled, inputs); });
+        runs[0] = cpu->run(**compiled, inputs);
+        other.join();
+        for (const auto &run : runs) {
+            ASSERT_TRUE(run.isOk()) << run.status().str();
+            EXPECT_TRUE(planutil::bitEqual(run->outputs[0], runs[0]->outputs[0]));
+            bool page = run->metrics.count("counters/page_faults") > 0;
+            for (const auto &[key, value] : run->metrics)
+                page =
+                    page || (key.starts_with("counters/unavailable: ") && key.find("page_faults") != std::string::npos);
+            EXPECT_TRUE(page) << "round " << round;
+        }
+    }
 }
 
 TEST_F(CpuBackendTest, ReportsMeasuredFunctionalCapabilities)
