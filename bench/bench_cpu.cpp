@@ -45,6 +45,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "bench/benchcpu.h"
+
 using namespace tessera;
 
 namespace {
@@ -58,15 +60,6 @@ int fail(const Status &s)
 {
     std::fprintf(stderr, "bench_cpu: %s\n", s.str().c_str());
     return 1;
-}
-
-// CPU time of the whole process (every thread), ms: on a shared machine wall
-// time swings with the other jobs' load, CPU time much less.
-double processCpuMs()
-{
-    timespec ts{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 } // namespace
@@ -86,15 +79,9 @@ int main(int argc, char **argv)
     Extensions extensions(schedulers);
     std::vector<Diagnostic> pluginProblems;
     registerBuiltins(extensions, &pluginProblems);
-    auto model = extensions.buildSample(modelName, options);
-    if (!model)
-        return fail(model.status());
     const auto dir = std::filesystem::temp_directory_path() / ("tessera-bench-cpu-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    const std::string path = (dir / (modelName + ".onnx")).string();
-    if (Status s = samples::saveModel(**model, path, true); !s)
-        return fail(s);
-    auto imported = importModel(path);
+    auto imported = bench::importRegisteredSample(extensions, modelName, options, dir);
     if (!imported)
         return fail(imported.status());
     const Graph &g = imported->graph;
@@ -112,12 +99,7 @@ int main(int argc, char **argv)
     if (!fused)
         return fail(fused.status());
 
-    std::mt19937 rng(1);
-    const Tensor &x = g.tensor(g.inputs.at(0));
-    HostTensor input{x.name, x.dtype, x.shape, std::vector<std::uint8_t>(static_cast<std::size_t>(x.bytes()))};
-    for (std::int64_t i = 0; i < input.elements(); ++i)
-        input.f32()[i] = std::uniform_real_distribution<float>(-1, 1)(rng);
-    const std::vector<HostTensor> inputs{input};
+    const std::vector<HostTensor> inputs = bench::uniformInput(g);
 
     // Baseline: the reference backend, sequential plan (one run: it is slow).
     auto reference = createReferenceBackend();
@@ -161,11 +143,11 @@ int main(int argc, char **argv)
         if (!warmup)
             return fail(warmup.status());
         for (int r = 0; r < runs; ++r) {
-            const double c0 = processCpuMs();
+            const double c0 = bench::processCpuMs();
             auto result = backend->run(**compiled, inputs);
             if (!result)
                 return fail(result.status());
-            cpuTimes.push_back(processCpuMs() - c0);
+            cpuTimes.push_back(bench::processCpuMs() - c0);
             times.push_back(result->latencyMs);
             for (const char *e : {"onednn", "llvm-jit", "reference"})
                 engineMs[e].push_back(result->metrics["op_ms/" + std::string(e)]);

@@ -41,6 +41,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "bench/benchcpu.h"
+
 using namespace tessera;
 
 namespace {
@@ -49,14 +51,6 @@ int fail(const Status &s)
 {
     std::fprintf(stderr, "bench_cpufused: %s\n", s.str().c_str());
     return 1;
-}
-
-// CPU time of the whole process (every thread), ms.
-double processCpuMs()
-{
-    timespec ts{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 std::vector<std::string> split(const std::string &s)
@@ -101,22 +95,11 @@ int main(int argc, char **argv)
                 "wall whole", "wall fused", "arena whole", "arena fused", "+scratch", "fused", "scratch", "rel L2");
     int status = 0;
     for (const std::string &name : models) {
-        auto model = extensions.buildSample(name, options);
-        if (!model)
-            return fail(model.status());
-        const std::string path = (dir / (name + ".onnx")).string();
-        if (Status s = samples::saveModel(**model, path, true); !s)
-            return fail(s);
-        auto imported = importModel(path);
+        auto imported = bench::importRegisteredSample(extensions, name, options, dir);
         if (!imported)
             return fail(imported.status());
         const Graph &g = imported->graph;
-        std::mt19937 rng(1);
-        const Tensor &x = g.tensor(g.inputs.at(0));
-        HostTensor input{x.name, x.dtype, x.shape, std::vector<std::uint8_t>(static_cast<std::size_t>(x.bytes()))};
-        for (std::int64_t i = 0; i < input.elements(); ++i)
-            input.f32()[i] = std::uniform_real_distribution<float>(-1, 1)(rng);
-        const std::vector<HostTensor> inputs{input};
+        const std::vector<HostTensor> inputs = bench::uniformInput(g);
 
         for (const std::string &algo : algos) {
             auto scheduler = schedulers.get(algo);
@@ -140,13 +123,13 @@ int main(int argc, char **argv)
                 for (int on = 0; on < 2; ++on) {
                     IBackend &backend = on ? *fusedCpu : *wholeCpu;
                     CompiledPlan &compiled = on ? **fused : **whole;
-                    const double c0 = processCpuMs();
+                    const double c0 = bench::processCpuMs();
                     auto result = backend.run(compiled, inputs);
                     if (!result)
                         return fail(result.status());
                     if (r < 0)
                         continue;
-                    cpu[on].push_back(processCpuMs() - c0);
+                    cpu[on].push_back(bench::processCpuMs() - c0);
                     wall[on].push_back(result->latencyMs);
                     last[on] = std::move(*result);
                 }

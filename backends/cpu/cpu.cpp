@@ -646,7 +646,7 @@ private:
         bool stop = false;
         std::map<std::string, double> engineNs;
         result.timeline.resize(n);
-        const cpu::PerfCounters counters; // the run's cache misses, instructions, page faults
+        cpu::RunCounting counters(m_counters); // the run's cache misses, instructions, page faults
         const auto t0 = Clock::now();
 
         auto worker = [&](int lane) {
@@ -774,7 +774,8 @@ private:
     }
 
     CpuBackendOptions m_options;
-    mutable cpu::WorkerPool m_pool; // the run's workers, kept across runs
+    mutable cpu::WorkerPool m_pool;      // the run's workers, kept across runs
+    mutable cpu::CounterSlot m_counters; // the runs' event counters, opened once (perfcounters.h)
     cpu::JitCache m_jit;
     cpu::DnnlConstantCache m_dnnlConstants;
     // External constants read by the last compile, by their (immutable) source.

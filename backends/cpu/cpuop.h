@@ -178,6 +178,33 @@ CpuOpPtr makeCastOp(const Graph &g, NodeId n, const std::vector<ops::Region> &bo
 // dims only, the same taps as the reference kernel, over `boxes` (whole
 // tensors when empty); null and `why` set otherwise.
 CpuOpPtr makeResizeOp(const Graph &g, NodeId n, const std::vector<ops::Region> &boxes, std::string &why);
+// Gather's data row for entry k of `indices` (int64, else int32, storage):
+// the index range-checked against the axis `extent` as the reference kernel
+// does, then made non-negative; false and `error` set when out of range.
+// Shared by the whole-tensor Gather (datamove.cpp) and the tiled one (tiledops.cpp).
+inline bool gatherRow(const std::uint8_t *indices, bool index64, std::int64_t k, std::int64_t extent, std::int64_t &row,
+                      Status &error)
+{
+    std::int64_t v = index64 ? reinterpret_cast<const std::int64_t *>(indices)[k]
+                             : reinterpret_cast<const std::int32_t *>(indices)[k];
+    if (v < -extent || v >= extent) {
+        error = Status::invalid("gather: index " + std::to_string(v) + " is out of range for an axis of extent " +
+                                std::to_string(extent));
+        return false;
+    }
+    row = v < 0 ? v + extent : v;
+    return true;
+}
+// datamove.cpp: a Slice's first element read and step per dim of input `x`
+// from its starts/ends/axes/steps as read (empty axes: the leading dims;
+// empty steps: 1), starts clamped as ONNX says (ops::sliceAxis); empty, or why
+// not (lengths differ, an axis out of range, a zero step, an element of the
+// output `y` read from outside `x`). Shared by the whole-tensor Slice
+// (datamove.cpp) and the tiled one (tiledops.cpp).
+std::string sliceStartsAndSteps(const Node &n, const Shape &x, const Shape &y, const std::vector<std::int64_t> &starts,
+                                const std::vector<std::int64_t> &ends, std::vector<std::int64_t> axes,
+                                std::vector<std::int64_t> steps, std::vector<std::int64_t> &start,
+                                std::vector<std::int64_t> &step);
 
 // reffallback.cpp: node n on the reference kernel over `regions` of output
 // `output` (a whole-tensor op when `regions` is empty: every output, whole).

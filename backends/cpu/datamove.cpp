@@ -143,13 +143,9 @@ public:
         const std::uint8_t *indices = tensors[m_indices];
         const auto row = static_cast<std::size_t>(m_row);
         for (std::int64_t k = 0; k < m_count; ++k) {
-            std::int64_t v = m_index64 ? reinterpret_cast<const std::int64_t *>(indices)[k]
-                                       : reinterpret_cast<const std::int32_t *>(indices)[k];
-            if (v < -m_extent || v >= m_extent)
-                return Status::invalid("gather: index " + std::to_string(v) +
-                                       " is out of range for an axis of extent " + std::to_string(m_extent));
-            if (v < 0)
-                v += m_extent;
+            std::int64_t v = 0;
+            if (Status error; !gatherRow(indices, m_index64, k, m_extent, v, error))
+                return error;
             for (std::int64_t o = 0; o < m_outer; ++o)
                 std::memcpy(out + (o * m_count + k) * m_row, data + (o * m_extent + v) * m_row, row);
         }
@@ -292,7 +288,55 @@ public:
 
 } // namespace
 
+std::string sliceStartsAndSteps(const Node &n, const Shape &x, const Shape &y, const std::vector<std::int64_t> &starts,
+                                const std::vector<std::int64_t> &ends, std::vector<std::int64_t> axes,
+                                std::vector<std::int64_t> steps, std::vector<std::int64_t> &start,
+                                std::vector<std::int64_t> &step)
+{
+    if (axes.empty())
+        for (std::size_t i = 0; i < starts.size(); ++i)
+            axes.push_back(static_cast<std::int64_t>(i));
+    if (steps.empty())
+        steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+        return "starts, ends, axes and steps of different lengths";
+    start.assign(x.size(), 0);
+    step.assign(x.size(), 1);
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        auto ax = reference::normAxis(n, axes[i], static_cast<std::int64_t>(x.size()));
+        if (!ax)
+            return ax.status().message();
+        if (steps[i] == 0)
+            return "a zero step";
+        const auto d = static_cast<std::size_t>(*ax);
+        const ops::SliceAxis s = ops::sliceAxis(starts[i], ends[i], steps[i], x[d]);
+        start[d] = s.start;
+        step[d] = s.step;
+    }
+    for (std::size_t d = 0; d < x.size(); ++d) {
+        const std::int64_t last = start[d] + (y[d] - 1) * step[d];
+        if (y[d] > 0 && (last < 0 || last >= x[d] || start[d] < 0 || start[d] >= x[d]))
+            return "a slice reaching outside the input";
+    }
+    return {};
+}
+
 namespace {
+
+// Binds a copy op to node n: output 0 from input 0, reading every input the
+// node has (constant shapes and bounds too, so the runner orders them).
+template <class Op> void bindCopy(Op &op, const Node &node, NodeId n)
+{
+    op.m_in = node.inputs[0];
+    op.m_out = node.outputs[0];
+    for (TensorId t : node.inputs)
+        if (t != kInvalidId)
+            op.reads.push_back(t);
+    op.writes = {op.m_out};
+    op.nodes = {n};
+    op.label = node.opType;
+    op.engine = Engine::Copy;
+}
 
 // out[i] = in[base + Σ_d i_d · strides[d]] over the output's dims (Transpose,
 // Slice): unit dims dropped, adjacent dims merged where the input walks them
@@ -323,24 +367,8 @@ CpuOpPtr stridedCopy(const Graph &g, NodeId n, const Shape &outDims, const std::
     op->m_inStrides = std::move(strides);
     op->m_base = base;
     op->m_elem = static_cast<std::int64_t>(dtypeSize(x.dtype));
-    op->m_in = node.inputs[0];
-    op->m_out = node.outputs[0];
-    for (TensorId t : node.inputs)
-        if (t != kInvalidId)
-            op->reads.push_back(t);
-    op->writes = {op->m_out};
-    op->nodes = {n};
-    op->label = node.opType;
-    op->engine = Engine::Copy;
+    bindCopy(*op, node, n);
     return op;
-}
-
-std::vector<std::int64_t> rowMajorStrides(const Shape &s)
-{
-    std::vector<std::int64_t> st(s.size(), 1);
-    for (std::size_t d = s.size(); d-- > 1;)
-        st[d - 1] = st[d] * s[d];
-    return st;
 }
 
 bool copyableTypes(const Tensor &x, const Tensor &y)
@@ -384,7 +412,7 @@ CpuOpPtr makeTransposeOp(const Graph &g, NodeId n)
             perm.push_back(static_cast<std::int64_t>(d));
     if (perm.size() != rank)
         return nullptr;
-    const std::vector<std::int64_t> inStride = rowMajorStrides(x.shape);
+    const std::vector<std::int64_t> inStride = reference::stridesOf(x.shape);
     std::vector<std::int64_t> strides(rank);
     for (std::size_t d = 0; d < rank; ++d) {
         if (perm[d] < 0 || perm[d] >= static_cast<std::int64_t>(rank))
@@ -419,32 +447,14 @@ CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants)
     } else {
         starts = node.attrInts("starts"), ends = node.attrInts("ends"), axes = node.attrInts("axes");
     }
-    if (axes.empty())
-        for (std::size_t i = 0; i < starts.size(); ++i)
-            axes.push_back(static_cast<std::int64_t>(i));
-    if (steps.empty())
-        steps.assign(starts.size(), 1);
-    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    std::vector<std::int64_t> start, step;
+    if (!sliceStartsAndSteps(node, x.shape, y.shape, starts, ends, std::move(axes), std::move(steps), start, step)
+             .empty())
         return nullptr;
-    const auto rank = static_cast<std::int64_t>(x.shape.size());
-    std::vector<std::int64_t> start(x.shape.size(), 0), step(x.shape.size(), 1);
-    for (std::size_t i = 0; i < starts.size(); ++i) {
-        const std::int64_t ax = axes[i] < 0 ? axes[i] + rank : axes[i];
-        if (ax < 0 || ax >= rank || steps[i] == 0)
-            return nullptr;
-        const auto d = static_cast<std::size_t>(ax);
-        const ops::SliceAxis a = ops::sliceAxis(starts[i], ends[i], steps[i], x.shape[d]);
-        start[d] = a.start;
-        step[d] = a.step;
-    }
-    const std::vector<std::int64_t> st = rowMajorStrides(x.shape);
+    const std::vector<std::int64_t> st = reference::stridesOf(x.shape);
     std::vector<std::int64_t> strides(x.shape.size());
     std::int64_t base = 0;
     for (std::size_t d = 0; d < x.shape.size(); ++d) {
-        // The last element read must lie inside the input.
-        const std::int64_t last = start[d] + (y.shape[d] - 1) * step[d];
-        if (last < 0 || last >= x.shape[d] || start[d] >= x.shape[d])
-            return nullptr;
         strides[d] = st[d] * step[d];
         base += start[d] * st[d];
     }
@@ -463,14 +473,7 @@ CpuOpPtr makeReshapeOp(const Graph &g, NodeId n)
         return nullptr;
     auto op = std::make_unique<ReshapeOp>();
     op->m_bytes = static_cast<std::size_t>(x.bytes());
-    op->m_in = node.inputs[0];
-    op->m_out = node.outputs[0];
-    op->reads.assign(node.inputs.begin(), node.inputs.end());
-    op->reads.erase(std::remove(op->reads.begin(), op->reads.end(), kInvalidId), op->reads.end());
-    op->writes = {op->m_out};
-    op->nodes = {n};
-    op->label = node.opType;
-    op->engine = Engine::Copy;
+    bindCopy(*op, node, n);
     return op;
 }
 
@@ -820,19 +823,11 @@ CpuOpPtr makeResizeOp(const Graph &g, NodeId n, const std::vector<ops::Region> &
     auto op = std::make_unique<ResizeOp>();
     op->m_axes = std::move(taps->axes);
     op->m_extrapolation = taps->extrapolation;
-    op->m_yStrides = rowMajorStrides(y.shape);
+    op->m_yStrides = reference::stridesOf(y.shape);
     op->m_boxes = boxes;
     if (boxes.empty())
         op->m_boxes.push_back(ops::fullRegion(y.shape));
-    op->m_in = node.inputs[0];
-    op->m_out = node.outputs[0];
-    for (TensorId t : node.inputs)
-        if (t != kInvalidId)
-            op->reads.push_back(t);
-    op->writes = {op->m_out};
-    op->nodes = {n};
-    op->label = node.opType;
-    op->engine = Engine::Copy;
+    bindCopy(*op, node, n);
     op->impl = boxes.empty() ? "taps" : "tiled:taps";
     return op;
 }

@@ -39,7 +39,6 @@
 #include "backends/reference/kernel.h"
 
 #include <cassert>
-#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -101,9 +100,7 @@ public:
             const Pool &p = *m_pool;
             dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, p.alg, src, dst, p.strides, p.kernel,
                                              p.dilation, p.padL, p.padR);
-            dnnl::primitive_attr attr;
-            attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-            dnnl::pooling_v2_forward::primitive_desc pd(d, attr, dnnlEngine());
+            dnnl::pooling_v2_forward::primitive_desc pd(d, userScratchpad(), dnnlEngine());
             m_prim = dnnl::pooling_v2_forward(pd);
             impl = pd.impl_info_str();
             m_bind = {{DNNL_ARG_SRC, p.src, src}, {DNNL_ARG_DST, p.dst, dst}};
@@ -156,13 +153,6 @@ void finish(DnnlPrimOp &op, const dnnl::primitive_desc &pd, std::initializer_lis
         if (md.get_size() > 0)
             op.m_scratch.push_back({arg, md});
     }
-}
-
-dnnl::primitive_attr userScratchpad()
-{
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    return attr;
 }
 
 // Outputs past the first that some node or the graph reads.
@@ -272,48 +262,21 @@ Made softmax(const Graph &g, const Node &n)
 
 Made reduction(const Graph &g, const Node &n, const Constants &constants)
 {
-    static const std::map<std::string_view, std::pair<dnnl::algorithm, float>> kinds = {
-        {"ReduceSum", {dnnl::algorithm::reduction_sum, 0.f}},
-        {"ReduceMean", {dnnl::algorithm::reduction_mean, 0.f}},
-        {"ReduceMax", {dnnl::algorithm::reduction_max, 0.f}},
-        {"ReduceMin", {dnnl::algorithm::reduction_min, 0.f}},
-        {"ReduceProd", {dnnl::algorithm::reduction_mul, 0.f}},
-        {"ReduceL1", {dnnl::algorithm::reduction_norm_lp_sum, 1.f}},
-        {"ReduceL2", {dnnl::algorithm::reduction_norm_lp_sum, 2.f}},
-        {"ReduceSumSquare", {dnnl::algorithm::reduction_norm_lp_power_p_sum, 2.f}}};
-    const auto kind = kinds.at(n.opType);
+    DnnlReduction red;
+    if (std::string why = dnnlReductionOf(g, n, constants, red); !why.empty())
+        return declined(std::move(why));
     const Shape &x = g.tensor(n.inputs[0]).shape;
-    if (x.empty() || x.size() > 6)
-        return declined("rank " + std::to_string(x.size()) + " reduction");
-    std::vector<std::int64_t> axes = n.attrInts("axes");
-    if (n.inputs.size() > 1 && n.inputs[1] != kInvalidId) {
-        if (!constants.data[static_cast<std::size_t>(n.inputs[1])])
-            return declined("axes computed at run time");
-        auto v = reference::constInts(g, n, 1);
-        if (!v)
-            return declined(v.status().message());
-        axes = std::move(*v);
-    }
-    if (axes.empty() && n.attrInt("noop_with_empty_axes", 0) != 0)
-        return declined("no axes with noop_with_empty_axes (a copy)");
-    std::vector<bool> reduced(x.size(), axes.empty());
-    for (std::int64_t a : axes) {
-        auto d = reference::normAxis(n, a, static_cast<std::int64_t>(x.size()));
-        if (!d)
-            return declined(d.status().message());
-        reduced[static_cast<std::size_t>(*d)] = true;
-    }
     Shape out = x;
     bool any = false;
     for (std::size_t d = 0; d < x.size(); ++d)
-        if (reduced[d] && x[d] != 1) {
+        if (red.reduced[d] && x[d] != 1) {
             out[d] = 1;
             any = true;
         }
     if (!any) // oneDNN refuses src == dst: nothing to reduce is a copy
         return declined("every reduced axis has extent 1 (a copy)");
     const memory::desc src = plainDesc(x), dst = plainDesc(out);
-    dnnl::reduction::desc d(kind.first, src, dst, kind.second, 0.f);
+    dnnl::reduction::desc d(red.alg, src, dst, red.p, 0.f);
     dnnl::reduction::primitive_desc pd(d, userScratchpad(), dnnlEngine());
     auto op = std::make_unique<DnnlPrimOp>();
     op->m_prim = dnnl::reduction(pd);

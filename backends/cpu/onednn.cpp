@@ -380,7 +380,7 @@ public:
         args.emplace(DNNL_ARG_DST, memory(m_dstMd, dnnlEngine(), dst));
         for (const auto &[index, t, md] : m_binary)
             args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1, memory(md, dnnlEngine(), tensors[t]));
-        args.emplace(DNNL_ARG_SCRATCHPAD, memory(m_scratchMd, dnnlEngine(), threadScratch(0, m_scratchMd.get_size())));
+        args.emplace(DNNL_ARG_SCRATCHPAD, scratchpadMemory(m_scratchMd));
         return args;
     }
 
@@ -450,8 +450,7 @@ void build(DnnlOp &op, Anchor &a, const std::vector<PostOp> &posts, const Graph 
             op.m_binary.emplace_back(static_cast<int>(i), p.operand, md);
         }
     }
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::primitive_attr attr = userScratchpad();
     attr.set_post_ops(po);
     const bool hasBias = a.biasPtr || !a.biasData.empty() || a.foldedBn;
     if (a.conv) {

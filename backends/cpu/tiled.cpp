@@ -58,7 +58,6 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <omp.h>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -69,14 +68,6 @@ namespace {
 
 using dnnl::memory;
 using Dims = memory::dims;
-
-Dims rowMajor(const Shape &s)
-{
-    Dims st(s.size(), 1);
-    for (std::size_t d = s.size(); d-- > 1;)
-        st[d - 1] = st[d] * s[d];
-    return st;
-}
 
 memory::desc view(const Dims &dims, const Dims &strides)
 {
@@ -108,9 +99,9 @@ Frame frameOf(const Graph &g, const LocalTensors *local, TensorId t)
                 extents.push_back(i.size());
                 origin.push_back(i.begin);
             }
-            return {rowMajor(extents), origin};
+            return {reference::stridesOf(extents), origin};
         }
-    return {rowMajor(s), Dims(s.size(), 0)};
+    return {reference::stridesOf(s), Dims(s.size(), 0)};
 }
 
 // The frame seen through `rank - r` leading unit dims (a MatMul operand
@@ -171,21 +162,6 @@ PreparedWeights &preparedWeights()
     return cache;
 }
 
-// One tile runs on its calling thread: the plan's tiles are its units of
-// parallelism (the worker pool runs independent tasks at once), and an OpenMP
-// team per small tile on top of them oversubscribes the cores (SqueezeNet's
-// GraphTurbo plan ran 4x slower than on the reference kernels, 2 cores). oneDNN sizes a primitive's
-// partition by the team size when it is created and runs it with that team,
-// so tiled primitives are created and run under this guard: one thread for
-// the calling thread's OpenMP regions (its own setting, restored after).
-struct OneThread {
-    int before = omp_get_max_threads();
-    OneThread() { omp_set_num_threads(1); }
-    ~OneThread() { omp_set_num_threads(before); }
-    OneThread(const OneThread &) = delete;
-    OneThread &operator=(const OneThread &) = delete;
-};
-
 // One box of one node: a primitive on views of the run's tensors.
 struct Piece {
     dnnl::primitive prim;
@@ -213,20 +189,13 @@ public:
         auto at = [&](TensorId t, std::int64_t off) {
             return static_cast<void *>(reinterpret_cast<float *>(tensors[t]) + off);
         };
-        const OneThread oneThread;
-        try {
-            dnnl::stream stream(dnnlEngine());
+        return runTiled(label, [&](const dnnl::stream &stream) {
             const dnnl::engine &e = dnnlEngine();
             for (const Piece &p : m_pieces) {
                 std::unordered_map<int, memory> args;
-                memory srcView(p.srcView, e, at(m_src, p.srcOff));
-                memory src = srcView;
-                if (p.srcIn) {
-                    src = memory(p.srcMd, e, threadScratch(1, p.srcMd.get_size()));
-                    p.srcIn->execute(stream, srcView, src);
-                }
+                const memory src = stagedSource(stream, memory(p.srcView, e, at(m_src, p.srcOff)), p.srcIn, p.srcMd);
                 memory dstView(p.dstView, e, at(m_dst, p.dstOff));
-                memory dst = p.dstOut ? memory(p.dstMd, e, threadScratch(2, p.dstMd.get_size())) : dstView;
+                memory dst = stagedDestination(dstView, p.dstOut.has_value(), p.dstMd);
                 args.emplace(DNNL_ARG_SRC, src);
                 args.emplace(DNNL_ARG_DST, dst);
                 if (p.weights)
@@ -238,28 +207,17 @@ public:
                 for (const Piece::Binary &b : p.binaries)
                     args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.index) | DNNL_ARG_SRC_1,
                                  memory(b.md, e, const_cast<float *>(b.constants->data() + b.off)));
-                args.emplace(DNNL_ARG_SCRATCHPAD, memory(p.scratchMd, e, threadScratch(0, p.scratchMd.get_size())));
+                args.emplace(DNNL_ARG_SCRATCHPAD, scratchpadMemory(p.scratchMd));
                 p.prim.execute(stream, args);
                 if (p.dstOut)
                     p.dstOut->execute(stream, dst, dstView);
             }
-            stream.wait();
-        } catch (const dnnl::error &err) {
-            return Status::error(ErrorCode::Internal, "oneDNN failed on tiled '" + label + "': " + err.what());
-        }
-        return Status::ok();
+        });
     }
 
     TensorId m_src = kInvalidId, m_weights = kInvalidId, m_bias = kInvalidId, m_dst = kInvalidId;
     std::vector<Piece> m_pieces;
 };
-
-dnnl::primitive_attr userScratchpad()
-{
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    return attr;
-}
 
 // The reorders between the piece's views and its primitive's layouts.
 template <class Pd> void finish(Piece &p, const Pd &pd)
@@ -320,7 +278,7 @@ dnnl::primitive_attr pieceAttr(const Epilogue &e, const ops::Region &r, const Di
                 b.index = index;
                 Dims dims(dstDims.size(), 1);
                 dims[step.axis] = dstDims[step.axis];
-                b.md = view(dims, rowMajor(Shape(dims.begin(), dims.end())));
+                b.md = view(dims, reference::stridesOf(Shape(dims.begin(), dims.end())));
                 b.constants = step.perChannel;
                 b.off = r[step.axis].begin;
                 po.append_binary(step.alg, b.md);
@@ -532,7 +490,8 @@ std::string windowedPiece(const Graph &g, const Node &n, const Windowed &w, cons
     const memory::desc srcAny(srcDims, memory::data_type::f32, any), dstAny(dstDims, memory::data_type::f32, any);
     if (!w.conv) {
         // Pooling's source must have a layout: the plain dense window.
-        const memory::desc src(srcDims, memory::data_type::f32, rowMajor(Shape(srcDims.begin(), srcDims.end())));
+        const memory::desc src(srcDims, memory::data_type::f32,
+                               reference::stridesOf(Shape(srcDims.begin(), srcDims.end())));
         dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, w.alg, src, dstAny, strides, kernel,
                                          dilation, padL, padR);
         dnnl::pooling_v2_forward::primitive_desc pd(d, userScratchpad(), dnnlEngine());
@@ -556,8 +515,8 @@ std::string windowedPiece(const Graph &g, const Node &n, const Windowed &w, cons
     finish(p, pd);
     const std::int64_t perOut = g.tensor(n.inputs[1]).elements() / y[1];
     p.weightsMd = pd.weights_desc();
-    p.weights = preparedWeights().get(w.weights, c0 * perOut, view(wdims, rowMajor(Shape(wdims.begin(), wdims.end()))),
-                                      p.weightsMd);
+    p.weights = preparedWeights().get(
+        w.weights, c0 * perOut, view(wdims, reference::stridesOf(Shape(wdims.begin(), wdims.end()))), p.weightsMd);
     return {};
 }
 
@@ -695,19 +654,13 @@ public:
 
     Status run(std::uint8_t *const *tensors) const override
     {
-        const OneThread oneThread;
-        try {
-            dnnl::stream stream(dnnlEngine());
+        return runTiled(label, [&](const dnnl::stream &stream) {
             for (const Move &m : m_moves) {
                 memory from(m.from, dnnlEngine(), reinterpret_cast<float *>(tensors[m.src]) + m.srcOff);
                 memory to(m.to, dnnlEngine(), reinterpret_cast<float *>(tensors[m_dst]) + m.dstOff);
                 m.prim.execute(stream, from, to);
             }
-            stream.wait();
-        } catch (const dnnl::error &err) {
-            return Status::error(ErrorCode::Internal, "oneDNN failed on tiled '" + label + "': " + err.what());
-        }
-        return Status::ok();
+        });
     }
 
     TensorId m_dst = kInvalidId;

@@ -51,14 +51,11 @@
 #include "backends/cpu/dnnlcommon.h"
 #include "backends/cpu/lower.h"
 #include "backends/reference/kernel.h"
-#include "core/ops/slice.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cstring>
 #include <functional>
-#include <map>
-#include <omp.h>
 #include <optional>
 #include <unordered_map>
 
@@ -68,14 +65,6 @@ namespace {
 
 using dnnl::memory;
 using Dims = memory::dims;
-
-Dims rowMajor(const Shape &s)
-{
-    Dims st(s.size(), 1);
-    for (std::size_t d = s.size(); d-- > 1;)
-        st[d - 1] = st[d] * s[d];
-    return st;
-}
 
 bool isF32(const Graph &g, TensorId t)
 {
@@ -99,16 +88,6 @@ bool extraOutputUsed(const Graph &g, const Node &n)
     return false;
 }
 
-// A tile's primitives run on their calling thread, as tiled.cpp's do (its
-// OneThread: the plan's tiles are the units of parallelism).
-struct OneThread {
-    int before = omp_get_max_threads();
-    OneThread() { omp_set_num_threads(1); }
-    ~OneThread() { omp_set_num_threads(before); }
-    OneThread(const OneThread &) = delete;
-    OneThread &operator=(const OneThread &) = delete;
-};
-
 // --- oneDNN: reductions and LayerNormalization ----------------------------------
 
 // One box: a primitive on dense tiles, reordered from and to views of the
@@ -127,24 +106,17 @@ class ViewPrimitiveOp final : public CpuOp
 public:
     Status run(std::uint8_t *const *tensors) const override
     {
-        const OneThread oneThread;
         auto at = [&](TensorId t, std::int64_t off) {
             return static_cast<void *>(reinterpret_cast<float *>(tensors[t]) + off);
         };
-        try {
+        return runTiled(label, [&](const dnnl::stream &stream) {
             const dnnl::engine &e = dnnlEngine();
-            dnnl::stream stream(e);
             for (const Piece &p : m_pieces) {
-                memory srcView(p.srcView, e, at(m_src, p.srcOff)), dstView(p.dstView, e, at(m_dst, p.dstOff));
-                memory src = srcView, dst = dstView;
-                if (p.srcIn) {
-                    src = memory(p.srcMd, e, threadScratch(1, p.srcMd.get_size()));
-                    p.srcIn->execute(stream, srcView, src);
-                }
-                if (p.dstOut)
-                    dst = memory(p.dstMd, e, threadScratch(2, p.dstMd.get_size()));
+                memory dstView(p.dstView, e, at(m_dst, p.dstOff));
+                const memory src = stagedSource(stream, memory(p.srcView, e, at(m_src, p.srcOff)), p.srcIn, p.srcMd);
+                const memory dst = stagedDestination(dstView, p.dstOut.has_value(), p.dstMd);
                 std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
-                args.emplace(DNNL_ARG_SCRATCHPAD, memory(p.scratchMd, e, threadScratch(0, p.scratchMd.get_size())));
+                args.emplace(DNNL_ARG_SCRATCHPAD, scratchpadMemory(p.scratchMd));
                 if (m_scale != kInvalidId) {
                     args.emplace(DNNL_ARG_SCALE, memory(m_vecMd, e, tensors[m_scale]));
                     if (m_shift != kInvalidId)
@@ -166,24 +138,13 @@ public:
                     p.dstOut->execute(stream, result, dstView);
                 }
             }
-            stream.wait();
-        } catch (const dnnl::error &err) {
-            return Status::error(ErrorCode::Internal, "oneDNN failed on tiled '" + label + "': " + err.what());
-        }
-        return Status::ok();
+        });
     }
 
     TensorId m_src = kInvalidId, m_dst = kInvalidId, m_scale = kInvalidId, m_shift = kInvalidId;
     memory::desc m_vecMd; // LayerNormalization's scale and shift
     std::vector<Piece> m_pieces;
 };
-
-dnnl::primitive_attr userScratchpad()
-{
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    return attr;
-}
 
 // The piece's dense tiles and the reorders between them and its views.
 void finish(Piece &p, const memory::desc &srcMd, const memory::desc &dstMd, const dnnl::primitive_desc &pd)
@@ -198,59 +159,12 @@ void finish(Piece &p, const memory::desc &srcMd, const memory::desc &dstMd, cons
         p.dstOut = dnnl::reorder(dnnl::reorder::primitive_desc(e, p.dstMd, e, p.dstView));
 }
 
-struct Reduction {
-    dnnl::algorithm alg = dnnl::algorithm::undef;
-    float p = 0;
-    std::vector<bool> reduced; // per input dim
-    bool keepDims = true;
-};
-
-// The reduction's algorithm and axes, or why it is not taken.
-std::string reductionOf(const Graph &g, const Node &n, const Constants &constants, Reduction &r)
-{
-    static const std::map<std::string_view, std::pair<dnnl::algorithm, float>> kinds = {
-        {"ReduceSum", {dnnl::algorithm::reduction_sum, 0.f}},
-        {"ReduceMean", {dnnl::algorithm::reduction_mean, 0.f}},
-        {"ReduceMax", {dnnl::algorithm::reduction_max, 0.f}},
-        {"ReduceMin", {dnnl::algorithm::reduction_min, 0.f}},
-        {"ReduceProd", {dnnl::algorithm::reduction_mul, 0.f}},
-        {"ReduceL1", {dnnl::algorithm::reduction_norm_lp_sum, 1.f}},
-        {"ReduceL2", {dnnl::algorithm::reduction_norm_lp_sum, 2.f}},
-        {"ReduceSumSquare", {dnnl::algorithm::reduction_norm_lp_power_p_sum, 2.f}}};
-    const auto kind = kinds.at(n.opType);
-    r.alg = kind.first;
-    r.p = kind.second;
-    const Shape &x = g.tensor(n.inputs[0]).shape;
-    if (x.empty() || x.size() > 6)
-        return "rank " + std::to_string(x.size());
-    std::vector<std::int64_t> axes = n.attrInts("axes");
-    if (n.inputs.size() > 1 && n.inputs[1] != kInvalidId) {
-        if (!constants.data[static_cast<std::size_t>(n.inputs[1])])
-            return "axes computed at run time";
-        auto v = reference::constInts(g, n, 1);
-        if (!v)
-            return v.status().message();
-        axes = std::move(*v);
-    }
-    if (axes.empty() && n.attrInt("noop_with_empty_axes", 0) != 0)
-        return "no axes with noop_with_empty_axes (a copy)";
-    r.reduced.assign(x.size(), axes.empty());
-    for (std::int64_t a : axes) {
-        auto d = reference::normAxis(n, a, static_cast<std::int64_t>(x.size()));
-        if (!d)
-            return d.status().message();
-        r.reduced[static_cast<std::size_t>(*d)] = true;
-    }
-    r.keepDims = n.attrInt("keepdims", 1) != 0;
-    return {};
-}
-
 // A box of the reduction's output: its input window and the box as views,
 // unit dims of the window dropped.
-std::string reductionPiece(const Graph &g, const Node &n, const Reduction &red, const ops::Region &box, Piece &p)
+std::string reductionPiece(const Graph &g, const Node &n, const DnnlReduction &red, const ops::Region &box, Piece &p)
 {
     const Shape &x = g.tensor(n.inputs[0]).shape, &y = g.tensor(n.outputs[0]).shape;
-    const Dims xs = rowMajor(x), ys = rowMajor(y);
+    const Dims xs = reference::stridesOf(x), ys = reference::stridesOf(y);
     Dims srcDims, srcStrides, dstDims, dstStrides;
     std::size_t j = 0; // the output dim of input dim d
     for (std::size_t d = 0; d < x.size(); ++d) {
@@ -309,7 +223,7 @@ std::string reductionPiece(const Graph &g, const Node &n, const Reduction &red, 
 // the thread's scratch, whose part in the box is then reordered out.
 std::string layerNormPiece(std::size_t axis, float eps, bool shift, const Shape &x, const ops::Region &box, Piece &p)
 {
-    const Dims xs = rowMajor(x);
+    const Dims xs = reference::stridesOf(x);
     Dims dims, strides, tileDims, tileOffsets, boxStrides, rowDims;
     std::int64_t L = 1;
     bool split = false;
@@ -360,7 +274,7 @@ std::string layerNormPiece(std::size_t axis, float eps, bool shift, const Shape 
     p.dstView = dense; // no reorder from finish(): the one below
     finish(p, dense, dense, pd);
     p.dstView = memory::desc(tileDims, f32, boxStrides);
-    const Dims rowStrides = rowMajor(Shape(rowDims.begin(), rowDims.end()));
+    const Dims rowStrides = reference::stridesOf(Shape(rowDims.begin(), rowDims.end()));
     p.dstTile = memory::desc(tileDims, f32, rowStrides);
     for (std::size_t d = 0; d < rowDims.size(); ++d)
         p.dstTileOff += tileOffsets[d] * rowStrides[d];
@@ -386,12 +300,12 @@ NativeAttempt makeDnnlViewOp(const Graph &g, const Constants &constants, const N
     op->m_dst = n.outputs[0];
     op->reads = {n.inputs[0]};
     std::function<std::string(const ops::Region &, Piece &)> piece;
-    Reduction red;
+    DnnlReduction red;
     std::size_t axis = 0;
     float eps = 0;
     bool shift = false;
     if (reductionType(n.opType)) {
-        if (std::string why = reductionOf(g, n, constants, red); !why.empty())
+        if (std::string why = dnnlReductionOf(g, n, constants, red); !why.empty())
             return declined(why);
         if (n.inputs.size() > 1 && n.inputs[1] != kInvalidId)
             op->reads.push_back(n.inputs[1]);
@@ -544,32 +458,7 @@ std::string sliceGeometry(const Graph &g, const Node &n, const Constants &consta
     } else {
         starts = n.attrInts("starts"), ends = n.attrInts("ends"), axes = n.attrInts("axes");
     }
-    if (axes.empty())
-        for (std::size_t i = 0; i < starts.size(); ++i)
-            axes.push_back(static_cast<std::int64_t>(i));
-    if (steps.empty())
-        steps.assign(starts.size(), 1);
-    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
-        return "starts, ends, axes and steps of different lengths";
-    start.assign(x.size(), 0);
-    step.assign(x.size(), 1);
-    for (std::size_t i = 0; i < starts.size(); ++i) {
-        auto ax = reference::normAxis(n, axes[i], static_cast<std::int64_t>(x.size()));
-        if (!ax)
-            return ax.status().message();
-        if (steps[i] == 0)
-            return "a zero step";
-        const auto d = static_cast<std::size_t>(*ax);
-        const ops::SliceAxis s = ops::sliceAxis(starts[i], ends[i], steps[i], x[d]);
-        start[d] = s.start;
-        step[d] = s.step;
-    }
-    for (std::size_t d = 0; d < x.size(); ++d) {
-        const std::int64_t last = start[d] + (y[d] - 1) * step[d];
-        if (y[d] > 0 && (last < 0 || last >= x[d] || start[d] < 0 || start[d] >= x[d]))
-            return "a slice reaching outside the input";
-    }
-    return {};
+    return sliceStartsAndSteps(n, x, y, starts, ends, std::move(axes), std::move(steps), start, step);
 }
 
 // Pad (constant mode): per dim the pad before, and the constant.
@@ -655,7 +544,7 @@ NativeAttempt makeRunCopyOp(const Graph &g, const Constants &constants, const No
         for (std::size_t d = 0; d < rank; ++d)
             start[d] = -begin[d];
     }
-    const Dims xs = rowMajor(x.shape), ys = rowMajor(y.shape);
+    const Dims xs = reference::stridesOf(x.shape), ys = reference::stridesOf(y.shape);
     for (const ops::Region &r : w.regions) {
         if (ops::regionElements(r) == 0)
             continue;
@@ -715,13 +604,9 @@ public:
         for (const Box &b : m_boxes)
             for (std::int64_t o : b.outers)
                 for (std::int64_t k : b.positions) {
-                    std::int64_t v = m_index64 ? reinterpret_cast<const std::int64_t *>(indices)[k]
-                                               : reinterpret_cast<const std::int32_t *>(indices)[k];
-                    if (v < -m_extent || v >= m_extent)
-                        return Status::invalid("gather: index " + std::to_string(v) +
-                                               " is out of range for an axis of extent " + std::to_string(m_extent));
-                    if (v < 0)
-                        v += m_extent;
+                    std::int64_t v = 0;
+                    if (Status error; !gatherRow(indices, m_index64, k, m_extent, v, error))
+                        return error;
                     const std::uint8_t *from = data + (o * m_extent + v) * m_row;
                     std::uint8_t *to = out + (o * m_count + k) * m_row;
                     for (const reference::Run &r : b.inner)

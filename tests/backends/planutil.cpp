@@ -1,5 +1,6 @@
 #include "tests/backends/planutil.h"
 
+#include "core/backend/outputcheck.h"
 #include "core/hw/deviceregistry.h"
 #include "core/plan/tiles.h"
 #include "core/sched/session.h"
@@ -26,8 +27,14 @@ const Device &testDevice()
 
 Expected<ExecutionPlan> baselinePlan(const Graph &g, const std::string &algorithm)
 {
-    auto scheduler = algorithm == "sequential" ? createSequentialScheduler() : createLayerFusionScheduler();
-    auto run = scheduleGraph(g, testDevice(), *scheduler, {});
+    return schedulePlan(g, *(algorithm == "sequential" ? createSequentialScheduler() : createLayerFusionScheduler()));
+}
+
+Expected<ExecutionPlan> schedulePlan(const Graph &g, const IScheduler &scheduler, Overrides overrides)
+{
+    ScheduleSetup setup;
+    setup.overrides = std::move(overrides);
+    auto run = scheduleGraph(g, testDevice(), scheduler, setup);
     if (!run)
         return run.status();
     return run->result.plan;
@@ -172,6 +179,43 @@ Status sameOutputsAsSequential(IBackend &backend, const Graph &g, const Executio
         if (!bitEqual(a->outputs[i], b->outputs[i]))
             return Status::invalid("output " + a->outputs[i].name + " differs from the sequential plan's");
     return Status::ok();
+}
+
+std::string outputMismatches(const RunResult &got, const RunResult &want, double tolerance)
+{
+    if (got.outputs.size() != want.outputs.size())
+        return std::to_string(got.outputs.size()) + " outputs, the reference " + std::to_string(want.outputs.size());
+    std::string mismatches;
+    for (std::size_t i = 0; i < got.outputs.size(); ++i) {
+        const OutputCheck c = checkOutput(got.outputs[i], want.outputs[i], tolerance);
+        if (!c.ok)
+            mismatches += "output '" + got.outputs[i].name + "': relative L2 " + std::to_string(c.relL2) + ", " +
+                          std::to_string(c.badValues) + " NaN/Inf values\n";
+    }
+    return mismatches;
+}
+
+ReferenceComparison runAgainstReference(IBackend &backend, IBackend &reference, const Graph &g,
+                                        const ExecutionPlan &plan, const std::vector<HostTensor> &inputs,
+                                        double tolerance)
+{
+    auto want = compileAndRun(reference, g, plan, inputs);
+    if (!want)
+        return {{}, "the reference backend failed: " + want.status().str()};
+    auto got = compileAndRun(backend, g, plan, inputs);
+    if (!got)
+        return {{}, "the backend failed: " + got.status().str()};
+    std::string mismatch = outputMismatches(*got, *want, tolerance);
+    return {std::move(*got), std::move(mismatch)};
+}
+
+double fallbacks(const RunResult &r, const std::string &opType)
+{
+    double n = 0;
+    for (const auto &[key, value] : r.metrics)
+        if (key.starts_with("fallback/" + opType + ":") || key == "fallback/" + opType)
+            n += value;
+    return n;
 }
 
 HostTensor floatTensor(const std::string &name, Shape shape, std::vector<float> values)

@@ -17,14 +17,8 @@
 #include "backends/reference/reference.h"
 #include "core/backend/outputcheck.h"
 #include "core/hw/deviceregistry.h"
-#include "core/onnx/importer.h"
 #include "core/plan/taskwork.h"
 #include "core/sched/session.h"
-#include "plugins/greedy/greedy.h"
-#include "plugins/ios/ios.h"
-#include "plugins/layerfusion/layerfusion.h"
-#include "plugins/sequential/sequential.h"
-#include "samples/builder.h"
 #include "samples/catalog.h"
 
 #include <atomic>
@@ -32,8 +26,8 @@
 #include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 
 #include "tests/backends/planutil.h"
@@ -57,25 +51,10 @@ double anchorCount(const Graph &g)
     return n;
 }
 
-std::unique_ptr<IScheduler> scheduler(const std::string &name)
-{
-    if (name == "sequential")
-        return createSequentialScheduler();
-    if (name == "greedy")
-        return createGreedyScheduler();
-    if (name == "ios")
-        return createIosScheduler();
-    return createLayerFusionScheduler();
-}
-
+// g scheduled by the algorithm tessera registers as `algorithm`, `overrides` forced.
 Expected<ExecutionPlan> plan(const Graph &g, const std::string &algorithm, Overrides overrides = {})
 {
-    ScheduleSetup setup;
-    setup.overrides = std::move(overrides);
-    auto run = scheduleGraph(g, planutil::testDevice(), *scheduler(algorithm), setup);
-    if (!run)
-        return run.status();
-    return run->result.plan;
+    return planutil::schedulePlan(g, test::registeredScheduler(algorithm), std::move(overrides));
 }
 
 class CpuBackendTest : public ::testing::Test
@@ -93,13 +72,9 @@ protected:
         samples::SampleOptions o;
         if (imageSize > 0)
             o.imageSize = imageSize;
-        auto m = test::buildRegisteredSample(name, o);
-        EXPECT_TRUE(m.isOk()) << m.status().str();
-        const std::string path = (dir / (name + ".onnx")).string();
-        EXPECT_TRUE(samples::saveModel(**m, path, external).isOk());
-        auto r = importModel(path);
-        EXPECT_TRUE(r.isOk()) << r.status().str();
-        return std::move(r->graph);
+        auto g = test::importRegisteredSample(name, o, (dir / (name + ".onnx")).string(), external);
+        EXPECT_TRUE(g.isOk()) << g.status().str();
+        return g ? std::move(*g) : Graph{};
     }
 
     // Every scheduler's plan on the cpu backend against the reference backend's
@@ -155,7 +130,7 @@ TEST_F(CpuBackendTest, LayerFusionFusesEpiloguesSequentialDoesNot)
     const Graph g = sample("resnet50", 64, true);
     ScheduleSetup perNode; // the sequential plan with a kernel per node
     perNode.options = {{"epilogues", "false"}};
-    auto seq = scheduleGraph(g, planutil::testDevice(), *scheduler("sequential"), perNode);
+    auto seq = scheduleGraph(g, planutil::testDevice(), test::registeredScheduler("sequential"), perNode);
     auto fused = plan(g, "layer-fusion");
     ASSERT_TRUE(seq.isOk() && fused.isOk());
     const auto inputs = planutil::makeInputs(g, 3);
@@ -571,22 +546,10 @@ Graph oneNode(const std::string &opType, Shape in, Shape out, AttrMap attrs = {}
 // Runs g on both backends; the outputs must match. Returns the cpu run.
 RunResult nativeMatchesReference(IBackend &cpu, IBackend &reference, const Graph &g, const std::string &what)
 {
-    const ExecutionPlan p = planutil::wholePlan(g, perNode(g));
-    const auto inputs = planutil::makeInputs(g, 13);
-    auto expected = planutil::compileAndRun(reference, g, p, inputs);
-    auto got = planutil::compileAndRun(cpu, g, p, inputs);
-    EXPECT_TRUE(expected.isOk()) << what << ": " << expected.status().str();
-    EXPECT_TRUE(got.isOk()) << what << ": " << got.status().str();
-    if (!expected.isOk() || !got.isOk())
-        return {};
-    for (std::size_t i = 0; i < got->outputs.size(); ++i) {
-        EXPECT_EQ(got->outputs[i].shape, expected->outputs[i].shape) << what;
-        if (got->outputs[i].dtype == DType::Float32)
-            EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance) << what;
-        else
-            EXPECT_EQ(got->outputs[i].bytes, expected->outputs[i].bytes) << what;
-    }
-    return std::move(*got);
+    auto r = planutil::runAgainstReference(cpu, reference, g, planutil::wholePlan(g, perNode(g)),
+                                           planutil::makeInputs(g, 13), kTolerance);
+    EXPECT_EQ(r.mismatch, "") << what;
+    return std::move(r.got);
 }
 
 struct PrimCase {
@@ -861,16 +824,24 @@ TEST_F(CpuBackendTest, BuffersBeyondHostMemoryFailBeforeRunning)
     }
 }
 
+// x -> Relu -> Sigmoid, all of `shape`; planned a task per node, the Relu's
+// output lives in the plan's arena, the Sigmoid's in the run's result.
+Graph reluSigmoid(const Shape &shape)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", shape, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId r = op(g, "relu", "Relu", {x}, shape);
+    g.outputs = {op(g, "sigmoid", "Sigmoid", {r}, shape)};
+    return g;
+}
+
 // Issue 13 item 2: every run reports each event counter (L1D and LLC read
 // misses, instructions, page faults) or, once, why it is not counted (no PMU,
 // perf_event_paranoid, seccomp) — never neither, never both.
 TEST_F(CpuBackendTest, RunReportsEachEventCounterOrWhyNot)
 {
-    Graph g;
-    const TensorId x = testgraphs::tensor(g, "x", {256, 256}, Tensor::Kind::Input);
-    g.inputs = {x};
-    const TensorId r = op(g, "relu", "Relu", {x}, {256, 256});
-    g.outputs = {op(g, "sigmoid", "Sigmoid", {r}, {256, 256})};
+    const Graph g = reluSigmoid({256, 256});
     auto compiled = cpu->compile(g, planutil::wholePlan(g, {{0}, {1}}));
     ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
     auto run = cpu->run(**compiled, planutil::makeInputs(g, 2));
@@ -888,31 +859,135 @@ TEST_F(CpuBackendTest, RunReportsEachEventCounterOrWhyNot)
     }
 }
 
-// The counters themselves: touching 8 MiB of fresh pages faults at least once
-// per 4 KiB page; the twin, touching nothing, faults (almost) never.
+// `bytes` of fresh pages from the kernel, not from malloc (which may hand back
+// pages an earlier test of this process already faulted in), each written once.
+void touchFreshPages(std::size_t bytes)
+{
+    void *pages = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(pages, MAP_FAILED);
+    std::memset(pages, 1, bytes);
+    EXPECT_EQ(static_cast<const char *>(pages)[bytes / 2], 1);
+    ::munmap(pages, bytes);
+}
+
+// One start()..stop() of `counters` around `body`: its metrics.
+template <class Body> std::map<std::string, double> counted(cpu::PerfCounters &counters, Body &&body)
+{
+    std::map<std::string, double> metrics;
+    counters.start();
+    body();
+    counters.stop();
+    counters.report(metrics);
+    return metrics;
+}
+
+constexpr std::size_t kFreshBytes = 8 << 20; // 2048 pages of 4 KiB
+constexpr const char *kNoSoftwareEvents =
+    "perf_event_open refuses even software events here (kernel.perf_event_paranoid or seccomp)";
+
+// The counters themselves, kept open across runs: a run touching 8 MiB of
+// fresh pages faults at least once per 4 KiB page; the run before it, touching
+// nothing, faults (almost) never; the events were opened once.
 TEST(CpuPerfCounters, PageFaultsCountTheRunsFreshPages)
 {
-    constexpr std::size_t kBytes = 8 << 20;
-    std::map<std::string, double> quiet, touched;
-    {
-        const cpu::PerfCounters counters;
-        counters.report(quiet);
-    }
+    cpu::PerfCounters counters;
+    const auto quiet = counted(counters, [] {});
     if (!quiet.count("counters/page_faults"))
-        GTEST_SKIP() << "perf_event_open refuses even software events here (kernel.perf_event_paranoid or seccomp)";
-    {
-        const cpu::PerfCounters counters;
-        // Fresh pages from the kernel, not from malloc (which may hand back pages an earlier test
-        // of this process already faulted in): every one written once.
-        void *pages = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        ASSERT_NE(pages, MAP_FAILED);
-        std::memset(pages, 1, kBytes);
-        EXPECT_EQ(static_cast<const char *>(pages)[kBytes / 2], 1);
-        counters.report(touched);
-        ::munmap(pages, kBytes);
-    }
-    EXPECT_GE(touched.at("counters/page_faults"), static_cast<double>(kBytes / 4096) * 0.9);
+        GTEST_SKIP() << kNoSoftwareEvents;
+    const auto touched = counted(counters, [] { touchFreshPages(kFreshBytes); });
     EXPECT_LT(quiet.at("counters/page_faults"), 64);
+    EXPECT_GE(touched.at("counters/page_faults"), static_cast<double>(kFreshBytes / 4096) * 0.9);
+    EXPECT_EQ(counters.opens(), 1);
+}
+
+// Twin, the other order: after a run whose thread, started after the counters
+// were opened (it inherits them), touched 8 MiB of fresh pages, the next run,
+// touching nothing, reports (almost) no faults, not the sum of both.
+TEST(CpuPerfCounters, AQuietRunAfterAFaultingOneCountsOnlyItsOwn)
+{
+    cpu::PerfCounters counters;
+    const auto touched = counted(counters, [] { std::thread([] { touchFreshPages(kFreshBytes); }).join(); });
+    if (!touched.count("counters/page_faults"))
+        GTEST_SKIP() << kNoSoftwareEvents;
+    const auto quiet = counted(counters, [] {});
+    EXPECT_GE(touched.at("counters/page_faults"), static_cast<double>(kFreshBytes / 4096) * 0.9);
+    EXPECT_LT(quiet.at("counters/page_faults"), 64);
+    EXPECT_EQ(counters.opens(), 1);
+}
+
+// reluSigmoid with a 37.7 MB arena: above glibc's largest mmap threshold
+// (32 MiB), so a fresh arena is fresh pages.
+Graph bigArenaChain()
+{
+    return reluSigmoid({2304, 4096});
+}
+
+// Issue 13 item 2, counters kept across runs: two consecutive runs of one
+// compiled plan each report their own page faults — the first faults its
+// fresh arena in, the second reuses that arena and faults (almost) nothing.
+TEST_F(CpuBackendTest, ConsecutiveRunsOfOnePlanReportTheirOwnPageFaults)
+{
+    const Graph g = bigArenaChain();
+    auto compiled = cpu->compile(g, planutil::wholePlan(g, {{0}, {1}}));
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+    const auto inputs = planutil::makeInputs(g, 2);
+    auto first = cpu->run(**compiled, inputs);
+    ASSERT_TRUE(first.isOk()) << first.status().str();
+    if (!first->metrics.count("counters/page_faults"))
+        GTEST_SKIP() << kNoSoftwareEvents;
+    auto second = cpu->run(**compiled, inputs);
+    ASSERT_TRUE(second.isOk()) << second.status().str();
+    const double arenaPages = first->metrics.at("arena_bytes") / 4096;
+    ASSERT_GT(arenaPages, 8000);
+    EXPECT_GE(first->metrics.at("counters/page_faults"), arenaPages * 0.9);
+    EXPECT_LT(second->metrics.at("counters/page_faults"), arenaPages * 0.1);
+}
+
+// Twin: a second compiled plan of the same graph, run after the first plan's
+// runs on the same backend (its counters already open), has no arena to reuse:
+// its run faults a fresh one in and reports it.
+TEST_F(CpuBackendTest, AnotherPlansFirstRunOnTheKeptCountersReportsItsFreshArena)
+{
+    const Graph g = bigArenaChain();
+    const ExecutionPlan plan = planutil::wholePlan(g, {{0}, {1}});
+    auto a = cpu->compile(g, plan);
+    ASSERT_TRUE(a.isOk()) << a.status().str();
+    const auto inputs = planutil::makeInputs(g, 2);
+    for (int i = 0; i < 2; ++i)
+        ASSERT_TRUE(cpu->run(**a, inputs).isOk());
+    auto b = cpu->compile(g, plan);
+    ASSERT_TRUE(b.isOk()) << b.status().str();
+    auto run = cpu->run(**b, inputs);
+    ASSERT_TRUE(run.isOk()) << run.status().str();
+    if (!run->metrics.count("counters/page_faults"))
+        GTEST_SKIP() << kNoSoftwareEvents;
+    EXPECT_GE(run->metrics.at("counters/page_faults"), run->metrics.at("arena_bytes") / 4096 * 0.9);
+}
+
+// Two runs of one compiled plan at once (whichever finds the backend's
+// counters taken opens its own): every round both succeed, match, and report
+// the page faults or why not.
+TEST_F(CpuBackendTest, TwoRunsOfOnePlanAtOnceBothReportCounters)
+{
+    const Graph g = reluSigmoid({512, 512});
+    auto compiled = cpu->compile(g, planutil::wholePlan(g, {{0}, {1}}));
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().str();
+    const auto inputs = planutil::makeInputs(g, 2);
+    std::vector<Expected<RunResult>> runs(2, Status::error(ErrorCode::Internal, "not run"));
+    for (int round = 0; round < 20; ++round) {
+        std::thread other([&] { runs[1] = cpu->run(**compiled, inputs); });
+        runs[0] = cpu->run(**compiled, inputs);
+        other.join();
+        for (const auto &run : runs) {
+            ASSERT_TRUE(run.isOk()) << run.status().str();
+            EXPECT_TRUE(planutil::bitEqual(run->outputs[0], runs[0]->outputs[0]));
+            bool page = run->metrics.count("counters/page_faults") > 0;
+            for (const auto &[key, value] : run->metrics)
+                page =
+                    page || (key.starts_with("counters/unavailable: ") && key.find("page_faults") != std::string::npos);
+            EXPECT_TRUE(page) << "round " << round;
+        }
+    }
 }
 
 TEST_F(CpuBackendTest, ReportsMeasuredFunctionalCapabilities)

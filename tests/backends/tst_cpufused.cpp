@@ -11,20 +11,14 @@
 #include "backends/cpu/cpu.h"
 #include "backends/reference/reference.h"
 #include "core/backend/outputcheck.h"
-#include "core/onnx/importer.h"
 #include "core/plan/tiles.h"
 #include "core/sched/session.h"
-#include "plugins/brickdl/brickdl.h"
-#include "plugins/graphturbo/graphturbo.h"
-#include "plugins/welder/welder.h"
-#include "samples/builder.h"
 #include "samples/catalog.h"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 #include <unistd.h>
 
 #include "tests/backends/planutil.h"
@@ -39,21 +33,10 @@ namespace {
 
 constexpr double kTolerance = 1e-5;
 
-std::unique_ptr<IScheduler> scheduler(const std::string &name)
-{
-    if (name == "graphturbo")
-        return createGraphTurboScheduler();
-    if (name == "brickdl")
-        return createBrickdlScheduler();
-    return createWelderScheduler();
-}
-
+// g scheduled by the algorithm tessera registers as `algorithm`.
 Expected<ExecutionPlan> plan(const Graph &g, const std::string &algorithm)
 {
-    auto run = scheduleGraph(g, planutil::testDevice(), *scheduler(algorithm), ScheduleSetup{});
-    if (!run)
-        return run.status();
-    return run->result.plan;
+    return planutil::schedulePlan(g, test::registeredScheduler(algorithm));
 }
 
 // x[1,16,56,56] -> Conv 3x3 -> `act` -> Conv 3x3; the activation's output is a
@@ -111,13 +94,9 @@ protected:
 
     Graph sample(const std::string &name)
     {
-        auto m = test::buildRegisteredSample(name, samples::SampleOptions{});
-        EXPECT_TRUE(m.isOk()) << m.status().str();
-        const std::string path = (dir / (name + ".onnx")).string();
-        EXPECT_TRUE(samples::saveModel(**m, path, false).isOk());
-        auto r = importModel(path);
-        EXPECT_TRUE(r.isOk()) << r.status().str();
-        return std::move(r->graph);
+        auto g = test::importRegisteredSample(name, samples::SampleOptions{}, (dir / (name + ".onnx")).string());
+        EXPECT_TRUE(g.isOk()) << g.status().str();
+        return g ? std::move(*g) : Graph{};
     }
 
     // `p` on the cpu backend with fused intermediates (`fused`) and without
@@ -130,11 +109,8 @@ protected:
         for (auto [backend, result] : {std::pair{fusedCpu.get(), &fused}, std::pair{wholeCpu.get(), &whole}}) {
             auto got = planutil::compileAndRun(*backend, g, p, inputs);
             ASSERT_TRUE(got.isOk()) << what << ": " << got.status().str();
-            ASSERT_EQ(got->outputs.size(), expected->outputs.size());
-            for (std::size_t i = 0; i < got->outputs.size(); ++i)
-                EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance)
-                    << what << (backend == fusedCpu.get() ? ", fused" : ", whole") << ": output '"
-                    << got->outputs[i].name << "'";
+            EXPECT_EQ(planutil::outputMismatches(*got, *expected, kTolerance), "")
+                << what << (backend == fusedCpu.get() ? ", fused" : ", whole");
             *result = std::move(*got);
         }
     }

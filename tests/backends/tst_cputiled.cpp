@@ -9,13 +9,7 @@
 #include "backends/cpu/ompteam.h"
 #include "backends/reference/reference.h"
 #include "core/backend/outputcheck.h"
-#include "core/onnx/importer.h"
 #include "core/sched/session.h"
-#include "plugins/brickdl/brickdl.h"
-#include "plugins/graphturbo/graphturbo.h"
-#include "plugins/layerfusion/layerfusion.h"
-#include "plugins/welder/welder.h"
-#include "samples/builder.h"
 #include "samples/catalog.h"
 
 #include <cmath>
@@ -23,7 +17,6 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <omp.h>
-#include <onnx/onnx_pb.h>
 #include <set>
 #include <unistd.h>
 
@@ -39,23 +32,10 @@ namespace {
 
 constexpr double kTolerance = 1e-4;
 
-std::unique_ptr<IScheduler> scheduler(const std::string &name)
-{
-    if (name == "graphturbo")
-        return createGraphTurboScheduler();
-    if (name == "welder")
-        return createWelderScheduler();
-    if (name == "brickdl")
-        return createBrickdlScheduler();
-    return createLayerFusionScheduler();
-}
-
+// g scheduled by the algorithm tessera registers as `algorithm`.
 Expected<ExecutionPlan> plan(const Graph &g, const std::string &algorithm)
 {
-    auto run = scheduleGraph(g, planutil::testDevice(), *scheduler(algorithm), ScheduleSetup{});
-    if (!run)
-        return run.status();
-    return run->result.plan;
+    return planutil::schedulePlan(g, test::registeredScheduler(algorithm));
 }
 
 bool tiled(const ExecutionPlan &p)
@@ -65,16 +45,6 @@ bool tiled(const ExecutionPlan &p)
             if (!tile.region.empty())
                 return true;
     return false;
-}
-
-// Reference fallbacks of op type `opType` in a run's metrics.
-double fallbacks(const RunResult &r, const std::string &opType)
-{
-    double n = 0;
-    for (const auto &[key, value] : r.metrics)
-        if (key.starts_with("fallback/" + opType + ":") || key == "fallback/" + opType)
-            n += value;
-    return n;
 }
 
 class CpuTiledTest : public ::testing::Test
@@ -92,13 +62,9 @@ protected:
         samples::SampleOptions o;
         if (imageSize > 0)
             o.imageSize = imageSize;
-        auto m = test::buildRegisteredSample(name, o);
-        EXPECT_TRUE(m.isOk()) << m.status().str();
-        const std::string path = (dir / (name + ".onnx")).string();
-        EXPECT_TRUE(samples::saveModel(**m, path, false).isOk());
-        auto r = importModel(path);
-        EXPECT_TRUE(r.isOk()) << r.status().str();
-        return std::move(r->graph);
+        auto g = test::importRegisteredSample(name, o, (dir / (name + ".onnx")).string());
+        EXPECT_TRUE(g.isOk()) << g.status().str();
+        return g ? std::move(*g) : Graph{};
     }
 
     // `g`'s layer-fusion plan with its tasks cut into tiles (planutil::tiledPlan's `parts`, `dim`).
@@ -109,21 +75,18 @@ protected:
         return base ? planutil::tiledPlan(g, *base, parts, dim) : ExecutionPlan{};
     }
 
+    // matches() of `g`'s fusedTiles(g, parts, dim).
+    RunResult matchesInTiles(const Graph &g, int parts, int dim, const std::string &what)
+    {
+        return matches(g, fusedTiles(g, parts, dim), what);
+    }
+
     // `p` on the cpu backend against the reference backend running `p`.
     RunResult matches(const Graph &g, const ExecutionPlan &p, const std::string &what)
     {
-        const auto inputs = planutil::makeInputs(g, 13);
-        auto expected = planutil::compileAndRun(*reference, g, p, inputs);
-        EXPECT_TRUE(expected.isOk()) << what << ": " << expected.status().str();
-        auto got = planutil::compileAndRun(*cpu, g, p, inputs);
-        EXPECT_TRUE(got.isOk()) << what << ": " << got.status().str();
-        if (!expected || !got)
-            return {};
-        EXPECT_EQ(got->outputs.size(), expected->outputs.size());
-        for (std::size_t i = 0; i < got->outputs.size() && i < expected->outputs.size(); ++i)
-            EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance)
-                << what << " output '" << got->outputs[i].name << "'";
-        return std::move(*got);
+        auto r = planutil::runAgainstReference(*cpu, *reference, g, p, planutil::makeInputs(g, 13), kTolerance);
+        EXPECT_EQ(r.mismatch, "") << what;
+        return std::move(r.got);
     }
 
     fs::path dir;
@@ -161,7 +124,7 @@ TEST_F(CpuTiledTest, SqueezeNetTilesOnReferenceKernelsWhenEnginesAreOff)
     ::unsetenv("TESSERA_CPU_ENGINES");
     EXPECT_EQ(r.metrics["ops/onednn"], 0);
     EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
-    EXPECT_GT(fallbacks(r, "Conv"), 0);
+    EXPECT_GT(planutil::fallbacks(r, "Conv"), 0);
     EXPECT_GT(r.metrics["ops/reference"], 0);
 }
 
@@ -296,8 +259,7 @@ Graph groupedConv()
 // of two channels) run on oneDNN, the Relu tiles as their post-op.
 TEST_F(CpuTiledTest, GroupAlignedChannelTilesRunOnOneDnn)
 {
-    const Graph g = groupedConv();
-    RunResult r = matches(g, fusedTiles(g, 2, 1), "two channel tiles");
+    RunResult r = matchesInTiles(groupedConv(), 2, 1, "two channel tiles");
     EXPECT_EQ(r.metrics["ops/onednn"], 2);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
     EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
@@ -307,8 +269,7 @@ TEST_F(CpuTiledTest, GroupAlignedChannelTilesRunOnOneDnn)
 // the reference kernel, say why, and still match; the Relu tiles are JIT code.
 TEST_F(CpuTiledTest, ChannelTilesAcrossGroupsFallBackAndMatch)
 {
-    const Graph g = groupedConv();
-    RunResult r = matches(g, fusedTiles(g, 4, 1), "four channel tiles");
+    RunResult r = matchesInTiles(groupedConv(), 4, 1, "four channel tiles");
     EXPECT_EQ(r.metrics["ops/onednn"], 0);
     EXPECT_EQ(r.metrics["ops/reference"], 4);
     EXPECT_EQ(r.metrics["fallback/Conv: tiled: a channel box across groups"], 4);
@@ -478,8 +439,7 @@ Graph softmaxRows()
 // Row tiles of a softmax keep each normalised row whole: oneDNN per tile.
 TEST_F(CpuTiledTest, SoftmaxRowTilesRunOnOneDnn)
 {
-    const Graph g = softmaxRows();
-    RunResult r = matches(g, fusedTiles(g, 2, 1), "softmax rows");
+    RunResult r = matchesInTiles(softmaxRows(), 2, 1, "softmax rows");
     EXPECT_EQ(r.metrics["ops/onednn"], 2);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
 }
@@ -487,8 +447,7 @@ TEST_F(CpuTiledTest, SoftmaxRowTilesRunOnOneDnn)
 // Twin: column tiles split the normalised axis; they fall back, named, and match.
 TEST_F(CpuTiledTest, SoftmaxColumnTilesFallBackAndMatch)
 {
-    const Graph g = softmaxRows();
-    RunResult r = matches(g, fusedTiles(g, 2, 2), "softmax columns");
+    RunResult r = matchesInTiles(softmaxRows(), 2, 2, "softmax columns");
     EXPECT_EQ(r.metrics["ops/onednn"], 0);
     EXPECT_EQ(r.metrics["fallback/Softmax: tiled: a box that splits the normalised axis"], 2);
 }

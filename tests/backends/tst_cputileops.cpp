@@ -32,16 +32,6 @@ namespace {
 
 constexpr double kTolerance = 1e-5;
 
-// Fallbacks of op type `opType` in a run's metrics, with or without a reason.
-double fallbacks(const RunResult &r, const std::string &opType)
-{
-    double n = 0;
-    for (const auto &[key, value] : r.metrics)
-        if (key.starts_with("fallback/" + opType + ":") || key == "fallback/" + opType)
-            n += value;
-    return n;
-}
-
 // The number of tasks of `p` whose tiles are short of their whole tensor.
 int tiledTasks(const Graph &g, const ExecutionPlan &p)
 {
@@ -84,11 +74,11 @@ protected:
                 all.push_back(static_cast<NodeId>(n));
             base = planutil::wholePlan(g, {all});
         } else {
-            auto run = scheduleGraph(g, planutil::testDevice(), *createLayerFusionScheduler(), ScheduleSetup{});
+            auto run = planutil::schedulePlan(g, *createLayerFusionScheduler());
             EXPECT_TRUE(run.isOk()) << run.status().str();
             if (!run)
                 return {};
-            base = run->result.plan;
+            base = std::move(*run);
         }
         ExecutionPlan p = planutil::tiledPlan(g, base, parts, dim);
         EXPECT_GT(tiledTasks(g, p), 1) << "the plan is not tiled";
@@ -98,18 +88,10 @@ protected:
     // `p` on the cpu backend against the reference backend running `p`.
     RunResult matches(const Graph &g, const ExecutionPlan &p, const std::string &what, std::int64_t intRange = 2)
     {
-        const auto inputs = planutil::makeInputs(g, 29, intRange);
-        auto expected = planutil::compileAndRun(*reference, g, p, inputs);
-        EXPECT_TRUE(expected.isOk()) << what << ": " << expected.status().str();
-        auto got = planutil::compileAndRun(*cpu, g, p, inputs);
-        EXPECT_TRUE(got.isOk()) << what << ": " << got.status().str();
-        if (!expected || !got)
-            return {};
-        EXPECT_EQ(got->outputs.size(), expected->outputs.size());
-        for (std::size_t i = 0; i < got->outputs.size() && i < expected->outputs.size(); ++i)
-            EXPECT_LT(relativeL2(got->outputs[i], expected->outputs[i]), kTolerance)
-                << what << " output '" << got->outputs[i].name << "'";
-        return std::move(*got);
+        auto r =
+            planutil::runAgainstReference(*cpu, *reference, g, p, planutil::makeInputs(g, 29, intRange), kTolerance);
+        EXPECT_EQ(r.mismatch, "") << what;
+        return std::move(r.got);
     }
 
     std::unique_ptr<IBackend> cpu = createCpuBackend();
@@ -150,7 +132,7 @@ TEST_F(CpuTileOpsTest, ReductionTilesRunOnOneDnn)
         const Graph g = reduction(c.type, c.x, c.axes, c.keep, c.y);
         const ExecutionPlan p = tiles(g, c.parts, c.dim);
         RunResult r = matches(g, p, c.type);
-        EXPECT_EQ(fallbacks(r, c.type), 0) << c.type;
+        EXPECT_EQ(planutil::fallbacks(r, c.type), 0) << c.type;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << c.type;
         EXPECT_GE(r.metrics["ops/onednn"], c.parts) << c.type;
     }
@@ -212,7 +194,7 @@ TEST_F(CpuTileOpsTest, LayerNormTilesRunOnOneDnn)
     for (const Case &c : cases) {
         const Graph g = layerNorm(c.x, c.axis, false);
         RunResult r = matches(g, tiles(g, c.parts, c.dim), c.what);
-        EXPECT_EQ(fallbacks(r, "LayerNormalization"), 0) << c.what;
+        EXPECT_EQ(planutil::fallbacks(r, "LayerNormalization"), 0) << c.what;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << c.what;
         EXPECT_GE(r.metrics["ops/onednn"], c.parts) << c.what;
     }
@@ -256,7 +238,7 @@ TEST_F(CpuTileOpsTest, SliceTilesRunAsCopies)
     for (const Case &c : cases) {
         const Graph g = slice(c.starts, c.ends, c.axes, c.steps, c.y);
         RunResult r = matches(g, tiles(g, 3, 1), "slice");
-        EXPECT_EQ(fallbacks(r, "Slice"), 0);
+        EXPECT_EQ(planutil::fallbacks(r, "Slice"), 0);
         EXPECT_EQ(r.metrics["ops/reference"], 0);
         EXPECT_GE(r.metrics["ops/copy"], 3);
     }
@@ -300,7 +282,7 @@ TEST_F(CpuTileOpsTest, SplitTilesRunAsCopies)
 {
     const Graph g = split();
     RunResult r = matches(g, tiles(g, 3, 2), "split columns");
-    EXPECT_EQ(fallbacks(r, "Split"), 0);
+    EXPECT_EQ(planutil::fallbacks(r, "Split"), 0);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
     EXPECT_GE(r.metrics["ops/copy"], 3 * 3);
 }
@@ -342,7 +324,7 @@ TEST_F(CpuTileOpsTest, GatherTilesRunAsCopies)
           std::tuple{std::int64_t{-1}, DType::Int64, 0}}) {
         const Graph g = gather(axis, type);
         RunResult r = matches(g, tiles(g, 3, dim), "gather", 10);
-        EXPECT_EQ(fallbacks(r, "Gather"), 0);
+        EXPECT_EQ(planutil::fallbacks(r, "Gather"), 0);
         EXPECT_EQ(r.metrics["ops/reference"], 0);
         EXPECT_GE(r.metrics["ops/copy"], 3);
     }
@@ -400,7 +382,7 @@ TEST_F(CpuTileOpsTest, PadTilesRunAsCopies)
     ASSERT_EQ(g.node(0).opType, "Pad");
     EXPECT_GT(computedElements(g, p, padded), g.tensor(padded).elements()); // the halo rows
     RunResult r = matches(g, p, "pad constant");
-    EXPECT_EQ(fallbacks(r, "Pad"), 0);
+    EXPECT_EQ(planutil::fallbacks(r, "Pad"), 0);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
     EXPECT_GE(r.metrics["ops/copy"], 3);
 }
@@ -436,7 +418,7 @@ TEST_F(CpuTileOpsTest, CastsRunAsCopies)
     for (DType via : {DType::Float32, DType::Float64}) {
         const Graph g = casts(via);
         RunResult r = matches(g, tiles(g, 3, 1), "cast tiles", 100);
-        EXPECT_EQ(fallbacks(r, "Cast"), 0);
+        EXPECT_EQ(planutil::fallbacks(r, "Cast"), 0);
         EXPECT_EQ(r.metrics["ops/reference"], 0);
         EXPECT_GE(r.metrics["ops/copy"], 3);
         auto whole = planutil::baselinePlan(g, "layer-fusion");
@@ -486,7 +468,7 @@ TEST_F(CpuTileOpsTest, ResizeRunsCompiled)
     for (const Case &c : cases) {
         const Graph g = resize(c.mode, c.coord, c.y);
         RunResult r = matches(g, tiles(g, 3, 2), c.mode + " " + c.coord);
-        EXPECT_EQ(fallbacks(r, "Resize"), 0) << c.mode;
+        EXPECT_EQ(planutil::fallbacks(r, "Resize"), 0) << c.mode;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << c.mode;
         auto whole = planutil::baselinePlan(g, "layer-fusion");
         ASSERT_TRUE(whole.isOk()) << whole.status().str();

@@ -2,6 +2,7 @@
 // (e.g. the IOS benchmark networks) — built by name, as `tessera-cli sample` does.
 #pragma once
 
+#include "core/ir/graph.h"
 #include "core/plugin/samples.h"
 #include "core/support/status.h"
 
@@ -16,7 +17,8 @@ class ModelProto;
 
 namespace tessera {
 class Extensions;
-}
+class IScheduler;
+} // namespace tessera
 
 namespace tessera::test {
 
@@ -25,7 +27,17 @@ const Extensions &registeredExtensions();
 
 Expected<std::unique_ptr<onnx::ModelProto>> buildRegisteredSample(std::string_view name,
                                                                   const SampleOptions &options = {});
+// The scheduler registered as `name` ("layer-fusion", "welder", ...); a name
+// nothing registers is the test's own error: it aborts, listing the known ones.
+const IScheduler &registeredScheduler(std::string_view name);
+
 // Their names, in registration order.
 std::vector<std::string> registeredSampleNames();
+
+// Sample `name` built, saved as ONNX at `path` (its weights in a file beside
+// it when `externalData`) and imported again: the graph a user gets from
+// `tessera-cli sample` then `import`.
+Expected<Graph> importRegisteredSample(std::string_view name, const SampleOptions &options, const std::string &path,
+                                       bool externalData = false);
 
 } // namespace tessera::test

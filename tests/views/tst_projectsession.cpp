@@ -111,6 +111,16 @@ protected:
         return QTest::qWaitFor([&] { return loaded.count() == 1 && laidOut.count() >= 1; }, kTimeoutMs);
     }
 
+    // `w` made non-interactive (and shown when `show`), small.onnx loaded into
+    // it and scheduled, and a project of it created at `projectPath`.
+    bool startSmallProject(MainWindow &w, const QString &projectPath, bool show = false) const
+    {
+        w.setInteractive(false);
+        if (show)
+            w.show();
+        return load(w, file("small.onnx")) && scheduled(w) && w.session()->create(projectPath).isOk();
+    }
+
     // Waits until the controller has a result for its current inputs.
     static bool scheduled(MainWindow &w)
     {
@@ -310,11 +320,7 @@ TEST_F(ProjectSessionTest, TheCostSourceIsSavedAndRestored)
     const QString projectPath = file("cost.tessera");
     {
         MainWindow w;
-        w.setInteractive(false);
-        w.show();
-        ASSERT_TRUE(load(w, file("small.onnx")));
-        ASSERT_TRUE(scheduled(w));
-        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        ASSERT_TRUE(startSmallProject(w, projectPath, true));
         const int sim = w.costCombo()->findData(QStringLiteral("sim"));
         ASSERT_GE(sim, 0) << "the simulator times kernels";
         w.costCombo()->setCurrentIndex(sim);
@@ -358,11 +364,7 @@ TEST_F(ProjectSessionTest, AStoredMeterThatIsNotHereFallsBackToEstimatesWithANot
     const QString projectPath = file("nometer.tessera");
     {
         MainWindow w;
-        w.setInteractive(false);
-        w.show();
-        ASSERT_TRUE(load(w, file("small.onnx")));
-        ASSERT_TRUE(scheduled(w));
-        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        ASSERT_TRUE(startSmallProject(w, projectPath, true));
         w.close();
     }
     {
@@ -410,11 +412,7 @@ TEST_F(ProjectSessionTest, ClosingTheWindowFlushesTheAutosaver)
     int step = -1;
     {
         MainWindow w;
-        w.setInteractive(false);
-        w.show();
-        ASSERT_TRUE(load(w, file("small.onnx")));
-        ASSERT_TRUE(scheduled(w));
-        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        ASSERT_TRUE(startSmallProject(w, projectPath, true));
         step = w.stepper()->stepModel()->rowCount() - 1;
         w.stepper()->setCurrentStep(step);
         w.close(); // at once: well inside the autosave delay
@@ -429,10 +427,7 @@ TEST_F(ProjectSessionTest, ClosingTheWindowFlushesTheAutosaver)
 TEST_F(ProjectSessionTest, UndoAndRedoMoveTheProjectHistory)
 {
     MainWindow w;
-    w.setInteractive(false);
-    ASSERT_TRUE(load(w, file("small.onnx")));
-    ASSERT_TRUE(scheduled(w));
-    ASSERT_TRUE(w.session()->create(file("undo.tessera")).isOk());
+    ASSERT_TRUE(startSmallProject(w, file("undo.tessera")));
     const auto a = someOverride(w), b = someOverride(w, 1);
     ASSERT_FALSE(b.first.empty());
     auto *c = w.scheduleController();
@@ -1090,10 +1085,7 @@ TEST_F(ProjectSessionTest, ReopeningShowsTheStoredRunOfThePlan)
     std::size_t timelineSize = 0;
     {
         MainWindow w;
-        w.setInteractive(false);
-        ASSERT_TRUE(load(w, file("small.onnx")));
-        ASSERT_TRUE(scheduled(w));
-        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        ASSERT_TRUE(startSmallProject(w, projectPath));
         views::RunPanel *panel = w.runPanel();
         QSignalSpy ran(panel, &views::RunPanel::runFinished);
         ASSERT_TRUE(panel->selectBackend(QStringLiteral("reference")));
@@ -1132,10 +1124,7 @@ TEST_F(ProjectSessionTest, AStoredRunOfAnEarlierPlanIsNotShown)
     const QString projectPath = file("rerun-changed.tessera");
     {
         MainWindow w;
-        w.setInteractive(false);
-        ASSERT_TRUE(load(w, file("small.onnx")));
-        ASSERT_TRUE(scheduled(w));
-        ASSERT_TRUE(w.session()->create(projectPath).isOk());
+        ASSERT_TRUE(startSmallProject(w, projectPath));
         QSignalSpy ran(w.runPanel(), &views::RunPanel::runFinished);
         ASSERT_TRUE(w.runPanel()->selectBackend(QStringLiteral("reference")));
         ASSERT_TRUE(w.runPanel()->run());
@@ -1305,10 +1294,7 @@ TEST_F(ProjectSessionTest, ExportsAnIosScheduleOfAnIosSample)
 TEST_F(ProjectSessionTest, ImportOverridesAppliesValidKeysAndListsRejectedOnes)
 {
     MainWindow w;
-    w.setInteractive(false);
-    ASSERT_TRUE(load(w, file("small.onnx")));
-    ASSERT_TRUE(scheduled(w));
-    ASSERT_TRUE(w.session()->create(file("import.tessera")).isOk());
+    ASSERT_TRUE(startSmallProject(w, file("import.tessera")));
     const auto a = someOverride(w), b = someOverride(w, 1);
     ASSERT_FALSE(b.first.empty());
     const QJsonObject json{{QString::fromStdString(a.first), QString::fromStdString(a.second)},
