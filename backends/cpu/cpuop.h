@@ -86,6 +86,16 @@ public:
 };
 using CpuOpPtr = std::unique_ptr<CpuOp>;
 
+// Whether a oneDNN implementation name ("ref:any", "tiled:ref:any") is its
+// reference code: correct, but orders of magnitude slower than its JIT
+// kernels, so every such op is reported in the run's metrics.
+inline bool isReferenceImpl(std::string_view impl)
+{
+    if (impl.substr(0, 6) == "tiled:")
+        impl.remove_prefix(6);
+    return impl.substr(0, 3) == "ref";
+}
+
 // Constant data of the compiled plan, per TensorId (null for non-constants),
 // loaded once at compile time.
 struct Constants {

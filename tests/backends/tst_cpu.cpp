@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <dnnl.h>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -629,6 +630,25 @@ TEST_F(CpuBackendTest, PoolingSoftmaxReductionsNormalisationRunOnOneDnnAndMatch)
         for (const auto &[key, value] : r.metrics)
             EXPECT_NE(key.rfind("fallback/", 0), 0u) << c.what << ": " << key;
     }
+}
+
+// Twin of the tiled ops' "no oneDNN reference code" checks (tst_cputiled):
+// where oneDNN itself has only its reference code (2.6 for a softmax over a
+// middle axis), the op still runs on oneDNN and matches, and the run report
+// names it.
+TEST_F(CpuBackendTest, AnOpOnOneDnnsReferenceCodeIsReported)
+{
+    const dnnl_version_t *v = dnnl_version();
+    if (v->major != 2 || v->minor != 6)
+        GTEST_SKIP() << "which ops oneDNN " << v->major << "." << v->minor
+                     << " runs on its reference code is not known to this test (written for 2.6)";
+    const Graph g = oneNode("Softmax", {2, 3, 4}, {2, 3, 4}, {{"axis", {std::int64_t{1}}}});
+    RunResult r = nativeMatchesReference(*cpu, *reference, g, "softmax axis 1");
+    EXPECT_EQ(r.metrics["ops/onednn"], 1);
+    EXPECT_EQ(r.metrics["onednn_reference_impl/Softmax"], 1);
+    // Over the last axis oneDNN has a JIT kernel: nothing reported.
+    RunResult last = nativeMatchesReference(*cpu, *reference, oneNode("Softmax", {2, 3, 4}, {2, 3, 4}), "softmax last");
+    EXPECT_EQ(last.metrics.count("onednn_reference_impl/Softmax"), 0u);
 }
 
 // Negative twin: attributes oneDNN cannot express leave the node on the
