@@ -2,6 +2,7 @@
 
 #include "core/hw/device.h"
 #include "core/ir/analysis.h"
+#include "core/plan/ancestry.h"
 #include "core/plan/taskmaps.h"
 #include "core/plan/tiles.h"
 
@@ -10,6 +11,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
@@ -26,44 +29,23 @@ Location taskLoc(const ExecutionPlan &p, TaskId t)
                          : " (" + p.tasks[static_cast<std::size_t>(t)].label + ")")};
 }
 
-// Ancestor sets of tasks (transitive deps) as bitsets. Plans are verified
-// once per run; 16k tasks cost 32 MB, larger plans fall back to DFS.
+// Ancestor sets of tasks (transitive deps): dense bitsets (ancestry.h) up
+// to 16k tasks (32 MB), DFS for larger plans. Plans are verified once per run.
 class TaskAncestry
 {
 public:
     explicit TaskAncestry(const ExecutionPlan &p) : m_plan(p)
     {
         m_n = p.tasks.size();
-        if (m_n > kMaxDense)
-            return;
-        m_words = (m_n + 63) / 64;
-        m_bits.assign(m_n * m_words, 0);
-        // Deps latest first: a dep already marked is an ancestor of one merged before, whose row
-        // holds its row; the ancestors of d are all below d, so words above d / 64 stay 0.
-        std::vector<TaskId> deps;
-        for (const Task &t : p.tasks) {
-            std::uint64_t *row = &m_bits[static_cast<std::size_t>(t.id) * m_words];
-            deps.assign(t.deps.begin(), t.deps.end());
-            std::sort(deps.begin(), deps.end(), std::greater<>());
-            for (TaskId d : deps) {
-                const auto bit = static_cast<std::size_t>(d);
-                if ((row[bit / 64] >> (bit % 64)) & 1ULL)
-                    continue;
-                const std::uint64_t *dr = &m_bits[bit * m_words];
-                for (std::size_t w = 0; w <= bit / 64; ++w)
-                    row[w] |= dr[w];
-                row[bit / 64] |= 1ULL << (bit % 64);
-            }
-        }
+        if (m_n <= kMaxDense)
+            m_dense.emplace(m_n, [&](std::size_t t) { return std::span<const TaskId>(p.tasks[t].deps); });
     }
     bool dependsOn(TaskId t, TaskId ancestor) const
     {
         if (t == ancestor)
             return true;
-        if (m_n <= kMaxDense)
-            return (m_bits[static_cast<std::size_t>(t) * m_words + static_cast<std::size_t>(ancestor) / 64] >>
-                    (static_cast<std::size_t>(ancestor) % 64)) &
-                   1ULL;
+        if (m_dense)
+            return m_dense->isAncestor(static_cast<std::size_t>(ancestor), static_cast<std::size_t>(t));
         // DFS over the tasks between the two (deps point to earlier tasks); `m_seen` holds the
         // query's stamp for visited tasks, so a query costs what it visits, not the plan's size.
         if (m_seen.empty())
@@ -91,8 +73,8 @@ public:
 private:
     static constexpr std::size_t kMaxDense = 16384;
     const ExecutionPlan &m_plan;
-    std::size_t m_n = 0, m_words = 0;
-    std::vector<std::uint64_t> m_bits;
+    std::size_t m_n = 0;
+    std::optional<AncestorBits> m_dense;
     mutable std::vector<std::uint32_t> m_seen;
     mutable std::uint32_t m_stamp = 0;
     mutable std::vector<TaskId> m_stack;
