@@ -283,6 +283,9 @@ void emitRowFunction(llvm::Module &m, const std::string &name, const RowProgram 
         std::vector<llvm::Value *> scalars; // constants, then the passes' scalars
         for (float c : p.constants)
             scalars.push_back(llvm::ConstantFP::get(f, c));
+        auto outAt = [&](llvm::Value *i) {
+            return b.CreateAdd(b.CreateMul(r, b.getInt64(p.length), "", true, true), i, "", true, true);
+        };
         // The values at element i: operands, constants, scalars, then `instrs`; the last is returned.
         auto element = [&](llvm::Value *i, const std::vector<EwInstr> &instrs) {
             std::vector<llvm::Value *> v;
@@ -294,6 +297,8 @@ void emitRowFunction(llvm::Module &m, const std::string &name, const RowProgram 
                                               b.CreateMul(i, b.getInt64(p.elementStrides[k]), "", true, true));
                 v.push_back(b.CreateLoad(f, at));
             }
+            if (p.readsOut)
+                v.push_back(b.CreateLoad(f, b.CreateInBoundsGEP(f, out, outAt(i))));
             v.insert(v.end(), scalars.begin(), scalars.end());
             for (const EwInstr &in : instrs)
                 v.push_back(emitInstr(b, m, in, v, true));
@@ -302,9 +307,7 @@ void emitRowFunction(llvm::Module &m, const std::string &name, const RowProgram 
         for (const RowProgram::Pass &pass : p.passes) {
             if (pass.kind == Kind::Store) {
                 emitLoop(b, b.getInt64(0), b.getInt64(p.length), nullptr, [&](llvm::Value *i, llvm::Value *) {
-                    llvm::Value *o =
-                        b.CreateAdd(b.CreateMul(r, b.getInt64(p.length), "", true, true), i, "", true, true);
-                    b.CreateStore(element(i, pass.instrs), b.CreateInBoundsGEP(f, out, o));
+                    b.CreateStore(element(i, pass.instrs), b.CreateInBoundsGEP(f, out, outAt(i)));
                     return nullptr;
                 });
                 continue;
@@ -317,6 +320,8 @@ void emitRowFunction(llvm::Module &m, const std::string &name, const RowProgram 
             llvm::Value *reduced = emitLoop(b, b.getInt64(0), b.getInt64(p.length), llvm::ConstantFP::get(f, init),
                                             [&](llvm::Value *i, llvm::Value *acc) -> llvm::Value * {
                                                 llvm::Value *x = element(i, pass.instrs);
+                                                if (pass.stores)
+                                                    b.CreateStore(x, b.CreateInBoundsGEP(f, out, outAt(i)));
                                                 llvm::FastMathFlags fmf;
                                                 fmf.setAllowReassoc();
                                                 if (pass.kind == Kind::Max || pass.kind == Kind::Min) {
@@ -333,7 +338,7 @@ void emitRowFunction(llvm::Module &m, const std::string &name, const RowProgram 
                                                 }
                                             });
             // The finish instructions see no operands (never read there).
-            std::vector<llvm::Value *> v(n, nullptr);
+            std::vector<llvm::Value *> v(n + (p.readsOut ? 1 : 0), nullptr);
             v.insert(v.end(), scalars.begin(), scalars.end());
             v.push_back(reduced);
             for (const EwInstr &in : pass.finish)

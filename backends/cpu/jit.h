@@ -19,12 +19,16 @@
 // an expression of the row's elements and earlier passes' per-row scalars —
 // then a store pass of an expression per element, or of the last scalar per
 // row. Its reductions are vectorised: the accumulating fadd/fmul carry the
-// `reassoc` fast-math flag (max/min are llvm.maxnum/minnum), so LLVM keeps
-// one partial accumulator per vector lane and unrolled copy (8-64 of them on
-// x86-64) and adds them at the end: a row is summed in a different order than
-// sequentially (a tree-like order, usually more accurate for long rows), so
-// results differ from a sequential float sum in the last bits; maxnum/minnum
-// ignore NaNs (the reference propagates them). Nothing else is reassociated.
+// `reassoc` fast-math flag and max/min are llvm.maxnum/minnum with `nnan nsz`,
+// so LLVM keeps one partial accumulator per vector lane and interleaved copy
+// (8 or 16 with AVX2) and adds them after the loop: a row is summed in a
+// different order than sequentially (strided partial sums, usually more
+// accurate for long rows: relative L2 under 1e-6 against the reference's
+// double sums for L = 50176), so results differ from a sequential float sum
+// in the last bits; a NaN in a max/min row gives an unspecified result (the
+// reference propagates it). Exp inside a row kernel is inline arithmetic
+// (jit.cpp emitExp, ~1 ulp) so that its loop vectorises. Nothing else is
+// reassociated.
 #pragma once
 
 #include "core/support/status.h"
@@ -90,16 +94,20 @@ using EwFunction = void (*)(float *out, const float *const *ins);
 // the operands unset, and the last of them (the result when there are none)
 // is the pass's scalar. A Store pass, only ever the last, stores its last
 // value per element at out[row·L + i]; without one, the last pass's scalar
-// is stored at out[row].
+// is stored at out[row]. A reduction pass that `stores` writes its reduced
+// value per element there too, for a later pass to read back (`readsOut`:
+// softmax stores exp(x - max) while summing it, then rescales).
 struct RowProgram {
     enum class Kind : std::uint8_t { Sum, Max, Min, Prod, Store };
     struct Pass {
         Kind kind = Kind::Sum;
         std::vector<EwInstr> instrs; // per element
         std::vector<EwInstr> finish; // per row, after a reduction
+        bool stores = false;         // a reduction that also stores its reduced value per element
     };
     std::int64_t length = 1;                              // L, the elements of a row
     std::vector<std::int64_t> rowStrides, elementStrides; // per operand (element units)
+    bool readsOut = false; // the output's element (out[row·L + i]) is one more operand, after the others
     std::vector<float> constants;
     std::vector<Pass> passes;
     std::string key() const; // the content: L, strides, constants, passes

@@ -4,7 +4,7 @@
 // RowProgram). One node, whole tensors, float32, row-major; the input is
 // seen as [rows, L] with the normalised or reduced dims innermost:
 //
-//   Softmax         max m; sum s of exp(x - m); store exp(x - m) · (1/s)
+//   Softmax         max m; sum s of e = exp(x - m), e stored; store e · (1/s)
 //   LogSoftmax      max m; sum s of exp(x - m); store x - m - log(s)
 //                   (opset < 13: L = the dims from `axis` on, flattened; from
 //                   13 only the last axis, or one followed by unit dims)
@@ -43,14 +43,14 @@ namespace tessera::cpu {
 std::string RowProgram::key() const
 {
     std::ostringstream os;
-    os << "L " << length;
+    os << "L " << length << (readsOut ? " out" : "");
     for (std::size_t k = 0; k < rowStrides.size(); ++k)
         os << "|s " << rowStrides[k] << ' ' << elementStrides[k];
     os << "|c";
     for (float c : constants)
         os << ' ' << c;
     for (const Pass &p : passes) {
-        os << "|p" << static_cast<int>(p.kind);
+        os << "|p" << static_cast<int>(p.kind) << (p.stores ? "s" : "");
         for (const auto *list : {&p.instrs, &p.finish}) {
             os << ':';
             for (const EwInstr &i : *list)
@@ -132,17 +132,6 @@ std::int64_t product(const Shape &s, std::size_t from, std::size_t to)
     return p;
 }
 
-bool extraOutputUsed(const Graph &g, const Node &n)
-{
-    for (std::size_t o = 1; o < n.outputs.size(); ++o) {
-        const TensorId t = n.outputs[o];
-        if (t != kInvalidId &&
-            (!g.tensor(t).consumers.empty() || std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end()))
-            return true;
-    }
-    return false;
-}
-
 EwInstr instr(Op op, int a, int b = 0, int c = 0)
 {
     EwInstr in;
@@ -176,14 +165,18 @@ std::string rowProgram(const Graph &g, const Node &n, const Constants &constants
             return "the softmax axis is not the innermost";
         rows = product(x, 0, a);
         L = product(x, a, x.size());
-        // max m (s0 = 1); sum of exp(x - m) (s1 = 2); store.
-        p.passes.push_back({Kind::Max, {}, {}});
-        p.passes.push_back({Kind::Sum, {instr(Op::Sub, 0, 1), instr(Op::Exp, 2)}, {}});
         if (t == "Softmax") {
-            p.passes.back().finish = {instr(Op::Reciprocal, 2)};
-            p.passes.push_back({Kind::Store, {instr(Op::Sub, 0, 1), instr(Op::Exp, 3), instr(Op::Mul, 4, 2)}, {}});
+            // Values: x 0, out 1, max m 2, 1/sum 3. The sum pass stores
+            // exp(x - m), the store pass rescales it (one exp per element).
+            p.readsOut = true;
+            p.passes.push_back({Kind::Max, {}, {}});
+            p.passes.push_back(
+                {Kind::Sum, {instr(Op::Sub, 0, 2), instr(Op::Exp, 3)}, {instr(Op::Reciprocal, 3)}, true});
+            p.passes.push_back({Kind::Store, {instr(Op::Mul, 1, 3)}, {}});
         } else {
-            p.passes.back().finish = {instr(Op::Log, 2)};
+            // Values: x 0, max m 1, log(sum of exp(x - m)) 2; store x - m - log(sum).
+            p.passes.push_back({Kind::Max, {}, {}});
+            p.passes.push_back({Kind::Sum, {instr(Op::Sub, 0, 1), instr(Op::Exp, 2)}, {instr(Op::Log, 2)}});
             p.passes.push_back({Kind::Store, {instr(Op::Sub, 0, 1), instr(Op::Sub, 3, 2)}, {}});
         }
     } else if (t == "LayerNormalization") {

@@ -730,7 +730,9 @@ TEST_F(CpuBackendTest, RowKernelsStayAccurateOnLongRowsAndLargeMagnitudes)
     EXPECT_EQ(got->metrics["ops/llvm-jit"], 1);
     const double error = relativeL2(got->outputs[0], want->outputs[0]);
     EXPECT_LT(error, 1e-6);
-    RecordProperty("global_pool_relative_l2", std::to_string(error));
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2e", error);
+    RecordProperty("global_pool_relative_l2", text);
 
     for (const std::string type : {"Softmax", "LogSoftmax"}) {
         const Graph g = oneNode(type, {4, 1000}, {4, 1000});
