@@ -26,6 +26,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace tessera;
@@ -41,12 +42,10 @@ double median(std::vector<double> v)
 TensorId addTensor(Graph &g, const std::string &name, Shape shape, Tensor::Kind kind,
                    std::shared_ptr<TensorData> data = nullptr)
 {
-    Tensor t;
-    t.name = name;
-    t.shape = std::move(shape);
-    t.kind = kind;
-    t.data = std::move(data);
-    return g.addTensor(std::move(t));
+    const TensorId id = g.addTensor(Tensor{});
+    Tensor &t = g.tensor(id);
+    std::tie(t.name, t.shape, t.kind, t.data) = std::tie(name, shape, kind, data);
+    return id;
 }
 
 std::shared_ptr<TensorData> constant(std::int64_t n, float base)

@@ -208,7 +208,7 @@ void emitFunction(llvm::Module &m, const std::string &name, const EwProgram &p, 
 // is set (its value on entry; body returns the next). Returns the carried
 // value after the loop (null without one).
 llvm::Value *emitLoop(llvm::IRBuilder<> &b, llvm::Value *begin, llvm::Value *end, llvm::Value *init,
-                      const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &body)
+                      const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &body, unsigned interleave = 1)
 {
     llvm::Function *fn = b.GetInsertBlock()->getParent();
     llvm::LLVMContext &ctx = fn->getContext();
@@ -234,12 +234,37 @@ llvm::Value *emitLoop(llvm::IRBuilder<> &b, llvm::Value *begin, llvm::Value *end
     // No full unrolling before the loop vectoriser sees the loop (a fully
     // unrolled max of 128 elements stayed a scalar chain); it still
     // interleaves the vector loop.
-    llvm::Metadata *disable = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
-    llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, {nullptr, disable});
+    // A reduction is interleaved `interleave` times (that many vector
+    // accumulators: with one, the vector loop waited on its fadd latency).
+    std::vector<llvm::Metadata *> hints{nullptr,
+                                        llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"))};
+    if (acc && interleave > 1)
+        hints.push_back(llvm::MDNode::get(
+            ctx, {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
+                  llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), interleave))}));
+    llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, hints);
     id->replaceOperandWith(0, id);
     br->setMetadata(llvm::LLVMContext::MD_loop, id);
     b.SetInsertPoint(exit);
     return acc ? next : nullptr;
+}
+
+// The vector accumulators of a reduction over `length` elements: of 1, 2, 4,
+// the one with the fewest dependent steps, each vector step (8 floats, as
+// LLVM's default 256-bit vectors on x86-64) and each scalar remainder step
+// costing one add latency (ties: fewer). L = 49 gets 2, L = 128 and more 4.
+unsigned reductionInterleave(std::int64_t length)
+{
+    unsigned best = 1;
+    std::int64_t bestSteps = length / 8 + length % 8;
+    for (unsigned ic : {2u, 4u}) {
+        const std::int64_t block = 8 * static_cast<std::int64_t>(ic), steps = length / block + length % block;
+        if (steps < bestSteps) {
+            best = ic;
+            bestSteps = steps;
+        }
+    }
+    return best;
 }
 
 // Emits the row kernel `name` for `p` into `m` (see jit.h, RowProgram):
@@ -317,26 +342,28 @@ void emitRowFunction(llvm::Module &m, const std::string &name, const RowProgram 
                                 : pass.kind == Kind::Prod ? 1.0
                                 : pass.kind == Kind::Max  ? -inf
                                                           : inf;
-            llvm::Value *reduced = emitLoop(b, b.getInt64(0), b.getInt64(p.length), llvm::ConstantFP::get(f, init),
-                                            [&](llvm::Value *i, llvm::Value *acc) -> llvm::Value * {
-                                                llvm::Value *x = element(i, pass.instrs);
-                                                if (pass.stores)
-                                                    b.CreateStore(x, b.CreateInBoundsGEP(f, out, outAt(i)));
-                                                llvm::FastMathFlags fmf;
-                                                fmf.setAllowReassoc();
-                                                if (pass.kind == Kind::Max || pass.kind == Kind::Min) {
-                                                    fmf.setNoNaNs(); // what makes maxnum/minnum a vector reduction
-                                                    fmf.setNoSignedZeros();
-                                                }
-                                                llvm::IRBuilder<>::FastMathFlagGuard guard(b);
-                                                b.setFastMathFlags(fmf);
-                                                switch (pass.kind) {
-                                                case Kind::Sum: return b.CreateFAdd(acc, x);
-                                                case Kind::Prod: return b.CreateFMul(acc, x);
-                                                case Kind::Max: return b.CreateMaxNum(acc, x);
-                                                default: return b.CreateMinNum(acc, x);
-                                                }
-                                            });
+            llvm::Value *reduced = emitLoop(
+                b, b.getInt64(0), b.getInt64(p.length), llvm::ConstantFP::get(f, init),
+                [&](llvm::Value *i, llvm::Value *acc) -> llvm::Value * {
+                    llvm::Value *x = element(i, pass.instrs);
+                    if (pass.stores)
+                        b.CreateStore(x, b.CreateInBoundsGEP(f, out, outAt(i)));
+                    llvm::FastMathFlags fmf;
+                    fmf.setAllowReassoc();
+                    if (pass.kind == Kind::Max || pass.kind == Kind::Min) {
+                        fmf.setNoNaNs(); // what makes maxnum/minnum a vector reduction
+                        fmf.setNoSignedZeros();
+                    }
+                    llvm::IRBuilder<>::FastMathFlagGuard guard(b);
+                    b.setFastMathFlags(fmf);
+                    switch (pass.kind) {
+                    case Kind::Sum: return b.CreateFAdd(acc, x);
+                    case Kind::Prod: return b.CreateFMul(acc, x);
+                    case Kind::Max: return b.CreateMaxNum(acc, x);
+                    default: return b.CreateMinNum(acc, x);
+                    }
+                },
+                reductionInterleave(p.length));
             // The finish instructions see no operands (never read there).
             std::vector<llvm::Value *> v(n + (p.readsOut ? 1 : 0), nullptr);
             v.insert(v.end(), scalars.begin(), scalars.end());

@@ -21,7 +21,8 @@
 // row. Its reductions are vectorised: the accumulating fadd/fmul carry the
 // `reassoc` fast-math flag and max/min are llvm.maxnum/minnum with `nnan nsz`,
 // so LLVM keeps one partial accumulator per vector lane and interleaved copy
-// (8 or 16 with AVX2) and adds them after the loop: a row is summed in a
+// (8 lanes × 1, 2 or 4 copies on x86-64, by the row length: jit.cpp
+// reductionInterleave) and adds them after the loop: a row is summed in a
 // different order than sequentially (strided partial sums, usually more
 // accurate for long rows: relative L2 under 1e-6 against the reference's
 // double sums for L = 50176), so results differ from a sequential float sum
