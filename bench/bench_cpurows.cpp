@@ -42,10 +42,9 @@ double median(std::vector<double> v)
 TensorId addTensor(Graph &g, const std::string &name, Shape shape, Tensor::Kind kind,
                    std::shared_ptr<TensorData> data = nullptr)
 {
-    const TensorId id = g.addTensor(Tensor{});
-    Tensor &t = g.tensor(id);
+    Tensor t;
     std::tie(t.name, t.shape, t.kind, t.data) = std::tie(name, shape, kind, data);
-    return id;
+    return g.addTensor(std::move(t));
 }
 
 std::shared_ptr<TensorData> constant(std::int64_t n, float base)
