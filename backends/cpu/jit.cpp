@@ -232,10 +232,9 @@ llvm::Value *emitLoop(llvm::IRBuilder<> &b, llvm::Value *begin, llvm::Value *end
     auto *exit = llvm::BasicBlock::Create(ctx, "exit", fn);
     llvm::BranchInst *br = b.CreateCondBr(b.CreateICmpSLT(inc, end), loop, exit);
     // No full unrolling before the loop vectoriser sees the loop (a fully
-    // unrolled max of 128 elements stayed a scalar chain); it still
-    // interleaves the vector loop.
-    // A reduction is interleaved `interleave` times (that many vector
-    // accumulators: with one, the vector loop waited on its fadd latency).
+    // unrolled max of 128 elements stayed a scalar chain), and a reduction's
+    // vector loop interleaved `interleave` times (that many vector
+    // accumulators: with one, it waited on its fadd's latency).
     std::vector<llvm::Metadata *> hints{nullptr,
                                         llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"))};
     if (acc && interleave > 1)
