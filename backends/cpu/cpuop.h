@@ -168,6 +168,17 @@ struct NativeAttempt {
 };
 bool dnnlPrimitiveOpType(std::string_view opType);
 NativeAttempt makeDnnlPrimitiveOp(const FusionScope &scope, std::size_t pos);
+// dnnlprims.cpp: whether an output of n past the first is read (by a node or
+// as a graph output): LayerNormalization's Mean/InvStdDev, MaxPool's Indices.
+bool extraOutputUsed(const Graph &g, const Node &n);
+
+// rowops.cpp: the axes a Reduce* node `n` reduces (from its attribute or a
+// constant input; all when none), per input dim, and its keepdims; empty, or
+// why they cannot be known at compile time (axes computed at run time, no
+// axes with noop_with_empty_axes). Shared by the LLVM row kernels and the
+// oneDNN reductions (dnnlcommon.cpp).
+std::string reductionAxes(const Graph &g, const Node &n, const Constants &constants, std::vector<bool> &reduced,
+                          bool &keepDims);
 
 // jit.cpp: see jit.h.
 

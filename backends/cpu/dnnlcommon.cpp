@@ -3,7 +3,6 @@
 #include "backends/cpu/dnnlcommon.h"
 
 #include "backends/cpu/cpuop.h"
-#include "backends/reference/kernel.h"
 
 #include <map>
 #include <string_view>
@@ -35,26 +34,7 @@ std::string dnnlReductionOf(const Graph &g, const Node &n, const Constants &cons
     const Shape &x = g.tensor(n.inputs[0]).shape;
     if (x.empty() || x.size() > 6)
         return "rank " + std::to_string(x.size()) + " reduction";
-    std::vector<std::int64_t> axes = n.attrInts("axes");
-    if (n.inputs.size() > 1 && n.inputs[1] != kInvalidId) {
-        if (!constants.data[static_cast<std::size_t>(n.inputs[1])])
-            return "axes computed at run time";
-        auto v = reference::constInts(g, n, 1);
-        if (!v)
-            return v.status().message();
-        axes = std::move(*v);
-    }
-    if (axes.empty() && n.attrInt("noop_with_empty_axes", 0) != 0)
-        return "no axes with noop_with_empty_axes (a copy)";
-    r.reduced.assign(x.size(), axes.empty());
-    for (std::int64_t a : axes) {
-        auto d = reference::normAxis(n, a, static_cast<std::int64_t>(x.size()));
-        if (!d)
-            return d.status().message();
-        r.reduced[static_cast<std::size_t>(*d)] = true;
-    }
-    r.keepDims = n.attrInt("keepdims", 1) != 0;
-    return {};
+    return reductionAxes(g, n, constants, r.reduced, r.keepDims);
 }
 
 } // namespace tessera::cpu

@@ -1,6 +1,10 @@
 // Pooling, softmax, reductions and normalisation as oneDNN 2.6 primitives
 // (issue 13, "every other fused kernel ... compiled"): one node, whole
 // tensors, float32, row-major; the entry is makeDnnlPrimitiveOp (cpuop.h).
+// Softmax, LayerNormalization and the reductions over their innermost dims
+// are LLVM row kernels first (rowops.cpp, tried before this by lower.cpp);
+// this file takes the ones they decline (a middle axis) and all of them
+// when the JIT is unavailable or disabled.
 //
 //   MaxPool, AveragePool     pooling_v2 (1-3 spatial dims, dilations, pads,
 //                            auto_pad through reference::forwardWindows; a
@@ -153,19 +157,6 @@ void finish(DnnlPrimOp &op, const dnnl::primitive_desc &pd, std::initializer_lis
         if (md.get_size() > 0)
             op.m_scratch.push_back({arg, md});
     }
-}
-
-// Outputs past the first that some node or the graph reads.
-bool extraOutputUsed(const Graph &g, const Node &n)
-{
-    for (std::size_t o = 1; o < n.outputs.size(); ++o) {
-        const TensorId t = n.outputs[o];
-        if (t == kInvalidId)
-            continue;
-        if (!g.tensor(t).consumers.empty() || std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end())
-            return true;
-    }
-    return false;
 }
 
 using Made = std::pair<std::unique_ptr<DnnlPrimOp>, std::string>; // op, or why not
@@ -349,6 +340,18 @@ Made instanceNorm(const Graph &g, const Node &n, const Constants &constants)
 }
 
 } // namespace
+
+bool extraOutputUsed(const Graph &g, const Node &n)
+{
+    for (std::size_t o = 1; o < n.outputs.size(); ++o) {
+        const TensorId t = n.outputs[o];
+        if (t == kInvalidId)
+            continue;
+        if (!g.tensor(t).consumers.empty() || std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end())
+            return true;
+    }
+    return false;
+}
 
 bool dnnlPrimitiveOpType(std::string_view t)
 {

@@ -14,9 +14,20 @@
 // vectoriser widens the innermost loop, where strides are 1 (contiguous) or
 // 0 (broadcast). Transcendentals without an LLVM intrinsic (tanh, erf) call
 // the C library's single-precision functions, found in the host process.
+//
+// A RowProgram (jit.h) becomes
+//   void rows(float *noalias out, const float *const *ins, i64 begin, i64 end)
+// with a loop over rows [begin, end) and inside it one constant-trip loop
+// over the row's L elements per pass: a reduction pass carries its float
+// accumulator through the loop (fadd/fmul with the `reassoc` flag,
+// llvm.maxnum/minnum), which the loop vectoriser turns into vector partial
+// accumulators, interleaved, combined after the loop; its finish
+// instructions and the later passes' expressions reuse emitInstr.
 #include "backends/cpu/jit.h"
 
 #include <cstdlib>
+#include <functional>
+#include <limits>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -42,7 +53,33 @@ std::string errorText(llvm::Error e)
 
 using Op = EwInstr::Op;
 
-llvm::Value *emitInstr(llvm::IRBuilder<> &b, llvm::Module &m, const EwInstr &in, const std::vector<llvm::Value *> &v)
+// exp(x) as vectorisable arithmetic (Cephes' expf: x = n·ln2 + r, |r| ≤
+// ln2/2, a degree-7 polynomial in r, times 2^n built from the exponent bits;
+// about 1 ulp): llvm.exp has no vector form without a vector math library,
+// and the scalar expf calls it becomes keep a loop from being vectorised.
+// x is clamped to [-87.34, 88.38]: exp of less than -87.34 is 1.2e-38 (the
+// smallest normal) instead of a denormal or 0, of more than 88.38 2^127.5.
+llvm::Value *emitExp(llvm::IRBuilder<> &b, llvm::Value *x)
+{
+    llvm::Type *f = b.getFloatTy();
+    auto c = [&](double v) { return llvm::ConstantFP::get(f, v); };
+    x = b.CreateSelect(b.CreateFCmpOLT(x, c(-87.33654475)), c(-87.33654475), x);
+    x = b.CreateSelect(b.CreateFCmpOGT(x, c(88.37626266)), c(88.37626266), x);
+    llvm::Value *n =
+        b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFAdd(b.CreateFMul(x, c(1.44269504088896341)), c(0.5)));
+    llvm::Value *r = b.CreateFSub(b.CreateFSub(x, b.CreateFMul(n, c(0.693359375))), b.CreateFMul(n, c(-2.12194440e-4)));
+    llvm::Value *z = b.CreateFMul(r, r);
+    llvm::Value *y = c(1.9875691500E-4);
+    for (double k : {1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1})
+        y = b.CreateFAdd(b.CreateFMul(y, r), c(k));
+    y = b.CreateFAdd(b.CreateFAdd(b.CreateFMul(y, z), r), c(1.0));
+    llvm::Value *bits = b.CreateShl(b.CreateAdd(b.CreateFPToSI(n, b.getInt32Ty()), b.getInt32(127)), 23);
+    return b.CreateFMul(y, b.CreateBitCast(bits, f));
+}
+
+// `inlineExp`: Exp (and Sigmoid's exp) as emitExp rather than llvm.exp.
+llvm::Value *emitInstr(llvm::IRBuilder<> &b, llvm::Module &m, const EwInstr &in, const std::vector<llvm::Value *> &v,
+                       bool inlineExp = false)
 {
     llvm::Type *f = b.getFloatTy();
     auto intrinsic = [&](llvm::Intrinsic::ID id, std::vector<llvm::Value *> args) {
@@ -58,9 +95,12 @@ llvm::Value *emitInstr(llvm::IRBuilder<> &b, llvm::Module &m, const EwInstr &in,
     case Op::Relu: return b.CreateSelect(b.CreateFCmpOLT(a, zero), zero, a);
     case Op::LeakyRelu:
         return b.CreateSelect(b.CreateFCmpOLT(a, zero), b.CreateFMul(a, llvm::ConstantFP::get(f, in.alpha)), a);
-    case Op::Sigmoid: return b.CreateFDiv(one, b.CreateFAdd(one, intrinsic(llvm::Intrinsic::exp, {b.CreateFNeg(a)})));
+    case Op::Sigmoid: {
+        llvm::Value *e = inlineExp ? emitExp(b, b.CreateFNeg(a)) : intrinsic(llvm::Intrinsic::exp, {b.CreateFNeg(a)});
+        return b.CreateFDiv(one, b.CreateFAdd(one, e));
+    }
     case Op::Tanh: return libm("tanhf", a);
-    case Op::Exp: return intrinsic(llvm::Intrinsic::exp, {a});
+    case Op::Exp: return inlineExp ? emitExp(b, a) : intrinsic(llvm::Intrinsic::exp, {a});
     case Op::Log: return intrinsic(llvm::Intrinsic::log, {a});
     case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {a});
     case Op::Neg: return b.CreateFNeg(a);
@@ -163,6 +203,183 @@ void emitFunction(llvm::Module &m, const std::string &name, const EwProgram &p, 
     b.CreateRetVoid();
 }
 
+// Emits `for (i = begin; i < end; ++i) body(i, acc)` at the builder's point
+// (begin < end: at least one trip), with one loop-carried value when `init`
+// is set (its value on entry; body returns the next). Returns the carried
+// value after the loop (null without one).
+llvm::Value *emitLoop(llvm::IRBuilder<> &b, llvm::Value *begin, llvm::Value *end, llvm::Value *init,
+                      const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &body, unsigned interleave = 1)
+{
+    llvm::Function *fn = b.GetInsertBlock()->getParent();
+    llvm::LLVMContext &ctx = fn->getContext();
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    auto *loop = llvm::BasicBlock::Create(ctx, "loop", fn);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode *i = b.CreatePHI(b.getInt64Ty(), 2, "i");
+    i->addIncoming(begin, pre);
+    llvm::PHINode *acc = nullptr;
+    if (init) {
+        acc = b.CreatePHI(init->getType(), 2, "acc");
+        acc->addIncoming(init, pre);
+    }
+    llvm::Value *next = body(i, acc);
+    llvm::BasicBlock *latch = b.GetInsertBlock();
+    llvm::Value *inc = b.CreateAdd(i, b.getInt64(1), "", true, true);
+    i->addIncoming(inc, latch);
+    if (acc)
+        acc->addIncoming(next, latch);
+    auto *exit = llvm::BasicBlock::Create(ctx, "exit", fn);
+    llvm::BranchInst *br = b.CreateCondBr(b.CreateICmpSLT(inc, end), loop, exit);
+    // No full unrolling before the loop vectoriser sees the loop (a fully
+    // unrolled max of 128 elements stayed a scalar chain), and a reduction's
+    // vector loop interleaved `interleave` times (that many vector
+    // accumulators: with one, it waited on its fadd's latency).
+    std::vector<llvm::Metadata *> hints{nullptr,
+                                        llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"))};
+    if (acc && interleave > 1)
+        hints.push_back(llvm::MDNode::get(
+            ctx, {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
+                  llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), interleave))}));
+    llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, hints);
+    id->replaceOperandWith(0, id);
+    br->setMetadata(llvm::LLVMContext::MD_loop, id);
+    b.SetInsertPoint(exit);
+    return acc ? next : nullptr;
+}
+
+// The vector accumulators of a reduction over `length` elements: of 1, 2, 4,
+// the one with the fewest dependent steps, each vector step (8 floats, as
+// LLVM's default 256-bit vectors on x86-64) and each scalar remainder step
+// costing one add latency (ties: fewer). L = 49 gets 2, L = 128 and more 4.
+unsigned reductionInterleave(std::int64_t length)
+{
+    unsigned best = 1;
+    std::int64_t bestSteps = length / 8 + length % 8;
+    for (unsigned ic : {2u, 4u}) {
+        const std::int64_t block = 8 * static_cast<std::int64_t>(ic), steps = length / block + length % block;
+        if (steps < bestSteps) {
+            best = ic;
+            bestSteps = steps;
+        }
+    }
+    return best;
+}
+
+// Emits the row kernel `name` for `p` into `m` (see jit.h, RowProgram):
+//   void rows(float *noalias out, const float *const *ins, i64 begin, i64 end)
+//   for r in [begin, end): for each pass: one loop over the row's L elements
+// (constant trip count), the reduction's accumulator a float carried by the
+// loop whose combining instruction has `reassoc` (fadd, fmul) or is
+// llvm.maxnum/minnum, so the loop vectoriser keeps partial sums per lane.
+void emitRowFunction(llvm::Module &m, const std::string &name, const RowProgram &p, llvm::TargetMachine &tm)
+{
+    using Kind = RowProgram::Kind;
+    llvm::LLVMContext &ctx = m.getContext();
+    llvm::IRBuilder<> b(ctx);
+    llvm::Type *i64 = b.getInt64Ty(), *f = b.getFloatTy();
+    llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
+    auto *fnType = llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, i64, i64}, false);
+    auto *fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, m);
+    fn->addParamAttr(0, llvm::Attribute::NoAlias);
+    fn->addFnAttr("target-cpu", tm.getTargetCPU());
+    fn->addFnAttr("target-features", tm.getTargetFeatureString());
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::Value *out = fn->getArg(0), *ins = fn->getArg(1), *begin = fn->getArg(2), *end = fn->getArg(3);
+
+    auto *entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+    auto *body = llvm::BasicBlock::Create(ctx, "rows", fn);
+    auto *done = llvm::BasicBlock::Create(ctx, "done", fn);
+    b.SetInsertPoint(entry);
+    const std::size_t n = p.rowStrides.size();
+    std::vector<llvm::Value *> base;
+    for (std::size_t k = 0; k < n; ++k)
+        base.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, ins, k), "in" + std::to_string(k)));
+    b.CreateCondBr(b.CreateICmpSLT(begin, end), body, done);
+    b.SetInsertPoint(body);
+
+    const bool stores = !p.passes.empty() && p.passes.back().kind == Kind::Store;
+    emitLoop(b, begin, end, nullptr, [&](llvm::Value *r, llvm::Value *) {
+        std::vector<llvm::Value *> rowBase; // each operand's row
+        for (std::size_t k = 0; k < n; ++k)
+            rowBase.push_back(
+                b.CreateInBoundsGEP(f, base[k], b.CreateMul(r, b.getInt64(p.rowStrides[k]), "", true, true)));
+        std::vector<llvm::Value *> scalars; // constants, then the passes' scalars
+        for (float c : p.constants)
+            scalars.push_back(llvm::ConstantFP::get(f, c));
+        auto outAt = [&](llvm::Value *i) {
+            return b.CreateAdd(b.CreateMul(r, b.getInt64(p.length), "", true, true), i, "", true, true);
+        };
+        // The values at element i: operands, constants, scalars, then `instrs`; the last is returned.
+        auto element = [&](llvm::Value *i, const std::vector<EwInstr> &instrs) {
+            std::vector<llvm::Value *> v;
+            for (std::size_t k = 0; k < n; ++k) {
+                llvm::Value *at =
+                    p.elementStrides[k] == 0
+                        ? rowBase[k]
+                        : b.CreateInBoundsGEP(f, rowBase[k],
+                                              b.CreateMul(i, b.getInt64(p.elementStrides[k]), "", true, true));
+                v.push_back(b.CreateLoad(f, at));
+            }
+            if (p.readsOut)
+                v.push_back(b.CreateLoad(f, b.CreateInBoundsGEP(f, out, outAt(i))));
+            v.insert(v.end(), scalars.begin(), scalars.end());
+            for (const EwInstr &in : instrs)
+                v.push_back(emitInstr(b, m, in, v, true));
+            return instrs.empty() ? v.front() : v.back();
+        };
+        for (const RowProgram::Pass &pass : p.passes) {
+            if (pass.kind == Kind::Store) {
+                emitLoop(b, b.getInt64(0), b.getInt64(p.length), nullptr, [&](llvm::Value *i, llvm::Value *) {
+                    b.CreateStore(element(i, pass.instrs), b.CreateInBoundsGEP(f, out, outAt(i)));
+                    return nullptr;
+                });
+                continue;
+            }
+            const double inf = std::numeric_limits<double>::infinity();
+            const double init = pass.kind == Kind::Sum    ? 0.0
+                                : pass.kind == Kind::Prod ? 1.0
+                                : pass.kind == Kind::Max  ? -inf
+                                                          : inf;
+            llvm::Value *reduced = emitLoop(
+                b, b.getInt64(0), b.getInt64(p.length), llvm::ConstantFP::get(f, init),
+                [&](llvm::Value *i, llvm::Value *acc) -> llvm::Value * {
+                    llvm::Value *x = element(i, pass.instrs);
+                    if (pass.stores)
+                        b.CreateStore(x, b.CreateInBoundsGEP(f, out, outAt(i)));
+                    llvm::FastMathFlags fmf;
+                    fmf.setAllowReassoc();
+                    if (pass.kind == Kind::Max || pass.kind == Kind::Min) {
+                        fmf.setNoNaNs(); // what makes maxnum/minnum a vector reduction
+                        fmf.setNoSignedZeros();
+                    }
+                    llvm::IRBuilder<>::FastMathFlagGuard guard(b);
+                    b.setFastMathFlags(fmf);
+                    switch (pass.kind) {
+                    case Kind::Sum: return b.CreateFAdd(acc, x);
+                    case Kind::Prod: return b.CreateFMul(acc, x);
+                    case Kind::Max: return b.CreateMaxNum(acc, x);
+                    default: return b.CreateMinNum(acc, x);
+                    }
+                },
+                reductionInterleave(p.length));
+            // The finish instructions see no operands (never read there).
+            std::vector<llvm::Value *> v(n + (p.readsOut ? 1 : 0), nullptr);
+            v.insert(v.end(), scalars.begin(), scalars.end());
+            v.push_back(reduced);
+            for (const EwInstr &in : pass.finish)
+                v.push_back(emitInstr(b, m, in, v, true));
+            scalars.push_back(v.back());
+        }
+        if (!stores && !scalars.empty())
+            b.CreateStore(scalars.back(), b.CreateInBoundsGEP(f, out, r));
+        return nullptr;
+    });
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    b.CreateRetVoid();
+}
+
 void optimise(llvm::Module &m, llvm::TargetMachine &tm)
 {
     llvm::LoopAnalysisManager lam;
@@ -225,15 +442,32 @@ public:
 
     EwFunction compile(const EwProgram &p, const std::string &name, std::string &error) override
     {
+        return reinterpret_cast<EwFunction>(
+            build(name, error, [&](llvm::Module &m) { emitFunction(m, name, p, *m_tm); }));
+    }
+
+    RowFunction compileRows(const RowProgram &p, const std::string &name, std::string &error) override
+    {
+        return reinterpret_cast<RowFunction>(
+            build(name, error, [&](llvm::Module &m) { emitRowFunction(m, name, p, *m_tm); }));
+    }
+
+    bool ok() const { return m_jit != nullptr; }
+
+private:
+    // A module with the function `name` that `emit` generates, verified,
+    // optimised and added to the JIT: its address, or null and `error` set.
+    void *build(const std::string &name, std::string &error, const std::function<void(llvm::Module &)> &emit)
+    {
         auto ctx = std::make_unique<llvm::LLVMContext>();
         auto m = std::make_unique<llvm::Module>("tessera_ew", *ctx);
         m->setDataLayout(m_tm->createDataLayout());
         m->setTargetTriple(m_tm->getTargetTriple().str());
-        emitFunction(*m, name, p, *m_tm);
+        emit(*m);
         std::string problems;
         llvm::raw_string_ostream os(problems);
         if (llvm::verifyModule(*m, &os)) {
-            error = "generated element-wise kernel is invalid: " + os.str();
+            error = "generated kernel is invalid: " + os.str();
             return nullptr;
         }
         optimise(*m, *m_tm);
@@ -248,12 +482,9 @@ public:
             error = "the LLVM JIT lost a kernel: " + errorText(sym.takeError());
             return nullptr;
         }
-        return sym->toPtr<EwFunction>();
+        return sym->toPtr<void *>();
     }
 
-    bool ok() const { return m_jit != nullptr; }
-
-private:
     std::unique_ptr<llvm::orc::LLJIT> m_jit;
     std::unique_ptr<llvm::TargetMachine> m_tm;
     std::string m_error;

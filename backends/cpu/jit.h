@@ -12,6 +12,24 @@
 // constructor: the backend is built at registration, by every CLI start, and
 // linking libLLVM alone costs ~90 ms of CPU per process start (BENCHMARKS.md).
 // LLVM headers stay inside jit.cpp.
+//
+// A RowProgram is a row kernel (softmax, layer normalisation, reductions over
+// trailing axes): the input seen as [rows, L] with the normalised or reduced
+// axis innermost and contiguous, a few passes over each row — reductions of
+// an expression of the row's elements and earlier passes' per-row scalars —
+// then a store pass of an expression per element, or of the last scalar per
+// row. Its reductions are vectorised: the accumulating fadd/fmul carry the
+// `reassoc` fast-math flag and max/min are llvm.maxnum/minnum with `nnan nsz`,
+// so LLVM keeps one partial accumulator per vector lane and interleaved copy
+// (8 lanes × 1, 2 or 4 copies on x86-64, by the row length: jit.cpp
+// reductionInterleave) and adds them after the loop: a row is summed in a
+// different order than sequentially (strided partial sums, usually more
+// accurate for long rows: relative L2 under 1e-6 against the reference's
+// double sums for L = 50176), so results differ from a sequential float sum
+// in the last bits; a NaN in a max/min row gives an unspecified result (the
+// reference propagates it). Exp inside a row kernel is inline arithmetic
+// (jit.cpp emitExp, ~1 ulp) so that its loop vectorises. Nothing else is
+// reassociated.
 #pragma once
 
 #include "core/support/status.h"
@@ -68,6 +86,37 @@ struct EwProgram {
 // out[i] = program(ins...)(i), for the whole output.
 using EwFunction = void (*)(float *out, const float *const *ins);
 
+// A row kernel (see above). Values inside a pass are numbered: the operands'
+// elements at the current position (0..n-1), `constants` (n..n+c-1), the
+// scalars of the earlier passes (n+c..), then the pass's instructions. A
+// reduction pass reduces its last instruction's value (operand 0, the input,
+// when it has none) over the row; its `finish` instructions then run once per
+// row with the reduction's result as value n+c+p (p: the pass's index) and
+// the operands unset, and the last of them (the result when there are none)
+// is the pass's scalar. A Store pass, only ever the last, stores its last
+// value per element at out[row·L + i]; without one, the last pass's scalar
+// is stored at out[row]. A reduction pass that `stores` writes its reduced
+// value per element there too, for a later pass to read back (`readsOut`:
+// softmax stores exp(x - max) while summing it, then rescales).
+struct RowProgram {
+    enum class Kind : std::uint8_t { Sum, Max, Min, Prod, Store };
+    struct Pass {
+        Kind kind = Kind::Sum;
+        std::vector<EwInstr> instrs; // per element
+        std::vector<EwInstr> finish; // per row, after a reduction
+        bool stores = false;         // a reduction that also stores its reduced value per element
+    };
+    std::int64_t length = 1;                              // L, the elements of a row
+    std::vector<std::int64_t> rowStrides, elementStrides; // per operand (element units)
+    bool readsOut = false; // the output's element (out[row·L + i]) is one more operand, after the others
+    std::vector<float> constants;
+    std::vector<Pass> passes;
+    std::string key() const; // the content: L, strides, constants, passes
+};
+
+// Computes rows [rowBegin, rowEnd) of a row kernel (rows split across threads by the caller).
+using RowFunction = void (*)(float *out, const float *const *ins, std::int64_t rowBegin, std::int64_t rowEnd);
+
 // The LLVM side (jit.cpp, built as the shared module libtessera_cpu_jit.so,
 // the only code linking libLLVM): one engine per JitCache, created by the
 // module's entry point tesseraCpuJitCreate (null and `*error` set when the
@@ -78,6 +127,7 @@ class JitEngine
 public:
     virtual ~JitEngine() = default;
     virtual EwFunction compile(const EwProgram &p, const std::string &name, std::string &error) = 0;
+    virtual RowFunction compileRows(const RowProgram &p, const std::string &name, std::string &error) = 0;
 };
 using JitCreateFn = JitEngine *(*)(std::string *error);
 constexpr const char *kJitEntryPoint = "tesseraCpuJitCreate";
@@ -93,13 +143,15 @@ public:
     // The compiled function of `p` (from the cache when its key was seen).
     // The first call loads the LLVM module; Unavailable when it cannot.
     Expected<EwFunction> get(const EwProgram &p);
-    int compiled() const;         // functions generated since construction
-    int hits() const;             // get() calls answered from the cache
-    bool started() const;         // whether the LLVM module was loaded (the first get() does it)
-    static std::string hostCpu(); // e.g. "x86-64 (avx2, fma)", from CPUID; loads nothing
+    Expected<RowFunction> get(const RowProgram &p); // the same for a row kernel (its own keys)
+    int compiled() const;                           // functions generated since construction
+    int hits() const;                               // get() calls answered from the cache
+    bool started() const;                           // whether the LLVM module was loaded (the first get() does it)
+    static std::string hostCpu();                   // e.g. "x86-64 (avx2, fma)", from CPUID; loads nothing
+
+    struct Impl; // jitcache.cpp
 
 private:
-    struct Impl;
     std::unique_ptr<Impl> m_impl;
 };
 

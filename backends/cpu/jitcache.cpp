@@ -21,7 +21,11 @@ struct JitCache::Impl {
     std::unique_ptr<JitEngine> engine;
     std::string error; // why the JIT is unavailable
     bool started = false;
-    std::unordered_map<std::string, EwFunction> cache;
+    struct Compiled {
+        EwFunction ew = nullptr;
+        RowFunction row = nullptr;
+    };
+    std::unordered_map<std::string, Compiled> cache; // element-wise keys, and "row|" + a row kernel's
     int compiled = 0, hits = 0, serial = 0;
     mutable std::mutex mutex;
 
@@ -75,24 +79,43 @@ JitCache::JitCache() : m_impl(std::make_unique<Impl>()) {}
 
 JitCache::~JitCache() = default;
 
-Expected<EwFunction> JitCache::get(const EwProgram &p)
+namespace {
+
+// The function of `key` from the cache, or compiled by `compile(engine, name, error)`.
+template <class Fn, class Member, class Compile>
+Expected<Fn> cachedOrCompiled(JitCache::Impl &impl, const std::string &key, Member member, Compile compile)
 {
-    std::lock_guard lock(m_impl->mutex);
-    const std::string key = p.key();
-    if (auto it = m_impl->cache.find(key); it != m_impl->cache.end()) {
-        ++m_impl->hits;
-        return it->second;
+    std::lock_guard lock(impl.mutex);
+    if (auto it = impl.cache.find(key); it != impl.cache.end()) {
+        ++impl.hits;
+        return it->second.*member;
     }
-    m_impl->start();
-    if (!m_impl->engine)
-        return Status::error(ErrorCode::Unavailable, "the LLVM JIT is unavailable: " + m_impl->error);
+    impl.start();
+    if (!impl.engine)
+        return Status::error(ErrorCode::Unavailable, "the LLVM JIT is unavailable: " + impl.error);
     std::string error;
-    EwFunction fn = m_impl->engine->compile(p, "tessera_ew_" + std::to_string(m_impl->serial++), error);
+    Fn fn = compile(*impl.engine, "tessera_ew_" + std::to_string(impl.serial++), error);
     if (!fn)
         return Status::error(ErrorCode::Internal, error);
-    ++m_impl->compiled;
-    m_impl->cache.emplace(key, fn);
+    ++impl.compiled;
+    impl.cache[key].*member = fn;
     return fn;
+}
+
+} // namespace
+
+Expected<EwFunction> JitCache::get(const EwProgram &p)
+{
+    return cachedOrCompiled<EwFunction>(
+        *m_impl, p.key(), &Impl::Compiled::ew,
+        [&](JitEngine &e, const std::string &name, std::string &error) { return e.compile(p, name, error); });
+}
+
+Expected<RowFunction> JitCache::get(const RowProgram &p)
+{
+    return cachedOrCompiled<RowFunction>(
+        *m_impl, "row|" + p.key(), &Impl::Compiled::row,
+        [&](JitEngine &e, const std::string &name, std::string &error) { return e.compileRows(p, name, error); });
 }
 
 int JitCache::compiled() const

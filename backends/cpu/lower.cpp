@@ -1,5 +1,6 @@
 // Lowering one compute task to CpuOps (see lower.h): oneDNN anchors, LLVM
-// element-wise chains, reference kernels; tiled tasks in tiled.cpp.
+// row kernels (rowops.cpp) before oneDNN primitives, LLVM element-wise
+// chains, reference kernels; tiled tasks in tiled.cpp.
 #include "backends/cpu/lower.h"
 
 #include "core/plan/tiles.h"
@@ -738,6 +739,17 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
                 continue;
             }
         std::string declined;
+        if (jit && rowOpType(n.opType)) {
+            auto attempt = makeRowOp(scope, pos, *jit, stats);
+            if (!attempt)
+                return attempt.status();
+            if (attempt->op) {
+                done[pos] = true;
+                out.push_back(std::move(attempt->op));
+                continue;
+            }
+            declined = std::move(attempt->declined);
+        }
         if (dnnlPrimitiveOpType(n.opType)) {
             if (useDnnl) {
                 NativeAttempt attempt = makeDnnlPrimitiveOp(scope, pos);

@@ -2,7 +2,9 @@
 //
 // A task computing whole tensors walks its kernel's nodes in order; at each
 // node not yet emitted it tries, in turn: a oneDNN anchor with its fused
-// epilogue (onednn.cpp), an LLVM element-wise chain (the longest run of
+// epilogue (onednn.cpp), for softmax, layer normalisation and reductions an
+// LLVM row kernel (rowops.cpp) and else a oneDNN primitive (dnnlprims.cpp), a
+// copy (datamove.cpp), an LLVM element-wise chain (the longest run of
 // element-wise nodes linked by single-use, same-shape tensors inside the
 // kernel, compiled through the JitCache), and the reference kernel. A tiled
 // task (some region short of its whole tensor) is lowered by tiled.cpp over
@@ -82,6 +84,15 @@ LocalTensors fusedIntermediates(const Graph &g, const ExecutionPlan &plan, const
 // reference kernel). `useDnnl`/`useCopy`: the engines TESSERA_CPU_ENGINES allows.
 bool tiledOpType(std::string_view opType);
 NativeAttempt makeTiledOp(const Graph &g, const Constants &constants, const NodeWrite &w, bool useDnnl, bool useCopy);
+
+// rowops.cpp: Softmax, LogSoftmax, LayerNormalization and the Reduce* ops
+// (rowOpType) as an LLVM row kernel (jit.h RowProgram) when the normalised or
+// reduced dims are the innermost ones; no op and `declined` saying why
+// otherwise (the caller tries oneDNN, then the reference kernel). An
+// unavailable JIT is a declined node (and `stats.jitUnavailable`); a failed
+// compile an error.
+bool rowOpType(std::string_view opType);
+Expected<NativeAttempt> makeRowOp(const FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats);
 
 // lower.cpp: the LLVM element-wise chain starting at kernel position `pos`
 // (null when none starts there; its nodes marked done in `s` otherwise).

@@ -620,12 +620,19 @@ const std::vector<PrimCase> &primCases()
     return cases;
 }
 
+// Each primCases() node runs natively: pooling, instance normalisation and
+// the softmax/reductions whose axes are not the innermost on oneDNN, the rest
+// (innermost axes) as LLVM row kernels (rowops.cpp).
 TEST_F(CpuBackendTest, PoolingSoftmaxReductionsNormalisationRunOnOneDnnAndMatch)
 {
     for (const PrimCase &c : primCases()) {
         const Graph g = oneNode(c.opType, c.in, c.out, c.attrs, c.extra, c.opset);
         RunResult r = nativeMatchesReference(*cpu, *reference, g, c.what);
-        EXPECT_EQ(r.metrics["ops/onednn"], 1) << c.what;
+        const bool rows = c.what == "log-softmax last axis" || c.what == "softmax opset 11 (flattened)" ||
+                          c.what == "reduce mean spatial" || c.what == "reduce max all axes" || c.what == "reduce L2" ||
+                          c.what.rfind("layer norm", 0) == 0;
+        EXPECT_EQ(r.metrics[rows ? "ops/llvm-jit" : "ops/onednn"], 1) << c.what;
+        EXPECT_EQ(r.metrics[rows ? "ops/onednn" : "ops/llvm-jit"], 0) << c.what;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << c.what;
         for (const auto &[key, value] : r.metrics)
             EXPECT_NE(key.rfind("fallback/", 0), 0u) << c.what << ": " << key;
@@ -649,6 +656,144 @@ TEST_F(CpuBackendTest, AnOpOnOneDnnsReferenceCodeIsReported)
     // Over the last axis oneDNN has a JIT kernel: nothing reported.
     RunResult last = nativeMatchesReference(*cpu, *reference, oneNode("Softmax", {2, 3, 4}, {2, 3, 4}), "softmax last");
     EXPECT_EQ(last.metrics.count("onednn_reference_impl/Softmax"), 0u);
+}
+
+// Softmax, LayerNormalization and reductions over the innermost dims are
+// LLVM row kernels (rowops.cpp): on llvm-jit, labelled with the op, matching
+// the reference backend (which sums in double) for odd, single-element and
+// long rows (a 224x224 global average pool), either keepdims, opset 11's
+// flattened softmax.
+TEST_F(CpuBackendTest, SoftmaxNormalisationAndTrailingReductionsRunAsLlvmRowKernels)
+{
+    std::vector<PrimCase> cases;
+    for (std::int64_t L : {1, 7, 13, 1000}) {
+        const std::string l = " L=" + std::to_string(L);
+        cases.push_back({"softmax" + l, "Softmax", {3, L}, {3, L}});
+        cases.push_back({"log-softmax" + l, "LogSoftmax", {2, 2, L}, {2, 2, L}});
+        cases.push_back({"layer norm" + l, "LayerNormalization", {3, L}, {3, L}, {}, {{L}, {L}}});
+        cases.push_back({"reduce mean" + l, "ReduceMean", {3, L}, {3, 1}, {{"axes", {Ints{-1}}}}});
+    }
+    const std::vector<PrimCase> more = {
+        {"softmax L=50176", "Softmax", {2, 50176}, {2, 50176}},
+        {"layer norm L=50176", "LayerNormalization", {2, 50176}, {2, 50176}, {}, {{50176}, {50176}}},
+        {"global average pool as ReduceMean", "ReduceMean", {1, 2, 224, 224}, {1, 2, 1, 1}, {{"axes", {Ints{2, 3}}}}},
+        {"reduce sum L=50176 no keepdims",
+         "ReduceSum",
+         {2, 50176},
+         {2},
+         {{"axes", {Ints{1}}}, {"keepdims", {std::int64_t{0}}}}},
+        {"softmax opset 11 (flattened)", "Softmax", {2, 3, 4}, {2, 3, 4}, {{"axis", {std::int64_t{1}}}}, {}, 11},
+        {"log-softmax opset 11", "LogSoftmax", {2, 3, 5}, {2, 3, 5}, {}, {}, 11},
+        {"softmax over an axis followed by unit dims", "Softmax", {2, 9, 1}, {2, 9, 1}, {{"axis", {std::int64_t{1}}}}},
+        {"layer norm without bias", "LayerNormalization", {4, 13}, {4, 13}, {}, {{13}}},
+        {"layer norm over two dims",
+         "LayerNormalization",
+         {2, 5, 8},
+         {2, 5, 8},
+         {{"axis", {std::int64_t{1}}}},
+         {{5, 8}, {5, 8}}},
+        {"reduce mean spatial keepdims", "ReduceMean", {1, 4, 5, 5}, {1, 4, 1, 1}, {{"axes", {Ints{2, 3}}}}},
+        {"reduce max all axes", "ReduceMax", {2, 3, 4}, {1, 1, 1}},
+        {"reduce min no keepdims", "ReduceMin", {3, 7}, {3}, {{"axes", {Ints{1}}}, {"keepdims", {std::int64_t{0}}}}},
+        {"reduce prod", "ReduceProd", {3, 7}, {3, 1}, {{"axes", {Ints{1}}}}},
+        {"reduce L1", "ReduceL1", {4, 13}, {4, 1}, {{"axes", {Ints{-1}}}}},
+        {"reduce L2", "ReduceL2", {2, 6}, {2, 1}, {{"axes", {Ints{-1}}}}},
+        {"reduce sum-square", "ReduceSumSquare", {5, 1000}, {5, 1}, {{"axes", {Ints{1}}}}},
+        {"reduce log-sum-exp", "ReduceLogSumExp", {3, 13}, {3, 1}, {{"axes", {Ints{1}}}}},
+        {"reduce over a unit dim and the last", "ReduceSum", {3, 1, 7}, {3, 1, 1}, {{"axes", {Ints{1, 2}}}}},
+    };
+    cases.insert(cases.end(), more.begin(), more.end());
+    for (const PrimCase &c : cases) {
+        const Graph g = oneNode(c.opType, c.in, c.out, c.attrs, c.extra, c.opset);
+        RunResult r = nativeMatchesReference(*cpu, *reference, g, c.what);
+        EXPECT_EQ(r.metrics["ops/llvm-jit"], 1) << c.what;
+        EXPECT_EQ(r.metrics["ops/onednn"], 0) << c.what;
+        EXPECT_EQ(r.metrics["ops/reference"], 0) << c.what;
+        EXPECT_EQ(r.metrics.count("kernel/0 llvm-jit:" + c.opType + "/wall_ms"), 1u) << c.what;
+    }
+}
+
+// The row kernels' float sums against the reference's double ones, for the
+// longest row here (L = 50176, a global average pool of 224x224): far under
+// the backend's 1e-4 bar; and a softmax of large magnitudes (±80: exp
+// overflows float without the max subtraction) stays finite and matches.
+TEST_F(CpuBackendTest, RowKernelsStayAccurateOnLongRowsAndLargeMagnitudes)
+{
+    const Graph pool = oneNode("ReduceMean", {1, 3, 224, 224}, {1, 3, 1, 1}, {{"axes", {Ints{2, 3}}}});
+    std::vector<HostTensor> in = planutil::makeInputs(pool, 5);
+    for (std::int64_t i = 0; i < in[0].elements(); ++i)
+        in[0].f32()[i] += 0.5f; // a mean well away from 0 (activations after a Relu)
+    const ExecutionPlan p = planutil::wholePlan(pool, perNode(pool));
+    auto got = planutil::compileAndRun(*cpu, pool, p, in);
+    auto want = planutil::compileAndRun(*reference, pool, p, in);
+    ASSERT_TRUE(got.isOk() && want.isOk());
+    EXPECT_EQ(got->metrics["ops/llvm-jit"], 1);
+    const double error = relativeL2(got->outputs[0], want->outputs[0]);
+    EXPECT_LT(error, 1e-6);
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2e", error);
+    RecordProperty("global_pool_relative_l2", text);
+
+    for (const std::string type : {"Softmax", "LogSoftmax"}) {
+        const Graph g = oneNode(type, {4, 1000}, {4, 1000});
+        std::vector<HostTensor> x = planutil::makeInputs(g, 9);
+        for (std::int64_t i = 0; i < x[0].elements(); ++i)
+            x[0].f32()[i] *= 80.f;
+        auto r = planutil::runAgainstReference(*cpu, *reference, g, planutil::wholePlan(g, perNode(g)), x, kTolerance);
+        EXPECT_EQ(r.mismatch, "") << type;
+        EXPECT_EQ(r.got.metrics["ops/llvm-jit"], 1) << type;
+    }
+}
+
+// Negative twin: where the normalised or reduced dims are not the innermost
+// ones the row kernel declines and the oneDNN primitive runs, still matching;
+// with the LLVM JIT disabled the same nodes that were row kernels run on oneDNN.
+TEST_F(CpuBackendTest, RowKernelDeclinesLayoutsThatDoNotFitAndOneDnnRunsThem)
+{
+    const std::vector<PrimCase> cases = {
+        {"softmax axis 1", "Softmax", {2, 3, 4}, {2, 3, 4}, {{"axis", {std::int64_t{1}}}}},
+        {"log-softmax axis 0", "LogSoftmax", {3, 5}, {3, 5}, {{"axis", {std::int64_t{0}}}}},
+        {"reduce sum middle axis", "ReduceSum", {2, 3, 4}, {2, 1, 4}, {{"axes", {Ints{1}}}}},
+        {"reduce mean leading axis", "ReduceMean", {3, 4}, {1, 4}, {{"axes", {Ints{0}}}}},
+        {"reduce max over the first and last", "ReduceMax", {2, 3, 4}, {1, 3, 1}, {{"axes", {Ints{0, 2}}}}},
+    };
+    for (const PrimCase &c : cases) {
+        const Graph g = oneNode(c.opType, c.in, c.out, c.attrs, c.extra, c.opset);
+        RunResult r = nativeMatchesReference(*cpu, *reference, g, c.what);
+        EXPECT_EQ(r.metrics["ops/onednn"], 1) << c.what;
+        EXPECT_EQ(r.metrics["ops/llvm-jit"], 0) << c.what;
+    }
+    ::setenv("TESSERA_CPU_ENGINES", "onednn,copy", 1);
+    RunResult dnnl = nativeMatchesReference(*cpu, *reference, oneNode("Softmax", {3, 10}, {3, 10}), "no JIT");
+    ::unsetenv("TESSERA_CPU_ENGINES");
+    EXPECT_EQ(dnnl.metrics["ops/onednn"], 1);
+    EXPECT_EQ(dnnl.metrics["ops/llvm-jit"], 0);
+}
+
+// Row kernels are cached by content: the same softmax in a second plan (here
+// followed by a Relu chain) compiles only the chain; a softmax of another row
+// length compiles anew.
+TEST_F(CpuBackendTest, RowKernelsAreCachedByContent)
+{
+    auto fresh = createCpuBackend();
+    const Graph alone = oneNode("Softmax", {12, 128}, {12, 128});
+    RunResult first = nativeMatchesReference(*fresh, *reference, alone, "softmax");
+    EXPECT_EQ(first.metrics["jit_kernels_compiled"], 1);
+    EXPECT_EQ(first.metrics["jit_cache_hits"], 0);
+
+    Graph chained;
+    const TensorId x = testgraphs::tensor(chained, "x", {12, 128}, Tensor::Kind::Input);
+    chained.inputs = {x};
+    const TensorId y = op(chained, "softmax", "Softmax", {x}, {12, 128});
+    chained.outputs = {op(chained, "relu", "Relu", {y}, {12, 128})};
+    RunResult second = nativeMatchesReference(*fresh, *reference, chained, "softmax + relu");
+    EXPECT_EQ(second.metrics["ops/llvm-jit"], 2);
+    EXPECT_EQ(second.metrics["jit_kernels_compiled"], 1); // the Relu
+    EXPECT_EQ(second.metrics["jit_cache_hits"], 1);       // the softmax
+
+    RunResult other = nativeMatchesReference(*fresh, *reference, oneNode("Softmax", {12, 129}, {12, 129}), "L=129");
+    EXPECT_EQ(other.metrics["jit_kernels_compiled"], 1);
+    EXPECT_EQ(other.metrics["jit_cache_hits"], 0);
 }
 
 // Negative twin: attributes oneDNN cannot express leave the node on the
