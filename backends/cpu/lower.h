@@ -36,6 +36,15 @@ struct LowerStats {
 // their reads or writes: the tensor has no storage in the run's arena
 // unless another task writes it whole.
 using LocalTensors = std::map<TensorId, ops::Region>;
+
+// Where a tiled op finds a tensor: the run's whole row-major tensor, or a
+// fused intermediate's tile-sized buffer (row-major over its region's
+// extents, index `origin` at its first element). tiled.cpp makes them.
+struct Frame {
+    std::vector<std::int64_t> strides;
+    std::vector<std::int64_t> origin;
+    std::int64_t at(std::size_t d, std::int64_t i) const { return (i - origin[d]) * strides[d]; }
+};
 struct TaskScratch {
     LocalTensors regions;                    // fused intermediate -> the region its buffer holds
     std::map<TensorId, std::int64_t> offset; // its buffer's byte offset in the task's scratch
@@ -93,6 +102,17 @@ NativeAttempt makeTiledOp(const Graph &g, const Constants &constants, const Node
 // compile an error.
 bool rowOpType(std::string_view opType);
 Expected<NativeAttempt> makeRowOp(const FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats);
+
+// rowops.cpp, tiled: the boxes of a Softmax/LogSoftmax (rowTileType: its
+// axis the innermost) or LayerNormalization output as the same row kernels,
+// the input in frame `fx` and the output in `fy` (scale and bias read whole
+// from the run's tensors). A box must cover the normalised dims and both
+// frames must hold a box's rows L elements apart; else declined (the caller
+// tries oneDNN). Errors as makeRowOp's.
+bool rowTileType(std::string_view opType);
+Expected<NativeAttempt> makeRowTileOp(const Graph &g, const Constants &constants, NodeId node,
+                                      const std::vector<ops::Region> &boxes, const Frame &fx, const Frame &fy,
+                                      JitCache &jit, LowerStats &stats);
 
 // lower.cpp: the LLVM element-wise chain starting at kernel position `pos`
 // (null when none starts there; its nodes marked done in `s` otherwise).

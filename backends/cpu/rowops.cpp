@@ -97,12 +97,42 @@ using Kind = RowProgram::Kind;
 class RowOp final : public CpuOp
 {
 public:
+    // A tiled op's box: per call of the kernel, `rows` rows from the input's
+    // and the output's element `inBase`/`outBase`, plus an odometer's index
+    // over the box's `outer` dims times their strides.
+    struct Box {
+        std::int64_t rows = 0, inBase = 0, outBase = 0;
+        std::vector<std::int64_t> outer, inStride, outStride;
+    };
+
     Status run(std::uint8_t *const *tensors) const override
     {
         std::vector<const float *> ins;
         for (TensorId t : m_operands)
             ins.push_back(reinterpret_cast<const float *>(tensors[t]));
         float *out = reinterpret_cast<float *>(tensors[m_out]);
+        if (m_tiled) {
+            // On the calling thread (a tile is the plan's unit of parallelism).
+            const float *x = ins[0];
+            for (const Box &b : m_boxes) {
+                std::vector<std::int64_t> idx(b.outer.size(), 0);
+                for (;;) {
+                    std::int64_t i = b.inBase, o = b.outBase;
+                    for (std::size_t d = 0; d < idx.size(); ++d) {
+                        i += idx[d] * b.inStride[d];
+                        o += idx[d] * b.outStride[d];
+                    }
+                    ins[0] = x + i;
+                    m_fn(out + o, ins.data(), 0, b.rows);
+                    std::size_t d = idx.size();
+                    while (d > 0 && ++idx[d - 1] == b.outer[d - 1])
+                        idx[--d] = 0;
+                    if (d == 0)
+                        break;
+                }
+            }
+            return Status::ok();
+        }
         const int threads = m_rows > 1 && m_rows * m_length >= kParallelElements
                                 ? static_cast<int>(std::min<std::int64_t>(omp_get_max_threads(), m_rows))
                                 : 1;
@@ -119,9 +149,11 @@ public:
     }
 
     RowFunction m_fn = nullptr;
-    std::vector<TensorId> m_operands;
+    std::vector<TensorId> m_operands; // the input first, then LayerNormalization's scale and bias
     TensorId m_out = kInvalidId;
-    std::int64_t m_rows = 0, m_length = 0;
+    std::int64_t m_rows = 0, m_length = 0; // whole tensors
+    bool m_tiled = false;
+    std::vector<Box> m_boxes; // tiled
 };
 
 std::int64_t product(const Shape &s, std::size_t from, std::size_t to)
@@ -142,11 +174,17 @@ EwInstr instr(Op op, int a, int b = 0, int c = 0)
     return in;
 }
 
-// The program of node n as [rows, L] (rows, L set), or why it does not fit.
-// Value numbers (jit.h): operands first (x = 0, LayerNormalization's scale
-// and bias 1 and 2), then the constants, then each pass's scalar.
-std::string rowProgram(const Graph &g, const Node &n, const Constants &constants, RowProgram &p, std::int64_t &rows)
+// The program of node n as [rows, L] (rows, L set; `first`: for softmax and
+// layer normalisation the first dim of a row, the others from it on), or
+// why it does not fit. Value numbers (jit.h): operands first (x = 0,
+// LayerNormalization's scale and bias 1 and 2), then the constants, then
+// each pass's scalar.
+std::string rowProgram(const Graph &g, const Node &n, const Constants &constants, RowProgram &p, std::int64_t &rows,
+                       std::size_t &first)
 {
+    if (n.inputs.empty() || n.outputs.empty() || n.inputs[0] == kInvalidId || n.outputs[0] == kInvalidId ||
+        g.tensor(n.inputs[0]).dtype != DType::Float32 || g.tensor(n.outputs[0]).dtype != DType::Float32)
+        return "not float32";
     const Shape &x = g.tensor(n.inputs[0]).shape;
     if (x.empty())
         return "a scalar input";
@@ -165,6 +203,7 @@ std::string rowProgram(const Graph &g, const Node &n, const Constants &constants
             return "the softmax axis is not the innermost";
         rows = product(x, 0, a);
         L = product(x, a, x.size());
+        first = a;
         if (t == "Softmax") {
             // Values: x 0, out 1, max m 2, 1/sum 3. The sum pass stores
             // exp(x - m), the store pass rescales it (one exp per element).
@@ -190,6 +229,7 @@ std::string rowProgram(const Graph &g, const Node &n, const Constants &constants
         const auto a = static_cast<std::size_t>(*axis);
         rows = product(x, 0, a);
         L = product(x, a, x.size());
+        first = a;
         const bool hasBias = n.inputs.size() > 2 && n.inputs[2] != kInvalidId;
         for (std::size_t i = 1; i < (hasBias ? 3u : 2u); ++i) {
             const Tensor &v = g.tensor(n.inputs[i]);
@@ -262,31 +302,17 @@ std::string rowProgram(const Graph &g, const Node &n, const Constants &constants
     return {};
 }
 
-} // namespace
-
-bool rowOpType(std::string_view t)
+// Node `id`'s row program compiled, in a RowOp over whole tensors (its
+// operands, output and reporting set; `rows` and `first` as rowProgram's),
+// or `declined` (an unavailable JIT too, noted in `stats`).
+Expected<NativeAttempt> compiledRowOp(const Graph &g, NodeId id, const Constants &constants, JitCache &jit,
+                                      LowerStats &stats, std::size_t &first)
 {
-    static const std::unordered_set<std::string_view> types = {
-        "Softmax",   "LogSoftmax",   "LayerNormalization", "ReduceSum",       "ReduceMean",
-        "ReduceMax", "ReduceMin",    "ReduceProd",         "ReduceSumSquare", "ReduceL1",
-        "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp"};
-    return types.count(t) > 0;
-}
-
-Expected<NativeAttempt> makeRowOp(const FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats)
-{
-    const Graph &g = s.graph;
-    const NodeId id = s.kernelNodes[pos];
     const Node &n = g.node(id);
     NativeAttempt out;
-    if (n.inputs.empty() || n.outputs.empty() || n.inputs[0] == kInvalidId || n.outputs[0] == kInvalidId ||
-        g.tensor(n.inputs[0]).dtype != DType::Float32 || g.tensor(n.outputs[0]).dtype != DType::Float32) {
-        out.declined = "not float32";
-        return out;
-    }
     RowProgram p;
     std::int64_t rows = 0;
-    if (std::string why = rowProgram(g, n, s.constants, p, rows); !why.empty()) {
+    if (std::string why = rowProgram(g, n, constants, p, rows, first); !why.empty()) {
         out.declined = std::move(why);
         return out;
     }
@@ -315,6 +341,85 @@ Expected<NativeAttempt> makeRowOp(const FusionScope &s, std::size_t pos, JitCach
     op->writes = {op->m_out};
     out.op = std::move(op);
     return out;
+}
+
+} // namespace
+
+bool rowOpType(std::string_view t)
+{
+    static const std::unordered_set<std::string_view> types = {
+        "Softmax",   "LogSoftmax",   "LayerNormalization", "ReduceSum",       "ReduceMean",
+        "ReduceMax", "ReduceMin",    "ReduceProd",         "ReduceSumSquare", "ReduceL1",
+        "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp"};
+    return types.count(t) > 0;
+}
+
+Expected<NativeAttempt> makeRowOp(const FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats)
+{
+    std::size_t first = 0;
+    return compiledRowOp(s.graph, s.kernelNodes[pos], s.constants, jit, stats, first);
+}
+
+bool rowTileType(std::string_view t)
+{
+    return t == "Softmax" || t == "LogSoftmax" || t == "LayerNormalization";
+}
+
+Expected<NativeAttempt> makeRowTileOp(const Graph &g, const Constants &constants, NodeId node,
+                                      const std::vector<ops::Region> &boxes, const Frame &fx, const Frame &fy,
+                                      JitCache &jit, LowerStats &stats)
+{
+    std::size_t a = 0; // the first normalised dim
+    auto made = compiledRowOp(g, node, constants, jit, stats, a);
+    if (!made || !made->op)
+        return made;
+    auto &op = static_cast<RowOp &>(*made->op);
+    const Shape &x = g.tensor(g.node(node).inputs[0]).shape;
+    const std::int64_t L = op.m_length;
+    auto declined = [](std::string why) { return NativeAttempt{nullptr, std::move(why)}; };
+    // In both frames a row is contiguous (the dims from `a` on row-major
+    // over x's extents) and the next row along dim a - 1 is L elements on.
+    const std::vector<std::int64_t> xs = reference::stridesOf(x);
+    for (const Frame *f : {&fx, &fy}) {
+        if (f->strides.size() != x.size())
+            return declined("a frame of another rank");
+        for (std::size_t d = a; d < x.size(); ++d)
+            if (x[d] > 1 && f->strides[d] != xs[d])
+                return declined("a frame that splits the normalised dims");
+        if (a > 0 && f->strides[a - 1] != L)
+            return declined("a frame whose rows are not L elements apart");
+    }
+    for (const ops::Region &r : boxes) {
+        if (ops::regionElements(r) == 0)
+            continue;
+        RowOp::Box b;
+        for (std::size_t d = 0; d < x.size(); ++d) {
+            if (d >= a && (r[d].begin != 0 || r[d].end != x[d]))
+                return declined("a box that splits the normalised axis");
+            b.inBase += fx.at(d, r[d].begin);
+            b.outBase += fy.at(d, r[d].begin);
+        }
+        // One call per contiguous run of rows: dims k..a-1 of the box, each
+        // inside the outermost spanning both frames' extent there.
+        std::size_t k = a;
+        b.rows = 1;
+        while (k > 0) {
+            b.rows *= r[k - 1].size();
+            --k;
+            const std::int64_t next = b.rows * L;
+            if (k == 0 || fx.strides[k - 1] != next || fy.strides[k - 1] != next)
+                break;
+        }
+        for (std::size_t d = 0; d < k; ++d) {
+            b.outer.push_back(r[d].size());
+            b.inStride.push_back(fx.strides[d]);
+            b.outStride.push_back(fy.strides[d]);
+        }
+        op.m_boxes.push_back(std::move(b));
+    }
+    op.m_tiled = true;
+    op.impl = "tiled";
+    return made;
 }
 
 } // namespace tessera::cpu

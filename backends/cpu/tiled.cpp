@@ -92,15 +92,6 @@ bool isF32(const Graph &g, TensorId t)
     return t != kInvalidId && g.tensor(t).dtype == DType::Float32;
 }
 
-// Where a tiled op finds a tensor: the run's whole row-major tensor, or a
-// fused intermediate's tile-sized buffer (row-major over its region's
-// extents, index `origin` at its first element).
-struct Frame {
-    Dims strides;
-    Dims origin;
-    std::int64_t at(std::size_t d, std::int64_t i) const { return (i - origin[d]) * strides[d]; }
-};
-
 Frame frameOf(const Graph &g, const LocalTensors *local, TensorId t)
 {
     const Shape &s = g.tensor(t).shape;
@@ -1021,6 +1012,24 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
             return Status::error(ErrorCode::Cancelled, "compiling the plan was cancelled");
         const Node &n = g.node(w.node);
         std::string why;
+        if (jit && rowTileType(n.opType) && w.output == 0 && !n.inputs.empty() && n.inputs[0] != kInvalidId &&
+            !n.outputs.empty() && n.outputs[0] != kInvalidId) {
+            // S1', softmax and layer normalisation: LLVM row kernels over the
+            // boxes; what they decline goes on to oneDNN below.
+            auto a = makeRowTileOp(g, constants, w.node, w.regions, frameOf(g, local, n.inputs[0]),
+                                   frameOf(g, local, n.outputs[0]), *jit, stats);
+            if (!a)
+                return a.status();
+            if (a->op) {
+                for (TensorId t : a->op->reads) // scale and bias are read whole
+                    if (t != n.inputs[0] && local && local->count(t))
+                        unframed.insert(t);
+                done[static_cast<std::size_t>(pos)] = true;
+                framed.insert(a->op.get());
+                out.push_back(std::move(a->op));
+                continue;
+            }
+        }
         if (tiledOpType(n.opType)) {
             // Reductions, LayerNormalization and data movement (tiledops.cpp).
             NativeAttempt a = makeTiledOp(g, constants, w, useDnnl, useCopy);

@@ -218,6 +218,23 @@ double fallbacks(const RunResult &r, const std::string &opType)
     return n;
 }
 
+int opsRunAs(const RunResult &r, const std::string &op)
+{
+    int n = 0;
+    for (const auto &[key, value] : r.metrics) {
+        if (!key.starts_with("kernel/") || !key.ends_with("/wall_ms"))
+            continue;
+        // The summary's entries are separated by ", " and start after the task id.
+        for (std::size_t at = key.find(' '); at != std::string::npos; at = key.find(", ", at + 1)) {
+            const std::size_t from = key[at] == ' ' ? at + 1 : at + 2;
+            if (key.compare(from, op.size(), op) == 0 &&
+                (from + op.size() == key.size() - 8 || key.compare(from + op.size(), 2, ", ") == 0))
+                ++n;
+        }
+    }
+    return n;
+}
+
 HostTensor floatTensor(const std::string &name, Shape shape, std::vector<float> values)
 {
     HostTensor h{name, DType::Float32, std::move(shape), std::vector<std::uint8_t>(values.size() * 4)};

@@ -71,6 +71,10 @@ ReferenceComparison runAgainstReference(IBackend &backend, IBackend &reference, 
 // and "fallback/<op>: <why>" metrics summed).
 double fallbacks(const RunResult &r, const std::string &opType);
 
+// How many ops a run's kernels list as `op` ("engine[impl]:label", e.g.
+// "llvm-jit[tiled]:Softmax"), from the "kernel/<id> <summary>/wall_ms" metrics.
+int opsRunAs(const RunResult &r, const std::string &op);
+
 HostTensor floatTensor(const std::string &name, Shape shape, std::vector<float> values);
 bool bitEqual(const HostTensor &a, const HostTensor &b);
 

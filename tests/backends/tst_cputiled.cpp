@@ -446,9 +446,10 @@ Graph transformerLayer()
 }
 
 // The transformer layer under Welder and BrickDL (GraphTurbo keeps this small
-// layer whole): every MatMul and Softmax tile on oneDNN (runtime operands q,
-// kᵀ, p, v included), the Transpose tiles as reorders, the element-wise tiles
-// on the JIT; nothing on the reference kernels.
+// layer whole): every MatMul tile on oneDNN (runtime operands q, kᵀ, p, v
+// included), the Softmax as LLVM row kernels (per tile under Welder; BrickDL
+// keeps its kernel whole), the Transpose tiles as reorders, the element-wise
+// tiles on the JIT; nothing on the reference kernels.
 TEST_F(CpuTiledTest, TransformerLayerTilesRunCompiled)
 {
     const Graph g = transformerLayer();
@@ -459,26 +460,49 @@ TEST_F(CpuTiledTest, TransformerLayerTilesRunCompiled)
         RunResult r = matches(g, *p, algo);
         EXPECT_GT(r.metrics["ops/onednn"], 0) << algo;
         EXPECT_GT(r.metrics["ops/llvm-jit"], 0) << algo;
+        // Welder tiles the softmax (row kernels per box), BrickDL leaves its kernel whole.
+        const int tiles = planutil::opsRunAs(r, "llvm-jit[tiled]:Softmax");
+        const int whole = planutil::opsRunAs(r, "llvm-jit:Softmax");
+        EXPECT_GT(algo == "welder" ? tiles : whole, 0) << algo;
+        EXPECT_EQ(planutil::fallbacks(r, "Softmax"), 0) << algo;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << algo;
         EXPECT_EQ(referenceImpls(r), 0) << algo;
     }
 }
 
-// x[1,8,16] -> Softmax over the last axis.
-Graph softmaxRows()
+// x[1,8,16] -> [Relu ->] Softmax or LogSoftmax over `axis`.
+Graph softmaxRows(const std::string &type = "Softmax", bool relu = false, std::int64_t axis = -1)
 {
     Graph g;
-    const TensorId x = testgraphs::tensor(g, "x", {1, 8, 16}, Tensor::Kind::Input);
+    TensorId x = testgraphs::tensor(g, "x", {1, 8, 16}, Tensor::Kind::Input);
     g.inputs = {x};
-    g.outputs = {op(g, "softmax", "Softmax", {x}, {1, 8, 16}, {{"axis", {std::int64_t{-1}}}})};
+    if (relu)
+        x = op(g, "relu", "Relu", {x}, {1, 8, 16});
+    g.outputs = {op(g, "softmax", type, {x}, {1, 8, 16}, {{"axis", {axis}}})};
     return g;
 }
 
-// Row tiles of a softmax keep each normalised row whole: oneDNN per tile.
-TEST_F(CpuTiledTest, SoftmaxRowTilesRunOnOneDnn)
+// Row tiles of a softmax keep each normalised row whole: the whole-tensor
+// LLVM row kernel per tile (its rows one run), compiled once for both.
+TEST_F(CpuTiledTest, SoftmaxRowTilesRunAsRowKernels)
 {
-    RunResult r = matchesInTiles(softmaxRows(), 2, 1, "softmax rows");
-    EXPECT_EQ(r.metrics["ops/onednn"], 2);
+    for (const std::string type : {"Softmax", "LogSoftmax"}) {
+        RunResult r = matchesInTiles(softmaxRows(type), 2, 1, type + " rows");
+        EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit[tiled]:" + type), 2) << type;
+        EXPECT_EQ(r.metrics["ops/onednn"], 0) << type;
+        EXPECT_EQ(r.metrics["ops/reference"], 0) << type;
+        EXPECT_EQ(r.metrics["jit_kernels_compiled"], 1) << type;
+    }
+}
+
+// With a Relu before it in the same tiles, the softmax reads the Relu's
+// tile-sized buffer (a fused intermediate) and still matches.
+TEST_F(CpuTiledTest, SoftmaxRowTilesReadAFusedIntermediate)
+{
+    RunResult r = matchesInTiles(softmaxRows("Softmax", true), 2, 1, "relu, softmax rows");
+    EXPECT_EQ(r.metrics["fused_intermediates/tensors"], 1);
+    EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit[tiled]:Softmax"), 2);
+    EXPECT_EQ(r.metrics["ops/onednn"], 0);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
 }
 
@@ -487,7 +511,18 @@ TEST_F(CpuTiledTest, SoftmaxColumnTilesFallBackAndMatch)
 {
     RunResult r = matchesInTiles(softmaxRows(), 2, 2, "softmax columns");
     EXPECT_EQ(r.metrics["ops/onednn"], 0);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
     EXPECT_EQ(r.metrics["fallback/Softmax: tiled: a box that splits the normalised axis"], 2);
+}
+
+// Twin: a softmax over a middle axis is no row kernel; its column tiles
+// (each covering that axis) stay on oneDNN and match.
+TEST_F(CpuTiledTest, SoftmaxOverAMiddleAxisTilesStayOnOneDnn)
+{
+    RunResult r = matchesInTiles(softmaxRows("Softmax", false, 1), 2, 2, "softmax over axis 1, columns");
+    EXPECT_EQ(r.metrics["ops/onednn"], 2);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
 }
 
 } // namespace

@@ -177,10 +177,10 @@ Graph layerNorm(const Shape &x, std::int64_t axis, bool meanUsed)
     return g;
 }
 
-// Row tiles (one normalised row each, odd edges), tiles over the outer dim
-// of a two-dim normalisation (axis 1), and column tiles that split the
-// normalised dim (each computed over its whole rows): all on oneDNN.
-TEST_F(CpuTileOpsTest, LayerNormTilesRunOnOneDnn)
+// Row tiles (odd edges) and tiles over the outer dim of a two-dim
+// normalisation (axis 1) keep the normalised dims whole: LLVM row kernels,
+// reading the Relu's tile-sized buffer (a fused intermediate).
+TEST_F(CpuTileOpsTest, LayerNormTilesRunAsRowKernels)
 {
     struct Case {
         Shape x;
@@ -188,16 +188,28 @@ TEST_F(CpuTileOpsTest, LayerNormTilesRunOnOneDnn)
         int parts, dim;
         std::string what;
     };
-    const Case cases[] = {{{2, 7, 16}, -1, 3, 1, "row tiles"},
-                          {{5, 3, 8}, 1, 2, 0, "outer tiles, axis 1"},
-                          {{2, 6, 20}, -1, 3, 2, "column tiles"}};
+    const Case cases[] = {{{2, 7, 16}, -1, 3, 1, "row tiles"}, {{5, 3, 8}, 1, 2, 0, "outer tiles, axis 1"}};
     for (const Case &c : cases) {
         const Graph g = layerNorm(c.x, c.axis, false);
         RunResult r = matches(g, tiles(g, c.parts, c.dim), c.what);
         EXPECT_EQ(planutil::fallbacks(r, "LayerNormalization"), 0) << c.what;
+        EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit[tiled]:LayerNormalization"), c.parts) << c.what;
+        EXPECT_EQ(r.metrics["fused_intermediates/tensors"], 1) << c.what;
+        EXPECT_EQ(r.metrics["ops/onednn"], 0) << c.what;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << c.what;
-        EXPECT_GE(r.metrics["ops/onednn"], c.parts) << c.what;
     }
+}
+
+// Twin: column tiles split the normalised dim; no row kernel takes them,
+// oneDNN computes each over its whole rows.
+TEST_F(CpuTileOpsTest, LayerNormColumnTilesRunOnOneDnn)
+{
+    const Graph g = layerNorm({2, 6, 20}, -1, false);
+    RunResult r = matches(g, tiles(g, 3, 2), "column tiles");
+    EXPECT_EQ(planutil::fallbacks(r, "LayerNormalization"), 0);
+    EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit[tiled]:LayerNormalization"), 0);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    EXPECT_GE(r.metrics["ops/onednn"], 3);
 }
 
 // Twin: with its Mean output used the normalisation's tiles stay on the
