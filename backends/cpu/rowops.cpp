@@ -24,6 +24,14 @@
 // by their content (RowProgram::key), so the same shape and op in another
 // plan compiles once.
 //
+// Tiles (makeRowTileOp, called by tiled.cpp): a box of a Softmax/LogSoftmax
+// or LayerNormalization output that covers the normalised dims runs the
+// whole tensor's program (the same key: rows L apart in every frame), once
+// per contiguous run of the box's rows (an odometer over its other outer
+// dims), on its calling thread, the input and output pointers moved to the
+// run's first row in their Frames (a fused intermediate's tile-sized buffer
+// included); scale and bias are read whole.
+//
 // Threads: the backend's element-wise chains run on their worker's thread
 // (no split); a row kernel replaces a oneDNN primitive, which runs with the
 // worker's OpenMP team (ompteam.h: the host's team in a plan without tiles,

@@ -5,6 +5,11 @@
 // The task is executed as core/plan/tiles.h taskWrites lists it — per node
 // output, the boxes it writes, in kernel order, halos included — and each
 // write becomes, in turn:
+//   S0  Softmax/LogSoftmax (a box covering the normalised axis, the
+//       innermost) and LayerNormalization (a box covering the normalised
+//       dims): the whole tensor's LLVM row kernel per contiguous run of the
+//       box's rows, addressed through Frames (rowops.cpp makeRowTileOp);
+//       what it declines goes on to S1 or tiledops.cpp.
 //   S1  Conv, MaxPool/AveragePool (and their Global forms), MatMul, Gemm,
 //       Softmax/LogSoftmax (a box covering the normalised axis) with one
 //       output: one oneDNN primitive per box (makeDnnlTileOp) on views of
@@ -32,7 +37,8 @@
 // Fused intermediates (fusedintermediates.cpp says which tensors qualify):
 //   F1  the task is lowered with each candidate in a tile-sized buffer (a
 //       Frame: row-major over its region's extents, from the region's
-//       origin) that S1's views, S2's runs and the reorders address; while
+//       origin) that S0's row runs, S1's views, S2's runs and the reorders
+//       address; while
 //       an op cannot (S3, a reshape's flat copy, a Gemm's C read whole, any
 //       op not made on Frames), the task is lowered again without the
 //       tensors it touches;
@@ -1014,8 +1020,8 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
         std::string why;
         if (jit && rowTileType(n.opType) && w.output == 0 && !n.inputs.empty() && n.inputs[0] != kInvalidId &&
             !n.outputs.empty() && n.outputs[0] != kInvalidId) {
-            // S1', softmax and layer normalisation: LLVM row kernels over the
-            // boxes; what they decline goes on to oneDNN below.
+            // S0: LLVM row kernels over the boxes; what they decline goes on
+            // to oneDNN below.
             auto a = makeRowTileOp(g, constants, w.node, w.regions, frameOf(g, local, n.inputs[0]),
                                    frameOf(g, local, n.outputs[0]), *jit, stats);
             if (!a)
@@ -1112,8 +1118,8 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
         done[static_cast<std::size_t>(pos)] = true;
         out.push_back(std::move(*op));
     }
-    // Only the ops made on Frames (S1's primitives and reorders, S2's
-    // chains) address a tile-sized buffer; every other op (the reference
+    // Only the ops made on Frames (S0's row kernels, S1's primitives and
+    // reorders, S2's chains) address a tile-sized buffer; every other op (the reference
     // kernels, a flat copy, any op added later) addresses whole tensors.
     for (const CpuOpPtr &op : out)
         if (!framed.count(op.get()))

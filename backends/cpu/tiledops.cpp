@@ -12,7 +12,8 @@
 //       not dense already, reduced, and the result reordered into the box's
 //       view when that is not dense. Unit dims are dropped first, so a row
 //       box of a row-major tensor is its own dense view (no reorder).
-//   LayerNormalization
+//   LayerNormalization (the boxes rowops.cpp's row kernel declines: tiled.cpp
+//   tries that first)
 //       one oneDNN layer_normalization over [outer..., L]: the box's dims
 //       before `axis` (unit dims dropped) and L = the normalised dims; scale
 //       and bias read from the run's tensors. A box that splits the
