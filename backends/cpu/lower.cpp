@@ -212,10 +212,9 @@ public:
             return Status::ok();
         }
         std::vector<const float *> at(ins.size());
-        for (const Box &b : m_boxes) {
+        for (const Box &b : m_boxes)
             // Odometer over the box's outer dims; one call per contiguous run.
-            std::vector<std::int64_t> idx(b.outer.size(), 0);
-            for (;;) {
+            forEachIndex(b.outer, [&](const std::vector<std::int64_t> &idx) {
                 std::int64_t o = b.outBase;
                 for (std::size_t d = 0; d < idx.size(); ++d)
                     o += idx[d] * b.outStride[d];
@@ -226,13 +225,7 @@ public:
                     at[i] = ins[i] + off;
                 }
                 b.fn(out + o, at.data());
-                std::size_t d = idx.size();
-                while (d > 0 && ++idx[d - 1] == b.outer[d - 1])
-                    idx[--d] = 0;
-                if (d == 0)
-                    break;
-            }
-        }
+            });
         return Status::ok();
     }
 

@@ -59,6 +59,22 @@ struct TaskScratch {
     std::vector<Part> parts;
 };
 
+// Calls f(idx) for each index of an odometer over `extents` (the last dim
+// fastest; once, with no dims, for none): a tiled op's walk over the outer
+// dims of a box, one call per contiguous run.
+template <class F> void forEachIndex(const std::vector<std::int64_t> &extents, F &&f)
+{
+    std::vector<std::int64_t> idx(extents.size(), 0);
+    for (;;) {
+        f(idx);
+        std::size_t d = idx.size();
+        while (d > 0 && ++idx[d - 1] == extents[d - 1])
+            idx[--d] = 0;
+        if (d == 0)
+            return;
+    }
+}
+
 // `cancel` (may be null) is looked at before each node's op is made (a oneDNN
 // primitive, an LLVM chain compile): set, the task's lowering stops with
 // ErrorCode::Cancelled.

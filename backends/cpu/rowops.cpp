@@ -122,9 +122,8 @@ public:
         if (m_tiled) {
             // On the calling thread (a tile is the plan's unit of parallelism).
             const float *x = ins[0];
-            for (const Box &b : m_boxes) {
-                std::vector<std::int64_t> idx(b.outer.size(), 0);
-                for (;;) {
+            for (const Box &b : m_boxes)
+                forEachIndex(b.outer, [&](const std::vector<std::int64_t> &idx) {
                     std::int64_t i = b.inBase, o = b.outBase;
                     for (std::size_t d = 0; d < idx.size(); ++d) {
                         i += idx[d] * b.inStride[d];
@@ -132,13 +131,7 @@ public:
                     }
                     ins[0] = x + i;
                     m_fn(out + o, ins.data(), 0, b.rows);
-                    std::size_t d = idx.size();
-                    while (d > 0 && ++idx[d - 1] == b.outer[d - 1])
-                        idx[--d] = 0;
-                    if (d == 0)
-                        break;
-                }
-            }
+                });
             return Status::ok();
         }
         const int threads = m_rows > 1 && m_rows * m_length >= kParallelElements
