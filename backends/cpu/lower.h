@@ -119,13 +119,13 @@ NativeAttempt makeTiledOp(const Graph &g, const Constants &constants, const Node
 bool rowOpType(std::string_view opType);
 Expected<NativeAttempt> makeRowOp(const FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats);
 
-// rowops.cpp, tiled: the boxes of a Softmax/LogSoftmax (rowTileType: its
-// axis the innermost) or LayerNormalization output as the same row kernels,
-// the input in frame `fx` and the output in `fy` (scale and bias read whole
-// from the run's tensors). A box must cover the normalised dims and both
-// frames must hold a box's rows L elements apart; else declined (the caller
-// tries oneDNN). Errors as makeRowOp's.
-bool rowTileType(std::string_view opType);
+// rowops.cpp, tiled: the boxes of a rowOpType node's output as the same row
+// kernels, the input in frame `fx` and the output in `fy` (scale and bias
+// read whole from the run's tensors): one call per contiguous run of a box's
+// rows. A box must cover the normalised dims (a reduction's reduced ones are
+// whole by construction), and both frames hold a row contiguously; else, or
+// when the node is no row kernel, declined (the caller tries oneDNN).
+// Errors as makeRowOp's.
 Expected<NativeAttempt> makeRowTileOp(const Graph &g, const Constants &constants, NodeId node,
                                       const std::vector<ops::Region> &boxes, const Frame &fx, const Frame &fy,
                                       JitCache &jit, LowerStats &stats);

@@ -24,13 +24,14 @@
 // by their content (RowProgram::key), so the same shape and op in another
 // plan compiles once.
 //
-// Tiles (makeRowTileOp, called by tiled.cpp): a box of a Softmax/LogSoftmax
-// or LayerNormalization output that covers the normalised dims runs the
-// whole tensor's program (the same key: rows L apart in every frame), once
-// per contiguous run of the box's rows (an odometer over its other outer
-// dims), on its calling thread, the input and output pointers moved to the
-// run's first row in their Frames (a fused intermediate's tile-sized buffer
-// included); scale and bias are read whole.
+// Tiles (makeRowTileOp, called by tiled.cpp): a box of the output that
+// covers the normalised dims (a reduction's output box always does) runs
+// the whole tensor's program (the same key, compiled once), once per
+// contiguous run of the box's rows — those L input and L (a reduction: 1)
+// output elements apart in their Frames, a fused intermediate's tile-sized
+// buffer included — an odometer over its other outer dims, on its calling
+// thread, the input and output pointers moved to the run's first row;
+// scale and bias are read whole.
 //
 // Threads: the backend's element-wise chains run on their worker's thread
 // (no split); a row kernel replaces a oneDNN primitive, which runs with the
@@ -361,60 +362,73 @@ Expected<NativeAttempt> makeRowOp(const FusionScope &s, std::size_t pos, JitCach
     return compiledRowOp(s.graph, s.kernelNodes[pos], s.constants, jit, stats, first);
 }
 
-bool rowTileType(std::string_view t)
-{
-    return t == "Softmax" || t == "LogSoftmax" || t == "LayerNormalization";
-}
-
 Expected<NativeAttempt> makeRowTileOp(const Graph &g, const Constants &constants, NodeId node,
                                       const std::vector<ops::Region> &boxes, const Frame &fx, const Frame &fy,
                                       JitCache &jit, LowerStats &stats)
 {
-    std::size_t a = 0; // the first normalised dim
+    std::size_t a = 0; // softmax, layer normalisation: the first normalised dim
     auto made = compiledRowOp(g, node, constants, jit, stats, a);
     if (!made || !made->op)
         return made;
     auto &op = static_cast<RowOp &>(*made->op);
-    const Shape &x = g.tensor(g.node(node).inputs[0]).shape;
+    const Node &n = g.node(node);
+    const Shape &x = g.tensor(n.inputs[0]).shape, &y = g.tensor(n.outputs[0]).shape;
     const std::int64_t L = op.m_length;
     auto declined = [](std::string why) { return NativeAttempt{nullptr, std::move(why)}; };
-    // In both frames a row is contiguous (the dims from `a` on row-major
-    // over x's extents) and the next row along dim a - 1 is L elements on.
-    const std::vector<std::int64_t> xs = reference::stridesOf(x);
-    for (const Frame *f : {&fx, &fy}) {
-        if (f->strides.size() != x.size())
-            return declined("a frame of another rank");
-        for (std::size_t d = a; d < x.size(); ++d)
-            if (x[d] > 1 && f->strides[d] != xs[d])
-                return declined("a frame that splits the normalised dims");
-        if (a > 0 && f->strides[a - 1] != L)
-            return declined("a frame whose rows are not L elements apart");
+    // Per input dim its output dim (-1: a reduced dim dropped); a row is the
+    // dims from `a` on, and `step` output elements (L, or 1 for a reduction).
+    std::vector<int> ydim(x.size());
+    std::int64_t step = L;
+    if (n.opType.starts_with("Reduce")) {
+        std::vector<bool> reduced;
+        bool keepDims = true;
+        reductionAxes(g, n, constants, reduced, keepDims); // checked by rowProgram
+        int j = 0;
+        for (std::size_t d = 0; d < x.size(); ++d)
+            ydim[d] = !reduced[d] || keepDims ? j++ : -1;
+        a = x.size();
+        while (a > 0 && (reduced[a - 1] || x[a - 1] == 1))
+            --a;
+        step = 1;
+    } else {
+        for (std::size_t d = 0; d < x.size(); ++d)
+            ydim[d] = static_cast<int>(d);
+    }
+    // A row is contiguous in both frames: the dims from `a` on row-major over the tensor's extents.
+    const std::vector<std::int64_t> xs = reference::stridesOf(x), ys = reference::stridesOf(y);
+    if (fx.strides.size() != x.size() || fy.strides.size() != y.size())
+        return declined("a frame of another rank");
+    for (std::size_t d = a; d < x.size(); ++d) {
+        const int yd = ydim[d];
+        if ((x[d] > 1 && fx.strides[d] != xs[d]) || (yd >= 0 && y[yd] > 1 && fy.strides[yd] != ys[yd]))
+            return declined("a frame that splits the normalised dims");
     }
     for (const ops::Region &r : boxes) {
         if (ops::regionElements(r) == 0)
             continue;
         RowOp::Box b;
         for (std::size_t d = 0; d < x.size(); ++d) {
-            if (d >= a && (r[d].begin != 0 || r[d].end != x[d]))
+            const int yd = ydim[d];
+            const ops::Interval range = yd >= 0 ? r[static_cast<std::size_t>(yd)] : ops::Interval{0, 1};
+            if (d >= a && yd >= 0 && (range.begin != 0 || range.end != y[yd]))
                 return declined("a box that splits the normalised axis");
-            b.inBase += fx.at(d, r[d].begin);
-            b.outBase += fy.at(d, r[d].begin);
+            b.inBase += fx.at(d, range.begin);
+            if (yd >= 0)
+                b.outBase += fy.at(static_cast<std::size_t>(yd), range.begin);
+            if (d < a && range.size() > 1) {
+                b.outer.push_back(range.size());
+                b.inStride.push_back(fx.strides[d]);
+                b.outStride.push_back(fy.strides[static_cast<std::size_t>(yd)]);
+            }
         }
-        // One call per contiguous run of rows: dims k..a-1 of the box, each
-        // inside the outermost spanning both frames' extent there.
-        std::size_t k = a;
+        // One call per contiguous run of rows: the innermost outer dims
+        // whose rows follow each other, L input and `step` output elements apart.
         b.rows = 1;
-        while (k > 0) {
-            b.rows *= r[k - 1].size();
-            --k;
-            const std::int64_t next = b.rows * L;
-            if (k == 0 || fx.strides[k - 1] != next || fy.strides[k - 1] != next)
-                break;
-        }
-        for (std::size_t d = 0; d < k; ++d) {
-            b.outer.push_back(r[d].size());
-            b.inStride.push_back(fx.strides[d]);
-            b.outStride.push_back(fy.strides[d]);
+        while (!b.outer.empty() && b.inStride.back() == b.rows * L && b.outStride.back() == b.rows * step) {
+            b.rows *= b.outer.back();
+            b.outer.pop_back();
+            b.inStride.pop_back();
+            b.outStride.pop_back();
         }
         op.m_boxes.push_back(std::move(b));
     }

@@ -6,10 +6,11 @@
 // output, the boxes it writes, in kernel order, halos included — and each
 // write becomes, in turn:
 //   S0  Softmax/LogSoftmax (a box covering the normalised axis, the
-//       innermost) and LayerNormalization (a box covering the normalised
-//       dims): the whole tensor's LLVM row kernel per contiguous run of the
-//       box's rows, addressed through Frames (rowops.cpp makeRowTileOp);
-//       what it declines goes on to S1 or tiledops.cpp.
+//       innermost), LayerNormalization (a box covering the normalised dims)
+//       and the Reduce* ops over trailing axes: the whole tensor's LLVM row
+//       kernel per contiguous run of the box's rows, addressed through
+//       Frames (rowops.cpp makeRowTileOp); what it declines goes on to S1 or
+//       tiledops.cpp.
 //   S1  Conv, MaxPool/AveragePool (and their Global forms), MatMul, Gemm,
 //       Softmax/LogSoftmax (a box covering the normalised axis) with one
 //       output: one oneDNN primitive per box (makeDnnlTileOp) on views of
@@ -1018,7 +1019,7 @@ Expected<std::vector<CpuOpPtr>> lowerWrites(const Graph &g, const Kernel &k, con
             return Status::error(ErrorCode::Cancelled, "compiling the plan was cancelled");
         const Node &n = g.node(w.node);
         std::string why;
-        if (jit && rowTileType(n.opType) && w.output == 0 && !n.inputs.empty() && n.inputs[0] != kInvalidId &&
+        if (jit && rowOpType(n.opType) && w.output == 0 && !n.inputs.empty() && n.inputs[0] != kInvalidId &&
             !n.outputs.empty() && n.outputs[0] != kInvalidId) {
             // S0: LLVM row kernels over the boxes; what they decline goes on
             // to oneDNN below.

@@ -3,7 +3,9 @@
 // fused kernel ... compiled"); the entry is makeTiledOp (lower.h), called by tiled.cpp's
 // lowerTiledTask for each write (core/plan/tiles.h NodeWrite) of these types.
 //
-// What each write becomes, per box of the output it writes:
+// What each write becomes, per box of the output it writes (tiled.cpp first
+// tries rowops.cpp's LLVM row kernel on reductions over trailing axes and on
+// LayerNormalization boxes covering the normalised dims; these are the rest):
 //   ReduceSum/Mean/Max/Min/Prod/L1/L2/SumSquare
 //       one oneDNN reduction over the box's input window (the box's ranges on
 //       the kept dims, the reduced dims whole; keepdims 0 maps the box's dims
@@ -12,8 +14,7 @@
 //       not dense already, reduced, and the result reordered into the box's
 //       view when that is not dense. Unit dims are dropped first, so a row
 //       box of a row-major tensor is its own dense view (no reorder).
-//   LayerNormalization (the boxes rowops.cpp's row kernel declines: tiled.cpp
-//   tries that first)
+//   LayerNormalization
 //       one oneDNN layer_normalization over [outer..., L]: the box's dims
 //       before `axis` (unit dims dropped) and L = the normalised dims; scale
 //       and bias read from the run's tensors. A box that splits the
@@ -47,8 +48,8 @@
 // input, a step-0 or out-of-range Slice, casts from or to bool and the
 // 16-bit floats, a Resize that interpolates a dim before the last two, the
 // engine switched off by TESSERA_CPU_ENGINES. ReduceLogSum(Exp) and ArgMax/ArgMin
-// are not claimed here (no oneDNN primitive; they stay on the reference
-// kernel as over whole tensors).
+// are not claimed here (no oneDNN primitive: the row kernel or the reference
+// kernel, as over whole tensors).
 #include "backends/cpu/dnnlcommon.h"
 #include "backends/cpu/lower.h"
 #include "backends/reference/kernel.h"

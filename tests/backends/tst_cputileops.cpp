@@ -1,11 +1,13 @@
 // Tiles of reductions, LayerNormalization, Slice, Split, Gather, Pad, Cast and Resize on the
 // CPU backend (backends/cpu/tiledops.cpp): small graphs whose layer-fusion
 // plan is cut into row or column tiles (odd tile edges, negative axes, a
-// halo read by a convolution after a Pad) run those tiles compiled — oneDNN
+// halo read by a convolution after a Pad) run those tiles compiled — LLVM
+// row kernels (reductions over trailing axes, LayerNormalization boxes that
+// keep the normalised dims whole: backends/cpu/rowops.cpp), oneDNN
 // primitives on views or copies of contiguous runs, none listed as a
 // fallback — and match the reference backend running the same plan
 // (relative L2 under 1e-5); Cast and Resize also over whole tensors. Each beside its negative twin: a variant the
-// tile lowering does not take (a reduction over an extent-1 axis, a used
+// tile lowering does not take (a reduction over an extent-1 axis without the JIT, a used
 // Mean output, Pad's reflect mode, a cast to bool, a resize across channels,
 // the copy engine switched off) still falls
 // back with its reason and still matches.
@@ -109,41 +111,69 @@ Graph reduction(const std::string &type, const Shape &x, const Ints &axes, bool 
     return g;
 }
 
+struct ReductionCase {
+    std::string type;
+    Shape x;
+    Ints axes;
+    bool keep;
+    Shape y;
+    int parts, dim;
+};
+
 // Row and column tiles (odd edges: 7 or 5 rows in 3 or 2 tiles) of
-// reductions over kept and dropped, positive and negative axes run on oneDNN.
-TEST_F(CpuTileOpsTest, ReductionTilesRunOnOneDnn)
+// reductions over the trailing axes (kept or dropped, positive and negative)
+// run as the whole tensor's LLVM row kernel per tile, reading the Relu's
+// tile-sized buffer; ReduceLogSumExp too, which oneDNN has no primitive for.
+TEST_F(CpuTileOpsTest, ReductionTilesOverTrailingAxesRunAsRowKernels)
 {
-    struct Case {
-        std::string type;
-        Shape x;
-        Ints axes;
-        bool keep;
-        Shape y;
-        int parts, dim;
-    };
-    const Case cases[] = {
+    const ReductionCase cases[] = {
         {"ReduceMean", {2, 7, 10}, {-1}, true, {2, 7, 1}, 3, 1},
+        {"ReduceSumSquare", {2, 9, 3, 4}, {2, 3}, true, {2, 9, 1, 1}, 4, 1},
+        {"ReduceLogSumExp", {3, 5, 6}, {-1}, false, {3, 5}, 2, 1},
+        {"ReduceMax", {6, 4, 8}, {1, 2}, false, {6}, 3, 0},
+    };
+    for (const ReductionCase &c : cases) {
+        const Graph g = reduction(c.type, c.x, c.axes, c.keep, c.y);
+        RunResult r = matches(g, tiles(g, c.parts, c.dim), c.type);
+        EXPECT_EQ(planutil::fallbacks(r, c.type), 0) << c.type;
+        EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit[tiled]:" + c.type), c.parts) << c.type;
+        EXPECT_EQ(r.metrics["fused_intermediates/tensors"], 1) << c.type;
+        EXPECT_EQ(r.metrics["ops/onednn"], 0) << c.type;
+        EXPECT_EQ(r.metrics["ops/reference"], 0) << c.type;
+    }
+}
+
+// Twin: over a leading or middle axis a reduction is no row kernel; its
+// tiles run on oneDNN.
+TEST_F(CpuTileOpsTest, ReductionTilesOverOtherAxesRunOnOneDnn)
+{
+    const ReductionCase cases[] = {
         {"ReduceSum", {3, 5, 6}, {1}, false, {3, 6}, 2, 1},
         {"ReduceMax", {4, 6, 9}, {0, -1}, true, {1, 6, 1}, 3, 1},
         {"ReduceL2", {5, 4, 8}, {-2}, false, {5, 8}, 2, 0},
-        {"ReduceSumSquare", {2, 9, 3, 4}, {2, 3}, true, {2, 9, 1, 1}, 4, 1},
     };
-    for (const Case &c : cases) {
+    for (const ReductionCase &c : cases) {
         const Graph g = reduction(c.type, c.x, c.axes, c.keep, c.y);
-        const ExecutionPlan p = tiles(g, c.parts, c.dim);
-        RunResult r = matches(g, p, c.type);
+        RunResult r = matches(g, tiles(g, c.parts, c.dim), c.type);
         EXPECT_EQ(planutil::fallbacks(r, c.type), 0) << c.type;
+        EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit[tiled]:" + c.type), 0) << c.type;
         EXPECT_EQ(r.metrics["ops/reference"], 0) << c.type;
         EXPECT_GE(r.metrics["ops/onednn"], c.parts) << c.type;
     }
 }
 
-// Twin: a reduction over an axis of extent 1 is a copy oneDNN refuses; its
-// tiles fall back, saying so, and match.
-TEST_F(CpuTileOpsTest, ReductionOverAnExtentOneAxisFallsBackAndMatches)
+// A reduction over an axis of extent 1 is a copy: a row kernel of rows of
+// one element. Twin: without the JIT it goes to oneDNN, which refuses it
+// (src == dst); its tiles fall back, saying so, and match.
+TEST_F(CpuTileOpsTest, ReductionOverAnExtentOneAxisIsARowKernelElseFallsBack)
 {
     const Graph g = reduction("ReduceSum", {4, 1, 6}, {1}, true, {4, 1, 6});
-    RunResult r = matches(g, tiles(g, 2, 0), "ReduceSum over an extent-1 axis");
+    RunResult jit = matches(g, tiles(g, 2, 0), "ReduceSum over an extent-1 axis");
+    EXPECT_EQ(planutil::opsRunAs(jit, "llvm-jit[tiled]:ReduceSum"), 2);
+    EXPECT_EQ(jit.metrics["ops/reference"], 0);
+    ::setenv("TESSERA_CPU_ENGINES", "onednn,copy", 1);
+    RunResult r = matches(g, tiles(g, 2, 0), "ReduceSum over an extent-1 axis, no JIT");
+    ::unsetenv("TESSERA_CPU_ENGINES");
     EXPECT_EQ(r.metrics["fallback/ReduceSum: tiled: every reduced axis has extent 1 (a copy)"], 2);
     EXPECT_EQ(r.metrics["ops/onednn"], 0);
 }
