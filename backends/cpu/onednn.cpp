@@ -870,12 +870,19 @@ CpuOpPtr makeDnnlOp(FusionScope &s, std::size_t pos)
             chainOut.push_back(t);
         }
 
-        // S2: the primitive, dropping post-ops from the end until oneDNN accepts.
+        // S2: the primitive, dropping post-ops from the end until oneDNN
+        // accepts them with a JIT kernel: post-ops it has only its reference
+        // code for (a per-head scale over a batched product: Swin-V2's
+        // attention scores) cost far more than the LLVM chain they become.
         auto op = std::make_unique<DnnlOp>();
         for (;;) {
+            bool accepted = true;
             try {
                 build(*op, *a, posts, g);
             } catch (const dnnl::error &) {
+                accepted = false;
+            }
+            if (!accepted || (isReferenceImpl(op->m_impl) && !posts.empty())) {
                 if (posts.empty())
                     return nullptr;
                 posts.pop_back();

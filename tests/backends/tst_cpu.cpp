@@ -1623,6 +1623,33 @@ TEST_F(CpuBackendTest, OperandBroadcastAcrossFoldedBatchesIsNotAPostOp)
     EXPECT_EQ(r.metrics["ops/llvm-jit"], 1);
 }
 
+// Swin-V2's attention scores: q·kᵀ [4,3,8,8] (batched runtime operands) times
+// a per-head scale [3,1,1] plus a relative-position bias [3,8,8], one kernel.
+Graph scaledScores()
+{
+    Graph g;
+    const TensorId q = testgraphs::tensor(g, "q", {4, 3, 8, 16}, Tensor::Kind::Input);
+    const TensorId kt = testgraphs::tensor(g, "kt", {4, 3, 16, 8}, Tensor::Kind::Input);
+    g.inputs = {q, kt};
+    const TensorId mm = op(g, "scores", "MatMul", {q, kt}, {4, 3, 8, 8});
+    const TensorId scaled = op(g, "scale", "Mul", {mm, testgraphs::weight(g, "logit_scale", {3, 1, 1})}, {4, 3, 8, 8});
+    g.outputs = {op(g, "bias", "Add", {scaled, testgraphs::weight(g, "rel_bias", {3, 8, 8})}, {4, 3, 8, 8})};
+    return g;
+}
+
+// Post-ops oneDNN 2.6 has only its reference code for (a per-head scale over
+// a batched product: Swin-V2's 22 attention MatMuls ran so) are dropped from
+// the primitive and run as an LLVM chain after it: nothing on oneDNN's
+// reference code, and the result matches.
+TEST_F(CpuBackendTest, PostOpsThatWouldNeedOneDnnsReferenceCodeRunAfterTheProduct)
+{
+    RunResult r = fusedMatchesReference(*cpu, *reference, scaledScores());
+    EXPECT_EQ(r.metrics["ops/onednn"], 1);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    for (const auto &[key, value] : r.metrics)
+        EXPECT_NE(key.rfind("onednn_reference_impl/", 0), 0u) << key;
+}
+
 // DenseNet-121's dense blocks (Concat of every earlier layer, BatchNorm+Relu
 // chains before the convolutions, transition poolings) under every
 // scheduler, blocked end to end.
