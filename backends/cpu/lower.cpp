@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iomanip>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -45,6 +46,7 @@ int FusionScope::position(NodeId n) const
 std::string EwProgram::key() const
 {
     std::ostringstream os;
+    os << std::setprecision(9); // float constants round-trip: two programs differing in one share no key
     os << "d";
     for (std::int64_t d : dims)
         os << ' ' << d;

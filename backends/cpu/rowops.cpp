@@ -43,6 +43,7 @@
 #include "backends/cpu/lower.h"
 #include "backends/reference/kernel.h"
 
+#include <iomanip>
 #include <omp.h>
 #include <sstream>
 #include <unordered_set>
@@ -52,6 +53,7 @@ namespace tessera::cpu {
 std::string RowProgram::key() const
 {
     std::ostringstream os;
+    os << std::setprecision(9); // float constants round-trip: two programs differing in one share no key
     os << "L " << length << (readsOut ? " out" : "");
     for (std::size_t k = 0; k < rowStrides.size(); ++k)
         os << "|s " << rowStrides[k] << ' ' << elementStrides[k];

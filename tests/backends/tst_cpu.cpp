@@ -553,6 +553,20 @@ RunResult nativeMatchesReference(IBackend &cpu, IBackend &reference, const Graph
     return std::move(r.got);
 }
 
+// Two LeakyRelu chains whose slopes differ in the seventh significant digit
+// are two kernels (a key printing six digits gave the second the first's
+// code); the same slope again is a cache hit.
+TEST_F(CpuBackendTest, KernelCacheKeysKeepEveryDigitOfAConstant)
+{
+    auto run = [&](float alpha) {
+        const Graph g = oneNode("LeakyRelu", {4, 8}, {4, 8}, {{"alpha", {static_cast<double>(alpha)}}});
+        return nativeMatchesReference(*cpu, *reference, g, "LeakyRelu " + std::to_string(alpha));
+    };
+    EXPECT_EQ(run(0.1f).metrics["jit_kernels_compiled"], 1);
+    EXPECT_EQ(run(std::nextafter(0.1f, 1.0f)).metrics["jit_kernels_compiled"], 1);
+    EXPECT_EQ(run(0.1f).metrics["jit_kernels_compiled"], 0); // twin: the same slope
+}
+
 struct PrimCase {
     std::string what, opType;
     Shape in, out;
