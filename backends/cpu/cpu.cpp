@@ -564,9 +564,10 @@ private:
                 // reason when some engine compiles its type.
                 if (op->engine == Engine::Reference)
                     m["fallback/" + op->label + (op->declined.empty() ? "" : ": " + op->declined)] += 1;
-                // And every oneDNN op on oneDNN's own reference code.
+                // And every oneDNN op on oneDNN's own reference code: a slow
+                // path (the run report's generic "slow_path/<op>: <why>").
                 if (op->engine == Engine::OneDnn && cpu::isReferenceImpl(op->impl))
-                    m["onednn_reference_impl/" + op->label] += 1;
+                    m["slow_path/" + op->label + ": on oneDNN's reference code"] += 1;
                 p.summary += (p.summary.empty() ? "" : ", ") + std::string(cpu::engineName(op->engine)) +
                              (op->impl.empty() ? "" : "[" + op->impl + "]") + ":" + op->label;
             }
