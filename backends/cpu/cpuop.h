@@ -189,8 +189,9 @@ CpuOpPtr withPlainViews(CpuOpPtr inner, const Graph &g, std::vector<TensorId> vi
 
 // datamove.cpp: node n as block copies when it is data movement they take
 // (Concat, Split, Gather, Pad, Transpose, Slice, Cast, Resize, the reshapes); null
-// otherwise: the caller falls back.
-CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants);
+// otherwise: the caller falls back. With `jit`, the op generates its copy
+// loops with LLVM when the layouts are known (useLayouts; see datamove.cpp).
+CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants, JitCache *jit = nullptr);
 // datamove.cpp: a Cast between float32/float64 and the integer types over
 // the contiguous runs of `boxes` (whole tensors when empty); null and `why`
 // set for the types it does not take.

@@ -33,6 +33,20 @@
 // (1,0,2)); the output is then walked in order, the innermost run copied with
 // memcpy when the input walks it contiguously too, element by element at the
 // input's stride otherwise.
+//
+// Generated code: with the backend's JitCache (makeCopyOp's `jit`), Transpose,
+// Slice, each part of a Concat or Split, and Pad's fill and interior are LLVM
+// kernels instead (jit.h MoveProgram: constant trip counts and strides for
+// the op's final geometry, its layout included, compiled when the layouts
+// are known — useLayouts — and cached by content), which block a transpose
+// for the caches and let LLVM vectorise short strided runs the loops above
+// take one element or one memcpy call at a time. A move of fewer than
+// kJitMoveBytes stays on the loops above (a compile, ~10 ms, costs more than
+// such a copy ever saves: shape arithmetic on a few int64s), as does the
+// whole backend when the JIT module is unavailable. Not generated: the
+// reshapes (one memcpy of the whole tensor, which is what LLVM's loop-idiom
+// pass makes of a contiguous copy loop too) and Gather (one memcpy per row
+// at an index known only at run time, range-checked as it is read).
 // Cast between float32/float64 and the 8- to 64-bit integers (makeCastOp,
 // whole tensors or the contiguous runs of a tiled task's boxes): one typed
 // loop per run that the compiler vectorises; float to integer saturates and
@@ -46,6 +60,7 @@
 // resize: per output row one list of row taps, per column its column taps.
 // Assumes static shapes that agree off the axis (the importer checked them).
 #include "backends/cpu/cpuop.h"
+#include "backends/cpu/jit.h"
 #include "backends/reference/kernel.h"
 #include "core/ops/slice.h"
 
@@ -55,11 +70,83 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <type_traits>
 
 namespace tessera::cpu {
 
+std::string MoveProgram::key() const
+{
+    std::ostringstream os;
+    os << elementBytes << "|d";
+    for (std::int64_t d : dims)
+        os << ' ' << d;
+    os << "|i";
+    for (std::int64_t v : inStrides)
+        os << ' ' << v;
+    os << "|o";
+    for (std::int64_t v : outStrides)
+        os << ' ' << v;
+    return os.str();
+}
+
 namespace {
+
+// Moves smaller than this stay C++ loops (see above).
+constexpr std::int64_t kJitMoveBytes = 4096;
+
+// Drops unit dims and merges adjacent dims both sides walk as one.
+void collapse(MoveProgram &p)
+{
+    MoveProgram c;
+    c.elementBytes = p.elementBytes;
+    for (std::size_t d = 0; d < p.dims.size(); ++d) {
+        if (p.dims[d] == 1)
+            continue;
+        if (!c.dims.empty() && c.inStrides.back() == p.inStrides[d] * p.dims[d] &&
+            c.outStrides.back() == p.outStrides[d] * p.dims[d]) {
+            c.dims.back() *= p.dims[d];
+            c.inStrides.back() = p.inStrides[d];
+            c.outStrides.back() = p.outStrides[d];
+            continue;
+        }
+        c.dims.push_back(p.dims[d]);
+        c.inStrides.push_back(p.inStrides[d]);
+        c.outStrides.push_back(p.outStrides[d]);
+    }
+    if (c.dims.empty()) {
+        c.dims = {1};
+        c.inStrides = {1};
+        c.outStrides = {1};
+    }
+    p = std::move(c);
+}
+
+std::vector<std::int64_t> rowMajor(const std::vector<std::int64_t> &dims)
+{
+    std::vector<std::int64_t> st(dims.size(), 1);
+    for (std::size_t d = dims.size(); d-- > 1;)
+        st[d - 1] = st[d] * dims[d];
+    return st;
+}
+
+// The kernel of `p`, or null when the C++ loop runs instead: no JIT, a move
+// under kJitMoveBytes, an element width LLVM is not asked for, or the JIT
+// unavailable. A failed compile is an error.
+Expected<MoveFunction> moveKernel(JitCache *jit, MoveProgram p)
+{
+    std::int64_t elements = 1;
+    for (std::int64_t d : p.dims)
+        elements *= d;
+    const int e = p.elementBytes;
+    if (!jit || elements <= 0 || elements * e < kJitMoveBytes || (e != 1 && e != 2 && e != 4 && e != 8))
+        return MoveFunction(nullptr);
+    collapse(p);
+    auto fn = jit->get(p);
+    if (!fn && fn.status().code() == ErrorCode::Unavailable)
+        return MoveFunction(nullptr);
+    return fn;
+}
 
 // Concat and Split: per outer index, each part's row at its offset in the
 // whole tensor's row, gathered into it (Concat) or scattered from it (Split).
@@ -69,16 +156,24 @@ public:
     Status run(std::uint8_t *const *tensors) const override
     {
         std::uint8_t *whole = tensors[m_whole];
-        for (std::int64_t o = 0; o < m_outer; ++o) {
-            std::uint8_t *row = whole + o * m_wholeRow;
-            for (const Part &p : m_parts) {
-                if (p.row <= 0)
-                    continue;
-                std::uint8_t *part = tensors[p.tensor] + o * p.row;
+        for (std::size_t i = 0; i < m_parts.size(); ++i) {
+            const Part &p = m_parts[i];
+            if (p.row <= 0)
+                continue;
+            std::uint8_t *part = tensors[p.tensor];
+            if (const MoveFunction k = i < m_kernels.size() ? m_kernels[i] : nullptr) {
                 if (m_split)
-                    std::memcpy(part, row + p.offset, static_cast<std::size_t>(p.row));
+                    k(part, whole + p.offset);
                 else
-                    std::memcpy(row + p.offset, part, static_cast<std::size_t>(p.row));
+                    k(whole + p.offset, part);
+                continue;
+            }
+            for (std::int64_t o = 0; o < m_outer; ++o) {
+                std::uint8_t *row = whole + o * m_wholeRow + p.offset;
+                if (m_split)
+                    std::memcpy(part + o * p.row, row, static_cast<std::size_t>(p.row));
+                else
+                    std::memcpy(row, part + o * p.row, static_cast<std::size_t>(p.row));
             }
         }
         return Status::ok();
@@ -99,21 +194,42 @@ public:
     }
 
     // nhwc (block 1): per pixel, each part's C_i channels at their offset.
+    // Then the parts' kernels, for the final geometry.
     Status useLayouts(const LayoutContext &ctx) override
     {
-        if (ctx.block != 1 || !ctx.isBlocked(m_whole))
-            return Status::ok();
-        const Shape &y = ctx.graph.tensor(m_whole).shape;
         const auto elem = static_cast<std::int64_t>(dtypeSize(ctx.graph.tensor(m_whole).dtype));
-        m_outer = y[0] * y[2] * y[3];
-        m_wholeRow = y[1] * elem;
-        std::int64_t at = 0;
-        for (Part &p : m_parts) {
-            p.row = ctx.graph.tensor(p.tensor).shape[1] * elem;
-            p.offset = at;
-            at += p.row;
+        if (ctx.block == 1 && ctx.isBlocked(m_whole)) {
+            const Shape &y = ctx.graph.tensor(m_whole).shape;
+            m_outer = y[0] * y[2] * y[3];
+            m_wholeRow = y[1] * elem;
+            std::int64_t at = 0;
+            for (Part &p : m_parts) {
+                p.row = ctx.graph.tensor(p.tensor).shape[1] * elem;
+                p.offset = at;
+                at += p.row;
+            }
+            impl = "nhwc";
         }
-        impl = "nhwc";
+        // Per part: [outer, its row] between its own rows and the whole's
+        // (a null kernel: that part's rows by memcpy).
+        m_kernels.assign(m_parts.size(), nullptr);
+        bool generated = false;
+        for (std::size_t i = 0; i < m_parts.size(); ++i) {
+            const Part &p = m_parts[i];
+            if (p.row <= 0)
+                continue;
+            const std::int64_t row = p.row / elem, wholeRow = m_wholeRow / elem;
+            MoveProgram move{static_cast<int>(elem), {m_outer, row}, {row, 1}, {wholeRow, 1}};
+            if (m_split)
+                std::swap(move.inStrides, move.outStrides);
+            auto fn = moveKernel(m_jit, move);
+            if (!fn)
+                return fn.status();
+            m_kernels[i] = *fn;
+            generated = generated || *fn;
+        }
+        if (generated)
+            impl = impl.empty() ? "llvm" : impl + ":llvm";
         return Status::ok();
     }
 
@@ -123,6 +239,8 @@ public:
         std::int64_t offset; // bytes into the whole tensor's row
     };
     std::vector<Part> m_parts;
+    JitCache *m_jit = nullptr;           // null: no generated kernels
+    std::vector<MoveFunction> m_kernels; // per part (null: an empty part); empty: the C++ loop
     std::int64_t m_outer = 1, m_wholeRow = 0;
     std::size_t m_axis = 0;
     bool m_split = false;          // Split: the whole tensor is read, the parts written
@@ -164,6 +282,11 @@ public:
     {
         auto *out = reinterpret_cast<float *>(tensors[m_out]);
         const auto *in = reinterpret_cast<const float *>(tensors[m_in]);
+        if (m_fill && m_interior) {
+            m_fill(out, &m_value);
+            m_interior(out + m_interiorAt, in);
+            return Status::ok();
+        }
         std::fill(out, out + m_outElements, m_value);
         const std::size_t rank = m_inDims.size();
         const std::int64_t row = m_inDims.back();
@@ -198,8 +321,30 @@ public:
 
     Status useLayouts(const LayoutContext &ctx) override
     {
-        if (!ctx.isBlocked(m_out))
-            return Status::ok();
+        if (ctx.isBlocked(m_out))
+            block(ctx);
+        // The kernels for the final geometry: the output filled with the
+        // value (one element repeated), then the input's box at its place.
+        const std::vector<std::int64_t> outStrides = rowMajor(m_outDims);
+        m_interiorAt = 0;
+        for (std::size_t d = 0; d < m_outDims.size(); ++d)
+            m_interiorAt += m_begin[d] * outStrides[d];
+        auto fill = moveKernel(m_jit, {4, {m_outElements}, {0}, {1}});
+        if (!fill)
+            return fill.status();
+        auto interior = moveKernel(m_jit, {4, m_inDims, rowMajor(m_inDims), outStrides});
+        if (!interior)
+            return interior.status();
+        if (*fill && *interior) {
+            m_fill = *fill;
+            m_interior = *interior;
+            impl = impl.empty() ? "llvm" : impl + ":llvm";
+        }
+        return Status::ok();
+    }
+
+    void block(const LayoutContext &ctx)
+    {
         const Shape &x = ctx.graph.tensor(m_in).shape, &y = ctx.graph.tensor(m_out).shape;
         const std::vector<std::int64_t> b = m_begin;
         if (ctx.block == 1) {
@@ -217,12 +362,14 @@ public:
         m_outElements = 1;
         for (std::int64_t v : m_outDims)
             m_outElements *= v;
-        return Status::ok();
     }
 
     std::vector<std::int64_t> m_inDims, m_outDims, m_begin; // in storage order
     std::int64_t m_outElements = 0;
     float m_value = 0;
+    JitCache *m_jit = nullptr;                           // null: no generated kernels
+    MoveFunction m_fill = nullptr, m_interior = nullptr; // both or neither
+    std::int64_t m_interiorAt = 0;                       // the input's first element in the output
     TensorId m_in = kInvalidId, m_out = kInvalidId;
 };
 
@@ -231,6 +378,10 @@ class TransposeOp final : public CpuOp
 public:
     Status run(std::uint8_t *const *tensors) const override
     {
+        if (m_kernel) {
+            m_kernel(tensors[m_out], tensors[m_in] + m_base * m_elem);
+            return Status::ok();
+        }
         if (m_elem == 4)
             walk<std::uint32_t>(tensors);
         else
@@ -265,10 +416,22 @@ public:
         }
     }
 
+    Status useLayouts(const LayoutContext &) override
+    {
+        auto fn = moveKernel(m_jit, {static_cast<int>(m_elem), m_outDims, m_inStrides, rowMajor(m_outDims)});
+        if (!fn)
+            return fn.status();
+        if ((m_kernel = *fn))
+            impl = "llvm";
+        return Status::ok();
+    }
+
     std::vector<std::int64_t> m_outDims;   // merged
     std::vector<std::int64_t> m_inStrides; // per output dim: the input's element stride (negative: backwards)
     std::int64_t m_base = 0;               // the input element of output element 0
     std::int64_t m_elem = 4;
+    JitCache *m_jit = nullptr;       // null: no generated kernel
+    MoveFunction m_kernel = nullptr; // set by useLayouts when generated
     TensorId m_in = kInvalidId, m_out = kInvalidId;
 };
 
@@ -342,7 +505,7 @@ template <class Op> void bindCopy(Op &op, const Node &node, NodeId n)
 // Slice): unit dims dropped, adjacent dims merged where the input walks them
 // as one.
 CpuOpPtr stridedCopy(const Graph &g, NodeId n, const Shape &outDims, const std::vector<std::int64_t> &inStrides,
-                     std::int64_t base)
+                     std::int64_t base, JitCache *jit)
 {
     const Node &node = g.node(n);
     const Tensor &x = g.tensor(node.inputs[0]);
@@ -367,6 +530,7 @@ CpuOpPtr stridedCopy(const Graph &g, NodeId n, const Shape &outDims, const std::
     op->m_inStrides = std::move(strides);
     op->m_base = base;
     op->m_elem = static_cast<std::int64_t>(dtypeSize(x.dtype));
+    op->m_jit = jit;
     bindCopy(*op, node, n);
     return op;
 }
@@ -397,7 +561,7 @@ std::optional<std::vector<std::int64_t>> constInts(const Graph &g, const Constan
     return v;
 }
 
-CpuOpPtr makeTransposeOp(const Graph &g, NodeId n)
+CpuOpPtr makeTransposeOp(const Graph &g, NodeId n, JitCache *jit)
 {
     const Node &node = g.node(n);
     if (node.opType != "Transpose" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
@@ -422,14 +586,14 @@ CpuOpPtr makeTransposeOp(const Graph &g, NodeId n)
             return nullptr;
         strides[d] = inStride[p];
     }
-    return stridedCopy(g, n, y.shape, strides, 0);
+    return stridedCopy(g, n, y.shape, strides, 0, jit);
 }
 
 // Slice with constant starts, ends, axes and steps (inputs, or attributes
 // before opset 10): starts clamped as ONNX says (negative from the end;
 // [0, dim] going forward, [0, dim - 1] going backward); the output's extent
 // per dim is the graph's (its shape inference applied the ends).
-CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants)
+CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants, JitCache *jit)
 {
     const Node &node = g.node(n);
     if (node.opType != "Slice" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
@@ -458,7 +622,7 @@ CpuOpPtr makeSliceOp(const Graph &g, NodeId n, const Constants &constants)
         strides[d] = st[d] * step[d];
         base += start[d] * st[d];
     }
-    return stridedCopy(g, n, y.shape, strides, base);
+    return stridedCopy(g, n, y.shape, strides, base, jit);
 }
 
 CpuOpPtr makeReshapeOp(const Graph &g, NodeId n)
@@ -477,7 +641,7 @@ CpuOpPtr makeReshapeOp(const Graph &g, NodeId n)
     return op;
 }
 
-CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants)
+CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants, JitCache *jit)
 {
     const Node &node = g.node(n);
     if (node.opType != "Pad" || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kInvalidId)
@@ -501,6 +665,7 @@ CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants)
     if (pads.size() != 2 * rank)
         return nullptr;
     auto op = std::make_unique<PadOp>();
+    op->m_jit = jit;
     op->m_value = static_cast<float>(node.attrFloat("value", 0.0));
     if (input(2)) {
         const float *v = constants.f32(node.inputs[2]);
@@ -535,7 +700,8 @@ CpuOpPtr makePadOp(const Graph &g, NodeId n, const Constants &constants)
 // Concat (`split` false) or Split (true) along `axis` of the whole tensor
 // (Concat's output, Split's input); the parts are the other side's tensors,
 // in order. Null when a shape or type does not add up.
-CpuOpPtr makeRowsOp(const Graph &g, NodeId n, TensorId whole, const std::vector<TensorId> &parts, bool split)
+CpuOpPtr makeRowsOp(const Graph &g, NodeId n, TensorId whole, const std::vector<TensorId> &parts, bool split,
+                    JitCache *jit)
 {
     const Node &node = g.node(n);
     if (whole == kInvalidId || parts.empty())
@@ -555,6 +721,7 @@ CpuOpPtr makeRowsOp(const Graph &g, NodeId n, TensorId whole, const std::vector<
         inner *= y.shape[d];
     const auto elem = static_cast<std::int64_t>(dtypeSize(y.dtype));
     auto op = std::make_unique<RowsOp>();
+    op->m_jit = jit;
     std::int64_t at = 0;
     for (TensorId t : parts) {
         if (t == kInvalidId)
@@ -592,20 +759,20 @@ CpuOpPtr makeRowsOp(const Graph &g, NodeId n, TensorId whole, const std::vector<
     return op;
 }
 
-CpuOpPtr makeConcatOp(const Graph &g, NodeId n)
+CpuOpPtr makeConcatOp(const Graph &g, NodeId n, JitCache *jit)
 {
     const Node &node = g.node(n);
     if (node.outputs.size() != 1)
         return nullptr;
-    return makeRowsOp(g, n, node.outputs[0], node.inputs, false);
+    return makeRowsOp(g, n, node.outputs[0], node.inputs, false, jit);
 }
 
-CpuOpPtr makeSplitOp(const Graph &g, NodeId n)
+CpuOpPtr makeSplitOp(const Graph &g, NodeId n, JitCache *jit)
 {
     const Node &node = g.node(n);
     if (node.inputs.empty())
         return nullptr;
-    return makeRowsOp(g, n, node.inputs[0], node.outputs, true);
+    return makeRowsOp(g, n, node.inputs[0], node.outputs, true, jit);
 }
 
 // Gather with int32/int64 indices of any shape, data of any element type.
@@ -868,19 +1035,19 @@ CpuOpPtr makeCastOp(const Graph &g, NodeId n, const std::vector<ops::Region> &bo
     return op;
 }
 
-CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants)
+CpuOpPtr makeCopyOp(const Graph &g, NodeId n, const Constants &constants, JitCache *jit)
 {
     const std::string &type = g.node(n).opType;
     if (type == "Pad")
-        return makePadOp(g, n, constants);
+        return makePadOp(g, n, constants, jit);
     if (type == "Transpose")
-        return makeTransposeOp(g, n);
+        return makeTransposeOp(g, n, jit);
     if (type == "Slice")
-        return makeSliceOp(g, n, constants);
+        return makeSliceOp(g, n, constants, jit);
     if (type == "Concat")
-        return makeConcatOp(g, n);
+        return makeConcatOp(g, n, jit);
     if (type == "Split")
-        return makeSplitOp(g, n);
+        return makeSplitOp(g, n, jit);
     if (type == "Gather")
         return makeGatherOp(g, n);
     if (type == "Cast") {

@@ -23,6 +23,17 @@
 // llvm.maxnum/minnum), which the loop vectoriser turns into vector partial
 // accumulators, interleaved, combined after the loop; its finish
 // instructions and the later passes' expressions reuse emitInstr.
+//
+// A MoveProgram (jit.h) becomes
+//   void move(void *noalias out, const void *in)
+// a loop nest over its dims moving iN elements (N = 8·elementBytes) between
+// constant strides. When the destination's innermost dim o is strided in
+// the source and another dim c is contiguous there (a transpose), c and o
+// are walked in kMoveBlock × kMoveBlock blocks, o innermost: a block reads
+// kMoveBlock source lines and writes kMoveBlock destination lines, each
+// used whole while in L1, where a plain walk would touch a new source line
+// per element. Contiguous inner runs are left to LLVM (the vectoriser, or
+// the loop-idiom pass's memcpy).
 #include "backends/cpu/jit.h"
 
 #include <cstdlib>
@@ -380,6 +391,84 @@ void emitRowFunction(llvm::Module &m, const std::string &name, const RowProgram 
     b.CreateRetVoid();
 }
 
+// The side of a transpose's blocks, in elements: 16 × 16 four-byte
+// elements are 16 source and 16 destination lines of 64 bytes, 2 KB in all.
+constexpr std::int64_t kMoveBlock = 16;
+
+// Emits the data movement kernel `name` for `p` into `m` (see above).
+void emitMoveFunction(llvm::Module &m, const std::string &name, const MoveProgram &p, llvm::TargetMachine &tm)
+{
+    llvm::LLVMContext &ctx = m.getContext();
+    llvm::IRBuilder<> b(ctx);
+    llvm::Type *e = b.getIntNTy(static_cast<unsigned>(8 * p.elementBytes));
+    llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
+    auto *fnType = llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr}, false);
+    auto *fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, m);
+    fn->addParamAttr(0, llvm::Attribute::NoAlias);
+    fn->addParamAttr(1, llvm::Attribute::NoAlias);
+    fn->addFnAttr("target-cpu", tm.getTargetCPU());
+    fn->addFnAttr("target-features", tm.getTargetFeatureString());
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::Value *out = fn->getArg(0), *in = fn->getArg(1);
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+
+    // The loops, outermost first: the dims in order, but a transpose's c
+    // and o as a block loop each, then c and o inside the block.
+    const std::size_t rank = p.dims.size();
+    const std::size_t o = rank - 1;
+    std::size_t c = rank;
+    if (rank >= 2 && p.outStrides[o] == 1 && p.inStrides[o] != 1 && p.dims[o] >= kMoveBlock)
+        for (std::size_t d = 0; d < o; ++d)
+            if (p.inStrides[d] == 1 && p.dims[d] >= kMoveBlock)
+                c = d;
+    struct Loop {
+        std::size_t dim;
+        enum { Whole, Blocks, InBlock } kind;
+    };
+    std::vector<Loop> loops;
+    for (std::size_t d = 0; d < rank; ++d)
+        if (c == rank || (d != c && d != o))
+            loops.push_back({d, Loop::Whole});
+    if (c != rank)
+        loops.insert(loops.end(), {{c, Loop::Blocks}, {o, Loop::Blocks}, {c, Loop::InBlock}, {o, Loop::InBlock}});
+
+    std::vector<llvm::Value *> iv(rank), blockStart(rank);
+    std::function<void(std::size_t)> nest = [&](std::size_t level) {
+        if (level == loops.size()) {
+            llvm::Value *src = b.getInt64(0), *dst = b.getInt64(0);
+            for (std::size_t d = 0; d < rank; ++d) {
+                if (p.inStrides[d] != 0)
+                    src = b.CreateAdd(src, b.CreateMul(iv[d], b.getInt64(p.inStrides[d]), "", false, true), "", false,
+                                      true);
+                dst = b.CreateAdd(dst, b.CreateMul(iv[d], b.getInt64(p.outStrides[d]), "", true, true), "", true, true);
+            }
+            llvm::Value *v = b.CreateLoad(e, b.CreateGEP(e, in, src));
+            b.CreateStore(v, b.CreateInBoundsGEP(e, out, dst));
+            return;
+        }
+        const Loop &l = loops[level];
+        const std::int64_t n = p.dims[l.dim];
+        llvm::Value *begin = b.getInt64(0), *end = b.getInt64(n);
+        if (l.kind == Loop::Blocks) {
+            end = b.getInt64((n + kMoveBlock - 1) / kMoveBlock);
+        } else if (l.kind == Loop::InBlock) {
+            begin = blockStart[l.dim];
+            llvm::Value *full = b.CreateAdd(begin, b.getInt64(kMoveBlock), "", true, true);
+            end = b.CreateSelect(b.CreateICmpSLT(full, b.getInt64(n)), full, b.getInt64(n));
+        }
+        emitLoop(b, begin, end, nullptr, [&](llvm::Value *i, llvm::Value *) -> llvm::Value * {
+            if (l.kind == Loop::Blocks)
+                blockStart[l.dim] = b.CreateMul(i, b.getInt64(kMoveBlock), "", true, true);
+            else
+                iv[l.dim] = i;
+            nest(level + 1);
+            return nullptr;
+        });
+    };
+    nest(0);
+    b.CreateRetVoid();
+}
+
 void optimise(llvm::Module &m, llvm::TargetMachine &tm)
 {
     llvm::LoopAnalysisManager lam;
@@ -450,6 +539,12 @@ public:
     {
         return reinterpret_cast<RowFunction>(
             build(name, error, [&](llvm::Module &m) { emitRowFunction(m, name, p, *m_tm); }));
+    }
+
+    MoveFunction compileMove(const MoveProgram &p, const std::string &name, std::string &error) override
+    {
+        return reinterpret_cast<MoveFunction>(
+            build(name, error, [&](llvm::Module &m) { emitMoveFunction(m, name, p, *m_tm); }));
     }
 
     bool ok() const { return m_jit != nullptr; }

@@ -30,6 +30,16 @@
 // reference propagates it). Exp inside a row kernel is inline arithmetic
 // (jit.cpp emitExp, ~1 ulp) so that its loop vectorises. Nothing else is
 // reassociated.
+//
+// A MoveProgram is data movement (datamove.cpp: Transpose, Slice, the parts
+// of Concat and Split, Pad's fill and interior): a box of `dims` walked with
+// one element stride per dim in the source and one in the destination,
+// moving elements as integers of `elementBytes` (the bits of any type of
+// that width, NaN payloads included). A source stride of 0 repeats one
+// element (a fill). jit.cpp emits it as a loop nest with constant trip
+// counts; a transpose (the destination's innermost dim strided in the
+// source, another dim contiguous there) is walked in square blocks of both
+// dims so that the lines of either side stay in cache.
 #pragma once
 
 #include "core/support/status.h"
@@ -114,6 +124,16 @@ struct RowProgram {
     std::string key() const; // the content: L, strides, constants, passes
 };
 
+// Data movement (see above): dst[Σ i_d·outStrides[d]] = src[Σ i_d·inStrides[d]].
+struct MoveProgram {
+    int elementBytes = 4;                 // 1, 2, 4 or 8
+    std::vector<std::int64_t> dims;       // the box walked (no zero extent)
+    std::vector<std::int64_t> inStrides;  // per dim, in elements (0: one element repeated; < 0: backwards)
+    std::vector<std::int64_t> outStrides; // per dim, in elements
+    std::string key() const;              // the content
+};
+using MoveFunction = void (*)(void *out, const void *in);
+
 // Computes rows [rowBegin, rowEnd) of a row kernel (rows split across threads by the caller).
 using RowFunction = void (*)(float *out, const float *const *ins, std::int64_t rowBegin, std::int64_t rowEnd);
 
@@ -128,6 +148,7 @@ public:
     virtual ~JitEngine() = default;
     virtual EwFunction compile(const EwProgram &p, const std::string &name, std::string &error) = 0;
     virtual RowFunction compileRows(const RowProgram &p, const std::string &name, std::string &error) = 0;
+    virtual MoveFunction compileMove(const MoveProgram &p, const std::string &name, std::string &error) = 0;
 };
 using JitCreateFn = JitEngine *(*)(std::string *error);
 constexpr const char *kJitEntryPoint = "tesseraCpuJitCreate";
@@ -143,11 +164,12 @@ public:
     // The compiled function of `p` (from the cache when its key was seen).
     // The first call loads the LLVM module; Unavailable when it cannot.
     Expected<EwFunction> get(const EwProgram &p);
-    Expected<RowFunction> get(const RowProgram &p); // the same for a row kernel (its own keys)
-    int compiled() const;                           // functions generated since construction
-    int hits() const;                               // get() calls answered from the cache
-    bool started() const;                           // whether the LLVM module was loaded (the first get() does it)
-    static std::string hostCpu();                   // e.g. "x86-64 (avx2, fma)", from CPUID; loads nothing
+    Expected<RowFunction> get(const RowProgram &p);   // the same for a row kernel (its own keys)
+    Expected<MoveFunction> get(const MoveProgram &p); // and for data movement
+    int compiled() const;                             // functions generated since construction
+    int hits() const;                                 // get() calls answered from the cache
+    bool started() const;                             // whether the LLVM module was loaded (the first get() does it)
+    static std::string hostCpu();                     // e.g. "x86-64 (avx2, fma)", from CPUID; loads nothing
 
     struct Impl; // jitcache.cpp
 

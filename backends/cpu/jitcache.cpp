@@ -24,8 +24,10 @@ struct JitCache::Impl {
     struct Compiled {
         EwFunction ew = nullptr;
         RowFunction row = nullptr;
+        MoveFunction move = nullptr;
     };
-    std::unordered_map<std::string, Compiled> cache; // element-wise keys, and "row|" + a row kernel's
+    // Element-wise keys, "row|" + a row kernel's, "move|" + a data movement's.
+    std::unordered_map<std::string, Compiled> cache;
     int compiled = 0, hits = 0, serial = 0;
     mutable std::mutex mutex;
 
@@ -116,6 +118,13 @@ Expected<RowFunction> JitCache::get(const RowProgram &p)
     return cachedOrCompiled<RowFunction>(
         *m_impl, "row|" + p.key(), &Impl::Compiled::row,
         [&](JitEngine &e, const std::string &name, std::string &error) { return e.compileRows(p, name, error); });
+}
+
+Expected<MoveFunction> JitCache::get(const MoveProgram &p)
+{
+    return cachedOrCompiled<MoveFunction>(
+        *m_impl, "move|" + p.key(), &Impl::Compiled::move,
+        [&](JitEngine &e, const std::string &name, std::string &error) { return e.compileMove(p, name, error); });
 }
 
 int JitCache::compiled() const

@@ -760,7 +760,7 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
         }
         CpuOpPtr copy;
         if (useCopy && n.opType != "Identity") // an Identity inside a chain costs nothing there
-            copy = makeCopyOp(g, k.nodes[pos], constants);
+            copy = makeCopyOp(g, k.nodes[pos], constants, jit);
         if (CpuOpPtr op = std::move(copy)) {
             done[pos] = true;
             out.push_back(std::move(op));
@@ -776,7 +776,7 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
             }
         }
         if (useCopy && n.opType == "Identity")
-            if (CpuOpPtr op = makeCopyOp(g, k.nodes[pos], constants)) {
+            if (CpuOpPtr op = makeCopyOp(g, k.nodes[pos], constants, jit)) {
                 done[pos] = true;
                 out.push_back(std::move(op));
                 continue;

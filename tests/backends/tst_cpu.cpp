@@ -1375,6 +1375,23 @@ TensorId int32Constant(Graph &g, const std::string &name, Shape shape, const std
     return g.addTensor(std::move(t));
 }
 
+// An int64 initializer "sizes" holding `sizes` (a Split's input).
+TensorId int64Sizes(Graph &g, const std::vector<std::int64_t> &sizes)
+{
+    auto data = std::make_shared<TensorData>();
+    data->dtype = DType::Int64;
+    data->shape = {static_cast<std::int64_t>(sizes.size())};
+    data->bytes.resize(sizes.size() * 8);
+    std::memcpy(data->bytes.data(), sizes.data(), data->bytes.size());
+    Tensor t;
+    t.name = "sizes";
+    t.shape = data->shape;
+    t.dtype = DType::Int64;
+    t.kind = Tensor::Kind::Initializer;
+    t.data = std::move(data);
+    return g.addTensor(std::move(t));
+}
+
 // A Split node of `in` along `axis` into tensors of `parts`' shapes (and the
 // sizes input `sizes` when valid); its outputs.
 std::vector<TensorId> addSplit(Graph &g, TensorId in, std::int64_t axis, const std::vector<Shape> &parts,
@@ -1421,23 +1438,12 @@ Graph split(std::int64_t axis, const std::vector<std::int64_t> &sizes)
     const Shape in{1, 4, 6, 5};
     const TensorId x = testgraphs::tensor(g, "x", in, Tensor::Kind::Input);
     g.inputs = {x};
-    auto data = std::make_shared<TensorData>();
-    data->dtype = DType::Int64;
-    data->shape = {static_cast<std::int64_t>(sizes.size())};
-    data->bytes.resize(sizes.size() * 8);
-    std::memcpy(data->bytes.data(), sizes.data(), data->bytes.size());
-    Tensor st;
-    st.name = "sizes";
-    st.shape = data->shape;
-    st.dtype = DType::Int64;
-    st.kind = Tensor::Kind::Initializer;
-    st.data = std::move(data);
     std::vector<Shape> shapes;
     for (std::int64_t size : sizes) {
         shapes.push_back(in);
         shapes.back()[static_cast<std::size_t>(axis)] = size;
     }
-    const std::vector<TensorId> parts = addSplit(g, x, axis, shapes, g.addTensor(std::move(st)));
+    const std::vector<TensorId> parts = addSplit(g, x, axis, shapes, int64Sizes(g, sizes));
     for (std::size_t i = 0; i < parts.size(); ++i)
         g.outputs.push_back(op(g, "relu" + std::to_string(i), "Relu", {parts[i]}, g.tensor(parts[i]).shape));
     return g;
@@ -1458,6 +1464,70 @@ TEST_F(CpuBackendTest, GatherAndSplitAreCompiledCopiesAndMatch)
         EXPECT_EQ(s.metrics["ops/copy"], 1) << what;
         EXPECT_EQ(s.metrics["ops/reference"], 0) << what;
     }
+}
+
+// Data movement large enough for generated code (over 4 KB a move), each
+// node's result a graph output: x [48,40,36] transposed by (2,0,1) (the
+// output's last dim strided in x, x's last dim contiguous: blocks with
+// remainders, 36 and 40 not multiples of 16), sliced backwards with steps
+// (-2, 3, 1), concatenated with itself along the last dim (rows of 36
+// floats), split there into 4 and 32, padded with -2; and an int64 [64,30]
+// transposed (8-byte elements).
+Graph largeMoves()
+{
+    Graph g;
+    g.opsetVersion = 13;
+    const TensorId x = testgraphs::tensor(g, "x", {48, 40, 36}, Tensor::Kind::Input);
+    const TensorId ids = testgraphs::tensor(g, "ids", {64, 30}, Tensor::Kind::Input);
+    g.tensor(ids).dtype = DType::Int64;
+    g.inputs = {x, ids};
+    g.outputs.push_back(op(g, "transpose", "Transpose", {x}, {36, 48, 40}, {{"perm", {Ints{2, 0, 1}}}}));
+    g.outputs.push_back(
+        op(g, "slice", "Slice",
+           {x, int32Constant(g, "starts", {3}, {47, 1, 0}), int32Constant(g, "ends", {3}, {-100, 40, 36}),
+            int32Constant(g, "axes", {3}, {0, 1, 2}), int32Constant(g, "steps", {3}, {-2, 3, 1})},
+           {24, 13, 36}));
+    g.outputs.push_back(op(g, "concat", "Concat", {x, x}, {48, 40, 72}, {{"axis", {std::int64_t{2}}}}));
+    for (TensorId part : addSplit(g, x, 2, {{48, 40, 4}, {48, 40, 32}}, int64Sizes(g, {4, 32})))
+        g.outputs.push_back(part);
+    g.outputs.push_back(
+        op(g, "pad", "Pad", {x}, {48, 41, 41}, {{"pads", {Ints{0, 1, 2, 0, 0, 3}}}, {"value", {-2.0}}}));
+    const TensorId idsT = op(g, "ids_t", "Transpose", {ids}, {30, 64}, {{"perm", {Ints{1, 0}}}});
+    g.tensor(idsT).dtype = DType::Int64;
+    g.outputs.push_back(idsT);
+    return g;
+}
+
+// Transpose, Slice, Concat, Split and Pad over 4 KB run as LLVM-generated
+// kernels (jit.h MoveProgram; "copy[llvm]" in the run's kernel names) and
+// match the reference kernels bit for bit.
+TEST_F(CpuBackendTest, LargeDataMovementIsGeneratedByLlvmAndMatches)
+{
+    const Graph g = largeMoves();
+    RunResult r = nativeMatchesReference(*cpu, *reference, g, "large moves");
+    EXPECT_EQ(r.metrics["ops/copy"], 6);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+    int generated = 0;
+    for (const auto &[key, value] : r.metrics)
+        if (key.starts_with("kernel/") && key.ends_with("/wall_ms"))
+            generated += key.find(" copy[llvm]:") != std::string::npos;
+    EXPECT_EQ(generated, 6);
+    // Negative twin: without the JIT (TESSERA_CPU_ENGINES) the same moves
+    // are the C++ copies, and match too.
+    ::setenv("TESSERA_CPU_ENGINES", "onednn,copy", 1);
+    RunResult plain = nativeMatchesReference(*cpu, *reference, g, "large moves, no JIT");
+    ::unsetenv("TESSERA_CPU_ENGINES");
+    EXPECT_EQ(plain.metrics["ops/copy"], 6);
+    for (const auto &[key, value] : plain.metrics)
+        EXPECT_EQ(key.find("[llvm]"), std::string::npos) << key;
+}
+
+// Moves under 4 KB are not worth a compile: they stay the C++ copies.
+TEST_F(CpuBackendTest, SmallDataMovementStaysACppCopy)
+{
+    RunResult r = nativeMatchesReference(*cpu, *reference, oneNode("Transpose", {2, 3, 4}, {4, 3, 2}), "small");
+    EXPECT_EQ(r.metrics["ops/copy"], 1);
+    EXPECT_EQ(r.metrics.count("kernel/0 copy:Transpose/wall_ms"), 1u);
 }
 
 // ShuffleNetV2's channel split: x -> conv (32 channels) -> Split into two
