@@ -12,8 +12,10 @@
 // with constant trip counts and strides, optimised at O3 for the host CPU
 // (JITTargetMachineBuilder::detectHost: its ISA and features) so the loop
 // vectoriser widens the innermost loop, where strides are 1 (contiguous) or
-// 0 (broadcast). Transcendentals without an LLVM intrinsic (tanh, erf) call
-// the C library's single-precision functions, found in the host process.
+// 0 (broadcast). Exp, Sigmoid, Tanh and Erf are inline arithmetic (emitExp,
+// emitTanh, emitErf: a few ulp, the C library's results at ±inf and NaN),
+// so loops containing them vectorise too; Log and Pow stay llvm.log/pow
+// (calls into the C library, found in the host process).
 //
 // A RowProgram (jit.h) becomes
 //   void rows(float *noalias out, const float *const *ins, i64 begin, i64 end)
@@ -68,37 +70,97 @@ using Op = EwInstr::Op;
 // ln2/2, a degree-7 polynomial in r, times 2^n built from the exponent bits;
 // about 1 ulp): llvm.exp has no vector form without a vector math library,
 // and the scalar expf calls it becomes keep a loop from being vectorised.
-// x is clamped to [-87.34, 88.38]: exp of less than -87.34 is 1.2e-38 (the
-// smallest normal) instead of a denormal or 0, of more than 88.38 2^127.5.
+// x is clamped to [-104, 89] (exp rounds to 0 below, overflows above), and
+// 2^n is applied as 2^⌊n/2⌋ · 2^(n-⌊n/2⌋), two normal floats for every such
+// n, so one rounding makes the denormal results (x below -87.3) and inf
+// (x above 88.72); -inf gives 0, NaN gives NaN: the C library's results.
 llvm::Value *emitExp(llvm::IRBuilder<> &b, llvm::Value *x)
 {
     llvm::Type *f = b.getFloatTy();
     auto c = [&](double v) { return llvm::ConstantFP::get(f, v); };
-    x = b.CreateSelect(b.CreateFCmpOLT(x, c(-87.33654475)), c(-87.33654475), x);
-    x = b.CreateSelect(b.CreateFCmpOGT(x, c(88.37626266)), c(88.37626266), x);
+    llvm::Value *xc = b.CreateSelect(b.CreateFCmpOLT(x, c(-104.0)), c(-104.0), x);
+    xc = b.CreateSelect(b.CreateFCmpOGT(xc, c(89.0)), c(89.0), xc);
     llvm::Value *n =
-        b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFAdd(b.CreateFMul(x, c(1.44269504088896341)), c(0.5)));
-    llvm::Value *r = b.CreateFSub(b.CreateFSub(x, b.CreateFMul(n, c(0.693359375))), b.CreateFMul(n, c(-2.12194440e-4)));
+        b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFAdd(b.CreateFMul(xc, c(1.44269504088896341)), c(0.5)));
+    llvm::Value *r =
+        b.CreateFSub(b.CreateFSub(xc, b.CreateFMul(n, c(0.693359375))), b.CreateFMul(n, c(-2.12194440e-4)));
     llvm::Value *z = b.CreateFMul(r, r);
     llvm::Value *y = c(1.9875691500E-4);
     for (double k : {1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1})
         y = b.CreateFAdd(b.CreateFMul(y, r), c(k));
     y = b.CreateFAdd(b.CreateFAdd(b.CreateFMul(y, z), r), c(1.0));
-    llvm::Value *bits = b.CreateShl(b.CreateAdd(b.CreateFPToSI(n, b.getInt32Ty()), b.getInt32(127)), 23);
-    return b.CreateFMul(y, b.CreateBitCast(bits, f));
+    llvm::Value *ni = b.CreateFPToSI(n, b.getInt32Ty());
+    llvm::Value *n1 = b.CreateAShr(ni, 1), *n2 = b.CreateSub(ni, n1);
+    auto pow2 = [&](llvm::Value *k) { return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, b.getInt32(127)), 23), f); };
+    y = b.CreateFMul(b.CreateFMul(y, pow2(n1)), pow2(n2));
+    return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
 }
 
-// `inlineExp`: Exp (and Sigmoid's exp) as emitExp rather than llvm.exp.
-llvm::Value *emitInstr(llvm::IRBuilder<> &b, llvm::Module &m, const EwInstr &in, const std::vector<llvm::Value *> &v,
-                       bool inlineExp = false)
+// sigmoid(x) from e = exp(-|x|) ≤ 1: 1/(1 + e) for x ≥ 0, e/(1 + e) below
+// (no overflow of exp(-x), denormal results where they are due).
+llvm::Value *emitSigmoid(llvm::IRBuilder<> &b, llvm::Module &m, llvm::Value *x)
+{
+    llvm::Type *f = b.getFloatTy();
+    llvm::Value *ax = b.CreateCall(llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::fabs, {f}), {x});
+    llvm::Value *e = emitExp(b, b.CreateFNeg(ax));
+    llvm::Value *s = b.CreateFDiv(llvm::ConstantFP::get(f, 1.0), b.CreateFAdd(llvm::ConstantFP::get(f, 1.0), e));
+    return b.CreateSelect(b.CreateFCmpOLT(x, llvm::ConstantFP::get(f, 0.0)), b.CreateFMul(e, s), s);
+}
+
+// tanh(x) as Cephes' tanhf does, vectorisable: for |x| < 0.625 an odd
+// polynomial (x + x³·P(x²): no cancellation near 0), else
+// sign(x)·(1 - 2/(exp(2|x|) + 1)) with emitExp (1 for large |x|: exp is inf).
+// NaN takes the polynomial and stays NaN. About 2 ulp.
+llvm::Value *emitTanh(llvm::IRBuilder<> &b, llvm::Module &m, llvm::Value *x)
+{
+    llvm::Type *f = b.getFloatTy();
+    auto c = [&](double v) { return llvm::ConstantFP::get(f, v); };
+    llvm::Value *ax = b.CreateCall(llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::fabs, {f}), {x});
+    llvm::Value *e = emitExp(b, b.CreateFAdd(ax, ax));
+    llvm::Value *big = b.CreateFSub(c(1.0), b.CreateFDiv(c(2.0), b.CreateFAdd(e, c(1.0))));
+    big = b.CreateCall(llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::copysign, {f}), {big, x});
+    llvm::Value *s = b.CreateFMul(x, x);
+    llvm::Value *p = c(-5.70498872745E-3);
+    for (double k : {2.06390887954E-2, -5.37397155531E-2, 1.33314422036E-1, -3.33332819422E-1})
+        p = b.CreateFAdd(b.CreateFMul(p, s), c(k));
+    llvm::Value *small = b.CreateFAdd(b.CreateFMul(b.CreateFMul(p, s), x), x);
+    return b.CreateSelect(b.CreateFCmpOGE(ax, c(0.625)), big, small);
+}
+
+// erf(x) as a rational function, vectorisable: x·P(x²)/Q(x²) with x clamped
+// to [-4, 4] (erf(±4) rounds to ±1 in float), the form and coefficients of
+// Eigen's fast float erf, clamped to [-1, 1]; NaN stays NaN. Within 5 ulp
+// of 1 (3e-7) of the C library's erf over [-110, 110], worst near ±3.8;
+// exp, tanh and sigmoid within 2 ulp of their results (tst_cpu
+// JitTranscendentalsMatchTheCLibrary).
+llvm::Value *emitErf(llvm::IRBuilder<> &b, llvm::Value *x)
+{
+    llvm::Type *f = b.getFloatTy();
+    auto c = [&](double v) { return llvm::ConstantFP::get(f, v); };
+    llvm::Value *xc = b.CreateSelect(b.CreateFCmpOLT(x, c(-4.0)), c(-4.0), x);
+    xc = b.CreateSelect(b.CreateFCmpOGT(xc, c(4.0)), c(4.0), xc);
+    llvm::Value *x2 = b.CreateFMul(xc, xc);
+    llvm::Value *p = c(0.00022905065861350646);
+    for (double k : {0.0034082910107109506, 0.050955695062380861, 0.18520832239976145, 1.128379143519084})
+        p = b.CreateFAdd(b.CreateFMul(p, x2), c(k));
+    p = b.CreateFMul(p, xc);
+    llvm::Value *q = c(-1.1791602954361697e-7);
+    for (double k : {0.000023547966471313185, 0.0010179625278914885, 0.014070470171167667, 0.11098505178285362,
+                     0.49746925110067538, 1.0})
+        q = b.CreateFAdd(b.CreateFMul(q, x2), c(k));
+    llvm::Value *y = b.CreateFDiv(p, q);
+    y = b.CreateSelect(b.CreateFCmpOGT(y, c(1.0)), c(1.0), y); // the rational passes 1 by an ulp near ±4
+    y = b.CreateSelect(b.CreateFCmpOLT(y, c(-1.0)), c(-1.0), y);
+    return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
+}
+
+// Exp, Sigmoid's exp, Tanh and Erf are inline arithmetic (emitExp,
+// emitTanh, emitErf), so that a loop containing them vectorises.
+llvm::Value *emitInstr(llvm::IRBuilder<> &b, llvm::Module &m, const EwInstr &in, const std::vector<llvm::Value *> &v)
 {
     llvm::Type *f = b.getFloatTy();
     auto intrinsic = [&](llvm::Intrinsic::ID id, std::vector<llvm::Value *> args) {
         return b.CreateCall(llvm::Intrinsic::getDeclaration(&m, id, {f}), args);
-    };
-    auto libm = [&](const char *name, llvm::Value *x) {
-        llvm::FunctionCallee fn = m.getOrInsertFunction(name, llvm::FunctionType::get(f, {f}, false));
-        return b.CreateCall(fn, {x});
     };
     llvm::Value *a = v[static_cast<std::size_t>(in.a)];
     llvm::Value *zero = llvm::ConstantFP::get(f, 0.0), *one = llvm::ConstantFP::get(f, 1.0);
@@ -106,18 +168,15 @@ llvm::Value *emitInstr(llvm::IRBuilder<> &b, llvm::Module &m, const EwInstr &in,
     case Op::Relu: return b.CreateSelect(b.CreateFCmpOLT(a, zero), zero, a);
     case Op::LeakyRelu:
         return b.CreateSelect(b.CreateFCmpOLT(a, zero), b.CreateFMul(a, llvm::ConstantFP::get(f, in.alpha)), a);
-    case Op::Sigmoid: {
-        llvm::Value *e = inlineExp ? emitExp(b, b.CreateFNeg(a)) : intrinsic(llvm::Intrinsic::exp, {b.CreateFNeg(a)});
-        return b.CreateFDiv(one, b.CreateFAdd(one, e));
-    }
-    case Op::Tanh: return libm("tanhf", a);
-    case Op::Exp: return inlineExp ? emitExp(b, a) : intrinsic(llvm::Intrinsic::exp, {a});
+    case Op::Sigmoid: return emitSigmoid(b, m, a);
+    case Op::Tanh: return emitTanh(b, m, a);
+    case Op::Exp: return emitExp(b, a);
     case Op::Log: return intrinsic(llvm::Intrinsic::log, {a});
     case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {a});
     case Op::Neg: return b.CreateFNeg(a);
     case Op::Abs: return intrinsic(llvm::Intrinsic::fabs, {a});
     case Op::Reciprocal: return b.CreateFDiv(one, a);
-    case Op::Erf: return libm("erff", a);
+    case Op::Erf: return emitErf(b, a);
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, {a});
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, {a});
     case Op::Clip: {
@@ -336,7 +395,7 @@ void emitRowFunction(llvm::Module &m, const std::string &name, const RowProgram 
                 v.push_back(b.CreateLoad(f, b.CreateInBoundsGEP(f, out, outAt(i))));
             v.insert(v.end(), scalars.begin(), scalars.end());
             for (const EwInstr &in : instrs)
-                v.push_back(emitInstr(b, m, in, v, true));
+                v.push_back(emitInstr(b, m, in, v));
             return instrs.empty() ? v.front() : v.back();
         };
         for (const RowProgram::Pass &pass : p.passes) {
@@ -379,7 +438,7 @@ void emitRowFunction(llvm::Module &m, const std::string &name, const RowProgram 
             v.insert(v.end(), scalars.begin(), scalars.end());
             v.push_back(reduced);
             for (const EwInstr &in : pass.finish)
-                v.push_back(emitInstr(b, m, in, v, true));
+                v.push_back(emitInstr(b, m, in, v));
             scalars.push_back(v.back());
         }
         if (!stores && !scalars.empty())

@@ -27,8 +27,9 @@
 // accurate for long rows: relative L2 under 1e-6 against the reference's
 // double sums for L = 50176), so results differ from a sequential float sum
 // in the last bits; a NaN in a max/min row gives an unspecified result (the
-// reference propagates it). Exp inside a row kernel is inline arithmetic
-// (jit.cpp emitExp, ~1 ulp) so that its loop vectorises. Nothing else is
+// reference propagates it). Exp, Tanh and Erf, in row kernels and
+// element-wise chains alike, are inline arithmetic (jit.cpp emitExp, ~1 ulp;
+// emitTanh, emitErf) so that their loops vectorise. Nothing else is
 // reassociated.
 //
 // A MoveProgram is data movement (datamove.cpp: Transpose, Slice, the parts

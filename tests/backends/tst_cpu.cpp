@@ -27,6 +27,7 @@
 #include <dnnl.h>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <limits>
 #include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
@@ -565,6 +566,68 @@ TEST_F(CpuBackendTest, KernelCacheKeysKeepEveryDigitOfAConstant)
     EXPECT_EQ(run(0.1f).metrics["jit_kernels_compiled"], 1);
     EXPECT_EQ(run(std::nextafter(0.1f, 1.0f)).metrics["jit_kernels_compiled"], 1);
     EXPECT_EQ(run(0.1f).metrics["jit_kernels_compiled"], 0); // twin: the same slope
+}
+
+// Exp, Sigmoid, Tanh and Erf in LLVM chains are inline arithmetic (jit.cpp
+// emitExp, emitTanh, emitErf); element by element against the C library
+// (in double, rounded to float) over [-110, 110] and [-6, 6] densely, and at
+// the edges: ±inf, NaN, ±0, exp's overflow (88.72) and denormal (-87.3 to
+// -103.97) ranges. Allowed: a few ulp of the result (of 1 for tanh and erf,
+// whose results are at most 1), exactly inf / 0 / NaN where the library
+// gives them.
+TEST_F(CpuBackendTest, JitTranscendentalsMatchTheCLibrary)
+{
+    std::vector<float> xs;
+    for (int i = -22000; i <= 22000; ++i)
+        xs.push_back(static_cast<float>(i) * 0.005f);
+    for (int i = -6000; i <= 6000; ++i)
+        xs.push_back(static_cast<float>(i) * 0.001f);
+    for (float v : {INFINITY, -INFINITY, NAN,   0.0f,   -0.0f,  88.5f,   88.72f,  88.73f,  89.5f, -87.5f, -100.0f,
+                    -103.9f,  -104.0f,   1e-4f, -1e-6f, 1e-30f, 0.6249f, 0.6251f, -0.625f, 3.99f, 4.01f})
+        xs.push_back(v);
+    const auto n = static_cast<std::int64_t>(xs.size());
+    struct Fn {
+        std::string opType;
+        double (*ref)(double);
+        double ulps; // of max(|result|, the smallest normal); tanh and erf: of 1
+        bool unitScale;
+    };
+    const std::vector<Fn> fns = {
+        {"Exp", [](double x) { return std::exp(x); }, 2, false},
+        {"Sigmoid", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 4, false},
+        {"Tanh", [](double x) { return std::tanh(x); }, 4, true},
+        {"Erf", [](double x) { return std::erf(x); }, 6, true},
+    };
+    for (const Fn &fn : fns) {
+        const Graph g = oneNode(fn.opType, {n}, {n});
+        auto got = planutil::compileAndRun(
+            *cpu, g, planutil::wholePlan(g, perNode(g)),
+            {HostTensor{"x",
+                        DType::Float32,
+                        {n},
+                        std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t *>(xs.data()),
+                                                  reinterpret_cast<const std::uint8_t *>(xs.data() + n))}});
+        ASSERT_TRUE(got.isOk()) << got.status().str();
+        EXPECT_EQ(got->metrics["ops/llvm-jit"], 1) << fn.opType;
+        const float *y = got->outputs[0].f32();
+        double worst = 0; // in ulps
+        std::size_t at = 0;
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            const auto want = static_cast<float>(fn.ref(static_cast<double>(xs[i])));
+            const double ulp =
+                fn.unitScale ? 5.96e-8 : std::max(std::abs(want), std::numeric_limits<float>::min()) * 1.1921e-7;
+            const bool special = std::isnan(want) || std::isinf(want) || want == 0;
+            const double err = special ? ((std::isnan(want) ? std::isnan(y[i]) : y[i] == want) ? 0 : INFINITY)
+                                       : std::abs(static_cast<double>(y[i]) - want) / ulp;
+            if (!(err <= worst)) {
+                worst = err;
+                at = i;
+            }
+        }
+        EXPECT_LE(worst, fn.ulps) << fn.opType << "(" << xs[at] << ") = " << y[at]
+                                  << ", the C library: " << static_cast<float>(fn.ref(static_cast<double>(xs[at])));
+        std::printf("%s: worst %.2f ulp, at %g\n", fn.opType.c_str(), worst, static_cast<double>(xs[at]));
+    }
 }
 
 struct PrimCase {
