@@ -26,15 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/onenode.h"
+
 using namespace tessera;
 
 namespace {
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 Graph graphOf(const std::string &opType, const Shape &shape)
 {
@@ -84,18 +80,10 @@ int main(int argc, char **argv)
     int status = 0;
     for (const Case &c : cases) {
         const Graph g = graphOf(c.opType, shape);
-        ExecutionPlan plan;
-        plan.algorithm = "bench";
-        plan.graphName = g.name;
-        Task t;
-        t.kernel = plan.addKernel("k0", {0}, "bench");
-        plan.addTask(t);
-        const Tensor &x = g.tensor(g.inputs[0]);
-        HostTensor input{x.name, x.dtype, x.shape, std::vector<std::uint8_t>(static_cast<std::size_t>(x.bytes()))};
+        const ExecutionPlan plan = bench::oneNodePlan(g);
         std::mt19937 rng(1);
-        for (std::int64_t i = 0; i < input.elements(); ++i)
-            input.f32()[i] = std::uniform_real_distribution<float>(-6, 6)(rng);
-        auto compiled = backend->compile(g, plan);
+        const HostTensor input = bench::uniformInput(g, g.inputs[0], -6, 6, rng);
+        auto compiled = bench::compileWithEngines(*backend, g, plan, nullptr);
         if (!compiled) {
             std::fprintf(stderr, "bench_cpuewise: %s\n", compiled.status().str().c_str());
             return 1;
@@ -124,7 +112,7 @@ int main(int argc, char **argv)
         for (std::size_t i = 0; i < loop.size(); ++i)
             diff = std::max(diff, std::abs(static_cast<double>(last.outputs[0].f32()[i]) - loop[i]) /
                                       std::max(1.0, std::abs(static_cast<double>(loop[i]))));
-        const double mj = median(jitMs), ml = median(libmMs);
+        const double mj = bench::median(jitMs), ml = bench::median(libmMs);
         std::printf("%-10s %12.4f %12.4f %8.2f %10.1e\n", c.opType.c_str(), mj, ml, mj / ml, diff);
         if (!(diff <= 1e-6))
             status = 1;

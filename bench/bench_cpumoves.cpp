@@ -28,15 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/onenode.h"
+
 using namespace tessera;
 
 namespace {
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 using Ints = std::vector<std::int64_t>;
 
@@ -111,28 +107,13 @@ int main(int argc, char **argv)
     int status = 0;
     for (const Case &c : cases) {
         const Graph g = graphOf(c);
-        ExecutionPlan plan;
-        plan.algorithm = "bench";
-        plan.graphName = g.name;
-        Task t;
-        t.kernel = plan.addKernel("k0", {0}, "bench");
-        plan.addTask(t);
-
+        const ExecutionPlan plan = bench::oneNodePlan(g);
         std::vector<HostTensor> inputs;
         std::mt19937 rng(1);
-        for (TensorId id : g.inputs) {
-            const Tensor &x = g.tensor(id);
-            HostTensor in{x.name, x.dtype, x.shape, std::vector<std::uint8_t>(static_cast<std::size_t>(x.bytes()))};
-            for (std::int64_t i = 0; i < in.elements(); ++i)
-                in.f32()[i] = std::uniform_real_distribution<float>(-4, 4)(rng);
-            inputs.push_back(std::move(in));
-        }
-
-        ::unsetenv("TESSERA_CPU_ENGINES");
-        auto jit = backend->compile(g, plan);
-        ::setenv("TESSERA_CPU_ENGINES", "onednn,copy", 1);
-        auto cpp = backend->compile(g, plan);
-        ::unsetenv("TESSERA_CPU_ENGINES");
+        for (TensorId id : g.inputs)
+            inputs.push_back(bench::uniformInput(g, id, -4, 4, rng));
+        auto jit = bench::compileWithEngines(*backend, g, plan, nullptr);
+        auto cpp = bench::compileWithEngines(*backend, g, plan, "onednn,copy");
         if (!jit || !cpp) {
             std::fprintf(stderr, "bench_cpumoves: %s\n", (!jit ? jit.status() : cpp.status()).str().c_str());
             return 1;
@@ -161,7 +142,7 @@ int main(int argc, char **argv)
             b = std::move(*rb);
         }
         const bool same = a.outputs[0].bytes == b.outputs[0].bytes;
-        const double mj = median(jitMs), mc = median(cppMs);
+        const double mj = bench::median(jitMs), mc = bench::median(cppMs);
         std::printf("%-24s %12.4f %12.4f %8.2f%s\n", c.what.c_str(), mj, mc, mj / mc, same ? "" : "  OUTPUTS DIFFER");
         if (!same)
             status = 1;

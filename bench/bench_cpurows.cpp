@@ -29,15 +29,11 @@
 #include <tuple>
 #include <vector>
 
+#include "bench/onenode.h"
+
 using namespace tessera;
 
 namespace {
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 TensorId addTensor(Graph &g, const std::string &name, Shape shape, Tensor::Kind kind,
                    std::shared_ptr<TensorData> data = nullptr)
@@ -124,24 +120,11 @@ int main(int argc, char **argv)
     int status = 0;
     for (const Case &c : cases) {
         const Graph g = graphOf(c);
-        ExecutionPlan plan;
-        plan.algorithm = "bench";
-        plan.graphName = g.name;
-        Task t;
-        t.kernel = plan.addKernel("k0", {0}, "bench");
-        plan.addTask(t);
-
-        const Tensor &x = g.tensor(g.inputs[0]);
-        HostTensor input{x.name, x.dtype, x.shape, std::vector<std::uint8_t>(static_cast<std::size_t>(x.bytes()))};
+        const ExecutionPlan plan = bench::oneNodePlan(g);
         std::mt19937 rng(1);
-        for (std::int64_t i = 0; i < input.elements(); ++i)
-            input.f32()[i] = std::uniform_real_distribution<float>(-4, 4)(rng);
-
-        ::unsetenv("TESSERA_CPU_ENGINES");
-        auto jit = backend->compile(g, plan);
-        ::setenv("TESSERA_CPU_ENGINES", "onednn,copy", 1);
-        auto dnnl = backend->compile(g, plan);
-        ::unsetenv("TESSERA_CPU_ENGINES");
+        const HostTensor input = bench::uniformInput(g, g.inputs[0], -4, 4, rng);
+        auto jit = bench::compileWithEngines(*backend, g, plan, nullptr);
+        auto dnnl = bench::compileWithEngines(*backend, g, plan, "onednn,copy");
         if (!jit || !dnnl) {
             std::fprintf(stderr, "bench_cpurows: %s\n", (!jit ? jit.status() : dnnl.status()).str().c_str());
             return 1;
@@ -167,7 +150,7 @@ int main(int argc, char **argv)
             b = std::move(*rb);
         }
         const double err = relativeL2(a.outputs[0], b.outputs[0]);
-        const double mj = median(jitMs), md = median(dnnlMs);
+        const double mj = bench::median(jitMs), md = bench::median(dnnlMs);
         std::printf("%-24s %12.4f %12.4f %8.2f %10.1e\n", c.what.c_str(), mj, md, mj / md, err);
         if (!(err < 1e-5))
             status = 1;
