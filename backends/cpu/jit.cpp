@@ -14,8 +14,9 @@
 // vectoriser widens the innermost loop, where strides are 1 (contiguous) or
 // 0 (broadcast). Exp, Sigmoid, Tanh and Erf are inline arithmetic (emitExp,
 // emitTanh, emitErf: a few ulp, the C library's results at ±inf and NaN),
-// so loops containing them vectorise too; Log and Pow stay llvm.log/pow
-// (calls into the C library, found in the host process).
+// so loops containing them vectorise too, and Log (emitLog); Pow stays
+// llvm.pow (a call into the C library, found in the host process) but for
+// x^2, which lower.cpp makes x·x.
 //
 // A RowProgram (jit.h) becomes
 //   void rows(float *noalias out, const float *const *ins, i64 begin, i64 end)
@@ -96,6 +97,51 @@ llvm::Value *emitExp(llvm::IRBuilder<> &b, llvm::Value *x)
     return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
 }
 
+// log(x) as vectorisable arithmetic (Cephes' logf: x = m·2^e with m in
+// [√½, √2), log(m) by a degree-9 polynomial in m - 1, plus e·ln2 in two
+// parts; about 1 ulp): denormal x scaled by 2^23 first; 0 gives -inf, a
+// negative x or NaN gives NaN, +inf gives +inf, as the C library does.
+llvm::Value *emitLog(llvm::IRBuilder<> &b, llvm::Value *x)
+{
+    llvm::Type *f = b.getFloatTy(), *i32 = b.getInt32Ty();
+    auto c = [&](double v) { return llvm::ConstantFP::get(f, v); };
+    llvm::Value *tiny = b.CreateFCmpOLT(x, c(1.17549435e-38));
+    llvm::Value *xs = b.CreateSelect(tiny, b.CreateFMul(x, c(8388608.0)), x);
+    llvm::Value *bits = b.CreateBitCast(xs, i32);
+    llvm::Value *e = b.CreateSub(b.CreateLShr(bits, 23), b.getInt32(126)); // x = m·2^e, m in [0.5, 1)
+    e = b.CreateSub(e, b.CreateSelect(tiny, b.getInt32(23), b.getInt32(0)));
+    llvm::Value *m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, b.getInt32(0x007fffff)), b.getInt32(0x3f000000)), f);
+    llvm::Value *low = b.CreateFCmpOLT(m, c(0.707106781186547524));
+    e = b.CreateSub(e, b.CreateZExt(low, i32));
+    m = b.CreateFSub(b.CreateSelect(low, b.CreateFAdd(m, m), m), c(1.0));
+    llvm::Value *ef = b.CreateSIToFP(e, f);
+    llvm::Value *z = b.CreateFMul(m, m);
+    llvm::Value *y = c(7.0376836292E-2);
+    for (double k : {-1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1, -1.6668057665E-1,
+                     2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1})
+        y = b.CreateFAdd(b.CreateFMul(y, m), c(k));
+    y = b.CreateFMul(b.CreateFMul(y, m), z);
+    y = b.CreateFAdd(y, b.CreateFMul(ef, c(-2.12194440e-4)));
+    y = b.CreateFSub(y, b.CreateFMul(z, c(0.5)));
+    llvm::Value *r = b.CreateFAdd(b.CreateFAdd(m, y), b.CreateFMul(ef, c(0.693359375)));
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    r = b.CreateSelect(b.CreateFCmpOEQ(x, c(inf)), c(inf), r);
+    r = b.CreateSelect(b.CreateFCmpOEQ(x, c(0.0)), c(-inf), r);
+    return b.CreateSelect(b.CreateFCmpULT(x, c(0.0)), c(nan), r); // x < 0 or NaN
+}
+
+// log(1 + u) for u ≥ 0 without losing u when 1 + u rounds: log(v)·u/(v - 1)
+// with v = 1 + u (exact where v is; u itself where v is 1).
+llvm::Value *emitLog1p(llvm::IRBuilder<> &b, llvm::Value *u)
+{
+    llvm::Type *f = b.getFloatTy();
+    llvm::Value *one = llvm::ConstantFP::get(f, 1.0);
+    llvm::Value *v = b.CreateFAdd(one, u);
+    llvm::Value *d = b.CreateFSub(v, one);
+    llvm::Value *r = b.CreateFMul(emitLog(b, v), b.CreateFDiv(u, d));
+    return b.CreateSelect(b.CreateFCmpOEQ(d, llvm::ConstantFP::get(f, 0.0)), u, r);
+}
+
 // sigmoid(x) from e = exp(-|x|) ≤ 1: 1/(1 + e) for x ≥ 0, e/(1 + e) below
 // (no overflow of exp(-x), denormal results where they are due).
 llvm::Value *emitSigmoid(llvm::IRBuilder<> &b, llvm::Module &m, llvm::Value *x)
@@ -171,7 +217,7 @@ llvm::Value *emitInstr(llvm::IRBuilder<> &b, llvm::Module &m, const EwInstr &in,
     case Op::Sigmoid: return emitSigmoid(b, m, a);
     case Op::Tanh: return emitTanh(b, m, a);
     case Op::Exp: return emitExp(b, a);
-    case Op::Log: return intrinsic(llvm::Intrinsic::log, {a});
+    case Op::Log: return emitLog(b, a);
     case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {a});
     case Op::Neg: return b.CreateFNeg(a);
     case Op::Abs: return intrinsic(llvm::Intrinsic::fabs, {a});
@@ -194,6 +240,36 @@ llvm::Value *emitInstr(llvm::IRBuilder<> &b, llvm::Module &m, const EwInstr &in,
         t = b.CreateSelect(b.CreateFCmpOGT(t, one), one, t);
         return swish ? b.CreateFMul(a, t) : t;
     }
+    case Op::Elu:
+    case Op::Selu:
+    case Op::Celu: {
+        // alpha·(exp(a') - 1) for a ≤ 0 (Celu: a' = a / alpha, then min(0, ·) + max(0, a)).
+        llvm::Value *arg = in.op == Op::Celu ? b.CreateFDiv(a, llvm::ConstantFP::get(f, in.alpha)) : a;
+        llvm::Value *neg = b.CreateFMul(llvm::ConstantFP::get(f, in.alpha), b.CreateFSub(emitExp(b, arg), one));
+        if (in.op == Op::Celu)
+            return b.CreateFAdd(b.CreateSelect(b.CreateFCmpOGT(a, zero), a, zero),
+                                b.CreateSelect(b.CreateFCmpOLT(neg, zero), neg, zero));
+        llvm::Value *isNeg = in.op == Op::Elu ? b.CreateFCmpOLT(a, zero) : b.CreateFCmpOLE(a, zero);
+        llvm::Value *r = b.CreateSelect(isNeg, neg, a);
+        return in.op == Op::Selu ? b.CreateFMul(r, llvm::ConstantFP::get(f, in.beta)) : r;
+    }
+    case Op::ThresholdedRelu: return b.CreateSelect(b.CreateFCmpOGT(a, llvm::ConstantFP::get(f, in.alpha)), a, zero);
+    case Op::Softplus: {
+        // max(a, 0) + log1p(exp(-|a|)): no overflow, exact tails.
+        llvm::Value *e = emitExp(b, b.CreateFNeg(intrinsic(llvm::Intrinsic::fabs, {a})));
+        llvm::Value *r = b.CreateFAdd(b.CreateSelect(b.CreateFCmpOGT(a, zero), a, zero), emitLog1p(b, e));
+        return b.CreateSelect(b.CreateFCmpUNO(a, a), a, r);
+    }
+    case Op::Softsign: return b.CreateFDiv(a, b.CreateFAdd(one, intrinsic(llvm::Intrinsic::fabs, {a})));
+    case Op::Shrink: {
+        llvm::Value *lambd = llvm::ConstantFP::get(f, in.alpha), *bias = llvm::ConstantFP::get(f, in.beta);
+        return b.CreateSelect(b.CreateFCmpOLT(a, b.CreateFNeg(lambd)), b.CreateFAdd(a, bias),
+                              b.CreateSelect(b.CreateFCmpOGT(a, lambd), b.CreateFSub(a, bias), zero));
+    }
+    case Op::Sign: // 0 for ±0 and NaN, as the reference kernel's (x > 0) - (x < 0)
+        return b.CreateSelect(b.CreateFCmpOGT(a, zero), one,
+                              b.CreateSelect(b.CreateFCmpOLT(a, zero), llvm::ConstantFP::get(f, -1.0), zero));
+    case Op::Round: return intrinsic(llvm::Intrinsic::nearbyint, {a});
     default: break;
     }
     llvm::Value *c = v[static_cast<std::size_t>(in.b)];
@@ -205,6 +281,7 @@ llvm::Value *emitInstr(llvm::IRBuilder<> &b, llvm::Module &m, const EwInstr &in,
     case Op::Max: return b.CreateSelect(b.CreateFCmpOLT(a, c), c, a);
     case Op::Min: return b.CreateSelect(b.CreateFCmpOGT(a, c), c, a);
     case Op::Pow: return intrinsic(llvm::Intrinsic::pow, {a, c});
+    case Op::PRelu: return b.CreateSelect(b.CreateFCmpOLT(a, zero), b.CreateFMul(a, c), a);
     case Op::MulAdd: return b.CreateFAdd(b.CreateFMul(a, c), v[static_cast<std::size_t>(in.c)]);
     default: break;
     }

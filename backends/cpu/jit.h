@@ -27,9 +27,9 @@
 // accurate for long rows: relative L2 under 1e-6 against the reference's
 // double sums for L = 50176), so results differ from a sequential float sum
 // in the last bits; a NaN in a max/min row gives an unspecified result (the
-// reference propagates it). Exp, Tanh and Erf, in row kernels and
-// element-wise chains alike, are inline arithmetic (jit.cpp emitExp, ~1 ulp;
-// emitTanh, emitErf) so that their loops vectorise. Nothing else is
+// reference propagates it). Exp, Log, Tanh and Erf, in row kernels and
+// element-wise chains alike, are inline arithmetic (jit.cpp emitExp, emitLog,
+// ~1 ulp; emitTanh, emitErf) so that their loops vectorise. Nothing else is
 // reassociated.
 //
 // A MoveProgram is data movement (datamove.cpp: Transpose, Slice, the parts
@@ -69,8 +69,17 @@ struct EwInstr {
         Floor,
         Ceil,
         Clip,
-        HardSigmoid, // clamp(alpha·a + beta, 0, 1)
-        HardSwish,   // a · clamp(a / 6 + 1/2, 0, 1)
+        HardSigmoid,     // clamp(alpha·a + beta, 0, 1)
+        HardSwish,       // a · clamp(a / 6 + 1/2, 0, 1)
+        Elu,             // a < 0 ? alpha·(exp(a) - 1) : a
+        Selu,            // beta · (a ≤ 0 ? alpha·(exp(a) - 1) : a)   (beta: gamma)
+        Celu,            // max(0, a) + min(0, alpha·(exp(a / alpha) - 1))
+        ThresholdedRelu, // a > alpha ? a : 0
+        Softplus,        // log(1 + exp(a))
+        Softsign,        // a / (1 + |a|)
+        Shrink,          // a < -alpha ? a + beta : a > alpha ? a - beta : 0   (alpha: lambd, beta: bias)
+        Sign,
+        Round, // to nearest, ties to even
         // binary (a, b)
         Add,
         Sub,
@@ -79,12 +88,13 @@ struct EwInstr {
         Max,
         Min,
         Pow,
+        PRelu, // a < 0 ? a · b : a
         // ternary (a * b + c)
         MulAdd,
     };
     Op op = Op::Add;
     int a = 0, b = 0, c = 0;   // value numbers: operands 0..n-1, then instructions in order
-    float alpha = 0, beta = 0; // LeakyRelu slope, Clip bounds, HardSigmoid slope and offset
+    float alpha = 0, beta = 0; // LeakyRelu slope, Clip bounds, HardSigmoid slope and offset, ... (above)
 };
 
 struct EwProgram {

@@ -84,15 +84,24 @@ std::optional<Op> unaryOp(std::string_view t)
                                                        {"Ceil", Op::Ceil},
                                                        {"Clip", Op::Clip},
                                                        {"HardSigmoid", Op::HardSigmoid},
-                                                       {"HardSwish", Op::HardSwish}};
+                                                       {"HardSwish", Op::HardSwish},
+                                                       {"Elu", Op::Elu},
+                                                       {"Selu", Op::Selu},
+                                                       {"Celu", Op::Celu},
+                                                       {"ThresholdedRelu", Op::ThresholdedRelu},
+                                                       {"Softplus", Op::Softplus},
+                                                       {"Softsign", Op::Softsign},
+                                                       {"Shrink", Op::Shrink},
+                                                       {"Sign", Op::Sign},
+                                                       {"Round", Op::Round}};
     auto it = ops.find(t);
     return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
 }
 
 std::optional<Op> binaryOp(std::string_view t)
 {
-    static const std::map<std::string_view, Op> ops = {
-        {"Add", Op::Add}, {"Sub", Op::Sub}, {"Mul", Op::Mul}, {"Div", Op::Div}, {"Pow", Op::Pow}};
+    static const std::map<std::string_view, Op> ops = {{"Add", Op::Add}, {"Sub", Op::Sub}, {"Mul", Op::Mul},
+                                                       {"Div", Op::Div}, {"Pow", Op::Pow}, {"PRelu", Op::PRelu}};
     auto it = ops.find(t);
     return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
 }
@@ -478,6 +487,16 @@ Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, Low
                     in.alpha = static_cast<float>(n.attrFloat("alpha", 0.2));
                     in.beta = static_cast<float>(n.attrFloat("beta", 0.5));
                 }
+                if (*u == Op::Elu || *u == Op::Celu || *u == Op::ThresholdedRelu)
+                    in.alpha = static_cast<float>(n.attrFloat("alpha", 1.0));
+                if (*u == Op::Selu) { // ONNX's defaults, as float32 constants
+                    in.alpha = static_cast<float>(n.attrFloat("alpha", 1.67326319217681884765625));
+                    in.beta = static_cast<float>(n.attrFloat("gamma", 1.05070102214813232421875));
+                }
+                if (*u == Op::Shrink) {
+                    in.alpha = static_cast<float>(n.attrFloat("lambd", 0.5));
+                    in.beta = static_cast<float>(n.attrFloat("bias", 0.0));
+                }
                 if (*u == Op::Clip) {
                     in.alpha = n.attr("min") ? static_cast<float>(n.attrFloat("min", 0))
                                              : *constScalar(g, s.constants, n, 1, -INFINITY);
@@ -488,7 +507,14 @@ Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, Low
             } else if (auto b = binaryOp(n.opType)) {
                 in.op = *b;
                 in.a = ref(n.inputs[0]);
-                in.b = ref(n.inputs[1]);
+                // x^2 (the variance of an exported LayerNormalization) is
+                // x·x: the same correctly rounded value, no pow call.
+                if (const auto e = constScalar(g, s.constants, n, 1, 0); *b == Op::Pow && e && *e == 2.0f) {
+                    in.op = Op::Mul;
+                    in.b = in.a;
+                } else {
+                    in.b = ref(n.inputs[1]);
+                }
                 instrs.push_back(in);
             } else if (auto v = variadicOp(n.opType)) {
                 in.op = *v;

@@ -568,8 +568,9 @@ TEST_F(CpuBackendTest, KernelCacheKeysKeepEveryDigitOfAConstant)
     EXPECT_EQ(run(0.1f).metrics["jit_kernels_compiled"], 0); // twin: the same slope
 }
 
-// Exp, Sigmoid, Tanh and Erf in LLVM chains are inline arithmetic (jit.cpp
-// emitExp, emitTanh, emitErf); element by element against the C library
+// Exp, Sigmoid, Tanh, Erf, Log and Softplus in LLVM chains are inline
+// arithmetic (jit.cpp emitExp, emitTanh, emitErf, emitLog); element by
+// element against the C library
 // (in double, rounded to float) over [-110, 110] and [-6, 6] densely, and at
 // the edges: ±inf, NaN, ±0, exp's overflow (88.72) and denormal (-87.3 to
 // -103.97) ranges. Allowed: a few ulp of the result (of 1 for tanh and erf,
@@ -585,6 +586,8 @@ TEST_F(CpuBackendTest, JitTranscendentalsMatchTheCLibrary)
     for (float v : {INFINITY, -INFINITY, NAN,   0.0f,   -0.0f,  88.5f,   88.72f,  88.73f,  89.5f, -87.5f, -100.0f,
                     -103.9f,  -104.0f,   1e-4f, -1e-6f, 1e-30f, 0.6249f, 0.6251f, -0.625f, 3.99f, 4.01f})
         xs.push_back(v);
+    for (int i = -149; i <= 127; ++i) // log's: every binade, denormals included
+        xs.push_back(std::ldexp(1.37f, i));
     const auto n = static_cast<std::int64_t>(xs.size());
     struct Fn {
         std::string opType;
@@ -597,6 +600,8 @@ TEST_F(CpuBackendTest, JitTranscendentalsMatchTheCLibrary)
         {"Sigmoid", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 4, false},
         {"Tanh", [](double x) { return std::tanh(x); }, 4, true},
         {"Erf", [](double x) { return std::erf(x); }, 6, true},
+        {"Log", [](double x) { return std::log(x); }, 2, false},
+        {"Softplus", [](double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))); }, 3, false},
     };
     for (const Fn &fn : fns) {
         const Graph g = oneNode(fn.opType, {n}, {n});
@@ -627,6 +632,44 @@ TEST_F(CpuBackendTest, JitTranscendentalsMatchTheCLibrary)
         EXPECT_LE(worst, fn.ulps) << fn.opType << "(" << xs[at] << ") = " << y[at]
                                   << ", the C library: " << static_cast<float>(fn.ref(static_cast<double>(xs[at])));
         std::printf("%s: worst %.2f ulp, at %g\n", fn.opType.c_str(), worst, static_cast<double>(xs[at]));
+    }
+}
+
+// ELU, SELU, CELU, ThresholdedRelu, Softplus, Softsign, Shrink, Sign, Round,
+// Log and PRelu (a per-channel slope) join LLVM chains and match the
+// reference kernels; Pow(x, 2) is a product (no C library call), and a
+// Pow by another exponent still matches.
+TEST_F(CpuBackendTest, MoreActivationsAreJitChainsAndMatch)
+{
+    const std::vector<std::pair<std::string, AttrMap>> unary = {
+        {"Elu", {{"alpha", {0.7}}}},
+        {"Selu", {}},
+        {"Celu", {{"alpha", {1.5}}}},
+        {"ThresholdedRelu", {{"alpha", {0.3}}}},
+        {"Softplus", {}},
+        {"Softsign", {}},
+        {"Shrink", {{"lambd", {0.4}}, {"bias", {0.1}}}},
+        {"Sign", {}},
+        {"Round", {}},
+        {"Log", {}},
+    };
+    for (const auto &[opType, attrs] : unary) {
+        RunResult r =
+            nativeMatchesReference(*cpu, *reference, oneNode(opType, {2, 3, 5, 7}, {2, 3, 5, 7}, attrs), opType);
+        EXPECT_EQ(r.metrics["ops/llvm-jit"], 1) << opType;
+        EXPECT_EQ(r.metrics["ops/reference"], 0) << opType;
+    }
+    RunResult prelu = nativeMatchesReference(*cpu, *reference,
+                                             oneNode("PRelu", {2, 3, 5, 7}, {2, 3, 5, 7}, {}, {{3, 1, 1}}), "PRelu");
+    EXPECT_EQ(prelu.metrics["ops/llvm-jit"], 1);
+    for (float exponent : {2.0f, 3.0f}) {
+        Graph g = oneNode("Pow", {4, 9}, {4, 9}, {}, {{1}});
+        const TensorId e = g.node(0).inputs[1];
+        auto data = std::make_shared<TensorData>(*g.tensor(e).data);
+        std::memcpy(data->bytes.data(), &exponent, 4);
+        g.tensor(e).data = std::move(data);
+        RunResult r = nativeMatchesReference(*cpu, *reference, g, "Pow " + std::to_string(exponent));
+        EXPECT_EQ(r.metrics["ops/llvm-jit"], 1);
     }
 }
 
