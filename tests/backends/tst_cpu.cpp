@@ -1391,6 +1391,11 @@ TEST_F(CpuBackendTest, ChannelConcatAndPadAreCompiledCopiesOnBlockedTensors)
     RunResult r = nativeMatchesReference(*cpu, *reference, concatPad(true), "channel concat + pad");
     EXPECT_EQ(r.metrics["ops/copy"], 2);
     EXPECT_EQ(r.metrics["ops/reference"], 0);
+    // Both over 4 KB: LLVM-generated for the layout they run in ("llvm", "blocked:llvm", "nhwc:llvm").
+    int generated = 0;
+    for (const auto &[key, value] : r.metrics)
+        generated += key.starts_with("kernel/") && key.ends_with("/wall_ms") && key.find("llvm]:") != std::string::npos;
+    EXPECT_EQ(generated, 2);
     if (cpu::blockedLayoutsEnabled()) {
         EXPECT_EQ(r.metrics["blocked_tensors"], 4); // a, b, the Concat's and the Pad's results
         EXPECT_LE(r.metrics["reorders"], 3);        // x into a and b, y out
