@@ -13,6 +13,7 @@
 #include "core/hw/device.h"
 #include "core/onnx/external_data.h"
 #include "core/plan/ancestry.h"
+#include "core/plan/regionindex.h"
 #include "core/plan/taskmaps.h"
 #include "core/plan/taskwork.h"
 #include "core/plan/verify.h"
@@ -132,16 +133,69 @@ Status addDependencies(CpuPlan &out, const ExecutionPlan &plan, const std::vecto
 {
     const Graph &g = out.graph;
     const std::size_t n = out.tasks.size();
-    std::vector<std::vector<Access>> writes(g.tensorCount()); // per tensor, in task order
+
+    // Every task's accesses: the regions it reads, and per tensor the
+    // regions written, in task order.
+    std::vector<std::vector<std::pair<TensorId, ops::Region>>> readsOf(n);
+    std::vector<std::vector<Access>> writes(g.tensorCount());
     std::vector<std::unique_ptr<KernelIndexMaps>> maps(plan.kernels.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const Task &t = plan.tasks[i];
+        std::optional<TaskRegions> regions;
+        if (t.kind == TaskKind::Compute && tiled[i]) {
+            auto &m = maps[static_cast<std::size_t>(t.kernel)];
+            if (!m)
+                m = std::make_unique<KernelIndexMaps>(g, plan.kernels[static_cast<std::size_t>(t.kernel)]);
+            auto r = taskRegions(g, plan.kernels[static_cast<std::size_t>(t.kernel)], t.tiles, m.get());
+            if (!r)
+                return r.status();
+            if (r->exact)
+                regions = std::move(*r);
+        }
+        auto regionOf = [&](TensorId x, bool write) {
+            if (regions && !blocked[static_cast<std::size_t>(x)]) {
+                if (!write)
+                    if (auto it = regions->read.find(x); it != regions->read.end())
+                        return it->second;
+                if (auto it = regions->computed.find(x); it != regions->computed.end())
+                    return it->second;
+            }
+            return ops::fullRegion(g.tensor(x).shape);
+        };
+        std::vector<TensorId> read, written;
+        for (const CpuOpPtr &op : out.tasks[i].ops) {
+            for (TensorId x : op->reads)
+                if (!g.tensor(x).isConstant())
+                    read.push_back(x);
+            written.insert(written.end(), op->writes.begin(), op->writes.end());
+        }
+        for (auto *list : {&read, &written}) {
+            std::sort(list->begin(), list->end());
+            list->erase(std::unique(list->begin(), list->end()), list->end());
+        }
+        for (TensorId x : read)
+            readsOf[i].push_back({x, regionOf(x, false)});
+        for (TensorId x : written)
+            writes[static_cast<std::size_t>(x)].push_back({static_cast<int>(i), regionOf(x, true)});
+    }
+    // Tensors many tasks write get an index of their regions (a padded
+    // BrickDL sub-graph's chains all write every member's tensor).
+    constexpr std::size_t kScanned = 64;
+    std::vector<std::vector<const ops::Region *>> items(g.tensorCount());
+    std::vector<std::unique_ptr<RegionIndex>> index(g.tensorCount());
+    for (std::size_t x = 0; x < g.tensorCount(); ++x)
+        if (writes[x].size() > kScanned) {
+            for (const Access &a : writes[x])
+                items[x].push_back(&a.region);
+            index[x] = std::make_unique<RegionIndex>(items[x]);
+        }
+
     std::map<TaskId, int> indexOfTask;
     for (std::size_t i = 0; i < n; ++i)
         indexOfTask[plan.tasks[i].id] = static_cast<int>(i);
     // floor[i]: every task before it in plan order is an ancestor of task i.
     std::vector<int> floor(n, 0), mark(n, -1);
     for (std::size_t i = 0; i < n; ++i) {
-        const Task &t = plan.tasks[i];
-        TaskProgram &p = out.tasks[i];
         const int self = static_cast<int>(i);
         std::vector<int> deps;
         int below = 0; // every task before `below` is an ancestor
@@ -156,69 +210,34 @@ Status addDependencies(CpuPlan &out, const ExecutionPlan &plan, const std::vecto
             while (below < self && mark[static_cast<std::size_t>(below)] == self)
                 below = std::max(below + 1, floor[static_cast<std::size_t>(below)]);
         };
-        for (TaskId d : t.deps)
+        for (TaskId d : plan.tasks[i].deps)
             if (auto it = indexOfTask.find(d); it != indexOfTask.end() && it->second < self)
                 depend(it->second);
         extendBelow();
-
-        // The task's accesses, one per tensor read and one per tensor written.
-        std::optional<TaskRegions> regions;
-        if (t.kind == TaskKind::Compute && tiled[i]) {
-            auto &m = maps[static_cast<std::size_t>(t.kernel)];
-            if (!m)
-                m = std::make_unique<KernelIndexMaps>(g, plan.kernels[static_cast<std::size_t>(t.kernel)]);
-            auto r = taskRegions(g, plan.kernels[static_cast<std::size_t>(t.kernel)], t.tiles, m.get());
-            if (!r)
-                return r.status();
-            if (r->exact)
-                regions = std::move(*r);
-        }
-        auto regionOf = [&](TensorId x, bool write) {
-            const auto tx = static_cast<std::size_t>(x);
-            if (regions && !blocked[tx]) {
-                if (!write)
-                    if (auto it = regions->read.find(x); it != regions->read.end())
-                        return it->second;
-                if (auto it = regions->computed.find(x); it != regions->computed.end())
-                    return it->second;
+        // The writers from `below` (what the plan's dependencies leave) to
+        // this task whose regions overlap one it reads.
+        const int from = below;
+        for (const auto &[x, region] : readsOf[i]) {
+            const std::vector<Access> &w = writes[static_cast<std::size_t>(x)];
+            auto byTask = [](const Access &a, int task) { return a.task < task; };
+            const auto lo = std::lower_bound(w.begin(), w.end(), from, byTask);
+            const auto hi = std::lower_bound(lo, w.end(), self, byTask);
+            if (hi - lo <= static_cast<std::ptrdiff_t>(kScanned) || !index[static_cast<std::size_t>(x)]) {
+                for (auto it = lo; it != hi; ++it)
+                    if (mark[static_cast<std::size_t>(it->task)] != self && overlaps(it->region, region))
+                        depend(it->task);
+            } else {
+                index[static_cast<std::size_t>(x)]->forOverlapping(region, [&](std::size_t k) {
+                    if (w[k].task >= from && w[k].task < self)
+                        depend(w[k].task);
+                });
             }
-            return ops::fullRegion(g.tensor(x).shape);
-        };
-        std::vector<TensorId> read, written;
-        for (const CpuOpPtr &op : p.ops) {
-            for (TensorId x : op->reads)
-                if (!g.tensor(x).isConstant())
-                    read.push_back(x);
-            written.insert(written.end(), op->writes.begin(), op->writes.end());
         }
-        for (auto *list : {&read, &written}) {
-            std::sort(list->begin(), list->end());
-            list->erase(std::unique(list->begin(), list->end()), list->end());
-        }
-        std::vector<std::pair<TensorId, ops::Region>> readAccess, writeAccess;
-        for (TensorId x : read)
-            readAccess.push_back({x, regionOf(x, false)});
-        for (TensorId x : written)
-            writeAccess.push_back({x, regionOf(x, true)});
-
-        // Earlier accesses from `below` on that overlap.
-        const int floorFromPlan = below;
-        auto conflicts = [&](const std::vector<Access> &earlier, const ops::Region &region) {
-            auto it = std::lower_bound(earlier.begin(), earlier.end(), floorFromPlan,
-                                       [](const Access &a, int task) { return a.task < task; });
-            for (; it != earlier.end(); ++it)
-                if (mark[static_cast<std::size_t>(it->task)] != self && overlaps(it->region, region))
-                    depend(it->task);
-        };
-        for (const auto &[x, region] : readAccess)
-            conflicts(writes[static_cast<std::size_t>(x)], region);
-        for (auto &[x, region] : writeAccess)
-            writes[static_cast<std::size_t>(x)].push_back({self, std::move(region)});
         extendBelow();
         floor[i] = below;
         for (int d : deps)
             out.tasks[static_cast<std::size_t>(d)].dependents.push_back(self);
-        p.deps = std::move(deps);
+        out.tasks[i].deps = std::move(deps);
     }
     return Status::ok();
 }
