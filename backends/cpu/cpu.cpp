@@ -115,6 +115,7 @@ public:
 // Fills each task's deps (each once, in no order) and dependents.
 struct Access {
     int task;
+    bool known = false; // `region` worked out (only when some reader asks)
     ops::Region region; // in the tensor's coordinates; the whole tensor's for a whole access
 };
 
@@ -134,35 +135,45 @@ Status addDependencies(CpuPlan &out, const ExecutionPlan &plan, const std::vecto
     const Graph &g = out.graph;
     const std::size_t n = out.tasks.size();
 
-    // Every task's accesses: the regions it reads, and per tensor the
-    // regions written, in task order.
-    std::vector<std::vector<std::pair<TensorId, ops::Region>>> readsOf(n);
-    std::vector<std::vector<Access>> writes(g.tensorCount());
+    // The region task i reads (or writes) of tensor x, worked out when asked:
+    // most readers have no earlier writer left to test (the plan's barriers).
     std::vector<std::unique_ptr<KernelIndexMaps>> maps(plan.kernels.size());
-    for (std::size_t i = 0; i < n; ++i) {
+    auto regionOf = [&](std::size_t i, TensorId x, bool write) -> Expected<ops::Region> {
         const Task &t = plan.tasks[i];
-        std::optional<TaskRegions> regions;
-        if (t.kind == TaskKind::Compute && tiled[i]) {
+        if (t.kind == TaskKind::Compute && tiled[i] && !blocked[static_cast<std::size_t>(x)]) {
             auto &m = maps[static_cast<std::size_t>(t.kernel)];
             if (!m)
                 m = std::make_unique<KernelIndexMaps>(g, plan.kernels[static_cast<std::size_t>(t.kernel)]);
-            auto r = taskRegions(g, plan.kernels[static_cast<std::size_t>(t.kernel)], t.tiles, m.get());
-            if (!r)
-                return r.status();
-            if (r->exact)
-                regions = std::move(*r);
-        }
-        auto regionOf = [&](TensorId x, bool write) {
-            if (regions && !blocked[static_cast<std::size_t>(x)]) {
+            auto regions = taskRegions(g, plan.kernels[static_cast<std::size_t>(t.kernel)], t.tiles, m.get());
+            if (!regions)
+                return regions.status();
+            if (regions->exact) {
                 if (!write)
                     if (auto it = regions->read.find(x); it != regions->read.end())
                         return it->second;
                 if (auto it = regions->computed.find(x); it != regions->computed.end())
                     return it->second;
             }
-            return ops::fullRegion(g.tensor(x).shape);
-        };
-        std::vector<TensorId> read, written;
+        }
+        return ops::fullRegion(g.tensor(x).shape);
+    };
+    auto know = [&](Access &a, TensorId x) -> Status {
+        if (!a.known) {
+            auto r = regionOf(static_cast<std::size_t>(a.task), x, true);
+            if (!r)
+                return r.status();
+            a.region = std::move(*r);
+            a.known = true;
+        }
+        return Status::ok();
+    };
+
+    // Every task's tensors read, and per tensor its writers in task order.
+    std::vector<std::vector<TensorId>> readsOf(n);
+    std::vector<std::vector<Access>> writes(g.tensorCount());
+    for (std::size_t i = 0; i < n; ++i) {
+        std::vector<TensorId> &read = readsOf[i];
+        std::vector<TensorId> written;
         for (const CpuOpPtr &op : out.tasks[i].ops) {
             for (TensorId x : op->reads)
                 if (!g.tensor(x).isConstant())
@@ -173,22 +184,14 @@ Status addDependencies(CpuPlan &out, const ExecutionPlan &plan, const std::vecto
             std::sort(list->begin(), list->end());
             list->erase(std::unique(list->begin(), list->end()), list->end());
         }
-        for (TensorId x : read)
-            readsOf[i].push_back({x, regionOf(x, false)});
         for (TensorId x : written)
-            writes[static_cast<std::size_t>(x)].push_back({static_cast<int>(i), regionOf(x, true)});
+            writes[static_cast<std::size_t>(x)].push_back({static_cast<int>(i)});
     }
-    // Tensors many tasks write get an index of their regions (a padded
-    // BrickDL sub-graph's chains all write every member's tensor).
+    // Tensors many tasks write get an index of their regions when first
+    // asked (a padded BrickDL sub-graph's chains all write every member's).
     constexpr std::size_t kScanned = 64;
     std::vector<std::vector<const ops::Region *>> items(g.tensorCount());
     std::vector<std::unique_ptr<RegionIndex>> index(g.tensorCount());
-    for (std::size_t x = 0; x < g.tensorCount(); ++x)
-        if (writes[x].size() > kScanned) {
-            for (const Access &a : writes[x])
-                items[x].push_back(&a.region);
-            index[x] = std::make_unique<RegionIndex>(items[x]);
-        }
 
     std::map<TaskId, int> indexOfTask;
     for (std::size_t i = 0; i < n; ++i)
@@ -217,21 +220,38 @@ Status addDependencies(CpuPlan &out, const ExecutionPlan &plan, const std::vecto
         // The writers from `below` (what the plan's dependencies leave) to
         // this task whose regions overlap one it reads.
         const int from = below;
-        for (const auto &[x, region] : readsOf[i]) {
-            const std::vector<Access> &w = writes[static_cast<std::size_t>(x)];
+        for (TensorId x : readsOf[i]) {
+            const auto tx = static_cast<std::size_t>(x);
+            std::vector<Access> &w = writes[tx];
             auto byTask = [](const Access &a, int task) { return a.task < task; };
             const auto lo = std::lower_bound(w.begin(), w.end(), from, byTask);
             const auto hi = std::lower_bound(lo, w.end(), self, byTask);
-            if (hi - lo <= static_cast<std::ptrdiff_t>(kScanned) || !index[static_cast<std::size_t>(x)]) {
-                for (auto it = lo; it != hi; ++it)
-                    if (mark[static_cast<std::size_t>(it->task)] != self && overlaps(it->region, region))
+            if (lo == hi)
+                continue;
+            auto region = regionOf(i, x, false);
+            if (!region)
+                return region.status();
+            if (hi - lo <= static_cast<std::ptrdiff_t>(kScanned) || w.size() <= kScanned) {
+                for (auto it = lo; it != hi; ++it) {
+                    if (mark[static_cast<std::size_t>(it->task)] == self)
+                        continue;
+                    TS_TRY(know(*it, x));
+                    if (overlaps(it->region, *region))
                         depend(it->task);
-            } else {
-                index[static_cast<std::size_t>(x)]->forOverlapping(region, [&](std::size_t k) {
-                    if (w[k].task >= from && w[k].task < self)
-                        depend(w[k].task);
-                });
+                }
+                continue;
             }
+            if (!index[tx]) {
+                for (Access &a : w) {
+                    TS_TRY(know(a, x));
+                    items[tx].push_back(&a.region);
+                }
+                index[tx] = std::make_unique<RegionIndex>(items[tx]);
+            }
+            index[tx]->forOverlapping(*region, [&](std::size_t k) {
+                if (w[k].task >= from && w[k].task < self)
+                    depend(w[k].task);
+            });
         }
         extendBelow();
         floor[i] = below;
