@@ -168,34 +168,35 @@ Status addDependencies(CpuPlan &out, const ExecutionPlan &plan, const std::vecto
         return Status::ok();
     };
 
-    // Every task's tensors read, and per tensor its writers in task order.
-    std::vector<std::vector<TensorId>> readsOf(n);
+    // The tensors an op list reads (constants aside) or writes, each once.
+    auto tensorsOf = [&](const std::vector<CpuOpPtr> &ops, bool write) {
+        std::vector<TensorId> list;
+        for (const CpuOpPtr &op : ops)
+            for (TensorId x : write ? op->writes : op->reads)
+                if (write || !g.tensor(x).isConstant())
+                    list.push_back(x);
+        std::sort(list.begin(), list.end());
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+        return list;
+    };
+    // Per tensor its writers, in task order.
     std::vector<std::vector<Access>> writes(g.tensorCount());
-    for (std::size_t i = 0; i < n; ++i) {
-        std::vector<TensorId> &read = readsOf[i];
-        std::vector<TensorId> written;
-        for (const CpuOpPtr &op : out.tasks[i].ops) {
-            for (TensorId x : op->reads)
-                if (!g.tensor(x).isConstant())
-                    read.push_back(x);
-            written.insert(written.end(), op->writes.begin(), op->writes.end());
-        }
-        for (auto *list : {&read, &written}) {
-            std::sort(list->begin(), list->end());
-            list->erase(std::unique(list->begin(), list->end()), list->end());
-        }
-        for (TensorId x : written)
+    for (std::size_t i = 0; i < n; ++i)
+        for (TensorId x : tensorsOf(out.tasks[i].ops, true))
             writes[static_cast<std::size_t>(x)].push_back({static_cast<int>(i)});
-    }
     // Tensors many tasks write get an index of their regions when first
     // asked (a padded BrickDL sub-graph's chains all write every member's).
     constexpr std::size_t kScanned = 64;
     std::vector<std::vector<const ops::Region *>> items(g.tensorCount());
     std::vector<std::unique_ptr<RegionIndex>> index(g.tensorCount());
 
-    std::map<TaskId, int> indexOfTask;
-    for (std::size_t i = 0; i < n; ++i)
-        indexOfTask[plan.tasks[i].id] = static_cast<int>(i);
+    std::vector<int> indexOfTask; // per TaskId
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto id = static_cast<std::size_t>(plan.tasks[i].id);
+        if (indexOfTask.size() <= id)
+            indexOfTask.resize(id + 1, -1);
+        indexOfTask[id] = static_cast<int>(i);
+    }
     // floor[i]: every task before it in plan order is an ancestor of task i.
     std::vector<int> floor(n, 0), mark(n, -1);
     for (std::size_t i = 0; i < n; ++i) {
@@ -214,13 +215,14 @@ Status addDependencies(CpuPlan &out, const ExecutionPlan &plan, const std::vecto
                 below = std::max(below + 1, floor[static_cast<std::size_t>(below)]);
         };
         for (TaskId d : plan.tasks[i].deps)
-            if (auto it = indexOfTask.find(d); it != indexOfTask.end() && it->second < self)
-                depend(it->second);
+            if (d >= 0 && static_cast<std::size_t>(d) < indexOfTask.size() &&
+                indexOfTask[static_cast<std::size_t>(d)] >= 0 && indexOfTask[static_cast<std::size_t>(d)] < self)
+                depend(indexOfTask[static_cast<std::size_t>(d)]);
         extendBelow();
         // The writers from `below` (what the plan's dependencies leave) to
         // this task whose regions overlap one it reads.
         const int from = below;
-        for (TensorId x : readsOf[i]) {
+        for (TensorId x : tensorsOf(out.tasks[i].ops, false)) {
             const auto tx = static_cast<std::size_t>(x);
             std::vector<Access> &w = writes[tx];
             auto byTask = [](const Access &a, int task) { return a.task < task; };
