@@ -110,8 +110,9 @@ public:
 // Two tasks writing a region both write the same values (a verified plan's
 // tiles of a kernel output are disjoint; only recomputed halos, the
 // intermediates of one kernel's tasks and assigned nodes overlap), so writes
-// after writes or reads are not ordered, as before; the arena orders the
-// uses of two tensors sharing bytes itself (placeArena).
+// after writes or reads are not ordered by the data (nor were they before,
+// unless the later task happened to read anything the earlier one wrote);
+// the arena orders the uses of two tensors sharing bytes itself (placeArena).
 // Fills each task's deps (each once, in no order) and dependents.
 struct Access {
     int task;
