@@ -1,6 +1,8 @@
 // The CPU backend (see cpu.h): S1 verify and load constants, S2 lower every
-// task (lower.h), S3 dependencies (the plan's plus those its data implies),
-// S4 arena placement; run() executes the task graph on a thread pool.
+// task (lower.h), S3b activation layouts (layout.h), S3 dependencies (the
+// plan's, plus each reader's wait for the earlier tasks that wrote a part of
+// the region it reads: addDependencies), S4 arena placement; run() executes
+// the task graph on a thread pool.
 #include "backends/cpu/cpu.h"
 
 #include "backends/cpu/layout.h"
@@ -11,6 +13,8 @@
 #include "core/hw/device.h"
 #include "core/onnx/external_data.h"
 #include "core/plan/ancestry.h"
+#include "core/plan/regionindex.h"
+#include "core/plan/taskmaps.h"
 #include "core/plan/taskwork.h"
 #include "core/plan/verify.h"
 
@@ -23,6 +27,7 @@
 #include <exception>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <set>
 #include <span>
 #include <sys/resource.h>
@@ -88,8 +93,180 @@ public:
     mutable ArenaPtr spareArena;
 };
 
+// S3: dependencies. A task waits for the plan's dependencies and for every
+// earlier task that writes a part of a tensor it reads (read after write).
+// Accesses are the regions of a tiled task (core/plan/tiles.h: what it reads
+// from outside its kernel, and what it computes of its kernel's tensors,
+// which covers what it writes and reads of them); every other access is the
+// whole tensor: a task of whole tensors, a tensor no region names (a whole
+// scale read by a tiled op, an assigned node's source), a task whose regions
+// are not exact, and a blocked tensor (layout.h: an op may touch a whole
+// channel block, and a plain view reorders the whole tensor). A brick of
+// BrickDL's plans reading a region of a tensor hundreds of bricks wrote then
+// waits for the few whose bricks it reads, not for all of them (issue 13:
+// Swin-V2-B spent most of its compile on O(bricks²) edges). An earlier task
+// that is already an ancestor through a prefix of the plan (every task before
+// a barrier the task waits for) adds no edge.
+// Two tasks writing a region both write the same values (a verified plan's
+// tiles of a kernel output are disjoint; only recomputed halos, the
+// intermediates of one kernel's tasks and assigned nodes overlap), so writes
+// after writes or reads are not ordered by the data (nor were they before,
+// unless the later task happened to read anything the earlier one wrote);
+// the arena orders the uses of two tensors sharing bytes itself (placeArena).
+// Fills each task's deps (each once, in no order) and dependents.
+struct Access {
+    int task;
+    bool known = false; // `region` worked out (only when some reader asks)
+    ops::Region region; // in the tensor's coordinates; the whole tensor's for a whole access
+};
+
+bool overlaps(const ops::Region &a, const ops::Region &b)
+{
+    if (a.size() != b.size())
+        return true; // not comparable: assume they do
+    for (std::size_t d = 0; d < a.size(); ++d)
+        if (a[d].begin >= b[d].end || b[d].begin >= a[d].end)
+            return false;
+    return true;
+}
+
+Status addDependencies(CpuPlan &out, const ExecutionPlan &plan, const std::vector<bool> &tiled,
+                       const std::vector<bool> &blocked)
+{
+    const Graph &g = out.graph;
+    const std::size_t n = out.tasks.size();
+
+    // The region task i reads (or writes) of tensor x, worked out when asked:
+    // most readers have no earlier writer left to test (the plan's barriers).
+    std::vector<std::unique_ptr<KernelIndexMaps>> maps(plan.kernels.size());
+    auto regionOf = [&](std::size_t i, TensorId x, bool write) -> Expected<ops::Region> {
+        const Task &t = plan.tasks[i];
+        if (t.kind == TaskKind::Compute && tiled[i] && !blocked[static_cast<std::size_t>(x)]) {
+            auto &m = maps[static_cast<std::size_t>(t.kernel)];
+            if (!m)
+                m = std::make_unique<KernelIndexMaps>(g, plan.kernels[static_cast<std::size_t>(t.kernel)]);
+            auto regions = taskRegions(g, plan.kernels[static_cast<std::size_t>(t.kernel)], t.tiles, m.get());
+            if (!regions)
+                return regions.status();
+            if (regions->exact) {
+                if (!write)
+                    if (auto it = regions->read.find(x); it != regions->read.end())
+                        return it->second;
+                if (auto it = regions->computed.find(x); it != regions->computed.end())
+                    return it->second;
+            }
+        }
+        return ops::fullRegion(g.tensor(x).shape);
+    };
+    auto know = [&](Access &a, TensorId x) -> Status {
+        if (!a.known) {
+            auto r = regionOf(static_cast<std::size_t>(a.task), x, true);
+            if (!r)
+                return r.status();
+            a.region = std::move(*r);
+            a.known = true;
+        }
+        return Status::ok();
+    };
+
+    // The tensors an op list reads (constants aside) or writes, each once.
+    auto tensorsOf = [&](const std::vector<CpuOpPtr> &ops, bool write) {
+        std::vector<TensorId> list;
+        for (const CpuOpPtr &op : ops)
+            for (TensorId x : write ? op->writes : op->reads)
+                if (write || !g.tensor(x).isConstant())
+                    list.push_back(x);
+        std::sort(list.begin(), list.end());
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+        return list;
+    };
+    // Per tensor its writers, in task order.
+    std::vector<std::vector<Access>> writes(g.tensorCount());
+    for (std::size_t i = 0; i < n; ++i)
+        for (TensorId x : tensorsOf(out.tasks[i].ops, true))
+            writes[static_cast<std::size_t>(x)].push_back({static_cast<int>(i)});
+    // Tensors many tasks write get an index of their regions when first
+    // asked (a padded BrickDL sub-graph's chains all write every member's).
+    constexpr std::size_t kScanned = 64;
+    std::vector<std::vector<const ops::Region *>> items(g.tensorCount());
+    std::vector<std::unique_ptr<RegionIndex>> index(g.tensorCount());
+
+    std::vector<int> indexOfTask; // per TaskId
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto id = static_cast<std::size_t>(plan.tasks[i].id);
+        if (indexOfTask.size() <= id)
+            indexOfTask.resize(id + 1, -1);
+        indexOfTask[id] = static_cast<int>(i);
+    }
+    // floor[i]: every task before it in plan order is an ancestor of task i.
+    std::vector<int> floor(n, 0), mark(n, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        const int self = static_cast<int>(i);
+        std::vector<int> deps;
+        int below = 0; // every task before `below` is an ancestor
+        auto depend = [&](int d) {
+            if (d != self && mark[static_cast<std::size_t>(d)] != self) {
+                mark[static_cast<std::size_t>(d)] = self;
+                deps.push_back(d);
+                below = std::max(below, floor[static_cast<std::size_t>(d)]);
+            }
+        };
+        auto extendBelow = [&] {
+            while (below < self && mark[static_cast<std::size_t>(below)] == self)
+                below = std::max(below + 1, floor[static_cast<std::size_t>(below)]);
+        };
+        for (TaskId d : plan.tasks[i].deps)
+            if (d >= 0 && static_cast<std::size_t>(d) < indexOfTask.size() &&
+                indexOfTask[static_cast<std::size_t>(d)] >= 0 && indexOfTask[static_cast<std::size_t>(d)] < self)
+                depend(indexOfTask[static_cast<std::size_t>(d)]);
+        extendBelow();
+        // The writers from `below` (what the plan's dependencies leave) to
+        // this task whose regions overlap one it reads.
+        const int from = below;
+        for (TensorId x : tensorsOf(out.tasks[i].ops, false)) {
+            const auto tx = static_cast<std::size_t>(x);
+            std::vector<Access> &w = writes[tx];
+            auto byTask = [](const Access &a, int task) { return a.task < task; };
+            const auto lo = std::lower_bound(w.begin(), w.end(), from, byTask);
+            const auto hi = std::lower_bound(lo, w.end(), self, byTask);
+            if (lo == hi)
+                continue;
+            auto region = regionOf(i, x, false);
+            if (!region)
+                return region.status();
+            if (hi - lo <= static_cast<std::ptrdiff_t>(kScanned) || w.size() <= kScanned) {
+                for (auto it = lo; it != hi; ++it) {
+                    if (mark[static_cast<std::size_t>(it->task)] == self)
+                        continue;
+                    TS_TRY(know(*it, x));
+                    if (overlaps(it->region, *region))
+                        depend(it->task);
+                }
+                continue;
+            }
+            if (!index[tx]) {
+                for (Access &a : w) {
+                    TS_TRY(know(a, x));
+                    items[tx].push_back(&a.region);
+                }
+                index[tx] = std::make_unique<RegionIndex>(items[tx]);
+            }
+            index[tx]->forOverlapping(*region, [&](std::size_t k) {
+                if (w[k].task >= from && w[k].task < self)
+                    depend(w[k].task);
+            });
+        }
+        extendBelow();
+        floor[i] = below;
+        for (int d : deps)
+            out.tasks[static_cast<std::size_t>(d)].dependents.push_back(self);
+        out.tasks[i].deps = std::move(deps);
+    }
+    return Status::ok();
+}
+
 // S4: arena offsets. Tensor B may reuse A's bytes only when every task using A
-// is a strict ancestor of every task writing B, or the other way round (so no
+// is a strict ancestor of every task using B, or the other way round (so no
 // interleaving can touch both). Graph outputs are written straight into the
 // result's buffers. First fit, in two orders — by first writer, and largest
 // first — keeping the smaller arena (first fit is not monotone: a plan with
@@ -125,11 +302,15 @@ bool placeArena(CpuPlan &p, std::size_t maxSharing)
     std::vector<std::vector<int>> users(g.tensorCount()), writers(g.tensorCount());
     for (std::size_t i = 0; i < nTasks; ++i)
         for (const CpuOpPtr &op : p.tasks[i].ops) {
+            auto add = [&](std::vector<int> &tasks) {
+                if (tasks.empty() || tasks.back() != static_cast<int>(i))
+                    tasks.push_back(static_cast<int>(i));
+            };
             for (TensorId t : op->reads)
-                users[static_cast<std::size_t>(t)].push_back(static_cast<int>(i));
+                add(users[static_cast<std::size_t>(t)]);
             for (TensorId t : op->writes) {
-                users[static_cast<std::size_t>(t)].push_back(static_cast<int>(i));
-                writers[static_cast<std::size_t>(t)].push_back(static_cast<int>(i));
+                add(users[static_cast<std::size_t>(t)]);
+                add(writers[static_cast<std::size_t>(t)]);
             }
         }
     const std::unordered_set<TensorId> outputs(g.outputs.begin(), g.outputs.end());
@@ -147,25 +328,28 @@ bool placeArena(CpuPlan &p, std::size_t maxSharing)
     bySize = byWriter;
     std::stable_sort(bySize.begin(), bySize.end(), [&](TensorId a, TensorId b) { return sizeOf(a) > sizeOf(b); });
 
-    // Every use of `a` precedes every write of `b`: the users of `a` (a
-    // bitset over tasks) are all among the tasks that are ancestors of every
-    // writer of `b` (the writers' ancestor rows ANDed) — a few hundred word
-    // operations per pair, where walking users × writers of two tensors that
-    // a thousand bricks each touch took seconds (VGG-16 under BrickDL).
-    std::vector<std::vector<std::uint64_t>> usedBy(g.tensorCount()), beforeAllWriters(g.tensorCount());
+    // Every use of `a` precedes every use of `b`: the users of `a` (a bitset
+    // over tasks) are all among the tasks that are ancestors of every user of
+    // `b` (their ancestor rows ANDed) — a few hundred word operations per
+    // pair, where walking users × users of two tensors that a thousand bricks
+    // each touch took seconds (VGG-16 under BrickDL). Every user of `b`, not
+    // only its writers: a reader of `b` waits only for the writers of the
+    // region it reads (S3), so the order of `b`'s readers does not follow
+    // from its writers'.
+    std::vector<std::vector<std::uint64_t>> usedBy(g.tensorCount()), beforeAllUsers(g.tensorCount());
     for (const auto &[firstWriter, t] : order) {
         auto &u = usedBy[static_cast<std::size_t>(t)];
         u.assign(words, 0);
         for (int task : users[static_cast<std::size_t>(t)])
             u[static_cast<std::size_t>(task) / 64] |= 1ull << (static_cast<std::size_t>(task) % 64);
-        auto &a = beforeAllWriters[static_cast<std::size_t>(t)];
+        auto &a = beforeAllUsers[static_cast<std::size_t>(t)];
         a.assign(words, ~0ull);
-        for (int w : writers[static_cast<std::size_t>(t)])
+        for (int w : users[static_cast<std::size_t>(t)])
             for (std::size_t k = 0; k < words; ++k)
                 a[k] &= anc.row(static_cast<std::size_t>(w))[k];
     }
     auto precedes = [&](TensorId a, TensorId b) {
-        const auto &u = usedBy[static_cast<std::size_t>(a)], &before = beforeAllWriters[static_cast<std::size_t>(b)];
+        const auto &u = usedBy[static_cast<std::size_t>(a)], &before = beforeAllUsers[static_cast<std::size_t>(b)];
         for (std::size_t k = 0; k < words; ++k)
             if (u[k] & ~before[k])
                 return false;
@@ -434,22 +618,21 @@ private:
         // with tiled tasks (ompteam.h). oneDNN sizes a primitive by it when
         // the primitive is made, here and when the layouts remake it.
         bool hasTiledTasks = false;
-        for (const Task &t : plan.tasks) {
-            auto tiled = cpu::taskIsTiled(graph, plan, t);
-            if (!tiled)
-                return tiled.status();
-            hasTiledTasks = hasTiledTasks || *tiled;
+        std::vector<bool> tiled(plan.tasks.size(), false); // per task index
+        for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+            auto isTiled = cpu::taskIsTiled(graph, plan, plan.tasks[i]);
+            if (!isTiled)
+                return isTiled.status();
+            tiled[i] = *isTiled;
+            hasTiledTasks = hasTiledTasks || *isTiled;
         }
         // A cap on threads (the plan's, else the backend's) caps the team too.
         out->teamThreads = cpu::wholeKernelThreads(hasTiledTasks);
         if (const int cap = threadCap > 0 ? threadCap : m_options.threads; cap > 0)
             out->teamThreads = std::min(out->teamThreads, cap);
         const cpu::TeamSize teamSize(out->teamThreads);
-        // S2: ops per task; S3: dependencies (plan's, plus writer -> reader).
+        // S2: ops per task.
         cpu::LowerStats stats;
-        std::vector<std::vector<int>> writersOf(graph.tensorCount());
-        std::map<TaskId, int> indexOfTask;
-        std::vector<int> depMark(plan.tasks.size(), -1); // per task index: the last task that depends on it
         for (const Task &t : plan.tasks) {
             TS_TRY(cancelled());
             TaskProgram p;
@@ -466,56 +649,20 @@ private:
                     p.parts = std::move(scratch.parts);
                 p.scratchBytes = scratch.bytes;
             }
-            // The plan's dependencies and every earlier writer of what the
-            // task reads, each once (a brick of BrickDL's plans reads a
-            // tensor hundreds of bricks wrote: no tree node per edge).
-            const int self = static_cast<int>(out->tasks.size());
-            std::vector<int> deps;
-            auto depend = [&](int d) {
-                if (d != self && depMark[static_cast<std::size_t>(d)] != self) {
-                    depMark[static_cast<std::size_t>(d)] = self;
-                    deps.push_back(d);
-                }
-            };
-            for (TaskId d : t.deps)
-                if (auto it = indexOfTask.find(d); it != indexOfTask.end())
-                    depend(it->second);
-            for (const CpuOpPtr &op : p.ops)
-                for (TensorId r : op->reads)
-                    for (int w : writersOf[static_cast<std::size_t>(r)])
-                        depend(w);
-            std::sort(deps.begin(), deps.end());
-            for (const CpuOpPtr &op : p.ops)
-                for (TensorId w : op->writes)
-                    if (writersOf[static_cast<std::size_t>(w)].empty() ||
-                        writersOf[static_cast<std::size_t>(w)].back() != self)
-                        writersOf[static_cast<std::size_t>(w)].push_back(self);
-            p.deps = std::move(deps);
-            for (int d : p.deps)
-                out->tasks[static_cast<std::size_t>(d)].dependents.push_back(self);
-            indexOfTask[t.id] = self;
             out->tasks.push_back(std::move(p));
         }
         const double lowerMs = nsSince(t0) / 1e6 - constantsMs;
         out->written.assign(graph.tensorCount(), false);
-        for (std::size_t t = 0; t < writersOf.size(); ++t)
-            out->written[t] = !writersOf[t].empty();
+        for (const TaskProgram &p : out->tasks)
+            for (const CpuOpPtr &op : p.ops)
+                for (TensorId w : op->writes)
+                    out->written[static_cast<std::size_t>(w)] = true;
         for (TensorId o : graph.outputs)
             if (!out->written[static_cast<std::size_t>(o)] && !graph.tensor(o).isConstant() &&
                 std::find(graph.inputs.begin(), graph.inputs.end(), o) == graph.inputs.end())
                 return Status::error(ErrorCode::InvalidInput,
                                      "graph output '" + graph.tensor(o).name + "' is computed by no task of the plan",
                                      {.tensor = graph.tensor(o).name});
-
-        // Width: most compute tasks at one dependency depth (threads worth starting).
-        std::vector<int> depth(out->tasks.size(), 0);
-        std::map<int, int> atDepth;
-        for (std::size_t i = 0; i < out->tasks.size(); ++i) {
-            for (int d : out->tasks[i].deps)
-                depth[i] = std::max(depth[i], depth[static_cast<std::size_t>(d)] + 1);
-            if (!out->tasks[i].ops.empty())
-                out->width = std::max(out->width, ++atDepth[depth[i]]);
-        }
 
         // S3b: activation layouts (blocked between the ops that take it).
         std::vector<cpu::CpuOp *> allOps;
@@ -536,6 +683,25 @@ private:
                     op = cpu::withPlainViews(std::move(op), graph, std::move(views), layouts->block);
                 allOps[at++] = op.get();
             }
+
+        // S3: dependencies (the plan's, plus the overlapping accesses'), after
+        // the layouts: a blocked tensor is accessed whole.
+        const auto depsStart = Clock::now();
+        TS_TRY(addDependencies(*out, plan, tiled, layouts->blocked));
+        const double depsMs = nsSince(depsStart) / 1e6;
+        std::size_t dependencies = 0;
+        for (const TaskProgram &p : out->tasks)
+            dependencies += p.deps.size();
+
+        // Width: most compute tasks at one dependency depth (threads worth starting).
+        std::vector<int> depth(out->tasks.size(), 0);
+        std::map<int, int> atDepth;
+        for (std::size_t i = 0; i < out->tasks.size(); ++i) {
+            for (int d : out->tasks[i].deps)
+                depth[i] = std::max(depth[i], depth[static_cast<std::size_t>(d)] + 1);
+            if (!out->tasks[i].ops.empty())
+                out->width = std::max(out->width, ++atDepth[depth[i]]);
+        }
 
         const bool shared = placeArena(*out, m_options.maxTasksSharingArena);
         TS_TRY(checkMemory(*out));
@@ -589,6 +755,8 @@ private:
         m["compile_ms"] = nsSince(t0) / 1e6;
         m["compile_ms/constants"] = constantsMs; // verify, copy the graph, load constants
         m["compile_ms/lower"] = lowerMs;
+        m["compile_ms/dependencies"] = depsMs;
+        m["task_dependencies"] = static_cast<double>(dependencies); // edges of the task graph run()
         return std::unique_ptr<CompiledPlan>(std::move(out));
     }
 

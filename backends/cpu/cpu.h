@@ -24,11 +24,12 @@
 // same engines per tile (tiled.cpp: oneDNN primitives and reorders on views of
 // the tensors, LLVM chains over the boxes' runs), the reference kernels for
 // what those cannot express (reported as fallbacks). The compiled plan keeps the
-// plan's tasks and dependencies (plus those the data implies), so a plan's
+// plan's tasks and dependencies (plus those the data implies: a task waits for
+// the earlier tasks that wrote a part of the regions it reads), so a plan's
 // fusion decides which intermediates ever reach memory and its concurrent
 // groups (IOS stages' streams, independent branches) run on a thread pool.
 // Intermediates live in one arena per run, placed at compile time so that two
-// tensors share bytes only when every use of one precedes every write of the
+// tensors share bytes only when every use of one precedes every use of the
 // other along the dependencies (in plans of at most maxTasksSharingArena
 // tasks; larger ones give each its own bytes: metric "arena_shared" 0);
 // the intermediates of a tiled task's fused group live in tile-sized buffers
@@ -44,7 +45,8 @@
 // "ops/<engine>", "op_ms/<engine>", "fallback/<op>[: <why>]",
 // "kernel/<task> <engine>[<impl>]:<label>, .../wall_ms" (per kernel: the
 // engine of each op and the kernel's wall time), "jit_kernels_compiled" and
-// "jit_cache_hits" (of the compile that made the plan), "compile_ms".
+// "jit_cache_hits" (of the compile that made the plan), "compile_ms",
+// "task_dependencies" (the edges of the task graph run() executes).
 // While it runs, each finished task's timeline entry streams through
 // RunObserver::timelinesRecorded (the workbench's per-kernel table).
 // Nothing throws out of the backend. Compiled plans carry the name "cpu";
