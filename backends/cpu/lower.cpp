@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -163,6 +164,15 @@ bool chainable(const Graph &g, const Constants &c, const Node &n, const Shape &s
     return false;
 }
 
+} // namespace
+
+bool joinsChain(const Graph &g, const Constants &constants, const Node &n)
+{
+    return !n.outputs.empty() && n.outputs[0] != kInvalidId && chainable(g, constants, n, g.tensor(n.outputs[0]).shape);
+}
+
+namespace {
+
 // S2 of makeJitOp: merges adjacent dims every operand walks the same way and
 // drops unit dims.
 void collapse(std::vector<std::int64_t> &dims, std::vector<std::vector<std::int64_t>> &strides)
@@ -215,8 +225,9 @@ public:
     {
         std::vector<const float *> ins(m_operands.size());
         for (std::size_t i = 0; i < m_operands.size(); ++i)
-            ins[i] = m_operands[i].tensor != kInvalidId ? reinterpret_cast<const float *>(tensors[m_operands[i].tensor])
-                                                        : m_owned[static_cast<std::size_t>(m_operands[i].owned)].data();
+            ins[i] = m_operands[i].tensor != kInvalidId
+                         ? reinterpret_cast<const float *>(tensors[m_operands[i].tensor]) + m_operands[i].base
+                         : m_owned[static_cast<std::size_t>(m_operands[i].owned)].data();
         float *out = reinterpret_cast<float *>(tensors[m_out]);
         if (!m_tiled) {
             m_fn(out, ins.data());
@@ -295,7 +306,9 @@ public:
 
     // A rank-4 chain whose tensor operands are all full-size takes them and
     // its output blocked together; its per-channel constants (a
-    // BatchNormalization's) follow the channel blocks. A tiled chain stays plain.
+    // BatchNormalization's) follow the channel blocks. A tiled chain stays
+    // plain, and so does one reading an operand through a folded view (not
+    // row-major over the output, or from a base element past the first).
     std::vector<std::vector<TensorId>> blockedGroups(const Graph &g, int block) const override
     {
         if (block <= 0 || m_shape.size() != 4 || m_tiled)
@@ -307,7 +320,7 @@ public:
         for (std::size_t i = 0; i < m_operands.size(); ++i) {
             if (m_operands[i].tensor == kInvalidId)
                 continue;
-            if (g.tensor(m_operands[i].tensor).shape != Shape(m_shape))
+            if (g.tensor(m_operands[i].tensor).shape != Shape(m_shape) || m_operands[i].base != 0)
                 return {};
             for (std::size_t d = 0; d < m_shape.size(); ++d)
                 if (m_shape[d] != 1 && m_rawStrides[i][d] != full[d])
@@ -357,6 +370,7 @@ public:
     struct Operand {
         TensorId tensor = kInvalidId; // or:
         int owned = -1;               // index into m_owned (folded constants)
+        std::int64_t base = 0;        // the element of `tensor` at index 0 (a folded view's, lower.h ViewFold)
     };
     std::vector<Operand> m_operands;
     std::vector<std::vector<float>> m_owned;
@@ -398,6 +412,19 @@ std::vector<std::int64_t> bcastStrides(const Shape &out, const Shape &in)
     return s;
 }
 
+// Strides over `out` of a tensor of shape `in` (right-aligned, 0 along its
+// unit dims) whose elements are `inStrides` apart (a folded view's).
+std::vector<std::int64_t> viewStrides(const Shape &out, const Shape &in, const std::vector<std::int64_t> &inStrides)
+{
+    std::vector<std::int64_t> s(out.size(), 0);
+    for (std::size_t k = 0; k < in.size(); ++k) {
+        const std::size_t di = in.size() - 1 - k, dout = out.size() - 1 - k;
+        if (in[di] != 1)
+            s[dout] = inStrides[di];
+    }
+    return s;
+}
+
 // Strides and origin over `out` of tensor `t` (right-aligned, 0 along its
 // unit dims) kept in a tile-sized buffer holding `region` of it.
 void localStrides(const Shape &out, const Shape &t, const ops::Region &region, std::vector<std::int64_t> &strides,
@@ -419,10 +446,13 @@ void localStrides(const Shape &out, const Shape &t, const ops::Region &region, s
 } // namespace
 
 Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, LowerStats &stats,
-                             const std::map<NodeId, std::vector<ops::Region>> *tiles, const LocalTensors *local)
+                             const std::map<NodeId, std::vector<ops::Region>> *tiles, const LocalTensors *local,
+                             const ViewFolds *views)
 {
     if (!tiles)
         local = nullptr;
+    else
+        views = nullptr;
     const Graph &g = s.graph;
     const Node &first = g.node(s.kernelNodes[pos]);
     // An omitted first output (an LSTM's Y) makes the node unchainable (allF32).
@@ -433,20 +463,48 @@ Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, Low
 
     auto op = std::make_unique<JitOp>();
     EwProgram p;
+    std::vector<std::size_t> chain;
     std::map<TensorId, int> value; // tensor -> value number (operands and results)
     std::vector<EwInstr> instrs;
     std::vector<std::vector<std::int64_t>> strides;
+    // A folded view whose views are not lowered yet: the chain reads its source.
+    auto fold = [&](TensorId t) -> const ViewFold * {
+        if (!views)
+            return nullptr;
+        auto it = views->find(t);
+        if (it == views->end() || s.done[it->second.positions.back()] || !s.available(it->second.source))
+            return nullptr;
+        return &it->second;
+    };
+    std::vector<std::size_t> folded; // kernel positions of the views the chain reads through
     auto operand = [&](TensorId t) {
         if (auto it = value.find(t); it != value.end())
             return it->second;
-        strides.push_back(bcastStrides(shape, g.tensor(t).shape));
         op->m_rawOrigins.emplace_back();
+        if (const ViewFold *f = fold(t)) {
+            strides.push_back(viewStrides(shape, g.tensor(t).shape, f->strides));
+            op->m_operands.push_back({f->source, -1, f->base});
+            op->reads.push_back(f->source);
+            for (std::size_t p : f->positions) {
+                s.done[p] = true;
+                folded.push_back(p);
+            }
+            return value[t] = static_cast<int>(strides.size()) - 1;
+        }
+        strides.push_back(bcastStrides(shape, g.tensor(t).shape));
         if (local)
             if (auto it = local->find(t); it != local->end())
                 localStrides(shape, g.tensor(t).shape, it->second, strides.back(), op->m_rawOrigins.back());
         op->m_operands.push_back({t, -1});
         op->reads.push_back(t);
         return value[t] = static_cast<int>(strides.size()) - 1;
+    };
+    // A chain that declines leaves its nodes and the views it read through to other engines.
+    auto decline = [&] {
+        for (std::size_t c : chain)
+            s.done[c] = false;
+        for (std::size_t p : folded)
+            s.done[p] = false;
     };
     auto ownedOperand = [&](std::vector<float> data) {
         std::vector<std::int64_t> st(shape.size(), 0);
@@ -461,13 +519,12 @@ Expected<CpuOpPtr> makeJitOp(FusionScope &s, std::size_t pos, JitCache &jit, Low
     // S1: the chain, in kernel order; operands become value numbers.
     std::vector<std::pair<int, EwInstr>> pending; // instructions with operand refs resolved later
     std::size_t at = pos;
-    std::vector<std::size_t> chain;
     std::map<TensorId, int> result; // chain-internal tensors -> instruction index
     for (;;) {
         const Node &n = g.node(s.kernelNodes[at]);
         // Every input from outside the chain must be available now.
         for (TensorId t : n.inputs)
-            if (t != kInvalidId && !result.count(t) && !s.available(t))
+            if (t != kInvalidId && !result.count(t) && !s.available(t) && !fold(t))
                 goto done;
         {
             auto ref = [&](TensorId t) {
@@ -567,8 +624,7 @@ done:
         const Node &last = g.node(s.kernelNodes[chain.back()]);
         // A chain of only Identity nodes computes nothing: leave it to the reference kernel.
         if (instrs.empty()) {
-            for (std::size_t c : chain)
-                s.done[c] = false;
+            decline();
             return CpuOpPtr();
         }
         // Value numbers: operands first, then instructions. Results were recorded
@@ -587,8 +643,7 @@ done:
         int stored = result[last.outputs[0]];
         fix(stored);
         if (stored != nOperands + static_cast<int>(instrs.size()) - 1) {
-            for (std::size_t c : chain)
-                s.done[c] = false;
+            decline();
             return CpuOpPtr();
         }
         op->m_out = last.outputs[0];
@@ -627,8 +682,7 @@ done:
         fn = jit.get(p);
     }
     if (!fn && fn.status().code() == ErrorCode::Unavailable) {
-        for (std::size_t c : chain)
-            s.done[c] = false;
+        decline();
         stats.jitUnavailable = fn.status().message();
         return CpuOpPtr();
     }
@@ -638,7 +692,11 @@ done:
     op->m_fn = *fn;
     op->engine = Engine::Jit;
     op->writes = {op->m_out};
-    for (std::size_t c : chain) {
+    // Its nodes in kernel order, the views it read through included.
+    std::vector<std::size_t> taken = chain;
+    taken.insert(taken.end(), folded.begin(), folded.end());
+    std::sort(taken.begin(), taken.end());
+    for (std::size_t c : taken) {
         op->nodes.push_back(s.kernelNodes[c]);
         op->label += (op->label.empty() ? "" : "+") + g.node(s.kernelNodes[c]).opType;
     }
@@ -748,72 +806,109 @@ Expected<std::vector<CpuOpPtr>> lowerTask(const Graph &g, const ExecutionPlan &p
     std::vector<bool> done(k.nodes.size(), false);
     FusionScope scope{g, k.nodes, done, constants, dnnlCache};
     std::vector<CpuOpPtr> out;
-    for (std::size_t pos = 0; pos < k.nodes.size(); ++pos) {
-        if (done[pos])
-            continue;
+    // Views a chain reads through (viewfold.cpp) wait for it: lowered at
+    // their own position only when no chain takes them, right before the
+    // first op that reads their output (ops run in list order).
+    // TESSERA_CPU_FOLD_VIEWS=0 lowers every view where it stands (to bisect,
+    // and the benchmark's baseline).
+    const char *foldEnv = std::getenv("TESSERA_CPU_FOLD_VIEWS");
+    const ViewFolds views =
+        jit && !(foldEnv && std::string_view(foldEnv) == "0") ? foldableViews(g, constants, k.nodes) : ViewFolds{};
+    std::vector<bool> deferred(k.nodes.size(), false);
+    for (const auto &[t, fold] : views)
+        for (std::size_t p : fold.positions)
+            deferred[p] = true;
+
+    std::function<Status(std::size_t, bool)> lowerAt;
+    // The deferred views the inputs of `n` are read through, lowered now.
+    auto lowerViewsInto = [&](const Node &n) -> Status {
+        for (TensorId t : n.inputs)
+            if (auto it = views.find(t); it != views.end())
+                for (std::size_t p : it->second.positions)
+                    TS_TRY(lowerAt(p, false));
+        return Status::ok();
+    };
+    // Before a oneDNN anchor: the views read by the chain its epilogue may
+    // absorb (its binary post-ops take an operand already computed).
+    auto lowerViewsIntoEpilogue = [&](const Node &anchor) -> Status {
+        TensorId t = anchor.outputs.empty() ? kInvalidId : anchor.outputs[0];
+        while (t != kInvalidId && g.tensor(t).consumers.size() == 1) {
+            const Node &c = g.node(g.tensor(t).consumers.front());
+            const int at = scope.position(g.tensor(t).consumers.front());
+            if (at < 0 || done[static_cast<std::size_t>(at)] || !joinsChain(g, constants, c))
+                break;
+            TS_TRY(lowerViewsInto(c));
+            t = c.outputs[0];
+        }
+        return Status::ok();
+    };
+    // Node `pos` as the first engine that takes it; `mayDefer` false: a
+    // deferred view lowered for its reader.
+    lowerAt = [&](std::size_t pos, bool mayDefer) -> Status {
+        if (done[pos] || (mayDefer && deferred[pos]))
+            return Status::ok();
         if (cancel && cancel->load(std::memory_order_relaxed))
             return Status::error(ErrorCode::Cancelled, "compiling the plan was cancelled");
         const Node &n = g.node(k.nodes[pos]);
-        if (useDnnl && dnnlAnchor(n.opType))
-            if (CpuOpPtr op = makeDnnlOp(scope, pos)) {
-                out.push_back(std::move(op));
-                continue;
-            }
+        // The op of node `pos`, after the deferred views it reads.
+        auto emit = [&](CpuOpPtr op) -> Status {
+            done[pos] = true;
+            TS_TRY(lowerViewsInto(n));
+            out.push_back(std::move(op));
+            return Status::ok();
+        };
+        if (useDnnl && dnnlAnchor(n.opType)) {
+            TS_TRY(lowerViewsIntoEpilogue(n));
+            if (CpuOpPtr op = makeDnnlOp(scope, pos))
+                return emit(std::move(op));
+        }
         std::string declined;
         if (jit && rowOpType(n.opType)) {
             auto attempt = makeRowOp(scope, pos, *jit, stats);
             if (!attempt)
                 return attempt.status();
-            if (attempt->op) {
-                done[pos] = true;
-                out.push_back(std::move(attempt->op));
-                continue;
-            }
+            if (attempt->op)
+                return emit(std::move(attempt->op));
             declined = std::move(attempt->declined);
         }
         if (dnnlPrimitiveOpType(n.opType)) {
             if (useDnnl) {
                 NativeAttempt attempt = makeDnnlPrimitiveOp(scope, pos);
-                if (attempt.op) {
-                    done[pos] = true;
-                    out.push_back(std::move(attempt.op));
-                    continue;
-                }
+                if (attempt.op)
+                    return emit(std::move(attempt.op));
                 declined = std::move(attempt.declined);
             } else {
                 declined = "oneDNN disabled by TESSERA_CPU_ENGINES";
             }
         }
-        CpuOpPtr copy;
         if (useCopy && n.opType != "Identity") // an Identity inside a chain costs nothing there
-            copy = makeCopyOp(g, k.nodes[pos], constants, jit);
-        if (CpuOpPtr op = std::move(copy)) {
-            done[pos] = true;
-            out.push_back(std::move(op));
-            continue;
-        }
+            if (CpuOpPtr op = makeCopyOp(g, k.nodes[pos], constants, jit))
+                return emit(std::move(op));
         if (jit) {
-            auto op = makeJitOp(scope, pos, *jit, stats);
+            auto op = makeJitOp(scope, pos, *jit, stats, nullptr, nullptr, &views);
             if (!op)
                 return op.status();
             if (*op) {
                 out.push_back(std::move(*op));
-                continue;
+                return Status::ok();
             }
         }
         if (useCopy && n.opType == "Identity")
-            if (CpuOpPtr op = makeCopyOp(g, k.nodes[pos], constants, jit)) {
-                done[pos] = true;
-                out.push_back(std::move(op));
-                continue;
-            }
+            if (CpuOpPtr op = makeCopyOp(g, k.nodes[pos], constants, jit))
+                return emit(std::move(op));
         auto op = makeReferenceOp(g, k.nodes[pos]);
         if (!op)
             return op.status();
         (*op)->declined = std::move(declined);
-        done[pos] = true;
-        out.push_back(std::move(*op));
-    }
+        return emit(std::move(*op));
+    };
+    for (std::size_t pos = 0; pos < k.nodes.size(); ++pos)
+        TS_TRY(lowerAt(pos, true));
+    // Every deferred view was taken by its chain or lowered for its reader.
+    for (std::size_t pos = 0; pos < k.nodes.size(); ++pos)
+        if (!done[pos])
+            return Status::error(ErrorCode::Internal, "cpu backend: node '" + g.node(k.nodes[pos]).name +
+                                                          "' of a fused view was lowered for no reader");
     return out;
 }
 

@@ -437,32 +437,6 @@ template <class F> void forEachRow(const ops::Region &r, F &&f)
     }
 }
 
-// Slice with constant bounds: per dim the first element read and the step.
-std::string sliceGeometry(const Graph &g, const Node &n, const Constants &constants, std::vector<std::int64_t> &start,
-                          std::vector<std::int64_t> &step)
-{
-    const Shape &x = g.tensor(n.inputs[0]).shape, &y = g.tensor(n.outputs[0]).shape;
-    std::vector<std::int64_t> starts, ends, axes, steps;
-    if (n.inputs.size() > 1) {
-        for (std::size_t i = 1; i < n.inputs.size() && i < 5; ++i)
-            if (n.inputs[i] != kInvalidId && !constants.data[static_cast<std::size_t>(n.inputs[i])])
-                return "bounds computed at run time";
-        auto value = [&](std::size_t i) -> Expected<std::vector<std::int64_t>> {
-            if (i >= n.inputs.size() || n.inputs[i] == kInvalidId)
-                return std::vector<std::int64_t>{};
-            return reference::constInts(g, n, i);
-        };
-        auto s = value(1), e = value(2), a = value(3), st = value(4);
-        for (auto *v : {&s, &e, &a, &st})
-            if (!*v)
-                return v->status().message();
-        starts = *s, ends = *e, axes = *a, steps = *st;
-    } else {
-        starts = n.attrInts("starts"), ends = n.attrInts("ends"), axes = n.attrInts("axes");
-    }
-    return sliceStartsAndSteps(n, x, y, starts, ends, std::move(axes), std::move(steps), start, step);
-}
-
 // Pad (constant mode): per dim the pad before, and the constant.
 std::string padGeometry(const Graph &g, const Node &n, const Constants &constants, std::vector<std::int64_t> &begin,
                         float &value)
@@ -686,6 +660,31 @@ NativeAttempt makeGatherTileOp(const Graph &g, const NodeWrite &w)
 }
 
 } // namespace
+
+std::string sliceGeometry(const Graph &g, const Node &n, const Constants &constants, std::vector<std::int64_t> &start,
+                          std::vector<std::int64_t> &step)
+{
+    const Shape &x = g.tensor(n.inputs[0]).shape, &y = g.tensor(n.outputs[0]).shape;
+    std::vector<std::int64_t> starts, ends, axes, steps;
+    if (n.inputs.size() > 1) {
+        for (std::size_t i = 1; i < n.inputs.size() && i < 5; ++i)
+            if (n.inputs[i] != kInvalidId && !constants.data[static_cast<std::size_t>(n.inputs[i])])
+                return "bounds computed at run time";
+        auto value = [&](std::size_t i) -> Expected<std::vector<std::int64_t>> {
+            if (i >= n.inputs.size() || n.inputs[i] == kInvalidId)
+                return std::vector<std::int64_t>{};
+            return reference::constInts(g, n, i);
+        };
+        auto s = value(1), e = value(2), a = value(3), st = value(4);
+        for (auto *v : {&s, &e, &a, &st})
+            if (!*v)
+                return v->status().message();
+        starts = *s, ends = *e, axes = *a, steps = *st;
+    } else {
+        starts = n.attrInts("starts"), ends = n.attrInts("ends"), axes = n.attrInts("axes");
+    }
+    return sliceStartsAndSteps(n, x, y, starts, ends, std::move(axes), std::move(steps), start, step);
+}
 
 bool tiledOpType(std::string_view t)
 {

@@ -8,6 +8,12 @@
 // an intermediate is read outside its kernel, by another kernel that does not
 // compute it, or by a reference fallback. A task with two tiles of each node
 // runs tile by tile (its scratch one tile's); uneven tiles keep their hull.
+// Views folded into element-wise chains (backends/cpu/viewfold.cpp): a
+// Transpose, Slice, Reshape stack or Expand read by a chain is its operand's
+// strides, one LLVM op named after both ("llvm-jit:Transpose+Add"), matching
+// the reference backend; the twins (a negative step, a reshape that does not
+// compose, a view read by a MatMul, by two nodes, by a declining chain, by an
+// unchainable Clip, by an anchor's epilogue) stay copies and still match.
 #include "backends/cpu/cpu.h"
 #include "backends/reference/reference.h"
 #include "core/backend/outputcheck.h"
@@ -17,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -294,6 +301,218 @@ TEST_F(CpuFusedTest, SqueezeNetBricksHaveNoFusedIntermediates)
     run(g, *p, "brickdl");
     EXPECT_EQ(fused.metrics["fused_intermediates/tensors"], 0);
     EXPECT_EQ(fused.metrics["arena_bytes"], whole.metrics["arena_bytes"]);
+}
+
+// --- views folded into element-wise chains (backends/cpu/viewfold.cpp) ------
+
+using Ints = std::vector<std::int64_t>;
+
+// g as one kernel of all its nodes, whole tensors, on the cpu backend against
+// the reference backend (outputs must match); the cpu run. `foldViews`
+// false: TESSERA_CPU_FOLD_VIEWS=0 (every view lowered where it stands).
+RunResult oneKernel(const Graph &g, const std::string &what, bool foldViews = true)
+{
+    std::vector<NodeId> all;
+    for (std::size_t i = 0; i < g.nodes().size(); ++i)
+        all.push_back(static_cast<NodeId>(i));
+    auto cpu = createCpuBackend();
+    auto reference = createReferenceBackend();
+    if (!foldViews)
+        ::setenv("TESSERA_CPU_FOLD_VIEWS", "0", 1);
+    auto r = planutil::runAgainstReference(*cpu, *reference, g, planutil::wholePlan(g, {all}),
+                                           planutil::makeInputs(g, 17), kTolerance);
+    ::unsetenv("TESSERA_CPU_FOLD_VIEWS");
+    EXPECT_EQ(r.mismatch, "") << what;
+    return std::move(r.got);
+}
+
+// x[1,6,4,8] -> Transpose(0,2,1,3) -> + y[1,4,6,8] (BERT's heads back to
+// tokens, then an element-wise op).
+Graph transposeAdd()
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 6, 4, 8}, Tensor::Kind::Input);
+    const TensorId y = testgraphs::tensor(g, "y", {1, 4, 6, 8}, Tensor::Kind::Input);
+    g.inputs = {x, y};
+    const TensorId t = op(g, "transpose", "Transpose", {x}, {1, 4, 6, 8}, {{"perm", {Ints{0, 2, 1, 3}}}});
+    g.outputs = {op(g, "add", "Add", {t, y}, {1, 4, 6, 8})};
+    return g;
+}
+
+// The Transpose is the Add's operand strides: one LLVM op, no copy, and its
+// output has no storage; with folding off (the twin) it is a copy before the chain.
+TEST(CpuViews, TransposeFeedingAnAddIsReadThroughStrides)
+{
+    const Graph g = transposeAdd();
+    RunResult folded = oneKernel(g, "transpose→add");
+    EXPECT_EQ(planutil::opsRunAs(folded, "llvm-jit:Transpose+Add"), 1);
+    EXPECT_EQ(folded.metrics["ops/copy"], 0);
+    EXPECT_EQ(folded.metrics["ops/llvm-jit"], 1);
+    RunResult copied = oneKernel(g, "transpose→add, views not folded", false);
+    EXPECT_EQ(planutil::opsRunAs(copied, "copy:Transpose"), 1);
+    EXPECT_EQ(planutil::opsRunAs(copied, "llvm-jit:Add"), 1);
+    EXPECT_LT(folded.metrics["arena_bytes"], copied.metrics["arena_bytes"]);
+}
+
+// x[7,10,9] sliced with steps 2, 3, 2 from (1, 0, -7), a constant [3,4,1]
+// multiplied in; `lastStep` is the last axis's step (negative: from its end).
+Graph sliceMul(std::int64_t lastStep)
+{
+    Graph g;
+    g.opsetVersion = 13;
+    const TensorId x = testgraphs::tensor(g, "x", {7, 10, 9}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const Ints starts{1, 0, lastStep > 0 ? -7 : -1}, ends{7, 10, lastStep > 0 ? 9 : -9};
+    const TensorId s = op(g, "slice", "Slice",
+                          {x, testgraphs::ints(g, "starts", starts), testgraphs::ints(g, "ends", ends),
+                           testgraphs::ints(g, "axes", {0, 1, 2}), testgraphs::ints(g, "steps", {2, 3, lastStep})},
+                          {3, 4, 4});
+    g.outputs = {op(g, "mul", "Mul", {s, testgraphs::weight(g, "w", {3, 4, 1})}, {3, 4, 4})};
+    return g;
+}
+
+// The Slice's start is the operand's base element and its steps scale the
+// strides: Slice+Mul is one LLVM op.
+TEST(CpuViews, SliceWithStepsFeedingAMulIsReadThroughStrides)
+{
+    RunResult r = oneKernel(sliceMul(2), "slice→mul");
+    EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit:Slice+Mul"), 1);
+    EXPECT_EQ(r.metrics["ops/copy"], 0);
+}
+
+// Twin: a negative step would be a negative stride (the generated loops
+// index without unsigned wrap-around): the Slice stays a copy, still matching.
+TEST(CpuViews, SliceWithANegativeStepStaysACopy)
+{
+    RunResult r = oneKernel(sliceMul(-2), "reversed slice→mul");
+    EXPECT_EQ(planutil::opsRunAs(r, "copy:Slice"), 1);
+    EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit:Mul"), 1);
+}
+
+// x[2,3,4,8] -> Transpose(perm) -> Reshape(shape) -> Relu.
+Graph transposeReshapeRelu(const Ints &perm, const Shape &transposed, const Shape &reshaped)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {2, 3, 4, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId t = op(g, "transpose", "Transpose", {x}, transposed, {{"perm", {perm}}});
+    const Ints shape(reshaped.begin(), reshaped.end());
+    const TensorId r = op(g, "reshape", "Reshape", {t, testgraphs::ints(g, "shape", shape)}, reshaped);
+    g.outputs = {op(g, "relu", "Relu", {r}, reshaped)};
+    return g;
+}
+
+// Stacked views compose: merging the last two dims of the transposed tensor
+// (walked as one) keeps both views in the chain.
+TEST(CpuViews, ReshapeOfATransposeFoldsBoth)
+{
+    RunResult r = oneKernel(transposeReshapeRelu({1, 0, 2, 3}, {3, 2, 4, 8}, {3, 2, 32}), "reshape(transpose)→relu");
+    EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit:Transpose+Reshape+Relu"), 1);
+    EXPECT_EQ(r.metrics["ops/copy"], 0);
+}
+
+// Twin: merging dims the transpose swapped ([2,4,3,8] to [2,12,8]) has no
+// strides: the Transpose is copied and the Reshape of that copy folds.
+TEST(CpuViews, ReshapeThatDoesNotComposeCopiesTheTranspose)
+{
+    RunResult r = oneKernel(transposeReshapeRelu({0, 2, 1, 3}, {2, 4, 3, 8}, {2, 12, 8}), "reshape(transpose)→relu");
+    EXPECT_EQ(planutil::opsRunAs(r, "copy:Transpose"), 1);
+    EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit:Reshape+Relu"), 1);
+}
+
+// An Expand (no copy op: the reference kernel before) is stride 0 along its
+// broadcast dims: Expand+Add is one LLVM op.
+TEST(CpuViews, ExpandFeedingAnAddIsBroadcastStrides)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {4, 1}, Tensor::Kind::Input);
+    const TensorId y = testgraphs::tensor(g, "y", {3, 4, 5}, Tensor::Kind::Input);
+    g.inputs = {x, y};
+    const TensorId e = op(g, "expand", "Expand", {x, testgraphs::ints(g, "shape", {3, 4, 5})}, {3, 4, 5});
+    g.outputs = {op(g, "add", "Add", {y, e}, {3, 4, 5})};
+    RunResult r = oneKernel(g, "expand→add");
+    EXPECT_EQ(planutil::opsRunAs(r, "llvm-jit:Expand+Add"), 1);
+    EXPECT_EQ(r.metrics["ops/reference"], 0);
+}
+
+// Twin: a view read by a matrix product (no chain) is lowered where it
+// stands, as a copy; the product runs on oneDNN.
+TEST(CpuViews, ViewReadByAMatMulStaysACopy)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {2, 3, 4}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId t = op(g, "transpose", "Transpose", {x}, {2, 4, 3}, {{"perm", {Ints{0, 2, 1}}}});
+    const TensorId m = op(g, "mm", "MatMul", {t, testgraphs::weight(g, "w", {3, 5})}, {2, 4, 5});
+    g.outputs = {op(g, "relu", "Relu", {m}, {2, 4, 5})};
+    RunResult r = oneKernel(g, "transpose→matmul");
+    EXPECT_EQ(planutil::opsRunAs(r, "copy:Transpose"), 1);
+    EXPECT_EQ(r.metrics["ops/onednn"], 1);
+}
+
+// Twin: a view with two readers is one copy both read.
+TEST(CpuViews, ViewWithTwoReadersStaysACopy)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 6, 4, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId t = op(g, "transpose", "Transpose", {x}, {1, 4, 6, 8}, {{"perm", {Ints{0, 2, 1, 3}}}});
+    const TensorId a = op(g, "relu", "Relu", {t}, {1, 4, 6, 8});
+    const TensorId b = op(g, "sigmoid", "Sigmoid", {t}, {1, 4, 6, 8});
+    g.outputs = {op(g, "add", "Add", {a, b}, {1, 4, 6, 8})};
+    RunResult r = oneKernel(g, "transpose→{relu, sigmoid}");
+    EXPECT_EQ(planutil::opsRunAs(r, "copy:Transpose"), 1);
+    EXPECT_EQ(r.metrics["ops/copy"], 1);
+    for (const auto &[key, value] : r.metrics)
+        EXPECT_EQ(key.find("Transpose+"), std::string::npos) << key;
+}
+
+// Twin: a view whose reader's chain declines (an Identity alone computes
+// nothing) is lowered after all, before the Identity's copy that reads it.
+TEST(CpuViews, ViewOfADecliningChainIsLoweredBeforeItsReader)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 6, 4, 8}, Tensor::Kind::Input);
+    g.inputs = {x};
+    const TensorId t = op(g, "transpose", "Transpose", {x}, {1, 4, 6, 8}, {{"perm", {Ints{0, 2, 1, 3}}}});
+    g.outputs = {op(g, "id", "Identity", {t}, {1, 4, 6, 8})};
+    RunResult r = oneKernel(g, "transpose→identity");
+    EXPECT_EQ(planutil::opsRunAs(r, "copy:Transpose"), 1);
+    EXPECT_EQ(planutil::opsRunAs(r, "copy:Identity"), 1);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
+}
+
+// Twin: a Clip whose bound is a run-time input cannot join a chain: the
+// view feeding it is a copy and the Clip the reference kernel.
+TEST(CpuViews, ViewOfAnUnchainableReaderStaysACopy)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {1, 6, 4, 8}, Tensor::Kind::Input);
+    const TensorId lo = testgraphs::tensor(g, "lo", {}, Tensor::Kind::Input);
+    g.inputs = {x, lo};
+    const TensorId t = op(g, "transpose", "Transpose", {x}, {1, 4, 6, 8}, {{"perm", {Ints{0, 2, 1, 3}}}});
+    g.outputs = {op(g, "clip", "Clip", {t, lo}, {1, 4, 6, 8})};
+    g.opsetVersion = 13;
+    RunResult r = oneKernel(g, "transpose→clip(runtime min)");
+    EXPECT_EQ(planutil::opsRunAs(r, "copy:Transpose"), 1);
+    EXPECT_EQ(planutil::opsRunAs(r, "reference:Clip"), 1);
+}
+
+// Twin: a view read by the epilogue of a matrix product is lowered before
+// the product, so the Add stays its post-op (one oneDNN op, no chain).
+TEST(CpuViews, ViewReadByAnAnchorsEpilogueIsLoweredBeforeIt)
+{
+    Graph g;
+    const TensorId x = testgraphs::tensor(g, "x", {4, 16}, Tensor::Kind::Input);
+    const TensorId y = testgraphs::tensor(g, "y", {8, 4}, Tensor::Kind::Input);
+    g.inputs = {x, y};
+    const TensorId t = op(g, "transpose", "Transpose", {y}, {4, 8}, {{"perm", {Ints{1, 0}}}});
+    const TensorId m = op(g, "mm", "MatMul", {x, testgraphs::weight(g, "w", {16, 8})}, {4, 8});
+    g.outputs = {op(g, "add", "Add", {m, t}, {4, 8})};
+    RunResult r = oneKernel(g, "matmul + transpose");
+    EXPECT_EQ(planutil::opsRunAs(r, "copy:Transpose"), 1);
+    EXPECT_EQ(r.metrics["ops/onednn"], 1);
+    EXPECT_EQ(r.metrics["ops/llvm-jit"], 0);
 }
 
 } // namespace

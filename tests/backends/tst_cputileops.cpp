@@ -20,13 +20,13 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <gtest/gtest.h>
 
 #include "tests/backends/planutil.h"
 #include "tests/common/testgraphs.h"
 
 using namespace tessera;
+using tessera::testgraphs::ints;
 using tessera::testgraphs::op;
 using Ints = std::vector<std::int64_t>;
 
@@ -46,20 +46,6 @@ int tiledTasks(const Graph &g, const ExecutionPlan &p)
         n += part ? 1 : 0;
     }
     return n;
-}
-
-// A constant int64 tensor holding `values`.
-TensorId ints(Graph &g, const std::string &name, const Ints &values)
-{
-    const TensorId t = testgraphs::weight(g, name, {static_cast<std::int64_t>(values.size())});
-    auto data = std::make_shared<TensorData>();
-    data->dtype = DType::Int64;
-    data->shape = {static_cast<std::int64_t>(values.size())};
-    data->bytes.resize(values.size() * 8);
-    std::memcpy(data->bytes.data(), values.data(), values.size() * 8);
-    g.tensor(t).dtype = DType::Int64;
-    g.tensor(t).data = std::move(data);
-    return t;
 }
 
 class CpuTileOpsTest : public ::testing::Test

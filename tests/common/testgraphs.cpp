@@ -33,6 +33,19 @@ TensorId weight(Graph &g, const std::string &name, Shape shape)
     return g.addTensor(std::move(t));
 }
 
+TensorId ints(Graph &g, const std::string &name, const std::vector<std::int64_t> &values)
+{
+    const TensorId t = weight(g, name, {static_cast<std::int64_t>(values.size())});
+    auto data = std::make_shared<TensorData>();
+    data->dtype = DType::Int64;
+    data->shape = {static_cast<std::int64_t>(values.size())};
+    data->bytes.resize(values.size() * 8);
+    std::memcpy(data->bytes.data(), values.data(), values.size() * 8);
+    g.tensor(t).dtype = DType::Int64;
+    g.tensor(t).data = std::move(data);
+    return t;
+}
+
 TensorId op(Graph &g, const std::string &name, const std::string &opType, std::vector<TensorId> inputs, Shape outShape,
             AttrMap attrs)
 {

@@ -12,6 +12,8 @@ namespace tessera::testgraphs {
 TensorId tensor(Graph &g, const std::string &name, Shape shape, Tensor::Kind kind = Tensor::Kind::Intermediate);
 // Adds a constant f32 initializer filled with a deterministic pattern.
 TensorId weight(Graph &g, const std::string &name, Shape shape);
+// Adds a constant 1-D int64 initializer holding `values` (shapes, axes, bounds).
+TensorId ints(Graph &g, const std::string &name, const std::vector<std::int64_t> &values);
 // Adds a node with one output of the given shape; returns the output tensor.
 TensorId op(Graph &g, const std::string &name, const std::string &opType, std::vector<TensorId> inputs, Shape outShape,
             AttrMap attrs = {});
