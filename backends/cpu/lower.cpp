@@ -1,6 +1,8 @@
 // Lowering one compute task to CpuOps (see lower.h): oneDNN anchors, LLVM
 // row kernels (rowops.cpp) before oneDNN primitives, LLVM element-wise
-// chains, reference kernels; tiled tasks in tiled.cpp.
+// chains (reading the views viewfold.cpp folds into them through strides:
+// a chain operand is a tensor, per dim an element stride, and a base
+// element), reference kernels; tiled tasks in tiled.cpp.
 #include "backends/cpu/lower.h"
 
 #include "core/plan/tiles.h"

@@ -6,7 +6,17 @@
 // LLVM row kernel (rowops.cpp) and else a oneDNN primitive (dnnlprims.cpp), a
 // copy (datamove.cpp), an LLVM element-wise chain (the longest run of
 // element-wise nodes linked by single-use, same-shape tensors inside the
-// kernel, compiled through the JitCache), and the reference kernel. A tiled
+// kernel, compiled through the JitCache), and the reference kernel. A view
+// (Transpose, constant Slice, the reshapes, Expand) whose only reader joins
+// such a chain is not lowered where it stands: the chain reads the view's
+// input through the view's strides and base element (viewfold.cpp, no copy
+// and no storage for the view's output). Since the task's ops run in list
+// order and the view comes before its reader in the kernel, such a view is
+// deferred; when no chain takes it (the chain declined, or its reader went
+// to another engine) it is lowered as before — a copy, else the reference
+// kernel — right before the op of its reader, or before the oneDNN anchor
+// whose epilogue reads it (so the anchor can still take that read as a
+// post-op operand). A tiled
 // task (some region short of its whole tensor) is lowered by tiled.cpp over
 // the regions core/plan/tiles.h works out (the steps the reference backend
 // takes): oneDNN and LLVM code over the tiles, the reference kernel for what
