@@ -10,9 +10,11 @@
 // and the relative L2 between the two outputs.
 //
 // Cases: Transpose [1,128,12,64] by (0,2,1,3) then Add of a full-size input
-// and Mul by a constant (BERT-base's heads at sequence 128); Expand of a
-// [1,1,128,128] mask to 12 heads then Add (attention scores); Slice of
-// [1,197,768] from row 1 then Add (ViT's patch tokens without the class token).
+// and Mul by a constant (BERT-base's heads at sequence 128); Transpose
+// [1,64,56,56] to channels-last (the innermost dim read 3136 elements apart)
+// then Add; Expand of a [1,1,128,128] mask to 12 heads then Add (attention
+// scores); Slice of [1,197,768] from row 1 then Add (ViT's patch tokens
+// without the class token).
 //
 // Guard: exits 1 when the two outputs differ by a relative L2 of 1e-6 or more,
 // 2 when the default compile did not fold the view.
@@ -157,6 +159,10 @@ int main(int argc, char **argv)
     std::vector<Case> cases;
     cases.push_back(makeCase("transpose + add", "Transpose", heads, tokens, "Add", false, transpose));
     cases.push_back(makeCase("transpose * const", "Transpose", heads, tokens, "Mul", true, transpose));
+    cases.push_back(makeCase("nchw to nhwc + add", "Transpose", {1, 64, 56, 56}, {1, 56, 56, 64}, "Add", false,
+                             [](Graph &g, TensorId x) {
+                                 return nodeOf(g, "Transpose", {x}, {1, 56, 56, 64}, {{"perm", {Ints{0, 2, 3, 1}}}});
+                             }));
     cases.push_back(makeCase(
         "expand mask + add", "Expand", {1, 1, 128, 128}, {1, 12, 128, 128}, "Add", false, [](Graph &g, TensorId x) {
             return nodeOf(g, "Expand", {x, int64s(g, "shape", {1, 12, 128, 128})}, {1, 12, 128, 128});
