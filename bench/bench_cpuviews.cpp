@@ -20,7 +20,7 @@
 // 2 when the default compile did not fold the view.
 //
 // Usage: bench_cpuviews [runs=50] [threads=0 (the host's cores)]
-// Links: tessera_backend_cpu.
+// Links: tessera_backend_cpu (bench/onenode.h).
 #include "backends/cpu/cpu.h"
 #include "core/backend/outputcheck.h"
 
@@ -35,17 +35,13 @@
 #include <utility>
 #include <vector>
 
+#include "bench/onenode.h"
+
 using namespace tessera;
 
 namespace {
 
 using Ints = std::vector<std::int64_t>;
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 // A tensor of g; constant when `data` holds its bytes.
 TensorId tensorOf(Graph &g, const std::string &name, const Shape &shape, DType dtype, std::vector<std::uint8_t> data)
@@ -119,20 +115,6 @@ Case makeCase(const std::string &what, const std::string &view, const Shape &in,
     return c;
 }
 
-std::vector<HostTensor> inputsOf(const Graph &g)
-{
-    std::mt19937 rng(1);
-    std::vector<HostTensor> in;
-    for (TensorId t : g.inputs) {
-        const Tensor &x = g.tensor(t);
-        HostTensor h{x.name, x.dtype, x.shape, std::vector<std::uint8_t>(static_cast<std::size_t>(x.bytes()))};
-        for (std::int64_t i = 0; i < h.elements(); ++i)
-            h.f32()[i] = std::uniform_real_distribution<float>(-1, 1)(rng);
-        in.push_back(std::move(h));
-    }
-    return in;
-}
-
 // A run's time in its ops (the op_ms/<engine> metrics summed), and whether
 // some kernel ran an op labelled `label`.
 std::pair<double, bool> opMsAndLabel(const RunResult &r, const std::string &label)
@@ -180,19 +162,13 @@ int main(int argc, char **argv)
     int status = 0;
     for (const Case &c : cases) {
         const Graph &g = c.graph;
-        ExecutionPlan plan;
-        plan.algorithm = "bench";
-        plan.graphName = g.name;
-        Task t;
-        t.kernel = plan.addKernel("k0", {0, 1}, "bench");
-        plan.addTask(t);
-        const std::vector<HostTensor> inputs = inputsOf(g);
-
-        ::unsetenv("TESSERA_CPU_FOLD_VIEWS");
-        auto folded = backend->compile(g, plan);
-        ::setenv("TESSERA_CPU_FOLD_VIEWS", "0", 1);
-        auto copied = backend->compile(g, plan);
-        ::unsetenv("TESSERA_CPU_FOLD_VIEWS");
+        const ExecutionPlan plan = bench::oneKernelPlan(g, {0, 1});
+        std::mt19937 rng(1);
+        std::vector<HostTensor> inputs;
+        for (TensorId x : g.inputs)
+            inputs.push_back(bench::uniformInput(g, x, -1, 1, rng));
+        auto folded = bench::compileWithEnv(*backend, g, plan, "TESSERA_CPU_FOLD_VIEWS", nullptr);
+        auto copied = bench::compileWithEnv(*backend, g, plan, "TESSERA_CPU_FOLD_VIEWS", "0");
         if (!folded || !copied) {
             std::fprintf(stderr, "bench_cpuviews: %s\n", (!folded ? folded.status() : copied.status()).str().c_str());
             return 1;
@@ -220,7 +196,8 @@ int main(int argc, char **argv)
             status = 2;
         }
         const double err = relativeL2(a.outputs[0], b.outputs[0]);
-        const double oa = median(opsA), ob = median(opsB), wa = median(wallA), wb = median(wallB);
+        const double oa = bench::median(opsA), ob = bench::median(opsB), wa = bench::median(wallA),
+                     wb = bench::median(wallB);
         std::printf("%-20s %10.4f %10.4f %7.2f %10.4f %10.4f %7.2f %9.1e\n", c.what.c_str(), oa, ob, oa / ob, wa, wb,
                     wa / wb, err);
         if (!(err < 1e-6) && status == 0)

@@ -1,8 +1,10 @@
 // Helpers shared by the CPU backend's one-node benchmarks (bench_cpurows,
-// bench_cpumoves, bench_cpuewise): a plan of one kernel holding node 0, a
-// float32 input of uniform random values, a compile with the engines
-// TESSERA_CPU_ENGINES allows (to time a kernel against the one it
-// replaced, in the same process), and the median of a run's times.
+// bench_cpumoves, bench_cpuewise, and bench_cpuviews's two-node kernels): a
+// plan of one kernel holding node 0 (or given nodes), a float32 input of
+// uniform random values, a compile with the engines TESSERA_CPU_ENGINES
+// allows or another switch of the backend's environment set (to time a
+// kernel against the one it replaced, in the same process), and the median
+// of a run's times.
 // Links: tessera_core (the caller links the backend it compiles on).
 #pragma once
 
@@ -22,16 +24,22 @@ inline double median(std::vector<double> v)
     return v[v.size() / 2];
 }
 
-// One task computing node 0 of `g` (a one-node graph) whole.
-inline ExecutionPlan oneNodePlan(const Graph &g)
+// One task computing `nodes` of `g` whole, as one kernel.
+inline ExecutionPlan oneKernelPlan(const Graph &g, std::vector<NodeId> nodes)
 {
     ExecutionPlan plan;
     plan.algorithm = "bench";
     plan.graphName = g.name;
     Task t;
-    t.kernel = plan.addKernel("k0", {0}, "bench");
+    t.kernel = plan.addKernel("k0", std::move(nodes), "bench");
     plan.addTask(t);
     return plan;
+}
+
+// One task computing node 0 of `g` (a one-node graph) whole.
+inline ExecutionPlan oneNodePlan(const Graph &g)
+{
+    return oneKernelPlan(g, {0});
 }
 
 // Graph input `id` filled with uniform values in [lo, hi) (float32).
@@ -44,18 +52,26 @@ inline HostTensor uniformInput(const Graph &g, TensorId id, float lo, float hi, 
     return in;
 }
 
+// `plan` compiled with the environment variable `name` set to `value`
+// (null: unset), unset again after.
+inline Expected<std::unique_ptr<CompiledPlan>>
+compileWithEnv(IBackend &backend, const Graph &g, const ExecutionPlan &plan, const char *name, const char *value)
+{
+    if (value)
+        ::setenv(name, value, 1);
+    else
+        ::unsetenv(name);
+    auto compiled = backend.compile(g, plan);
+    ::unsetenv(name);
+    return compiled;
+}
+
 // `plan` compiled with the engines `engines` allows (TESSERA_CPU_ENGINES;
 // null: every engine, as by default).
 inline Expected<std::unique_ptr<CompiledPlan>> compileWithEngines(IBackend &backend, const Graph &g,
                                                                   const ExecutionPlan &plan, const char *engines)
 {
-    if (engines)
-        ::setenv("TESSERA_CPU_ENGINES", engines, 1);
-    else
-        ::unsetenv("TESSERA_CPU_ENGINES");
-    auto compiled = backend.compile(g, plan);
-    ::unsetenv("TESSERA_CPU_ENGINES");
-    return compiled;
+    return compileWithEnv(backend, g, plan, "TESSERA_CPU_ENGINES", engines);
 }
 
 } // namespace tessera::bench
