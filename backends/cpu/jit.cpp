@@ -329,8 +329,8 @@ void emitFunction(llvm::Module &m, const std::string &name, const EwProgram &p, 
     auto offset = [&](const std::vector<std::int64_t> &strides) {
         llvm::Value *o = b.getInt64(0);
         for (std::size_t d = 0; d < rank; ++d)
-            if (strides[d] != 0)
-                o = b.CreateAdd(o, b.CreateMul(iv[d], b.getInt64(strides[d])), "", true, true);
+            if (strides[d] != 0) // no unsigned wrap only where the stride is positive (a reversed Slice's is not)
+                o = b.CreateAdd(o, b.CreateMul(iv[d], b.getInt64(strides[d])), "", strides[d] > 0, true);
         return o;
     };
     std::vector<llvm::Value *> values;

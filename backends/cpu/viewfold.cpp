@@ -91,7 +91,7 @@ std::optional<std::vector<std::int64_t>> reshapeStrides(const Shape &x, const st
 }
 
 // The map of view node n's output, its input read through `in`; none when
-// the view does not map to strides ≥ 0 over `in`.
+// the view does not map to strides over `in`.
 std::optional<IndexMap> through(const Graph &g, const Constants &constants, const Node &n, const IndexMap &in)
 {
     const Shape &x = g.tensor(n.inputs[0]).shape, &y = g.tensor(n.outputs[0]).shape;
@@ -123,8 +123,6 @@ std::optional<IndexMap> through(const Graph &g, const Constants &constants, cons
             out.base += start[d] * in.strides[d];
             if (y[d] == 1)
                 continue; // never walked: any step
-            if (step[d] < 1)
-                return std::nullopt;
             out.strides[d] = in.strides[d] * step[d];
         }
         return out;
