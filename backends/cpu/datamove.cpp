@@ -122,14 +122,6 @@ void collapse(MoveProgram &p)
     p = std::move(c);
 }
 
-std::vector<std::int64_t> rowMajor(const std::vector<std::int64_t> &dims)
-{
-    std::vector<std::int64_t> st(dims.size(), 1);
-    for (std::size_t d = dims.size(); d-- > 1;)
-        st[d - 1] = st[d] * dims[d];
-    return st;
-}
-
 // The kernel of `p`, or null when the C++ loop runs instead: no JIT, a move
 // under kJitMoveBytes, an element width LLVM is not asked for, or the JIT
 // unavailable. A failed compile is an error.
@@ -325,14 +317,14 @@ public:
             block(ctx);
         // The kernels for the final geometry: the output filled with the
         // value (one element repeated), then the input's box at its place.
-        const std::vector<std::int64_t> outStrides = rowMajor(m_outDims);
+        const std::vector<std::int64_t> outStrides = reference::stridesOf(m_outDims);
         m_interiorAt = 0;
         for (std::size_t d = 0; d < m_outDims.size(); ++d)
             m_interiorAt += m_begin[d] * outStrides[d];
         auto fill = moveKernel(m_jit, {4, {m_outElements}, {0}, {1}});
         if (!fill)
             return fill.status();
-        auto interior = moveKernel(m_jit, {4, m_inDims, rowMajor(m_inDims), outStrides});
+        auto interior = moveKernel(m_jit, {4, m_inDims, reference::stridesOf(m_inDims), outStrides});
         if (!interior)
             return interior.status();
         if (*fill && *interior) {
@@ -418,7 +410,8 @@ public:
 
     Status useLayouts(const LayoutContext &) override
     {
-        auto fn = moveKernel(m_jit, {static_cast<int>(m_elem), m_outDims, m_inStrides, rowMajor(m_outDims)});
+        auto fn =
+            moveKernel(m_jit, {static_cast<int>(m_elem), m_outDims, m_inStrides, reference::stridesOf(m_outDims)});
         if (!fn)
             return fn.status();
         if ((m_kernel = *fn))
